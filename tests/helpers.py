@@ -1,0 +1,146 @@
+"""The one place for test data and comparisons (import from every test module).
+
+* ``DEVICE``: where kernels run ("cpu" under the interpreter, else "cuda").
+* ``make_data(kind, n, dtype)``: random and adversarial inputs (NaN, ±0.0, ±inf, all-equal,
+  sorted, reversed, few-unique), fresh each call.
+* ``poisoned(shape, dtype)``: an output buffer full of a value no correct kernel writes there,
+  so an unwritten slot fails the comparison.
+* ``assert_equal(out, ref)``: exact comparison (NaN == NaN, -0.0 vs +0.0 distinguished when
+  ``signed_zero=True``); ``assert_close(out, ref, rtol, atol)`` for float accumulations.
+* ``SIZES_SMALL``: the edge sizes for a tile of ``tile`` items: 0, 1, tile-1, tile, tile+1, a few
+  tiles with a ragged tail.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from tritoncub._utils import interpreter_active
+
+DEVICE = "cpu" if interpreter_active() else "cuda"
+
+INT_DTYPES = [torch.int8, torch.int16, torch.int32, torch.int64]
+UINT_DTYPES = [d for d in (torch.uint8, getattr(torch, "uint16", None), getattr(torch, "uint32", None),
+                           getattr(torch, "uint64", None)) if d is not None]
+FLOAT_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+ALL_DTYPES = INT_DTYPES + UINT_DTYPES + FLOAT_DTYPES
+
+DATA_KINDS = ["random", "special", "equal", "sorted", "reversed", "few_unique"]
+
+
+def edge_sizes(tile: int, tiles: int = 3) -> list[int]:
+    """0, 1, tile-1, tile, tile+1 and ``tiles`` tiles plus a ragged tail (a non-power-of-two)."""
+    return sorted({0, 1, max(tile - 1, 1), tile, tile + 1, tiles * tile + tile // 3 + 1})
+
+
+def _random(n: int, dtype: torch.dtype, gen: torch.Generator) -> torch.Tensor:
+    if dtype == torch.bool:
+        return torch.randint(0, 2, (n,), generator=gen).bool()
+    if dtype.is_floating_point:
+        return (torch.randn(n, generator=gen, dtype=torch.float64) * 100).to(dtype)
+    if dtype in (torch.int64, getattr(torch, "uint64", None)):
+        rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+        raw = torch.from_numpy(rng.integers(-2**63, 2**63 - 1, size=n, dtype=np.int64, endpoint=True))
+        return raw if dtype == torch.int64 else raw.view(dtype)
+    info = torch.iinfo(dtype)
+    return torch.randint(info.min, info.max + 1, (n,), generator=gen, dtype=torch.int64).to(dtype)
+
+
+def _np_sorted(x: torch.Tensor, descending: bool) -> torch.Tensor:
+    a = np.sort(_np(x), kind="stable")
+    if descending:
+        a = a[::-1].copy()
+    t = torch.from_numpy(a)
+    if x.dtype == getattr(torch, "uint64", None):
+        return t.view(torch.int64).view(torch.uint64) if t.dtype != torch.int64 else t.view(torch.uint64)
+    return t.to(x.dtype)
+
+
+def make_data(kind: str, n: int, dtype: torch.dtype, seed: int | None = None,
+              device: str = DEVICE) -> torch.Tensor:
+    """Fresh test data of ``kind`` (one of ``DATA_KINDS``) with ``n`` items."""
+    gen = torch.Generator()
+    gen.manual_seed(seed if seed is not None else int(torch.randint(0, 2**31 - 1, (1,))))
+    x = _random(n, dtype, gen)
+    if kind == "random":
+        pass
+    elif kind == "special":
+        if dtype.is_floating_point and n:
+            specials = torch.tensor([math.nan, 0.0, -0.0, math.inf, -math.inf, 1.0, -1.0],
+                                    dtype=torch.float64).to(dtype)
+            pick = torch.randint(0, 3, (n,), generator=gen) == 0
+            x[pick] = specials[torch.randint(0, len(specials), (int(pick.sum()),), generator=gen)]
+        elif n and dtype != torch.bool:
+            info = torch.iinfo(dtype)
+            if dtype == getattr(torch, "uint64", None):  # 0, max, 1, 2^63 through int64 bit patterns
+                specials = torch.tensor([0, -1, 1, -2**63], dtype=torch.int64).view(dtype)
+            else:
+                specials = torch.tensor([info.min, info.max, 0, 1], dtype=torch.int64).to(dtype)
+            pick = torch.randint(0, 3, (n,), generator=gen) == 0
+            choice = specials[torch.randint(0, len(specials), (n,), generator=gen)]
+            x = torch.where(pick, choice, x)
+    elif kind == "equal":
+        x = x[:1].expand(n).clone() if n else x
+        if n and dtype.is_floating_point:
+            x[:] = -0.0 if n % 2 else 3.5
+    elif kind in ("sorted", "reversed"):
+        x = _np_sorted(x, kind == "reversed")
+    elif kind == "few_unique":
+        if n:
+            x = torch.from_numpy(_np(x)[torch.randint(0, min(n, 4), (n,), generator=gen).numpy()].copy())
+            x = x.view(dtype) if dtype == getattr(torch, "uint64", None) else x.to(dtype)
+    else:
+        raise ValueError(kind)
+    return x.to(device)
+
+
+def poison_value(dtype: torch.dtype):
+    if dtype == torch.bool:
+        return True
+    if dtype.is_floating_point:
+        return 7.0e3 if dtype in (torch.float16,) else 1.2345e30 if dtype != torch.bfloat16 else 1.2e30
+    return torch.iinfo(dtype).max - 3
+
+
+def poisoned(shape, dtype: torch.dtype, device: str = DEVICE) -> torch.Tensor:
+    """An output buffer filled with a value a correct kernel would not leave there."""
+    return torch.full(shape if isinstance(shape, (tuple, list)) else (shape,), poison_value(dtype),
+                      dtype=dtype, device=device)
+
+
+def _np(t: torch.Tensor) -> np.ndarray:
+    t = t.detach().cpu()
+    if t.dtype == torch.bfloat16:
+        t = t.to(torch.float32)
+    if t.dtype in (getattr(torch, "uint16", None), getattr(torch, "uint32", None), getattr(torch, "uint64", None)):
+        return t.to(torch.int64).numpy() if t.dtype != torch.uint64 else t.view(torch.int64).numpy().view(np.uint64)
+    return t.numpy()
+
+
+def assert_equal(out: torch.Tensor, ref: torch.Tensor, signed_zero: bool = False, msg: str = "") -> None:
+    """Exact equality of values, shape and dtype; NaN equals NaN."""
+    assert out.shape == ref.shape, f"{msg} shape {tuple(out.shape)} != {tuple(ref.shape)}"
+    assert out.dtype == ref.dtype, f"{msg} dtype {out.dtype} != {ref.dtype}"
+    a, b = _np(out), _np(ref)
+    if a.dtype.kind == "f":
+        both_nan = np.isnan(a) & np.isnan(b)
+        same = (a == b) | both_nan
+        if signed_zero:
+            same &= (np.signbit(a) == np.signbit(b)) | both_nan
+    else:
+        same = a == b
+    if not same.all():
+        bad = np.flatnonzero(~same.reshape(-1))
+        raise AssertionError(f"{msg} {bad.size} of {same.size} items differ; first at flat index {bad[0]}: "
+                             f"got {a.reshape(-1)[bad[0]]}, expected {b.reshape(-1)[bad[0]]}")
+
+
+def assert_close(out: torch.Tensor, ref: torch.Tensor, rtol: float = 1e-5, atol: float = 1e-6,
+                 msg: str = "") -> None:
+    """Float comparison with tolerances; NaN must match NaN, inf must match inf."""
+    assert out.shape == ref.shape, f"{msg} shape {tuple(out.shape)} != {tuple(ref.shape)}"
+    assert out.dtype == ref.dtype, f"{msg} dtype {out.dtype} != {ref.dtype}"
+    torch.testing.assert_close(out.detach().cpu().to(torch.float64), ref.detach().cpu().to(torch.float64),
+                               rtol=rtol, atol=atol, equal_nan=True, msg=msg or None)

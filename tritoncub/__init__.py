@@ -1,0 +1,22 @@
+"""tritoncub: NVIDIA CUB's layered GPU primitives written as Triton programs.
+
+Layers (CUB's): ``tritoncub.warp`` and ``tritoncub.block`` hold ``@triton.jit`` tile primitives,
+``tritoncub.agent`` the per-program tile loops (grid mapping, look-back), ``tritoncub.device`` the
+device-wide ops as Python functions, each also registered as a torch operator
+(``torch.ops.tritoncub.*``) with a fake implementation so ``torch.compile`` can trace it.
+``tritoncub.policy`` chooses per-GPU tuning (``tritoncub.policy.describe()`` says what and why).
+"""
+import importlib
+import pkgutil
+
+from . import policy  # noqa: F401
+from . import device as _device_pkg
+
+__version__ = "0.1.0"
+
+# Import every device op module so that its torch operators are registered.
+for _mod in sorted(m.name for m in pkgutil.iter_modules(_device_pkg.__path__)):
+    if not _mod.startswith("_"):
+        importlib.import_module(f"{__name__}.device.{_mod}")
+
+from .policy import describe  # noqa: E402,F401

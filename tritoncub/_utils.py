@@ -1,0 +1,102 @@
+"""Shared launcher-side helpers: where a kernel may run, input validation, small integer maths.
+
+Everything here is plain Python run by the launchers before a kernel starts. Errors are raised as
+``TypeError`` (wrong dtype or type) or ``ValueError`` (wrong device, shape, range, aliasing) with a
+message that names the argument and what was expected, so bad input never reaches Triton.
+"""
+from __future__ import annotations
+
+import os
+from typing import Iterable, Sequence
+
+import torch
+
+# dtype families, in torch's names. Triton has no uint16/uint32/uint64 *tensors* in torch before 2.3
+# and no arithmetic on them in many torch ops, but it loads and stores them fine.
+INT_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64)
+UINT_DTYPES = tuple(
+    d for d in (torch.uint8, getattr(torch, "uint16", None), getattr(torch, "uint32", None),
+                getattr(torch, "uint64", None)) if d is not None
+)
+FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+ALL_NUMERIC_DTYPES = INT_DTYPES + UINT_DTYPES + FLOAT_DTYPES
+
+
+def interpreter_active() -> bool:
+    """True when Triton runs kernels on the CPU through its interpreter (``TRITON_INTERPRET=1``)."""
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0", "false", "False")
+
+
+def dtype_names(dtypes: Iterable[torch.dtype]) -> str:
+    return ", ".join(str(d).replace("torch.", "") for d in dtypes)
+
+
+def check_tensor(x, name: str, dtypes: Sequence[torch.dtype] | None = None, *, ndim: int | None = None,
+                 device: torch.device | None = None) -> None:
+    """Validate one tensor argument of a device op.
+
+    Checks that ``x`` is a tensor, that its dtype is one of ``dtypes`` (when given), its dimension
+    count (when given), and that it lives where a Triton kernel can run: on a CUDA/HIP device, or on
+    the CPU while the interpreter is active. ``device``, when given, must match ``x.device``.
+    """
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if dtypes is not None and x.dtype not in dtypes:
+        raise TypeError(f"{name} has dtype {str(x.dtype).replace('torch.', '')}; supported dtypes are "
+                        f"{dtype_names(dtypes)}")
+    if ndim is not None and x.dim() != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+    check_device(x, name)
+    if device is not None and x.device != torch.device(device):
+        raise ValueError(f"{name} is on {x.device} but the other inputs are on {device}")
+
+
+def check_device(x: torch.Tensor, name: str = "input") -> None:
+    """Raise a clear error when ``x`` is somewhere no kernel of ours can run."""
+    if x.device.type == "cuda":
+        return
+    if x.device.type == "cpu":
+        if interpreter_active():
+            return
+        raise ValueError(
+            f"{name} is a CPU tensor, but tritoncub kernels need a GPU tensor; to run on the CPU "
+            f"set TRITON_INTERPRET=1 before importing triton (slow, for testing only)")
+    if x.device.type == "meta":
+        return
+    raise ValueError(f"{name} is on device {x.device}, which Triton cannot target")
+
+
+def check_same_device(*named: tuple[str, torch.Tensor]) -> None:
+    first_name, first = named[0]
+    for name, t in named[1:]:
+        if t.device != first.device:
+            raise ValueError(f"{name} is on {t.device} but {first_name} is on {first.device}")
+
+
+def check_no_overlap(a: torch.Tensor, b: torch.Tensor, a_name: str, b_name: str) -> None:
+    """Raise when two tensors share any storage bytes (an output must not alias an input)."""
+    if a.numel() == 0 or b.numel() == 0:
+        return
+    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():
+        return
+    a0 = a.data_ptr()
+    a1 = a0 + (a.numel() - 1) * a.element_size() * max(1, max(a.stride(), default=1)) + a.element_size()
+    b0 = b.data_ptr()
+    b1 = b0 + (b.numel() - 1) * b.element_size() * max(1, max(b.stride(), default=1)) + b.element_size()
+    if a0 < b1 and b0 < a1:
+        raise ValueError(f"{a_name} and {b_name} overlap in memory; pass separate buffers")
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def next_power_of_2(n: int) -> int:
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+def num_sms(device: torch.device) -> int:
+    """Multiprocessor count of a GPU (a fixed small number under the interpreter)."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_properties(device).multi_processor_count
+    return 4

@@ -1,0 +1,96 @@
+"""BlockLoad: read a tile of ``BLOCK_THREADS * ITEMS_PER_THREAD`` items from global memory.
+
+CUB's ``BlockLoadAlgorithm`` chooses how threads map to items. In Triton the compiler assigns items
+to threads and registers, so an algorithm here is the *index pattern* of the load, the *arrangement*
+of the returned tile, and the hints the load carries:
+
+``LOAD_DIRECT``     blocked arrangement: tile ``[BLOCK_THREADS, ITEMS_PER_THREAD]``, row ``t`` holds
+                    items ``t*ITEMS_PER_THREAD .. +ITEMS_PER_THREAD``. One masked load; the compiler
+                    emits 16-byte vector loads only when it can prove alignment of the pointer *and*
+                    of the item count (Triton specialises integer arguments divisible by 16).
+``LOAD_STRIPED``    striped arrangement: row ``t`` holds items ``t, t+BLOCK_THREADS, ...``
+                    (tile ``[BLOCK_THREADS, ITEMS_PER_THREAD]``, element ``[t, i]`` = item
+                    ``i*BLOCK_THREADS + t``).
+``LOAD_VECTORIZE``  blocked arrangement, like DIRECT, but a full tile takes an *unmasked* path with
+                    contiguity/divisibility hints, so fp32 loads are ``ld.global.v4`` whatever the
+                    item count; only the ragged last tile is masked. The pointer must be 16-byte
+                    aligned for the vector width to reach 16 bytes (torch allocations are).
+``LOAD_TRANSPOSE``  blocked arrangement, loaded in the coalesced striped pattern and re-arranged in
+                    registers/shared memory (CUB's BlockExchange). In Triton the layout conversion is
+                    the compiler's; the values equal DIRECT's, and the generated code may be the same.
+
+Cache modifiers (CUB's ``CacheLoadModifier``): ``CACHE_MODIFIER`` is passed to ``tl.load``
+(``""`` default, ``".ca"`` cache at all levels, ``".cg"`` cache in L2 only, ``".cv"`` don't cache and
+fetch again) and ``EVICTION`` to its ``eviction_policy`` (``""``, ``"evict_first"`` = streaming,
+``"evict_last"``). Under the interpreter modifiers and hints have no effect.
+
+All offsets are computed in int64: tiles past 2^31 items are safe.
+"""
+import triton
+import triton.language as tl
+
+LOAD_DIRECT = tl.constexpr(0)
+LOAD_STRIPED = tl.constexpr(1)
+LOAD_VECTORIZE = tl.constexpr(2)
+LOAD_TRANSPOSE = tl.constexpr(3)
+LOAD_ALGORITHMS = {"direct": 0, "striped": 1, "vectorize": 2, "transpose": 3}
+
+
+@triton.jit
+def load_tile(ptr, tile_base, num_items, TILE_ITEMS: tl.constexpr, VECTORIZE: tl.constexpr = False,
+              CACHE_MODIFIER: tl.constexpr = "", EVICTION: tl.constexpr = "", other=0):
+    """Load items ``[tile_base, tile_base + TILE_ITEMS)`` (those ``< num_items``) as a 1-D tile in input
+    order; out-of-range slots hold ``other``. ``VECTORIZE`` gives full tiles an unmasked path."""
+    base = tile_base.to(tl.int64)
+    offs = tl.arange(0, TILE_ITEMS)
+    if VECTORIZE:
+        if base + TILE_ITEMS <= num_items:
+            offs = tl.max_contiguous(tl.multiple_of(offs, TILE_ITEMS), TILE_ITEMS)
+            vals = tl.load(ptr + base + offs, cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
+        else:
+            vals = tl.load(ptr + base + offs, mask=base + offs < num_items, other=other,
+                           cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
+    else:
+        vals = tl.load(ptr + base + offs, mask=base + offs < num_items, other=other,
+                       cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
+    return vals
+
+
+@triton.jit
+def tile_indices(BLOCK_THREADS: tl.constexpr, ITEMS_PER_THREAD: tl.constexpr, STRIPED: tl.constexpr):
+    """Item index (within the tile) of each slot of a ``[BLOCK_THREADS, ITEMS_PER_THREAD]`` tile in the
+    blocked (``STRIPED=False``) or striped arrangement."""
+    t = tl.arange(0, BLOCK_THREADS)[:, None]
+    i = tl.arange(0, ITEMS_PER_THREAD)[None, :]
+    if STRIPED:
+        idx = i * BLOCK_THREADS + t
+    else:
+        idx = t * ITEMS_PER_THREAD + i
+    return idx
+
+
+@triton.jit
+def block_load(ptr, tile_base, num_items, BLOCK_THREADS: tl.constexpr, ITEMS_PER_THREAD: tl.constexpr,
+               ALGORITHM: tl.constexpr = LOAD_DIRECT, CACHE_MODIFIER: tl.constexpr = "",
+               EVICTION: tl.constexpr = "", other=0):
+    """Load one tile as ``[BLOCK_THREADS, ITEMS_PER_THREAD]`` in the arrangement of ``ALGORITHM``.
+
+    Slots past ``num_items`` (the ragged last tile) hold ``other``."""
+    TILE: tl.constexpr = BLOCK_THREADS * ITEMS_PER_THREAD
+    base = tile_base.to(tl.int64)
+    if ALGORITHM == LOAD_STRIPED:
+        idx = tile_indices(BLOCK_THREADS, ITEMS_PER_THREAD, True)
+        tile = tl.load(ptr + base + idx, mask=base + idx < num_items, other=other,
+                       cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
+    elif ALGORITHM == LOAD_TRANSPOSE:
+        # coalesced pattern: consecutive items along the fast axis, then re-arranged to blocked
+        flat = load_tile(ptr, tile_base, num_items, TILE, False, CACHE_MODIFIER, EVICTION, other)
+        tile = tl.reshape(flat, (BLOCK_THREADS, ITEMS_PER_THREAD))
+    elif ALGORITHM == LOAD_VECTORIZE:
+        flat = load_tile(ptr, tile_base, num_items, TILE, True, CACHE_MODIFIER, EVICTION, other)
+        tile = tl.reshape(flat, (BLOCK_THREADS, ITEMS_PER_THREAD))
+    else:
+        idx = tile_indices(BLOCK_THREADS, ITEMS_PER_THREAD, False)
+        tile = tl.load(ptr + base + idx, mask=base + idx < num_items, other=other,
+                       cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
+    return tile

@@ -1,0 +1,354 @@
+"""The policy chain: per-architecture tuning for every device op (CUB's ``ChainedPolicy``).
+
+A *policy* is a named set of tuning values for one op on one GPU architecture: the tile shape
+(``block_threads``/``items_per_thread`` or a tile size), ``num_warps``, ``num_stages``, the load
+algorithm, the cache modifier, the grid mapping, radix bits... An op declares, in its own module:
+
+* its **space**: every tunable value with its candidate settings (what ``python -m autotune``
+  searches), plus an optional ``valid`` predicate that prunes combinations;
+* its **fallback**: the value set used where no data file says otherwise (also under the interpreter).
+
+Tuned values are **data files**, not code: ``tritoncub/policies/<target>/<op>.json``. ``<target>`` is
+an architecture name (``sm_80``, ``sm_90``, ``sm_100``, ``gfx942``...) or a device-name slug
+(``nvidia-h200``) for two GPUs that share an architecture but not their speed. Lookup for a device
+walks, in order:
+
+1. the device-name slug's file,
+2. the device's architecture, then each lower architecture of the same vendor
+   (``sm_90 → sm_89 → sm_86 → sm_80 → sm_75 → sm_70``; ``gfx950 → gfx942 → gfx90a``),
+3. the op's built-in fallback.
+
+Within a file, values are keyed by a *bucket* that the op computes from the problem (for example
+``"4B"`` for 4-byte items or ``"rows"``); a missing bucket uses the file's ``"default"``. Under the
+interpreter (no GPU to tune for) the fallback is always used. ``describe(op, device)`` says what
+was chosen and why. ``TRITONCUB_AUTOTUNE=1`` makes :func:`launch` run ``triton.autotune`` over the
+file's candidate list (or the whole space) instead of the fixed choice.
+
+File format (written by ``python -m autotune``)::
+
+    {"op": "reduce", "target": "sm_90", "device_name": "NVIDIA H100 80GB HBM3",
+     "tuned": {"default": {"BLOCK_ITEMS": 4096, ..., "num_warps": 8, "num_stages": 2},
+               "2B": {...}},
+     "candidates": {"default": [{...}, {...}]},
+     "log": {...free-form summary of the tuning run...}}
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import os
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+import triton
+
+from ._utils import interpreter_active
+
+POLICY_DIR = Path(__file__).parent / "policies"
+#: extra directory searched first (``autotune`` writes here when the package dir is read-only)
+USER_POLICY_DIR_ENV = "TRITONCUB_POLICY_DIR"
+
+NVIDIA_CHAIN = ["sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_103",
+                "sm_110", "sm_120", "sm_121"]
+AMD_CHAIN = ["gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx1100", "gfx1200"]
+LAUNCH_KEYS = ("num_warps", "num_stages")
+INTERPRETER_TARGET = "interpreter"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """One chosen set of tuning values. ``values`` are the kernel's ``tl.constexpr`` meta-parameters."""
+
+    op: str
+    values: dict
+    num_warps: int = 4
+    num_stages: int = 2
+    source: str = "built-in fallback"
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "num_warps":
+            return self.num_warps
+        if key == "num_stages":
+            return self.num_stages
+        return self.values[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def as_dict(self) -> dict:
+        return {**self.values, "num_warps": self.num_warps, "num_stages": self.num_stages}
+
+    def launch_kwargs(self) -> dict:
+        """Keyword arguments for ``kernel[grid](..., **policy.launch_kwargs())``."""
+        return self.as_dict()
+
+    def config(self) -> triton.Config:
+        return triton.Config(dict(self.values), num_warps=self.num_warps, num_stages=self.num_stages)
+
+
+@dataclass
+class OpPolicy:
+    """What an op declares about its tuning: the search space and the built-in fallback."""
+
+    op: str
+    space: dict[str, list]
+    fallback: dict
+    valid: Callable[[dict], bool] | None = None
+    buckets: tuple[str, ...] = ("default",)
+    doc: str = ""
+    bucket_fallbacks: dict[str, dict] = field(default_factory=dict)
+
+    def enumerate(self) -> list[dict]:
+        """Every valid combination of the space (the autotune search space)."""
+        names = list(self.space)
+        out = []
+        for combo in itertools.product(*(self.space[n] for n in names)):
+            cfg = dict(zip(names, combo))
+            full = {**self.fallback, **cfg}
+            if self.valid is None or self.valid(full):
+                out.append(full)
+        return out
+
+    def fallback_for(self, bucket: str) -> dict:
+        return {**self.fallback, **self.bucket_fallbacks.get(bucket, {})}
+
+
+_REGISTRY: dict[str, OpPolicy] = {}
+
+
+def register(op: str, *, space: dict[str, list], fallback: dict, valid: Callable[[dict], bool] | None = None,
+             buckets: tuple[str, ...] = ("default",), bucket_fallbacks: dict[str, dict] | None = None,
+             doc: str = "") -> OpPolicy:
+    """Declare an op's tuning space and fallback. Called once at import by the op's module."""
+    for k in LAUNCH_KEYS:
+        if k not in fallback:
+            raise ValueError(f"policy {op!r}: fallback must set {k}")
+    p = OpPolicy(op, dict(space), dict(fallback), valid, tuple(buckets), doc, dict(bucket_fallbacks or {}))
+    if p.valid is not None:
+        for b in p.buckets:
+            if not p.valid(p.fallback_for(b)):
+                raise ValueError(f"policy {op!r}: fallback for bucket {b!r} is not valid")
+    _REGISTRY[op] = p
+    return p
+
+
+def registered_ops() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def op_policy(op: str) -> OpPolicy:
+    try:
+        return _REGISTRY[op]
+    except KeyError:
+        raise KeyError(f"no policy registered for op {op!r}; known: {', '.join(registered_ops())}") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# Targets: which data files apply to a device, in order
+# ----------------------------------------------------------------------------------------------
+
+def device_slug(name: str) -> str:
+    """'NVIDIA H100 80GB HBM3' -> 'nvidia-h100-80gb-hbm3' (a file-name-safe device name)."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def device_short_slug(name: str) -> str:
+    """The first two words of the slug, 'nvidia-h100': the name a device-specific policy dir uses."""
+    return "-".join(device_slug(name).split("-")[:2])
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_target(index: int) -> tuple[str, str]:
+    props = torch.cuda.get_device_properties(index)
+    arch = getattr(props, "gcnArchName", None)
+    if torch.version.hip is not None and arch:
+        return arch.split(":")[0], props.name
+    return f"sm_{props.major}{props.minor}", props.name
+
+
+def device_target(device: torch.device | str | None = None) -> tuple[str, str]:
+    """(architecture, device name) of a device: ('sm_90', 'NVIDIA H100 80GB HBM3')."""
+    device = torch.device(device) if device is not None else None
+    if device is None:
+        if interpreter_active() or not torch.cuda.is_available():
+            return INTERPRETER_TARGET, "Triton interpreter (CPU)"
+        device = torch.device("cuda", torch.cuda.current_device())
+    if device.type != "cuda":
+        return INTERPRETER_TARGET, "Triton interpreter (CPU)"
+    return _cuda_target(device.index if device.index is not None else torch.cuda.current_device())
+
+
+def arch_chain(arch: str) -> list[str]:
+    """``arch`` followed by every lower architecture of the same vendor, nearest first."""
+    for chain in (NVIDIA_CHAIN, AMD_CHAIN):
+        if arch in chain:
+            return list(reversed(chain[: chain.index(arch) + 1]))
+    m = re.fullmatch(r"sm_(\d+)", arch)
+    if m:  # an architecture newer than the table: all known lower ones
+        num = int(m.group(1))
+        return [arch] + [a for a in reversed(NVIDIA_CHAIN) if int(a[3:]) < num]
+    return [arch]
+
+
+def _policy_dirs() -> list[Path]:
+    dirs = []
+    extra = os.environ.get(USER_POLICY_DIR_ENV)
+    if extra:
+        dirs.append(Path(extra))
+    dirs.append(POLICY_DIR)
+    return dirs
+
+
+@functools.lru_cache(maxsize=None)
+def _load_file(path: str) -> dict | None:
+    p = Path(path)
+    if not p.is_file():
+        return None
+    with open(p) as f:
+        return json.load(f)
+
+
+def clear_cache() -> None:
+    """Forget loaded policy files (after ``autotune`` wrote a new one)."""
+    _load_file.cache_clear()
+    _select_cached.cache_clear()
+
+
+def lookup_order(device=None) -> list[str]:
+    """The targets whose files are consulted for ``device``, first match wins."""
+    arch, name = device_target(device)
+    if arch == INTERPRETER_TARGET:
+        return []
+    return [device_short_slug(name)] + arch_chain(arch)
+
+
+def find_policy_file(op: str, device=None) -> tuple[str, dict] | None:
+    """The first data file for ``op`` along the device's chain, as (target, contents)."""
+    for target in lookup_order(device):
+        for d in _policy_dirs():
+            data = _load_file(str(d / target / f"{op}.json"))
+            if data is not None:
+                return target, data
+    return None
+
+
+_warned_untuned: set[tuple[str, str]] = set()
+
+
+@functools.lru_cache(maxsize=None)
+def _select_cached(op: str, device_key: str, bucket: str) -> Policy:
+    p = op_policy(op)
+    device = None if device_key == "" else torch.device(device_key)
+    arch, name = device_target(device)
+    found = find_policy_file(op, device)
+    base = p.fallback_for(bucket)
+    if found is None:
+        if arch != INTERPRETER_TARGET and (arch, op) not in _warned_untuned:
+            _warned_untuned.add((arch, op))
+            warnings.warn(f"tritoncub: no tuned policy for {op!r} on {name} ({arch}) or a lower "
+                          f"architecture; using built-in defaults. Run `python -m autotune --ops {op}` "
+                          f"once to tune this GPU.", stacklevel=3)
+        src = "built-in fallback" + (" (interpreter)" if arch == INTERPRETER_TARGET else "")
+        vals = base
+    else:
+        target, data = found
+        tuned = data.get("tuned", {})
+        key = bucket if bucket in tuned else "default"
+        vals = {**base, **tuned.get(key, {})}
+        if not (p.valid is None or p.valid(vals)):
+            raise ValueError(f"policy file for {op!r} ({target}) holds an invalid config: {vals}")
+        src = f"policies/{target}/{op}.json[{key}]"
+        if target != arch and target != device_short_slug(name):
+            src += f" (fallback from {arch})"
+    vals = dict(vals)
+    nw = vals.pop("num_warps")
+    ns = vals.pop("num_stages")
+    return Policy(op, vals, nw, ns, src)
+
+
+def _device_key(device) -> str:
+    if device is None:
+        return ""
+    device = torch.device(device)
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", torch.cuda.current_device())
+    return str(device)
+
+
+def select(op: str, device=None, bucket: str = "default") -> Policy:
+    """The policy ``op`` uses on ``device`` for problems of class ``bucket``."""
+    return _select_cached(op, _device_key(device), bucket)
+
+
+def candidates(op: str, device=None, bucket: str = "default") -> list[Policy]:
+    """Configs for runtime autotuning: the file's shortlist if it has one, else the whole space."""
+    p = op_policy(op)
+    found = find_policy_file(op, device)
+    raw = None
+    if found is not None:
+        cands = found[1].get("candidates", {})
+        raw = cands.get(bucket, cands.get("default"))
+    if not raw:
+        raw = p.enumerate()
+    out = []
+    for c in raw:
+        vals = {**p.fallback_for(bucket), **c}
+        nw, ns = vals.pop("num_warps"), vals.pop("num_stages")
+        out.append(Policy(op, vals, nw, ns, "candidate"))
+    return out
+
+
+def autotune_enabled() -> bool:
+    return os.environ.get("TRITONCUB_AUTOTUNE", "0") not in ("", "0") and not interpreter_active()
+
+
+_AUTOTUNED: dict = {}
+
+
+def launch(op: str, kernel, grid: Callable[[dict], tuple], *args, device=None, bucket: str = "default",
+           autotune_key: tuple[str, ...] = (), reset_to_zero: tuple[str, ...] = (), **kwargs):
+    """Launch ``kernel`` with ``op``'s policy for ``device``.
+
+    ``grid`` is a function of the meta-parameter dict (as in ``triton.autotune``). With
+    ``TRITONCUB_AUTOTUNE=1`` (and a real GPU) the kernel runs under ``triton.autotune`` over
+    :func:`candidates`, keyed on ``autotune_key`` (kernel argument names) and the bucket; results
+    persist in Triton's on-disk cache. Otherwise the fixed policy from :func:`select` is used.
+    Returns the policy used (or None when autotuning).
+    """
+    if autotune_enabled():
+        key = (op, bucket, kernel, _device_key(device))
+        tuned = _AUTOTUNED.get(key)
+        if tuned is None:
+            configs = [c.config() for c in candidates(op, device, bucket)]
+            tuned = triton.autotune(configs=configs, key=list(autotune_key),
+                                    reset_to_zero=list(reset_to_zero) or None, cache_results=True)(kernel)
+            _AUTOTUNED[key] = tuned
+        tuned[grid](*args, **kwargs)
+        return None
+    pol = select(op, device, bucket)
+    kernel[grid(pol.as_dict())](*args, **kwargs, **pol.launch_kwargs())
+    return pol
+
+
+def describe(op: str | None = None, device=None) -> str:
+    """A human-readable account of the policy chosen for ``op`` (or every op) on ``device``."""
+    ops = [op] if op is not None else registered_ops()
+    arch, name = device_target(device)
+    order = lookup_order(device)
+    lines = [f"device: {name} (target {arch}); files searched: "
+             + (", ".join(f"{t}/<op>.json" for t in order) if order else "none (interpreter: fallbacks)")]
+    for o in ops:
+        p = op_policy(o)
+        for b in p.buckets:
+            pol = select(o, device, b)
+            vals = ", ".join(f"{k}={v}" for k, v in pol.as_dict().items())
+            lines.append(f"{o}[{b}]: {vals}  <- {pol.source}")
+    return "\n".join(lines)
