@@ -79,10 +79,14 @@ def check_no_overlap(a: torch.Tensor, b: torch.Tensor, a_name: str, b_name: str)
         return
     if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():
         return
-    a0 = a.data_ptr()
-    a1 = a0 + (a.numel() - 1) * a.element_size() * max(1, max(a.stride(), default=1)) + a.element_size()
-    b0 = b.data_ptr()
-    b1 = b0 + (b.numel() - 1) * b.element_size() * max(1, max(b.stride(), default=1)) + b.element_size()
+    def span(t: torch.Tensor) -> tuple[int, int]:
+        start = t.data_ptr() + sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()) if stride < 0) \
+            * t.element_size()
+        extent = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride())) + 1
+        return start, start + extent * t.element_size()
+
+    a0, a1 = span(a)
+    b0, b1 = span(b)
     if a0 < b1 and b0 < a1:
         raise ValueError(f"{a_name} and {b_name} overlap in memory; pass separate buffers")
 
