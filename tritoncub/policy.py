@@ -34,6 +34,7 @@ File format (written by ``python -m autotune``)::
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
@@ -284,8 +285,58 @@ def _device_key(device) -> str:
 
 
 def select(op: str, device=None, bucket: str = "default") -> Policy:
-    """The policy ``op`` uses on ``device`` for problems of class ``bucket``."""
+    """The policy ``op`` uses on ``device`` for problems of class ``bucket``.
+
+    Inside an :func:`override` block for ``op`` (and this bucket) the forced values are returned."""
+    if _OVERRIDES:
+        forced = _OVERRIDES.get((op, bucket), _OVERRIDES.get((op, None)))
+        if forced is not None:
+            return forced
     return _select_cached(op, _device_key(device), bucket)
+
+
+# ----------------------------------------------------------------------------------------------
+# Forcing a config for a region of code (``python -m autotune`` times each config this way)
+# ----------------------------------------------------------------------------------------------
+
+_OVERRIDES: dict[tuple[str, str | None], Policy] = {}
+
+
+@contextlib.contextmanager
+def override(op: str, values: dict, bucket: str | None = None):
+    """Within the ``with`` block, :func:`select` returns ``values`` for ``op`` on every device.
+
+    ``values`` (meta-parameters plus ``num_warps``/``num_stages``) are merged over the op's fallback
+    for the bucket and must pass the op's ``valid`` predicate; keys the op does not declare are a
+    ``KeyError``. ``bucket=None`` forces every bucket; a bucket name forces only that one (a
+    bucket-specific override wins over an all-bucket one). While an override for ``op`` is active,
+    :func:`launch` uses it instead of runtime autotuning. Overrides nest and are restored on exit.
+    Not thread-safe: meant for tuning and tests, not for concurrent production code.
+    """
+    p = op_policy(op)
+    known = set(p.space) | set(p.fallback)
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise KeyError(f"override for {op!r}: unknown keys {unknown}; the op declares {sorted(known)}")
+    vals = {**p.fallback_for(bucket or (p.buckets[0] if p.buckets else "default")), **values}
+    if p.valid is not None and not p.valid(vals):
+        raise ValueError(f"override for {op!r}: config is not valid: {vals}")
+    nw, ns = vals.pop("num_warps"), vals.pop("num_stages")
+    key = (op, bucket)
+    prev = _OVERRIDES.get(key)
+    _OVERRIDES[key] = Policy(op, vals, nw, ns, "override")
+    try:
+        yield _OVERRIDES[key]
+    finally:
+        if prev is None:
+            _OVERRIDES.pop(key, None)
+        else:
+            _OVERRIDES[key] = prev
+
+
+def overridden(op: str, bucket: str = "default") -> bool:
+    """True while an :func:`override` block forces ``op`` (for ``bucket``)."""
+    return (op, bucket) in _OVERRIDES or (op, None) in _OVERRIDES
 
 
 def candidates(op: str, device=None, bucket: str = "default") -> list[Policy]:
@@ -323,7 +374,7 @@ def launch(op: str, kernel, grid: Callable[[dict], tuple], *args, device=None, b
     persist in Triton's on-disk cache. Otherwise the fixed policy from :func:`select` is used.
     Returns the policy used (or None when autotuning).
     """
-    if autotune_enabled():
+    if autotune_enabled() and not overridden(op, bucket):
         key = (op, bucket, kernel, _device_key(device))
         tuned = _AUTOTUNED.get(key)
         if tuned is None:
