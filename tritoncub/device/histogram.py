@@ -1,0 +1,440 @@
+"""DeviceHistogram: counts of samples per bin (CUB's ``DeviceHistogram``), plus ``histc``/``bincount``.
+
+* :func:`histogram_even` — ``num_levels - 1`` equal-width bins over ``[lower, upper)``.
+* :func:`histogram_range` — bins given by a sorted array of level boundaries
+  (bin ``j`` holds ``levels[j] <= s < levels[j+1]``).
+* :func:`multi_histogram_even` — 1..4 interleaved channels (e.g. RGBA pixels), each with its own
+  levels, the first ``num_active_channels`` counted; one pass over the samples for all channels.
+* torch operators ``torch.ops.tritoncub.histc(x, bins, min, max)`` and
+  ``torch.ops.tritoncub.bincount(x, weights, minlength)`` with torch's results.
+
+Samples may be of any integer or float dtype. Bin arithmetic: float samples are binned in fp32
+(fp64 for fp64 samples) as ``(s - lower) * bins / (upper - lower)`` (CUDA torch's formula, so
+``histc`` matches it bin for bin); integer samples in exact int64 arithmetic
+(``(s - lower) * bins // (upper - lower)``) when that cannot overflow, else in fp64. NaN samples fall in
+no bin. Samples outside the range are ignored.
+
+How the counting works (CUB's privatised histograms): each program consumes a contiguous run of
+tiles (RAKE mapping) and, when the total bin count is at most the policy's ``MAX_PRIVATE_BINS``,
+counts every tile into a private register histogram (``tl.histogram``: per warp, one ballot per bin
+bit and a popcount per owned bin, merged through shared memory), then merges it into the output
+with one atomic add per non-empty bin per program. With more bins (the private histogram would not
+fit in registers) every sample is one relaxed global atomic on the L2-resident output, which is
+CUB's global-memory fallback too; skewed data (one hot bin) then serialises on that bin.
+Integer counts are exact and so deterministic; weighted ``bincount`` adds float weights with
+atomics, so the order of additions — and the last bits of a float result — may vary run to run.
+
+Counters are int32 by default (CUB's), int64 on request (``counter_dtype``).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+from .. import policy
+from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, cdiv, check_tensor,
+                      interpreter_active, next_power_of_2, num_sms)
+from ..agent.grid_mapping import grid_size
+
+MAX_CHANNELS = 4
+
+
+# ----------------------------------------------------------------------------------------------
+# Kernel
+# ----------------------------------------------------------------------------------------------
+
+@triton.jit
+def _channel_param(params_ptr, slot: tl.constexpr, ch, NUM_CHANNELS: tl.constexpr):
+    """Per-sample value of a per-channel parameter: ``params[slot*4 + ch]`` (``ch`` = channel of
+    each sample; four scalar loads and a select chain, no gather)."""
+    v0 = tl.load(params_ptr + slot * 4)
+    if NUM_CHANNELS == 1:
+        r = v0
+    else:
+        r = tl.where(ch == 0, v0, tl.load(params_ptr + slot * 4 + 1))
+        if NUM_CHANNELS > 2:
+            r = tl.where(ch == 2, tl.load(params_ptr + slot * 4 + 2), r)
+        if NUM_CHANNELS > 3:
+            r = tl.where(ch == 3, tl.load(params_ptr + slot * 4 + 3), r)
+    return r
+
+
+@triton.jit
+def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.constexpr,
+               INT_MATH: tl.constexpr, COMPUTE: tl.constexpr, TOP_INCLUSIVE: tl.constexpr):
+    """(global bin index, valid) of each sample for equal-width bins. ``params``: 16 values,
+    lower[4], upper[4], bins[4], offset[4] (int64 when ``INT_MATH``, else float64)."""
+    lo = _channel_param(params_ptr, 0, ch, NUM_CHANNELS)
+    hi = _channel_param(params_ptr, 1, ch, NUM_CHANNELS)
+    nb = _channel_param(params_ptr, 2, ch, NUM_CHANNELS).to(tl.int32)
+    off = _channel_param(params_ptr, 3, ch, NUM_CHANNELS).to(tl.int32)
+    if INT_MATH:
+        v = s.to(tl.int64)
+        if TOP_INCLUSIVE:
+            valid = (v >= lo) & (v <= hi)
+        else:
+            valid = (v >= lo) & (v < hi)
+        b = ((v - lo) * nb.to(tl.int64)) // (hi - lo)
+        b = tl.minimum(b, nb.to(tl.int64) - 1).to(tl.int32)
+    else:
+        v = s.to(COMPUTE)
+        lo_c = lo.to(COMPUTE)
+        hi_c = hi.to(COMPUTE)
+        if TOP_INCLUSIVE:
+            valid = (v >= lo_c) & (v <= hi_c)
+        else:
+            valid = (v >= lo_c) & (v < hi_c)
+        b = ((v - lo_c) * nb.to(COMPUTE) / (hi_c - lo_c)).to(tl.int32)
+        b = tl.maximum(tl.minimum(b, nb - 1), 0)
+    if NUM_ACTIVE < NUM_CHANNELS:
+        valid = valid & (ch < NUM_ACTIVE)
+    b = tl.where(valid, b + off, 0)
+    return b, valid
+
+
+@triton.jit
+def _range_bins(s, levels_ptr, num_levels, STEPS: tl.constexpr, INT_MATH: tl.constexpr):
+    """(bin index, valid) of each sample for sorted level boundaries: a branch-free binary search
+    for the number of levels ``<= s`` (``STEPS`` = bit length of ``num_levels``)."""
+    if INT_MATH:
+        v = s.to(tl.int64)
+    else:
+        v = s.to(tl.float64)
+    pos = tl.zeros(s.shape, tl.int32)
+    for k in tl.static_range(STEPS - 1, -1, -1):
+        cand = pos + (1 << k)
+        in_range = cand <= num_levels
+        lvl = tl.load(levels_ptr + tl.where(in_range, cand - 1, 0), mask=in_range)
+        pos = tl.where(in_range & (lvl <= v), cand, pos)
+    valid = (pos >= 1) & (pos <= num_levels - 1)
+    if not INT_MATH:
+        valid = valid & (v == v)
+    b = tl.where(valid, pos - 1, 0)
+    return b, valid
+
+
+@triton.jit
+def _histogram_kernel(x_ptr, w_ptr, hist_ptr, levels_ptr, params_ptr, num_items, num_tiles,
+                      tiles_per_program, num_levels, total_bins,
+                      NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.constexpr, RANGE_MODE: tl.constexpr,
+                      STEPS: tl.constexpr, INT_MATH: tl.constexpr, COMPUTE: tl.constexpr,
+                      TOP_INCLUSIVE: tl.constexpr, WEIGHTED: tl.constexpr, PRIVATE: tl.constexpr,
+                      PRIVATE_BINS: tl.constexpr, TILE: tl.constexpr, MAX_PRIVATE_BINS: tl.constexpr,
+                      PROGRAMS_PER_SM: tl.constexpr):
+    pid = tl.program_id(0)
+    first = pid.to(tl.int64) * tiles_per_program
+    offs = tl.arange(0, TILE)
+    if PRIVATE:
+        acc = tl.zeros((PRIVATE_BINS,), tl.int32)
+    i = 0
+    while i < tiles_per_program:  # tiles past num_tiles (last program's tail) are all masked
+        base = (first + i) * TILE
+        i += 1
+        idx = base + offs
+        inb = idx < num_items
+        s = tl.load(x_ptr + idx, mask=inb, other=0)
+        if NUM_CHANNELS == 1:
+            ch = 0
+        else:
+            ch = (idx % NUM_CHANNELS).to(tl.int32)
+        if RANGE_MODE:
+            b, valid = _range_bins(s, levels_ptr, num_levels, STEPS, INT_MATH)
+        else:
+            b, valid = _even_bins(s, ch, params_ptr, NUM_CHANNELS, NUM_ACTIVE, INT_MATH, COMPUTE,
+                                  TOP_INCLUSIVE)
+        valid = valid & inb
+        if PRIVATE:
+            acc += tl.histogram(tl.where(valid, b, 0), PRIVATE_BINS, mask=valid)
+        elif WEIGHTED:
+            w = tl.load(w_ptr + idx, mask=inb, other=0)
+            tl.atomic_add(hist_ptr + b, w.to(hist_ptr.dtype.element_ty), mask=valid, sem="relaxed")
+        else:
+            one = tl.full((TILE,), 1, hist_ptr.dtype.element_ty)
+            tl.atomic_add(hist_ptr + b, one, mask=valid, sem="relaxed")
+    if PRIVATE:
+        bins = tl.arange(0, PRIVATE_BINS)
+        tl.atomic_add(hist_ptr + bins, acc.to(hist_ptr.dtype.element_ty),
+                      mask=(bins < total_bins) & (acc != 0), sem="relaxed")
+
+
+# ----------------------------------------------------------------------------------------------
+# Policy
+# ----------------------------------------------------------------------------------------------
+
+_POLICY = policy.register(
+    "histogram",
+    space={"TILE": [1024, 2048, 4096, 8192], "PROGRAMS_PER_SM": [2, 4, 8, 16],
+           "MAX_PRIVATE_BINS": [128, 256, 512, 1024], "num_warps": [4, 8], "num_stages": [1, 2, 3]},
+    fallback={"TILE": 4096, "PROGRAMS_PER_SM": 4, "MAX_PRIVATE_BINS": 512, "num_warps": 8,
+              "num_stages": 2},
+    doc="TILE samples per loop step; PROGRAMS_PER_SM programs per multiprocessor (each takes a "
+        "contiguous run of tiles); MAX_PRIVATE_BINS: the largest total bin count counted in a private "
+        "register histogram (above it, one global atomic per sample).")
+
+
+# ----------------------------------------------------------------------------------------------
+# Launchers
+# ----------------------------------------------------------------------------------------------
+
+_CHECK_DTYPES = ALL_NUMERIC_DTYPES
+
+
+def _is_float(dtype: torch.dtype) -> bool:
+    return dtype.is_floating_point
+
+
+def _compute_dtype(dtype: torch.dtype):
+    """fp32 for 16/32-bit float samples, fp64 for fp64 and for integer samples binned in floats."""
+    return tl.float32 if dtype in (torch.float16, torch.bfloat16, torch.float32) else tl.float64
+
+
+def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_channels: int,
+            num_active: int, int_math: bool, top_inclusive: bool, weights: torch.Tensor | None = None,
+            levels: torch.Tensor | None = None, pol: policy.Policy | None = None) -> None:
+    """Run the kernel. ``channels``: per active channel (lower, upper, bins, offset into ``hist``)."""
+    n = x.numel()
+    if n == 0:
+        return
+    pol = pol or policy.select("histogram", x.device)
+    tile = pol["TILE"]
+    total_bins = hist.numel()
+    private = (weights is None and total_bins <= pol["MAX_PRIVATE_BINS"])
+    private_bins = max(32, next_power_of_2(total_bins))
+    num_tiles = cdiv(n, tile)
+    programs, tpp = grid_size(num_tiles, num_sms(x.device) * pol["PROGRAMS_PER_SM"], 0)
+    range_mode = levels is not None
+    num_levels = levels.numel() if range_mode else 0
+    params = _params(channels, int_math, x.device)
+    _histogram_kernel[(programs,)](
+        x, weights if weights is not None else x, hist, levels if range_mode else x, params, n,
+        num_tiles, tpp, num_levels, total_bins,
+        NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, RANGE_MODE=range_mode,
+        STEPS=max(1, int(num_levels).bit_length()), INT_MATH=int_math, COMPUTE=_compute_dtype(x.dtype),
+        TOP_INCLUSIVE=top_inclusive, WEIGHTED=weights is not None, PRIVATE=private,
+        PRIVATE_BINS=private_bins if private else 32, **pol.launch_kwargs())
+
+
+_PARAMS_CACHE: dict = {}
+
+
+def _params(channels, int_math: bool, device) -> torch.Tensor:
+    """The kernel's per-channel parameter block on ``device`` (cached: repeated calls with the same
+    levels copy nothing to the device)."""
+    ch = list(channels) + [channels[-1]] * (MAX_CHANNELS - len(channels))
+    conv = int if int_math else float
+    vals = tuple(conv(c[0]) for c in ch) + tuple(conv(c[1]) for c in ch) + tuple(
+        conv(c[2]) for c in ch) + tuple(conv(c[3]) for c in ch)
+    key = (vals, int_math, str(device))
+    t = _PARAMS_CACHE.get(key)
+    if t is None:
+        if len(_PARAMS_CACHE) > 256:
+            _PARAMS_CACHE.clear()
+        t = torch.tensor(vals, dtype=torch.int64 if int_math else torch.float64, device=device)
+        _PARAMS_CACHE[key] = t
+    return t
+
+
+def _int_math_ok(dtype: torch.dtype, lower, upper, bins: int) -> bool:
+    """Exact int64 binning is safe when ``(s - lower) * bins`` cannot overflow int64 for in-range
+    samples (uint64 samples above 2^63 do not convert to int64: they use fp64)."""
+    if _is_float(dtype) or dtype == getattr(torch, "uint64", None):
+        return False
+    if isinstance(lower, float) or isinstance(upper, float):
+        return False
+    return (int(upper) - int(lower)) * bins < 2 ** 63
+
+
+def _check_levels_args(x, num_levels, lower, upper, name="num_levels"):
+    if isinstance(num_levels, bool) or not isinstance(num_levels, int):
+        raise TypeError(f"{name} must be an int, got {type(num_levels).__name__}")
+    if num_levels < 2:
+        raise ValueError(f"{name} must be >= 2 (bins = {name} - 1), got {num_levels}")
+    for v, nm in ((lower, "lower"), (upper, "upper")):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"{nm} must be a Python int or float, got {type(v).__name__}")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"{nm} must be finite, got {v}")
+    if not lower < upper:
+        raise ValueError(f"lower ({lower}) must be smaller than upper ({upper})")
+
+
+def _flat(x: torch.Tensor) -> torch.Tensor:
+    return x.reshape(-1) if x.is_contiguous() else x.contiguous().reshape(-1)
+
+
+def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dtype=torch.int32
+                   ) -> torch.Tensor:
+    """Counts of ``x``'s samples in ``num_levels - 1`` equal-width bins over ``[lower, upper)``.
+
+    Bin ``j`` holds ``lower + j*w <= s < lower + (j+1)*w`` with ``w = (upper - lower) / bins``
+    (CUB's rule: upper bound exclusive). NaN and out-of-range samples are not counted. Returns
+    ``counter_dtype`` (int32 or int64) counts of shape ``(num_levels - 1,)``; exact and deterministic.
+    """
+    check_tensor(x, "x", _CHECK_DTYPES)
+    _check_levels_args(x, num_levels, lower, upper)
+    if counter_dtype not in (torch.int32, torch.int64):
+        raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
+    bins = num_levels - 1
+    hist = torch.zeros(bins, dtype=counter_dtype, device=x.device)
+    im = _int_math_ok(x.dtype, lower, upper, bins)
+    if not _is_float(x.dtype) and not im:
+        lower, upper = float(lower), float(upper)
+    _launch(_flat(x), hist, channels=[(lower, upper, bins, 0)], num_channels=1, num_active=1,
+            int_math=im, top_inclusive=False)
+    return hist
+
+
+def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels: int, num_levels,
+                         lower, upper, *, counter_dtype=torch.int32) -> list[torch.Tensor]:
+    """Histograms of interleaved multi-channel samples (``x`` flat: pixel ``p`` channel ``c`` at
+    ``x[p*num_channels + c]``), one per active channel (the first ``num_active_channels``).
+
+    ``num_levels``, ``lower``, ``upper`` are sequences with one entry per active channel. The length of
+    ``x`` must be a multiple of ``num_channels``. All channels are counted in one pass."""
+    check_tensor(x, "x", _CHECK_DTYPES)
+    if not (1 <= num_channels <= MAX_CHANNELS):
+        raise ValueError(f"num_channels must be in 1..{MAX_CHANNELS}, got {num_channels}")
+    if not (1 <= num_active_channels <= num_channels):
+        raise ValueError(f"num_active_channels must be in 1..num_channels ({num_channels}), "
+                         f"got {num_active_channels}")
+    for nm, seq in (("num_levels", num_levels), ("lower", lower), ("upper", upper)):
+        if len(seq) != num_active_channels:
+            raise ValueError(f"{nm} must have one entry per active channel ({num_active_channels}), "
+                             f"got {len(seq)}")
+    if x.numel() % num_channels:
+        raise ValueError(f"x has {x.numel()} items, not a multiple of num_channels={num_channels}")
+    if counter_dtype not in (torch.int32, torch.int64):
+        raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
+    chans = []
+    offset = 0
+    im = True
+    for c in range(num_active_channels):
+        _check_levels_args(x, num_levels[c], lower[c], upper[c], f"num_levels[{c}]")
+        bins = num_levels[c] - 1
+        im = im and _int_math_ok(x.dtype, lower[c], upper[c], bins)
+        chans.append((lower[c], upper[c], bins, offset))
+        offset += bins
+    hist = torch.zeros(offset, dtype=counter_dtype, device=x.device)
+    _launch(_flat(x), hist, channels=chans, num_channels=num_channels,
+            num_active=num_active_channels, int_math=im, top_inclusive=False)
+    return [hist[c[3]: c[3] + c[2]] for c in chans]
+
+
+def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=torch.int32) -> torch.Tensor:
+    """Counts of ``x``'s samples in the bins ``[levels[j], levels[j+1])`` (``levels`` ascending, a
+    1-D tensor on ``x``'s device with at least 2 entries). NaN and out-of-range samples are not
+    counted. Each sample's bin is found by a binary search over ``levels``."""
+    check_tensor(x, "x", _CHECK_DTYPES)
+    check_tensor(levels, "levels", _CHECK_DTYPES, ndim=1, device=x.device)
+    if levels.numel() < 2:
+        raise ValueError(f"levels must hold at least 2 boundaries, got {levels.numel()}")
+    if counter_dtype not in (torch.int32, torch.int64):
+        raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
+    int_math = not _is_float(x.dtype) and not _is_float(levels.dtype) and x.dtype != getattr(
+        torch, "uint64", None)
+    lv = levels.to(torch.int64 if int_math else torch.float64).contiguous()
+    hist = torch.zeros(levels.numel() - 1, dtype=counter_dtype, device=x.device)
+    _launch(_flat(x), hist, channels=[(0, 1, hist.numel(), 0)], num_channels=1, num_active=1,
+            int_math=int_math, top_inclusive=False, levels=lv)
+    return hist
+
+
+# ----------------------------------------------------------------------------------------------
+# torch operators
+# ----------------------------------------------------------------------------------------------
+
+def _histc_impl(x: torch.Tensor, bins: int, lo: float, hi: float) -> torch.Tensor:
+    if bins <= 0:
+        raise ValueError(f"histc: bins must be > 0, got {bins}")
+    check_tensor(x, "x", FLOAT_DTYPES)
+    if lo > hi:
+        raise ValueError(f"histc: max ({hi}) must be larger than min ({lo})")
+    xf = _flat(x)
+    if lo == hi:
+        if xf.numel() == 0:
+            lo, hi = 0.0, 0.0
+        else:  # torch's rule: the data's own range (one host sync, as torch does)
+            mn, mx = torch.aminmax(xf)
+            lo, hi = (float(v) for v in torch.stack([mn, mx]).double().tolist())
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise ValueError(f"histc: range of [{lo}, {hi}] is not finite")
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError(f"histc: range of [{lo}, {hi}] is not finite")
+    counts = torch.zeros(bins, dtype=torch.int64 if xf.numel() >= 2 ** 31 else torch.int32, device=x.device)
+    _launch(xf, counts, channels=[(lo, hi, bins, 0)], num_channels=1, num_active=1, int_math=False,
+            top_inclusive=True)
+    return counts.to(x.dtype)
+
+
+@torch.library.custom_op("tritoncub::histc", mutates_args=())
+def histc(x: torch.Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0) -> torch.Tensor:
+    """torch.histc: ``bins`` equal bins over ``[min, max]`` (top edge inclusive); ``min == max`` uses
+    the data's min and max (then widened by 1 each side if they are equal); NaN and out-of-range
+    samples are ignored; the result has ``x``'s dtype."""
+    return _histc_impl(x, bins, float(min), float(max))
+
+
+@histc.register_fake
+def _(x, bins=100, min=0.0, max=0.0):
+    if bins <= 0:
+        raise ValueError(f"histc: bins must be > 0, got {bins}")
+    return x.new_empty((bins,))
+
+
+def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int) -> torch.Tensor:
+    check_tensor(x, "x", INT_DTYPES + (torch.uint8,), ndim=1)
+    if minlength < 0:
+        raise ValueError(f"bincount: minlength must be non-negative, got {minlength}")
+    if weights is not None:
+        check_tensor(weights, "weights", ALL_NUMERIC_DTYPES + (torch.bool,), ndim=1, device=x.device)
+        if weights.numel() != x.numel():
+            raise ValueError(f"bincount: weights has {weights.numel()} items but x has {x.numel()}")
+    if weights is None:
+        out_dtype = torch.int64
+    else:  # torch's rule: float32 weights sum in float32, every other dtype in float64
+        out_dtype = torch.float32 if weights.dtype == torch.float32 else torch.float64
+    n = x.numel()
+    if n == 0:
+        return torch.zeros(minlength, dtype=out_dtype, device=x.device)
+    mn, mx = torch.aminmax(x)
+    mn_v, mx_v = (int(v) for v in torch.stack([mn.to(torch.int64), mx.to(torch.int64)]).tolist())
+    if mn_v < 0:
+        raise ValueError("bincount only supports 1-d non-negative integral inputs (found a negative value)")
+    size = max(minlength, mx_v + 1)
+    if weights is None:
+        hist = torch.zeros(size, dtype=torch.int64, device=x.device)
+        _launch(x.contiguous(), hist, channels=[(0, size, size, 0)], num_channels=1, num_active=1,
+                int_math=True, top_inclusive=False)
+        return hist
+    hist = torch.zeros(size, dtype=out_dtype, device=x.device)
+    w = weights.contiguous()
+    if w.dtype != out_dtype:
+        w = w.to(out_dtype)
+    _launch(x.contiguous(), hist, channels=[(0, size, size, 0)], num_channels=1, num_active=1,
+            int_math=True, top_inclusive=False, weights=w)
+    return hist
+
+
+
+@torch.library.custom_op("tritoncub::bincount", mutates_args=())
+def bincount(x: torch.Tensor, weights: torch.Tensor | None = None, minlength: int = 0) -> torch.Tensor:
+    """torch.bincount: counts (int64) or sums of ``weights`` (float32 for float32 weights, else
+    float64) per value of a 1-D non-negative integer tensor; length ``max(x) + 1`` or ``minlength``.
+    Sizing the result reads ``max(x)`` back to the host (one sync)."""
+    return _bincount_impl(x, weights, minlength)
+
+
+@bincount.register_fake
+def _(x, weights=None, minlength=0):
+    ctx = torch.library.get_ctx()
+    size = ctx.new_dynamic_size(min=minlength)
+    if weights is None:
+        dt = torch.int64
+    else:
+        dt = torch.float32 if weights.dtype == torch.float32 else torch.float64
+    return x.new_empty((size,), dtype=dt)
