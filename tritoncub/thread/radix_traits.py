@@ -1,0 +1,156 @@
+"""Radix key traits: every key dtype <-> ordered unsigned bits (CUB's ``RadixSortTwiddle``/``Traits``).
+
+This module is THE one place where key bits are transformed for radix algorithms (sort, select,
+histogram, segmented sort). A key ``x`` of any supported dtype maps to an unsigned integer of the
+same width (``bool`` -> ``uint8``) whose unsigned order is the order ``torch.sort`` uses:
+
+* unsigned integers and ``bool``: the bits themselves;
+* signed integers: the sign bit flipped;
+* floats (fp16, bf16, fp32, fp64): ``-0.0`` is first made ``+0.0`` and every NaN the canonical
+  positive quiet NaN; then negative values have all bits inverted and the others the sign bit set.
+  So ``-inf < ... < -0.0 == +0.0 < ... < +inf < NaN``: NaNs last (ascending), all NaNs equal, and
+  ``-0.0`` equal to ``+0.0``, which is how ``torch.sort`` compares them; a stable sort therefore
+  keeps ``-0.0``/``+0.0`` and NaNs in input order, exactly like ``torch.sort(stable=True)``.
+  The canonicalisation makes :func:`from_ordered_bits` lossy for ``-0.0`` and NaN payloads: sorts
+  move the original key bits, never keys rebuilt from ordered bits.
+* ``DESCENDING``: the ordered bits inverted (NaN first, and a stable sort still keeps equal keys in
+  input order, as ``torch.sort(descending=True, stable=True)`` does).
+
+All helpers are ``@triton.jit`` element-wise code that builds no new tensors (no ``tl.full``/
+``tl.arange``), so they can also be called from kernels with explicit layouts.
+"""
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+#: key dtypes the radix algorithms accept, and their width in bits
+KEY_DTYPES = tuple(d for d in (
+    torch.bool, torch.uint8, torch.int8, torch.int16, getattr(torch, "uint16", None), torch.int32,
+    getattr(torch, "uint32", None), torch.int64, getattr(torch, "uint64", None), torch.float16,
+    torch.bfloat16, torch.float32, torch.float64) if d is not None)
+
+
+def key_bits(dtype: torch.dtype) -> int:
+    """Width in bits of the ordered form of a key dtype (``bool`` counts as 8)."""
+    if dtype == torch.bool:
+        return 8
+    return torch.empty((), dtype=dtype).element_size() * 8
+
+
+@triton.jit
+def unsigned_bits(x):
+    """Bitcast ``x`` to the unsigned integer type of the same width (``int1``/bool -> ``uint8``)."""
+    if x.dtype == tl.int1:
+        return x.to(tl.uint8)
+    elif x.dtype.primitive_bitwidth == 8:
+        return x.to(tl.uint8, bitcast=True)
+    elif x.dtype.primitive_bitwidth == 16:
+        return x.to(tl.uint16, bitcast=True)
+    elif x.dtype.primitive_bitwidth == 32:
+        return x.to(tl.uint32, bitcast=True)
+    else:
+        return x.to(tl.uint64, bitcast=True)
+
+
+@triton.jit
+def _sign_bit(b):
+    # the top bit of b's unsigned type, as a scalar of that type
+    if b.dtype == tl.uint8:
+        return tl.cast(0x80, tl.uint8)
+    elif b.dtype == tl.uint16:
+        return tl.cast(0x8000, tl.uint16)
+    elif b.dtype == tl.uint32:
+        return tl.cast(0x80000000, tl.uint32)
+    else:
+        return tl.cast(0x8000000000000000, tl.uint64)
+
+
+@triton.jit
+def _all_ones(b):
+    # every bit set in b's unsigned type (``~b`` is ``b ^ _all_ones(b)``; the interpreter cannot
+    # invert small unsigned types with ``~``)
+    if b.dtype == tl.uint8:
+        return tl.cast(0xFF, tl.uint8)
+    elif b.dtype == tl.uint16:
+        return tl.cast(0xFFFF, tl.uint16)
+    elif b.dtype == tl.uint32:
+        return tl.cast(0xFFFFFFFF, tl.uint32)
+    else:
+        return tl.cast(0xFFFFFFFFFFFFFFFF, tl.uint64)
+
+
+@triton.jit
+def _inf_bits(x):
+    # bits of +inf of x's float type: a float is NaN iff its bits without the sign exceed these
+    if x.dtype == tl.float16:
+        return tl.cast(0x7C00, tl.uint16)
+    elif x.dtype == tl.bfloat16:
+        return tl.cast(0x7F80, tl.uint16)
+    elif x.dtype == tl.float32:
+        return tl.cast(0x7F800000, tl.uint32)
+    else:
+        return tl.cast(0x7FF0000000000000, tl.uint64)
+
+
+@triton.jit
+def _canonical_nan(x):
+    # bits of the positive quiet NaN of x's float type, as a scalar of the unsigned type
+    if x.dtype == tl.float16:
+        return tl.cast(0x7E00, tl.uint16)
+    elif x.dtype == tl.bfloat16:
+        return tl.cast(0x7FC0, tl.uint16)
+    elif x.dtype == tl.float32:
+        return tl.cast(0x7FC00000, tl.uint32)
+    else:
+        return tl.cast(0x7FF8000000000000, tl.uint64)
+
+
+@triton.jit
+def to_ordered_bits(x, DESCENDING: tl.constexpr = False):
+    """Key -> unsigned bits of the same width whose unsigned order is torch's order of the keys.
+
+    See the module docstring for floats (``-0.0`` -> ``+0.0``, NaNs canonical and last).
+    """
+    b = unsigned_bits(x)
+    if x.dtype.is_floating():
+        sign = _sign_bit(b)
+        zero = b ^ b
+        b = tl.where(b == sign, zero, b)                     # -0.0 -> +0.0
+        # every NaN -> +qNaN (tested on the bits: the interpreter's bf16 x != x misses NaNs)
+        b = tl.where((b & (sign ^ _all_ones(b))) > _inf_bits(x), zero + _canonical_nan(x), b)
+        b = tl.where((b & sign) != zero, b ^ _all_ones(b), b | sign)
+    elif x.dtype.is_int_signed():
+        b = b ^ _sign_bit(b)
+    if DESCENDING:
+        b = b ^ _all_ones(b)
+    return b
+
+
+@triton.jit
+def from_ordered_bits(b, KEY_DTYPE: tl.constexpr, DESCENDING: tl.constexpr = False):
+    """Inverse of :func:`to_ordered_bits` (``-0.0`` comes back as ``+0.0``, NaNs as the canonical NaN)."""
+    if DESCENDING:
+        b = b ^ _all_ones(b)
+    if KEY_DTYPE.is_floating():
+        sign = _sign_bit(b)
+        zero = b ^ b
+        b = tl.where((b & sign) != zero, b ^ sign, b ^ _all_ones(b))
+    elif KEY_DTYPE.is_int_signed():
+        b = b ^ _sign_bit(b)
+    if KEY_DTYPE == tl.int1:
+        return b != (b ^ b)
+    return b.to(KEY_DTYPE, bitcast=True)
+
+
+@triton.jit
+def extract_digit(b, shift, NUM_BITS: tl.constexpr):
+    """``(b >> shift) & (2**NUM_BITS - 1)`` as int32 (``b`` ordered bits, ``shift`` may be a tensor)."""
+    return ((b >> shift.to(b.dtype)) & ((1 << NUM_BITS) - 1)).to(tl.int32)
+
+
+@triton.jit
+def extract_digit_const(b, SHIFT: tl.constexpr, NUM_BITS: tl.constexpr):
+    """Like :func:`extract_digit` for a compile-time shift."""
+    return ((b >> SHIFT) & ((1 << NUM_BITS) - 1)).to(tl.int32)
