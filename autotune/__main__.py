@@ -1,0 +1,266 @@
+"""``python -m autotune [--ops a,b] [--time-budget S] [--dry-run] [--resume] [--out DIR] [--target T]``
+
+Tune tritoncub's ops on this GPU and write their policy files (see ``autotune/__init__.py``).
+
+Examples::
+
+    python -m autotune --dry-run                 # what would be searched (works without a GPU)
+    python -m autotune                           # every op, default budget; writes policies/<arch>/
+    python -m autotune --ops reduce,scan --time-budget 300
+    python -m autotune --resume                  # continue an interrupted run
+    python -m autotune --target device           # a file for this device name (nvidia-h200), not the arch
+    python -m autotune --compare                 # tuned policy vs built-in fallback, per op
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_SECONDS_PER_OP = 90
+
+
+def _default_out() -> Path:
+    from tritoncub import policy
+    d = policy.POLICY_DIR
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        if os.access(d, os.W_OK):
+            return d
+    except OSError:
+        pass
+    return _cache_dir() / "policies"
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tritoncub"
+
+
+def _select_ops(names: str | None, specs: dict, registered: list[str]) -> tuple[list[str], list[str]]:
+    """(ops to tune, registered ops that have no spec)."""
+    no_spec = [o for o in registered if o not in specs]
+    tunable = [o for o in registered if o in specs]
+    if not names:
+        return tunable, no_spec
+    chosen = []
+    for pat in [s.strip() for s in names.split(",") if s.strip()]:
+        hits = [o for o in registered if fnmatch.fnmatchcase(o, pat)]
+        if not hits:
+            raise SystemExit(f"--ops: no registered op matches {pat!r}; registered: {', '.join(registered) or 'none'}")
+        for o in hits:
+            if o not in specs:
+                if pat == o:
+                    raise SystemExit(f"--ops: {o!r} has a policy but no TuneSpec (no AUTOTUNE in its module and "
+                                     f"none in autotune/specs.py), so it cannot be tuned")
+                continue
+            if o not in chosen:
+                chosen.append(o)
+    return chosen, [o for o in no_spec if any(fnmatch.fnmatchcase(o, p.strip()) for p in names.split(","))]
+
+
+def _resolve_target(arg: str | None, arch: str, name: str) -> str:
+    from tritoncub import policy
+    if arg in (None, "", "arch"):
+        return arch
+    if arg == "device":
+        return policy.device_short_slug(name)
+    return arg
+
+
+def dry_run(ops, no_spec, specs, quick, target, out_dir, device) -> int:
+    from tritoncub import policy
+    from .search import config_key
+    print(f"target: {target}   output: {out_dir / target}/<op>.json")
+    print(f"policy lookup order on this device: {', '.join(policy.lookup_order(device)) or 'interpreter (fallbacks)'}")
+    total = 0
+    for op in ops:
+        p = policy.op_policy(op)
+        spec = specs[op]
+        configs = p.enumerate()
+        raw = math.prod(len(v) for v in p.space.values()) if p.space else 1
+        total += len(configs)
+        print(f"\n{op}  (spec from {spec.source})")
+        print(f"  space: {len(configs)} valid configs of {raw}: "
+              + "; ".join(f"{k} in {v}" for k, v in p.space.items()))
+        print(f"  fallback: {p.fallback}")
+        for b, probs in spec.problem_set(quick).items():
+            fb = p.fallback_for(b)
+            print(f"  bucket {b!r}: " + ", ".join(pr.label for pr in probs)
+                  + ("" if config_key(fb) == config_key(p.fallback) else f"  (fallback {fb})"))
+    for op in no_spec:
+        print(f"\n{op}: registered policy but no TuneSpec -> not tuned")
+    print(f"\n{len(ops)} ops, {total} configs in their spaces (the search times as many as the budget allows)")
+    return 0
+
+
+def compare_run(ops, specs, device, quick, out_json, progress_enabled=True) -> int:
+    """Time each op's selected (tuned) policy against its built-in fallback on the spec's problems."""
+    import torch
+    from tritoncub import policy
+    from .tuner import gpu_timer
+    timer = gpu_timer(warmup_ms=10, rep_ms=100)
+    policy.clear_cache()
+    rows = []
+    print(f"{'op[bucket]':<30} {'problem':<34} {'fallback ms':>12} {'tuned ms':>10} {'speed-up':>9}  tuned from")
+    for op in ops:
+        spec = specs[op]
+        p = policy.op_policy(op)
+        for b, probs in spec.problem_set(quick).items():
+            sel = policy.select(op, device, b)
+            fb = p.fallback_for(b)
+            for pr in probs:
+                x = pr.make(device, 0)
+                ref = spec.reference(x)
+                res = {}
+                for name, cfg in (("fallback", fb), ("tuned", sel.as_dict())):
+                    pol = policy.Policy(op, {k: v for k, v in cfg.items() if k not in policy.LAUNCH_KEYS},
+                                        cfg["num_warps"], cfg["num_stages"], name)
+                    try:
+                        if spec.run is not None:
+                            out = spec.run(x, pol)
+                            fn = (lambda pol=pol: spec.run(x, pol))
+                            res[name] = (spec.verify(out, ref), timer(fn))[1]
+                        else:
+                            with policy.override(op, pol.as_dict()):
+                                out = spec.call(x)
+                                torch.cuda.synchronize()
+                                spec.verify(out, ref)
+                                res[name] = timer(lambda: spec.call(x))
+                    except Exception as e:
+                        res[name] = None
+                        print(f"  {op}[{b}] {name}: {type(e).__name__}: {str(e)[:200]}")
+                f, t = res.get("fallback"), res.get("tuned")
+                sp = f / t if f and t else None
+                rows.append({"op": op, "bucket": b, "problem": pr.label, "fallback_ms": f, "tuned_ms": t,
+                             "speedup": sp, "tuned_source": sel.source, "tuned": sel.as_dict(), "fallback": fb,
+                             "bytes_moved": pr.bytes_moved})
+                print(f"{op + '[' + b + ']':<30} {pr.label:<34} {f or float('nan'):12.4f} {t or float('nan'):10.4f} "
+                      f"{(f'{sp:.2f}x' if sp else '-'):>9}  {sel.source}", flush=True)
+                del x, ref
+                torch.cuda.empty_cache()
+    if out_json:
+        Path(out_json).parent.mkdir(parents=True, exist_ok=True)
+        Path(out_json).write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": rows}, indent=1) + "\n")
+        print(f"wrote {out_json}")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m autotune", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ops", help="comma-separated op names or globs (default: every op with a TuneSpec)")
+    ap.add_argument("--time-budget", type=float, default=None,
+                    help=f"seconds for the whole run (default {DEFAULT_SECONDS_PER_OP} per op)")
+    ap.add_argument("--dry-run", action="store_true", help="list ops, spaces, buckets and problems; time nothing")
+    ap.add_argument("--resume", action="store_true", help="continue from the state file of an interrupted run")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="policy directory to write <target>/<op>.json into (default: the package's "
+                         "tritoncub/policies if writable, else ~/.cache/tritoncub/policies)")
+    ap.add_argument("--target", default=None,
+                    help="'arch' (default: sm_90...), 'device' (the device-name slug, e.g. nvidia-h200) or a name")
+    ap.add_argument("--state", type=Path, default=None, help="resume file (default: in ~/.cache/tritoncub)")
+    ap.add_argument("--quick", action="store_true", help="the specs' small problems (a smoke run)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--margin", type=float, default=0.02,
+                    help="a new config replaces a file's value only when faster by more than this (default 2%%)")
+    ap.add_argument("--compare", action="store_true", help="time tuned vs fallback policy per op; tune nothing")
+    ap.add_argument("--json", type=Path, default=None, help="with --compare: write the rows here")
+    ap.add_argument("--specs", default="",
+                    help="extra comma-separated modules whose AUTOTUNE specs to use (ops outside tritoncub)")
+    ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--fake-timer", action="store_true",
+                    help="(testing the tool without a GPU only) run ops under the Triton interpreter and "
+                         "use the wall time of one call as the 'time'")
+    args = ap.parse_args(argv)
+
+    import torch
+    if args.fake_timer and torch.cuda.is_available():
+        print("--fake-timer is only for machines without a GPU", file=sys.stderr)
+        return 2
+    if args.fake_timer:
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+
+    from tritoncub import policy
+    from .spec import discover
+    specs = discover(tuple(m.strip() for m in args.specs.split(",") if m.strip()))
+    registered = policy.registered_ops()
+    ops, no_spec = _select_ops(args.ops, specs, registered)
+
+    have_gpu = torch.cuda.is_available()
+    device = torch.device("cuda", torch.cuda.current_device()) if have_gpu else torch.device("cpu")
+    arch, name = policy.device_target(device if have_gpu else None)
+    target = _resolve_target(args.target, arch, name)
+    out_dir = args.out if args.out is not None else _default_out()
+
+    if args.dry_run:
+        return dry_run(ops, no_spec, specs, args.quick, target, out_dir, device if have_gpu else None)
+    if not ops:
+        print("nothing to tune: no registered op has a TuneSpec" + (f" (ops without one: {', '.join(no_spec)})"
+                                                                     if no_spec else ""), file=sys.stderr)
+        return 1
+    if args.compare:
+        if not have_gpu:
+            print("--compare needs a GPU", file=sys.stderr)
+            return 2
+        return compare_run(ops, specs, device, args.quick, args.json)
+    if not have_gpu and not args.fake_timer:
+        print("python -m autotune needs a GPU to time on (use --dry-run to see what it would search)",
+              file=sys.stderr)
+        return 2
+    if target == policy.INTERPRETER_TARGET and args.target is None:
+        target = "interpreter"
+
+    from .progress import Progress
+    from .state import State
+    from .tuner import FatalDeviceError, Tuner, format_summary, gpu_timer
+
+    budget = args.time_budget if args.time_budget is not None else DEFAULT_SECONDS_PER_OP * len(ops)
+    state_path = args.state or (_cache_dir() / f"autotune-state-{target}-{policy.device_slug(name)}.jsonl")
+    try:
+        state = State(state_path, name, target, resume=args.resume)
+    except ValueError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    if args.fake_timer:
+        import time as _t
+
+        def timer(fn, **_):
+            t0 = _t.perf_counter()
+            fn()
+            return (_t.perf_counter() - t0) * 1e3
+    else:
+        timer = gpu_timer()
+    progress = Progress(budget, enabled=not args.no_progress)
+    print(f"# autotune on {name} ({arch}) -> {out_dir / target}/  ops: {', '.join(ops)}  budget {budget:.0f} s"
+          f"  state {state_path}", flush=True)
+    if no_spec:
+        print(f"# not tuned (no TuneSpec): {', '.join(no_spec)}")
+    tuner = Tuner(specs, device=device, target=target, device_name=name, out_dir=out_dir, state=state,
+                  timer=timer, budget_s=budget, quick=args.quick, progress=progress, seed=args.seed,
+                  margin=args.margin)
+    try:
+        results = tuner.run(ops)
+    except FatalDeviceError as e:
+        progress.close()
+        print(f"\nstopped: {e}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        progress.close()
+        print(f"\ninterrupted; `python -m autotune --resume` continues from {state_path}", file=sys.stderr)
+        return 130
+    print(format_summary(results))
+    searched = [str(d) for d in policy._policy_dirs()]
+    if not any(Path(d).resolve() == Path(out_dir).resolve() for d in searched):
+        print(f"# the policy chain does not search {out_dir}: export {policy.USER_POLICY_DIR_ENV}={out_dir}")
+    print(f"# done in {tuner.clock() - tuner.start:.0f} s; `python -c \"import tritoncub; "
+          f"print(tritoncub.describe())\"` shows what each op now uses")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

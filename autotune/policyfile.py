@@ -1,0 +1,118 @@
+"""Reading, merging and writing policy data files (``<dir>/<target>/<op>.json``).
+
+The format is the one ``tritoncub.policy`` loads (see its module docstring)::
+
+    {"op": ..., "target": ..., "device_name": ...,
+     "tuned": {bucket: {values..., "num_warps": w, "num_stages": s}},
+     "candidates": {bucket: [config, ...]},      # shortlist for TRITONCUB_AUTOTUNE=1
+     "log": {...}}
+
+**Merging** with a file already there (written by hand, by an op's own sweep, or by an earlier run):
+buckets this run did not tune are kept as they are. For a tuned bucket the file's current value was
+timed in the same run (it is a priority config of the search), so the new winner replaces it only
+where it measured faster; otherwise the file's value stays. Either way ``log.autotune.buckets``
+records both configs and their times, and the file's earlier log is kept under ``log.previous``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+FORMAT_KEYS = ("op", "target", "device_name", "tuned", "candidates", "log")
+
+
+def path_for(out_dir: Path | str, target: str, op: str) -> Path:
+    return Path(out_dir) / target / f"{op}.json"
+
+
+def read(path: Path | str) -> dict | None:
+    p = Path(path)
+    if not p.is_file():
+        return None
+    with open(p) as f:
+        data = json.load(f)
+    validate(data, str(p))
+    return data
+
+
+def validate(data: dict, where: str = "policy file") -> None:
+    """Raise ``ValueError`` unless ``data`` has the policy file shape."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: top level must be an object")
+    for k in ("op", "tuned"):
+        if k not in data:
+            raise ValueError(f"{where}: missing key {k!r}")
+    if not isinstance(data["tuned"], dict):
+        raise ValueError(f"{where}: 'tuned' must map bucket -> config")
+    for b, cfg in data["tuned"].items():
+        if not isinstance(cfg, dict):
+            raise ValueError(f"{where}: tuned[{b!r}] must be an object")
+    cands = data.get("candidates", {})
+    if not isinstance(cands, dict) or not all(isinstance(v, list) for v in cands.values()):
+        raise ValueError(f"{where}: 'candidates' must map bucket -> list of configs")
+
+
+def write(path: Path | str, data: dict) -> Path:
+    """Write atomically (a reader never sees half a file)."""
+    validate(data, str(path))
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    with os.fdopen(fd, "w") as f:
+        f.write(dumps(data) + "\n")
+    os.replace(tmp, p)
+    return p
+
+
+def dumps(obj, indent: int = 0) -> str:
+    """JSON with one line per config: objects and lists of scalars stay on one line."""
+    pad, inner = " " * indent, " " * (indent + 1)
+    scalar = (str, int, float, bool, type(None))
+    if isinstance(obj, dict) and obj and not all(isinstance(v, scalar) for v in obj.values()):
+        items = [f"{inner}{json.dumps(str(k))}: {dumps(v, indent + 1)}" for k, v in obj.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(obj, list) and obj and not all(isinstance(v, scalar) for v in obj):
+        items = [f"{inner}{dumps(v, indent + 1)}" for v in obj]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    return json.dumps(obj)
+
+
+def merge(existing: dict | None, *, op: str, target: str, device_name: str, results: dict[str, dict],
+          run_log: dict) -> dict:
+    """The file to write for ``op``: ``existing`` (may be None) updated with this run's ``results``.
+
+    ``results[bucket]`` holds ``winner`` (config), ``winner_score``, ``candidates`` (list of
+    configs, best first) and, when the file's previous value was timed in this run,
+    ``previous_score`` (``inf`` when it failed or was not verified).
+    """
+    data = {"op": op, "target": target, "device_name": device_name, "tuned": {}, "candidates": {}, "log": {}}
+    if existing:
+        data.update({k: v for k, v in existing.items() if k in FORMAT_KEYS or k not in data})
+        data["tuned"] = dict(existing.get("tuned", {}))
+        data["candidates"] = dict(existing.get("candidates", {}))
+    data["op"], data["target"], data["device_name"] = op, target, device_name
+    decisions = {}
+    for bucket, r in results.items():
+        prev = data["tuned"].get(bucket)
+        keep_prev = (prev is not None and r.get("previous_score") is not None
+                     and r["previous_score"] <= r["winner_score"])
+        if r.get("winner") is None:
+            decisions[bucket] = "no verified config; file value kept" if prev else "no verified config"
+            continue
+        if keep_prev:
+            decisions[bucket] = "kept the file's value (measured as fast or faster than the search's best)"
+        else:
+            data["tuned"][bucket] = dict(r["winner"])
+            decisions[bucket] = ("replaced the file's value (measured slower)" if prev is not None
+                                 else "new")
+        if r.get("candidates"):
+            data["candidates"][bucket] = [dict(c) for c in r["candidates"]]
+    old_log = (existing or {}).get("log")
+    log = {"autotune": {**run_log, "decisions": decisions}}
+    if old_log:
+        log["previous"] = {k: v for k, v in old_log.items() if k != "previous"} if isinstance(old_log, dict) \
+            else old_log
+    data["log"] = log
+    return data

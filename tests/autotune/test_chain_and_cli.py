@@ -1,0 +1,148 @@
+"""The policy chain reading what the tool writes, ``policy.override``, progress and the CLI."""
+import importlib.util
+import io
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+from tritoncub import policy
+
+HERE = Path(__file__).parent
+if "autotune_toy_op" not in sys.modules:
+    _spec = importlib.util.spec_from_file_location("autotune_toy_op", HERE / "autotune_toy_op.py")
+    _mod = importlib.util.module_from_spec(_spec)
+    sys.modules["autotune_toy_op"] = _mod
+    _spec.loader.exec_module(_mod)
+toy = sys.modules["autotune_toy_op"]
+
+from autotune import policyfile  # noqa: E402
+from autotune.__main__ import main  # noqa: E402
+from autotune.progress import Progress  # noqa: E402
+
+H100 = ("sm_90", "NVIDIA H100 80GB HBM3")
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch, tmp_path):
+    """The policy chain as it behaves on an H100, reading files from tmp_path only."""
+    monkeypatch.setattr(policy, "device_target", lambda device=None: H100)
+    monkeypatch.setattr(policy, "POLICY_DIR", tmp_path / "pkg")
+    monkeypatch.setenv(policy.USER_POLICY_DIR_ENV, str(tmp_path / "user"))
+    policy.clear_cache()
+    policy._warned_untuned.discard(("sm_90", toy.OP))
+    yield tmp_path
+    policy.clear_cache()
+
+
+def _put(root, target, tuned):
+    policyfile.write(policyfile.path_for(root, target, toy.OP),
+                     {"op": toy.OP, "target": target, "device_name": "x", "tuned": tuned, "candidates": {}})
+
+
+def test_chain_uses_nearest_lower_architecture(fake_gpu):
+    _put(fake_gpu / "pkg", "sm_80", {"default": {"BLOCK": 32, "num_warps": 2}})
+    _put(fake_gpu / "pkg", "sm_75", {"default": {"BLOCK": 64}})
+    pol = policy.select(toy.OP, "cuda:0", "big")
+    assert pol["BLOCK"] == 32 and pol.num_warps == 2 and pol["BUG"] == 0
+    assert "sm_80" in pol.source and "fallback from sm_90" in pol.source
+
+
+def test_chain_prefers_device_slug_then_arch_and_user_dir(fake_gpu):
+    _put(fake_gpu / "pkg", "sm_90", {"default": {"BLOCK": 32}})
+    _put(fake_gpu / "pkg", "nvidia-h100", {"big": {"BLOCK": 64, "num_warps": 2}})
+    assert policy.select(toy.OP, "cuda:0", "big")["BLOCK"] == 64
+    _put(fake_gpu / "user", "sm_90", {"big": {"BLOCK": 16}})
+    policy.clear_cache()
+    # the user dir is searched first for each target, but the device slug still comes before the arch
+    assert policy.select(toy.OP, "cuda:0", "big")["BLOCK"] == 64
+
+
+def test_no_file_warns_once_how_to_tune(fake_gpu):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        a = policy.select(toy.OP, "cuda:0", "big")
+        policy.select(toy.OP, "cuda:0", "small")
+    msgs = [str(x.message) for x in w if "tune" in str(x.message)]
+    assert len(msgs) == 1 and f"python -m autotune --ops {toy.OP}" in msgs[0]
+    assert a.source == "built-in fallback"
+
+
+def test_tool_output_is_what_the_chain_loads(fake_gpu):
+    from autotune.state import State
+    from autotune.tuner import Tuner
+    from autotune.search import config_key  # noqa: F401
+    st = State(None, H100[1], "sm_90")
+    tuner = Tuner({toy.OP: toy.AUTOTUNE[0]}, device=torch.device("cpu"), target="sm_90", device_name=H100[1],
+                  out_dir=fake_gpu / "pkg", state=st, timer=lambda fn, **kw: (fn(), toy.fake_time(kw["config"]))[1],
+                  budget_s=1e6)
+    tuner.run([toy.OP])
+    pol = policy.select(toy.OP, "cuda:0", "big")
+    assert pol["BLOCK"] == 64 and pol["BUG"] == 0 and pol.source.startswith("policies/sm_90/")
+    assert [c.values["BUG"] for c in policy.candidates(toy.OP, "cuda:0", "big")] == [0] * len(
+        policy.candidates(toy.OP, "cuda:0", "big"))
+
+
+def test_override_forces_and_restores():
+    before = policy.select(toy.OP, None, "big")
+    with policy.override(toy.OP, {"BLOCK": 64, "num_warps": 2}) as forced:
+        assert policy.select(toy.OP, None, "big") is forced
+        assert forced["BLOCK"] == 64 and forced.num_warps == 2 and forced["BUG"] == 0
+        with policy.override(toy.OP, {"BLOCK": 32}, bucket="small"):
+            assert policy.select(toy.OP, None, "small")["BLOCK"] == 32
+            assert policy.select(toy.OP, None, "big")["BLOCK"] == 64
+        assert policy.select(toy.OP, None, "small")["BLOCK"] == 64
+        x = torch.arange(100, dtype=torch.float32)
+        torch.testing.assert_close(toy.scale(x), 2 * x)
+    assert policy.select(toy.OP, None, "big") == before
+    assert not policy.overridden(toy.OP, "big")
+
+
+def test_override_rejects_unknown_and_invalid():
+    with pytest.raises(KeyError, match="BLOK"):
+        with policy.override(toy.OP, {"BLOK": 64}):
+            pass
+    with pytest.raises(ValueError, match="not valid"):
+        with policy.override(toy.OP, {"BLOCK": 16, "num_warps": 2}):
+            pass
+    assert not policy.overridden(toy.OP)
+
+
+def test_progress_line_shows_op_size_config_and_time_left():
+    t = {"now": 0.0}
+    out = io.StringIO()
+    p = Progress(100.0, stream=out, clock=lambda: t["now"])
+    t["now"] = 25.0
+    p.update("reduce", "4B", "float32 n=2^24", 3, 40, force=True)
+    line = out.getvalue()
+    assert "reduce[4B]" in line and "float32 n=2^24" in line and "config 3/40" in line
+    assert "01:15 left" in line and "25%" in line
+
+
+# --------------------------------------------------------------------------------------------------
+def test_cli_dry_run_lists_space(capsys, tmp_path):
+    assert main(["--dry-run", "--specs", "autotune_toy_op", "--ops", "autotune_toy*", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{toy.OP}" in out and "10 valid configs of 12" in out
+    assert "bucket 'small': float32 n=50" in out and "bucket 'big': float32 n=100, float32 n=130" in out
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_unknown_op_is_a_clear_error():
+    with pytest.raises(SystemExit, match="no registered op matches 'nope'"):
+        main(["--dry-run", "--ops", "nope"])
+
+
+def test_cli_runs_and_resumes(tmp_path, capsys):
+    args = ["--fake-timer", "--specs", "autotune_toy_op", "--ops", toy.OP, "--out", str(tmp_path / "out"),
+            "--state", str(tmp_path / "state.jsonl"), "--target", "sm_test", "--no-progress"]
+    assert main(args) == 0
+    data = json.loads((tmp_path / "out" / "sm_test" / f"{toy.OP}.json").read_text())
+    assert data["tuned"]["big"]["BUG"] == 0 and data["tuned"]["small"]["BUG"] == 0
+    out = capsys.readouterr().out
+    assert "speed-up vs fallback" in out and f"{toy.OP}[big]" in out
+    assert main(args + ["--resume"]) == 0
+    assert "finished in an earlier run" in capsys.readouterr().err

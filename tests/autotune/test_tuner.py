@@ -1,0 +1,269 @@
+"""The autotune tool's logic on the CPU: search, verification, resume, merge, file format.
+
+The toy op (``autotune_toy_op.py``) runs for real under the Triton interpreter, so every output
+check is real; only the timing is faked (no GPU here), by a timer computed from the config.
+"""
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from tritoncub import policy
+
+HERE = Path(__file__).parent
+
+
+def _toy():
+    if "autotune_toy_op" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("autotune_toy_op", HERE / "autotune_toy_op.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["autotune_toy_op"] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules["autotune_toy_op"]
+
+
+toy = _toy()
+from autotune import policyfile  # noqa: E402
+from autotune.search import Search, config_key, score  # noqa: E402
+from autotune.state import State  # noqa: E402
+from autotune.tuner import Tuner  # noqa: E402
+
+
+class FakeTimer:
+    """Runs the work once (so a crash still shows) and returns the config's made-up time."""
+
+    def __init__(self, interrupt_after=None):
+        self.calls = []
+        self.interrupt_after = interrupt_after
+
+    def __call__(self, fn, *, op, bucket, problem, config):
+        if self.interrupt_after is not None and len(self.calls) >= self.interrupt_after:
+            raise KeyboardInterrupt
+        fn()
+        self.calls.append((bucket, problem, config_key(config)))
+        return toy.fake_time(config)
+
+
+def make_tuner(tmp_path, timer, resume=False, budget=1e6, state_name="state.jsonl", **kw):
+    state = State(tmp_path / state_name, "Triton interpreter (CPU)", "sm_test", resume=resume)
+    return Tuner({toy.OP: toy.AUTOTUNE[0]}, device=torch.device("cpu"), target="sm_test",
+                 device_name="Triton interpreter (CPU)", out_dir=tmp_path / "policies", state=state,
+                 timer=timer, budget_s=budget, **kw)
+
+
+def valid_configs():
+    return policy.op_policy(toy.OP).enumerate()
+
+
+# --------------------------------------------------------------------------------------------------
+def test_space_enumeration_respects_valid():
+    cfgs = valid_configs()
+    # 3 BLOCK x 2 BUG x 2 warps, minus BLOCK=16 with 2 warps (2 configs: BUG 0/1)
+    assert len(cfgs) == 3 * 2 * 2 - 2
+    assert all(not (c["BLOCK"] == 16 and c["num_warps"] == 2) for c in cfgs)
+    assert len({config_key(c) for c in cfgs}) == len(cfgs)
+
+
+def test_search_order_priority_then_everything_once():
+    cfgs = valid_configs()
+    fb = policy.op_policy(toy.OP).fallback
+    other = {**fb, "BLOCK": 64}
+    s = Search(cfgs, [fb, other, fb], keys=["BLOCK", "BUG", "num_warps", "num_stages"], seed=3)
+    got = []
+    while (c := s.next(fb)) is not None:
+        got.append(config_key(c))
+    assert got[0] == config_key(fb) and got[1] == config_key(other)
+    assert sorted(got) == sorted(config_key(c) for c in cfgs)   # each exactly once
+    assert len(s) == len(cfgs)
+
+
+def test_search_visits_a_neighbour_of_the_best_early():
+    cfgs = valid_configs()
+    fb = policy.op_policy(toy.OP).fallback
+    keys = ["BLOCK", "BUG", "num_warps", "num_stages"]
+    s = Search(cfgs, [fb], keys=keys, seed=0)
+    assert s.next(None) == fb
+    nb = s.next(fb)                      # second pick alternates to the neighbourhood of the best
+    assert sum(nb[k] != fb[k] for k in keys) == 1
+
+
+def test_score_geomean_and_failures():
+    assert score({"a": 1.0, "b": 4.0}, {"a": 1.0, "b": 1.0}) == pytest.approx(2.0)
+    assert score({"a": 2.0}, {"a": 2.0}) == pytest.approx(1.0)
+    assert score({"a": None, "b": 1.0}, {"a": 1.0, "b": 1.0}) == math.inf
+
+
+# --------------------------------------------------------------------------------------------------
+def test_tuner_rejects_wrong_config_and_writes_policy_file(tmp_path):
+    timer = FakeTimer()
+    tuner = make_tuner(tmp_path, timer)
+    res = tuner.run([toy.OP])
+    for bucket in ("small", "big"):
+        r = res[toy.OP][bucket]
+        # BUG=1 configs are "fastest" by the fake timer, but give wrong output: all rejected
+        assert r.winner["BUG"] == 0
+        assert r.winner == {"BLOCK": 64, "BUG": 0, "num_warps": 1, "num_stages": 1}
+        assert any("wrong output" in x["error"] for x in r.rejected)
+        assert all(json.loads(x["config"])["BUG"] == 1 for x in r.rejected)
+        assert r.timed == len(valid_configs())
+        assert 1 / r.winner_score == pytest.approx(4.0)   # 1/16 -> 1/64 per item
+    path = tmp_path / "policies" / "sm_test" / f"{toy.OP}.json"
+    data = json.loads(path.read_text())
+    policyfile.validate(data)
+    assert data["op"] == toy.OP and data["target"] == "sm_test"
+    assert data["tuned"]["big"] == {"BLOCK": 64, "BUG": 0, "num_warps": 1, "num_stages": 1}
+    assert all(c["BUG"] == 0 for c in data["candidates"]["big"]) and len(data["candidates"]["big"]) <= 4
+    log = data["log"]["autotune"]
+    assert log["buckets"]["big"]["problems"][0]["problem"] == "float32 n=100"
+    assert log["buckets"]["big"]["problems"][0]["speedup"] == pytest.approx(4.0)
+    assert log["decisions"]["big"] == "new"
+    assert log["buckets"]["big"]["n_rejected"] >= 1
+
+
+def test_winner_rejected_on_fresh_inputs_falls_back_to_next(tmp_path, monkeypatch):
+    """A config that is right on the tuning inputs but wrong on fresh ones is not accepted."""
+    spec = toy.AUTOTUNE[0]
+    orig_call = spec.call
+
+    def call(x):
+        y = orig_call(x)
+        pol = policy.select(toy.OP, x.device, "big")
+        if pol["BLOCK"] == 64 and x[0].item() != spec.problems["big"][0].make(x.device, 0)[0].item() \
+                and x[0].item() != spec.problems["big"][1].make(x.device, 0)[0].item() \
+                and x[0].item() != spec.problems["small"][0].make(x.device, 0)[0].item():
+            y = y + 1                      # wrong only on data it was not tuned on
+        return y
+
+    monkeypatch.setattr(spec, "call", call)
+    res = make_tuner(tmp_path, FakeTimer()).run([toy.OP])
+    r = res[toy.OP]["big"]
+    assert r.winner["BLOCK"] == 32 and r.winner["BUG"] == 0
+    assert any("fresh" in x["error"] for x in r.rejected)
+
+
+def test_budget_limits_search_but_priority_configs_are_timed(tmp_path):
+    clock = {"t": 0.0}
+
+    def tick():
+        clock["t"] += 1.0
+        return clock["t"]
+
+    timer = FakeTimer()
+    tuner = make_tuner(tmp_path, timer, budget=0.0, clock=tick)
+    res = tuner.run([toy.OP])
+    for r in res[toy.OP].values():
+        assert r.timed == 1                           # only the fallback (also the current selection)
+        assert r.winner == policy.op_policy(toy.OP).fallback
+
+
+def test_resume_skips_what_was_measured(tmp_path):
+    full = FakeTimer()
+    ref = make_tuner(tmp_path / "a", full).run([toy.OP])
+    n_full = len(full.calls)
+
+    first = FakeTimer(interrupt_after=5)
+    with pytest.raises(KeyboardInterrupt):
+        make_tuner(tmp_path / "b", first).run([toy.OP])
+    assert len(first.calls) == 5
+    lines = (tmp_path / "b" / "state.jsonl").read_text().splitlines()
+    assert sum(json.loads(l)["t"] == "time" for l in lines) >= 5
+
+    second = FakeTimer()
+    res = make_tuner(tmp_path / "b", second, resume=True).run([toy.OP])
+    assert not set(first.calls) & set(second.calls)           # nothing timed twice
+    assert len(first.calls) + len(second.calls) == n_full
+    for b in ("small", "big"):
+        assert res[toy.OP][b].winner == ref[toy.OP][b].winner
+
+    third = FakeTimer()                                         # all buckets done: nothing re-timed
+    res3 = make_tuner(tmp_path / "b", third, resume=True).run([toy.OP])
+    assert third.calls == []
+    assert res3[toy.OP]["big"].winner == ref[toy.OP]["big"].winner
+
+
+def test_without_resume_state_starts_over(tmp_path):
+    make_tuner(tmp_path, FakeTimer()).run([toy.OP])
+    again = FakeTimer()
+    make_tuner(tmp_path, again).run([toy.OP])
+    assert len(again.calls) > 0
+
+
+def test_state_refuses_another_device(tmp_path):
+    State(tmp_path / "s.jsonl", "GPU A", "sm_90")
+    with pytest.raises(ValueError, match="GPU A"):
+        State(tmp_path / "s.jsonl", "GPU B", "sm_90", resume=True)
+
+
+def test_state_ignores_torn_last_line(tmp_path):
+    st = State(tmp_path / "s.jsonl", "GPU A", "sm_90")
+    st.record_time("op", "b", "p", "{}", ms=1.0)
+    with open(tmp_path / "s.jsonl", "a") as f:
+        f.write('{"t": "time", "op": "op", "buck')
+    st2 = State(tmp_path / "s.jsonl", "GPU A", "sm_90", resume=True)
+    assert st2.timing("op", "b", "p", "{}")["ms"] == 1.0
+
+
+# --------------------------------------------------------------------------------------------------
+def _write_existing(tmp_path, tuned_big, log=None):
+    p = policyfile.path_for(tmp_path / "policies", "sm_test", toy.OP)
+    policyfile.write(p, {"op": toy.OP, "target": "sm_test", "device_name": "x",
+                         "tuned": {"big": tuned_big, "extra": {"BLOCK": 32}},
+                         "candidates": {}, "log": log or {"by": "an op's own sweep"}})
+    return p
+
+
+def test_merge_keeps_faster_existing_value_and_logs_both(tmp_path):
+    # the existing value is "faster" than anything in the space, by a timer that knows it
+    existing = {"BLOCK": 32, "BUG": 0, "num_warps": 2, "num_stages": 1}
+    p = _write_existing(tmp_path, existing)
+
+    class T(FakeTimer):
+        def __call__(self, fn, *, op, bucket, problem, config):
+            t = super().__call__(fn, op=op, bucket=bucket, problem=problem, config=config)
+            return 0.001 if config == existing else t
+
+    res = make_tuner(tmp_path, T()).run([toy.OP])
+    data = json.loads(p.read_text())
+    assert data["tuned"]["big"] == existing                    # kept
+    assert data["tuned"]["extra"] == {"BLOCK": 32}             # untouched bucket kept
+    assert data["log"]["autotune"]["decisions"]["small"] == "new"   # new bucket added
+    assert data["tuned"]["small"] == existing                  # (the fake timer favours it everywhere)
+    assert data["log"]["previous"] == {"by": "an op's own sweep"}
+    b = data["log"]["autotune"]["buckets"]["big"]
+    assert b["previous"] == existing and b["previous_score"] is not None
+    assert res[toy.OP]["big"].winner == existing
+
+
+def test_merge_replaces_slower_existing_value(tmp_path):
+    p = _write_existing(tmp_path, {"BLOCK": 16, "BUG": 0, "num_warps": 1, "num_stages": 1})
+    make_tuner(tmp_path, FakeTimer()).run([toy.OP])
+    data = json.loads(p.read_text())
+    assert data["tuned"]["big"]["BLOCK"] == 64
+    assert "replaced" in data["log"]["autotune"]["decisions"]["big"]
+
+
+def test_merge_margin_keeps_existing_within_noise(tmp_path):
+    existing = {"BLOCK": 32, "BUG": 0, "num_warps": 1, "num_stages": 1}
+    p = _write_existing(tmp_path, existing)
+    make_tuner(tmp_path, FakeTimer(), margin=0.6).run([toy.OP])   # 64 is 2x faster: within a 60% margin
+    assert json.loads(p.read_text())["tuned"]["big"] == existing
+
+
+def test_existing_file_with_invalid_value_is_not_trusted(tmp_path):
+    _write_existing(tmp_path, {"BLOCK": 16, "BUG": 0, "num_warps": 2, "num_stages": 1})  # not valid
+    res = make_tuner(tmp_path, FakeTimer()).run([toy.OP])
+    assert res[toy.OP]["big"].winner["BLOCK"] == 64
+
+
+def test_policyfile_validate_rejects_bad_shapes(tmp_path):
+    with pytest.raises(ValueError, match="tuned"):
+        policyfile.validate({"op": "x"})
+    with pytest.raises(ValueError, match="candidates"):
+        policyfile.validate({"op": "x", "tuned": {}, "candidates": {"default": {}}})
+    with pytest.raises(ValueError):
+        policyfile.write(tmp_path / "a.json", {"op": "x", "tuned": {"b": 3}})
+    assert not (tmp_path / "a.json").exists()
