@@ -1,0 +1,544 @@
+"""DeviceSegmentedSort / DeviceSegmentedRadixSort and the batched-row sort: many small sorts in one launch.
+
+Every key is first mapped to *ordered bits*: an unsigned integer of the key's width whose unsigned
+order is the order torch sorts in (unsigned ints: the bits; signed ints: sign bit flipped; floats:
+``-0.0`` folded onto ``+0.0`` and every NaN folded onto one NaN above ``+inf``, then negative values
+have all bits flipped and non-negative ones the sign bit set). Descending sorts use the bits as they
+are, ascending ones their complement, so every kernel sorts one way: largest first.
+
+Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
+
+* **in-register tile sort** (segments of up to ``MAX_BLOCK`` items): a program loads ``ROWS``
+  segments as a ``[ROWS, BLOCK]`` tile (``BLOCK`` = the next power of two of the segment length, the
+  padding holds the smallest ordered key and sorts last), packs ``(ordered_key << idx_bits) |
+  (BLOCK-1-index)`` into one 32- or 64-bit word where it fits (8/16/32-bit keys) and runs one
+  bitonic ``tl.sort``; the inverted index in the low bits makes equal keys keep their input order,
+  so the sort is **stable**. 64-bit keys are sorted as (key, index) pairs by a bitonic network of
+  our own. Sorted keys (and values) are gathered from the input by the recovered index, so the
+  output holds the input's exact bits (``-0.0`` stays ``-0.0``, NaN payloads are kept).
+  Tiny segments (a "logical warp" in CUB) are the same kernel with a small ``BLOCK`` and many
+  ``ROWS`` per program.
+* **merge path** (longer segments): the segment is cut into ``MERGE_TILE`` chunks sorted by the tile
+  kernel, then runs are merged pairwise, ``log2(length / MERGE_TILE)`` passes, each item finding its
+  place in the partner run by a binary search on (ordered key, index), which is a total order, so
+  the merge is stable and deterministic. (The device radix sort would be faster for huge segments;
+  this path does not depend on it.)
+
+Segments are binned by length on the host (one device-to-host copy of the lengths), one launch per
+bin. ``sort_rows`` is the batched path the ``sort`` operator can dispatch rows to.
+
+Guarantees: stable for every dtype, deterministic, torch's order (NaN last ascending / first
+descending, ``-0.0 == +0.0`` in input order), int64-safe offsets.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+
+from .. import policy
+from .._utils import check_tensor, check_same_device, next_power_of_2, interpreter_active
+
+# ----------------------------------------------------------------------------------------------
+# Key transform (ordered bits) and the bitonic (key, index) network
+# ----------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def ordered_bits(bits, KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
+                 MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, FLIP: tl.constexpr):
+    """Map raw key bits (an int tile of the key's width) to uint64 ordered bits.
+
+    KIND 0: unsigned, 1: signed, 2: float. FLIP complements the result (ascending order)."""
+    u = bits.to(tl.int64).to(tl.uint64, bitcast=True)
+    if KEY_BITS < 64:
+        u = u & WMASK
+    if KIND == 1:
+        u = u ^ SIGN
+    elif KIND == 2:
+        mag = u & MAG_MASK
+        u = tl.where(mag == 0, tl.zeros_like(u), u)
+        u = tl.where(mag > INF_BITS, tl.full(u.shape, MAG_MASK, tl.uint64), u)
+        neg = (u & SIGN) != 0
+        u = tl.where(neg, u ^ WMASK, u | SIGN)
+    if FLIP:
+        u = u ^ WMASK
+    return u
+
+
+@triton.jit
+def _indicator(N_DIMS: tl.constexpr, J: tl.constexpr):
+    ar = tl.arange(0, 2)
+    ar = tl.reshape(ar, [1] * (N_DIMS - J - 1) + [2] + [1] * J)
+    return ar
+
+
+@triton.jit
+def _compare_swap_pairs(k, v, flip, I: tl.constexpr, N_DIMS: tl.constexpr):
+    ik = k.to(tl.int64, bitcast=True)
+    iv = v.to(tl.int64, bitcast=True)
+    pk = (ik ^ tl.xor_sum(ik, N_DIMS - 1 - I, True)).to(tl.uint64, bitcast=True)
+    pv = (iv ^ tl.xor_sum(iv, N_DIMS - 1 - I, True)).to(tl.uint64, bitcast=True)
+    is_right = _indicator(N_DIMS, I)
+    gt = (k > pk) | ((k == pk) & (v > pv))
+    swap = gt != (flip ^ is_right)
+    return tl.where(swap, pk, k), tl.where(swap, pv, v)
+
+
+@triton.jit
+def sort_pairs_descending(k, v, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: tl.constexpr,
+                          N_DIMS: tl.constexpr):
+    """Bitonic sort of a [ROWS, BLOCK] tile along axis 1 (BLOCK = 2**LOG_N, ROWS * BLOCK =
+    2**N_DIMS), largest (k, v) first in lexicographic order; k and v are uint64 tiles."""
+    hk = tl.reshape(k, [2] * N_DIMS)
+    hv = tl.reshape(v, [2] * N_DIMS)
+    for stage in tl.static_range(1, LOG_N + 1):
+        if stage < LOG_N:
+            flip = _indicator(N_DIMS, stage)
+        else:
+            flip = 1
+        for i in tl.static_range(stage):
+            hk, hv = _compare_swap_pairs(hk, hv, flip, stage - 1 - i, N_DIMS)
+    return tl.reshape(hk, [ROWS, BLOCK]), tl.reshape(hv, [ROWS, BLOCK])
+
+
+@triton.jit
+def sort_tile_descending(ordp, cols, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: tl.constexpr, N_DIMS: tl.constexpr,
+                         PACK: tl.constexpr):
+    """Stable descending sort of the ordered keys ``ordp`` ([ROWS, BLOCK] uint64) along axis 1.
+
+    Returns the input column of each sorted slot (int64). PACK 32/64 packs key and inverted column
+    into one word (key bits + LOG_N must fit); PACK 0 runs the (key, index) pair network."""
+    inv = (BLOCK - 1 - cols).to(tl.uint64)
+    inv = tl.broadcast_to(inv[None, :], ordp.shape)
+    if PACK == 0:
+        sk, si = sort_pairs_descending(ordp, inv, ROWS, BLOCK, LOG_N, N_DIMS)
+        sel = si
+    elif PACK == 32:
+        p = ((ordp << LOG_N) | inv).to(tl.uint32)
+        p = tl.sort(p, descending=True)
+        sel = (p & (BLOCK - 1)).to(tl.uint64)
+    else:
+        p = (ordp << LOG_N) | inv
+        p = tl.sort(p, descending=True)
+        sel = p & (BLOCK - 1)
+    return (BLOCK - 1) - sel.to(tl.int64)
+
+
+# ----------------------------------------------------------------------------------------------
+# Kernels
+# ----------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _segment_tile_sort_kernel(
+        keys_ptr, vals_ptr, out_keys_ptr, out_vals_ptr, out_idx_ptr,
+        seg_begin_ptr, seg_len_ptr, seg_list_ptr, idx_base_ptr,
+        num_segs, row_len, row_stride,
+        BLOCK: tl.constexpr, ROWS: tl.constexpr, LOG_N: tl.constexpr, N_DIMS: tl.constexpr,
+        PACK: tl.constexpr, UNIFORM: tl.constexpr, HAS_LIST: tl.constexpr, HAS_IDX_BASE: tl.constexpr,
+        HAS_VALS: tl.constexpr, WRITE_KEYS: tl.constexpr, WRITE_IDX: tl.constexpr,
+        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
+        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+    """One program sorts ROWS segments of at most BLOCK items each, in registers."""
+    pid = tl.program_id(0)
+    r = pid.to(tl.int64) * ROWS + tl.arange(0, ROWS)
+    rmask = r < num_segs
+    if UNIFORM:
+        begin = r * row_stride
+        length = tl.where(rmask, row_len, 0).to(tl.int64)
+    else:
+        if HAS_LIST:
+            seg = tl.load(seg_list_ptr + r, mask=rmask, other=0).to(tl.int64)
+        else:
+            seg = r
+        begin = tl.load(seg_begin_ptr + seg, mask=rmask, other=0).to(tl.int64)
+        length = tl.load(seg_len_ptr + seg, mask=rmask, other=0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    mask = cols[None, :] < length[:, None]
+    bits = tl.load(keys_ptr + begin[:, None] + cols[None, :], mask=mask, other=0)
+    ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+    ordp = tl.where(mask, ordp, tl.zeros_like(ordp))
+    idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, PACK)
+    src = begin[:, None] + idx
+    dst = begin[:, None] + cols[None, :]
+    if WRITE_KEYS:
+        tl.store(out_keys_ptr + dst, tl.load(keys_ptr + src, mask=mask), mask=mask)
+    if HAS_VALS:
+        tl.store(out_vals_ptr + dst, tl.load(vals_ptr + src, mask=mask), mask=mask)
+    if WRITE_IDX:
+        if HAS_IDX_BASE:
+            idx += tl.load(idx_base_ptr + seg, mask=rmask, other=0).to(tl.int64)[:, None]
+        tl.store(out_idx_ptr + dst, idx, mask=mask)
+
+
+@triton.jit
+def _merge_pass_kernel(
+        src_keys_ptr, src_idx_ptr, dst_keys_ptr, dst_idx_ptr, vals_ptr, out_vals_ptr,
+        seg_begin_ptr, seg_len_ptr, run,
+        SEARCH_STEPS: tl.constexpr, BLOCK: tl.constexpr, FINAL_VALS: tl.constexpr, WRITE_IDX: tl.constexpr,
+        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
+        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+    """Merge neighbouring sorted runs of ``run`` items of each long segment (runs 2j and 2j+1)."""
+    t = tl.program_id(0)
+    s = tl.program_id(1)
+    begin = tl.load(seg_begin_ptr + s).to(tl.int64)
+    length = tl.load(seg_len_ptr + s).to(tl.int64)
+    tile_start = t.to(tl.int64) * BLOCK
+    if tile_start < length:
+        pos = tile_start + tl.arange(0, BLOCK)
+        mask = pos < length
+        pair_start = (pos // (2 * run)) * (2 * run)
+        in_b = (pos - pair_start) >= run
+        own_start = tl.where(in_b, pair_start + run, pair_start)
+        oth_start = tl.where(in_b, pair_start, pair_start + run)
+        oth_len = tl.minimum(tl.maximum(length - oth_start, 0), run)
+        my_bits = tl.load(src_keys_ptr + begin + pos, mask=mask, other=0)
+        my_idx = tl.load(src_idx_ptr + begin + pos, mask=mask, other=0)
+        my_key = ordered_bits(my_bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+        lo = tl.zeros([BLOCK], tl.int64)
+        hi = tl.where(mask, oth_len, 0)
+        for _ in tl.static_range(SEARCH_STEPS):
+            active = lo < hi
+            mid = (lo + hi) // 2
+            o_bits = tl.load(src_keys_ptr + begin + oth_start + mid, mask=active, other=0)
+            o_idx = tl.load(src_idx_ptr + begin + oth_start + mid, mask=active, other=0)
+            o_key = ordered_bits(o_bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+            before = (o_key > my_key) | ((o_key == my_key) & (o_idx < my_idx))
+            lo = tl.where(active & before, mid + 1, lo)
+            hi = tl.where(active & (~before), mid, hi)
+        dest = begin + pair_start + (pos - own_start) + lo
+        tl.store(dst_keys_ptr + dest, my_bits, mask=mask)
+        if WRITE_IDX:
+            tl.store(dst_idx_ptr + dest, my_idx, mask=mask)
+        if FINAL_VALS:
+            tl.store(out_vals_ptr + dest, tl.load(vals_ptr + begin + my_idx, mask=mask), mask=mask)
+
+
+# ----------------------------------------------------------------------------------------------
+# Policy
+# ----------------------------------------------------------------------------------------------
+
+policy.register(
+    "segmented_sort",
+    space={"TILE_ITEMS": [1024, 2048, 4096, 8192], "MAX_BLOCK": [2048, 4096, 8192],
+           "MERGE_TILE": [1024, 2048, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
+    fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "num_warps": 4, "num_stages": 1},
+    buckets=("small", "medium", "large"),
+    bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
+                      "large": {"TILE_ITEMS": 4096, "num_warps": 16}},
+    valid=lambda c: c["MERGE_TILE"] <= c["MAX_BLOCK"],
+    doc="Segmented/batched sort. Buckets by BLOCK (next power of two of the segment length): small "
+        "<= 256, medium <= 1024, large above. TILE_ITEMS: items per program of the in-register sort "
+        "(ROWS = TILE_ITEMS // BLOCK segments per program); MAX_BLOCK: longest segment sorted in "
+        "registers; MERGE_TILE: chunk of the merge path for longer segments.")
+
+MIN_BLOCK = 8
+
+
+def _bucket(block: int) -> str:
+    return "small" if block <= 256 else "medium" if block <= 1024 else "large"
+
+
+# ----------------------------------------------------------------------------------------------
+# Launchers
+# ----------------------------------------------------------------------------------------------
+
+_BITS_VIEW = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+_FLOAT_INF = {torch.float16: 0x7C00, torch.bfloat16: 0x7F80, torch.float32: 0x7F800000,
+              torch.float64: 0x7FF0000000000000}
+_SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
+_UNSIGNED = tuple(d for d in (torch.uint8, getattr(torch, "uint16", None), getattr(torch, "uint32", None),
+                              getattr(torch, "uint64", None)) if d is not None)
+SORT_DTYPES = _SIGNED + _UNSIGNED + tuple(_FLOAT_INF)
+
+
+def key_meta(dtype: torch.dtype) -> dict:
+    """The constexprs of :func:`ordered_bits` for a torch dtype."""
+    if dtype not in SORT_DTYPES:
+        raise TypeError(f"keys of dtype {str(dtype).replace('torch.', '')} are not supported; supported: "
+                        + ", ".join(str(d).replace("torch.", "") for d in SORT_DTYPES))
+    nbits = torch.empty((), dtype=dtype).element_size() * 8
+    kind = 2 if dtype in _FLOAT_INF else 1 if dtype in _SIGNED else 0
+    wmask = (1 << nbits) - 1
+    sign = 1 << (nbits - 1)
+    return dict(KEY_BITS=nbits, KIND=kind, WMASK=wmask, SIGN=sign, MAG_MASK=sign - 1,
+                INF_BITS=_FLOAT_INF.get(dtype, 0))
+
+
+def bits_view(x: torch.Tensor) -> torch.Tensor:
+    """``x`` reinterpreted as signed ints of its width (what the kernels load)."""
+    return x.view(_BITS_VIEW[x.element_size()])
+
+
+def pack_mode(key_bits: int, log_n: int) -> int:
+    if key_bits + log_n <= 32:
+        return 32
+    if key_bits + log_n <= 64:
+        return 64
+    return 0
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, descending, meta, device,
+                      uniform=False, row_len=0, row_stride=0, seg_begin=None, seg_len=None, seg_list=None,
+                      idx_base=None, rows=None, pol=None):
+    """Launch the in-register tile sort on ``num_segs`` segments of at most ``block`` items."""
+    if num_segs == 0:
+        return
+    pol = pol or policy.select("segmented_sort", device, _bucket(block))
+    if rows is None:
+        rows = max(1, min(256, pol["TILE_ITEMS"] // block))
+    log_n = _log2(block)
+    dummy = kb
+    grid = (triton.cdiv(num_segs, rows),)
+    _segment_tile_sort_kernel[grid](
+        kb, vb if vb is not None else dummy, out_kb if out_kb is not None else dummy,
+        out_vb if out_vb is not None else dummy, out_idx if out_idx is not None else dummy,
+        seg_begin if seg_begin is not None else dummy, seg_len if seg_len is not None else dummy,
+        seg_list if seg_list is not None else dummy, idx_base if idx_base is not None else dummy,
+        num_segs, row_len, row_stride,
+        BLOCK=block, ROWS=rows, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
+        PACK=pack_mode(meta["KEY_BITS"], log_n), UNIFORM=uniform, HAS_LIST=seg_list is not None,
+        HAS_IDX_BASE=idx_base is not None, HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
+        WRITE_IDX=out_idx is not None, ASCENDING=not descending, **meta,
+        num_warps=pol.num_warps, num_stages=pol.num_stages)
+
+
+def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, descending, meta, device,
+               merge_tile=None):
+    """Merge-path sort of long segments (begin/length given as host int64 arrays)."""
+    nseg = len(seg_len_np)
+    if nseg == 0:
+        return
+    pol = policy.select("segmented_sort", device, "large")
+    tile = merge_tile or pol["MERGE_TILE"]
+    max_len = int(seg_len_np.max())
+    passes = 0
+    while (tile << passes) < max_len:
+        passes += 1
+    n = kb.numel()
+    tmp_k = torch.empty_like(kb)
+    tmp_i = torch.empty(n, dtype=torch.int64, device=device)
+    final_k = out_kb if out_kb is not None else torch.empty_like(kb)
+    final_i = out_idx if out_idx is not None else torch.empty(n, dtype=torch.int64, device=device)
+    # buffers so that the last pass lands in the final ones
+    bufs = [(final_k, final_i), (tmp_k, tmp_i)]
+    cur = 0 if passes % 2 == 0 else 1
+    # chunk pre-sort: every chunk of `tile` items of a long segment is a segment of its own
+    nchunks = -(-seg_len_np // tile)
+    seg_of_chunk = np.repeat(np.arange(nseg), nchunks)
+    chunk_no = np.arange(int(nchunks.sum())) - np.repeat(np.cumsum(nchunks) - nchunks, nchunks)
+    c_begin = seg_begin_np[seg_of_chunk] + chunk_no * tile
+    c_len = np.minimum(tile, seg_len_np[seg_of_chunk] - chunk_no * tile)
+    t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
+    ck, ci = bufs[cur]
+    _launch_tile_sort(kb, None, ck, None, ci, block=tile, num_segs=len(c_len), descending=descending,
+                      meta=meta, device=device, seg_begin=t(c_begin), seg_len=t(c_len),
+                      idx_base=t(chunk_no * tile), pol=pol)
+    s_begin, s_len = t(seg_begin_np), t(seg_len_np)
+    run = tile
+    grid = (triton.cdiv(max_len, tile), nseg)
+    for p in range(passes):
+        src, dst = bufs[cur], bufs[1 - cur]
+        final = p == passes - 1
+        _merge_pass_kernel[grid](
+            src[0], src[1], dst[0], dst[1], vb if vb is not None else kb,
+            out_vb if out_vb is not None else kb, s_begin, s_len, run,
+            SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None, WRITE_IDX=True, ASCENDING=not descending,
+            **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
+        cur = 1 - cur
+        run *= 2
+    assert passes > 0, "the merge path is for segments longer than MERGE_TILE"
+
+
+def _check_runnable(x: torch.Tensor, name: str):
+    if x.device.type == "cpu" and not interpreter_active():
+        raise ValueError(f"{name} is a CPU tensor, but tritoncub kernels need a GPU tensor; to run on the "
+                         f"CPU set TRITON_INTERPRET=1 before importing triton (slow, for testing only)")
+
+
+def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
+              ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sort ``x`` along its last dimension, every row independently: ``(values, indices)``.
+
+    Contract (what ``torch.sort(x, dim=-1, descending=..., stable=True)`` returns): ``values`` has
+    ``x``'s shape and dtype, ``indices`` int64 positions within the row. Always stable (``stable`` is
+    accepted for signature compatibility). Any row length: rows of up to the policy's ``MAX_BLOCK``
+    items are sorted in registers, several rows per program; longer rows take the merge path.
+    NaN sorts above +inf; -0.0 and +0.0 are equal (input order kept); output values are the input's
+    bits. Works on non-contiguous input (a contiguous copy is made). 0-d input is one row of one item.
+    """
+    check_tensor(x, "x", SORT_DTYPES)
+    meta = key_meta(x.dtype)
+    shape = x.shape
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
+    L = shape[-1]
+    xc = x.contiguous().view(-1, L) if L > 0 else x.reshape(-1, 0)
+    rows = xc.shape[0]
+    values = torch.empty_like(xc)
+    indices = torch.empty(xc.shape, dtype=torch.int64, device=x.device)
+    if rows == 0 or L == 0:
+        return values.view(shape), indices.view(shape)
+    _check_runnable(x, "x")
+    kb, ob = bits_view(xc), bits_view(values)
+    pol = policy.select("segmented_sort", x.device, "large")
+    if L <= pol["MAX_BLOCK"]:
+        block = max(MIN_BLOCK, next_power_of_2(L))
+        _launch_tile_sort(kb, None, ob, None, indices, block=block, num_segs=rows, descending=descending,
+                          meta=meta, device=x.device, uniform=True, row_len=L, row_stride=L)
+    else:
+        begins = np.arange(rows, dtype=np.int64) * L
+        lens = np.full(rows, L, dtype=np.int64)
+        _sort_long(kb.view(-1), None, ob.view(-1), None, indices.view(-1), seg_begin_np=begins,
+                   seg_len_np=lens, descending=descending, meta=meta, device=x.device)
+    return values.view(shape), indices.view(shape)
+
+
+def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, keys: torch.Tensor):
+    """Validate CUB-style offsets; return host int64 (begin, length) arrays."""
+    check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
+    check_same_device(("keys", keys), ("offsets", offsets))
+    if end_offsets is None:
+        if offsets.numel() == 0:
+            raise ValueError("offsets must hold num_segments + 1 items (at least one)")
+        o = offsets.detach().cpu().numpy().astype(np.int64)
+        begin, end = o[:-1], o[1:]
+    else:
+        check_tensor(end_offsets, "end_offsets", (torch.int32, torch.int64), ndim=1)
+        check_same_device(("keys", keys), ("end_offsets", end_offsets))
+        if end_offsets.numel() != offsets.numel():
+            raise ValueError(f"begin_offsets has {offsets.numel()} items but end_offsets {end_offsets.numel()}")
+        begin = offsets.detach().cpu().numpy().astype(np.int64)
+        end = end_offsets.detach().cpu().numpy().astype(np.int64)
+    if begin.size and (begin.min() < 0 or end.max() > n):
+        raise ValueError(f"offsets out of range: segments must lie within [0, {n}]")
+    if begin.size and (end < begin).any():
+        bad = int(np.flatnonzero(end < begin)[0])
+        raise ValueError(f"offsets decrease: segment {bad} ends at {end[bad]} before it begins at {begin[bad]}")
+    return begin, end - begin
+
+
+def _segmented_sort_impl(keys, values, begin_np, len_np, descending):
+    device = keys.device
+    meta = key_meta(keys.dtype)
+    out_k = keys.clone()   # items outside every segment are passed through unchanged
+    out_v = values.clone() if values is not None else None
+    if keys.numel() == 0 or len_np.size == 0:
+        return out_k, out_v
+    _check_runnable(keys, "keys")
+    kb, okb = bits_view(keys), bits_view(out_k)
+    vb = bits_view(values) if values is not None else None
+    ovb = bits_view(out_v) if values is not None else None
+    max_block = policy.select("segmented_sort", device, "large")["MAX_BLOCK"]
+    nz = len_np > 1
+    blocks = np.maximum(MIN_BLOCK, np.left_shift(1, np.ceil(np.log2(np.maximum(len_np, 1))).astype(np.int64)))
+    t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
+    short = nz & (len_np <= max_block)
+    if short.any():
+        d_begin, d_len = t(begin_np), t(len_np)
+        for block in np.unique(blocks[short]).tolist():
+            ids = np.flatnonzero(short & (blocks == block))
+            _launch_tile_sort(kb, vb, okb, ovb, None, block=int(block), num_segs=len(ids),
+                              descending=descending, meta=meta, device=device, seg_begin=d_begin,
+                              seg_len=d_len, seg_list=t(ids))
+    long_ = len_np > max_block
+    if long_.any():
+        _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],
+                   descending=descending, meta=meta, device=device)
+    return out_k, out_v
+
+
+def segmented_sort(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch.Tensor | None = None,
+                   descending: bool = False) -> torch.Tensor:
+    """DeviceSegmentedSort::SortKeys (stable): sort each segment of the 1-D ``keys``.
+
+    Segments are ``[offsets[i], offsets[i+1])`` (``num_segments + 1`` offsets), or
+    ``[offsets[i], end_offsets[i])`` when ``end_offsets`` is given (CUB's begin/end form; segments
+    may be empty, must not overlap). Items outside every segment are copied unchanged. One
+    device-to-host copy of the offsets (binning by length). Stable, deterministic, torch's order.
+    """
+    check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
+    begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
+    return _segmented_sort_impl(keys.contiguous(), None, begin, length, descending)[0]
+
+
+def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor,
+                         end_offsets: torch.Tensor | None = None, descending: bool = False):
+    """DeviceSegmentedSort::SortPairs (stable): sort each segment's keys, carrying ``values`` along.
+
+    ``values`` is 1-D with as many items as ``keys`` (any dtype of 1, 2, 4 or 8 bytes). Offsets as in
+    :func:`segmented_sort`. Returns ``(sorted_keys, sorted_values)``.
+    """
+    check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
+    if not isinstance(values, torch.Tensor):
+        raise TypeError(f"values must be a torch.Tensor, got {type(values).__name__}")
+    if values.dim() != 1 or values.numel() != keys.numel():
+        raise ValueError(f"values must be 1-D with {keys.numel()} items like keys, got shape {tuple(values.shape)}")
+    if values.element_size() not in _BITS_VIEW or values.dtype.is_complex or values.dtype == torch.bool:
+        raise TypeError(f"values of dtype {values.dtype} are not supported (need a 1, 2, 4 or 8-byte "
+                        f"integer or float dtype)")
+    check_same_device(("keys", keys), ("values", values))
+    begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
+    return _segmented_sort_impl(keys.contiguous(), values.contiguous(), begin, length, descending)
+
+
+# ----------------------------------------------------------------------------------------------
+# torch operators
+# ----------------------------------------------------------------------------------------------
+
+
+@torch.library.custom_op("tritoncub::segmented_sort", mutates_args=())
+def _segmented_sort_op(keys: torch.Tensor, offsets: torch.Tensor, descending: bool = False) -> torch.Tensor:
+    return segmented_sort(keys, offsets, descending=descending)
+
+
+@_segmented_sort_op.register_fake
+def _(keys, offsets, descending=False):
+    return torch.empty_like(keys)
+
+
+@torch.library.custom_op("tritoncub::segmented_sort_pairs", mutates_args=())
+def _segmented_sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor,
+                             descending: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    return segmented_sort_pairs(keys, values, offsets, descending=descending)
+
+
+@_segmented_sort_pairs_op.register_fake
+def _(keys, values, offsets, descending=False):
+    return torch.empty_like(keys), torch.empty_like(values)
+
+
+@torch.library.custom_op("tritoncub::sort_rows", mutates_args=())
+def _sort_rows_op(x: torch.Tensor, descending: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    return sort_rows(x, descending)
+
+
+@_sort_rows_op.register_fake
+def _(x, descending=False):
+    return torch.empty_like(x, memory_format=torch.contiguous_format), \
+        torch.empty(x.shape, dtype=torch.int64, device=x.device)
+
+
+def _sort_rows_setup(ctx, inputs, output):
+    x, _ = inputs
+    ctx.shape = x.shape
+    ctx.save_for_backward(output[1])
+
+
+def _sort_rows_backward(ctx, grad_values, grad_indices):
+    (idx,) = ctx.saved_tensors
+    if grad_values is None:
+        return None, None
+    g = torch.zeros(ctx.shape, dtype=grad_values.dtype, device=grad_values.device)
+    if len(ctx.shape) == 0:
+        return grad_values.clone(), None
+    return g.scatter(-1, idx, grad_values), None
+
+
+_sort_rows_op.register_autograd(_sort_rows_backward, setup_context=_sort_rows_setup)
