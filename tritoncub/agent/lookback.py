@@ -1,0 +1,372 @@
+"""Decoupled look-back (Merrill & Garland 2016): the single-pass prefix agent shared by DeviceScan,
+select / partition / unique / run-length encode and the onesweep radix sort.
+
+Every tile of a single-pass algorithm owns a *status* slot. A tile
+
+1. takes its index from an atomic counter (:func:`tile_index`), so a tile only ever waits on tiles
+   that have already started: forward progress on any scheduler (and the interpreter, which runs
+   programs one after another, in order);
+2. computes its local aggregate and publishes it (:func:`publish`, ``STATUS=LOOKBACK_AGGREGATE``);
+3. looks back over its predecessors (:func:`look_back`) to obtain its exclusive prefix;
+4. publishes its inclusive prefix (``STATUS=LOOKBACK_INCLUSIVE``) for its successors;
+5. finishes its own work (scan, scatter, ...) with the prefix.
+
+A tile that starts a *segment* (the first tile of a problem, or of a row of a batched problem:
+``tile == first_tile``) has no prefix: it publishes its aggregate as ``LOOKBACK_INCLUSIVE`` directly
+and skips step 3. Tiles never look at slots before their segment's ``first_tile``.
+
+**Values.** A prefix value is one tensor scalar, or a pair of them (``NUM_VALUES=2``: e.g.
+``(value, index)`` for a running argmax, ``(a, b)`` for a linear recurrence, ``(flag, value)`` for a
+segmented scan). Each component is a 32- or 64-bit type (int32/int64/uint32/float32/float64; widen
+8/16-bit types before the look-back). ``COMBINE`` is the associative operator: ``COMBINE(a, b)`` for
+one value, ``COMBINE(a0, a1, b0, b1) -> (c0, c1)`` for pairs, ``a`` earlier than ``b``.
+
+**Status words** (``int64``, zero-filled before the launch; :func:`status_words` says how many):
+
+* *packed* layout (one 32-bit value, fast mode): one word per tile, ``flag << 32 | value bits``,
+  flag ``0`` invalid, ``1`` aggregate, ``2`` inclusive. A 64-bit aligned load or store is
+  single-copy atomic, so a reader always sees flag and value of the same write: one vector load
+  reads a whole window of predecessors.
+* *split* layout (64-bit values, pairs, or the deterministic mode): every 32-bit half of a value
+  gets its own word ``tag << 32 | half``, in separate planes for the aggregate and the inclusive
+  prefix: plane ``s * K + k`` (``s`` = 0 aggregate / 1 inclusive, ``k`` the half, ``K`` halves per
+  value) at ``status_ptr + plane * plane_stride + tile``. Each slot is written once, so a value is
+  read complete when all its words carry a nonzero tag, whatever order the words became visible
+  in: free of torn reads without fences or 128-bit atomics.
+
+**The look-back.** A window of ``WINDOW`` predecessors is read with one vector load per plane and
+reduced with one ``tl.reduce`` over ``(flag, value)`` pairs under the operator made by
+:func:`lookback_combine`: a flag ``!= 1`` (an inclusive prefix, or an invalid slot) restarts the
+reduction, so the result is the inclusive prefix of the *latest* inclusive tile in the window
+folded with the aggregates after it, flagged ``2``; ``1`` if the whole window holds aggregates only
+(then the window moves back by ``WINDOW``); ``0`` if a slot after the last inclusive one is not
+published yet (then the window is read again).
+
+**Determinism.** In the fast mode (``DETERMINISTIC=False``) where a tile meets the first inclusive
+prefix depends on timing, so float prefixes may differ in the last bits between runs (integers are
+exact). With ``DETERMINISTIC=True`` the association is fixed by the tile index: tile ``i`` waits
+until tile ``a = max(i - WINDOW, first_tile)`` has published its inclusive prefix and tiles
+``a+1 .. i-1`` their aggregates, and returns ``inclusive(a) ⊕ aggregate(a+1) ⊕ ... ⊕
+aggregate(i-1)`` reduced by the same tree every run: bitwise reproducible results for a given
+policy (``TILE``, ``WINDOW``) and GPU, at the cost of waiting for a tile ``WINDOW`` places back
+(which in steady state finished long before).
+"""
+from __future__ import annotations
+
+import functools
+import types
+
+import triton
+import triton.language as tl
+
+LOOKBACK_INVALID = tl.constexpr(0)
+LOOKBACK_AGGREGATE = tl.constexpr(1)
+LOOKBACK_INCLUSIVE = tl.constexpr(2)
+
+
+# ----------------------------------------------------------------------------------------------
+# Host side: how much status storage a launch needs
+# ----------------------------------------------------------------------------------------------
+
+def value_halves(dtypes) -> int:
+    """Number of 32-bit halves of a prefix value made of components of ``dtypes`` (torch dtypes)."""
+    k = 0
+    for d in dtypes:
+        size = d.itemsize if hasattr(d, "itemsize") else d.primitive_bitwidth // 8
+        if size not in (4, 8):
+            raise TypeError(f"look-back values must be 32- or 64-bit, got {d}")
+        k += size // 4
+    return k
+
+
+def packed_layout(dtypes, deterministic: bool) -> bool:
+    """True when the packed one-word-per-tile layout is used (one 32-bit value, fast mode)."""
+    return value_halves(dtypes) == 1 and not deterministic
+
+
+def status_planes(dtypes, deterministic: bool) -> int:
+    """Planes of ``num_tiles`` int64 words a launch needs (see the module docstring)."""
+    return 1 if packed_layout(dtypes, deterministic) else 2 * value_halves(dtypes)
+
+
+#: words before the status planes in a buffer made by :func:`allocate_status`; word 0 is the tile
+#: counter, the rest keeps the planes 128-byte aligned.
+STATUS_HEADER_WORDS = 16
+
+
+def allocate_status(num_tiles: int, dtypes, deterministic: bool, device):
+    """A zeroed int64 buffer holding the tile counter (word 0) and the status planes.
+
+    Returns ``(counter, status, plane_stride)``: views to pass as ``counter_ptr`` and
+    ``status_ptr``, and the plane stride (``num_tiles`` rounded up to 16 words)."""
+    import torch
+    stride = max(16, -(-num_tiles // 16) * 16)
+    planes = status_planes(dtypes, deterministic)
+    buf = torch.zeros(STATUS_HEADER_WORDS + planes * stride, dtype=torch.int64, device=device)
+    return buf[:1], buf[STATUS_HEADER_WORDS:], stride
+
+
+# ----------------------------------------------------------------------------------------------
+# Combine operators built from the user's
+# ----------------------------------------------------------------------------------------------
+
+def bind_jit(template, **names):
+    """``triton.jit`` of a copy of the plain function ``template`` whose global ``names`` are bound
+    to the given values (a closure that both the compiler and the interpreter can see: the
+    interpreter re-executes a function's source with its globals only, so real closures fail
+    there)."""
+    g = dict(template.__globals__)
+    g.update(names)
+    fn = types.FunctionType(template.__code__, g, template.__name__, template.__defaults__)
+    fn.__qualname__ = template.__qualname__
+    fn.__module__ = template.__module__
+    fn.__doc__ = template.__doc__
+    return triton.jit(fn)
+
+
+# Templates for bind_jit: ``combine_fn`` is bound per operator (it is not a module global).
+def _lb_combine1(fa, a, fb, b):
+    ext = fb == 1
+    return tl.where(ext, fa, fb), tl.where(ext, combine_fn(a, b), b)  # noqa: F821
+
+
+def _lb_combine2(fa, a0, a1, fb, b0, b1):
+    ext = fb == 1
+    c0, c1 = combine_fn(a0, a1, b0, b1)  # noqa: F821
+    return tl.where(ext, fa, fb), tl.where(ext, c0, b0), tl.where(ext, c1, b1)
+
+
+def _seg_combine1(ha, a, hb, b):
+    return ha | hb, tl.where(hb != 0, b, combine_fn(a, b))  # noqa: F821
+
+
+def _seg_combine2(ha, a0, a1, hb, b0, b1):
+    c0, c1 = combine_fn(a0, a1, b0, b1)  # noqa: F821
+    return ha | hb, tl.where(hb != 0, b0, c0), tl.where(hb != 0, b1, c1)
+
+
+@functools.lru_cache(maxsize=None)
+def lookback_combine(combine_fn, num_values: int = 1):
+    """The look-back operator over ``(flag, value...)`` for the associative ``combine_fn``.
+
+    ``(fa, a) ⊕ (fb, b) = (fa, combine(a, b))`` when ``fb == 1`` (an aggregate extends the
+    running value), else ``(fb, b)`` (an inclusive prefix or an invalid slot restarts it). This is
+    the segmented-scan operator, associative whenever ``combine_fn`` is, so ``tl.reduce`` may use
+    any tree. Cached per ``(combine_fn, num_values)``; pass the result as a ``tl.constexpr``."""
+    if num_values not in (1, 2):
+        raise ValueError(f"num_values must be 1 or 2, got {num_values}")
+    return bind_jit(_lb_combine1 if num_values == 1 else _lb_combine2, combine_fn=combine_fn)
+
+
+@functools.lru_cache(maxsize=None)
+def segmented_combine(combine_fn, num_values: int = 1):
+    """``(head, value)`` operator for scans by key: ``(ha, a) ⊕ (hb, b) = (ha | hb, b if hb else
+    combine(a, b))`` with ``head`` an int32 0/1 that marks the first item of a segment."""
+    if num_values not in (1, 2):
+        raise ValueError(f"num_values must be 1 or 2, got {num_values}")
+    return bind_jit(_seg_combine1 if num_values == 1 else _seg_combine2, combine_fn=combine_fn)
+
+
+# ----------------------------------------------------------------------------------------------
+# Device side
+# ----------------------------------------------------------------------------------------------
+
+@triton.jit
+def tile_index(counter_ptr):
+    """This program's tile: the next value of the int64 counter (zero before the launch)."""
+    return tl.atomic_add(counter_ptr, 1)
+
+
+@triton.jit
+def _zext32(v):
+    """The low 32 bits of an integer scalar/tensor, zero-extended to int64."""
+    return v.to(tl.int32).to(tl.uint32, bitcast=True).to(tl.int64)
+
+
+@triton.jit
+def _lo_word(v):
+    """The low 32 bits of a 32- or 64-bit value, zero-extended to int64."""
+    if v.dtype.primitive_bitwidth == 64:
+        return _zext32(v.to(tl.int64, bitcast=True))
+    else:
+        return _zext32(v.to(tl.int32, bitcast=True))
+
+
+@triton.jit
+def _hi_word(v):
+    """The high 32 bits of a 64-bit value, zero-extended to int64."""
+    return _zext32(v.to(tl.int64, bitcast=True) >> 32)
+
+
+@triton.jit
+def _from_words(lo, hi, like):
+    """Rebuild a value of ``like``'s dtype from the status words holding its 32-bit halves
+    (the tag bits above bit 31 are dropped; ``hi`` is unused for 32-bit types)."""
+    if like.dtype.primitive_bitwidth == 64:
+        u = (hi << 32) | _zext32(lo)
+        return u.to(like.dtype, bitcast=True)
+    else:
+        return lo.to(tl.int32).to(like.dtype, bitcast=True)
+
+
+@triton.jit
+def _store_word(ptr, word):
+    tl.atomic_xchg(ptr, word, sem="relaxed")
+
+
+@triton.jit
+def publish(status_ptr, plane_stride, tile, v0, v1, STATUS: tl.constexpr, NUM_VALUES: tl.constexpr = 1,
+            PACKED: tl.constexpr = True):
+    """Publish tile ``tile``'s aggregate (``STATUS=LOOKBACK_AGGREGATE``) or inclusive prefix
+    (``LOOKBACK_INCLUSIVE``) ``v0`` (and ``v1`` when ``NUM_VALUES == 2``; pass anything otherwise).
+    ``PACKED`` must match the host's :func:`packed_layout`."""
+    tag = tl.full((), STATUS, tl.int64) << 32
+    if PACKED:
+        _store_word(status_ptr + tile, tag | _lo_word(v0))
+    else:
+        H0: tl.constexpr = v0.dtype.primitive_bitwidth // 32
+        if NUM_VALUES == 2:
+            H1: tl.constexpr = v1.dtype.primitive_bitwidth // 32
+        else:
+            H1: tl.constexpr = 0
+        K: tl.constexpr = H0 + H1
+        base = status_ptr + (STATUS - 1) * K * plane_stride + tile
+        _store_word(base, tag | _lo_word(v0))
+        if H0 == 2:
+            _store_word(base + plane_stride, tag | _hi_word(v0))
+        if NUM_VALUES == 2:
+            _store_word(base + H0 * plane_stride, tag | _lo_word(v1))
+            if H1 == 2:
+                _store_word(base + (H0 + 1) * plane_stride, tag | _hi_word(v1))
+
+
+@triton.jit
+def _read_plane(ptrs, mask):
+    return tl.load(ptrs, mask=mask, other=0, volatile=True)
+
+
+@triton.jit
+def _read_slot(status_ptr, plane_stride, offs, mask, like0, like1, STATUS: tl.constexpr,
+               NUM_VALUES: tl.constexpr):
+    """Read the aggregate (``STATUS=1``) or inclusive (``2``) slots of tiles ``offs`` in the split
+    layout: ``(ok, v0, v1)`` with ``ok`` true where every half is published."""
+    H0: tl.constexpr = like0.dtype.primitive_bitwidth // 32
+    if NUM_VALUES == 2:
+        H1: tl.constexpr = like1.dtype.primitive_bitwidth // 32
+    else:
+        H1: tl.constexpr = 0
+    K: tl.constexpr = H0 + H1
+    base = status_ptr + (STATUS - 1) * K * plane_stride + offs
+    w = _read_plane(base, mask)
+    ok = (w >> 32) != 0
+    if H0 == 2:
+        wh = _read_plane(base + plane_stride, mask)
+        ok = ok & ((wh >> 32) != 0)
+        v0 = _from_words(w, wh, like0)
+    else:
+        v0 = _from_words(w, w, like0)
+    if NUM_VALUES == 2:
+        w1 = _read_plane(base + H0 * plane_stride, mask)
+        ok = ok & ((w1 >> 32) != 0)
+        if H1 == 2:
+            w1h = _read_plane(base + (H0 + 1) * plane_stride, mask)
+            ok = ok & ((w1h >> 32) != 0)
+            v1 = _from_words(w1, w1h, like1)
+        else:
+            v1 = _from_words(w1, w1, like1)
+    else:
+        v1 = v0
+    return ok, v0, v1
+
+
+@triton.jit
+def _reduce_window(flag, v0, v1, LB_COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr):
+    if NUM_VALUES == 1:
+        f, r0 = tl.reduce((flag, v0), 0, LB_COMBINE)
+        r1 = r0
+    else:
+        f, r0, r1 = tl.reduce((flag, v0, v1), 0, LB_COMBINE)
+    return f, r0, r1
+
+
+@triton.jit
+def read_window(status_ptr, plane_stride, hi, first_tile, like0, like1, LB_COMBINE: tl.constexpr,
+                NUM_VALUES: tl.constexpr, WINDOW: tl.constexpr, PACKED: tl.constexpr):
+    """Fast-mode window: tiles ``[hi - WINDOW, hi)`` (those ``>= first_tile``) reduced to
+    ``(flag, v0, v1)``: flag 2 = inclusive prefix of tile ``hi - 1`` found, 1 = only aggregates
+    (the window's combined aggregate), 0 = not ready."""
+    offs = hi - WINDOW + tl.arange(0, WINDOW)
+    inside = offs >= first_tile
+    if PACKED:
+        # slots before the segment read as 'inclusive' garbage: the segment's first tile (always
+        # published inclusive) or an invalid slot after them overrides them in the reduction
+        w = tl.load(status_ptr + offs, mask=inside, other=0x200000000, volatile=True)
+        flag = (w >> 32).to(tl.int32)
+        v0 = _from_words(w, w, like0)
+        v1 = v0
+    else:
+        inc_ok, i0, i1 = _read_slot(status_ptr, plane_stride, offs, inside, like0, like1, 2, NUM_VALUES)
+        agg_ok, a0, a1 = _read_slot(status_ptr, plane_stride, offs, inside, like0, like1, 1, NUM_VALUES)
+        flag = tl.where(inc_ok | ~inside, 2, tl.where(agg_ok, 1, 0))
+        v0 = tl.where(inc_ok, i0, a0)
+        v1 = tl.where(inc_ok, i1, a1)
+    return _reduce_window(flag, v0, v1, LB_COMBINE, NUM_VALUES)
+
+
+@triton.jit
+def read_anchored_window(status_ptr, plane_stride, tile, first_tile, like0, like1, LB_COMBINE: tl.constexpr,
+                         NUM_VALUES: tl.constexpr, WINDOW: tl.constexpr):
+    """Deterministic-mode window of tile ``tile`` (split layout): ``inclusive(a) ⊕ aggregate(a+1)
+    ⊕ ... ⊕ aggregate(tile-1)`` with ``a = max(tile - WINDOW, first_tile)``, flagged 2 when every
+    slot it needs is published (0 otherwise)."""
+    offs = tile - WINDOW + tl.arange(0, WINDOW)
+    anchor = tl.maximum(tile - WINDOW, first_tile)
+    is_anchor = offs == anchor
+    after = offs > anchor
+    inc_ok, i0, i1 = _read_slot(status_ptr, plane_stride, offs, is_anchor, like0, like1, 2, NUM_VALUES)
+    agg_ok, a0, a1 = _read_slot(status_ptr, plane_stride, offs, after, like0, like1, 1, NUM_VALUES)
+    flag = tl.where(is_anchor, tl.where(inc_ok, 2, 0), tl.where(after, tl.where(agg_ok, 1, 0), 2))
+    v0 = tl.where(is_anchor, i0, a0)
+    v1 = tl.where(is_anchor, i1, a1)
+    return _reduce_window(flag, v0, v1, LB_COMBINE, NUM_VALUES)
+
+
+@triton.jit
+def look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE: tl.constexpr,
+              LB_COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr = 1, WINDOW: tl.constexpr = 32,
+              DETERMINISTIC: tl.constexpr = False, PACKED: tl.constexpr = True):
+    """The exclusive prefix ``(p0, p1)`` of tile ``tile > first_tile``: the combination of every
+    tile in ``[first_tile, tile)``. Spins until the predecessors it needs have published.
+
+    ``agg0``/``agg1`` only give the value dtypes (pass the tile's own aggregate). ``LB_COMBINE`` is
+    ``lookback_combine(COMBINE, NUM_VALUES)``. ``PACKED`` must be False when ``DETERMINISTIC``."""
+    if DETERMINISTIC:
+        f, p0, p1 = read_anchored_window(status_ptr, plane_stride, tile, first_tile, agg0, agg1, LB_COMBINE,
+                                         NUM_VALUES, WINDOW)
+        while f != 2:
+            f, p0, p1 = read_anchored_window(status_ptr, plane_stride, tile, first_tile, agg0, agg1, LB_COMBINE,
+                                             NUM_VALUES, WINDOW)
+    else:
+        p0 = agg0
+        p1 = agg1
+        have = 0
+        hi = tile
+        go = 1
+        while go != 0:
+            f, r0, r1 = read_window(status_ptr, plane_stride, hi, first_tile, agg0, agg1, LB_COMBINE, NUM_VALUES,
+                                    WINDOW, PACKED)
+            if f != 0:
+                if have != 0:
+                    if NUM_VALUES == 1:
+                        p0 = COMBINE(r0, p0)
+                    else:
+                        p0, p1 = COMBINE(r0, r1, p0, p1)
+                else:
+                    p0 = r0
+                    p1 = r1
+                have = 1
+                if f == 2:
+                    go = 0
+                else:
+                    hi = hi - WINDOW
+    return p0, p1

@@ -1,0 +1,851 @@
+"""DeviceScan: prefix scans of a tensor along one dimension (CUB's ``DeviceScan``), and the torch
+operators ``tritoncub::cumsum``, ``cumprod``, ``cummax``, ``cummin`` and ``logcumsumexp``.
+
+Two kernels:
+
+* **single pass** (rows longer than the policy's ``ROWS_MAX_LEN``, including 1-D inputs): tiles of
+  ``TILE_ITEMS`` items taken in order from an atomic counter, chained by the decoupled look-back of
+  :mod:`tritoncub.agent.lookback`. Each item is read once and written once. A batch of long rows is
+  one launch: every row is a look-back *segment* (its first tile has no predecessor).
+* **rows** (short rows): each program scans ``BLOCK_R`` whole rows of ``BLOCK_C`` slots with one
+  ``tl.associative_scan`` along the row, no look-back.
+
+A scan along a dimension other than the last one moves that dimension last (a copy) first.
+
+**Operators.** ``combine_fn`` is any ``@triton.jit`` function: ``f(a, b)`` for one tensor, or
+``f(a0, a1, b0, b1) -> (c0, c1)`` for a pair of tensors scanned together (``(value, index)`` for a
+running argmax, ``(a, b)`` for the linear recurrence ``x[t] = a[t] * x[t-1] + b[t]``...), ``a``
+being the earlier operand. It must be associative (the caller's responsibility: a non-associative
+one gives results that depend on the tile size); it need not be commutative. Items are combined in
+index order (``reverse=True``: from the last item, ``out[i] = x[i] ⊕ ... `` in the order
+``x[n-1], x[n-2], ...``, i.e. ``flip(scan(flip(x)))``).
+
+**Determinism.** Integer scans are exact. Float scans in the fast mode may differ in the last bits
+between runs (where the look-back meets an inclusive prefix depends on timing). The reproducible
+mode (``deterministic=True``, or ``torch.are_deterministic_algorithms_enabled()``) fixes the
+association by the tile index (anchored look-back windows): bitwise identical results across runs
+for the same policy and GPU. The rows kernel is deterministic in both modes.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+from .. import policy
+from .._utils import check_tensor, cdiv, next_power_of_2
+from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, look_back,
+                              lookback_combine, packed_layout, publish, segmented_combine, tile_index)
+from ..block.scan import block_shift_right
+
+
+# ----------------------------------------------------------------------------------------------
+# Combine functions (torch's semantics)
+# ----------------------------------------------------------------------------------------------
+
+@triton.jit
+def combine_add(a, b):
+    return a + b
+
+
+@triton.jit
+def combine_mul(a, b):
+    return a * b
+
+
+@triton.jit
+def combine_cummax(a, ai, b, bi):
+    """torch.cummax: the later item wins ties (``>=``); a NaN wins over numbers and a later NaN over
+    an earlier one (torch's running-max rule, as an associative pair operator)."""
+    take_b = (b != b) | ((a == a) & (b >= a))
+    return tl.where(take_b, b, a), tl.where(take_b, bi, ai)
+
+
+@triton.jit
+def combine_cummin(a, ai, b, bi):
+    """torch.cummin: the later item wins ties (``<=``); NaN as in :func:`combine_cummax`."""
+    take_b = (b != b) | ((a == a) & (b <= a))
+    return tl.where(take_b, b, a), tl.where(take_b, bi, ai)
+
+
+@triton.jit
+def combine_logaddexp(a, b):
+    """log(exp(a) + exp(b)) as torch's logcumsumexp: equal infinities give themselves, NaN spreads."""
+    mx = tl.maximum(a, b)
+    mn = tl.minimum(a, b)
+    r = mx + tl.log(1.0 + tl.exp(mn - mx))
+    same_inf = (mn == mx) & (tl.abs(mn) == float("inf"))
+    r = tl.where(same_inf, a, r)
+    return tl.where((a != a) | (b != b), a + b, r)
+
+
+@triton.jit
+def combine_linear_recurrence(a0, b0, a1, b1):
+    """``(a, b)`` pairs of ``x[t] = a[t] * x[t-1] + b[t]``: composing two steps."""
+    return a0 * a1, a1 * b0 + b1
+
+
+@triton.jit
+def _pick_last1(ka, a, kb, b):
+    take_b = kb > ka
+    return tl.maximum(ka, kb), tl.where(take_b, b, a)
+
+
+@triton.jit
+def _pick_last2(ka, a0, a1, kb, b0, b1):
+    take_b = kb > ka
+    return tl.maximum(ka, kb), tl.where(take_b, b0, a0), tl.where(take_b, b1, a1)
+
+
+# ----------------------------------------------------------------------------------------------
+# Tile helpers
+# ----------------------------------------------------------------------------------------------
+
+@triton.jit
+def _extract(key, v0, v1, AXIS: tl.constexpr, NUM_VALUES: tl.constexpr):
+    """The value(s) where ``key`` (int32 0/1) is 1, along ``AXIS``: an exact select, no arithmetic."""
+    if NUM_VALUES == 1:
+        _, r0 = tl.reduce((key, v0), AXIS, _pick_last1)
+        r1 = r0
+    else:
+        _, r0, r1 = tl.reduce((key, v0, v1), AXIS, _pick_last2)
+    return r0, r1
+
+
+@triton.jit
+def _combine(a0, a1, b0, b1, COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr):
+    if NUM_VALUES == 1:
+        c0 = COMBINE(a0, b0)
+        c1 = c0
+    else:
+        c0, c1 = COMBINE(a0, a1, b0, b1)
+    return c0, c1
+
+
+@triton.jit
+def _scan(x0, x1, AXIS: tl.constexpr, COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr):
+    if NUM_VALUES == 1:
+        s0 = tl.associative_scan(x0, AXIS, COMBINE)
+        s1 = s0
+    else:
+        s0, s1 = tl.associative_scan((x0, x1), AXIS, COMBINE)
+    return s0, s1
+
+
+@triton.jit
+def _reduce(x0, x1, AXIS: tl.constexpr, COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr):
+    if NUM_VALUES == 1:
+        r0 = tl.reduce(x0, AXIS, COMBINE)
+        r1 = r0
+    else:
+        r0, r1 = tl.reduce((x0, x1), AXIS, COMBINE)
+    return r0, r1
+
+
+@triton.jit
+def _load_items(ptr, idx, valid, FULL: tl.constexpr):
+    if FULL:
+        return tl.load(ptr + idx)
+    else:
+        return tl.load(ptr + idx, mask=valid, other=0)
+
+
+@triton.jit
+def _load_inputs(x0_ptr, x1_ptr, idx, pos, valid, ACC0: tl.constexpr, ACC1: tl.constexpr, NUM_VALUES: tl.constexpr,
+                 X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, FULL: tl.constexpr, REVERSE: tl.constexpr):
+    """The tile's items as accumulator values: ``x0`` (and ``x1``). ``X1_INDEX``: ``x1`` is the item
+    index. ``BY_KEY``: ``x0_ptr`` holds keys and ``x0`` becomes the segment-head flag."""
+    if BY_KEY:
+        k = _load_items(x0_ptr, idx, valid, FULL)
+        if REVERSE:
+            nb = idx + 1
+        else:
+            nb = idx - 1
+        kp = tl.load(x0_ptr + nb, mask=valid & (pos > 0), other=0)
+        x0 = ((k != kp) | (pos == 0)).to(tl.int32)
+    else:
+        x0 = _load_items(x0_ptr, idx, valid, FULL).to(ACC0)
+    if NUM_VALUES == 2:
+        if X1_INDEX:
+            x1 = tl.broadcast_to(idx.to(ACC1), x0.shape)
+        else:
+            x1 = _load_items(x1_ptr, idx, valid, FULL).to(ACC1)
+    else:
+        x1 = x0
+    return x0, x1
+
+
+@triton.jit
+def _store_outputs(y0_ptr, y1_ptr, idx, valid, o0, o1, NUM_VALUES: tl.constexpr, STORE0: tl.constexpr,
+                   FULL: tl.constexpr):
+    if STORE0:
+        if FULL:
+            tl.store(y0_ptr + idx, o0.to(y0_ptr.dtype.element_ty))
+        else:
+            tl.store(y0_ptr + idx, o0.to(y0_ptr.dtype.element_ty), mask=valid)
+    if NUM_VALUES == 2:
+        if FULL:
+            tl.store(y1_ptr + idx, o1.to(y1_ptr.dtype.element_ty))
+        else:
+            tl.store(y1_ptr + idx, o1.to(y1_ptr.dtype.element_ty), mask=valid)
+
+
+@triton.jit
+def _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, AXIS: tl.constexpr, COMBINE: tl.constexpr,
+                 NUM_VALUES: tl.constexpr, EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, BY_KEY: tl.constexpr):
+    """Scan a tile and seed it with the prefix ``p`` of earlier items (when ``has_prefix``) and the
+    initial value (``HAS_INIT``); ``k`` is the item's position along ``AXIS`` in scan order."""
+    inc0, inc1 = _scan(x0, x1, AXIS, COMBINE, NUM_VALUES)
+    if HAS_INIT:
+        s0 = tl.load(init0_ptr).to(x0.dtype)
+        if BY_KEY:
+            s0 = tl.zeros_like(s0)
+        if NUM_VALUES == 2:
+            s1 = tl.load(init1_ptr).to(x1.dtype)
+        else:
+            s1 = s0
+        if has_prefix:
+            s0, s1 = _combine(s0, s1, p0, p1, COMBINE, NUM_VALUES)
+        has_seed = True
+    else:
+        s0 = p0
+        s1 = p1
+        has_seed = has_prefix
+    b0 = tl.broadcast_to(s0, x0.shape)
+    b1 = tl.broadcast_to(s1, x1.shape)
+    if EXCLUSIVE:
+        if AXIS == 0:
+            sh0 = block_shift_right(inc0, s0)
+            sh1 = block_shift_right(inc1, s1)
+        else:
+            src = tl.broadcast_to(tl.maximum(k - 1, 0), x0.shape)
+            sh0 = tl.gather(inc0, src, AXIS)
+            sh1 = tl.gather(inc1, src, AXIS)
+        c0, c1 = _combine(b0, b1, sh0, sh1, COMBINE, NUM_VALUES)
+        first = k == 0
+        o0 = tl.where(first, b0, c0)
+        o1 = tl.where(first, b1, c1)
+        if BY_KEY:
+            init1 = tl.load(init1_ptr).to(x1.dtype)
+            o1 = tl.where(x0 != 0, init1, o1)
+    else:
+        c0, c1 = _combine(b0, b1, inc0, inc1, COMBINE, NUM_VALUES)
+        o0 = tl.where(has_seed, c0, inc0)
+        o1 = tl.where(has_seed, c1, inc1)
+    return o0, o1, inc0, inc1
+
+
+# ----------------------------------------------------------------------------------------------
+# Kernels
+# ----------------------------------------------------------------------------------------------
+
+@triton.jit
+def _scan_single_pass_kernel(
+        x0_ptr, x1_ptr, y0_ptr, y1_ptr, init0_ptr, init1_ptr, total0_ptr, total1_ptr,
+        counter_ptr, status_ptr, plane_stride, row_len, stride_in, stride_out, tiles_per_row,
+        ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr, LB_COMBINE: tl.constexpr,
+        NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
+        EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
+        DETERMINISTIC: tl.constexpr, PACKED: tl.constexpr,
+        TILE_ITEMS: tl.constexpr, LOOKBACK_WINDOW: tl.constexpr, ROWS_TILE: tl.constexpr,
+        ROWS_MAX_LEN: tl.constexpr):
+    # 1. the tile, in start order (forward progress: predecessors have started)
+    tile = tile_index(counter_ptr)
+    row = tile // tiles_per_row
+    t = tile - row * tiles_per_row
+    first_tile = row * tiles_per_row
+    k = tl.arange(0, TILE_ITEMS)
+    pos = t * TILE_ITEMS + k                       # position in scan order within the row (int64)
+    valid = pos < row_len
+    if REVERSE:
+        idx = row_len - 1 - pos
+    else:
+        idx = pos
+    full = (t + 1) * TILE_ITEMS <= row_len
+    xin0 = x0_ptr + row * stride_in
+    xin1 = x1_ptr + row * stride_in
+    # 2. items and aggregate (the ragged tile takes its aggregate from its scan: garbage past the
+    #    end must not enter it, and a generic operator has no identity to pad with)
+    if full:
+        x0, x1 = _load_inputs(xin0, xin1, idx, pos, valid, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY, True, REVERSE)
+        a0, a1 = _reduce(x0, x1, 0, COMBINE, NUM_VALUES)
+    else:
+        x0, x1 = _load_inputs(xin0, xin1, idx, pos, valid, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY, False,
+                              REVERSE)
+        s0, s1 = _scan(x0, x1, 0, COMBINE, NUM_VALUES)
+        a0, a1 = _extract((pos == row_len - 1).to(tl.int32), s0, s1, 0, NUM_VALUES)
+    # 3. publish, look back, publish the inclusive prefix
+    has_prefix = t > 0
+    p0 = a0
+    p1 = a1
+    i0 = a0
+    i1 = a1
+    if has_prefix:
+        publish(status_ptr, plane_stride, tile, a0, a1, LOOKBACK_AGGREGATE, NUM_VALUES, PACKED)
+        p0, p1 = look_back(status_ptr, plane_stride, tile, first_tile, a0, a1, COMBINE, LB_COMBINE, NUM_VALUES,
+                           LOOKBACK_WINDOW, DETERMINISTIC, PACKED)
+        i0, i1 = _combine(p0, p1, a0, a1, COMBINE, NUM_VALUES)
+    publish(status_ptr, plane_stride, tile, i0, i1, LOOKBACK_INCLUSIVE, NUM_VALUES, PACKED)
+    if WRITE_TOTAL:
+        if t == tiles_per_row - 1:
+            tl.store(total0_ptr + row, i0.to(total0_ptr.dtype.element_ty))
+            if NUM_VALUES == 2:
+                tl.store(total1_ptr + row, i1.to(total1_ptr.dtype.element_ty))
+    # 4. scan the tile with the prefix and store
+    o0, o1, _, _ = _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, 0, COMBINE, NUM_VALUES,
+                                EXCLUSIVE, HAS_INIT, BY_KEY)
+    yout0 = y0_ptr + row * stride_out
+    yout1 = y1_ptr + row * stride_out
+    if full:
+        _store_outputs(yout0, yout1, idx, valid, o0, o1, NUM_VALUES, STORE0, True)
+    else:
+        _store_outputs(yout0, yout1, idx, valid, o0, o1, NUM_VALUES, STORE0, False)
+
+
+@triton.jit
+def _scan_rows_kernel(
+        x0_ptr, x1_ptr, y0_ptr, y1_ptr, init0_ptr, init1_ptr, total0_ptr, total1_ptr,
+        n_rows, row_len, stride_in, stride_out,
+        ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr,
+        NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
+        EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
+        BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    pid = tl.program_id(0).to(tl.int64)
+    r = pid * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]
+    c = tl.arange(0, BLOCK_C)[None, :]
+    valid = (r < n_rows) & (c < row_len)
+    if REVERSE:
+        col = row_len - 1 - c
+    else:
+        col = c
+    x0, x1 = _load_inputs(x0_ptr + r * stride_in, x1_ptr + r * stride_in, col, c, valid, ACC0, ACC1, NUM_VALUES,
+                          X1_INDEX, BY_KEY, False, REVERSE)
+    o0, o1, inc0, inc1 = _finish_tile(x0, x1, x0, x1, False, init0_ptr, init1_ptr, c, 1, COMBINE, NUM_VALUES,
+                                      EXCLUSIVE, HAS_INIT, BY_KEY)
+    _store_outputs(y0_ptr + r * stride_out, y1_ptr + r * stride_out, col, valid, o0, o1, NUM_VALUES, STORE0, False)
+    if WRITE_TOTAL:
+        key = tl.broadcast_to((c == row_len - 1).to(tl.int32), inc0.shape)
+        t0, t1 = _extract(key, inc0, inc1, 1, NUM_VALUES)
+        rr = pid * BLOCK_R + tl.arange(0, BLOCK_R)
+        tl.store(total0_ptr + rr, t0.to(total0_ptr.dtype.element_ty), mask=rr < n_rows)
+        if NUM_VALUES == 2:
+            tl.store(total1_ptr + rr, t1.to(total1_ptr.dtype.element_ty), mask=rr < n_rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# Policy
+# ----------------------------------------------------------------------------------------------
+
+def _valid(cfg: dict) -> bool:
+    return (cfg["TILE_ITEMS"] >= 32 * cfg["num_warps"] and cfg["LOOKBACK_WINDOW"] <= 128
+            and cfg["ROWS_TILE"] >= cfg["ROWS_MAX_LEN"])
+
+
+SCAN_POLICY = policy.register(
+    "scan",
+    space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [16, 32, 64],
+           "num_warps": [4, 8, 16], "num_stages": [1]},
+    fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 32, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
+              "num_warps": 8, "num_stages": 1},
+    valid=_valid,
+    buckets=("4B", "8B", "16B"),
+    doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
+        "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs)",
+)
+
+
+def _bucket(acc_dtypes) -> str:
+    size = sum(d.itemsize for d in acc_dtypes)
+    return "4B" if size <= 4 else "8B" if size <= 8 else "16B"
+
+
+# ----------------------------------------------------------------------------------------------
+# Launcher
+# ----------------------------------------------------------------------------------------------
+
+SCAN_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+               torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_ACC_OK = (torch.int32, torch.int64, torch.float32, torch.float64)
+
+
+def _widen(dtype: torch.dtype) -> torch.dtype:
+    """The 32/64-bit type a value is carried in during a scan (exact for min/max/select)."""
+    if dtype in (torch.float16, torch.bfloat16):
+        return torch.float32
+    if dtype in (torch.bool, torch.uint8, torch.int8, torch.int16):
+        return torch.int32
+    return dtype
+
+
+_TL = {torch.int32: tl.int32, torch.int64: tl.int64, torch.float32: tl.float32, torch.float64: tl.float64}
+
+
+def _resolve_deterministic(deterministic) -> bool:
+    if deterministic is None:
+        return torch.are_deterministic_algorithms_enabled()
+    return bool(deterministic)
+
+
+def _as_rows(t: torch.Tensor, dim: int) -> torch.Tensor:
+    """``t`` with ``dim`` moved last, contiguous, viewed as [rows, len]."""
+    if dim != t.dim() - 1:
+        t = t.movedim(dim, -1)
+    t = t.contiguous()
+    return t.reshape(-1, t.shape[-1]) if t.dim() > 0 else t.reshape(1, 1)
+
+
+def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusive=False, init=None,
+                     reverse=False, deterministic=None, want_total=False, x1_index=False, by_key=False,
+                     store0=True):
+    """The common launcher: scan ``xs`` (one or two tensors of one shape; with ``x1_index`` the
+    second is the item index, with ``by_key`` the first holds keys) along ``dim``.
+
+    Returns ``(outputs, totals)``: tuples with one tensor per value (``outputs[0]`` is None when
+    ``store0`` is False); totals are per-row tensors of the scan's values, or None."""
+    num_values = 2 if (len(xs) == 2 or x1_index) else 1
+    x0 = xs[0]
+    shape = x0.shape
+    ndim = x0.dim()
+    if ndim == 0:
+        dim = 0
+    elif not -ndim <= dim < ndim:
+        raise IndexError(f"dim {dim} out of range for a tensor of {ndim} dimension(s)")
+    dim = dim % max(ndim, 1)
+    for d in acc_dtypes:
+        if d not in _ACC_OK:
+            raise TypeError(f"scan accumulators must be int32, int64, float32 or float64, got {d}")
+    deterministic = _resolve_deterministic(deterministic)
+    device = x0.device
+    outs = tuple(torch.empty(shape, dtype=d, device=device) if (i > 0 or store0) else None
+                 for i, d in enumerate(out_dtypes[:num_values]))
+    row_len = shape[dim] if ndim else 1
+    n_rows = x0.numel() // row_len if row_len else 0
+    totals = None
+    if want_total:
+        tshape = tuple(s for i, s in enumerate(shape) if i != dim) if ndim else ()
+        totals = tuple(torch.zeros(tshape, dtype=d, device=device) for d in acc_dtypes[:num_values])
+        if init is not None and row_len == 0:
+            for t, v in zip(totals, init):
+                t.copy_(v.reshape(()).to(t.dtype).expand(t.shape))
+    if x0.numel() == 0:
+        return outs, totals
+    rows_in = [_as_rows(t, dim) for t in xs]
+    last = dim == ndim - 1 or ndim == 0
+    rows_out = [None if o is None else (o.reshape(n_rows, row_len) if last else
+                                       torch.empty((n_rows, row_len), dtype=o.dtype, device=device))
+                for o in outs]
+    tot_rows = None if totals is None else [t.reshape(-1) for t in totals]
+    acc0 = acc_dtypes[0]
+    acc1 = acc_dtypes[1] if num_values == 2 else acc0
+    if init is not None:
+        inits = [v.reshape(1).to(device=device, dtype=d) for v, d in zip(init, acc_dtypes[:num_values])]
+    else:
+        inits = [torch.zeros(1, dtype=acc0, device=device)]
+    in0 = rows_in[0]
+    in1 = rows_in[1] if len(rows_in) == 2 else in0
+    out1_t = rows_out[1] if num_values == 2 else None
+    out0_t = rows_out[0] if rows_out[0] is not None else out1_t
+    out1_t = out1_t if out1_t is not None else out0_t
+    i0 = inits[0]
+    i1 = inits[1] if len(inits) == 2 else i0
+    t0 = tot_rows[0] if tot_rows is not None else i0
+    t1 = tot_rows[1] if (tot_rows is not None and num_values == 2) else t0
+    bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1])
+    pol = policy.select("scan", device, bucket)
+    common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, NUM_VALUES=num_values,
+                  X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
+                  HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
+    if row_len <= pol["ROWS_MAX_LEN"]:
+        block_c = next_power_of_2(row_len)
+        block_r = max(1, min(pol["ROWS_TILE"] // block_c, next_power_of_2(n_rows)))
+        warps = max(1, min(pol.num_warps, block_r * block_c // 128))
+        warps = 1 << (warps.bit_length() - 1)
+        _scan_rows_kernel[(cdiv(n_rows, block_r),)](
+            in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, in0.stride(0), out0_t.stride(0),
+            BLOCK_R=block_r, BLOCK_C=block_c, num_warps=warps, num_stages=1, **common)
+    else:
+        tile = pol["TILE_ITEMS"]
+        tiles_per_row = cdiv(row_len, tile)
+        num_tiles = n_rows * tiles_per_row
+        lb_dtypes = [acc0] if num_values == 1 else [torch.int32 if by_key else acc0, acc1]
+        packed = packed_layout(lb_dtypes, deterministic)
+        counter, status, plane_stride = allocate_status(num_tiles, lb_dtypes, deterministic, device)
+        _scan_single_pass_kernel[(num_tiles,)](
+            in0, in1, out0_t, out1_t, i0, i1, t0, t1, counter, status, plane_stride, row_len,
+            in0.stride(0), out0_t.stride(0), tiles_per_row,
+            LB_COMBINE=lookback_combine(combine_fn, num_values), DETERMINISTIC=deterministic, PACKED=packed,
+            **common, **pol.launch_kwargs())
+    if not last:
+        for o, ro in zip(outs, rows_out):
+            if o is not None:
+                o.copy_(ro.reshape(o.movedim(dim, -1).shape).movedim(-1, dim))
+    return outs, totals
+
+
+# ----------------------------------------------------------------------------------------------
+# Device API
+# ----------------------------------------------------------------------------------------------
+
+def _check_combine(fn):
+    from triton.runtime.jit import JITFunction
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+    except ImportError:  # pragma: no cover
+        InterpretedFunction = JITFunction
+    if not isinstance(fn, (JITFunction, InterpretedFunction)):
+        raise TypeError(f"combine_fn must be a @triton.jit function, got {type(fn).__name__}")
+
+
+def _check_inputs(xs, name="x"):
+    x0 = xs[0]
+    for i, t in enumerate(xs):
+        check_tensor(t, f"{name}[{i}]" if len(xs) > 1 else name, SCAN_DTYPES)
+        if t.shape != x0.shape:
+            raise ValueError(f"{name}[{i}] has shape {tuple(t.shape)} but {name}[0] has {tuple(x0.shape)}")
+        if t.device != x0.device:
+            raise ValueError(f"{name}[{i}] is on {t.device} but {name}[0] is on {x0.device}")
+
+
+def _as_tuple(x):
+    if isinstance(x, torch.Tensor):
+        return (x,), False
+    xs = tuple(x)
+    if not 1 <= len(xs) <= 2:
+        raise ValueError(f"scan inputs: one tensor or a tuple of two, got {len(xs)}")
+    return xs, True
+
+
+def _init_tuple(init, n):
+    if init is None:
+        return None
+    vals = tuple(init) if isinstance(init, (tuple, list)) else (init,)
+    if len(vals) != n:
+        raise ValueError(f"init must have {n} value(s), got {len(vals)}")
+    return tuple(v if isinstance(v, torch.Tensor) else torch.tensor(v) for v in vals)
+
+
+def _generic(x, combine_fn, init, dim, reverse, deterministic, return_total, exclusive):
+    xs, is_tuple = _as_tuple(x)
+    _check_inputs(xs)
+    _check_combine(combine_fn)
+    accs = tuple(_widen(t.dtype) for t in xs)
+    outs, totals = scan_rows_launch(xs, combine_fn, acc_dtypes=accs, out_dtypes=tuple(t.dtype for t in xs),
+                                    dim=dim, exclusive=exclusive, init=_init_tuple(init, len(xs)),
+                                    reverse=reverse, deterministic=deterministic, want_total=return_total)
+    res = outs if is_tuple else outs[0]
+    if return_total:
+        return res, (totals if is_tuple else totals[0])
+    return res
+
+
+def inclusive_scan(x, combine_fn, init=None, *, dim: int = -1, reverse: bool = False, deterministic=None,
+                   return_total: bool = False):
+    """Inclusive scan ``out[i] = init ⊕ x[0] ⊕ ... ⊕ x[i]`` along ``dim`` with ``combine_fn``.
+
+    ``x`` is a tensor or a tuple of two tensors of one shape (then ``combine_fn(a0, a1, b0, b1)``
+    returns a pair and the result is a pair). 8/16-bit values are carried widened (fp16/bf16 as
+    float32, small ints as int32) and written back in the input dtype. ``combine_fn`` must be
+    associative (the caller's responsibility). ``init`` (optional, one value per tensor) seeds
+    every row. ``return_total=True`` also returns the combination of each row's items (without
+    ``init``; zeros for empty rows). ``deterministic``: see the module docstring."""
+    return _generic(x, combine_fn, init, dim, reverse, deterministic, return_total, False)
+
+
+def exclusive_scan(x, combine_fn, init, *, dim: int = -1, reverse: bool = False, deterministic=None,
+                   return_total: bool = False):
+    """Exclusive scan ``out[0] = init``, ``out[i] = init ⊕ x[0] ⊕ ... ⊕ x[i-1]`` (``init`` is
+    required: a generic operator has no identity). Otherwise as :func:`inclusive_scan`."""
+    if init is None:
+        raise ValueError("exclusive_scan needs init (the value of out[0])")
+    return _generic(x, combine_fn, init, dim, reverse, deterministic, return_total, True)
+
+
+def _sum_dtypes(x: torch.Tensor, dtype):
+    """torch.cumsum's promotion: ``dtype`` if given, else int64 for integers and bool."""
+    out = dtype if dtype is not None else (torch.int64 if not x.dtype.is_floating_point else x.dtype)
+    if out not in SCAN_DTYPES:
+        raise TypeError(f"scan output dtype {out} is not supported; supported: {SCAN_DTYPES}")
+    return _widen(out), out
+
+
+def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine=combine_add):
+    check_tensor(x, "x", SCAN_DTYPES)
+    acc, out = _sum_dtypes(x, dtype)
+    xin = x if (dtype is None or x.dtype == dtype) else x.to(dtype)
+    init = (torch.zeros((), dtype=acc),) if exclusive else None
+    outs, totals = scan_rows_launch((xin,), combine, acc_dtypes=(acc,), out_dtypes=(out,), dim=dim,
+                                    exclusive=exclusive, init=init, reverse=reverse,
+                                    deterministic=deterministic, want_total=return_total)
+    if return_total:
+        return outs[0], totals[0]
+    return outs[0]
+
+
+def inclusive_sum(x, dim: int = -1, dtype=None, *, reverse=False, deterministic=None, return_total=False):
+    """Inclusive prefix sum along ``dim``, dtype promotion as ``torch.cumsum`` (integers and bool
+    to int64 unless ``dtype`` is given; float16/bfloat16 accumulate in float32)."""
+    return _sum(x, dim, dtype, reverse, deterministic, return_total, False)
+
+
+def exclusive_sum(x, dim: int = -1, dtype=None, *, reverse=False, deterministic=None, return_total=False):
+    """Exclusive prefix sum (``out[0] = 0``), promotion as :func:`inclusive_sum`."""
+    return _sum(x, dim, dtype, reverse, deterministic, return_total, True)
+
+
+def _by_key(keys, values, combine_fn, init, exclusive, reverse, deterministic):
+    check_tensor(keys, "keys")
+    check_tensor(values, "values", SCAN_DTYPES)
+    if keys.dtype.is_complex:
+        raise TypeError("keys must be a real or integer tensor")
+    if keys.dim() != 1 or values.shape != keys.shape:
+        raise ValueError(f"keys and values must be 1-D of one length, got {tuple(keys.shape)} and "
+                         f"{tuple(values.shape)}")
+    if values.device != keys.device:
+        raise ValueError(f"values is on {values.device} but keys is on {keys.device}")
+    _check_combine(combine_fn)
+    acc = _widen(values.dtype) if init is None or exclusive is False else _widen(values.dtype)
+    init_t = None
+    if exclusive:
+        init_t = (torch.zeros((), dtype=torch.int32), _init_tuple(init, 1)[0])
+    outs, _ = scan_rows_launch((keys, values), segmented_combine(combine_fn, 1),
+                               acc_dtypes=(torch.int32, acc), out_dtypes=(torch.int32, values.dtype),
+                               dim=0, exclusive=exclusive, init=init_t, reverse=reverse,
+                               deterministic=deterministic, by_key=True, store0=False)
+    return outs[1]
+
+
+def inclusive_scan_by_key(keys, values, combine_fn, *, reverse=False, deterministic=None):
+    """Inclusive scan of ``values`` restarted at every run of equal consecutive ``keys`` (1-D).
+    Keys compare with ``!=`` (a NaN key starts a new run at every item)."""
+    return _by_key(keys, values, combine_fn, None, False, reverse, deterministic)
+
+
+def inclusive_sum_by_key(keys, values, *, reverse=False, deterministic=None):
+    return _by_key(keys, values, combine_add, None, False, reverse, deterministic)
+
+
+def exclusive_scan_by_key(keys, values, combine_fn, init, *, reverse=False, deterministic=None):
+    """Exclusive scan of ``values`` per run of equal consecutive ``keys``: each run starts at ``init``."""
+    return _by_key(keys, values, combine_fn, init, True, reverse, deterministic)
+
+
+def exclusive_sum_by_key(keys, values, *, reverse=False, deterministic=None):
+    """Exclusive sum of ``values`` per run of equal consecutive ``keys`` (each run starts at 0)."""
+    return _by_key(keys, values, combine_add, 0, True, reverse, deterministic)
+
+
+def _cumextreme(x, dim, combine):
+    check_tensor(x, "x", SCAN_DTYPES)
+    acc = _widen(x.dtype)
+    ndim = x.dim()
+    row_len = x.shape[dim] if ndim else 1
+    idx_acc = torch.int32 if row_len < 2**31 - 1 else torch.int64
+    outs, _ = scan_rows_launch((x,), combine, acc_dtypes=(acc, idx_acc), out_dtypes=(x.dtype, torch.int64),
+                               dim=dim, x1_index=True, deterministic=False)
+    return outs[0], outs[1]
+
+
+def cummax(x, dim: int):
+    """``torch.cummax``: running maximum and the index where it was found (ties: the later index;
+    NaN propagates, with the index of the latest NaN)."""
+    return _cumextreme(x, dim, combine_cummax)
+
+
+def cummin(x, dim: int):
+    """``torch.cummin``: running minimum and its index (ties: the later index; NaN as cummax)."""
+    return _cumextreme(x, dim, combine_cummin)
+
+
+def cumprod(x, dim: int, dtype=None, *, reverse=False, deterministic=None):
+    """``torch.cumprod`` (promotion as cumsum)."""
+    return _sum(x, dim, dtype, reverse, deterministic, False, False, combine=combine_mul)
+
+
+def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
+    """``torch.logcumsumexp`` (floating dtypes; float16/bfloat16 accumulate in float32)."""
+    check_tensor(x, "x", SCAN_DTYPES)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
+    acc = _widen(x.dtype)
+    outs, _ = scan_rows_launch((x,), combine_logaddexp, acc_dtypes=(acc,), out_dtypes=(x.dtype,), dim=dim,
+                               reverse=reverse, deterministic=deterministic)
+    return outs[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Torch operators
+# ----------------------------------------------------------------------------------------------
+
+def _norm_dim(x: torch.Tensor, dim: int) -> int:
+    nd = max(x.dim(), 1)
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    return dim % nd
+
+
+@torch.library.custom_op("tritoncub::cumsum", mutates_args=())
+def _cumsum_op(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> torch.Tensor:
+    return inclusive_sum(x, _norm_dim(x, dim), dtype)
+
+
+@_cumsum_op.register_fake
+def _(x, dim, dtype=None):
+    _norm_dim(x, dim)
+    return torch.empty_like(x, dtype=_sum_dtypes(x, dtype)[1])
+
+
+def _cumsum_setup(ctx, inputs, output):
+    x, dim, dtype = inputs
+    ctx.dim = dim
+    ctx.in_dtype = x.dtype
+
+
+def _cumsum_backward(ctx, grad):
+    if not ctx.in_dtype.is_floating_point:
+        return None, None, None
+    g = torch.ops.tritoncub._reverse_cumsum(grad.contiguous(), ctx.dim)
+    return g.to(ctx.in_dtype), None, None
+
+
+@torch.library.custom_op("tritoncub::_reverse_cumsum", mutates_args=())
+def _reverse_cumsum_op(x: torch.Tensor, dim: int) -> torch.Tensor:
+    """``flip(cumsum(flip(x)))`` along ``dim`` (cumsum's gradient)."""
+    return inclusive_sum(x, _norm_dim(x, dim), reverse=True)
+
+
+@_reverse_cumsum_op.register_fake
+def _(x, dim):
+    return torch.empty_like(x, dtype=_sum_dtypes(x, None)[1])
+
+
+def _revsum_backward(ctx, grad):
+    return torch.ops.tritoncub.cumsum(grad.contiguous(), ctx.dim), None
+
+
+def _revsum_setup(ctx, inputs, output):
+    ctx.dim = inputs[1]
+
+
+_reverse_cumsum_op.register_autograd(_revsum_backward, setup_context=_revsum_setup)
+_cumsum_op.register_autograd(_cumsum_backward, setup_context=_cumsum_setup)
+
+
+@torch.library.custom_op("tritoncub::cumprod", mutates_args=())
+def _cumprod_op(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> torch.Tensor:
+    return cumprod(x, _norm_dim(x, dim), dtype)
+
+
+@_cumprod_op.register_fake
+def _(x, dim, dtype=None):
+    _norm_dim(x, dim)
+    return torch.empty_like(x, dtype=_sum_dtypes(x, dtype)[1])
+
+
+def _cumprod_setup(ctx, inputs, output):
+    x, dim, dtype = inputs
+    ctx.dim = dim
+    ctx.save_for_backward(x, output)
+
+
+def _cumprod_backward(ctx, grad):
+    x, out = ctx.saved_tensors
+    if not x.dtype.is_floating_point:
+        return None, None, None
+    dim = _norm_dim(x, ctx.dim)
+    if x.numel() == 0:
+        return torch.zeros_like(x), None, None
+    if bool((x == 0).any()):
+        # torch's own formula handles zeros (a product over a zero has no quotient form)
+        with torch.enable_grad():
+            xx = x.detach().requires_grad_(True)
+            (g,) = torch.autograd.grad(torch.cumprod(xx, dim, dtype=out.dtype), xx, grad)
+        return g, None, None
+    g = torch.ops.tritoncub._reverse_cumsum((grad * out).contiguous(), dim)
+    return (g / x).to(x.dtype), None, None
+
+
+_cumprod_op.register_autograd(_cumprod_backward, setup_context=_cumprod_setup)
+
+
+def _register_extreme(name, fn):
+    @torch.library.custom_op(f"tritoncub::{name}", mutates_args=())
+    def op(x: torch.Tensor, dim: int) -> tuple[torch.Tensor, torch.Tensor]:
+        return fn(x, _norm_dim(x, dim))
+
+    @op.register_fake
+    def _(x, dim):
+        _norm_dim(x, dim)
+        return torch.empty_like(x), torch.empty_like(x, dtype=torch.int64)
+
+    def setup(ctx, inputs, output):
+        x, dim = inputs
+        ctx.dim = dim
+        ctx.save_for_backward(output[1])
+        ctx.shape = x.shape
+        ctx.dtype = x.dtype
+
+    def backward(ctx, grad, grad_idx):
+        (idx,) = ctx.saved_tensors
+        if not ctx.dtype.is_floating_point:
+            return None, None
+        if idx.dim() == 0:
+            return grad.clone(), None
+        g = torch.zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
+        return g.scatter_add(_norm_dim(idx, ctx.dim), idx, grad), None
+
+    op.register_autograd(backward, setup_context=setup)
+    return op
+
+
+_cummax_op = _register_extreme("cummax", cummax)
+_cummin_op = _register_extreme("cummin", cummin)
+
+
+@torch.library.custom_op("tritoncub::logcumsumexp", mutates_args=())
+def _logcumsumexp_op(x: torch.Tensor, dim: int) -> torch.Tensor:
+    return logcumsumexp(x, _norm_dim(x, dim))
+
+
+@_logcumsumexp_op.register_fake
+def _(x, dim):
+    _norm_dim(x, dim)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("tritoncub::_reverse_logcumsumexp", mutates_args=())
+def _reverse_lcse_op(x: torch.Tensor, dim: int) -> torch.Tensor:
+    return logcumsumexp(x, _norm_dim(x, dim), reverse=True)
+
+
+@_reverse_lcse_op.register_fake
+def _(x, dim):
+    return torch.empty_like(x)
+
+
+def _lcse_setup(ctx, inputs, output):
+    x, dim = inputs
+    ctx.dim = dim
+    ctx.save_for_backward(x, output)
+
+
+def _lcse_backward(ctx, grad):
+    # torch's formula: split the gradient by sign, reverse-logcumsumexp each part in log space
+    x, out = ctx.saved_tensors
+    if x.numel() == 0:
+        return torch.zeros_like(x), None
+    dim = _norm_dim(x, ctx.dim)
+    lowest = torch.finfo(grad.dtype).min
+    log_abs = grad.abs().log()
+    pos = torch.where(grad > 0, log_abs, torch.full_like(log_abs, lowest))
+    neg = torch.where(grad < 0, log_abs, torch.full_like(log_abs, lowest))
+    rev = torch.ops.tritoncub._reverse_logcumsumexp
+    out_pos = (rev((pos - out).contiguous(), dim) + x).exp()
+    out_neg = (rev((neg - out).contiguous(), dim) + x).exp()
+    return out_pos - out_neg, None
+
+
+_logcumsumexp_op.register_autograd(_lcse_backward, setup_context=_lcse_setup)
