@@ -1,0 +1,51 @@
+"""DeviceRunLengthEncode (CUB's): runs of equal consecutive items.
+
+* :func:`encode` — the first item of every run and the run's length;
+* :func:`non_trivial_runs` — offset and length of every run longer than one item.
+
+Equality is ``==`` (NaN never equals NaN: each NaN is a run of one; ``-0.0 == 0.0``). Outputs have
+``x.numel()`` slots of which the first ``num_runs`` (a device int64 scalar) hold the result; nothing
+is read back to the host.
+
+Built on the two-pass compaction engine of :mod:`tritoncub.device.select`: pass 1 counts the run
+heads of each tile and records the index of the tile's first head; the tile scan turns the counts
+into output offsets and the first-head indices into "where the next run after tile ``t`` starts";
+pass 2 writes each head's item (or offset) and its length = (index of the next head) - (its index),
+the next head found by a reverse running minimum over the tile's head indices.
+"""
+from __future__ import annotations
+
+import torch
+
+from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, flat_input
+from .._utils import check_tensor
+
+_LENGTH_DTYPES = (torch.int32, torch.int64)
+
+
+def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
+    """Run-length encoding of ``x`` (flattened). Returns ``(unique_out, lengths_out, num_runs)``."""
+    check_tensor(x, "x", SELECTABLE_DTYPES)
+    if length_dtype not in _LENGTH_DTYPES:
+        raise TypeError(f"length_dtype must be int32 or int64, got {length_dtype}")
+    xf = flat_input(x)
+    plan = Plan(xf, None, SELECT_HEADS, first_head=True)
+    uniq = torch.empty_like(xf)
+    lengths = torch.empty(xf.numel(), dtype=length_dtype, device=xf.device)
+    plan.scatter(out=uniq, out_lengths=lengths)
+    return uniq, lengths, plan.num_selected
+
+
+def non_trivial_runs(x: torch.Tensor, *, offset_dtype: torch.dtype = torch.int64,
+                     length_dtype: torch.dtype = torch.int32):
+    """Offsets and lengths of the runs of ``x`` longer than one item, in input order. Returns
+    ``(offsets_out, lengths_out, num_runs)``."""
+    check_tensor(x, "x", SELECTABLE_DTYPES)
+    if length_dtype not in _LENGTH_DTYPES or offset_dtype not in _LENGTH_DTYPES:
+        raise TypeError("offset_dtype and length_dtype must be int32 or int64")
+    xf = flat_input(x)
+    plan = Plan(xf, None, SELECT_NONTRIVIAL, first_head=True)
+    offsets = torch.empty(xf.numel(), dtype=offset_dtype, device=xf.device)
+    lengths = torch.empty(xf.numel(), dtype=length_dtype, device=xf.device)
+    plan.scatter(out_index=offsets, out_lengths=lengths)
+    return offsets, lengths, plan.num_selected
