@@ -1,0 +1,81 @@
+"""``python -m bench --report``: markdown, plots and the README section from results files."""
+import json
+
+import pytest
+
+from bench import report
+
+
+def _results(tmp_path):
+    rows = []
+    for n in (1 << 20, 1 << 24):
+        for impl, f in (("tritoncub", 1.0), ("torch", 2.0), ("cub", 0.5)):
+            ms = n * 8 / 2e9 * f
+            rows.append(dict(op="sum", impl=impl, dtype="float32", n=n, shape=None, variant="", ms=ms,
+                             gbs=n * 4 / ms / 1e6, gkeys=n / ms / 1e6))
+    rows.append(dict(op="sort", impl="tritoncub", dtype="float32", n=8192, shape=[64, 128], variant="rows",
+                     ms=0.01, gbs=6.5, gkeys=0.8))
+    rows.append(dict(op="sort", impl="torch", dtype="float32", n=8192, shape=[64, 128], variant="rows",
+                     ms=0.05, gbs=1.3, gkeys=0.16))
+    rows.append(dict(op="cumsum", impl="tritoncub", dtype="int32", n=10, shape=None, variant="", ms=None,
+                     error="ValueError: boom"))
+    (tmp_path / "gpu-x.json").write_text(json.dumps(
+        {"device": "GPU X", "torch": "2.11", "triton": "3.6", "copy_gbs": 3000.0, "rows": rows}))
+    (tmp_path / "autotune-compare-gpu-x.json").write_text(json.dumps(
+        {"device": "GPU X", "rows": [{"op": "reduce", "bucket": "sum_4B", "problem": "float32 n=2^24",
+                                      "fallback_ms": 0.2, "tuned_ms": 0.1, "speedup": 2.0,
+                                      "tuned_source": "policies/sm_90/reduce.json[sum_4B]",
+                                      "tuned": {"BLOCK": 4096}}]}))
+    (tmp_path / "notes.json").write_text("[1, 2]")          # not a results file: ignored
+    return tmp_path
+
+
+def test_family_of():
+    assert report.family_of({"op": "sum"}) == "reduce"
+    assert report.family_of({"op": "cumsum"}) == "scan"
+    assert report.family_of({"op": "sort_keys"}) == "sort"
+    assert report.family_of({"op": "topk"}) == "topk"
+    assert report.family_of({"op": "masked_select"}) == "select"
+    assert report.family_of({"op": "histc"}) == "histogram"
+    assert report.family_of({"op": "whatever", "family": "misc"}) == "misc"
+
+
+def test_report_markdown(tmp_path):
+    d = _results(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{report.MARK_START}\nold\n{report.MARK_END}\nrest\n")
+    path = report.build(d, plots=False, readme=readme)
+    md = path.read_text()
+    # headline: the largest size only, speed-ups torch/tritoncub (2x, bold) and cub/tritoncub (0.5x)
+    head = md.split("### Headline")[1].split("###")[0]
+    assert "| reduce | sum | float32 | 2^24 |" in head and "2^20" not in head
+    assert "**2.00×**" in head and "0.50×" in head
+    assert "| sort | sort | float32 | 64×128 | rows |" in head
+    assert "### reduce" in md and "| sum | float32 | 2^20 |" in md
+    assert "ValueError: boom" in md
+    assert "Tuned policy vs the built-in fallback" in md and "2.00×" in md.split("Tuned policy")[1]
+    text = readme.read_text()
+    assert "old" not in text and "intro" in text and "rest" in text
+    assert "| reduce | sum | float32 | 2^24 |" in text
+
+
+def test_readme_without_markers_is_untouched(tmp_path):
+    d = _results(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text("no markers here\n")
+    report.build(d, plots=False, readme=readme)
+    assert readme.read_text() == "no markers here\n"
+
+
+def test_report_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    d = _results(tmp_path)
+    md = report.build(d, plots=True, readme=None).read_text()
+    assert (d / "gpu-x-reduce.png").stat().st_size > 1000
+    assert (d / "gpu-x-sort-batched.png").stat().st_size > 1000
+    assert "![reduce](gpu-x-reduce.png)" in md
+
+
+def test_report_with_no_results(tmp_path):
+    md = report.build(tmp_path, plots=False, readme=None).read_text()
+    assert "No results yet" in md
