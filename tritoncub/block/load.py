@@ -11,10 +11,13 @@ of the returned tile, and the hints the load carries:
 ``LOAD_STRIPED``    striped arrangement: row ``t`` holds items ``t, t+BLOCK_THREADS, ...``
                     (tile ``[BLOCK_THREADS, ITEMS_PER_THREAD]``, element ``[t, i]`` = item
                     ``i*BLOCK_THREADS + t``).
-``LOAD_VECTORIZE``  blocked arrangement, like DIRECT, but a full tile takes an *unmasked* path with
-                    contiguity/divisibility hints, so fp32 loads are ``ld.global.v4`` whatever the
-                    item count; only the ragged last tile is masked. The pointer must be 16-byte
-                    aligned for the vector width to reach 16 bytes (torch allocations are).
+``LOAD_VECTORIZE``  blocked arrangement, like DIRECT, but a full tile whose first item is 16-byte
+                    aligned (``tile_base`` a multiple of 16 bytes' worth of items) takes an *unmasked*
+                    path with contiguity/divisibility hints, so fp32 loads are ``ld.global.v4``
+                    whatever the item count; the ragged last tile and unaligned tiles are DIRECT (CUB
+                    falls back the same way). The pointer must be 16-byte aligned for the vector
+                    width to reach 16 bytes: torch allocations are, and Triton checks it when it
+                    specialises the kernel (a misaligned view just gets narrower loads).
 ``LOAD_TRANSPOSE``  blocked arrangement, loaded in the coalesced striped pattern and re-arranged in
                     registers/shared memory (CUB's BlockExchange). In Triton the layout conversion is
                     the compiler's; the values equal DIRECT's, and the generated code may be the same.
@@ -36,17 +39,32 @@ LOAD_TRANSPOSE = tl.constexpr(3)
 LOAD_ALGORITHMS = {"direct": 0, "striped": 1, "vectorize": 2, "transpose": 3}
 
 
+@triton.constexpr_function
+def _vector_items(bits):
+    return max(1, 128 // int(bits))
+
+
+@triton.jit
+def vector_items(ptr):
+    """Items of ``ptr``'s element type in 16 bytes (the widest vector load): 4 for fp32, 2 for fp64."""
+    return _vector_items(ptr.dtype.element_ty.primitive_bitwidth)
+
+
 @triton.jit
 def load_tile(ptr, tile_base, num_items, TILE_ITEMS: tl.constexpr, VECTORIZE: tl.constexpr = False,
               CACHE_MODIFIER: tl.constexpr = "", EVICTION: tl.constexpr = "", other=0):
     """Load items ``[tile_base, tile_base + TILE_ITEMS)`` (those ``< num_items``) as a 1-D tile in input
-    order; out-of-range slots hold ``other``. ``VECTORIZE`` gives full tiles an unmasked path."""
+    order; out-of-range slots hold ``other``. ``VECTORIZE`` gives full, aligned tiles an unmasked path.
+    ``TILE_ITEMS`` is a power of two."""
     base = tile_base.to(tl.int64)
     offs = tl.arange(0, TILE_ITEMS)
     if VECTORIZE:
-        if base + TILE_ITEMS <= num_items:
+        VEC: tl.constexpr = vector_items(ptr)
+        if (base + TILE_ITEMS <= num_items) & (base % VEC == 0):
+            # full, 16-byte-aligned tile: no mask, and a base the compiler can see is a multiple of VEC
+            aligned = (base // VEC) * VEC
             offs = tl.max_contiguous(tl.multiple_of(offs, TILE_ITEMS), TILE_ITEMS)
-            vals = tl.load(ptr + base + offs, cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
+            vals = tl.load(ptr + aligned + offs, cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
         else:
             vals = tl.load(ptr + base + offs, mask=base + offs < num_items, other=other,
                            cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)

@@ -11,7 +11,7 @@ int64.
 import triton
 import triton.language as tl
 
-from .load import LOAD_DIRECT, LOAD_STRIPED, LOAD_TRANSPOSE, LOAD_VECTORIZE, tile_indices
+from .load import LOAD_DIRECT, LOAD_STRIPED, LOAD_TRANSPOSE, LOAD_VECTORIZE, tile_indices, vector_items
 
 STORE_DIRECT = LOAD_DIRECT
 STORE_STRIPED = LOAD_STRIPED
@@ -28,9 +28,11 @@ def store_tile(ptr, tile_base, num_items, vals, TILE_ITEMS: tl.constexpr, VECTOR
     base = tile_base.to(tl.int64)
     offs = tl.arange(0, TILE_ITEMS)
     if VECTORIZE:
-        if base + TILE_ITEMS <= num_items:
+        VEC: tl.constexpr = vector_items(ptr)
+        if (base + TILE_ITEMS <= num_items) & (base % VEC == 0):
+            aligned = (base // VEC) * VEC
             offs = tl.max_contiguous(tl.multiple_of(offs, TILE_ITEMS), TILE_ITEMS)
-            tl.store(ptr + base + offs, vals, cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
+            tl.store(ptr + aligned + offs, vals, cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
         else:
             tl.store(ptr + base + offs, vals, mask=base + offs < num_items,
                      cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)

@@ -1,0 +1,149 @@
+"""WarpScan: prefix scans within every logical warp of a ``[WARPS, LANES]`` tile (CUB's ``WarpScan``).
+
+Row ``w`` of the tile is logical warp ``w``; lane ``t`` holds that warp thread's input (one item
+per thread, as in CUB). ``LOGICAL_WARP_THREADS`` (1..32, ``0`` = the whole row) may be smaller than
+``LANES`` (a power of two) and need not be a power of two: a forward scan's lane ``t`` depends only on
+lanes ``0..t``, so the padding lanes ``t >= LOGICAL_WARP_THREADS`` never reach the real ones and hold
+unspecified values in the results. ``COMBINE`` is any associative ``@triton.jit`` function of two
+tiles (it need not be commutative, and no identity is needed). bfloat16 tiles are combined in
+float32 and the results rounded back to bfloat16 (:func:`widen`).
+
+Every scan returns ``(scan, aggregate)``: the ``[WARPS, LANES]`` results and the ``[WARPS]`` reduction
+of each warp's ``LOGICAL_WARP_THREADS`` inputs (CUB's ``warp_aggregate``, which never includes the
+initial value). The aggregate is the inclusive scan's last real lane, so it is bitwise consistent
+with the scan.
+
+CUB's shuffle-based and shared-memory WarpScan variants have no analogue: ``tl.associative_scan``
+along axis 1 lowers to in-register and warp-shuffle steps chosen by Triton. The segmented scan
+(:func:`warp_segmented_inclusive_scan`) is an explicit Hillis–Steele scan of ``log2(LANES)``
+``tl.gather`` steps, CUB's shuffle-up algorithm with a segment bound.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.constexpr_function
+def _log2(n):
+    return max(int(n) - 1, 0).bit_length()
+
+
+@triton.jit
+def widen(tile):
+    """The tile in the type combines run in: bfloat16 is combined in float32 (and results rounded back
+    to bfloat16), as torch reduces bfloat16; Triton's interpreter cannot run bfloat16 combine
+    functions. Every other dtype is combined as is."""
+    if tile.dtype == tl.bfloat16:
+        out = tile.to(tl.float32)
+    else:
+        out = tile
+    return out
+
+
+@triton.jit
+def _warp_max(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def _warp_add(a, b):
+    return a + b
+
+
+@triton.jit
+def warp_lane(tile, lane):
+    """``tile[w, lane[w]]`` for every warp ``w`` as a ``[WARPS]`` tensor; ``lane`` is a scalar or a
+    ``[WARPS]`` tensor (clamped to ``[0, LANES)``). A gather, so values (NaN, -0.0) move bit-exactly."""
+    WARPS: tl.constexpr = tile.shape[0]
+    LANES: tl.constexpr = tile.shape[1]
+    idx = tl.zeros([WARPS], dtype=tl.int32) + lane
+    idx = tl.minimum(tl.maximum(idx, 0), LANES - 1)
+    return tl.reshape(tl.gather(tile, idx[:, None], 1), (WARPS,))
+
+
+@triton.jit
+def warp_shift_up(tile, fill):
+    """``out[w, t] = tile[w, t-1]``, ``out[w, 0] = fill`` (CUB's ``ShuffleUp`` by one lane)."""
+    WARPS: tl.constexpr = tile.shape[0]
+    LANES: tl.constexpr = tile.shape[1]
+    t = tl.arange(0, LANES)[None, :]
+    src = tl.broadcast_to(tl.maximum(t - 1, 0), (WARPS, LANES))
+    return tl.where(t == 0, fill, tl.gather(tile, src, 1))
+
+
+@triton.jit
+def warp_inclusive_scan(tile, COMBINE: tl.constexpr, LOGICAL_WARP_THREADS: tl.constexpr = 0):
+    """Inclusive scan of each warp: ``out[w, t] = x[w, 0] ⊕ ... ⊕ x[w, t]``. Returns ``(scan, aggregate)``."""
+    L: tl.constexpr = tile.shape[1] if LOGICAL_WARP_THREADS == 0 else LOGICAL_WARP_THREADS
+    inc = tl.associative_scan(widen(tile), 1, COMBINE)
+    return inc.to(tile.dtype), warp_lane(inc, L - 1).to(tile.dtype)
+
+
+@triton.jit
+def warp_inclusive_scan_init(tile, init, COMBINE: tl.constexpr, LOGICAL_WARP_THREADS: tl.constexpr = 0):
+    """Inclusive scan seeded with ``init``: ``out[w, t] = init ⊕ x[w, 0] ⊕ ... ⊕ x[w, t]``.
+    Returns ``(scan, aggregate)``; the aggregate excludes ``init``."""
+    L: tl.constexpr = tile.shape[1] if LOGICAL_WARP_THREADS == 0 else LOGICAL_WARP_THREADS
+    x = widen(tile)
+    inc = tl.associative_scan(x, 1, COMBINE)
+    seeded = COMBINE(tl.full(tile.shape, init, x.dtype), inc)
+    return seeded.to(tile.dtype), warp_lane(inc, L - 1).to(tile.dtype)
+
+
+@triton.jit
+def warp_exclusive_scan(tile, init, COMBINE: tl.constexpr, LOGICAL_WARP_THREADS: tl.constexpr = 0):
+    """Exclusive scan seeded with ``init``: ``out[w, 0] = init``, ``out[w, t] = init ⊕ x[w, 0] ⊕ ... ⊕
+    x[w, t-1]``. Returns ``(scan, aggregate)``; the aggregate excludes ``init`` (as in CUB)."""
+    L: tl.constexpr = tile.shape[1] if LOGICAL_WARP_THREADS == 0 else LOGICAL_WARP_THREADS
+    x = widen(tile)
+    inc = tl.associative_scan(x, 1, COMBINE)
+    init_tile = tl.full(tile.shape, init, x.dtype)
+    prev = warp_shift_up(inc, init_tile)
+    t = tl.arange(0, tile.shape[1])[None, :]
+    out = tl.where(t == 0, init_tile, COMBINE(init_tile, prev))
+    return out.to(tile.dtype), warp_lane(inc, L - 1).to(tile.dtype)
+
+
+@triton.jit
+def warp_inclusive_sum(tile, LOGICAL_WARP_THREADS: tl.constexpr = 0):
+    """Inclusive prefix sum of each warp, in the tile's dtype (integers wrap). Returns ``(scan, aggregate)``."""
+    return warp_inclusive_scan(tile, _warp_add, LOGICAL_WARP_THREADS)
+
+
+@triton.jit
+def warp_exclusive_sum(tile, LOGICAL_WARP_THREADS: tl.constexpr = 0):
+    """Exclusive prefix sum (lane 0 gets 0). Integers: ``inclusive - x``, exact under wrap-around.
+    Floats: the inclusive sum shifted up one lane, so infinities and NaNs never meet a subtraction
+    and each output is exactly the inclusive result of the lane before. Returns ``(scan, aggregate)``."""
+    inc, agg = warp_inclusive_scan(tile, _warp_add, LOGICAL_WARP_THREADS)
+    if tile.dtype.is_floating():
+        out = warp_shift_up(inc, tl.zeros(tile.shape, tile.dtype))
+    else:
+        out = inc - tile
+    return out, agg
+
+
+@triton.jit
+def warp_segment_starts(head_flags):
+    """Lane index of the first lane of each lane's segment (lane 0 always starts one)."""
+    LANES: tl.constexpr = head_flags.shape[1]
+    t = tl.arange(0, LANES)[None, :]
+    starts = tl.where((head_flags != 0) | (t == 0), t, 0)
+    return tl.associative_scan(tl.broadcast_to(starts, head_flags.shape), 1, _warp_max)
+
+
+@triton.jit
+def warp_segmented_inclusive_scan(tile, head_flags, COMBINE: tl.constexpr):
+    """Inclusive scan restarted at every lane whose head flag is set (lane 0 always starts a segment):
+    ``out[w, t] = x[w, s] ⊕ ... ⊕ x[w, t]`` with ``s`` the start of ``t``'s segment. Any associative
+    ``COMBINE``; items are combined in lane order."""
+    WARPS: tl.constexpr = tile.shape[0]
+    LANES: tl.constexpr = tile.shape[1]
+    LOG2: tl.constexpr = _log2(LANES)
+    start = warp_segment_starts(head_flags)
+    t = tl.broadcast_to(tl.arange(0, LANES)[None, :], (WARPS, LANES))
+    acc = widen(tile)
+    for k in tl.static_range(LOG2):
+        partner = t - (1 << k)
+        pulled = tl.gather(acc, tl.maximum(partner, 0), 1)
+        acc = tl.where(partner >= start, COMBINE(pulled, acc), acc)
+    return acc.to(tile.dtype)
