@@ -1,0 +1,578 @@
+"""Top-k per row (DeviceTopK / batched top-k): the k largest or smallest items with int64 indices.
+
+Keys are turned into ordered bits (see :mod:`tritoncub.device.segmented_sort`; smallest-k complements
+them), so every path selects the k *largest* ordered keys. Three strategies, chosen per call from the
+row length, the key width and k (thresholds in the ``topk`` policy):
+
+* **tile** (rows of up to ``ROW_MAX_BLOCK`` items): ``ROWS`` rows per program in registers; key and
+  inverted column are packed into one word and ``tl.topk`` (a bitonic top-k) keeps the best
+  ``next_pow2(k)``; 64-bit keys use the (key, index) bitonic network instead. Never a full sort of
+  anything but the tile.
+* **candidates** (long rows, keys of at most 32 bits, ``next_pow2(k) <= CAND_K_MAX``): each program
+  keeps the top-k of a ``CHUNK`` of the row (packed ``ordered_key << 32 | ~column``), the candidate
+  lists are reduced the same way until one chunk remains: a running k-best merge.
+* **radix select** (everything else: large k, 64-bit keys on long rows): 8-bit digit histograms from
+  the most significant digit narrow the k-th key (``tl.histogram`` + a one-program-per-row resolve
+  step); after the first digit the items in the k-th key's bucket are compacted into a candidate
+  buffer (one device-to-host read of its size) and the remaining digits only look at those; a last
+  compaction writes the items above the k-th key and as many items equal to it as needed. Then, if
+  ``sorted``, the k results are sorted (by value). Never a full sort of the row.
+
+Tie rule: the tile and candidate paths return, among equal values, the lowest indices first (a
+stable order; NaN is the largest value, ``-0.0 == +0.0``). The radix-select path returns the right
+values, but which of several items equal to the k-th value are picked, and the order of equal values,
+is unspecified (atomic slot allocation). Values always equal ``torch.topk``'s when ``sorted=True``;
+indices always point at items holding the returned values.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+
+from .. import policy
+from .._utils import check_tensor, check_same_device, next_power_of_2
+from .segmented_sort import (SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode, sort_rows,
+                             sort_tile_descending, _check_runnable, _log2)
+
+IDX32 = 0xFFFFFFFF
+
+# ----------------------------------------------------------------------------------------------
+# Kernels
+# ----------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _topk_tile_kernel(
+        keys_ptr, out_vals_ptr, out_idx_ptr, seg_begin_ptr, seg_len_ptr, seg_list_ptr,
+        num_rows, row_len, row_stride, k, out_stride,
+        BLOCK: tl.constexpr, ROWS: tl.constexpr, K2: tl.constexpr, LOG_N: tl.constexpr,
+        N_DIMS: tl.constexpr, PACK: tl.constexpr, UNIFORM: tl.constexpr, HAS_LIST: tl.constexpr,
+        IDX_ABS: tl.constexpr,
+        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
+        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+    """Top-k of ROWS rows of at most BLOCK items each, in registers."""
+    pid = tl.program_id(0)
+    r = pid.to(tl.int64) * ROWS + tl.arange(0, ROWS)
+    rmask = r < num_rows
+    if UNIFORM:
+        begin = r * row_stride
+        length = tl.where(rmask, row_len, 0).to(tl.int64)
+        out_row = r
+    else:
+        if HAS_LIST:
+            seg = tl.load(seg_list_ptr + r, mask=rmask, other=0).to(tl.int64)
+        else:
+            seg = r
+        begin = tl.load(seg_begin_ptr + seg, mask=rmask, other=0).to(tl.int64)
+        length = tl.load(seg_len_ptr + seg, mask=rmask, other=0).to(tl.int64)
+        out_row = seg
+    cols = tl.arange(0, BLOCK)
+    mask = cols[None, :] < length[:, None]
+    bits = tl.load(keys_ptr + begin[:, None] + cols[None, :], mask=mask, other=0)
+    ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+    ordp = tl.where(mask, ordp, tl.zeros_like(ordp))
+    if PACK == 0:
+        idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, 0)
+        ocols = cols
+    else:
+        inv = tl.broadcast_to((BLOCK - 1 - cols).to(tl.uint64)[None, :], ordp.shape)
+        p = (ordp << LOG_N) | inv
+        if PACK == 32:
+            p = p.to(tl.uint32)
+        top = tl.topk(p, K2)
+        idx = (BLOCK - 1) - (top & (BLOCK - 1)).to(tl.int64)
+        ocols = tl.arange(0, K2)
+    lim = tl.minimum(length, k)
+    omask = ocols[None, :] < lim[:, None]
+    vals = tl.load(keys_ptr + begin[:, None] + idx, mask=omask)
+    dst = out_row[:, None] * out_stride + ocols[None, :]
+    tl.store(out_vals_ptr + dst, vals, mask=omask)
+    if IDX_ABS:
+        idx += begin[:, None]
+    tl.store(out_idx_ptr + dst, idx, mask=omask)
+
+
+@triton.jit
+def _topk_chunk_kernel(
+        keys_ptr, cand_in_ptr, cand_out_ptr, out_vals_ptr, out_idx_ptr, row_begin_ptr, row_len_ptr,
+        n_in, k, out_stride,
+        CHUNK: tl.constexpr, K2: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
+        IDX_ABS: tl.constexpr,
+        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
+        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+    """Running k-best: the top K2 packed (key << 32 | ~column) words of one CHUNK of one row."""
+    c = tl.program_id(0)
+    row = tl.program_id(1).to(tl.int64)
+    begin = tl.load(row_begin_ptr + row).to(tl.int64)
+    offs = c.to(tl.int64) * CHUNK + tl.arange(0, CHUNK)
+    if FROM_KEYS:
+        length = tl.load(row_len_ptr + row).to(tl.int64)
+        mask = offs < length
+        bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
+        ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+        p = (ordp << 32) | (IDX32 - offs).to(tl.uint64)
+        p = tl.where(mask, p, tl.zeros_like(p))
+    else:
+        mask = offs < n_in
+        p = tl.load(cand_in_ptr + row * n_in + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
+    top = tl.topk(p, K2)
+    j = tl.arange(0, K2)
+    if FINAL:
+        idx = IDX32 - (top & IDX32).to(tl.int64)
+        om = j < k
+        vals = tl.load(keys_ptr + begin + idx, mask=om)
+        tl.store(out_vals_ptr + row * out_stride + j, vals, mask=om)
+        if IDX_ABS:
+            idx += begin
+        tl.store(out_idx_ptr + row * out_stride + j, idx, mask=om)
+    else:
+        n_out = tl.num_programs(0).to(tl.int64) * K2
+        tl.store(cand_out_ptr + row * n_out + c * K2 + j, top.to(tl.int64, bitcast=True))
+
+
+@triton.jit
+def _rs_hist_kernel(
+        keys_ptr, cand_key_ptr, row_begin_ptr, row_len_ptr, cand_cnt_ptr, prefix_ptr, hist_ptr, cap,
+        BLOCK: tl.constexpr, TILES: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr,
+        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
+        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+    """Histogram of the 8-bit digit at SHIFT of the keys that match the row's prefix above it."""
+    c = tl.program_id(0)
+    row = tl.program_id(1).to(tl.int64)
+    if FROM_KEYS:
+        n = tl.load(row_len_ptr + row).to(tl.int64)
+    else:
+        n = tl.load(cand_cnt_ptr + row).to(tl.int64)
+    start = c.to(tl.int64) * (BLOCK * TILES)
+    if start < n:
+        begin = tl.load(row_begin_ptr + row).to(tl.int64)
+        prefix = tl.load(prefix_ptr + row).to(tl.uint64, bitcast=True)
+        hist = tl.zeros([256], tl.int32)
+        for t in tl.static_range(TILES):
+            offs = start + t * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            if FROM_KEYS:
+                bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
+                ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+            else:
+                ordp = tl.load(cand_key_ptr + row * cap + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
+            if SHIFT + 8 < KEY_BITS:
+                mask = mask & (((ordp ^ prefix) >> (SHIFT + 8)) == 0)
+            digit = ((ordp >> SHIFT) & 255).to(tl.int32)
+            hist += tl.histogram(digit, 256, mask=mask)
+        d = tl.arange(0, 256)
+        tl.atomic_add(hist_ptr + row * 256 + d, hist, mask=hist > 0)
+
+
+@triton.jit
+def _rs_resolve_kernel(hist_ptr, prefix_ptr, krem_ptr, bucket_ptr, SHIFT: tl.constexpr):
+    """Pick the digit holding the k-th largest key of the row; narrow prefix and k; clear the histogram."""
+    row = tl.program_id(0).to(tl.int64)
+    d = tl.arange(0, 256)
+    h = tl.load(hist_ptr + row * 256 + d).to(tl.int64)
+    krem = tl.load(krem_ptr + row)
+    total = tl.sum(h, axis=0)
+    above_incl = total - tl.cumsum(h, axis=0) + h
+    ds = tl.sum((above_incl >= krem).to(tl.int32), axis=0) - 1
+    sel = d == ds
+    above = tl.sum(tl.where(sel, above_incl - h, 0), axis=0)
+    bucket = tl.sum(tl.where(sel, h, 0), axis=0)
+    prefix = tl.load(prefix_ptr + row)
+    tl.store(prefix_ptr + row, prefix | (ds.to(tl.int64) << SHIFT))
+    tl.store(krem_ptr + row, krem - above)
+    tl.store(bucket_ptr + row, bucket)
+    tl.store(hist_ptr + row * 256 + d, tl.zeros([256], tl.int32))
+
+
+@triton.jit
+def _rs_compact_kernel(
+        keys_ptr, cand_key_ptr, cand_idx_ptr, cand_key_out_ptr, cand_idx_out_ptr,
+        row_begin_ptr, row_len_ptr, cand_cnt_ptr, cand_cnt_out_ptr, prefix_ptr, krem_ptr,
+        out_cnt_ptr, tie_cnt_ptr, out_vals_ptr, out_idx_ptr, cap, cap_out, k, out_stride,
+        BLOCK: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
+        IDX_ABS: tl.constexpr,
+        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
+        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+    """Items whose key is above the prefix go to the output; those in its bucket become candidates
+    (or, on the last digit, fill the remaining output slots)."""
+    c = tl.program_id(0)
+    row = tl.program_id(1).to(tl.int64)
+    if FROM_KEYS:
+        n = tl.load(row_len_ptr + row).to(tl.int64)
+    else:
+        n = tl.load(cand_cnt_ptr + row).to(tl.int64)
+    start = c.to(tl.int64) * BLOCK
+    if start < n:
+        begin = tl.load(row_begin_ptr + row).to(tl.int64)
+        prefix = tl.load(prefix_ptr + row).to(tl.uint64, bitcast=True)
+        offs = start + tl.arange(0, BLOCK)
+        mask = offs < n
+        if FROM_KEYS:
+            bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
+            ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+            idx = offs
+        else:
+            ordp = tl.load(cand_key_ptr + row * cap + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
+            idx = tl.load(cand_idx_ptr + row * cap + offs, mask=mask, other=0)
+        hi_me = ordp >> SHIFT
+        hi_p = prefix >> SHIFT
+        gt = mask & (hi_me > hi_p)
+        eq = mask & (hi_me == hi_p)
+        n_gt = tl.sum(gt.to(tl.int32), axis=0)
+        out_idx = idx
+        if IDX_ABS:
+            out_idx = idx + begin
+        if n_gt > 0:
+            base = tl.atomic_add(out_cnt_ptr + row, n_gt).to(tl.int64)
+            pos = base + tl.cumsum(gt.to(tl.int32), axis=0).to(tl.int64) - 1
+            vals = tl.load(keys_ptr + begin + idx, mask=gt)
+            tl.store(out_vals_ptr + row * out_stride + pos, vals, mask=gt)
+            tl.store(out_idx_ptr + row * out_stride + pos, out_idx, mask=gt)
+        n_eq = tl.sum(eq.to(tl.int32), axis=0)
+        if n_eq > 0:
+            if FINAL:
+                krem = tl.load(krem_ptr + row)
+                base = tl.atomic_add(tie_cnt_ptr + row, n_eq).to(tl.int64)
+                rank = base + tl.cumsum(eq.to(tl.int32), axis=0).to(tl.int64) - 1
+                take = eq & (rank < krem)
+                slot = k - krem + rank
+                vals = tl.load(keys_ptr + begin + idx, mask=take)
+                tl.store(out_vals_ptr + row * out_stride + slot, vals, mask=take)
+                tl.store(out_idx_ptr + row * out_stride + slot, out_idx, mask=take)
+            else:
+                base = tl.atomic_add(cand_cnt_out_ptr + row, n_eq).to(tl.int64)
+                pos = base + tl.cumsum(eq.to(tl.int32), axis=0).to(tl.int64) - 1
+                tl.store(cand_key_out_ptr + row * cap_out + pos, ordp.to(tl.int64, bitcast=True), mask=eq)
+                tl.store(cand_idx_out_ptr + row * cap_out + pos, idx, mask=eq)
+
+
+# ----------------------------------------------------------------------------------------------
+# Policy
+# ----------------------------------------------------------------------------------------------
+
+policy.register(
+    "topk",
+    space={"TILE_ITEMS": [1024, 2048, 4096], "ROW_MAX_BLOCK": [1024, 2048, 4096],
+           "CHUNK": [2048, 4096, 8192], "CAND_K_MAX": [16, 32, 64], "RS_BLOCK": [2048, 4096],
+           "RS_TILES": [1, 4, 8], "num_warps": [4, 8, 16], "num_stages": [1]},
+    fallback={"TILE_ITEMS": 2048, "ROW_MAX_BLOCK": 4096, "CHUNK": 4096, "CAND_K_MAX": 32,
+              "RS_BLOCK": 4096, "RS_TILES": 4, "num_warps": 4, "num_stages": 1},
+    buckets=("rows", "long"),
+    bucket_fallbacks={"long": {"num_warps": 8}},
+    doc="Top-k. 'rows': rows of at most ROW_MAX_BLOCK items, TILE_ITEMS per program (ROWS = "
+        "TILE_ITEMS // BLOCK rows). 'long': CHUNK items per program of the running k-best for "
+        "next_pow2(k) <= CAND_K_MAX and keys of <= 32 bits; otherwise radix select with RS_BLOCK * "
+        "RS_TILES items per program of the histogram passes.")
+
+
+# ----------------------------------------------------------------------------------------------
+# Launchers
+# ----------------------------------------------------------------------------------------------
+
+_MAX_GRID_Y = 65535
+
+
+def _tile_topk(kb, out_vb, out_idx, k, *, block, num_rows, meta, ascending, device, uniform=False,
+               row_len=0, row_stride=0, seg_begin=None, seg_len=None, seg_list=None, idx_abs=False, pol=None):
+    if num_rows == 0:
+        return
+    pol = pol or policy.select("topk", device, "rows")
+    k2 = next_power_of_2(k)
+    block = max(block, k2)
+    rows = max(1, min(256, pol["TILE_ITEMS"] // block))
+    log_n = _log2(block)
+    d = kb
+    _topk_tile_kernel[(triton.cdiv(num_rows, rows),)](
+        kb, out_vb, out_idx, seg_begin if seg_begin is not None else d, seg_len if seg_len is not None else d,
+        seg_list if seg_list is not None else d, num_rows, row_len, row_stride, k, k,
+        BLOCK=block, ROWS=rows, K2=k2, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
+        PACK=pack_mode(meta["KEY_BITS"], log_n), UNIFORM=uniform, HAS_LIST=seg_list is not None,
+        IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
+
+
+def _row_batches(nrows):
+    for r0 in range(0, nrows, _MAX_GRID_Y):
+        yield r0, min(nrows, r0 + _MAX_GRID_Y)
+
+
+def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
+                idx_abs=False):
+    """Running k-best over chunks (keys of <= 32 bits, rows longer than a tile)."""
+    pol = policy.select("topk", device, "long")
+    chunk, k2 = pol["CHUNK"], next_power_of_2(k)
+    nrows = row_begin.numel()
+    common = dict(K2=k2, IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps,
+                  num_stages=pol.num_stages)
+    for r0, r1 in _row_batches(nrows):
+        rb, rl = row_begin[r0:r1], row_len[r0:r1]
+        ov, oi = out_vb[r0:r1], out_idx[r0:r1]
+        nchunks = triton.cdiv(max_len, chunk)
+        if nchunks == 1:
+            _topk_chunk_kernel[(1, r1 - r0)](kb, kb, kb, ov, oi, rb, rl, 0, k, k, CHUNK=chunk,
+                                              FROM_KEYS=True, FINAL=True, **common)
+            continue
+        cand = torch.empty((r1 - r0, nchunks * k2), dtype=torch.int64, device=device)
+        _topk_chunk_kernel[(nchunks, r1 - r0)](kb, kb, cand, ov, oi, rb, rl, 0, k, k, CHUNK=chunk,
+                                                FROM_KEYS=True, FINAL=False, **common)
+        n_in = nchunks * k2
+        while True:
+            nchunks = triton.cdiv(n_in, chunk)
+            if nchunks == 1:
+                _topk_chunk_kernel[(1, r1 - r0)](kb, cand, cand, ov, oi, rb, rl, n_in, k, k,
+                                                  CHUNK=next_power_of_2(n_in), FROM_KEYS=False, FINAL=True, **common)
+                break
+            nxt = torch.empty((r1 - r0, nchunks * k2), dtype=torch.int64, device=device)
+            _topk_chunk_kernel[(nchunks, r1 - r0)](kb, cand, nxt, ov, oi, rb, rl, n_in, k, k, CHUNK=chunk,
+                                                    FROM_KEYS=False, FINAL=False, **common)
+            cand, n_in = nxt, nchunks * k2
+
+
+def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
+                  idx_abs=False):
+    """Radix select of the k largest ordered keys of each row (unsorted output)."""
+    pol = policy.select("topk", device, "long")
+    block, tiles = pol["RS_BLOCK"], pol["RS_TILES"]
+    nbits = meta["KEY_BITS"]
+    common = dict(KEY_BITS=nbits, KIND=meta["KIND"], WMASK=meta["WMASK"], SIGN=meta["SIGN"],
+                  MAG_MASK=meta["MAG_MASK"], INF_BITS=meta["INF_BITS"], ASCENDING=ascending,
+                  num_warps=pol.num_warps, num_stages=pol.num_stages)
+    for r0, r1 in _row_batches(row_begin.numel()):
+        nr = r1 - r0
+        rb, rl = row_begin[r0:r1], row_len[r0:r1]
+        ov, oi = out_vb[r0:r1], out_idx[r0:r1]
+        z = lambda: torch.zeros(nr, dtype=torch.int64, device=device)  # noqa: E731
+        prefix, bucket, out_cnt, tie_cnt, cand_cnt = z(), z(), z(), z(), z()
+        krem = torch.full((nr,), k, dtype=torch.int64, device=device)
+        hist = torch.zeros((nr, 256), dtype=torch.int32, device=device)
+        shift = nbits - 8
+        _rs_hist_kernel[(triton.cdiv(max_len, block * tiles), nr)](
+            kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True, **common)
+        _rs_resolve_kernel[(nr,)](hist, prefix, krem, bucket, SHIFT=shift)
+        if shift == 0:
+            _rs_compact_kernel[(triton.cdiv(max_len, block), nr)](
+                kb, kb, kb, kb, kb, rb, rl, rl, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, 0, k, k,
+                BLOCK=block, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **common)
+            continue
+        cap = max(1, int(bucket.max()))  # one device-to-host read: the candidate buffer's size
+        ckey = torch.empty((nr, cap), dtype=torch.int64, device=device)
+        cidx = torch.empty((nr, cap), dtype=torch.int64, device=device)
+        _rs_compact_kernel[(triton.cdiv(max_len, block), nr)](
+            kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
+            BLOCK=block, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs,
+            **common)
+        while shift > 0:
+            shift -= 8
+            _rs_hist_kernel[(triton.cdiv(cap, block * tiles), nr)](
+                kb, ckey, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=block, TILES=tiles, SHIFT=shift,
+                FROM_KEYS=False, **common)
+            _rs_resolve_kernel[(nr,)](hist, prefix, krem, bucket, SHIFT=shift)
+        _rs_compact_kernel[(triton.cdiv(cap, block), nr)](
+            kb, ckey, cidx, kb, kb, rb, rl, cand_cnt, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0,
+            k, k, BLOCK=block, SHIFT=0, FROM_KEYS=False, FINAL=True, IDX_ABS=idx_abs, **common)
+
+
+def _check_k(k, size):
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"k must be an int, got {type(k).__name__}")
+    if k < 0:
+        raise ValueError(f"k must be non-negative, got {k}")
+    if k > size:
+        raise ValueError(f"selected index k={k} out of range: the dimension has {size} items")
+
+
+def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
+    """Top-k of every row of a contiguous 2-D tensor; returns (values [rows, k], indices [rows, k])."""
+    rows, L = xc.shape
+    device = xc.device
+    values = torch.empty((rows, k), dtype=xc.dtype, device=device)
+    indices = torch.empty((rows, k), dtype=torch.int64, device=device)
+    if rows == 0 or k == 0:
+        return values, indices
+    _check_runnable(xc, "x")
+    meta = key_meta(xc.dtype)
+    kb, ovb = bits_view(xc), bits_view(values)
+    asc = not largest
+    pol = policy.select("topk", device, "rows")
+    if L <= pol["ROW_MAX_BLOCK"]:
+        _tile_topk(kb, ovb, indices, k, block=next_power_of_2(max(L, 2)), num_rows=rows, meta=meta,
+                   ascending=asc, device=device, uniform=True, row_len=L, row_stride=L, pol=pol)
+        return values, indices
+    row_begin = torch.arange(rows, device=device, dtype=torch.int64) * L
+    row_len = torch.full((rows,), L, device=device, dtype=torch.int64)
+    lpol = policy.select("topk", device, "long")
+    if meta["KEY_BITS"] <= 32 and next_power_of_2(k) <= lpol["CAND_K_MAX"] and L < IDX32:
+        _chunk_topk(kb.view(-1), ovb, indices, k, row_begin=row_begin, row_len=row_len, max_len=L, meta=meta,
+                    ascending=asc, device=device)
+        return values, indices
+    _radix_select(kb.view(-1), ovb, indices, k, row_begin=row_begin, row_len=row_len, max_len=L, meta=meta,
+                  ascending=asc, device=device)
+    if sorted:
+        values, perm = sort_rows(values, descending=largest)
+        indices = indices.gather(1, perm)
+    return values, indices
+
+
+def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    """``torch.topk``: the ``k`` largest (or smallest) items of ``x`` along ``dim``: ``(values, indices)``.
+
+    Values equal ``torch.topk``'s when ``sorted=True`` (NaN counts as the largest value, as in torch);
+    with ``sorted=False`` the same set of values is returned in an unspecified order. Indices (int64)
+    point at items holding the returned values; tie rule in the module docstring. ``k`` in
+    ``[0, size]``, else ``ValueError``.
+    """
+    check_tensor(x, "x", SORT_DTYPES)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    nd = max(x.dim(), 1)
+    if not -nd <= dim < nd:
+        raise ValueError(f"dim {dim} out of range for a tensor of {x.dim()} dimension(s)")
+    if x.dim() == 0:
+        _check_k(k, 1)
+        v, i = _topk_rows(x.reshape(1, 1).contiguous(), k, largest, sorted)
+        return v.reshape(()) if k else v.reshape(0), i.reshape(()) if k else i.reshape(0)
+    dim = dim % x.dim()
+    _check_k(k, x.shape[dim])
+    xm = x.movedim(dim, -1)
+    L = xm.shape[-1]
+    lead = xm.shape[:-1]
+    xc = xm.contiguous().reshape(-1, L)
+    v, i = _topk_rows(xc, k, largest, sorted)
+    v = v.reshape(*lead, k).movedim(-1, dim)
+    i = i.reshape(*lead, k).movedim(-1, dim)
+    return v.contiguous(), i.contiguous()
+
+
+def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool = True):
+    """Top-k of every segment ``[offsets[s], offsets[s+1])`` of the 1-D ``x``, sorted best first.
+
+    Returns ``(values [S, k], indices [S, k])`` where indices are positions in ``x``. A segment with
+    fewer than ``k`` items fills its first ``length`` slots; the other slots hold value 0 and index -1.
+    One device-to-host read of the offsets (binning by length).
+    """
+    check_tensor(x, "x", SORT_DTYPES, ndim=1)
+    check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
+    check_same_device(("x", x), ("offsets", offsets))
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"k must be an int, got {type(k).__name__}")
+    if k < 0:
+        raise ValueError(f"k must be non-negative, got {k}")
+    if offsets.numel() == 0:
+        raise ValueError("offsets must hold num_segments + 1 items (at least one)")
+    o = offsets.detach().cpu().numpy().astype(np.int64)
+    if o.min() < 0 or o.max() > x.numel():
+        raise ValueError(f"offsets out of range: segments must lie within [0, {x.numel()}]")
+    if (np.diff(o) < 0).any():
+        raise ValueError("offsets must be non-decreasing")
+    S = o.size - 1
+    device = x.device
+    values = torch.zeros((S, k), dtype=x.dtype, device=device)
+    indices = torch.full((S, k), -1, dtype=torch.int64, device=device)
+    if S == 0 or k == 0 or x.numel() == 0:
+        return values, indices
+    _check_runnable(x, "x")
+    x = x.contiguous()
+    meta = key_meta(x.dtype)
+    kb, ovb = bits_view(x), bits_view(values)
+    begin, length = o[:-1], np.diff(o)
+    t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
+    asc = not largest
+    pol = policy.select("topk", device, "rows")
+    d_begin, d_len = t(begin), t(length)
+    blocks = np.maximum(2, np.left_shift(1, np.ceil(np.log2(np.maximum(length, 1))).astype(np.int64)))
+    short = (length > 0) & (length <= pol["ROW_MAX_BLOCK"])
+    for block in np.unique(blocks[short]).tolist():
+        ids = np.flatnonzero(short & (blocks == block))
+        _tile_topk(kb, ovb, indices, k, block=int(block), num_rows=len(ids), meta=meta, ascending=asc,
+                   device=device, seg_begin=d_begin, seg_len=d_len, seg_list=t(ids), idx_abs=True, pol=pol)
+    long_ = length > pol["ROW_MAX_BLOCK"]
+    if long_.any():
+        ids = np.flatnonzero(long_)
+        lv = torch.empty((len(ids), k), dtype=x.dtype, device=device)
+        li = torch.empty((len(ids), k), dtype=torch.int64, device=device)
+        lb, ll = t(begin[ids]), t(length[ids])
+        ml = int(length[ids].max())
+        kk = min(k, int(length[ids].min()))
+        # segments shorter than k among the long ones cannot happen when k <= ROW_MAX_BLOCK
+        if kk != k:
+            raise ValueError(f"k={k} is larger than a segment of more than {pol['ROW_MAX_BLOCK']} items; "
+                             f"use k <= the shortest long segment")
+        lpol = policy.select("topk", device, "long")
+        if meta["KEY_BITS"] <= 32 and next_power_of_2(k) <= lpol["CAND_K_MAX"]:
+            _chunk_topk(kb, bits_view(lv), li, k, row_begin=lb, row_len=ll, max_len=ml, meta=meta,
+                        ascending=asc, device=device, idx_abs=True)
+        else:
+            _radix_select(kb, bits_view(lv), li, k, row_begin=lb, row_len=ll, max_len=ml, meta=meta,
+                          ascending=asc, device=device, idx_abs=True)
+            lv, perm = sort_rows(lv, descending=largest)
+            li = li.gather(1, perm)
+        sel = t(ids)
+        values[sel] = lv
+        indices[sel] = li
+    return values, indices
+
+
+# ----------------------------------------------------------------------------------------------
+# torch operators
+# ----------------------------------------------------------------------------------------------
+
+
+@torch.library.custom_op("tritoncub::topk", mutates_args=())
+def _topk_op(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True,
+             sorted: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    return topk(x, k, dim, largest, sorted)
+
+
+@_topk_op.register_fake
+def _(x, k, dim=-1, largest=True, sorted=True):
+    shape = list(x.shape)
+    if shape:
+        shape[dim] = k
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
+
+
+def _topk_setup(ctx, inputs, output):
+    x, k, dim, largest, sorted_ = inputs
+    ctx.shape, ctx.dim = x.shape, dim
+    ctx.save_for_backward(output[1])
+
+
+def _topk_backward(ctx, grad_values, grad_indices):
+    (idx,) = ctx.saved_tensors
+    g = torch.zeros(ctx.shape, dtype=grad_values.dtype, device=grad_values.device)
+    if len(ctx.shape) == 0:
+        return (grad_values.reshape(()).clone() if grad_values.numel() else g), None, None, None, None
+    return g.scatter(ctx.dim, idx, grad_values), None, None, None, None
+
+
+_topk_op.register_autograd(_topk_backward, setup_context=_topk_setup)
+
+
+@torch.library.custom_op("tritoncub::segmented_topk", mutates_args=())
+def _segmented_topk_op(x: torch.Tensor, offsets: torch.Tensor, k: int,
+                       largest: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    return segmented_topk(x, offsets, k, largest)
+
+
+@_segmented_topk_op.register_fake
+def _(x, offsets, k, largest=True):
+    s = offsets.shape[0] - 1
+    return x.new_empty((s, k)), x.new_empty((s, k), dtype=torch.int64)
+
+
+def _segtopk_setup(ctx, inputs, output):
+    x = inputs[0]
+    ctx.n = x.shape[0]
+    ctx.save_for_backward(output[1])
+
+
+def _segtopk_backward(ctx, grad_values, grad_indices):
+    (idx,) = ctx.saved_tensors
+    g = torch.zeros(ctx.n + 1, dtype=grad_values.dtype, device=grad_values.device)
+    flat = torch.where(idx >= 0, idx, ctx.n).reshape(-1)
+    g = g.index_add(0, flat, grad_values.reshape(-1))
+    return g[:ctx.n], None, None, None
+
+
+_segmented_topk_op.register_autograd(_segtopk_backward, setup_context=_segtopk_setup)
