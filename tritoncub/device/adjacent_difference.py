@@ -1,0 +1,206 @@
+"""DeviceAdjacentDifference (CUB's): differences of neighbouring items, and torch's ``diff``.
+
+* :func:`subtract_left` — ``out[0] = x[0]``, ``out[i] = op(x[i], x[i-1])``;
+* :func:`subtract_right` — ``out[i] = op(x[i], x[i+1])``, ``out[n-1] = x[n-1]``.
+
+``op`` defaults to subtraction (logical xor for bool, as torch's ``diff``); any ``@triton.jit``
+function ``op(current, neighbour)`` may be given. ``out=None`` writes a new tensor (CUB's
+``*Copy``); ``in_place=True`` overwrites ``x``: the items on tile boundaries are saved by a first,
+tiny kernel before any tile is overwritten, so the result equals the copy's (CUB does the same).
+
+``torch.ops.tritoncub.diff(x, n=1, dim=-1, prepend=None, append=None)`` — torch.diff.
+"""
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+from .. import policy
+from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_no_overlap, check_tensor
+
+_DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
+
+
+@triton.jit
+def difference(a, b):
+    """``a - b``; for int1 (bool) tiles, ``a != b`` (torch's diff of bools)."""
+    if a.dtype == tl.int1:
+        return a != b
+    else:
+        return a - b
+
+
+@triton.jit
+def _save_boundaries_kernel(x_ptr, saved_ptr, n, num_tiles, RIGHT: tl.constexpr, TILE: tl.constexpr,
+                            BLOCK: tl.constexpr):
+    """``saved[t]`` = the neighbour of tile ``t`` outside it (left: item ``t*TILE - 1``; right: item
+    ``(t+1)*TILE``)."""
+    t = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    if RIGHT:
+        src = (t + 1) * TILE
+        m = (t < num_tiles) & (src < n)
+    else:
+        src = t * TILE - 1
+        m = (t < num_tiles) & (src >= 0)
+    tl.store(saved_ptr + t, tl.load(x_ptr + src, mask=m), mask=m)
+
+
+@triton.jit
+def _adjacent_difference_kernel(x_ptr, saved_ptr, out_ptr, n, OP: tl.constexpr, RIGHT: tl.constexpr,
+                                IN_PLACE: tl.constexpr, TILE: tl.constexpr):
+    pid = tl.program_id(0)
+    lane = tl.arange(0, TILE)
+    idx = pid.to(tl.int64) * TILE + lane
+    inb = idx < n
+    x = tl.load(x_ptr + idx, mask=inb)
+    if RIGHT:
+        nb_idx = idx + 1
+        has_nb = inb & (nb_idx < n)
+        if IN_PLACE:
+            inner = has_nb & (lane < TILE - 1)
+            nb = tl.load(x_ptr + nb_idx, mask=inner)
+            nb = tl.where(lane == TILE - 1, tl.load(saved_ptr + pid), nb)  # garbage where unused
+        else:
+            nb = tl.load(x_ptr + nb_idx, mask=has_nb)
+    else:
+        nb_idx = idx - 1
+        has_nb = inb & (idx > 0)
+        if IN_PLACE:
+            inner = has_nb & (lane > 0)
+            nb = tl.load(x_ptr + nb_idx, mask=inner)
+            nb = tl.where(lane == 0, tl.load(saved_ptr + pid), nb)  # garbage where unused
+        else:
+            nb = tl.load(x_ptr + nb_idx, mask=has_nb)
+    y = tl.where(has_nb, OP(x, nb), x)
+    if IN_PLACE:
+        tl.debug_barrier()  # every read of the tile happens before the first write
+    tl.store(out_ptr + idx, y, mask=inb)
+
+
+@triton.jit
+def _diff_rows_kernel(x_ptr, out_ptr, rows, length, OP: tl.constexpr, TILE: tl.constexpr):
+    """``out[r, j] = OP(x[r, j+1], x[r, j])`` over a contiguous ``[rows, length]`` input."""
+    pid = tl.program_id(0)
+    i = pid.to(tl.int64) * TILE + tl.arange(0, TILE)
+    out_len = length - 1
+    m = i < rows * out_len
+    r = i // out_len
+    j = i - r * out_len
+    src = r * length + j
+    a = tl.load(x_ptr + src + 1, mask=m)
+    b = tl.load(x_ptr + src, mask=m)
+    tl.store(out_ptr + i, OP(a, b), mask=m)
+
+
+_POLICY = policy.register(
+    "adjacent_difference",
+    space={"TILE": [1024, 2048, 4096, 8192], "num_warps": [4, 8], "num_stages": [1, 2]},
+    fallback={"TILE": 4096, "num_warps": 8, "num_stages": 1},
+    doc="TILE items per program.")
+
+
+def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: bool) -> torch.Tensor:
+    check_tensor(x, "x", _DTYPES)
+    if op is None:
+        op = difference
+    elif not (isinstance(op, triton.runtime.JITFunction) or type(op).__name__ == "InterpretedFunction"):
+        raise TypeError(f"op must be a @triton.jit function op(current, neighbour), got {type(op).__name__}")
+    if in_place:
+        if out is not None:
+            raise ValueError("pass either out or in_place=True, not both")
+        if not x.is_contiguous():
+            raise ValueError("in_place=True needs a contiguous x")
+        out = x
+    elif out is None:
+        out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    else:
+        check_tensor(out, "out", (x.dtype,), device=x.device)
+        if out.shape != x.shape or not out.is_contiguous():
+            raise ValueError(f"out must be contiguous with x's shape {tuple(x.shape)}")
+        check_no_overlap(x, out, "x", "out")
+    xf = x if x.is_contiguous() else x.contiguous()
+    n = xf.numel()
+    if n == 0:
+        return out
+    pol = policy.select("adjacent_difference", x.device)
+    tile = pol["TILE"]
+    nt = cdiv(n, tile)
+    saved = xf
+    if in_place:
+        saved = torch.empty(nt, dtype=x.dtype, device=x.device)
+        _save_boundaries_kernel[(cdiv(nt, 1024),)](xf, saved, n, nt, RIGHT=right, TILE=tile, BLOCK=1024)
+    _adjacent_difference_kernel[(nt,)](xf, saved, out, n, OP=op, RIGHT=right, IN_PLACE=in_place,
+                                       **pol.launch_kwargs())
+    return out
+
+
+def subtract_left(x: torch.Tensor, op=None, *, out: torch.Tensor | None = None, in_place: bool = False):
+    """``out[0] = x[0]``, ``out[i] = op(x[i], x[i-1])`` over the flattened ``x``; returns ``out``."""
+    return _run(x, op, False, out, in_place)
+
+
+def subtract_right(x: torch.Tensor, op=None, *, out: torch.Tensor | None = None, in_place: bool = False):
+    """``out[i] = op(x[i], x[i+1])``, ``out[n-1] = x[n-1]`` over the flattened ``x``; returns ``out``."""
+    return _run(x, op, True, out, in_place)
+
+
+# ----------------------------------------------------------------------------------------------
+# torch.diff
+# ----------------------------------------------------------------------------------------------
+
+def _diff_once(x: torch.Tensor) -> torch.Tensor:
+    """One difference along the last dimension of a contiguous tensor."""
+    length = x.shape[-1]
+    out = torch.empty((*x.shape[:-1], max(length - 1, 0)), dtype=x.dtype, device=x.device)
+    if out.numel() == 0:
+        return out
+    rows = x.numel() // length
+    pol = policy.select("adjacent_difference", x.device)
+    tile = pol["TILE"]
+    _diff_rows_kernel[(cdiv(out.numel(), tile),)](x, out, rows, length, OP=difference, **pol.launch_kwargs())
+    return out
+
+
+def _diff_impl(x, n, dim, prepend, append):
+    check_tensor(x, "x", _DTYPES)
+    if x.dim() == 0:
+        raise ValueError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise ValueError(f"diff: order n must be non-negative but got {n}")
+    d = dim % x.dim() if -x.dim() <= dim < x.dim() else None
+    if d is None:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-x.dim()}, {x.dim() - 1}], "
+                         f"but got {dim})")
+    parts = []
+    for t, nm in ((prepend, "prepend"), (x, "x"), (append, "append")):
+        if t is None:
+            continue
+        check_tensor(t, nm, _DTYPES, device=x.device)
+        parts.append(t)
+    if len(parts) > 1:
+        x = torch.cat(parts, dim=d)
+    y = x.movedim(d, -1).contiguous()
+    for _ in range(n):
+        if y.shape[-1] == 0:
+            break
+        y = _diff_once(y)
+    return y.movedim(-1, d).contiguous()
+
+
+@torch.library.custom_op("tritoncub::diff", mutates_args=())
+def diff(x: torch.Tensor, n: int = 1, dim: int = -1, prepend: torch.Tensor | None = None,
+         append: torch.Tensor | None = None) -> torch.Tensor:
+    """torch.diff: the ``n``-th forward difference along ``dim`` (``x[..., 1:] - x[..., :-1]``; xor for
+    bool), after concatenating ``prepend``/``append`` along ``dim``."""
+    return _diff_impl(x, n, dim, prepend, append)
+
+
+@diff.register_fake
+def _(x, n=1, dim=-1, prepend=None, append=None):
+    d = dim % x.dim()
+    length = x.shape[d] + (prepend.shape[d] if prepend is not None else 0) + (
+        append.shape[d] if append is not None else 0)
+    shape = list(x.shape)
+    shape[d] = max(length - n, 0)
+    return x.new_empty(shape)
