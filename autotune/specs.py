@@ -1,10 +1,229 @@
 """Built-in TuneSpecs for ops whose modules define no ``AUTOTUNE`` (see ``autotune/__init__.py``).
 
-Each spec imports its op lazily and is skipped when the op (or the policy name it registers) is not
-there, so this file never breaks ``python -m autotune`` while the ops change.
+Each spec imports its op lazily and is skipped when the op's module, function or policy name is not
+there, so this file never breaks ``python -m autotune`` while the ops change. An op module's own
+``AUTOTUNE`` replaces the spec here.
+
+Problems are sized for a current data-centre GPU (2^24 items: past the L2 cache, at memory speed;
+plus a 2^20 launch-bound size where one bucket covers both). ``quick_problems`` are tiny versions
+for a smoke run (``--quick``) and for the CPU tests under the Triton interpreter. Float sums are
+checked against a float64 reference with a tolerance scaled by the sum of magnitudes (the order of
+additions differs between configs); integer results, extremes, indices, counts, selections and
+sorts must be exact.
 """
 from __future__ import annotations
 
+import importlib
 
-def builtin_specs() -> list:
-    return []
+import torch
+
+from .spec import Problem, TuneSpec
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(int(seed))
+
+
+def _randn(n, dtype, device, seed):
+    return torch.randn(n, generator=_gen(seed)).to(dtype).to(device)
+
+
+def _randint(n, lo, hi, dtype, device, seed):
+    return torch.randint(lo, hi, (n,), generator=_gen(seed)).to(dtype).to(device)
+
+
+def _p(label, make, nbytes) -> Problem:
+    return Problem(label, make, bytes_moved=int(nbytes))
+
+
+def _n(n: int) -> str:
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+
+
+def _float_sum_check(rel: float):
+    def check(out, ref):
+        exact, scale = ref
+        err = (out.double().cpu() - exact).abs()
+        tol = rel * scale + 1e-6
+        if not bool((err <= tol).all()):
+            raise AssertionError(f"max error {float(err.max()):.3g} > tolerance {float(tol.max() if tol.dim() else tol):.3g}")
+    return check
+
+
+def _module(name):
+    try:
+        return importlib.import_module(f"tritoncub.device.{name}")
+    except Exception:
+        return None
+
+
+def _registered(op: str) -> bool:
+    from tritoncub import policy
+    return op in policy.registered_ops()
+
+
+# ----------------------------------------------------------------------------------------------
+def reduce_spec():
+    m = _module("reduce")
+    if m is None or not all(hasattr(m, f) for f in ("sum", "max", "argmax")) or not _registered("reduce"):
+        return None
+
+    def sum_problem(dtype, n):
+        if dtype.is_floating_point:
+            make = lambda dev, seed: ("sum", _randn(n, dtype, dev, seed))  # noqa: E731
+        else:
+            make = lambda dev, seed: ("sum", _randint(n, -1000, 1000, dtype, dev, seed))  # noqa: E731
+        return _p(f"sum {str(dtype)[6:]} n={_n(n)}", make, n * dtype.itemsize)
+
+    def arg_problem(kind, n):
+        return _p(f"{kind} float32 n={_n(n)}", lambda dev, seed: (kind, _randn(n, torch.float32, dev, seed)), 4 * n)
+
+    def call(p):
+        kind, x = p
+        return {"sum": m.sum, "max": m.max, "argmax": m.argmax}[kind](x)
+
+    def reference(p):
+        kind, x = p
+        if kind == "sum":
+            if x.dtype.is_floating_point:
+                return ("float", x.double().sum().cpu(), x.double().abs().sum().cpu())
+            return ("exact", x.sum())
+        if kind == "max":
+            return ("exact", torch.amax(x))
+        i = torch.argmax(x)
+        return ("exact", (x[i], i))
+
+    def check(out, ref):
+        from .spec import compare
+        if ref[0] == "float":
+            rel = 1e-5 if out.dtype == torch.float32 else 1e-2
+            _float_sum_check(rel)(out, (ref[1], ref[2]))
+        else:
+            compare(out, ref[1])
+
+    big, small = 1 << 24, 1 << 20
+    return TuneSpec(
+        op="reduce",
+        problems={"sum_4B": [sum_problem(torch.float32, big), sum_problem(torch.int32, big),
+                             sum_problem(torch.float32, small)],
+                  "sum_2B": [sum_problem(torch.bfloat16, big)],
+                  "minmax_4B": [arg_problem("max", big)],
+                  "arg_4B": [arg_problem("argmax", big)]},
+        quick_problems={"sum_4B": [sum_problem(torch.float32, 5000), sum_problem(torch.int32, 3000)],
+                        "arg_4B": [arg_problem("argmax", 3000)]},
+        call=call, reference=reference, check=check,
+        doc="sum / max / argmax over a whole tensor; buckets = reduction kind and item size")
+
+
+def scan_spec():
+    m = _module("scan")
+    if m is None or not hasattr(m, "inclusive_sum") or not _registered("scan"):
+        return None
+
+    def make_f(n):
+        return lambda dev, seed: _randn(n, torch.float32, dev, seed)
+
+    def make_i(n):
+        return lambda dev, seed: _randint(n, -1000, 1000, torch.int32, dev, seed)
+
+    def reference(x):
+        if x.dtype.is_floating_point:
+            return ("float", torch.cumsum(x.double(), 0).cpu(), torch.cumsum(x.double().abs(), 0).cpu())
+        return ("exact", torch.cumsum(x, 0))
+
+    def check(out, ref):
+        from .spec import compare
+        if ref[0] == "float":
+            if out.dtype != torch.float32 or out.shape != ref[1].shape:
+                raise AssertionError(f"got {out.dtype} {tuple(out.shape)}")
+            _float_sum_check(1e-5)(out, (ref[1], ref[2]))
+        else:
+            compare(out, ref[1])
+
+    big = 1 << 24
+    return TuneSpec(
+        op="scan",
+        problems={"4B": [_p(f"inclusive_sum float32 n={_n(big)}", make_f(big), 8 * big)],
+                  "8B": [_p(f"inclusive_sum int32->int64 n={_n(big)}", make_i(big), 12 * big)]},
+        quick_problems={"4B": [_p("inclusive_sum float32 n=5000", make_f(5000), 40000)],
+                        "8B": [_p("inclusive_sum int32->int64 n=5000", make_i(5000), 60000)]},
+        call=lambda x: m.inclusive_sum(x, 0),
+        reference=reference, check=check,
+        doc="single-pass inclusive sum of one long row; buckets = bytes of the scanned value")
+
+
+def histogram_spec():
+    m = _module("histogram")
+    if m is None or not hasattr(m, "histc") or not _registered("histogram"):
+        return None
+
+    def prob(bins, n):
+        # samples at bin centres: every implementation must agree exactly
+        def make(dev, seed):
+            return (_randint(n, 0, bins, torch.float32, dev, seed) + 0.5, bins)
+        return _p(f"histc {bins} bins float32 n={_n(n)}", make, 4 * n)
+
+    return TuneSpec(
+        op="histogram",
+        problems={"default": [prob(256, 1 << 24), prob(4096, 1 << 24)]},
+        quick_problems={"default": [prob(16, 3000)]},
+        call=lambda p: m.histc(p[0], p[1], 0.0, float(p[1])),
+        reference=lambda p: torch.histc(p[0], p[1], 0.0, float(p[1])),
+        doc="histc over uniform samples; 256 bins (private counters) and 4096 bins")
+
+
+def select_spec():
+    m = _module("select")
+    if m is None or not hasattr(m, "masked_select") or not _registered("select"):
+        return None
+
+    def prob(n, density):
+        def make(dev, seed):
+            g = _gen(seed)
+            return (torch.randn(n, generator=g).to(dev), (torch.rand(n, generator=g) < density).to(dev))
+        return _p(f"masked_select float32 n={_n(n)} {int(density * 100)}%", make, n * 5 + int(n * density) * 4)
+
+    return TuneSpec(
+        op="select",
+        problems={"default": [prob(1 << 24, 0.5)]},
+        quick_problems={"default": [prob(5000, 0.5)]},
+        call=lambda p: m.masked_select(*p),
+        reference=lambda p: torch.masked_select(*p),
+        doc="masked_select at 50% density (the two-pass compaction engine)")
+
+
+def segmented_sort_spec():
+    m = _module("segmented_sort")
+    if m is None or not hasattr(m, "sort_rows") or not _registered("segmented_sort"):
+        return None
+
+    def prob(rows, cols):
+        return _p(f"sort_rows float32 {rows}x{cols}", lambda dev, seed: _randn(rows * cols, torch.float32, dev, seed)
+                  .reshape(rows, cols), rows * cols * (4 + 4 + 8))
+
+    def reference(x):
+        v, i = torch.sort(x, dim=-1, stable=True)
+        return (v, i)
+
+    return TuneSpec(
+        op="segmented_sort",
+        problems={"small": [prob(65536, 128)], "medium": [prob(4096, 1024)], "large": [prob(1024, 4096)]},
+        quick_problems={"small": [prob(4, 100)]},
+        call=lambda x: tuple(m.sort_rows(x)),
+        reference=reference,
+        doc="batched row sort (values + int64 indices); buckets by row length")
+
+
+BUILTIN = (reduce_spec, scan_spec, histogram_spec, select_spec, segmented_sort_spec)
+
+
+def builtin_specs() -> list[TuneSpec]:
+    out = []
+    for make in BUILTIN:
+        try:
+            s = make()
+        except Exception:  # an op mid-rewrite must not stop the others
+            s = None
+        if s is not None:
+            out.append(s)
+    return out
