@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from helpers import DEVICE
 from tritoncub import policy
 
 HERE = Path(__file__).parent
@@ -76,7 +77,7 @@ def test_tool_output_is_what_the_chain_loads(fake_gpu):
     from autotune.tuner import Tuner
     from autotune.search import config_key  # noqa: F401
     st = State(None, H100[1], "sm_90")
-    tuner = Tuner({toy.OP: toy.AUTOTUNE[0]}, device=torch.device("cpu"), target="sm_90", device_name=H100[1],
+    tuner = Tuner({toy.OP: toy.AUTOTUNE[0]}, device=torch.device(DEVICE), target="sm_90", device_name=H100[1],
                   out_dir=fake_gpu / "pkg", state=st, timer=lambda fn, **kw: (fn(), toy.fake_time(kw["config"]))[1],
                   budget_s=1e6)
     tuner.run([toy.OP])
@@ -95,7 +96,7 @@ def test_override_forces_and_restores():
             assert policy.select(toy.OP, None, "small")["BLOCK"] == 32
             assert policy.select(toy.OP, None, "big")["BLOCK"] == 64
         assert policy.select(toy.OP, None, "small")["BLOCK"] == 64
-        x = torch.arange(100, dtype=torch.float32)
+        x = torch.arange(100, dtype=torch.float32, device=DEVICE)
         torch.testing.assert_close(toy.scale(x), 2 * x)
     assert policy.select(toy.OP, None, "big") == before
     assert not policy.overridden(toy.OP, "big")
@@ -136,6 +137,7 @@ def test_cli_unknown_op_is_a_clear_error():
         main(["--dry-run", "--ops", "nope"])
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="--fake-timer is refused where a GPU exists")
 def test_cli_runs_and_resumes(tmp_path, capsys):
     args = ["--fake-timer", "--specs", "autotune_toy_op", "--ops", toy.OP, "--out", str(tmp_path / "out"),
             "--state", str(tmp_path / "state.jsonl"), "--target", "sm_test", "--no-progress"]

@@ -9,6 +9,7 @@ import torch
 
 from autotune import specs as builtin
 from autotune.spec import discover
+from helpers import DEVICE
 from tritoncub import policy
 
 FAST = ("reduce", "histogram", "select")
@@ -30,13 +31,13 @@ def test_builtin_spec_runs_and_verifies_with_fallback(op):
             continue                                   # argmax is slow under the interpreter
         with policy.override(op, p.fallback_for(bucket)):
             for pr in probs[:1]:
-                x = pr.make(torch.device("cpu"), 0)
+                x = pr.make(torch.device(DEVICE), 0)
                 s.verify(s.call(x), s.reference(x))
 
 
 def test_builtin_float_sum_check_rejects_wrong_sum():
     s = _spec("reduce")
-    prob = s.quick_problems["sum_4B"][0].make(torch.device("cpu"), 0)
+    prob = s.quick_problems["sum_4B"][0].make(torch.device(DEVICE), 0)
     ref, x = s.reference(prob), prob[1]
     good = x.double().sum().float()
     s.verify(good, ref)
@@ -46,7 +47,7 @@ def test_builtin_float_sum_check_rejects_wrong_sum():
 
 def test_builtin_exact_check_rejects_wrong_count():
     s = _spec("histogram")
-    x = s.quick_problems["default"][0].make(torch.device("cpu"), 0)
+    x = s.quick_problems["default"][0].make(torch.device(DEVICE), 0)
     ref = s.reference(x)
     bad = ref.clone()
     bad[0] += 1
@@ -57,7 +58,7 @@ def test_builtin_exact_check_rejects_wrong_count():
 def test_problems_are_reproducible_per_seed():
     s = _spec("select")
     pr = s.quick_problems["default"][0]
-    a, b, c = (pr.make(torch.device("cpu"), k) for k in (0, 0, 1))
+    a, b, c = (pr.make(torch.device(DEVICE), k) for k in (0, 0, 1))
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]) and not torch.equal(a[0], c[0])
 
 

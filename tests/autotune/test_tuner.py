@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from helpers import DEVICE
 from tritoncub import policy
 
 HERE = Path(__file__).parent
@@ -50,7 +51,7 @@ class FakeTimer:
 
 def make_tuner(tmp_path, timer, resume=False, budget=1e6, state_name="state.jsonl", **kw):
     state = State(tmp_path / state_name, "Triton interpreter (CPU)", "sm_test", resume=resume)
-    return Tuner({toy.OP: toy.AUTOTUNE[0]}, device=torch.device("cpu"), target="sm_test",
+    return Tuner({toy.OP: toy.AUTOTUNE[0]}, device=torch.device(DEVICE), target="sm_test",
                  device_name="Triton interpreter (CPU)", out_dir=tmp_path / "policies", state=state,
                  timer=timer, budget_s=budget, **kw)
 
@@ -267,3 +268,16 @@ def test_policyfile_validate_rejects_bad_shapes(tmp_path):
     with pytest.raises(ValueError):
         policyfile.write(tmp_path / "a.json", {"op": "x", "tuned": {"b": 3}})
     assert not (tmp_path / "a.json").exists()
+
+
+@pytest.mark.gpu
+def test_real_timer_on_gpu(tmp_path):
+    """On a GPU the real timer drives the search; wrong configs are still rejected."""
+    from autotune.tuner import gpu_timer
+    res = make_tuner(tmp_path, gpu_timer(warmup_ms=1, rep_ms=3)).run([toy.OP])
+    for r in res[toy.OP].values():
+        assert r.winner is not None and r.winner["BUG"] == 0
+        assert all(json.loads(x["config"])["BUG"] == 1 for x in r.rejected)
+        assert len(r.rejected) == 5 and r.timed == len(valid_configs())
+    data = json.loads((tmp_path / "policies" / "sm_test" / f"{toy.OP}.json").read_text())
+    assert all(p["tuned_ms"] > 0 for p in data["log"]["autotune"]["buckets"]["big"]["problems"])
