@@ -1,0 +1,390 @@
+"""DeviceScan (tritoncub.device.scan) and its torch operators, against torch.
+
+Under the interpreter a small policy is forced (64-item tiles, a 4-tile look-back window, rows of
+up to 32 items in the rows kernel) so that a few hundred items cover several tiles, ragged ends,
+multi-window look-backs and both kernels. On the GPU the tuned policy runs, and the tests marked
+``gpu`` stress the look-back with large sizes and repeated runs (tiles then finish out of order).
+"""
+import math
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from tests.helpers import DEVICE, assert_close, assert_equal, make_data
+from tritoncub import policy
+from tritoncub._utils import interpreter_active
+from tritoncub.device import scan as S
+
+SMALL = {"TILE_ITEMS": 64, "LOOKBACK_WINDOW": 4, "num_warps": 1, "ROWS_MAX_LEN": 32, "ROWS_TILE": 64}
+TILE = 64
+
+
+@pytest.fixture(autouse=True)
+def small_policy():
+    if interpreter_active():
+        with policy.override("scan", SMALL):
+            yield
+    else:
+        yield
+
+
+SIZES = [1, 7, 33, TILE, TILE + 1, 4 * TILE + 21] if interpreter_active() else \
+    [1, 7, 33, 1000, 4096, 4097, 65536 + 7, 1 << 20]
+
+
+@triton.jit
+def _max(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def _argmax(a, ai, b, bi):
+    # first index of the maximum: not commutative
+    take_b = b > a
+    return tl.where(take_b, b, a), tl.where(take_b, bi, ai)
+
+
+def _ref_linrec(a, b, reverse=False):
+    a, b = a.double().cpu(), b.double().cpu()
+    if reverse:
+        a, b = a.flip(0), b.flip(0)
+    outa, outb = torch.empty_like(a), torch.empty_like(b)
+    pa, pb = 1.0, 0.0
+    for i in range(a.numel()):
+        pa, pb = pa * a[i].item(), a[i].item() * pb + b[i].item()
+        outa[i], outb[i] = pa, pb
+    if reverse:
+        outa, outb = outa.flip(0), outb.flip(0)
+    return outa, outb
+
+
+# ----------------------------------------------------------------------------------------------
+# sums
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.uint8, torch.bool])
+def test_inclusive_sum_int_exact(n, dtype):
+    x = make_data("special" if dtype != torch.bool else "random", n, dtype)
+    assert_equal(S.inclusive_sum(x), torch.cumsum(x, 0))
+    assert_equal(S.inclusive_sum(x, deterministic=True), torch.cumsum(x, 0))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_sums_int32_variants(n):
+    x = make_data("random", n, torch.int32)
+    ref = torch.cumsum(x, 0)
+    assert_equal(S.exclusive_sum(x), ref - x.long())
+    assert_equal(S.inclusive_sum(x, reverse=True), torch.cumsum(x.flip(0), 0).flip(0))
+    assert_equal(S.inclusive_sum(x, dtype=torch.int32), torch.cumsum(x, 0, dtype=torch.int32))
+    out, total = S.inclusive_sum(x, return_total=True)
+    assert_equal(out, ref)
+    assert int(total) == int(ref[-1])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("n", [SIZES[-1]])
+def test_inclusive_sum_float(dtype, n):
+    x = make_data("random", n, dtype) / 100
+    ref = torch.cumsum(x.double(), 0).to(dtype)
+    tol = {torch.float16: 2e-2, torch.bfloat16: 5e-2}.get(dtype, 1e-4)
+    assert_close(S.inclusive_sum(x), ref, rtol=tol, atol=tol * 10)
+    assert_close(S.inclusive_sum(x, deterministic=True), ref, rtol=tol, atol=tol * 10)
+
+
+def test_deterministic_mode_from_torch_flag():
+    x = make_data("random", SIZES[-1], torch.float32)
+    a = S.inclusive_sum(x, deterministic=True)
+    old = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        b = S.inclusive_sum(x)
+        c = torch.ops.tritoncub.cumsum(x, 0)
+    finally:
+        torch.use_deterministic_algorithms(old)
+    assert_equal(b, a, signed_zero=True)
+    assert_equal(c, a, signed_zero=True)
+
+
+def test_float_specials():
+    x = make_data("special", SIZES[-1], torch.float32)
+    assert_close(S.inclusive_sum(x), torch.cumsum(x.double(), 0).float(), rtol=1e-4, atol=1e-2)
+
+
+# ----------------------------------------------------------------------------------------------
+# generic operators, init, totals, by key
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_linear_recurrence(reverse):
+    n = SIZES[-2] if interpreter_active() else 5000
+    a = torch.rand(n, device=DEVICE) * 0.5 + 0.5
+    b = torch.randn(n, device=DEVICE)
+    (ra, rb), (ta, tb) = S.inclusive_scan((a, b), S.combine_linear_recurrence, reverse=reverse,
+                                          return_total=True)
+    ea, eb = _ref_linrec(a, b, reverse)
+    assert_close(rb, eb.float().to(DEVICE), rtol=1e-4, atol=1e-4)
+    assert_close(ra, ea.float().to(DEVICE), rtol=1e-4, atol=1e-30)
+    end = 0 if reverse else -1
+    assert abs(float(tb) - float(eb[end])) < 1e-3
+
+
+@pytest.mark.parametrize("n", [SIZES[2], SIZES[-1]])
+def test_noncommutative_pair_and_init(n):
+    v = make_data("few_unique", n, torch.int32)
+    i = torch.arange(n, device=DEVICE, dtype=torch.int32)
+    mv, mi = S.inclusive_scan((v, i), _argmax)
+    rv = torch.cummax(v, 0).values
+    assert_equal(mv, rv)
+    # first index of the running max
+    first = torch.tensor([int((v[: k + 1] == rv[k]).nonzero()[0]) for k in range(n)], dtype=torch.int32)
+    assert_equal(mi.cpu(), first)
+    # inclusive with init and exclusive with init
+    init = -5
+    out = S.inclusive_scan(v, _max, init)
+    assert_equal(out, torch.clamp(rv, min=init))
+    ex = S.exclusive_scan(v, _max, init)
+    exp = torch.cat([torch.tensor([init], device=DEVICE, dtype=torch.int32), torch.clamp(rv[:-1], min=init)])
+    assert_equal(ex, exp)
+    ex_r = S.exclusive_scan(v, _max, init, reverse=True)
+    exp_r = torch.cat([torch.clamp(torch.cummax(v.flip(0), 0).values[:-1], min=init),
+                       torch.tensor([init], device=DEVICE, dtype=torch.int32).flip(0)]).flip(0).flip(0)
+    exp_r = torch.cat([torch.tensor([init], device=DEVICE, dtype=torch.int32),
+                       torch.clamp(torch.cummax(v.flip(0), 0).values[:-1], min=init)]).flip(0)
+    assert_equal(ex_r, exp_r)
+
+
+@pytest.mark.parametrize("n", [SIZES[3], SIZES[-1]])
+def test_by_key(n):
+    keys = torch.randint(0, 3, (n,), device=DEVICE)
+    keys = keys.cumsum(0) // 5  # runs of varied length (some across tile boundaries)
+    keys[::7] = -1
+    v = make_data("random", n, torch.int32) // 1000
+    ref = v.long().clone()
+    kc, vc = keys.cpu(), v.cpu().long()
+    r = vc.clone()
+    for j in range(1, n):
+        if kc[j] == kc[j - 1]:
+            r[j] = r[j - 1] + vc[j]
+    assert_equal(S.inclusive_sum_by_key(keys, v).cpu().long(), r)
+    assert_equal(S.exclusive_sum_by_key(keys, v).cpu().long(), r - vc)
+    m = S.inclusive_scan_by_key(keys, v, _max)
+    rm = vc.clone()
+    for j in range(1, n):
+        if kc[j] == kc[j - 1]:
+            rm[j] = max(rm[j - 1], vc[j])
+    assert_equal(m.cpu().long(), rm)
+    # reverse: runs scanned from their last item
+    rr = vc.clone()
+    for j in range(n - 2, -1, -1):
+        if kc[j] == kc[j + 1]:
+            rr[j] = rr[j + 1] + vc[j]
+    assert_equal(S.inclusive_sum_by_key(keys, v, reverse=True).cpu().long(), rr)
+    del ref
+
+
+# ----------------------------------------------------------------------------------------------
+# batched along any dim, both kernels
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(3, 2, 70), (2, 1, 21), (4, 40)] if interpreter_active()
+                         else [(7, 9, 3000), (65536, 128), (16, 1 << 16), (3, 100000)])
+def test_batched_dims(shape):
+    x = make_data("random", math.prod(shape), torch.int32).reshape(shape) // 1000
+    for dim in range(-len(shape), len(shape)):
+        assert_equal(S.inclusive_sum(x, dim), torch.cumsum(x, dim))
+        v, i = S.cummax(x, dim)
+        rv, ri = torch.cummax(x, dim)
+        assert_equal(v, rv)
+        assert_equal(i, ri)
+    xt = x.transpose(0, -1)  # non-contiguous input
+    assert_equal(S.inclusive_sum(xt, 0), torch.cumsum(xt, 0))
+    out, tot = S.inclusive_sum(x, -1, return_total=True)
+    assert_equal(tot, x.long().sum(-1))
+
+
+# ----------------------------------------------------------------------------------------------
+# torch operators
+# ----------------------------------------------------------------------------------------------
+
+OPS = torch.ops.tritoncub
+
+
+@pytest.mark.parametrize("dtype,out_dtype", [(torch.int32, None), (torch.int8, torch.int8), (torch.bool, None),
+                                             (torch.float32, torch.float64), (torch.int64, torch.float32),
+                                             (torch.float16, None), (torch.uint8, None)])
+def test_cumsum_op_promotion(dtype, out_dtype):
+    x = make_data("random", SIZES[-2], dtype)
+    got = OPS.cumsum(x, 0, out_dtype)
+    ref = torch.cumsum(x, 0, dtype=out_dtype)
+    assert got.dtype == ref.dtype
+    if ref.dtype.is_floating_point:
+        assert_close(got, ref, rtol=2e-2 if ref.dtype == torch.float16 else 1e-5, atol=1e-1)
+    else:
+        assert_equal(got, ref)
+    got_p = OPS.cumprod(x, 0, out_dtype)
+    assert got_p.dtype == torch.cumprod(x, 0, dtype=out_dtype).dtype
+
+
+@pytest.mark.parametrize("kind", ["special", "equal", "few_unique", "sorted", "reversed"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.float16])
+def test_cummax_cummin_ties_nan(kind, dtype):
+    x = make_data(kind, SIZES[-1], dtype)
+    for op, ref in ((OPS.cummax, torch.cummax), (OPS.cummin, torch.cummin)):
+        v, i = op(x, 0)
+        rv, ri = ref(x, 0)
+        assert_equal(v, rv, signed_zero=False)
+        assert_equal(i, ri)
+
+
+def test_cumprod_logcumsumexp():
+    n = SIZES[-1]
+    x = (torch.rand(n, device=DEVICE, dtype=torch.float64) * 0.4 + 0.8)
+    assert_close(OPS.cumprod(x, 0), torch.cumprod(x, 0), rtol=1e-10)
+    y = make_data("random", n, torch.float32) / 10
+    assert_close(OPS.logcumsumexp(y, 0), torch.logcumsumexp(y, 0), rtol=1e-5, atol=1e-5)
+    s = torch.tensor([-math.inf, -math.inf, 0.0, math.inf, 1.0, math.inf, math.nan, 2.0], device=DEVICE)
+    assert_equal(OPS.logcumsumexp(s, 0), torch.logcumsumexp(s, 0))
+    s2 = torch.tensor([-math.inf, -math.inf, 3.0], device=DEVICE)
+    assert_equal(OPS.logcumsumexp(s2, 0), torch.logcumsumexp(s2, 0))
+    with pytest.raises(TypeError):
+        OPS.logcumsumexp(torch.arange(4, device=DEVICE), 0)
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (), (3, 0), (0, 4)])
+def test_empty_and_one(shape):
+    x = torch.ones(shape, device=DEVICE, dtype=torch.int32)
+    for dim in ([0] if len(shape) <= 1 else [0, 1]):
+        assert_equal(OPS.cumsum(x, dim), torch.cumsum(x, dim))
+        assert_equal(OPS.cumprod(x, dim), torch.cumprod(x, dim))
+        v, i = OPS.cummax(x, dim)
+        rv, ri = torch.cummax(x, dim)
+        assert_equal(v, rv)
+        assert_equal(i, ri)
+        xf = x.float()
+        assert_equal(OPS.logcumsumexp(xf, dim), torch.logcumsumexp(xf, dim))
+
+
+def test_bad_input():
+    x = torch.ones(4, device=DEVICE)
+    with pytest.raises(TypeError):
+        S.inclusive_sum(torch.ones(4, device=DEVICE, dtype=torch.complex64))
+    with pytest.raises(TypeError):
+        S.inclusive_scan(x, lambda a, b: a + b)
+    with pytest.raises(IndexError):
+        OPS.cumsum(x, 1)
+    with pytest.raises(ValueError):
+        S.exclusive_scan(x, _max, None)
+    with pytest.raises(ValueError):
+        S.inclusive_scan((x, torch.ones(5, device=DEVICE)), S.combine_linear_recurrence)
+    with pytest.raises(ValueError):
+        S.inclusive_scan((x, x, x), S.combine_linear_recurrence)
+    with pytest.raises(TypeError):
+        S.inclusive_sum("not a tensor")
+    if interpreter_active():
+        return
+    with pytest.raises(ValueError):
+        S.inclusive_sum(torch.ones(4))  # a CPU tensor without the interpreter
+
+
+def test_autograd():
+    x = torch.rand(2, 40, device=DEVICE, dtype=torch.float64) + 0.5
+    for op, ref in ((OPS.cumsum, torch.cumsum), (OPS.cumprod, torch.cumprod),
+                    (OPS.logcumsumexp, torch.logcumsumexp)):
+        a = x.clone().requires_grad_(True)
+        b = x.clone().requires_grad_(True)
+        g = torch.randn_like(x)
+        op(a, 1).backward(g)
+        ref(b, 1).backward(g)
+        assert_close(a.grad, b.grad, rtol=1e-8, atol=1e-8)
+    z = x.clone()
+    z[0, 5] = 0.0
+    a = z.clone().requires_grad_(True)
+    b = z.clone().requires_grad_(True)
+    g = torch.randn_like(z)
+    OPS.cumprod(a, 1).backward(g)
+    torch.cumprod(b, 1).backward(g)
+    assert_close(a.grad, b.grad, rtol=1e-8, atol=1e-8)
+    for op, ref in ((OPS.cummax, torch.cummax), (OPS.cummin, torch.cummin)):
+        a = x.clone().requires_grad_(True)
+        b = x.clone().requires_grad_(True)
+        g = torch.randn_like(x)
+        op(a, 1)[0].backward(g)
+        ref(b, 1)[0].backward(g)
+        assert_close(a.grad, b.grad, rtol=0, atol=0)
+
+
+def test_opcheck():
+    x = torch.randn(2, 36, device=DEVICE, dtype=torch.float64)
+    xi = torch.randint(-5, 5, (2, 36), device=DEVICE, dtype=torch.int32)
+    cases = [(OPS.cumsum.default, (x, 1)), (OPS.cumsum.default, (xi, 0, torch.int64)),
+             (OPS.cumprod.default, (x, 1)), (OPS.cummax.default, (x, 1)), (OPS.cummin.default, (xi, 0)),
+             (OPS.logcumsumexp.default, (x, -1))]
+    for op, args in cases:
+        torch.library.opcheck(op, args)
+
+
+@pytest.mark.parametrize("cfg", [{"TILE_ITEMS": 128, "LOOKBACK_WINDOW": 16, "num_warps": 4},
+                                 {"TILE_ITEMS": 256, "LOOKBACK_WINDOW": 32, "num_warps": 8}]
+                         if interpreter_active() else
+                         [dict(TILE_ITEMS=t, LOOKBACK_WINDOW=w, num_warps=nw)
+                          for t in (2048, 4096, 8192, 16384) for w in (16, 32, 64) for nw in (4, 8, 16)
+                          if t >= 32 * nw])
+def test_policy_configs(cfg):
+    """Every config of the space (a sample under the interpreter) gives exact integer sums and
+    correct pair scans."""
+    n = 5 * cfg["TILE_ITEMS"] + 17
+    x = make_data("random", n, torch.int32)
+    with policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64}):
+        assert_equal(S.inclusive_sum(x), torch.cumsum(x, 0))
+        assert_equal(S.inclusive_sum(x, deterministic=True), torch.cumsum(x, 0))
+        v, i = S.cummax(x, 0)
+        rv, ri = torch.cummax(x, 0)
+        assert_equal(v, rv)
+        assert_equal(i, ri)
+
+
+# ----------------------------------------------------------------------------------------------
+# GPU stress: tiles finish out of order
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_stress_lookback_exact_and_reproducible():
+    sizes = [4095, 4097, 123457, 1 << 20, (1 << 22) + 3, 10_000_019, 1 << 26]
+    for n in sizes:
+        x = make_data("random", n, torch.int32)
+        ref = torch.cumsum(x, 0)
+        for rep in range(5):
+            assert_equal(S.inclusive_sum(x), ref, msg=f"int32 n={n} rep={rep}")
+            assert_equal(S.inclusive_sum(x, deterministic=True), ref, msg=f"int32 det n={n} rep={rep}")
+        x64 = x.long() * 4096
+        assert_equal(S.inclusive_sum(x64), torch.cumsum(x64, 0), msg=f"int64 n={n}")
+        xi = (x // 65536).to(torch.int32)
+        assert_equal(S.inclusive_sum(xi, dtype=torch.int32), torch.cumsum(xi, 0, dtype=torch.int32))
+        v, i = S.cummax(x, 0)
+        rv, ri = torch.cummax(x, 0)
+        assert_equal(v, rv)
+        assert_equal(i, ri)
+        f = make_data("random", n, torch.float32)
+        first = S.inclusive_sum(f, deterministic=True)
+        for rep in range(5):
+            assert_equal(S.inclusive_sum(f, deterministic=True), first, signed_zero=True,
+                         msg=f"deterministic float n={n} rep={rep}")
+        assert_close(first, torch.cumsum(f.double(), 0).float(), rtol=1e-3, atol=1e-1 * math.sqrt(n / 1e4))
+        fd = make_data("random", n, torch.float64)
+        d1 = S.inclusive_sum(fd, deterministic=True)
+        assert_equal(S.inclusive_sum(fd, deterministic=True), d1, signed_zero=True)
+
+
+@pytest.mark.gpu
+def test_stress_rows_segments():
+    for shape in [(16, 1 << 20), (5, 3_000_001), (1000, 4099)]:
+        x = make_data("random", math.prod(shape), torch.int32).reshape(shape)
+        for rep in range(3):
+            assert_equal(S.inclusive_sum(x, -1), torch.cumsum(x, -1))
+        a = torch.rand(shape, device=DEVICE) * 0.2 + 0.9
+        b = torch.randn(shape, device=DEVICE)
+        _, rb = S.inclusive_scan((a, b), S.combine_linear_recurrence, dim=-1)
+        assert torch.isfinite(rb).all()
