@@ -399,8 +399,8 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
     else:  # torch's rule: float32 weights sum in float32, every other dtype in float64
         out_dtype = torch.float32 if weights.dtype == torch.float32 else torch.float64
     n = x.numel()
-    if n == 0:
-        return torch.zeros(minlength, dtype=out_dtype, device=x.device)
+    if n == 0:  # torch's rule: an empty input gives int64 zeros, weights or not
+        return torch.zeros(minlength, dtype=torch.int64, device=x.device)
     mn, mx = torch.aminmax(x)
     mn_v, mx_v = (int(v) for v in torch.stack([mn.to(torch.int64), mx.to(torch.int64)]).tolist())
     if mn_v < 0:
@@ -433,7 +433,7 @@ def bincount(x: torch.Tensor, weights: torch.Tensor | None = None, minlength: in
 def _(x, weights=None, minlength=0):
     ctx = torch.library.get_ctx()
     size = ctx.new_dynamic_size(min=minlength)
-    if weights is None:
+    if weights is None or x.numel() == 0:
         dt = torch.int64
     else:
         dt = torch.float32 if weights.dtype == torch.float32 else torch.float64

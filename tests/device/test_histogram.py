@@ -1,0 +1,212 @@
+"""DeviceHistogram (tritoncub.device.histogram) and the histc/bincount operators, against torch.
+
+Under the interpreter a small tile (256 samples, at most 2 programs per "SM") forces several tiles
+per program, a ragged last tile, and both counting paths (private tile histograms and per-sample
+atomics, chosen by MAX_PRIVATE_BINS).
+"""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from tests.helpers import DEVICE, assert_equal, make_data
+from tritoncub import policy
+from tritoncub._utils import interpreter_active
+from tritoncub.device import histogram as H
+
+SMALL = {"TILE": 256, "PROGRAMS_PER_SM": 2, "MAX_PRIVATE_BINS": 512, "num_warps": 4}
+TILE = 256
+SIZES = [0, 1, 255, 257, 3 * 256 * 4 + 77] if interpreter_active() else [0, 1, 4095, 4097, 1 << 20, (1 << 22) + 3]
+ops = torch.ops.tritoncub
+
+
+@pytest.fixture(autouse=True)
+def small_policy():
+    if interpreter_active():
+        with policy.override("histogram", SMALL):
+            yield
+    else:
+        yield
+
+
+def _ref_even(x: torch.Tensor, lower, upper, bins, top_inclusive=False):
+    """Reference binning with the same arithmetic as the kernel (fp32 for <=32-bit floats, fp64
+    for fp64, exact integers otherwise)."""
+    x = x.cpu()
+    if x.dtype.is_floating_point:
+        ct = torch.float64 if x.dtype == torch.float64 else torch.float32
+        v = x.to(ct)
+        lo, hi = torch.tensor(lower, dtype=ct), torch.tensor(upper, dtype=ct)
+        valid = (v >= lo) & ((v <= hi) if top_inclusive else (v < hi))
+        b = ((v - lo) * torch.tensor(float(bins), dtype=ct) / (hi - lo)).to(torch.int64)
+    else:
+        v = x.to(torch.int64)
+        valid = (v >= lower) & ((v <= upper) if top_inclusive else (v < upper))
+        b = (v - lower) * bins // (upper - lower)
+    b = b.clamp(0, bins - 1)
+    return torch.bincount(b[valid], minlength=bins)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("kind", ["random", "special"])
+def test_histc_matches_torch(n, dtype, kind):
+    x = make_data(kind, n, dtype)
+    for bins, lo, hi in ((100, -150.0, 150.0), (7, 0.0, 50.0), (1, -10.0, 10.0)):
+        out = ops.histc(x, bins, lo, hi)
+        if dtype in (torch.float32, torch.float64):
+            ref = torch.histc(x.cpu(), bins, lo, hi)
+            assert_equal(out.cpu(), ref, msg=f"bins={bins}")
+        ref = _ref_even(x, lo, hi, bins, top_inclusive=True).to(dtype)
+        assert_equal(out.cpu(), ref, msg=f"bins={bins}")
+
+
+@pytest.mark.parametrize("kind", ["random", "equal", "sorted"])
+def test_histc_auto_range(kind):
+    x = make_data(kind, 700, torch.float32)
+    if kind == "special":
+        x = x[~torch.isnan(x)]
+    out = ops.histc(x, 13)
+    assert_equal(out.cpu(), torch.histc(x.cpu(), 13))
+
+
+def test_histc_edges_top_inclusive():
+    x = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0, -1e-7, 4.0000005, math.nan, math.inf], device=DEVICE)
+    assert_equal(ops.histc(x, 4, 0, 4).cpu(), torch.histc(x.cpu(), 4, 0, 4))
+
+
+@pytest.mark.parametrize("bins", [3, 256, 1000])
+@pytest.mark.parametrize("private", [64, 2048])
+def test_histc_both_paths(bins, private):
+    x = torch.rand(2000, device=DEVICE) * 10
+    with policy.override("histogram", {**SMALL, "MAX_PRIVATE_BINS": private} if interpreter_active()
+                         else {"MAX_PRIVATE_BINS": private}):
+        out = ops.histc(x, bins, 0, 10)
+    assert_equal(out.cpu(), torch.histc(x.cpu(), bins, 0, 10))
+
+
+def test_histc_bad_input():
+    x = torch.rand(10, device=DEVICE)
+    with pytest.raises(ValueError, match="bins"):
+        ops.histc(x, 0, 0, 1)
+    with pytest.raises(ValueError, match="larger than min"):
+        ops.histc(x, 4, 2, 1)
+    with pytest.raises(TypeError, match="dtype"):
+        ops.histc(torch.arange(10, device=DEVICE), 4, 0, 10)
+    with pytest.raises(ValueError, match="not finite"):
+        ops.histc(torch.tensor([1.0, math.nan], device=DEVICE), 4)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64])
+@pytest.mark.parametrize("levels", [(257, 0, 256), (17, -100, 100), (5, 3, 4)])
+def test_histogram_even_int(dtype, levels):
+    x = make_data("random", 1500, dtype)
+    num_levels, lo, hi = levels
+    out = H.histogram_even(x, num_levels, lo, hi)
+    assert out.dtype == torch.int32
+    assert_equal(out.cpu().long(), _ref_even(x, lo, hi, num_levels - 1))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64])
+def test_histogram_even_float_upper_exclusive(dtype):
+    x = make_data("special", 1300, dtype)
+    out = H.histogram_even(x, 65, -100.0, 100.0, counter_dtype=torch.int64)
+    assert out.dtype == torch.int64
+    assert_equal(out.cpu(), _ref_even(x, -100.0, 100.0, 64))
+    edge = torch.tensor([-100.0, 100.0, 0.0], dtype=dtype, device=DEVICE)
+    got = H.histogram_even(edge, 3, -100.0, 100.0).cpu().tolist()
+    assert got == [1, 1]  # -100 in bin 0, 0 in bin 1, the upper bound 100 excluded
+
+
+def test_histogram_many_bins_atomic_path():
+    x = torch.randint(0, 70000, (3000,), device=DEVICE, dtype=torch.int32)
+    out = H.histogram_even(x, 65537, 0, 65536)
+    assert_equal(out.cpu().long(), _ref_even(x, 0, 65536, 65536))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32])
+def test_histogram_range(dtype):
+    x = make_data("special" if dtype.is_floating_point else "random", 1100, dtype)
+    if dtype.is_floating_point:
+        levels = torch.tensor([-300.0, -50.0, -1.0, 0.0, 0.5, 2.0, 120.0], device=DEVICE)
+    else:
+        levels = torch.tensor([-2**31, -10**6, 0, 5, 10**8, 2**31 - 1], device=DEVICE, dtype=torch.int64)
+    out = H.histogram_range(x, levels)
+    xs, lv = x.cpu().double(), levels.cpu().double()
+    b = torch.searchsorted(lv, xs, right=True) - 1
+    valid = (b >= 0) & (b < lv.numel() - 1) & ~torch.isnan(xs)
+    assert_equal(out.cpu().long(), torch.bincount(b[valid], minlength=lv.numel() - 1))
+
+
+@pytest.mark.parametrize("active", [1, 3, 4])
+def test_multi_histogram_even_rgba(active):
+    px = torch.randint(0, 256, (600 * 4,), dtype=torch.uint8, device=DEVICE)
+    levels = [257, 17, 5, 65][:active]
+    hs = H.multi_histogram_even(px, 4, active, levels, [0] * active, [256] * active)
+    assert len(hs) == active
+    for c, h in enumerate(hs):
+        assert_equal(h.cpu().long(), _ref_even(px[c::4], 0, 256, levels[c] - 1), msg=f"channel {c}")
+
+
+def test_histogram_bad_input():
+    x = torch.rand(10, device=DEVICE)
+    with pytest.raises(ValueError, match="num_levels"):
+        H.histogram_even(x, 1, 0.0, 1.0)
+    with pytest.raises(ValueError, match="smaller than upper"):
+        H.histogram_even(x, 3, 1.0, 0.0)
+    with pytest.raises(ValueError, match="multiple of num_channels"):
+        H.multi_histogram_even(torch.zeros(7, dtype=torch.uint8, device=DEVICE), 4, 4, [3] * 4, [0] * 4, [9] * 4)
+    with pytest.raises(TypeError):
+        H.histogram_even([1, 2], 3, 0, 1)
+
+
+@pytest.mark.parametrize("n", [0, 1, 900])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8])
+def test_bincount_matches_torch(n, dtype):
+    x = torch.randint(0, 60, (n,), device=DEVICE).to(dtype)
+    assert_equal(ops.bincount(x).cpu(), torch.bincount(x.cpu()))
+    assert_equal(ops.bincount(x, None, 100).cpu(), torch.bincount(x.cpu(), minlength=100))
+    for wd in (torch.float32, torch.float64, torch.int32):
+        w = (torch.rand(n, device=DEVICE) * 10).to(wd)
+        out = ops.bincount(x, w, 3)
+        ref = torch.bincount(x.cpu(), w.cpu(), 3)
+        assert out.dtype == ref.dtype
+        torch.testing.assert_close(out.cpu(), ref, rtol=1e-5, atol=1e-4)
+
+
+def test_bincount_bad_input():
+    with pytest.raises(ValueError, match="non-negative"):
+        ops.bincount(torch.tensor([1, -2], device=DEVICE))
+    with pytest.raises(TypeError, match="dtype"):
+        ops.bincount(torch.tensor([1.0], device=DEVICE))
+    with pytest.raises(ValueError, match="dimension"):
+        ops.bincount(torch.zeros(2, 2, dtype=torch.int64, device=DEVICE))
+
+
+@pytest.mark.parametrize("cfg", [{"TILE": 1024, "PROGRAMS_PER_SM": 16}, {"TILE": 2048, "num_warps": 8},
+                                 {"TILE": 4096, "MAX_PRIVATE_BINS": 128}, {"TILE": 8192, "num_stages": 1}])
+def test_policy_configs(cfg):
+    x = torch.randn(9000, device=DEVICE)
+    with policy.override("histogram", cfg):
+        for bins in (200, 300):
+            assert_equal(ops.histc(x, bins, -3, 3).cpu(), torch.histc(x.cpu(), bins, -3, 3))
+
+
+def test_opcheck():
+    x = torch.randn(600, device=DEVICE)
+    torch.library.opcheck(ops.histc, (x, 10, -1.0, 1.0))
+    xi = torch.randint(0, 20, (300,), device=DEVICE)
+    torch.library.opcheck(ops.bincount, (xi, None, 0))
+    torch.library.opcheck(ops.bincount, (xi, torch.rand(300, device=DEVICE, dtype=torch.float64), 25))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("bins", [256, 65536])
+def test_histc_large_gpu(bins):
+    x = torch.rand(1 << 24, device="cuda")
+    out = ops.histc(x, bins, 0, 1)
+    ref = torch.histc(x, bins, 0, 1)
+    # torch's float atomics are exact below 2^24 per bin, so the counts must agree exactly
+    assert_equal(out, ref)
+    assert int(out.sum()) == x.numel()
