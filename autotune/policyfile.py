@@ -80,7 +80,7 @@ def dumps(obj, indent: int = 0) -> str:
 
 
 def merge(existing: dict | None, *, op: str, target: str, device_name: str, results: dict[str, dict],
-          run_log: dict) -> dict:
+          run_log: dict, keys=None) -> dict:
     """The file to write for ``op``: ``existing`` (may be None) updated with this run's ``results``.
 
     ``results[bucket]`` holds ``winner`` (config), ``winner_score``, ``candidates`` (list of
@@ -104,11 +104,11 @@ def merge(existing: dict | None, *, op: str, target: str, device_name: str, resu
         if keep_prev:
             decisions[bucket] = "kept the file's value (measured as fast or faster than the search's best)"
         else:
-            data["tuned"][bucket] = dict(r["winner"])
+            data["tuned"][bucket] = strip(r["winner"])
             decisions[bucket] = ("replaced the file's value (measured slower)" if prev is not None
                                  else "new")
         if r.get("candidates"):
-            data["candidates"][bucket] = [dict(c) for c in r["candidates"]]
+            data["candidates"][bucket] = [strip(c) for c in r["candidates"]]
     old_log = (existing or {}).get("log")
     log = {"autotune": {**run_log, "decisions": decisions}}
     if old_log:

@@ -406,7 +406,8 @@ class Tuner:
                                   results={b: {"winner": r.winner, "winner_score": r.winner_score,
                                                "candidates": r.candidates,
                                                "previous_score": r.previous_score} for b, r in results.items()},
-                                  run_log=run_log)
+                                  run_log=run_log,
+                                  keys=set(policy.op_policy(op).space) | set(policy.LAUNCH_KEYS))
         policyfile.write(path, merged)
         policy.clear_cache()
         self.log(f"wrote {path}")

@@ -117,6 +117,7 @@ def test_tuner_rejects_wrong_config_and_writes_policy_file(tmp_path):
     policyfile.validate(data)
     assert data["op"] == toy.OP and data["target"] == "sm_test"
     assert data["tuned"]["big"] == {"BLOCK": 64, "BUG": 0, "num_warps": 1, "num_stages": 1}
+    assert set(data["tuned"]["small"]) == {"BLOCK", "BUG", "num_warps", "num_stages"}  # only searched keys
     assert all(c["BUG"] == 0 for c in data["candidates"]["big"]) and len(data["candidates"]["big"]) <= 4
     log = data["log"]["autotune"]
     assert log["buckets"]["big"]["problems"][0]["problem"] == "float32 n=100"
@@ -281,3 +282,13 @@ def test_real_timer_on_gpu(tmp_path):
         assert len(r.rejected) == 5 and r.timed == len(valid_configs())
     data = json.loads((tmp_path / "policies" / "sm_test" / f"{toy.OP}.json").read_text())
     assert all(p["tuned_ms"] > 0 for p in data["log"]["autotune"]["buckets"]["big"]["problems"])
+
+
+def test_merge_writes_only_searched_keys():
+    data = policyfile.merge(None, op="x", target="sm_90", device_name="d",
+                            results={"b": {"winner": {"A": 1, "FIXED": 7, "num_warps": 4, "num_stages": 1},
+                                           "winner_score": 0.5, "candidates": [{"A": 1, "FIXED": 7}]}},
+                            run_log={}, keys={"A", "num_warps", "num_stages"})
+    assert data["tuned"]["b"] == {"A": 1, "num_warps": 4, "num_stages": 1}
+    assert data["candidates"]["b"] == [{"A": 1}]
+    assert data["log"]["autotune"]["decisions"]["b"] == "new"
