@@ -147,7 +147,7 @@ def from_ordered_bits(b, KEY_DTYPE: tl.constexpr, DESCENDING: tl.constexpr = Fal
 @triton.jit
 def extract_digit(b, shift, NUM_BITS: tl.constexpr):
     """``(b >> shift) & (2**NUM_BITS - 1)`` as int32 (``b`` ordered bits, ``shift`` may be a tensor)."""
-    return ((b >> shift.to(b.dtype)) & ((1 << NUM_BITS) - 1)).to(tl.int32)
+    return ((b >> tl.cast(shift, b.dtype)) & ((1 << NUM_BITS) - 1)).to(tl.int32)
 
 
 @triton.jit

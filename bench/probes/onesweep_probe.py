@@ -1,0 +1,223 @@
+"""GPU check + timing of the onesweep radix sort (tritoncub.device.radix_sort), one script per call.
+
+python3 bench/probes/onesweep_probe.py [--quick]
+Prints failures of the correctness sweep, then a table of timings (ms, Gkeys/s) against torch.sort
+and CuPy's sort (Thrust -> CUB radix sort), all measured in this run.
+"""
+import json
+import os
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import torch
+import triton
+
+import tritoncub.device.radix_sort as rs
+from tritoncub import policy
+
+dev = "cuda"
+rows = []
+fails = []
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=10, rep=100, return_mode="median")
+
+
+def data(kind, n, dtype):
+    g = torch.Generator(device=dev)
+    g.manual_seed(n + len(kind))
+    if dtype == torch.bool:
+        return torch.randint(0, 2, (n,), device=dev, generator=g).bool()
+    if dtype.is_floating_point:
+        x = torch.randn(n, device=dev, generator=g, dtype=torch.float32).to(dtype)
+    else:
+        x = torch.randint(-2**62, 2**62, (n,), device=dev, generator=g, dtype=torch.int64)
+        if dtype in (torch.int64,):
+            pass
+        elif dtype == torch.uint64:
+            x = x.view(torch.uint64)
+        else:
+            bits = torch.empty((), dtype=dtype).element_size() * 8
+            x = (x & ((1 << bits) - 1))
+            if dtype.is_signed:
+                x = x - (1 << (bits - 1))
+            x = x.to(dtype) if dtype not in (torch.uint16, torch.uint32) else x.to(torch.int64).to(dtype)
+    if kind == "equal":
+        x = x[:1].expand(n).contiguous()
+    elif kind == "sorted":
+        x = torch.sort(x).values if dtype not in (torch.uint16, torch.uint32, torch.uint64) else x
+    elif kind == "few":
+        x = x[torch.randint(0, 7, (n,), device=dev, generator=g)]
+    elif kind == "special" and dtype.is_floating_point:
+        sp = torch.tensor([float("nan"), -float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1.0, -1.0],
+                          device=dev).to(dtype)
+        x = sp[torch.randint(0, 8, (n,), device=dev, generator=g)]
+    return x
+
+
+UNSIGNED = (torch.uint16, torch.uint32, torch.uint64)
+
+
+def as_i64(x):
+    # an int64 tensor ordered like the unsigned x
+    if x.dtype == torch.uint64:
+        return x.view(torch.int64) ^ (-2**63)
+    return x.to(torch.int64)
+
+
+def ref_sort(x, desc):
+    if x.dtype in UNSIGNED:
+        r = torch.sort(as_i64(x), descending=desc, stable=True)
+        return r.values, r.indices
+    r = torch.sort(x, descending=desc, stable=True)
+    return r.values, r.indices
+
+
+def same(a, b):
+    if a.dtype in UNSIGNED:
+        a = as_i64(a)
+    if b.dtype in UNSIGNED:
+        b = as_i64(b)
+    if a.dtype.is_floating_point:
+        return torch.equal(a.view(torch.int16 if a.element_size() == 2 else (torch.int32 if a.element_size() == 4 else torch.int64)).masked_fill(torch.isnan(a), 0),
+                           b.view(torch.int16 if b.element_size() == 2 else (torch.int32 if b.element_size() == 4 else torch.int64)).masked_fill(torch.isnan(b), 0)) \
+            and torch.equal(torch.isnan(a), torch.isnan(b))
+    return torch.equal(a, b)
+
+
+def check(name, cond):
+    if not cond:
+        fails.append(name)
+
+
+def correctness(quick):
+    dtypes = [torch.int32, torch.float32, torch.uint32, torch.int64, torch.float16, torch.bfloat16, torch.float64,
+              torch.uint8, torch.int8, torch.int16, torch.uint16, torch.uint64, torch.bool]
+    sizes = [1, 1000, 4097, 100003] if quick else [1, 2, 1000, 4095, 4097, 100003, (1 << 20) + 7]
+    count = 0
+    for dt in dtypes:
+        for n in sizes:
+            for kind in (("random", "special", "few") if quick else ("random", "special", "equal", "few", "sorted")):
+                if kind == "special" and not dt.is_floating_point:
+                    continue
+                x = data(kind, n, dt)
+                for desc in (False, True):
+                    try:
+                        rv, ri = ref_sort(x, desc)
+                        k = rs.sort_keys(x, desc)
+                        check(f"sort_keys {dt} n={n} {kind} desc={desc}", same(k, rv))
+                        v, i = rs.sort(x, descending=desc)
+                        check(f"sort {dt} n={n} {kind} desc={desc} values", same(v, rv))
+                        check(f"sort {dt} n={n} {kind} desc={desc} indices", torch.equal(i, ri))
+                        count += 1
+                    except Exception as e:
+                        fails.append(f"{dt} n={n} {kind} desc={desc}: {type(e).__name__} {str(e)[:200]}")
+    # pairs with float payload, bit ranges
+    x = data("random", 300001, torch.int32)
+    vals = torch.randn(x.numel(), device=dev)
+    k, v = rs.sort_pairs(x, vals)
+    r = torch.sort(x, stable=True)
+    check("pairs fp32 payload", torch.equal(k, r.values) and torch.equal(v, vals[r.indices]))
+    for b0, b1 in ((0, 16), (8, 24), (3, 17), (0, 1), (5, 5), (20, 32)):
+        k = rs.sort_keys(x, False, b0, b1)
+        bits = (x.view(torch.int32).to(torch.int64) ^ (1 << 31)) & 0xFFFFFFFF
+        sub = (bits >> b0) & ((1 << (b1 - b0)) - 1)
+        ref = x[torch.sort(sub, stable=True).indices]
+        check(f"bit range {b0},{b1}", torch.equal(k, ref))
+    # batched rows
+    x = data("few", 64 * 1000, torch.float32).view(64, 1000)
+    v, i = rs.sort(x, dim=1, descending=True)
+    r = torch.sort(x, dim=1, descending=True, stable=True)
+    check("rows 64x1000", torch.equal(v, r.values) and torch.equal(i, r.indices))
+    # fast vs portable path
+    x = data("random", 50000, torch.float32)
+    a = rs.sort(x)
+    rs.FORCE_PORTABLE = True
+    try:
+        b = rs.sort(x)
+    finally:
+        rs.FORCE_PORTABLE = False
+    check("fast == portable", torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]))
+    # several configs
+    for W, R, mr in ((8, 16, 0), (8, 16, 80), (16, 8, 0), (8, 8, 0), (4, 16, 0), (16, 16, 0)):
+        with policy.override("radix_sort", {"WARPS": W, "ITEMS": R, "MAXNREG": mr, "num_warps": W}):
+            x = data("random", 123457, torch.int32)
+            check(f"config {W},{R},{mr}", torch.equal(rs.sort_keys(x), torch.sort(x).values))
+    print(f"correctness: {count} sweeps, {len(fails)} failures")
+    for f in fails[:40]:
+        print("  FAIL", f)
+
+
+def timing(quick):
+    import cupy
+    N = 1 << 28
+    def cub_sort(x):
+        cx = cupy.from_dlpack(x)
+        return lambda: cupy.sort(cx)
+    for dt in (torch.uint32, torch.int32, torch.float32):
+        x = data("random", N, dt)
+        t_cub = bench(cub_sort(x))
+        if dt == torch.uint32:
+            check("2^28 uint32 sort_keys", torch.equal(as_i64(rs.sort_keys(x)), torch.sort(as_i64(x)).values))
+        for W, R, mr in ((8, 16, 0), (8, 16, 80), (16, 8, 0), (8, 8, 0)) if dt == torch.uint32 else ((8, 16, 0),):
+            with policy.override("radix_sort", {"WARPS": W, "ITEMS": R, "MAXNREG": mr, "num_warps": W}):
+                t = bench(lambda: rs.sort_keys(x))
+            rows.append((f"sort_keys {str(dt)[6:]} 2^28 W={W} R={R} maxnreg={mr}", t, N / t / 1e6, t_cub))
+        if dt == torch.uint32:
+            t1 = bench(lambda: rs.sort_keys(x, False, 0, 8))
+            rows.append(("  sort_keys uint32 2^28 end_bit=8 (hist + 1 pass)", t1, N / t1 / 1e6, float("nan")))
+            t16 = bench(lambda: rs.sort_keys(x, False, 0, 16))
+            rows.append(("  sort_keys uint32 2^28 end_bit=16", t16, N / t16 / 1e6, float("nan")))
+            for kind in ("equal", "sorted", "few"):
+                y = data(kind, N, dt) if kind != "sorted" else torch.sort(x.view(torch.int32)).values.view(torch.uint32)
+                t = bench(lambda: rs.sort_keys(y))
+                rows.append((f"  sort_keys uint32 2^28 {kind}", t, N / t / 1e6, bench(cub_sort(y))))
+            y = x.view(torch.int32).flip(0).contiguous()
+            y = torch.sort(y, descending=True).values.view(torch.uint32)
+            t = bench(lambda: rs.sort_keys(y))
+            rows.append(("  sort_keys uint32 2^28 reversed", t, N / t / 1e6, float("nan")))
+        del x
+    for dt in (torch.float32, torch.int32):
+        for lg in (20, 24, 28):
+            x = data("random", 1 << lg, dt)
+            t = bench(lambda: rs.sort(x))
+            tt = bench(lambda: torch.sort(x))
+            rows.append((f"sort (values+indices) {str(dt)[6:]} 2^{lg}; torch.sort in last col", t, (1 << lg) / t / 1e6, tt))
+            del x
+    x = data("random", N, torch.int64)
+    rows.append(("sort_keys int64 2^28", bench(lambda: rs.sort_keys(x)), float("nan"), bench(cub_sort(x))))
+    v = torch.arange(N, device=dev)
+    rows.append(("sort_pairs int64+int64 2^28; torch.sort in last col", bench(lambda: rs.sort_pairs(x, v)), float("nan"),
+                 bench(lambda: torch.sort(x))))
+    del x, v
+
+
+def main():
+    quick = "--quick" in sys.argv
+    print(torch.cuda.get_device_name(), "torch", torch.__version__, "triton", triton.__version__)
+    t0 = time.time()
+    try:
+        timing(quick)
+    except Exception:
+        traceback.print_exc()
+    print(f"timing took {time.time() - t0:.1f}s, failures so far: {fails}")
+    t0 = time.time()
+    try:
+        correctness(quick)
+    except Exception:
+        traceback.print_exc()
+    print(f"correctness took {time.time() - t0:.1f}s")
+    print(f"\n{'case':<72} {'ms':>8} {'Mkeys/s':>9} {'ref ms':>8}")
+    for name, t, r, ref in rows:
+        print(f"{name:<72} {t:8.3f} {r:9.0f} {ref:8.3f}")
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "onesweep.json"), "w") as f:
+            json.dump({"rows": rows, "fails": fails}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

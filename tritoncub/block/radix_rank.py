@@ -1,0 +1,151 @@
+"""BlockRadixRank (CUB seed 004): rank the keys of a tile by one radix digit.
+
+For each key of a tile, its *rank* is the number of keys of the tile whose digit is smaller, plus
+the number of keys before it with the same digit: a stable counting-sort position. Optionally the
+exclusive prefix of the tile's digit histogram is returned too (CUB's ``exclusive_digit_prefix``).
+
+Two implementations:
+
+* :func:`block_radix_rank` / :func:`block_radix_rank_keys` (``tl``, runs everywhere including the
+  interpreter): a one-hot ``[TILE, 2**RADIX_BITS]`` ``tl.cumsum``. Its work grows with the number of
+  bins (O(TILE x RADIX)), so it is the portable reference, not the fast path for 8-bit digits.
+* the warp-synchronous fast path (NVIDIA sm_70+, compiled kernels only), used by the onesweep
+  device sort through ``triton.experimental.gluon``: :func:`warp_match_rank` ranks one register
+  slot of a *warp-striped* tile (warp ``w`` owns items ``[w*32*R, (w+1)*32*R)``, lane ``l`` of it
+  the items ``w*32*R + s*32 + l``, ``s < R``) with ``match.any.sync`` over the lanes, and the lowest
+  lane of every group of equal digits adds the group's size to the warp's counter for that digit in
+  shared memory (``atom.shared.add``) and broadcasts the old count (``shfl.sync``). Called slot by
+  slot, it leaves in the counters the warp's digit histogram and returns each key's rank among the
+  warp's keys of the same digit; the caller scans the ``[WARPS, RADIX]`` counters to finish the
+  tile ranking. This is CUB's ``BlockRadixRankMatch`` scheme; measurements in
+  ``bench/probes/RADIX_RANK_NOTES.md``.
+
+The shared-memory helpers address Triton's dynamic shared memory (``global_smem``) by 32-bit word
+index: the caller allocates one buffer with ``gl.allocate_shared_memory`` as the kernel's first and
+only explicit allocation, so it starts at offset 0 (Triton places its own scratch after it; the GPU
+tests compare every fast-path kernel with the portable one, which would catch a change), and separates the accesses made here from its own with ``gl.thread_barrier()``.
+"""
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+from ..thread.radix_traits import extract_digit, to_ordered_bits
+
+
+# ----------------------------------------------------------------------------------------------
+# Portable tl ranking
+# ----------------------------------------------------------------------------------------------
+
+@triton.jit
+def block_radix_rank(digits, RADIX_BITS: tl.constexpr, valid=None):
+    """Stable ranks of a 1-D tile of digits in ``[0, 2**RADIX_BITS)``.
+
+    Returns ``(ranks, exclusive_digit_prefix, digit_counts)``: ``ranks`` int32 like ``digits``
+    (the key's position in a stable sort of the tile by digit), the ``[2**RADIX_BITS]`` exclusive
+    prefix of the digit histogram and the histogram itself. ``valid`` (optional boolean tile) leaves
+    keys out: they are not counted, and their rank is meaningless.
+    """
+    RADIX: tl.constexpr = 1 << RADIX_BITS
+    bins = tl.arange(0, RADIX)
+    onehot = (digits[:, None] == bins[None, :])
+    if valid is not None:
+        onehot = onehot & valid[:, None]
+    onehot = onehot.to(tl.int32)
+    counts = tl.sum(onehot, 0)
+    excl = tl.cumsum(counts, 0) - counts
+    before = tl.cumsum(onehot, 0) - onehot          # equal digits before each key
+    ranks = tl.sum(onehot * (before + excl[None, :]), 1)
+    return ranks, excl, counts
+
+
+@triton.jit
+def block_radix_rank_keys(keys, begin_bit, RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr = False,
+                          valid=None):
+    """:func:`block_radix_rank` of the digit ``[begin_bit, begin_bit + RADIX_BITS)`` of keys of any
+    supported dtype (ordered as torch orders them; ``DESCENDING`` reverses the order)."""
+    d = extract_digit(to_ordered_bits(keys, DESCENDING), begin_bit, RADIX_BITS)
+    return block_radix_rank(d, RADIX_BITS, valid)
+
+
+# ----------------------------------------------------------------------------------------------
+# Warp-synchronous fast path (compiled NVIDIA kernels only)
+# ----------------------------------------------------------------------------------------------
+
+# $1: the 32-bit word index (warp * RADIX + digit) of the warp's counter for this key's digit.
+# Returns the number of keys of the same digit in this warp before this one (earlier slots, then
+# lower lanes of this slot).
+_MATCH_RANK_ASM = gl.constexpr("""{
+.reg .b32 pe, lt, bl, ct, ad, ol, ll, tt;
+.reg .pred p;
+match.any.sync.b32 pe, $1, -1;
+mov.u32 lt, %lanemask_lt;
+and.b32 bl, pe, lt;
+popc.b32 bl, bl;
+popc.b32 ct, pe;
+setp.eq.u32 p, bl, 0;
+mov.u32 ad, global_smem;
+shl.b32 tt, $1, 2;
+add.u32 ad, ad, tt;
+mov.u32 ol, 0;
+@p atom.shared.add.u32 ol, [ad], ct;
+neg.s32 tt, pe;
+and.b32 tt, tt, pe;
+bfind.u32 ll, tt;
+shfl.sync.idx.b32 ol, ol, ll, 31, -1;
+add.u32 $0, ol, bl;
+}""")
+
+_LDS_ASM = gl.constexpr("""{
+.reg .b32 ad, tt;
+mov.u32 ad, global_smem;
+shl.b32 tt, $1, 2;
+add.u32 ad, ad, tt;
+ld.shared.u32 $0, [ad];
+}""")
+
+_STS_ASM = gl.constexpr("""{
+.reg .b32 ad, tt;
+mov.u32 ad, global_smem;
+shl.b32 tt, $1, 2;
+add.u32 ad, ad, tt;
+st.shared.u32 [ad], $2;
+mov.u32 $0, 0;
+}""")
+
+_COUNT_ASM = gl.constexpr("""{
+.reg .b32 ad, tt;
+mov.u32 ad, global_smem;
+shl.b32 tt, $1, 2;
+add.u32 ad, ad, tt;
+red.shared.add.u32 [ad], 1;
+mov.u32 $0, 0;
+}""")
+
+
+@gluon.jit
+def warp_match_rank(word):
+    """Per key: rank among the warp's earlier keys of the same counter word (see module doc).
+    Must be called on a warp-striped tile, whole warps converged; bumps the counters."""
+    return gl.inline_asm_elementwise(_MATCH_RANK_ASM, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def smem_load_words(word):
+    """``global_smem`` as int32 words, read at ``word`` (element-wise gather)."""
+    return gl.inline_asm_elementwise(_LDS_ASM, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def smem_store_words(word, value):
+    """Write int32 ``value`` at word ``word`` of ``global_smem`` (element-wise scatter); returns zeros
+    (use them, e.g. ``gl.sum(ret, 0) * 0``, only if an ordering dependency is needed)."""
+    return gl.inline_asm_elementwise(_STS_ASM, "=r,r,r", [word, value], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def smem_count_words(word):
+    """Add 1 to word ``word`` of ``global_smem`` (``red.shared.add``); returns zeros."""
+    return gl.inline_asm_elementwise(_COUNT_ASM, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)

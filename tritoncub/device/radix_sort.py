@@ -1,0 +1,611 @@
+"""DeviceRadixSort: onesweep LSD radix sort of keys or key-value pairs (CUB's ``DeviceRadixSort``).
+
+Algorithm (Adinets & Merrill 2022, "Onesweep"):
+
+1. **Upfront histogram**: one pass over the keys counts every digit of every digit place
+   (``RADIX_BITS`` bits each, from ``begin_bit`` to ``end_bit``) at once.
+2. Places where every key has the same digit are **skipped** (common for small-range keys); this
+   needs the histogram on the host: one small device-to-host copy per sort.
+3. **One pass per remaining place**: each program takes the next tile (atomic tile counter), ranks
+   its keys by the place's digit, publishes its digit counts and finds, by a decoupled look-back
+   (Merrill & Garland 2016) over the per-digit status words of the tiles before it, how many keys
+   of each digit earlier tiles hold; the keys (and values) then go to
+   ``digit_offset[d] + earlier_tiles[d] + rank``. The sort is stable.
+
+Two kernel families implement steps 1 and 3:
+
+* the **fast path** (compiled NVIDIA GPUs, sm_70+): Gluon kernels with explicit layouts whose tile
+  ranking uses ``match.any.sync`` + shared-memory counters (``tritoncub.block.radix_rank``), and
+  which reorder the tile through shared memory before writing, so writes go out in runs of equal
+  digits;
+* the **portable path** (the interpreter, other GPUs): ``tl`` kernels with the one-hot ranking of
+  ``block_radix_rank`` and a direct scatter; same protocol, same results.
+
+Temporary memory: one alternate buffer for the keys and one for the values (none with the
+double-buffer API), the histogram (places x 2**RADIX_BITS int64), and the look-back status words,
+``tiles x 2**RADIX_BITS`` int32 (int64 when n >= 2**29), reused by every pass: n/16 bytes at the
+fast path's 4096-key tiles, 8-bit digits.
+
+File layout: kernels, policy registration, Python launchers, torch operators.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import torch
+import triton
+import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+from .. import policy
+from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active
+from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
+                                warp_match_rank)
+from ..thread.radix_traits import KEY_DTYPES, extract_digit, key_bits, to_ordered_bits
+
+# ==============================================================================================
+# Kernels
+# ==============================================================================================
+
+
+@triton.jit
+def _digit_lookback(status_ptr, tile, dig, tot, RADIX: tl.constexpr, FLAG_SHIFT: tl.constexpr):
+    """Decoupled look-back over per-digit status words; returns earlier tiles' count per digit.
+
+    ``status_ptr`` points at ``[tiles, RADIX]`` words (int32 with ``FLAG_SHIFT=29``, int64 with
+    61), zero before the pass. Word = ``flag << FLAG_SHIFT | count``; flag 1: this tile's count
+    (aggregate), 2: count of this tile and all before it (inclusive). ``dig``: the digit ids, ``tot``:
+    this tile's counts, both ``[RADIX]``. Builds no new tensors (usable with explicit layouts).
+    """
+    tv = tot.to(status_ptr.dtype.element_ty)
+    zero = tv * 0
+    ptrs = status_ptr + tile.to(tl.int64) * RADIX + dig
+    first = tile == 0
+    tl.atomic_xchg(ptrs, tv | tl.where(first, zero + (2 << FLAG_SHIFT), zero + (1 << FLAG_SHIFT)), sem="release")
+    excl = zero
+    j = (dig * 0 + tile - 1).to(tl.int64)
+    done = (dig * 0 + tile) == 0
+    todo = tl.sum((~done).to(tl.int32), 0)
+    while todo > 0:
+        w = tl.load(status_ptr + j * RADIX + dig, mask=~done, other=0, volatile=True)
+        flag = w >> FLAG_SHIFT
+        excl += tl.where(flag != 0, w & ((1 << FLAG_SHIFT) - 1), zero)
+        j = tl.where(flag == 1, j - 1, j)
+        done = done | (flag == 2)
+        todo = tl.sum((~done).to(tl.int32), 0)
+    if tile > 0:
+        tl.atomic_xchg(ptrs, (excl + tv) | (zero + (2 << FLAG_SHIFT)), sem="release")
+    return excl
+
+
+@triton.jit
+def _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS: tl.constexpr):
+    """Digit of place ``p`` (bits ``[begin_bit + p*RADIX_BITS, min(.. + RADIX_BITS, end_bit))``)."""
+    shift = begin_bit + p * RADIX_BITS
+    width = tl.minimum(end_bit - shift, RADIX_BITS)
+    return extract_digit(bits, shift, RADIX_BITS) & ((1 << width) - 1)
+
+
+# ---------------------------------------------------------------- portable (tl) kernels -------
+
+@triton.jit
+def _histogram_tl_kernel(keys_ptr, hist_ptr, n, begin_bit, end_bit, NUM_PLACES: tl.constexpr,
+                         RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr, TILE: tl.constexpr):
+    RADIX: tl.constexpr = 1 << RADIX_BITS
+    pid = tl.program_id(0)
+    offs = pid.to(tl.int64) * TILE + tl.arange(0, TILE)
+    valid = offs < n
+    bits = to_ordered_bits(tl.load(keys_ptr + offs, mask=valid), DESCENDING)
+    bins = tl.arange(0, RADIX)
+    for p in tl.static_range(NUM_PLACES):
+        d = _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS)
+        h = tl.sum(((d[:, None] == bins[None, :]) & valid[:, None]).to(tl.int64), 0)
+        tl.atomic_add(hist_ptr + p * RADIX + bins, h)
+
+
+@triton.jit
+def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, digit_off_ptr,
+                        n, shift, width, RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr,
+                        VALUE_MODE: tl.constexpr, FLAG_SHIFT: tl.constexpr, TILE: tl.constexpr):
+    RADIX: tl.constexpr = 1 << RADIX_BITS
+    tile = tl.atomic_add(counter_ptr, 1)
+    base = tile.to(tl.int64) * TILE
+    idx = tl.arange(0, TILE)
+    offs = base + idx
+    valid = offs < n
+    k = tl.load(keys_in + offs, mask=valid)
+    d = extract_digit(to_ordered_bits(k, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
+    ranks, excl, counts = block_radix_rank(d, RADIX_BITS, valid)
+    dig = tl.arange(0, RADIX)
+    earlier = _digit_lookback(status_ptr, tile, dig, counts, RADIX, FLAG_SHIFT)
+    # destination = digit offset + keys of the digit in earlier tiles + rank among the tile's
+    # keys of the digit (= tile rank - tile's exclusive digit prefix)
+    adj = tl.load(digit_off_ptr + dig) + earlier.to(tl.int64) - excl.to(tl.int64)
+    onehot = d[:, None] == dig[None, :]
+    dest = tl.sum(tl.where(onehot, adj[None, :], 0), 1) + ranks.to(tl.int64)
+    tl.store(keys_out + dest, k, mask=valid)
+    if VALUE_MODE == 1:
+        tl.store(vals_out + dest, tl.load(vals_in + offs, mask=valid), mask=valid)
+    elif VALUE_MODE == 2:
+        tl.store(vals_out + dest, offs, mask=valid)
+
+
+# ---------------------------------------------------------------- fast (Gluon) kernels --------
+
+@gluon.jit
+def _add(a, b):
+    return a + b
+
+
+@gluon.jit
+def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, NUM_PLACES: gl.constexpr,
+                            RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr, WARPS: gl.constexpr,
+                            ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr):
+    """All digit places' histograms; per-warp shared counters (red.shared), persistent over tiles.
+    The ``n_tiles * TILE - n`` padding keys are counted as digit 0 of every place."""
+    RADIX: gl.constexpr = 1 << RADIX_BITS
+    TILE: gl.constexpr = WARPS * ITEMS * 32
+    LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
+    LH: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])
+    smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    for p in gl.static_range(NUM_PLACES):
+        smem.slice(p * WARPS, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
+    gl.thread_barrier()
+    i = gl.arange(0, TILE, layout=LB)
+    wid = i // (32 * ITEMS)
+    for t in range(gl.program_id(0), n_tiles, gl.num_programs(0)):
+        offs = t.to(gl.int64) * TILE + i
+        valid = offs < n
+        bits = to_ordered_bits(gl.load(keys_ptr + offs, mask=valid), DESCENDING)
+        for p in gl.static_range(NUM_PLACES):
+            d = _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS)
+            # keys past n count as digit 0 (the launcher subtracts them)
+            word = (p * WARPS + wid) * RADIX + gl.where(valid, d, 0)
+            smem_count_words(word)
+    gl.thread_barrier()
+    dig = gl.arange(0, RADIX, layout=gl.SliceLayout(0, LH))
+    for p in gl.static_range(NUM_PLACES):
+        c = gl.sum(smem.slice(p * WARPS, WARPS, 0).load(LH), 0)
+        gl.atomic_add(hist_ptr + p * RADIX + dig, c.to(gl.int64))
+
+
+@gluon.jit
+def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, digit_off_ptr,
+                           n, shift, width, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
+                           VALUE_MODE: gl.constexpr, FLAG_SHIFT: gl.constexpr, WARPS: gl.constexpr,
+                           ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr):
+    """One onesweep pass over one tile (see the module doc).
+
+    Shared words: [0, W*RADIX) per-warp counters, then tile bases, then (overlapping them) the
+    exchange buffer [0, TILE) of the tile's source indices in sorted order; from C0 = max(W*RADIX,
+    TILE): the per-digit destination adjustment (low, high 32 bits), W trash counters for keys past
+    n, and one trash slot for their exchange writes.
+    """
+    RADIX: gl.constexpr = 1 << RADIX_BITS
+    TILE: gl.constexpr = WARPS * ITEMS * 32
+    L3: gl.constexpr = gl.BlockedLayout([1, ITEMS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
+    LH: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])
+    LD: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+    LS: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+    C0: gl.constexpr = WARPS * RADIX if WARPS * RADIX > TILE else TILE
+    XOFF: gl.constexpr = 0
+    ADJ: gl.constexpr = C0
+    TRASH: gl.constexpr = C0 + 2 * RADIX
+    XTRASH: gl.constexpr = TRASH + 32
+
+    smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    smem.slice(0, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
+    tile = gl.atomic_add(counter_ptr, 1)
+    base = tile.to(gl.int64) * TILE
+
+    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L3)))
+    s = gl.arange(0, ITEMS, layout=gl.SliceLayout(0, gl.SliceLayout(2, L3)))
+    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, L3)))
+    w3 = gl.expand_dims(gl.expand_dims(w, 1), 2)
+    local = w3 * (32 * ITEMS) + gl.expand_dims(gl.expand_dims(s, 0), 2) * 32 + gl.expand_dims(gl.expand_dims(ln, 0), 1)
+    valid = base + local < n
+    k = gl.load(keys_in + base + local, mask=valid)
+    d = extract_digit(to_ordered_bits(k, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
+    word = gl.where(valid, w3 * RADIX + d, TRASH + w3)
+    gl.thread_barrier()
+    rank = warp_match_rank(word)
+    gl.thread_barrier()
+
+    cnt = smem.slice(0, WARPS, 0).load(LH)
+    wexcl = gl.associative_scan(cnt, 0, _add) - cnt
+    tot = gl.convert_layout(gl.sum(cnt, 0), LD)
+    texcl = gl.associative_scan(tot, 0, _add) - tot
+    gl.thread_barrier()
+    # tile-local sorted position of every key -> exchange buffer (source index, sorted order)
+    smem.slice(0, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LH)), 0))
+    gl.thread_barrier()
+    pos = smem_load_words(word) + rank
+    gl.thread_barrier()
+    smem_store_words(gl.where(valid, XOFF + pos, XTRASH), local)
+    # chain the tile's digit counts with the tiles before it
+    dig = gl.arange(0, RADIX, layout=LD)
+    earlier = _digit_lookback(status_ptr, tile, dig, tot, RADIX, FLAG_SHIFT)
+    adj = gl.load(digit_off_ptr + dig) + earlier.to(gl.int64) - texcl.to(gl.int64)
+    smem.slice(ADJ // RADIX, 1, 0).store(gl.expand_dims(gl.convert_layout((adj & 0xFFFFFFFF).to(gl.int32), gl.SliceLayout(0, LH)), 0))
+    smem.slice(ADJ // RADIX + 1, 1, 0).store(gl.expand_dims(gl.convert_layout((adj >> 32).to(gl.int32), gl.SliceLayout(0, LH)), 0))
+    gl.thread_barrier()
+    # read the tile back in sorted order, one key per thread at a time (low register pressure),
+    # consecutive lanes holding consecutive sorted positions: writes go out in runs of equal digits
+    NT: gl.constexpr = 32 * WARPS
+    for c in gl.static_range(ITEMS):
+        i = c * NT + gl.arange(0, NT, layout=LS)
+        mi = base + i < n
+        src = smem_load_words(XOFF + i)
+        k2 = gl.load(keys_in + base + src, mask=mi)
+        d2 = extract_digit(to_ordered_bits(k2, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
+        lo = smem_load_words(ADJ + d2).to(gl.uint32).to(gl.int64)
+        hi = smem_load_words(ADJ + RADIX + d2).to(gl.int64)
+        dest = (hi << 32) + lo + i
+        gl.store(keys_out + dest, k2, mask=mi)
+        if VALUE_MODE == 1:
+            gl.store(vals_out + dest, gl.load(vals_in + base + src, mask=mi), mask=mi)
+        elif VALUE_MODE == 2:
+            gl.store(vals_out + dest, base + src, mask=mi)
+
+
+# ==============================================================================================
+# Policy
+# ==============================================================================================
+
+def _valid_policy(c: dict) -> bool:
+    return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
+            and c["ITEMS"] in (4, 8, 12, 16, 20, 24) and c["WARPS"] in (4, 8, 16)
+            and c["TL_TILE"] in (64, 128, 256, 512, 1024))
+
+
+policy.register(
+    "radix_sort",
+    space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
+           "TL_TILE": [128, 256, 512], "MAXNREG": [0, 80], "num_warps": [4, 8, 16], "num_stages": [1]},
+    fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 0,
+              "num_warps": 8, "num_stages": 1},
+    valid=_valid_policy,
+    buckets=("default",),
+    doc="onesweep radix sort: RADIX_BITS digit width; WARPS x ITEMS x 32 keys per tile of the fast "
+        "path (match.any ranking); HIST_ITEMS keys per thread of the upfront histogram; TL_TILE the "
+        "tile of the portable (one-hot) path used by the interpreter and non-NVIDIA GPUs; MAXNREG a "
+        "register cap for the fast pass kernel (0: the compiler's choice)",
+)
+
+
+# ==============================================================================================
+# Launchers
+# ==============================================================================================
+
+#: set True to run the portable kernels on a GPU too (tests compare the two paths)
+FORCE_PORTABLE = False
+
+
+def _use_fast_path(device: torch.device) -> bool:
+    if FORCE_PORTABLE or interpreter_active() or device.type != "cuda" or torch.version.hip is not None:
+        return False
+    return torch.cuda.get_device_capability(device)[0] >= 8
+
+
+def _smem_rows(radix: int, warps: int, tile: int) -> int:
+    words = max(warps * radix, tile) + 2 * radix + 32 + 1
+    rows = cdiv(words, radix)
+    return 1 << (rows - 1).bit_length()
+
+
+class DoubleBuffer:
+    """CUB's ``DoubleBuffer``: two equal buffers and a selector naming the one holding the data.
+
+    A sort reads ``current`` and leaves its result in one of the two, updating ``selector``; the
+    other one's contents are scratch. Sorting this way needs no alternate buffer of its own.
+    """
+
+    def __init__(self, current: torch.Tensor, alternate: torch.Tensor):
+        if current.shape != alternate.shape or current.dtype != alternate.dtype:
+            raise ValueError("DoubleBuffer buffers must have the same shape and dtype")
+        self.buffers = [current, alternate]
+        self.selector = 0
+
+    @property
+    def current(self) -> torch.Tensor:
+        return self.buffers[self.selector]
+
+    @property
+    def alternate(self) -> torch.Tensor:
+        return self.buffers[self.selector ^ 1]
+
+
+def _check_bits(dtype: torch.dtype, begin_bit: int, end_bit: Optional[int]) -> tuple[int, int]:
+    width = key_bits(dtype)
+    if end_bit is None:
+        end_bit = width
+    if not isinstance(begin_bit, int) or not isinstance(end_bit, int):
+        raise TypeError("begin_bit and end_bit must be ints")
+    if not (0 <= begin_bit <= end_bit <= width):
+        raise ValueError(f"bit range [{begin_bit}, {end_bit}) is outside the {width}-bit key "
+                         f"({str(dtype).replace('torch.', '')}); need 0 <= begin_bit <= end_bit <= {width}")
+    return begin_bit, end_bit
+
+
+def _check_keys(keys: torch.Tensor, name: str = "keys") -> None:
+    check_tensor(keys, name, KEY_DTYPES)
+    if keys.dim() != 1:
+        raise ValueError(f"{name} must be 1-D (got shape {tuple(keys.shape)}); use tritoncub.sort for "
+                         "N-d tensors")
+
+
+def _bits_view(x: torch.Tensor) -> torch.Tensor:
+    """Values travel as raw bits: a same-size integer view (any dtype, bool included)."""
+    if x.dtype == torch.bool:
+        return x.view(torch.uint8)
+    return x
+
+
+def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descending: bool, begin_bit: int,
+                   end_bit: int, gen_indices: bool = False, keys_src: Optional[torch.Tensor] = None,
+                   values_src: Optional[torch.Tensor] = None) -> None:
+    """Sort ``keys.current`` (and ``values.current``) into one of the two buffers (selector updated).
+
+    ``keys_src``/``values_src``, when given, are read by the first pass instead of the current
+    buffers (so a caller's input is never written). ``gen_indices``: the values are the input
+    positions (int64), produced by the first pass; ``values.current`` is then not read.
+    """
+    kin = keys.current if keys_src is None else keys_src
+    n = kin.numel()
+    dev = kin.device
+    pol = policy.select("radix_sort", dev if dev.type == "cuda" else None)
+    rb = pol["RADIX_BITS"]
+    radix = 1 << rb
+    num_places = cdiv(end_bit - begin_bit, rb) if end_bit > begin_bit else 0
+    fast = _use_fast_path(dev)
+
+    def finish_without_passes():
+        # nothing to reorder: the result is the input itself
+        if keys_src is not None:
+            keys.current.copy_(keys_src)
+        if values is not None:
+            if gen_indices:
+                torch.arange(n, device=dev, dtype=values.current.dtype, out=values.current)
+            elif values_src is not None:
+                values.current.copy_(values_src)
+
+    if n <= 1 or num_places == 0:
+        finish_without_passes()
+        return
+
+    # 1. upfront histogram of every place
+    hist = torch.zeros((num_places, radix), device=dev, dtype=torch.int64)
+    if fast:
+        warps, items = pol["WARPS"], pol["HIST_ITEMS"]
+        tile = warps * items * 32
+        n_tiles = cdiv(n, tile)
+        rows = 1 << (num_places * warps - 1).bit_length()
+        grid = (max(1, min(n_tiles, torch.cuda.get_device_properties(dev).multi_processor_count * 4)),)
+        _histogram_gluon_kernel[grid](kin, hist, n, n_tiles, begin_bit, end_bit, NUM_PLACES=num_places,
+                                      RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
+                                      SMEM_ROWS=rows, num_warps=warps)
+        hist[:, 0] -= n_tiles * tile - n
+    else:
+        tile = pol["TL_TILE"]
+        _histogram_tl_kernel[(cdiv(n, tile),)](kin, hist, n, begin_bit, end_bit, NUM_PLACES=num_places,
+                                              RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
+    # 2. skip places where all keys share one digit (one device-to-host copy)
+    hmax = hist.max(dim=1).values.tolist()
+    places = [p for p in range(num_places) if hmax[p] != n]
+    if not places:
+        finish_without_passes()
+        return
+    digit_off = (torch.cumsum(hist, 1) - hist).contiguous()
+
+    # 3. one pass per remaining place
+    tile = pol["WARPS"] * pol["ITEMS"] * 32 if fast else pol["TL_TILE"]
+    n_tiles = cdiv(n, tile)
+    status64 = n >= (1 << 29)
+    status = torch.empty((n_tiles, radix), device=dev, dtype=torch.int64 if status64 else torch.int32)
+    counters = torch.zeros(len(places), device=dev, dtype=torch.int32)
+    for i, p in enumerate(places):
+        shift = begin_bit + p * rb
+        width = min(rb, end_bit - shift)
+        src_k = kin if i == 0 else keys.current
+        dst_k = keys.alternate
+        if values is not None:
+            vm = 2 if (i == 0 and gen_indices) else 1
+            src_v = (values_src if (i == 0 and values_src is not None) else values.current)
+            src_v, dst_v = _bits_view(src_v), _bits_view(values.alternate)
+        else:
+            vm, src_v, dst_v = 0, kin, kin
+        status.zero_()
+        if fast:
+            rows = _smem_rows(radix, pol["WARPS"], tile)
+            _onesweep_gluon_kernel[(n_tiles,)](
+                src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
+                RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
+                WARPS=pol["WARPS"], ITEMS=pol["ITEMS"], SMEM_ROWS=rows, num_warps=pol["WARPS"],
+                **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
+        else:
+            _onesweep_tl_kernel[(n_tiles,)](
+                src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
+                RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
+                TILE=tile, num_warps=4)
+        keys.selector ^= 1
+        if values is not None:
+            values.selector ^= 1
+
+
+def _prepare(keys, values, descending, begin_bit, end_bit):
+    _check_keys(keys)
+    if not isinstance(descending, bool):
+        raise TypeError("descending must be a bool")
+    begin_bit, end_bit = _check_bits(keys.dtype, begin_bit, end_bit)
+    if values is not None:
+        check_tensor(values, "values", device=keys.device)
+        if values.dim() != 1 or values.numel() != keys.numel():
+            raise ValueError(f"values must be 1-D with as many items as keys ({keys.numel()}), got shape "
+                             f"{tuple(values.shape)}")
+    return begin_bit, end_bit
+
+
+def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False):
+    """Sort into fresh tensors; the last pass lands in the returned buffers (no final copy)."""
+    n = keys.numel()
+    out_k = torch.empty_like(keys)
+    alt_k = torch.empty_like(keys) if n > 1 else out_k
+    kdb = DoubleBuffer(alt_k, out_k)  # selector flips every pass; fixed up below
+    vdb = None
+    if values is not None or gen_indices:
+        vt = values if values is not None else torch.empty(n, device=keys.device, dtype=torch.int64)
+        out_v = torch.empty_like(vt)
+        alt_v = torch.empty_like(vt) if n > 1 else out_v
+        vdb = DoubleBuffer(alt_v, out_v)
+    # the first pass reads the caller's tensors; count the passes to make the last one write out_*
+    _radix_sort_db(kdb, vdb, descending, begin_bit, end_bit, gen_indices=gen_indices, keys_src=keys,
+                   values_src=values)
+    k = kdb.current
+    v = vdb.current if vdb is not None else None
+    return k, v
+
+
+def sort_keys(keys: torch.Tensor, descending: bool = False, begin_bit: int = 0,
+              end_bit: Optional[int] = None) -> torch.Tensor:
+    """Stable radix sort of a 1-D key tensor over bits ``[begin_bit, end_bit)`` of the ordered key
+    (``tritoncub.thread.radix_traits``); returns a new tensor."""
+    begin_bit, end_bit = _prepare(keys, None, descending, begin_bit, end_bit)
+    return _sort_into(keys, None, descending, begin_bit, end_bit)[0]
+
+
+def sort_pairs(keys: torch.Tensor, values: torch.Tensor, descending: bool = False, begin_bit: int = 0,
+               end_bit: Optional[int] = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Stable radix sort of keys with values of any dtype carried along; returns new tensors."""
+    begin_bit, end_bit = _prepare(keys, values, descending, begin_bit, end_bit)
+    return _sort_into(keys, values, descending, begin_bit, end_bit)
+
+
+def sort_keys_double_buffer(keys: DoubleBuffer, descending: bool = False, begin_bit: int = 0,
+                            end_bit: Optional[int] = None) -> DoubleBuffer:
+    """Sort ``keys.current`` using ``keys.alternate`` as scratch; the result is ``keys.current``
+    afterwards (``keys.selector`` updated). No other key-sized memory is allocated."""
+    begin_bit, end_bit = _prepare(keys.current, None, descending, begin_bit, end_bit)
+    check_no_overlap(keys.buffers[0], keys.buffers[1], "keys.current", "keys.alternate")
+    _radix_sort_db(keys, None, descending, begin_bit, end_bit)
+    return keys
+
+
+def sort_pairs_double_buffer(keys: DoubleBuffer, values: DoubleBuffer, descending: bool = False,
+                             begin_bit: int = 0, end_bit: Optional[int] = None) -> tuple[DoubleBuffer, DoubleBuffer]:
+    """Pairs version of :func:`sort_keys_double_buffer`."""
+    begin_bit, end_bit = _prepare(keys.current, values.current, descending, begin_bit, end_bit)
+    if values.current.numel() != keys.current.numel():
+        raise ValueError("keys and values must have the same length")
+    check_no_overlap(keys.buffers[0], keys.buffers[1], "keys.current", "keys.alternate")
+    check_no_overlap(values.buffers[0], values.buffers[1], "values.current", "values.alternate")
+    if values.selector != keys.selector:
+        # keep both selectors equal so one pass count flips both the same way
+        values.buffers.reverse()
+        values.selector = keys.selector
+    _radix_sort_db(keys, values, descending, begin_bit, end_bit)
+    return keys, values
+
+
+def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sort the rows of a contiguous 2-D tensor [B, L]: values and int64 indices, torch.sort's result.
+
+    Rows form a batch by a second stable sort of the row ids: sort every item by key (carrying its
+    flat position), then stably by row (carrying the flat position); the row sort needs only
+    ceil(log2(B)) bits.
+    """
+    b, length = x.shape
+    flat = x.reshape(-1)
+    if b == 1:
+        vals, idx = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)
+        return vals.view(1, length), idx.view(1, length)
+    _, pos = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)
+    row = (pos // length).to(torch.int32)
+    _, pos2 = _sort_into(row, pos, False, 0, max(1, (b - 1).bit_length()))
+    vals = flat[pos2].view(b, length)
+    return vals, (pos2 % length).view(b, length)
+
+
+def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+    """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable)."""
+    check_tensor(x, "x", KEY_DTYPES)
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
+    dim = dim % x.dim()
+    xt = x.movedim(dim, -1).contiguous()
+    shape = xt.shape
+    length = shape[-1]
+    if xt.numel() == 0:
+        return x.clone(), torch.zeros(x.shape, dtype=torch.int64, device=x.device)
+    v, i = _sort_lastdim(xt.reshape(-1, length), descending)
+    return v.view(shape).movedim(-1, dim).contiguous(), i.view(shape).movedim(-1, dim).contiguous()
+
+
+# ==============================================================================================
+# Torch operators
+# ==============================================================================================
+
+@torch.library.custom_op("tritoncub::sort", mutates_args=())
+def _sort_op(x: torch.Tensor, dim: int = -1, descending: bool = False,
+             stable: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    return sort(x, dim, descending, stable)
+
+
+@_sort_op.register_fake
+def _(x, dim=-1, descending=False, stable=False):
+    return torch.empty_like(x), torch.empty(x.shape, dtype=torch.int64, device=x.device)
+
+
+def _sort_setup_context(ctx, inputs, output):
+    x, dim = inputs[0], inputs[1]
+    ctx.dim = dim
+    ctx.shape = x.shape
+    ctx.save_for_backward(output[1])
+
+
+def _sort_backward(ctx, grad_values, grad_indices):
+    (idx,) = ctx.saved_tensors
+    if len(ctx.shape) == 0:
+        return grad_values, None, None, None
+    g = torch.zeros(ctx.shape, dtype=grad_values.dtype, device=grad_values.device)
+    return g.scatter(ctx.dim, idx, grad_values), None, None, None
+
+
+_sort_op.register_autograd(_sort_backward, setup_context=_sort_setup_context)
+
+
+@torch.library.custom_op("tritoncub::argsort", mutates_args=())
+def _argsort_op(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> torch.Tensor:
+    return sort(x, dim, descending, stable)[1]
+
+
+@_argsort_op.register_fake
+def _(x, dim=-1, descending=False, stable=False):
+    return torch.empty(x.shape, dtype=torch.int64, device=x.device)
+
+
+@torch.library.custom_op("tritoncub::sort_keys", mutates_args=())
+def _sort_keys_op(keys: torch.Tensor, descending: bool = False, begin_bit: int = 0,
+                  end_bit: Optional[int] = None) -> torch.Tensor:
+    return sort_keys(keys, descending, begin_bit, end_bit)
+
+
+@_sort_keys_op.register_fake
+def _(keys, descending=False, begin_bit=0, end_bit=None):
+    return torch.empty_like(keys)
+
+
+@torch.library.custom_op("tritoncub::sort_pairs", mutates_args=())
+def _sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, descending: bool = False, begin_bit: int = 0,
+                   end_bit: Optional[int] = None) -> tuple[torch.Tensor, torch.Tensor]:
+    return sort_pairs(keys, values, descending, begin_bit, end_bit)
+
+
+@_sort_pairs_op.register_fake
+def _(keys, values, descending=False, begin_bit=0, end_bit=None):
+    return torch.empty_like(keys), torch.empty_like(values)
+
+
+def argsort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> torch.Tensor:
+    return sort(x, dim, descending, stable)[1]
