@@ -85,8 +85,13 @@ def merge(existing: dict | None, *, op: str, target: str, device_name: str, resu
 
     ``results[bucket]`` holds ``winner`` (config), ``winner_score``, ``candidates`` (list of
     configs, best first) and, when the file's previous value was timed in this run,
-    ``previous_score`` (``inf`` when it failed or was not verified).
+    ``previous_score`` (``inf`` when it failed or was not verified). With ``keys`` (the op's searched
+    parameters plus num_warps/num_stages), only those are written: values the search did not vary
+    keep following the op's built-in fallback.
     """
+    def strip(cfg):
+        return {k: v for k, v in cfg.items() if keys is None or k in keys}
+
     data = {"op": op, "target": target, "device_name": device_name, "tuned": {}, "candidates": {}, "log": {}}
     if existing:
         data.update({k: v for k, v in existing.items() if k in FORMAT_KEYS or k not in data})
