@@ -12,12 +12,23 @@ back in the tile's shape. ``DIFF_OP(a, b)`` is called with the item first and it
 
 ``valid_items`` (the ``*PartialTile`` forms): items at ``>= valid_items`` are returned unchanged, and
 for ``block_subtract_right`` item ``valid_items - 1`` is the last one (unchanged; no successor).
-Results take the type of ``DIFF_OP``'s result promoted with the tile's dtype.
+Results take the type of ``DIFF_OP``'s result promoted with the tile's dtype. bfloat16 tiles are
+differenced in float32 and rounded back (one rounding, as bfloat16 arithmetic does).
 """
 import triton
 import triton.language as tl
 
+from ..warp.scan import fill_like, widen
 from .discontinuity import _neighbour
+
+
+@triton.jit
+def _narrow(out, dtype: tl.constexpr):
+    if (dtype == tl.bfloat16) & (out.dtype == tl.float32):
+        res = out.to(tl.bfloat16)
+    else:
+        res = out
+    return res
 
 
 @triton.jit
@@ -31,18 +42,18 @@ def block_subtract_left(tile, DIFF_OP: tl.constexpr = diff_subtract, tile_predec
                         has_predecessor=True, valid_items=None):
     """``out[i] = DIFF_OP(x[i], x[i-1])`` (see the module doc for item 0 and ``valid_items``)."""
     N: tl.constexpr = tile.numel
-    flat = tl.reshape(tile, (N,))
+    flat = widen(tl.reshape(tile, (N,)))
     idx = tl.arange(0, N)
     diff = DIFF_OP(flat, _neighbour(flat, -1))
     if tile_predecessor_item is None:
         first = flat
     else:
-        pred = tl.full((N,), tile_predecessor_item, tile.dtype)
+        pred = fill_like(flat, tile_predecessor_item)
         first = tl.where(has_predecessor, DIFF_OP(flat, pred), flat)
     out = tl.where(idx == 0, first, diff)
     if valid_items is not None:
         out = tl.where(idx < valid_items, out, flat)
-    return tl.reshape(out, tile.shape)
+    return _narrow(tl.reshape(out, tile.shape), tile.dtype)
 
 
 @triton.jit
@@ -50,16 +61,16 @@ def block_subtract_right(tile, DIFF_OP: tl.constexpr = diff_subtract, tile_succe
                          has_successor=True, valid_items=None):
     """``out[i] = DIFF_OP(x[i], x[i+1])`` (see the module doc for the last item and ``valid_items``)."""
     N: tl.constexpr = tile.numel
-    flat = tl.reshape(tile, (N,))
+    flat = widen(tl.reshape(tile, (N,)))
     idx = tl.arange(0, N)
     diff = DIFF_OP(flat, _neighbour(flat, 1))
     if valid_items is None:
         if tile_successor_item is None:
             last = flat
         else:
-            succ = tl.full((N,), tile_successor_item, tile.dtype)
+            succ = fill_like(flat, tile_successor_item)
             last = tl.where(has_successor, DIFF_OP(flat, succ), flat)
         out = tl.where(idx == N - 1, last, diff)
     else:
         out = tl.where(idx < valid_items - 1, diff, flat)
-    return tl.reshape(out, tile.shape)
+    return _narrow(tl.reshape(out, tile.shape), tile.dtype)

@@ -15,9 +15,12 @@ shape: the items are taken in row-major order and the flags come back in the til
 The neighbour tile's edge item is the caller's load (``ptr[tile_base - 1]`` when ``tile_base > 0``);
 ``has_predecessor``/``has_successor`` may be runtime scalars such as ``tile_base > 0``. A ragged last
 tile: pass ``valid_items`` to :func:`block_flag_tails` to flag item ``valid_items - 1`` as the end.
+bfloat16 items are compared as float32 (exact; see :func:`tritoncub.warp.scan.widen`).
 """
 import triton
 import triton.language as tl
+
+from ..warp.scan import fill_like, widen
 
 
 @triton.jit
@@ -39,13 +42,13 @@ def block_flag_heads(tile, FLAG_OP: tl.constexpr = flag_inequality, tile_predece
                      has_predecessor=True):
     """Head flags of the tile (CUB's ``FlagHeads``); int1 in the tile's shape."""
     N: tl.constexpr = tile.numel
-    flat = tl.reshape(tile, (N,))
+    flat = widen(tl.reshape(tile, (N,)))
     idx = tl.arange(0, N)
     flags = FLAG_OP(_neighbour(flat, -1), flat) != 0
     if tile_predecessor_item is None:
         first = idx == 0
     else:
-        pred = tl.full((N,), tile_predecessor_item, tile.dtype)
+        pred = fill_like(flat, tile_predecessor_item)
         first = tl.where(has_predecessor, FLAG_OP(pred, flat) != 0, True)
     flags = tl.where(idx == 0, first, flags)
     return tl.reshape(flags, tile.shape)
@@ -58,13 +61,13 @@ def block_flag_tails(tile, FLAG_OP: tl.constexpr = flag_inequality, tile_success
     (ragged last tile) item ``valid_items - 1`` is the end (flagged 1, no successor) and later items
     are flagged 0."""
     N: tl.constexpr = tile.numel
-    flat = tl.reshape(tile, (N,))
+    flat = widen(tl.reshape(tile, (N,)))
     idx = tl.arange(0, N)
     flags = FLAG_OP(flat, _neighbour(flat, 1)) != 0
     if tile_successor_item is None:
         last = idx == N - 1
     else:
-        succ = tl.full((N,), tile_successor_item, tile.dtype)
+        succ = fill_like(flat, tile_successor_item)
         last = tl.where(has_successor, FLAG_OP(flat, succ) != 0, True)
     if valid_items is None:
         flags = tl.where(idx == N - 1, last, flags)

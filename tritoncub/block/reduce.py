@@ -21,7 +21,7 @@ operator must be commutative as well as associative for the tree to equal the se
 import triton
 import triton.language as tl
 
-from ..warp.scan import widen
+from ..warp.scan import sum_operand, widen
 
 
 @triton.jit
@@ -108,9 +108,9 @@ def block_reduce_valid(tile, valid_items, COMBINE: tl.constexpr):
 
 @triton.jit
 def block_sum(tile):
-    """Sum of a tile (``tl.sum`` in tile order)."""
-    flat = widen(tl.reshape(tile, (tile.numel,)))
-    out = tl.sum(flat, 0)
+    """Sum of a tile (``tl.sum``'s accumulator types: integers narrower than 32 bits in (u)int32)."""
+    flat = sum_operand(tl.reshape(tile, (tile.numel,)))
+    out = tl.reduce(flat, 0, combine_add)
     if tile.dtype == tl.bfloat16:
         out = out.to(tl.bfloat16)
     return out

@@ -15,6 +15,8 @@ values and starts are fetched with ``tl.gather``. Lengths are summed in int64.
 import triton
 import triton.language as tl
 
+from ..warp.scan import fill_like
+
 
 @triton.jit
 def block_run_length_decode(run_values, run_lengths, from_decoded_offset, DECODED_ITEMS: tl.constexpr,
@@ -38,6 +40,7 @@ def block_run_length_decode(run_values, run_lengths, from_decoded_offset, DECODE
     run = tl.minimum(tl.maximum(started - 1, 0), R - 1)
     pos = first + tl.arange(0, DECODED_ITEMS)
     valid = pos < total
-    decoded = tl.where(valid, tl.gather(values, run, 0), fill)
+    decoded = tl.gather(values, run, 0)
+    decoded = tl.where(valid, decoded, fill_like(decoded, fill))
     relative = tl.where(valid, pos - tl.gather(starts, run, 0), 0)
     return decoded, relative, total

@@ -22,7 +22,7 @@ CUB's BlockScanAlgorithm (RAKING, RAKING_MEMOIZE, WARP_SCANS) has no analogue: T
 import triton
 import triton.language as tl
 
-from ..warp.scan import widen
+from ..warp.scan import fill_like, widen
 from .reduce import combine_add
 
 
@@ -65,7 +65,7 @@ def block_shift_right(tile, fill, REVERSE: tl.constexpr = False):
         src = tl.maximum(idx - 1, 0)
         edge = idx == 0
     shifted = tl.gather(flat, src, 0)
-    return tl.reshape(tl.where(edge, fill, shifted), tile.shape)
+    return tl.reshape(tl.where(edge, fill_like(flat, fill), shifted), tile.shape)
 
 
 @triton.jit

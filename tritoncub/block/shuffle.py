@@ -10,6 +10,8 @@ whose source falls outside the tile receive ``fill`` (CUB leaves them unwritten)
 import triton
 import triton.language as tl
 
+from ..warp.scan import fill_like
+
 
 @triton.jit
 def _item(flat, index):
@@ -25,7 +27,7 @@ def block_shuffle_offset(tile, distance, fill):
     src = tl.arange(0, N) + distance
     inside = (src >= 0) & (src < N)
     moved = tl.gather(flat, tl.where(inside, src, 0).to(tl.int32), 0)
-    return tl.reshape(tl.where(inside, moved, fill), tile.shape)
+    return tl.reshape(tl.where(inside, moved, fill_like(flat, fill)), tile.shape)
 
 
 @triton.jit

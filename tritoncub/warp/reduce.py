@@ -18,7 +18,7 @@ in float32 and rounded back to bfloat16 (:func:`tritoncub.warp.scan.widen`).
 import triton
 import triton.language as tl
 
-from .scan import warp_lane, warp_segmented_inclusive_scan, widen
+from .scan import _warp_add, sum_operand, warp_lane, warp_segmented_inclusive_scan, widen
 
 
 @triton.jit
@@ -58,12 +58,12 @@ def warp_reduce_pair(values, indices, COMBINE: tl.constexpr, LOGICAL_WARP_THREAD
 def warp_sum(tile, LOGICAL_WARP_THREADS: tl.constexpr = 0):
     """Sum of each warp's ``LOGICAL_WARP_THREADS`` lanes (padding lanes count as 0)."""
     LANES: tl.constexpr = tile.shape[1]
-    x = widen(tile)
+    x = sum_operand(tile)
     if (LOGICAL_WARP_THREADS == 0) or (LOGICAL_WARP_THREADS == LANES):
-        out = tl.sum(x, 1)
+        out = tl.reduce(x, 1, _warp_add)
     else:
         t = tl.arange(0, LANES)[None, :]
-        out = tl.sum(tl.where(t < LOGICAL_WARP_THREADS, x, tl.zeros_like(x)), 1)
+        out = tl.reduce(tl.where(t < LOGICAL_WARP_THREADS, x, tl.zeros_like(x)), 1, _warp_add)
     if tile.dtype == tl.bfloat16:
         out = out.to(tl.bfloat16)
     return out
@@ -84,8 +84,8 @@ def warp_sum_partial(tile, valid_items):
     LANES: tl.constexpr = tile.shape[1]
     t = tl.arange(0, LANES)[None, :]
     limit = (tl.zeros([WARPS], dtype=tl.int32) + valid_items)[:, None]
-    x = widen(tile)
-    out = tl.sum(tl.where(t < limit, x, tl.zeros_like(x)), 1)
+    x = sum_operand(tile)
+    out = tl.reduce(tl.where(t < limit, x, tl.zeros_like(x)), 1, _warp_add)
     if tile.dtype == tl.bfloat16:
         out = out.to(tl.bfloat16)
     return out

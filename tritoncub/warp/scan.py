@@ -40,6 +40,27 @@ def widen(tile):
 
 
 @triton.jit
+def fill_like(tile, value):
+    """A tile of ``tile``'s shape and dtype filled with ``value`` (a Python number or a scalar of any
+    dtype, converted like a cast). Built through :func:`widen`'s type, which also keeps the
+    interpreter (no bfloat16 constants) happy."""
+    return (tl.zeros_like(widen(tile)) + value).to(tile.dtype)
+
+
+@triton.jit
+def sum_operand(tile):
+    """The tile in the type a sum accumulates in: ``tl.sum``'s rule (integers narrower than 32 bits in
+    (u)int32) plus :func:`widen` (bfloat16 in float32)."""
+    if tile.dtype.is_int_signed() and tile.dtype.primitive_bitwidth < 32:
+        out = tile.to(tl.int32)
+    elif tile.dtype.is_int_unsigned() and tile.dtype.primitive_bitwidth < 32:
+        out = tile.to(tl.uint32)
+    else:
+        out = widen(tile)
+    return out
+
+
+@triton.jit
 def _warp_max(a, b):
     return tl.maximum(a, b)
 
