@@ -75,11 +75,60 @@ def _indicator(N_DIMS: tl.constexpr, J: tl.constexpr):
 
 
 @triton.jit
+def _partner(x, AXIS: tl.constexpr):
+    """The other item of each pair along a size-2 axis of a hypercube tile: (a + b) - self, in
+    wrapping unsigned arithmetic (a plain sum reduction: as cheap as an xor-reduction on the GPU and
+    vectorised under the interpreter)."""
+    return tl.sum(x, AXIS, keep_dims=True) - x
+
+
+@triton.jit
+def _compare_swap(x, flip, I: tl.constexpr, N_DIMS: tl.constexpr):
+    y = _partner(x, N_DIMS - 1 - I)
+    is_right = _indicator(N_DIMS, I)
+    return tl.where((x > y) != (flip ^ is_right), y, x)
+
+
+@triton.jit
+def _bitonic_merge(h, STAGE: tl.constexpr, ORDER: tl.constexpr, N_DIMS: tl.constexpr):
+    """STAGE rounds of compare-swap on a hypercube tile; ORDER 0 ascending, 1 descending, 2 alternating."""
+    if ORDER == 2:
+        flip = _indicator(N_DIMS, STAGE)
+    else:
+        flip = ORDER
+    for i in tl.static_range(STAGE):
+        h = _compare_swap(h, flip, STAGE - 1 - i, N_DIMS)
+    return h
+
+
+@triton.jit
+def bitonic_sort_descending(x, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: tl.constexpr,
+                            N_DIMS: tl.constexpr):
+    """Bitonic sort of a [ROWS, BLOCK] unsigned tile along axis 1, largest first."""
+    h = tl.reshape(x, [2] * N_DIMS)
+    for stage in tl.static_range(1, LOG_N + 1):
+        h = _bitonic_merge(h, stage, 2 if stage < LOG_N else 1, N_DIMS)
+    return tl.reshape(h, [ROWS, BLOCK])
+
+
+@triton.jit
+def bitonic_topk(x, ROWS: tl.constexpr, K_LOG: tl.constexpr, LOG_N: tl.constexpr, N_DIMS: tl.constexpr):
+    """The 2**K_LOG largest items of each row of a [ROWS, 2**LOG_N] unsigned tile, largest first
+    ([ROWS, 2**K_LOG]): sort runs of 2**K_LOG, then repeatedly keep the larger half of neighbouring
+    runs (an element-wise max) and re-merge."""
+    h = tl.reshape(x, [2] * N_DIMS)
+    for stage in tl.static_range(1, K_LOG + 1):
+        h = _bitonic_merge(h, stage, 2 if stage < LOG_N else 1, N_DIMS)
+    for i in tl.static_range(K_LOG + 1, LOG_N + 1):
+        h = tl.max(h, axis=N_DIMS - (i - K_LOG - 1) - 1 - K_LOG)
+        h = _bitonic_merge(h, K_LOG, 2 if i < LOG_N else 1, N_DIMS - (i - K_LOG))
+    return tl.reshape(h, [ROWS, 2 ** K_LOG])
+
+
+@triton.jit
 def _compare_swap_pairs(k, v, flip, I: tl.constexpr, N_DIMS: tl.constexpr):
-    ik = k.to(tl.int64, bitcast=True)
-    iv = v.to(tl.int64, bitcast=True)
-    pk = (ik ^ tl.xor_sum(ik, N_DIMS - 1 - I, True)).to(tl.uint64, bitcast=True)
-    pv = (iv ^ tl.xor_sum(iv, N_DIMS - 1 - I, True)).to(tl.uint64, bitcast=True)
+    pk = _partner(k, N_DIMS - 1 - I)
+    pv = _partner(v, N_DIMS - 1 - I)
     is_right = _indicator(N_DIMS, I)
     gt = (k > pk) | ((k == pk) & (v > pv))
     swap = gt != (flip ^ is_right)
@@ -104,8 +153,8 @@ def sort_pairs_descending(k, v, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: 
 
 
 @triton.jit
-def sort_tile_descending(ordp, cols, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: tl.constexpr, N_DIMS: tl.constexpr,
-                         PACK: tl.constexpr):
+def sort_tile_descending(ordp, cols, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: tl.constexpr,
+                         N_DIMS: tl.constexpr, PACK: tl.constexpr):
     """Stable descending sort of the ordered keys ``ordp`` ([ROWS, BLOCK] uint64) along axis 1.
 
     Returns the input column of each sorted slot (int64). PACK 32/64 packs key and inverted column
@@ -117,11 +166,11 @@ def sort_tile_descending(ordp, cols, ROWS: tl.constexpr, BLOCK: tl.constexpr, LO
         sel = si
     elif PACK == 32:
         p = ((ordp << LOG_N) | inv).to(tl.uint32)
-        p = tl.sort(p, descending=True)
+        p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS)
         sel = (p & (BLOCK - 1)).to(tl.uint64)
     else:
         p = (ordp << LOG_N) | inv
-        p = tl.sort(p, descending=True)
+        p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS)
         sel = p & (BLOCK - 1)
     return (BLOCK - 1) - sel.to(tl.int64)
 
@@ -379,8 +428,8 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     if x.dim() == 0:
         return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
     L = shape[-1]
-    xc = x.contiguous().view(-1, L) if L > 0 else x.reshape(-1, 0)
-    rows = xc.shape[0]
+    rows = x.numel() // L if L > 0 else int(np.prod(shape[:-1]))
+    xc = x.contiguous().view(rows, L)
     values = torch.empty_like(xc)
     indices = torch.empty(xc.shape, dtype=torch.int64, device=x.device)
     if rows == 0 or L == 0:

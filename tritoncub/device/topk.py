@@ -34,7 +34,7 @@ import triton.language as tl
 from .. import policy
 from .._utils import check_tensor, check_same_device, next_power_of_2
 from .segmented_sort import (SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode, sort_rows,
-                             sort_tile_descending, _check_runnable, _log2)
+                             sort_tile_descending, bitonic_topk, _check_runnable, _log2)
 
 IDX32 = 0xFFFFFFFF
 
@@ -47,7 +47,7 @@ IDX32 = 0xFFFFFFFF
 def _topk_tile_kernel(
         keys_ptr, out_vals_ptr, out_idx_ptr, seg_begin_ptr, seg_len_ptr, seg_list_ptr,
         num_rows, row_len, row_stride, k, out_stride,
-        BLOCK: tl.constexpr, ROWS: tl.constexpr, K2: tl.constexpr, LOG_N: tl.constexpr,
+        BLOCK: tl.constexpr, ROWS: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr, LOG_N: tl.constexpr,
         N_DIMS: tl.constexpr, PACK: tl.constexpr, UNIFORM: tl.constexpr, HAS_LIST: tl.constexpr,
         IDX_ABS: tl.constexpr,
         KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
@@ -81,7 +81,7 @@ def _topk_tile_kernel(
         p = (ordp << LOG_N) | inv
         if PACK == 32:
             p = p.to(tl.uint32)
-        top = tl.topk(p, K2)
+        top = bitonic_topk(p, ROWS, K_LOG, LOG_N, N_DIMS)
         idx = (BLOCK - 1) - (top & (BLOCK - 1)).to(tl.int64)
         ocols = tl.arange(0, K2)
     lim = tl.minimum(length, k)
@@ -98,7 +98,7 @@ def _topk_tile_kernel(
 def _topk_chunk_kernel(
         keys_ptr, cand_in_ptr, cand_out_ptr, out_vals_ptr, out_idx_ptr, row_begin_ptr, row_len_ptr,
         n_in, k, out_stride,
-        CHUNK: tl.constexpr, K2: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
+        CHUNK: tl.constexpr, LOG_CHUNK: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
         IDX_ABS: tl.constexpr,
         KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
         MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
@@ -117,7 +117,7 @@ def _topk_chunk_kernel(
     else:
         mask = offs < n_in
         p = tl.load(cand_in_ptr + row * n_in + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
-    top = tl.topk(p, K2)
+    top = tl.reshape(bitonic_topk(tl.reshape(p, [1, CHUNK]), 1, K_LOG, LOG_CHUNK, LOG_CHUNK), [K2])
     j = tl.arange(0, K2)
     if FINAL:
         idx = IDX32 - (top & IDX32).to(tl.int64)
@@ -287,7 +287,7 @@ def _tile_topk(kb, out_vb, out_idx, k, *, block, num_rows, meta, ascending, devi
     _topk_tile_kernel[(triton.cdiv(num_rows, rows),)](
         kb, out_vb, out_idx, seg_begin if seg_begin is not None else d, seg_len if seg_len is not None else d,
         seg_list if seg_list is not None else d, num_rows, row_len, row_stride, k, k,
-        BLOCK=block, ROWS=rows, K2=k2, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
+        BLOCK=block, ROWS=rows, K2=k2, K_LOG=_log2(k2), LOG_N=log_n, N_DIMS=log_n + _log2(rows),
         PACK=pack_mode(meta["KEY_BITS"], log_n), UNIFORM=uniform, HAS_LIST=seg_list is not None,
         IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
 
@@ -297,34 +297,38 @@ def _row_batches(nrows):
         yield r0, min(nrows, r0 + _MAX_GRID_Y)
 
 
+def _ck(chunk):
+    return dict(CHUNK=chunk, LOG_CHUNK=_log2(chunk))
+
+
 def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
                 idx_abs=False):
     """Running k-best over chunks (keys of <= 32 bits, rows longer than a tile)."""
     pol = policy.select("topk", device, "long")
     chunk, k2 = pol["CHUNK"], next_power_of_2(k)
     nrows = row_begin.numel()
-    common = dict(K2=k2, IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps,
+    common = dict(K2=k2, K_LOG=_log2(k2), IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps,
                   num_stages=pol.num_stages)
     for r0, r1 in _row_batches(nrows):
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
         ov, oi = out_vb[r0:r1], out_idx[r0:r1]
         nchunks = triton.cdiv(max_len, chunk)
         if nchunks == 1:
-            _topk_chunk_kernel[(1, r1 - r0)](kb, kb, kb, ov, oi, rb, rl, 0, k, k, CHUNK=chunk,
+            _topk_chunk_kernel[(1, r1 - r0)](kb, kb, kb, ov, oi, rb, rl, 0, k, k, **_ck(chunk),
                                               FROM_KEYS=True, FINAL=True, **common)
             continue
         cand = torch.empty((r1 - r0, nchunks * k2), dtype=torch.int64, device=device)
-        _topk_chunk_kernel[(nchunks, r1 - r0)](kb, kb, cand, ov, oi, rb, rl, 0, k, k, CHUNK=chunk,
+        _topk_chunk_kernel[(nchunks, r1 - r0)](kb, kb, cand, ov, oi, rb, rl, 0, k, k, **_ck(chunk),
                                                 FROM_KEYS=True, FINAL=False, **common)
         n_in = nchunks * k2
         while True:
             nchunks = triton.cdiv(n_in, chunk)
             if nchunks == 1:
                 _topk_chunk_kernel[(1, r1 - r0)](kb, cand, cand, ov, oi, rb, rl, n_in, k, k,
-                                                  CHUNK=next_power_of_2(n_in), FROM_KEYS=False, FINAL=True, **common)
+                                                  **_ck(next_power_of_2(n_in)), FROM_KEYS=False, FINAL=True, **common)
                 break
             nxt = torch.empty((r1 - r0, nchunks * k2), dtype=torch.int64, device=device)
-            _topk_chunk_kernel[(nchunks, r1 - r0)](kb, cand, nxt, ov, oi, rb, rl, n_in, k, k, CHUNK=chunk,
+            _topk_chunk_kernel[(nchunks, r1 - r0)](kb, cand, nxt, ov, oi, rb, rl, n_in, k, k, **_ck(chunk),
                                                     FROM_KEYS=False, FINAL=False, **common)
             cand, n_in = nxt, nchunks * k2
 

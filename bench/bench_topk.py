@@ -1,0 +1,45 @@
+"""Top-k: ``torch.ops.tritoncub.topk`` (values + int64 indices, sorted) against ``torch.topk``."""
+from __future__ import annotations
+
+import torch
+
+from bench.harness import Case, rotating
+from tritoncub.device import topk as tk
+
+
+def _case(ctx, shape, k, largest=True):
+    n = 1
+    for s in shape:
+        n *= s
+    nbytes = n * 4
+    gen = torch.Generator(device=ctx.device).manual_seed(0)
+    xs = [torch.randn(shape, device=ctx.device, generator=gen) for _ in range(ctx.copies_for(nbytes))]
+    rows = n // shape[-1]
+    moved = nbytes + rows * k * 12
+    variant = f"k={k}" + ("" if largest else " smallest")
+
+    def check():
+        v, i = tk.topk(xs[0], k, largest=largest)
+        rv, _ = torch.topk(xs[0], k, largest=largest)
+        assert torch.equal(v, rv), "topk values differ from torch.topk"
+        assert torch.equal(xs[0].gather(-1, i), v), "topk indices do not point at the values"
+
+    yield Case("topk", "tritoncub", "float32", n, rotating(xs, lambda x: tk.topk(x, k, largest=largest)), moved,
+               shape=tuple(shape), variant=variant, check=check)
+    yield Case("topk", "torch", "float32", n, rotating(xs, lambda x: torch.topk(x, k, largest=largest)), moved,
+               shape=tuple(shape), variant=variant)
+
+
+def cases(ctx):
+    if ctx.quick:
+        yield from _case(ctx, (4096, 128), 8)
+        yield from _case(ctx, (1 << 20,), 100)
+        return
+    yield from _case(ctx, (65536, 128), 8)
+    yield from _case(ctx, (65536, 128), 32)
+    yield from _case(ctx, (4096, 1024), 16)
+    yield from _case(ctx, (16, 1 << 20), 8)
+    yield from _case(ctx, (16, 1 << 20), 8, largest=False)
+    yield from _case(ctx, (1 << 26,), 100)
+    yield from _case(ctx, (1 << 26,), 10000)
+    yield from _case(ctx, (16, 1 << 20), 1000)

@@ -1,0 +1,225 @@
+"""DeviceSegmentedSort and the batched row sort against torch (stable sort is the reference)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from helpers import ALL_DTYPES, DEVICE, assert_equal, make_data, poisoned  # noqa: F401
+from tritoncub import policy
+from tritoncub.device import segmented_sort as ss
+
+KINDS = ["special", "equal", "few_unique", "random", "sorted", "reversed"]
+
+
+def adversarial_rows(rows: int, L: int, dtype, seed: int = 0) -> torch.Tensor:
+    """rows x L keys, each row a different data kind (NaN, +-0.0, +-inf, all-equal, duplicates...)."""
+    out = [make_data(KINDS[r % len(KINDS)], L, dtype, seed=seed + r) for r in range(rows)]
+    return torch.stack(out) if L else torch.empty((rows, 0), dtype=dtype, device=DEVICE)
+
+
+def ref_sort_rows(x, descending):
+    return torch.sort(x.cpu(), dim=-1, descending=descending, stable=True)
+
+
+def check_rows(x, descending):
+    v, i = ss.sort_rows(x, descending)
+    rv, ri = ref_sort_rows(x, descending)
+    assert_equal(i.cpu(), ri, msg="indices")
+    assert_equal(v.cpu(), rv, signed_zero=True, msg="values")
+
+
+def ref_segmented(keys, values, offs, descending):
+    k, v = keys.clone().cpu(), None if values is None else values.clone().cpu()
+    o = offs.tolist()
+    for a, b in zip(o[:-1], o[1:]):
+        s, p = torch.sort(keys[a:b].cpu(), descending=descending, stable=True)
+        k[a:b] = s
+        if values is not None:
+            v[a:b] = values[a:b].cpu()[p]
+    return k, v
+
+
+# -- batched rows --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_sort_rows_every_dtype(dtype):
+    # 6 adversarial rows, a non-power-of-two length; ascending for half the dtypes, descending for the rest
+    x = adversarial_rows(6, 13, dtype, seed=ALL_DTYPES.index(dtype))
+    check_rows(x, descending=ALL_DTYPES.index(dtype) % 2 == 1)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_rows_float_specials_both_orders(descending):
+    x = adversarial_rows(12, 29, torch.float32, seed=3)
+    x[0, :] = float("nan")
+    x[1, ::2] = -0.0
+    x[1, 1::2] = 0.0
+    x[2, :5] = torch.tensor([float("nan"), -float("inf"), float("inf"), -0.0, 0.0])
+    check_rows(x, descending)
+
+
+@pytest.mark.parametrize("L", [1, 7, 8, 9, 100])
+def test_sort_rows_lengths(L):
+    # 300 rows of 8 items is two programs of 256 rows; other lengths, one or several programs
+    rows = 300 if L == 8 else 5
+    check_rows(adversarial_rows(rows, L, torch.float32, seed=L), descending=L % 2 == 0)
+
+
+def test_sort_rows_shapes():
+    x = make_data("few_unique", 2 * 3 * 10, torch.int32).view(2, 3, 10)
+    v, i = ss.sort_rows(x)
+    rv, ri = torch.sort(x.cpu(), dim=-1, stable=True)
+    assert_equal(v.cpu(), rv)
+    assert_equal(i.cpu(), ri)
+    # non-contiguous input, empty shapes and a 0-d tensor
+    xt = make_data("random", 60, torch.float32).view(10, 6).t()
+    check_rows(xt, False)
+    for shape in [(0, 5), (4, 0)]:
+        e = torch.empty(shape, device=DEVICE)
+        v, i = ss.sort_rows(e)
+        assert v.shape == shape and i.shape == shape and i.dtype == torch.int64
+    v, i = ss.sort_rows(torch.tensor(2.5, device=DEVICE))
+    assert v.item() == 2.5 and i.item() == 0
+
+
+@pytest.mark.parametrize("cfg", [dict(TILE_ITEMS=1024, num_warps=4), dict(TILE_ITEMS=8192, num_warps=16)],
+                         ids=["tile1024", "tile8192"])
+def test_sort_rows_policy_configs(cfg):
+    with policy.override("segmented_sort", cfg):
+        check_rows(adversarial_rows(70, 30, torch.float32, seed=5), descending=True)
+
+
+@pytest.mark.parametrize("dtype,descending", [(torch.float32, False), (torch.int64, True)], ids=str)
+def test_sort_rows_merge_path(dtype, descending):
+    # rows longer than MAX_BLOCK: chunks of MERGE_TILE sorted in registers, then merge passes
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8)):
+        x = adversarial_rows(3, 45, dtype, seed=11)
+        x[1] = make_data("few_unique", 45, dtype, seed=1)
+        check_rows(x, descending)
+
+
+def test_sort_rows_autograd():
+    x = torch.randn(3, 7, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    v, _ = torch.ops.tritoncub.sort_rows(x, False)
+    g = torch.randn_like(v)
+    v.backward(g)
+    x2 = x.detach().clone().requires_grad_()
+    torch.sort(x2, dim=-1, stable=True)[0].backward(g)
+    assert_equal(x.grad.cpu(), x2.grad.cpu())
+
+
+# -- segmented -----------------------------------------------------------------------------------
+
+def ragged_offsets(lengths):
+    return torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), dtype=torch.int64, device=DEVICE)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_segmented_sort_pairs_ragged(descending):
+    # empty segments, length 1, power-of-two and ragged lengths, one long segment (merge path)
+    lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7]
+    n = sum(lengths)
+    keys = make_data("few_unique" if descending else "special", n, torch.float32, seed=7)
+    vals = torch.arange(n, dtype=torch.int32, device=DEVICE)
+    offs = ragged_offsets(lengths)
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8)):
+        k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=descending)
+    rk, rv = ref_segmented(keys, vals, offs.cpu(), descending)
+    assert_equal(k.cpu(), rk, signed_zero=True)
+    assert_equal(v.cpu(), rv)
+
+
+@pytest.mark.parametrize("dtype", [torch.int16, torch.float64], ids=str)
+def test_segmented_sort_keys(dtype):
+    lengths = [3, 0, 12, 1, 30]
+    n = sum(lengths)
+    keys = make_data("special", n, dtype, seed=2)
+    offs = ragged_offsets(lengths).to(torch.int32)
+    out = ss.segmented_sort(keys, offs)
+    assert_equal(out.cpu(), ref_segmented(keys, None, offs.cpu(), False)[0], signed_zero=True)
+
+
+def test_segmented_sort_begin_end_and_gaps():
+    keys = make_data("random", 20, torch.int32, seed=4)
+    begin = torch.tensor([2, 10, 15], device=DEVICE)
+    end = torch.tensor([7, 10, 19], device=DEVICE)
+    out = ss.segmented_sort(keys, begin, end, descending=True)
+    ref = keys.cpu().clone()
+    for a, b in [(2, 7), (15, 19)]:
+        ref[a:b] = torch.sort(keys[a:b].cpu(), descending=True, stable=True)[0]
+    assert_equal(out.cpu(), ref)   # items outside every segment are passed through
+
+
+def test_segmented_bad_input():
+    keys = torch.zeros(10, device=DEVICE)
+    with pytest.raises(ValueError, match="decrease"):
+        ss.segmented_sort(keys, torch.tensor([0, 5, 3, 10], device=DEVICE))
+    with pytest.raises(ValueError, match="out of range"):
+        ss.segmented_sort(keys, torch.tensor([0, 11], device=DEVICE))
+    with pytest.raises(ValueError, match="out of range"):
+        ss.segmented_sort(keys, torch.tensor([-1, 5], device=DEVICE))
+    with pytest.raises(ValueError, match="num_segments"):
+        ss.segmented_sort(keys, torch.tensor([], dtype=torch.int64, device=DEVICE))
+    with pytest.raises(TypeError, match="offsets"):
+        ss.segmented_sort(keys, torch.tensor([0.0, 10.0], device=DEVICE))
+    with pytest.raises(TypeError, match="dtype"):
+        ss.segmented_sort(torch.zeros(4, dtype=torch.bool, device=DEVICE), torch.tensor([0, 4], device=DEVICE))
+    with pytest.raises(ValueError, match="values"):
+        ss.segmented_sort_pairs(keys, torch.zeros(9, device=DEVICE), torch.tensor([0, 10], device=DEVICE))
+    with pytest.raises(ValueError, match="dimension"):
+        ss.segmented_sort(keys.view(2, 5), torch.tensor([0, 10], device=DEVICE))
+    with pytest.raises(TypeError, match="dtype"):
+        ss.sort_rows(torch.zeros(3, 3, dtype=torch.complex64, device=DEVICE))
+
+
+def test_segmented_empty():
+    out = ss.segmented_sort(torch.empty(0, device=DEVICE), torch.tensor([0, 0, 0], device=DEVICE))
+    assert out.numel() == 0
+
+
+def test_opcheck():
+    keys = make_data("few_unique", 12, torch.float32, seed=9)
+    offs = ragged_offsets([5, 0, 7])
+    torch.library.opcheck(torch.ops.tritoncub.segmented_sort.default, (keys, offs, False))
+    torch.library.opcheck(torch.ops.tritoncub.segmented_sort_pairs.default,
+                          (keys, torch.arange(12, device=DEVICE), offs, True))
+    torch.library.opcheck(torch.ops.tritoncub.sort_rows.default, (keys.view(3, 4), True))
+
+
+# -- GPU: sizes of the benchmark ------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("rows,L", [(65536, 128), (4096, 1000), (100, 3000), (3, 70001)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.uint8], ids=str)
+def test_gpu_sort_rows_large(rows, L, dtype):
+    if dtype == torch.uint8:
+        x = torch.randint(0, 256, (rows, L), device=DEVICE, dtype=torch.uint8)
+    else:
+        x = (torch.randn(rows, L, device=DEVICE) * 50).round().to(dtype)
+        if dtype.is_floating_point:
+            x[0, : L // 3] = float("nan")
+            x[-1, ::3] = -0.0
+    for desc in (False, True):
+        v, i = ss.sort_rows(x, desc)
+        rv, ri = torch.sort(x, dim=-1, descending=desc, stable=True)
+        assert torch.equal(i, ri)
+        assert torch.equal(v.view(torch.uint8) if dtype == torch.uint8 else v.view(-1).view(torch.uint8),
+                           rv.view(torch.uint8) if dtype == torch.uint8 else rv.view(-1).view(torch.uint8))
+
+
+@pytest.mark.gpu
+def test_gpu_segmented_power_law():
+    rng = np.random.default_rng(0)
+    w = rng.pareto(1.2, 20000) + 0.05
+    lens = np.floor(w / w.sum() * (1 << 22)).astype(np.int64)
+    offs = torch.as_tensor(np.concatenate([[0], np.cumsum(lens)]), device=DEVICE)
+    n = int(lens.sum())
+    keys = torch.randint(-1000, 1000, (n,), device=DEVICE).float()
+    vals = torch.arange(n, device=DEVICE, dtype=torch.int32)
+    seg = torch.repeat_interleave(torch.arange(len(lens), device=DEVICE), torch.as_tensor(lens, device=DEVICE))
+    for desc in (False, True):
+        k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=desc)
+        sk, p = torch.sort(keys, descending=desc, stable=True)
+        _, q = torch.sort(seg[p], stable=True)
+        assert torch.equal(k, sk[q]) and torch.equal(v, vals[p[q]])
