@@ -1,0 +1,773 @@
+"""DeviceReduce: one value from all items of a tensor (CUB's ``DeviceReduce``).
+
+Device API (CUB's names)::
+
+    sum(x, dtype=None)                     min(x)            max(x)
+    argmin(x) / argmax(x) -> (value, index)      first index of the extreme (CUB's KeyValuePair)
+    reduce(x, combine_fn, init)            any associative, commutative ``@triton.jit`` combine_fn;
+                                           ``x`` may be a tuple of tensors (combine_fn then takes 2k
+                                           arguments and returns a k-tuple, like ``tl.reduce``)
+    transform_reduce(x, transform_fn, combine_fn, init)
+
+and the torch operators ``tritoncub::sum / amax / amin / argmax / argmin`` (registered at the end
+of this file) with torch's signatures, dtypes and NaN rules, arbitrary ``dim`` lists, autograd for
+``sum``/``amax``/``amin``.
+
+Accumulators: fp16/bf16 accumulate in fp32, fp32 in fp32, fp64 in fp64; integer and bool sums in
+int64 (as ``torch.sum``). min/max keep the item type. NaN propagates through sum/min/max (torch's
+amin/amax); argmin/argmax return the index of the first NaN when there is one (as torch).
+
+Algorithm (one launch for every size): the ``n // TILE`` full tiles are dealt to ``P`` programs by
+the policy's grid mapping (RAKE: contiguous runs, CUB's even share; STRIP_MINE: every P-th tile).
+A program loads its tiles unmasked (vectorised), combines them lane-wise into a register tile, then
+reduces that tile to one *partial* stored at ``partials[pid]``. Each program then takes a ticket from
+an int32 counter; the program that takes the last ticket reduces ``init``, the ``P`` partials *in
+program order* and the ragged tail (``n % TILE`` items) and writes the result, then resets the
+counter to zero for the next launch on the stream.
+
+Determinism: the set of items each program reduces and the order in which partials are combined
+depend only on ``n`` and the policy, never on scheduling (which program finishes last changes who
+does the final step, not its order), and no float atomics are used: float results are bitwise
+identical run to run on the same GPU with the same policy. (Different policies or GPUs may round
+differently.) The DYNAMIC grid mapping is not offered: every tile costs the same here, so a work
+queue buys nothing, and it would need one partial per tile to stay deterministic.
+
+User combine functions: Triton 3.6 cannot hand a function received as a ``tl.constexpr`` argument to
+``tl.reduce`` (it only accepts module-level functions there), so user combines are reduced inside a
+tile by a pairwise tree (``_tree_reduce``: ``tl.split`` halves, ``combine_fn`` called directly).
+``init`` is combined exactly once (no identity needed): full tiles are loaded unmasked, and the
+partials and the ragged tail are reduced in power-of-two chunks that contain only real items.
+The combine must be associative and commutative (lanes of a program are combined before tiles).
+"""
+from __future__ import annotations
+
+import builtins as _bi
+import math
+from typing import Callable, Sequence
+
+import torch
+import triton
+import triton.language as tl
+
+from .. import policy
+from .._utils import check_device, check_same_device, interpreter_active, next_power_of_2, num_sms
+from ..agent.grid_mapping import GRID_MAPPINGS
+from ..block.load import load_tile
+from ..block.reduce import (combine_add, combine_argmax, combine_argmin, combine_max_propagate_nan,
+                            combine_min_propagate_nan)
+
+# reduction kinds (constexpr OP of the kernels)
+OP_SUM = tl.constexpr(0)
+OP_MIN = tl.constexpr(1)
+OP_MAX = tl.constexpr(2)
+OP_ARGMIN = tl.constexpr(3)
+OP_ARGMAX = tl.constexpr(4)
+OP_USER = tl.constexpr(5)
+OP_CODES = {"sum": 0, "min": 1, "max": 2, "argmin": 3, "argmax": 4, "user": 5}
+
+#: item dtypes of the built-in reductions
+SUPPORTED_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                    torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_INT_LIKE = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+
+
+
+# ----------------------------------------------------------------------------------------------
+# jit helpers (also used by segmented_reduce.py)
+# ----------------------------------------------------------------------------------------------
+
+@triton.jit
+def _call_combine(a, b, COMBINE: tl.constexpr, K: tl.constexpr):
+    """``COMBINE(*a, *b)`` on k-tuples of tensors, always returned as a tuple."""
+    if K == 1:
+        r = (COMBINE(a[0], b[0]),)
+    else:
+        r = COMBINE(*a, *b)
+    return r
+
+
+@triton.jit
+def _tree_reduce(vals, ROWS: tl.constexpr, N: tl.constexpr, COMBINE: tl.constexpr, K: tl.constexpr):
+    """Reduce a k-tuple of ``[ROWS, N]`` tiles along axis 1 to ``[ROWS, 1]`` by a pairwise tree that
+    calls ``COMBINE`` directly (items ``2i`` and ``2i+1`` first: the order of items is kept)."""
+    LOG2: tl.constexpr = N.bit_length() - 1
+    for s in tl.static_range(LOG2):
+        HALF: tl.constexpr = N >> (s + 1)
+        lo = ()
+        hi = ()
+        for j in tl.static_range(K):
+            a, b = tl.split(tl.reshape(vals[j], (ROWS, HALF, 2)))
+            lo = lo + (a,)
+            hi = hi + (b,)
+        vals = _call_combine(lo, hi, COMBINE, K)
+    return vals
+
+
+@triton.jit
+def _builtin_tile_reduce(v, vi, AXIS: tl.constexpr, OP: tl.constexpr):
+    """Reduce a tile (with its index tile for arg ops) along ``AXIS`` with a built-in reduction."""
+    if OP == OP_SUM:
+        r = tl.sum(v, AXIS)
+        ri = r
+    elif OP == OP_MIN:
+        r = tl.reduce(v, AXIS, combine_min_propagate_nan)
+        ri = r
+    elif OP == OP_MAX:
+        r = tl.reduce(v, AXIS, combine_max_propagate_nan)
+        ri = r
+    elif OP == OP_ARGMIN:
+        r, ri = tl.reduce((v, vi), AXIS, combine_argmin)
+    else:
+        r, ri = tl.reduce((v, vi), AXIS, combine_argmax)
+    return r, ri
+
+
+@triton.jit
+def _builtin_combine(a, ai, b, bi, OP: tl.constexpr):
+    """Element-wise combine of a built-in reduction (``ai``/``bi``: indices of arg ops)."""
+    if OP == OP_SUM:
+        r = a + b
+        ri = ai
+    elif OP == OP_MIN:
+        r = combine_min_propagate_nan(a, b)
+        ri = ai
+    elif OP == OP_MAX:
+        r = combine_max_propagate_nan(a, b)
+        ri = ai
+    elif OP == OP_ARGMIN:
+        r, ri = combine_argmin(a, ai, b, bi)
+    else:
+        r, ri = combine_argmax(a, ai, b, bi)
+    return r, ri
+
+
+@triton.jit
+def _load_operands(xs, offs, outs, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
+                   CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr):
+    """User ops: load the k_in inputs at ``offs`` (unmasked), apply ``TRANSFORM`` (if any), cast each
+    operand to its accumulator type (the element type of ``outs[j]``). Returns a k-tuple."""
+    vals = ()
+    for j in tl.static_range(K_IN):
+        vals = vals + (tl.load(xs[j] + offs, cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION),)
+    if TRANSFORM is not None:
+        if K == 1:
+            vals = (TRANSFORM(*vals),)
+        else:
+            vals = TRANSFORM(*vals)
+    res = ()
+    for j in tl.static_range(K):
+        res = res + (vals[j].to(outs[j].dtype.element_ty),)
+    return res
+
+
+@triton.jit
+def _reduce_exact_chunks(xs, base, count, acc, outs, MAX_LOG2: tl.constexpr, TRANSFORM: tl.constexpr,
+                         COMBINE: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr):
+    """``acc (+)`` items ``[base, base + count)`` of ``xs`` (``count < 2^(MAX_LOG2+1)``), reduced in
+    power-of-two chunks that hold only real items: user combines need no identity. ``acc`` and the
+    result are k-tuples of ``[1, 1]`` tiles."""
+    for s in tl.static_range(MAX_LOG2 + 1):
+        B: tl.constexpr = MAX_LOG2 - s
+        CHUNK: tl.constexpr = 1 << B
+        if ((count >> B) & 1) != 0:
+            offs = base + tl.arange(0, CHUNK)[None, :]
+            vals = _load_operands(xs, offs, outs, TRANSFORM, K_IN, K, "", "")
+            acc = _call_combine(acc, _tree_reduce(vals, 1, CHUNK, COMBINE, K), COMBINE, K)
+            base += CHUNK
+    return acc
+
+
+@triton.jit
+def _rows(vals, K: tl.constexpr):
+    """A k-tuple of 1-D tiles as ``[1, N]`` tiles."""
+    out = ()
+    for j in tl.static_range(K):
+        out = out + (tl.expand_dims(vals[j], 0),)
+    return out
+
+
+@triton.jit
+def _even_share_tile(pid, step, num_programs, q, r, MAPPING: tl.constexpr):
+    """The ``step``-th tile of program ``pid`` when ``q * P + r`` tiles are shared evenly by ``P``
+    programs (programs ``< r`` take ``q + 1``): RAKE = contiguous runs, STRIP_MINE = every P-th."""
+    if MAPPING == 0:
+        tile = pid * q + tl.minimum(pid, r) + step
+    else:
+        tile = pid + step * num_programs
+    return tile
+
+
+@triton.jit
+def _consume_tile(acc_v, acc_t, x_ptr, tile, n, OP: tl.constexpr, TILE: tl.constexpr,
+                  VECTORIZE: tl.constexpr, CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr):
+    """Combine one full tile lane-wise into the accumulator of a built-in reduction."""
+    v = load_tile(x_ptr, tile.to(tl.int64) * TILE, n, TILE, VECTORIZE, CACHE_MODIFIER, EVICTION).to(acc_v.dtype)
+    if OP == OP_SUM:
+        acc_v = acc_v + v
+    elif OP == OP_MIN:
+        acc_v = combine_min_propagate_nan(acc_v, v)
+    elif OP == OP_MAX:
+        acc_v = combine_max_propagate_nan(acc_v, v)
+    else:
+        # a later tile holds larger indices in the same lane: ties keep the earlier item
+        if OP == OP_ARGMIN:
+            take = (v < acc_v) | ((v != v) & (acc_v == acc_v))
+        else:
+            take = (v > acc_v) | ((v != v) & (acc_v == acc_v))
+        acc_v = tl.where(take, v, acc_v)
+        acc_t = tl.where(take, tile, acc_t)
+    return acc_v, acc_t
+
+
+# ----------------------------------------------------------------------------------------------
+# the kernel
+# ----------------------------------------------------------------------------------------------
+
+@triton.jit
+def _reduce_kernel(xs, n, outs, parts, inits, counter_ptr, ident,
+                   num_full_tiles, q, r, num_partials,
+                   OP: tl.constexpr, COMBINE: tl.constexpr, TRANSFORM: tl.constexpr,
+                   K_IN: tl.constexpr, K: tl.constexpr,
+                   TILE: tl.constexpr, MAPPING: tl.constexpr, VECTORIZE: tl.constexpr,
+                   CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
+                   PART_LOG2: tl.constexpr, TAIL_LOG2: tl.constexpr, FOR_LOOP: tl.constexpr):
+    """DeviceReduce in one launch: per-program partials of the full tiles; the last program to
+    finish combines (init,) the partials in program order and the ragged tail."""
+    pid = tl.program_id(0)
+    num_programs = tl.num_programs(0)
+    lane = tl.arange(0, TILE)
+    IS_ARG: tl.constexpr = (OP == OP_ARGMIN) or (OP == OP_ARGMAX)
+    # ---- phase 1: this program's full tiles -> one partial (programs >= num_partials have none).
+    # Even share (CUB's GridEvenShare): every program takes ``q`` tiles, programs < ``r`` one more,
+    # so the loop bound is the same for all programs.
+    if pid < num_partials:
+        tile = _even_share_tile(pid, 0, num_programs, q, r, MAPPING)
+        if OP == OP_USER:
+            acc = _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM, K_IN, K,
+                                 CACHE_MODIFIER, EVICTION)
+            step = 1
+            while step < q:  # (user ops: no software pipelining needed)
+                tile = _even_share_tile(pid, step, num_programs, q, r, MAPPING)
+                acc = _call_combine(acc, _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM,
+                                                        K_IN, K, CACHE_MODIFIER, EVICTION), COMBINE, K)
+                step += 1
+            if pid < r:
+                tile = _even_share_tile(pid, q, num_programs, q, r, MAPPING)
+                acc = _call_combine(acc, _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM,
+                                                        K_IN, K, CACHE_MODIFIER, EVICTION), COMBINE, K)
+            res = _tree_reduce(_rows(acc, K), 1, TILE, COMBINE, K)
+            for j in tl.static_range(K):
+                tl.store(parts[j] + pid + tl.arange(0, 1)[None, :], res[j])
+        else:
+            ACC: tl.constexpr = outs[0].dtype.element_ty
+            acc_v = load_tile(xs[0], tile.to(tl.int64) * TILE, n, TILE, VECTORIZE, CACHE_MODIFIER,
+                              EVICTION).to(ACC)
+            acc_t = tl.zeros([TILE], tl.int32) + tile  # tile number per lane (arg ops)
+            if FOR_LOOP:  # compiled: a counted loop Triton can software-pipeline (num_stages)
+                for step in range(1, q):
+                    tile = _even_share_tile(pid, step, num_programs, q, r, MAPPING)
+                    acc_v, acc_t = _consume_tile(acc_v, acc_t, xs[0], tile, n, OP, TILE, VECTORIZE,
+                                                 CACHE_MODIFIER, EVICTION)
+            else:  # the interpreter cannot take a runtime bound in range()
+                step = 1
+                while step < q:
+                    tile = _even_share_tile(pid, step, num_programs, q, r, MAPPING)
+                    acc_v, acc_t = _consume_tile(acc_v, acc_t, xs[0], tile, n, OP, TILE, VECTORIZE,
+                                                 CACHE_MODIFIER, EVICTION)
+                    step += 1
+            if pid < r:
+                tile = _even_share_tile(pid, q, num_programs, q, r, MAPPING)
+                acc_v, acc_t = _consume_tile(acc_v, acc_t, xs[0], tile, n, OP, TILE, VECTORIZE,
+                                             CACHE_MODIFIER, EVICTION)
+            pv, pi = _builtin_tile_reduce(acc_v, acc_t.to(tl.int64) * TILE + lane, 0, OP)
+            tl.store(parts[0] + pid, pv)
+            if IS_ARG:
+                tl.store(parts[1] + pid, pi)
+    # ---- phase 2: the program that takes the last ticket finishes
+    last = num_programs == 1
+    if num_programs > 1:
+        tl.debug_barrier()  # every thread's partial store precedes the (release) ticket
+        ticket = tl.atomic_add(counter_ptr, 1, sem="acq_rel", scope="gpu")
+        last = ticket == num_programs - 1
+    if last:
+        tail_base = num_full_tiles.to(tl.int64) * TILE
+        if OP == OP_USER:
+            res = ()
+            for j in tl.static_range(K):
+                res = res + (tl.load(inits[j] + tl.arange(0, 1)[None, :]),)
+            res = _reduce_exact_chunks(parts, tail_base * 0, num_partials, res, outs, PART_LOG2, None, COMBINE, K, K)
+            res = _reduce_exact_chunks(xs, tail_base, n - tail_base, res, outs, TAIL_LOG2, TRANSFORM,
+                                       COMBINE, K_IN, K)
+            for j in tl.static_range(K):
+                tl.store(outs[j] + tl.arange(0, 1)[None, :], res[j])
+        else:
+            ACC2: tl.constexpr = outs[0].dtype.element_ty
+            poffs = tl.arange(0, 1 << PART_LOG2)
+            pmask = poffs < num_partials
+            pv = tl.load(parts[0] + poffs, mask=pmask, other=ident, cache_modifier=".cg")
+            toffs = tail_base + lane
+            tv = tl.load(xs[0] + toffs, mask=toffs < n, other=ident).to(ACC2)
+            if IS_ARG:
+                pi = tl.load(parts[1] + poffs, mask=pmask, other=4611686018427387904, cache_modifier=".cg")
+            else:
+                pi = poffs.to(tl.int64)
+            rv, ri = _builtin_tile_reduce(pv, pi, 0, OP)
+            tv2, ti2 = _builtin_tile_reduce(tv, toffs, 0, OP)
+            rv, ri = _builtin_combine(rv, ri, tv2, ti2, OP)
+            tl.store(outs[0], rv)
+            if IS_ARG:
+                tl.store(outs[1], ri)
+        if num_programs > 1:
+            tl.atomic_xchg(counter_ptr, 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# policy
+# ----------------------------------------------------------------------------------------------
+
+def _valid(c: dict) -> bool:
+    items_per_thread = c["BLOCK_ITEMS"] // (32 * c["num_warps"])
+    return 1 <= items_per_thread <= 64
+
+
+REDUCE_BUCKETS = tuple(f"{k}_{b}B" for k in ("sum", "minmax", "arg", "user") for b in (1, 2, 4, 8))
+
+policy.register(
+    "reduce",
+    space={
+        "BLOCK_ITEMS": [1024, 2048, 4096, 8192, 16384],   # items per tile = block_threads * items_per_thread
+        "PROGRAMS_PER_SM": [1, 2, 4, 8],                  # grid = min(full tiles, SMs * this)
+        "GRID_MAPPING": ["rake", "strip_mine"],
+        "LOAD": ["vectorize", "direct"],
+        "CACHE_MODIFIER": ["", ".cg"],
+        "EVICTION": ["", "evict_first"],
+        "num_warps": [4, 8, 16],
+        "num_stages": [1, 2, 3],
+    },
+    fallback={"BLOCK_ITEMS": 4096, "PROGRAMS_PER_SM": 4, "GRID_MAPPING": "rake", "LOAD": "vectorize",
+              "CACHE_MODIFIER": "", "EVICTION": "", "num_warps": 8, "num_stages": 2},
+    valid=_valid,
+    buckets=REDUCE_BUCKETS + ("default",),
+    # fewer lanes for the heavier (value, index) accumulators and the tree of user combines
+    bucket_fallbacks={**{f"arg_{b}B": {"BLOCK_ITEMS": 2048} for b in (1, 2, 4, 8)},
+                      **{f"user_{b}B": {"BLOCK_ITEMS": 1024, "num_warps": 4} for b in (1, 2, 4, 8)}},
+    doc="DeviceReduce: tile size, grid size, grid mapping, load algorithm and cache modifiers; "
+        "bucket = reduction kind and item size",
+)
+
+
+def reduce_bucket(kind: str, itemsize: int) -> str:
+    return f"{kind}_{itemsize if itemsize in (1, 2, 4, 8) else 8}B"
+
+
+# ----------------------------------------------------------------------------------------------
+# launcher
+# ----------------------------------------------------------------------------------------------
+
+_COUNTERS: dict = {}
+#: tile size used under the interpreter when no policy is passed (CPU tests stay fast)
+INTERPRETER_TILE = 128
+
+
+def _counter(device: torch.device) -> torch.Tensor:
+    """The zeroed int32 ticket counter of the last-program-finishes step, one per (device, stream).
+
+    Kernels on one stream run one after another and the last program resets the counter to zero,
+    so a counter is reused without a memset launch."""
+    if device.type == "cuda":
+        key = (device.index if device.index is not None else torch.cuda.current_device(),
+               torch.cuda.current_stream(device).stream_id)
+    else:
+        key = (str(device), 0)
+    c = _COUNTERS.get(key)
+    if c is None:
+        c = torch.zeros(1, dtype=torch.int32, device=device)
+        _COUNTERS[key] = c
+    return c
+
+
+def sum_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype ``torch.sum`` returns for items of ``dtype`` (integers and bool -> int64)."""
+    return torch.int64 if dtype in _INT_LIKE or not dtype.is_floating_point else dtype
+
+
+def acc_dtype(dtype: torch.dtype) -> torch.dtype:
+    """Accumulator of a sum: fp16/bf16 -> fp32, integers -> int64, fp32/fp64 unchanged."""
+    if dtype in (torch.float16, torch.bfloat16):
+        return torch.float32
+    return sum_dtype(dtype)
+
+
+def identity(op: str, dtype: torch.dtype):
+    """The padding value of a built-in reduction for items of ``dtype`` (the accumulator's dtype)."""
+    if op == "sum":
+        return 0
+    low = op in ("min", "argmin")
+    if dtype.is_floating_point:
+        return math.inf if low else -math.inf
+    info = torch.iinfo(dtype)
+    return info.max if low else info.min
+
+
+def _storage_view(x: torch.Tensor) -> torch.Tensor:
+    """bool items are read as uint8 (Triton's int1 cannot be loaded from torch bool storage)."""
+    return x.view(torch.uint8) if x.dtype == torch.bool else x
+
+
+def _flat(x: torch.Tensor) -> torch.Tensor:
+    return x.reshape(-1) if x.is_contiguous() else x.contiguous().reshape(-1)
+
+
+def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Sequence[torch.dtype], *,
+            combine=None, transform=None, inits: Sequence[torch.Tensor] | None = None, ident=0,
+            bucket_itemsize: int | None = None, pol: policy.Policy | None = None) -> list[torch.Tensor]:
+    """Run the reduce kernel over 1-D contiguous ``xs`` (n >= 1 items); returns 1-element tensors."""
+    x0 = xs[0]
+    n = x0.numel()
+    device = x0.device
+    if pol is None:
+        pol = policy.select("reduce", device, reduce_bucket(kind, bucket_itemsize or x0.element_size()))
+        if interpreter_active():  # the CPU interpreter runs tl.reduce item by item: keep tiles small
+            pol = policy.Policy(pol.op, {**pol.values, "BLOCK_ITEMS": INTERPRETER_TILE}, 4, 1, pol.source)
+    tile = int(pol["BLOCK_ITEMS"])
+    mapping = GRID_MAPPINGS[pol["GRID_MAPPING"]]
+    max_programs = _bi.max(1, num_sms(device) * int(pol["PROGRAMS_PER_SM"]))
+    num_full = n // tile
+    if num_full == 0:
+        programs, q, r, num_partials = 1, 0, 0, 0
+    else:
+        programs = _bi.min(num_full, max_programs)
+        q, r = divmod(num_full, programs)
+        num_partials = programs
+    outs = tuple(torch.empty(1, dtype=d, device=device) for d in out_dtypes)
+    parts = tuple(torch.empty(_bi.max(num_partials, 1), dtype=d, device=device) for d in out_dtypes)
+    if inits is None:
+        inits = outs  # unused by built-in ops
+    part_log2 = _bi.max(0, (max_programs - 1).bit_length())
+    tail_log2 = _bi.max(0, tile.bit_length() - 2)  # tail < tile
+    _reduce_kernel[(programs,)](
+        tuple(_storage_view(x) for x in xs), n, outs, parts, tuple(inits), _counter(device), ident,
+        num_full, q, r, num_partials,
+        OP=op_code, COMBINE=combine, TRANSFORM=transform, K_IN=len(xs), K=len(out_dtypes),
+        TILE=tile, MAPPING=mapping, VECTORIZE=pol["LOAD"] == "vectorize",
+        CACHE_MODIFIER=pol["CACHE_MODIFIER"], EVICTION=pol["EVICTION"],
+        PART_LOG2=part_log2, TAIL_LOG2=tail_log2, FOR_LOOP=not interpreter_active(),
+        num_warps=pol.num_warps, num_stages=pol.num_stages)
+    return list(outs)
+
+
+def _check_input(x, name="x", dtypes=SUPPORTED_DTYPES) -> torch.Tensor:
+    from .._utils import check_tensor
+    check_tensor(x, name, dtypes)
+    return x
+
+
+# ----------------------------------------------------------------------------------------------
+# device API
+# ----------------------------------------------------------------------------------------------
+
+def sum(x: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:  # noqa: A001
+    """Sum of all items, a 0-d tensor of ``torch.sum``'s dtype (or ``dtype``).
+
+    Accumulates fp16/bf16 in fp32, integers and bool in int64 (``dtype=int32`` wraps as torch
+    does). Deterministic: bitwise identical results run to run on the same GPU."""
+    _check_input(x)
+    out_dtype = dtype if dtype is not None else sum_dtype(x.dtype)
+    if out_dtype not in SUPPORTED_DTYPES or out_dtype == torch.bool:
+        raise TypeError(f"sum: unsupported result dtype {out_dtype}")
+    acc = acc_dtype(out_dtype) if out_dtype.is_floating_point else torch.int64
+    if x.dtype.is_floating_point and not out_dtype.is_floating_point:
+        acc = out_dtype if out_dtype == torch.int64 else torch.int64
+    if x.numel() == 0:
+        return torch.zeros((), dtype=out_dtype, device=x.device)
+    (r,) = _launch("sum", 0, [_flat(x)], [acc], ident=0)
+    return r.reshape(()).to(out_dtype)
+
+
+def _minmax(x: torch.Tensor, op: str) -> torch.Tensor:
+    _check_input(x)
+    if x.numel() == 0:
+        raise ValueError(f"{op}: the input is empty (a min/max of no items is undefined)")
+    xs = _storage_view(_flat(x))
+    (r,) = _launch("minmax", OP_CODES[op], [xs], [xs.dtype], ident=identity(op, xs.dtype))
+    r = r.reshape(())
+    return r.view(torch.bool) if x.dtype == torch.bool else r
+
+
+def min(x: torch.Tensor) -> torch.Tensor:  # noqa: A001
+    """Smallest item (NaN if any item is NaN, as ``torch.amin``), a 0-d tensor of x's dtype."""
+    return _minmax(x, "min")
+
+
+def max(x: torch.Tensor) -> torch.Tensor:  # noqa: A001
+    """Largest item (NaN if any item is NaN, as ``torch.amax``), a 0-d tensor of x's dtype."""
+    return _minmax(x, "max")
+
+
+def _arg(x: torch.Tensor, op: str) -> tuple[torch.Tensor, torch.Tensor]:
+    _check_input(x)
+    if x.numel() == 0:
+        raise ValueError(f"{op}: the input is empty")
+    xs = _storage_view(_flat(x))
+    v, i = _launch("arg", OP_CODES[op], [xs], [xs.dtype, torch.int64], ident=identity(op, xs.dtype))
+    v = v.reshape(())
+    return (v.view(torch.bool) if x.dtype == torch.bool else v), i.reshape(())
+
+
+def argmin(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(value, index) of the smallest item, index into the flattened input, the first one on ties;
+    a NaN counts as the smallest (torch's argmin returns the first NaN's index)."""
+    return _arg(x, "argmin")
+
+
+def argmax(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(value, index) of the largest item, the first on ties; the first NaN wins (as torch.argmax)."""
+    return _arg(x, "argmax")
+
+
+def _as_tuple(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+
+
+def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
+    """``init (+) transform_fn(x_0) (+) transform_fn(x_1) ...`` with a user ``@triton.jit`` combine.
+
+    ``x``: a tensor or a tuple of k_in equally long tensors (flattened). ``transform_fn``: a
+    ``@triton.jit`` function of k_in tiles returning a tile (or a k-tuple of tiles), or ``None``.
+    ``combine_fn``: ``@triton.jit``, associative and commutative, of 2k arguments returning a k-tuple
+    (or one tile when k = 1). ``init``: a number or a k-tuple, combined exactly once (it need not be
+    an identity). ``dtype``: accumulator dtype(s); by default fp16/bf16 -> fp32, others unchanged,
+    which needs k == k_in. Returns a 0-d tensor (k = 1) or a tuple of 0-d tensors. Deterministic.
+    """
+    xs = _as_tuple(x)
+    if not xs:
+        raise ValueError("reduce: no input tensors")
+    for j, t in enumerate(xs):
+        _check_input(t, f"x[{j}]" if len(xs) > 1 else "x")
+    check_same_device(*((f"x[{j}]", t) for j, t in enumerate(xs)))
+    if any(t.numel() != xs[0].numel() for t in xs):
+        raise ValueError(f"reduce: the input tensors differ in size: {[t.numel() for t in xs]}")
+    if not isinstance(combine_fn, triton.JITFunction) and not interpreter_active():
+        raise TypeError("reduce: combine_fn must be a @triton.jit function")
+    inits = _as_tuple(init)
+    if dtype is None:
+        if transform_fn is not None and len(inits) != len(xs):
+            raise ValueError("transform_reduce: pass dtype= when the transform changes the operand count")
+        dtypes = tuple(acc_dtype(t.dtype) if t.dtype in (torch.float16, torch.bfloat16) else t.dtype for t in xs)
+        if transform_fn is not None and len(dtypes) != len(inits):
+            raise ValueError("transform_reduce: dtype= needed")
+    else:
+        dtypes = _as_tuple(dtype)
+    dtypes = tuple(torch.uint8 if d == torch.bool else d for d in dtypes)
+    k = len(inits)
+    if len(dtypes) != k:
+        raise ValueError(f"reduce: init has {k} operand(s) but the accumulator has {len(dtypes)}")
+    if transform_fn is None and k != len(xs):
+        raise ValueError(f"reduce: init has {k} operand(s) but x has {len(xs)}")
+    device = xs[0].device
+    init_t = [torch.tensor([v], dtype=d).to(device) if not isinstance(v, torch.Tensor)
+              else v.reshape(1).to(device=device, dtype=d) for v, d in zip(inits, dtypes)]
+    if xs[0].numel() == 0:
+        res = [t.reshape(()) for t in init_t]
+    else:
+        flat = [_storage_view(_flat(t)) for t in xs]
+        res = [r.reshape(()) for r in _launch("user", OP_CODES["user"], flat, dtypes, combine=combine_fn,
+                                              transform=transform_fn, inits=init_t,
+                                              bucket_itemsize=_bi.max(d.itemsize for d in dtypes))]
+    return res[0] if k == 1 else tuple(res)
+
+
+def reduce(x, combine_fn, init, dtype=None):
+    """``init (+) x_0 (+) x_1 (+) ...`` with a user ``@triton.jit`` combine (see transform_reduce)."""
+    return transform_reduce(x, None, combine_fn, init, dtype=dtype)
+
+
+
+# ----------------------------------------------------------------------------------------------
+# torch operators: tritoncub::sum / amax / amin / argmax / argmin
+# ----------------------------------------------------------------------------------------------
+
+def _norm_dims(x: torch.Tensor, dim) -> list[int]:
+    """Sorted, wrapped, de-duplicated reduced dims (None or [] = all, as torch.sum)."""
+    nd = x.dim()
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(nd))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    out = []
+    for d in dims:
+        lim = _bi.max(nd, 1)
+        if not -lim <= d < lim:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-lim}, {lim - 1}], but got {d})")
+        d = d % lim
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return sorted(d for d in out if d < nd) if nd else []
+
+
+def _out_shape(x: torch.Tensor, dims: list[int], keepdim: bool) -> list[int]:
+    if keepdim:
+        return [1 if i in dims else s for i, s in enumerate(x.shape)]
+    return [s for i, s in enumerate(x.shape) if i not in dims]
+
+
+def _rows_view(x: torch.Tensor, dims: list[int]) -> tuple[torch.Tensor, int, int]:
+    """``x`` with the reduced dims moved last, as a contiguous ``(M, K)`` matrix."""
+    kept = [i for i in range(x.dim()) if i not in dims]
+    xp = x.permute(*kept, *dims) if x.dim() else x
+    m = 1
+    for i in kept:
+        m *= x.shape[i]
+    k = 1
+    for i in dims:
+        k *= x.shape[i]
+    return xp.contiguous().reshape(m, k), m, k
+
+
+def _reduce_dims(x: torch.Tensor, dims: list[int], op: str, out_dtype=None):
+    """values (and for arg ops indices into the reduced extent) over ``dims``, shape = kept dims."""
+    from . import segmented_reduce as seg
+    kept_shape = [s for i, s in enumerate(x.shape) if i not in dims]
+    if len(dims) == x.dim():  # a full reduction: the device-wide kernel
+        if op == "sum":
+            return sum(x, dtype=out_dtype).reshape(kept_shape)
+        if op in ("min", "max"):
+            return _minmax(x, op).reshape(kept_shape)
+        v, i = _arg(x, op)
+        return v.reshape(kept_shape), i.reshape(kept_shape)
+    x2, m, k = _rows_view(x, dims)
+    if op == "sum":
+        r = seg.reduce_rows(x2, "sum", dtype=out_dtype if out_dtype is not None else sum_dtype(x.dtype))
+        return r.reshape(kept_shape)
+    r = seg.reduce_rows(x2, op)
+    if op in ("argmin", "argmax"):
+        return r[0].reshape(kept_shape), r[1].reshape(kept_shape)
+    return r.reshape(kept_shape)
+
+
+def _sum_result_dtype(x: torch.Tensor, dtype) -> torch.dtype:
+    return dtype if dtype is not None else sum_dtype(x.dtype)
+
+
+def _check_op_input(x: torch.Tensor, name: str) -> None:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name}: x must be a torch.Tensor")
+    if x.dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"{name}: x has dtype {str(x.dtype).replace('torch.', '')}; supported dtypes are "
+                        + ", ".join(str(d).replace("torch.", "") for d in SUPPORTED_DTYPES))
+    check_device(x, "x")
+
+
+@torch.library.custom_op("tritoncub::sum", mutates_args=())
+def _sum_op(x: torch.Tensor, dim: list[int] | None = None, keepdim: bool = False,
+            dtype: torch.dtype | None = None) -> torch.Tensor:
+    """torch.sum(x, dim, keepdim, dtype=dtype): deterministic, fp16/bf16 accumulate in fp32."""
+    _check_op_input(x, "sum")
+    dims = _norm_dims(x, dim)
+    out_dtype = _sum_result_dtype(x, dtype)
+    if x.numel() == 0 or any(x.shape[d] == 0 for d in dims):
+        return torch.zeros(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
+    r = _reduce_dims(x, dims, "sum", out_dtype).to(out_dtype)
+    return r.reshape(_out_shape(x, dims, keepdim)).clone()
+
+
+@_sum_op.register_fake
+def _(x, dim=None, keepdim=False, dtype=None):
+    dims = _norm_dims(x, dim)
+    return x.new_empty(_out_shape(x, dims, keepdim), dtype=_sum_result_dtype(x, dtype))
+
+
+def _sum_setup(ctx, inputs, output):
+    x, dim, keepdim, dtype = inputs
+    ctx.shape = x.shape
+    ctx.dims = _norm_dims(x, dim)
+    ctx.keepdim = keepdim
+    ctx.in_dtype = x.dtype
+
+
+def _restore_dims(g: torch.Tensor, dims: list[int], keepdim: bool) -> torch.Tensor:
+    if not keepdim:
+        for d in dims:
+            g = g.unsqueeze(d)
+    return g
+
+
+def _sum_backward(ctx, grad):
+    g = _restore_dims(grad, ctx.dims, ctx.keepdim)
+    return g.expand(ctx.shape).to(ctx.in_dtype), None, None, None
+
+
+_sum_op.register_autograd(_sum_backward, setup_context=_sum_setup)
+
+
+def _make_minmax_op(name: str, op: str):
+    @torch.library.custom_op(f"tritoncub::{name}", mutates_args=())
+    def _op(x: torch.Tensor, dim: list[int] | None = None, keepdim: bool = False) -> torch.Tensor:
+        _check_op_input(x, name)
+        dims = _norm_dims(x, dim)
+        if any(x.shape[d] == 0 for d in dims) or (x.numel() == 0 and not dims and x.dim() == 0):
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                             f"Specify the reduction dim with the 'dim' argument.")
+        shape = _out_shape(x, dims, keepdim)
+        if x.numel() == 0:
+            return x.new_empty(shape)
+        return _reduce_dims(x, dims, op).reshape(shape).clone()
+
+    @_op.register_fake
+    def _(x, dim=None, keepdim=False):
+        dims = _norm_dims(x, dim)
+        return x.new_empty(_out_shape(x, dims, keepdim))
+
+    def setup(ctx, inputs, output):
+        x, dim, keepdim = inputs
+        ctx.dims = _norm_dims(x, dim)
+        ctx.keepdim = keepdim
+        ctx.save_for_backward(x, output)
+
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        # torch's rule: the gradient is shared evenly among the items equal to the extreme
+        mask = (x == _restore_dims(out, ctx.dims, ctx.keepdim)).to(grad.dtype)
+        count = mask.sum(dim=ctx.dims, keepdim=True) if ctx.dims else mask
+        return _restore_dims(grad, ctx.dims, ctx.keepdim) * mask / count, None, None
+
+    _op.register_autograd(backward, setup_context=setup)
+    return _op
+
+
+_amax_op = _make_minmax_op("amax", "max")
+_amin_op = _make_minmax_op("amin", "min")
+
+
+def _make_arg_op(name: str):
+    @torch.library.custom_op(f"tritoncub::{name}", mutates_args=())
+    def _op(x: torch.Tensor, dim: int | None = None, keepdim: bool = False) -> torch.Tensor:
+        _check_op_input(x, name)
+        if dim is None:
+            if x.numel() == 0:
+                raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            _, i = _arg(x, name)
+            return i.reshape([1] * x.dim() if keepdim else []).clone()
+        dims = _norm_dims(x, [dim])
+        if any(x.shape[d] == 0 for d in dims):
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+        shape = _out_shape(x, dims, keepdim)
+        if x.numel() == 0:
+            return torch.empty(shape, dtype=torch.int64, device=x.device)
+        if x.dim() == 0:
+            return torch.zeros(shape, dtype=torch.int64, device=x.device)
+        _, i = _reduce_dims(x, dims, name)
+        return i.reshape(shape).clone()
+
+    @_op.register_fake
+    def _(x, dim=None, keepdim=False):
+        if dim is None:
+            return x.new_empty([1] * x.dim() if keepdim else [], dtype=torch.int64)
+        dims = _norm_dims(x, [dim])
+        return x.new_empty(_out_shape(x, dims, keepdim), dtype=torch.int64)
+
+    return _op
+
+
+_argmax_op = _make_arg_op("argmax")
+_argmin_op = _make_arg_op("argmin")

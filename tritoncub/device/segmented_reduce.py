@@ -1,0 +1,347 @@
+"""DeviceSegmentedReduce: one reduction per segment (CUB's ``DeviceSegmentedReduce``).
+
+Device API::
+
+    segmented_reduce(x, begin_offsets, end_offsets, op)         CUB's form: segment i is
+                                                                x[begin[i]:end[i]] (empty -> identity)
+    reduce_rows(x2d, op)                                        every row of a 2-D tensor
+    segmented_reduce(..., op="user", combine_fn=f, init=v)      a user ``@triton.jit`` combine
+
+``op`` is one of ``sum`` (fp16/bf16 accumulate in fp32, integers in int64; the result keeps x's dtype
+unless ``dtype`` is given), ``min``, ``max`` (NaN propagates, as torch), ``argmin``, ``argmax``
+(value and *offset within the segment* of the first extreme, as CUB's KeyValuePair; a NaN wins),
+``mean`` (sum / length; an empty segment gives NaN, as torch.segment_reduce). Empty segments give the
+identity: 0 for sum, +inf / the largest integer for min, -inf / the smallest for max (as
+``torch.segment_reduce``), index -1 for argmin/argmax (no item). For ``op="user"`` the ``init`` value
+pads the tiles, so it must be an identity of ``combine_fn`` (unlike the device-wide ``reduce``).
+
+Strategy by segment length, through the ``segmented_reduce`` policy's buckets (one kernel, its
+constexprs chosen by the bucket — CUB's small/medium/large segment agents):
+
+* ``short``  many segments per program (``ROWS`` > 1), a narrow ``BLOCK`` per row: a "logical warp" per
+  segment;
+* ``medium`` one segment (or a few) per program, looping over it in ``BLOCK``-item tiles;
+* ``long``   a multi-program split: each segment is cut into ``SPLIT_CHUNK``-item pieces, each piece
+  reduced by its own program into a partial, and a second launch of the same kernel reduces the
+  partials of each segment as a row (sum/min/max/mean; arg and user ops stay one program per segment).
+
+The bucket comes from the row length (rows) or from the *mean* segment length ``numel / segments``
+(offsets), so no host synchronisation is needed; skewed lengths still give correct results.
+Deterministic: each segment's reduction order depends only on its length and the policy.
+
+Offsets are the caller's contract (monotone is not needed, but ``0 <= begin``, ``end <= numel``;
+``end < begin`` counts as empty): ``validate=True`` (or ``TRITONCUB_DEBUG=1``) checks them, at
+the price of a device-to-host synchronisation.
+"""
+from __future__ import annotations
+
+import builtins as _bi
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+from .. import policy
+from .._utils import check_same_device, check_tensor, interpreter_active
+from ..block.reduce import combine_max_propagate_nan, combine_min_propagate_nan
+from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES,
+                     _builtin_tile_reduce, _call_combine, _tree_reduce, acc_dtype, identity, sum_dtype)
+
+OPS = ("sum", "min", "max", "argmin", "argmax", "mean", "user")
+_OP_CODE = {"sum": 0, "mean": 0, "min": 1, "max": 2, "argmin": 3, "argmax": 4, "user": 5}
+
+
+@triton.jit
+def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.constexpr):
+    """[begin, end) of work items ``work`` (segment ``work // split``, piece ``work % split``)."""
+    seg = work // split
+    part = work - seg * split
+    if UNIFORM:
+        b = seg.to(tl.int64) * row_len
+        e = b + row_len
+    else:
+        b = tl.load(begins + seg).to(tl.int64)
+        e = tl.load(ends + seg).to(tl.int64)
+    b2 = b + part.to(tl.int64) * chunk
+    e2 = tl.minimum(e, b2 + chunk)
+    return b, b2, tl.maximum(e2 - b2, 0)
+
+
+@triton.jit
+def _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP: tl.constexpr, COMBINE: tl.constexpr,
+                  BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr):
+    """Fold items ``[k, k + BLOCK)`` of each row into the ``[ROWS, BLOCK]`` accumulator."""
+    col = k + tl.arange(0, BLOCK)[None, :]
+    m = col < length[:, None]
+    offs = starts[:, None] + col
+    v = tl.load(x_ptr + offs, mask=m, other=ident, cache_modifier=CACHE_MODIFIER).to(acc.dtype)
+    if OP == OP_SUM:
+        acc = acc + v
+    elif OP == OP_MIN:
+        acc = combine_min_propagate_nan(acc, v)
+    elif OP == OP_MAX:
+        acc = combine_max_propagate_nan(acc, v)
+    elif OP == OP_USER:
+        acc = tl.where(m, COMBINE(acc, v), acc)
+    else:
+        # later columns hold larger offsets in the same lane: ties keep the earlier item
+        if OP == OP_ARGMIN:
+            take = m & ((v < acc) | ((v != v) & (acc == acc)))
+        else:
+            take = m & ((v > acc) | ((v != v) & (acc == acc)))
+        acc = tl.where(take, v, acc)
+        acc_i = tl.where(take, col, acc_i)
+    return acc, acc_i
+
+
+@triton.jit
+def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, split, out_ptr, out_idx_ptr,
+                             ident, init_ptr,
+                             OP: tl.constexpr, COMBINE: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
+                             UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr):
+    """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
+    each per step, into ``out[work]`` (and ``out_idx[work]``: offset in the segment, arg ops)."""
+    pid = tl.program_id(0)
+    work = pid * ROWS + tl.arange(0, ROWS)
+    valid = work < num_work
+    seg_begin, starts, length = _segment_bounds(tl.where(valid, work, 0), begins, ends, row_len, chunk,
+                                                split, UNIFORM)
+    length = tl.where(valid, length, 0)
+    ACC: tl.constexpr = out_ptr.dtype.element_ty
+    if OP == OP_USER:
+        init = tl.load(init_ptr).to(ACC)
+        acc = tl.zeros([ROWS, BLOCK], ACC) + init
+    else:
+        acc = (tl.zeros([ROWS, BLOCK], ACC) + ident).to(ACC)
+    acc_i = tl.zeros([ROWS, BLOCK], tl.int64) - 1
+    longest = tl.max(length, 0)
+    if FOR_LOOP:
+        for k in range(0, longest, BLOCK):
+            acc, acc_i = _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP, COMBINE, BLOCK,
+                                       CACHE_MODIFIER)
+    else:  # the interpreter cannot take a runtime bound in range()
+        k = longest * 0
+        while k < longest:
+            acc, acc_i = _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP, COMBINE, BLOCK,
+                                       CACHE_MODIFIER)
+            k += BLOCK
+    if OP == OP_USER:
+        r = _tree_reduce((acc,), ROWS, BLOCK, COMBINE, 1)[0]
+        tl.store(out_ptr + work[:, None], r, mask=valid[:, None])
+    else:
+        # arg ops: lanes that never took an item keep index -1 and the identity value; they must
+        # lose ties against real items, so give them an index past every real one
+        idx = tl.where(acc_i < 0, 9223372036854775807, acc_i)
+        r, ri = _builtin_tile_reduce(acc, idx, 1, OP)
+        tl.store(out_ptr + work, r, mask=valid)
+        if (OP == OP_ARGMIN) or (OP == OP_ARGMAX):
+            ri = tl.where(ri == 9223372036854775807, -1, ri + (starts - seg_begin))
+            tl.store(out_idx_ptr + work, ri, mask=valid)
+
+
+def _valid(c: dict) -> bool:
+    return c["ROWS"] * c["BLOCK"] <= 16384 and c["ROWS"] * c["BLOCK"] >= 32 * c["num_warps"] // 4
+
+
+SEG_BUCKETS = ("short", "medium", "long")
+policy.register(
+    "segmented_reduce",
+    space={
+        "ROWS": [1, 2, 4, 8, 16, 32, 64],           # segments per program
+        "BLOCK": [16, 32, 64, 128, 256, 512, 1024, 2048, 4096],   # items of a segment per step
+        "SPLIT_CHUNK": [0, 16384, 65536, 262144],   # items per program of the multi-program split (0: off)
+        "CACHE_MODIFIER": ["", ".cg"],
+        "num_warps": [1, 2, 4, 8, 16],
+        "num_stages": [1, 2, 3],
+    },
+    fallback={"ROWS": 1, "BLOCK": 1024, "SPLIT_CHUNK": 0, "CACHE_MODIFIER": "", "num_warps": 4, "num_stages": 2},
+    valid=_valid,
+    buckets=SEG_BUCKETS + ("default",),
+    bucket_fallbacks={"short": {"ROWS": 32, "BLOCK": 64, "num_warps": 4},
+                      "medium": {"ROWS": 1, "BLOCK": 1024, "num_warps": 4},
+                      "long": {"ROWS": 1, "BLOCK": 4096, "SPLIT_CHUNK": 65536, "num_warps": 8}},
+    doc="DeviceSegmentedReduce: bucket = segment length class (short <= 128 < medium <= 16384 < long); "
+        "ROWS segments per program, BLOCK items per step, SPLIT_CHUNK > 0 splits long segments",
+)
+
+#: interpreter tiles (when no policy is passed): small, so CPU tests stay fast
+_INTERPRETER_OVERRIDE = {"short": {"ROWS": 4, "BLOCK": 16}, "medium": {"ROWS": 1, "BLOCK": 64},
+                         "long": {"ROWS": 1, "BLOCK": 64, "SPLIT_CHUNK": 256}}
+
+
+def length_bucket(mean_len: float) -> str:
+    if mean_len <= 128:
+        return "short"
+    if mean_len <= 16384:
+        return "medium"
+    return "long"
+
+
+def _select(device, mean_len: float, pol):
+    if pol is not None:
+        return pol
+    bucket = length_bucket(mean_len)
+    pol = policy.select("segmented_reduce", device, bucket)
+    if interpreter_active():
+        pol = policy.Policy(pol.op, {**pol.values, **_INTERPRETER_OVERRIDE[bucket]}, 4, 1, pol.source)
+    return pol
+
+
+def _debug() -> bool:
+    return os.environ.get("TRITONCUB_DEBUG", "0") not in ("", "0")
+
+
+def _out_dtype(op: str, dtype: torch.dtype, out_dtype) -> tuple[torch.dtype, torch.dtype]:
+    """(result dtype, accumulator dtype)."""
+    if op in ("sum", "mean"):
+        res = out_dtype if out_dtype is not None else dtype if dtype.is_floating_point else sum_dtype(dtype)
+        return res, acc_dtype(res)
+    if op == "user":
+        d = out_dtype if out_dtype is not None else acc_dtype(dtype) if dtype.is_floating_point else dtype
+        return d, d
+    st = torch.uint8 if dtype == torch.bool else dtype
+    return dtype, st
+
+
+def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, combine_fn=None, init=None,
+         dtype=None, pol=None):
+    device = x_flat.device
+    res_dtype, acc = _out_dtype(op, x_flat.dtype, dtype)
+    code = _OP_CODE[op]
+    is_arg = op in ("argmin", "argmax")
+    pol = _select(device, mean_len, pol)
+    rows, block = int(pol["ROWS"]), int(pol["BLOCK"])
+    chunk_items = int(pol["SPLIT_CHUNK"])
+    xv = x_flat.view(torch.uint8) if x_flat.dtype == torch.bool else x_flat
+    ident = identity(op if op != "mean" else "sum", acc) if op != "user" else 0
+    init_t = None
+    if op == "user":
+        if combine_fn is None or init is None:
+            raise ValueError("segmented_reduce: op='user' needs combine_fn and init")
+        init_t = (init.reshape(1) if isinstance(init, torch.Tensor) else torch.tensor([init])).to(device=device,
+                                                                                                 dtype=acc)
+    split = 1
+    if chunk_items and op in ("sum", "mean", "min", "max") and mean_len > chunk_items:
+        split = -(-int(mean_len) // chunk_items) if uniform else _bi.max(2, -(-int(2 * mean_len) // chunk_items))
+    chunk = chunk_items if split > 1 else (1 << 62)
+    num_work = num_segments * split
+    out = torch.empty(num_work, dtype=acc, device=device)
+    out_idx = torch.empty(num_work if is_arg else 1, dtype=torch.int64, device=device)
+    dummy = out_idx if begins is None else begins
+    launch = dict(OP=code, COMBINE=combine_fn, ROWS=rows, BLOCK=block, CACHE_MODIFIER=pol["CACHE_MODIFIER"],
+                  FOR_LOOP=not interpreter_active(), num_warps=pol.num_warps, num_stages=pol.num_stages)
+    if num_work:
+        _segmented_reduce_kernel[(triton.cdiv(num_work, rows),)](
+            xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_work, chunk,
+            split, out, out_idx, ident, init_t if init_t is not None else out, UNIFORM=uniform, **launch)
+    if split > 1:  # second pass: each segment's partials as one row
+        partials = out
+        out = torch.empty(num_segments, dtype=acc, device=device)
+        p2 = policy.Policy(pol.op, {**pol.values, "ROWS": _bi.max(1, _bi.min(64, 4096 // _bi.max(split, 1))),
+                                    "BLOCK": _bi.min(1024, triton.next_power_of_2(split))}, 4, 1, pol.source)
+        _segmented_reduce_kernel[(triton.cdiv(num_segments, p2["ROWS"]),)](
+            partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident, out,
+            OP=code, COMBINE=None, ROWS=p2["ROWS"], BLOCK=p2["BLOCK"], UNIFORM=True, CACHE_MODIFIER="",
+            FOR_LOOP=not interpreter_active(), num_warps=4, num_stages=1)
+    if op == "mean":
+        if uniform:
+            out = out / row_len
+        else:
+            out = out / (ends.to(torch.int64) - begins.to(torch.int64)).clamp_min(0).to(out.dtype)
+    if x_flat.dtype == torch.bool and op in ("min", "max", "argmin", "argmax"):
+        out = out.view(torch.bool)
+    out = out.to(res_dtype)
+    return (out, out_idx) if is_arg else out
+
+
+def _check_op(op: str):
+    if op not in OPS:
+        raise ValueError(f"segmented_reduce: unknown op {op!r}; supported: {', '.join(OPS)}")
+
+
+def reduce_rows(x: torch.Tensor, op: str = "sum", *, combine_fn=None, init=None, dtype=None, pol=None):
+    """Reduce every row of a 2-D tensor (any strides: non-contiguous rows are copied first).
+
+    Returns a tensor of ``x.shape[0]`` results (arg ops: ``(values, offsets within the row)``)."""
+    _check_op(op)
+    check_tensor(x, "x", SUPPORTED_DTYPES, ndim=2)
+    m, k = x.shape
+    if x.stride(-1) != 1 or (m > 1 and x.stride(0) != k):
+        x = x.contiguous()
+    return _run(x.reshape(-1), None, None, k, m, op, uniform=True, mean_len=k, combine_fn=combine_fn, init=init,
+                dtype=dtype, pol=pol)
+
+
+def segmented_reduce(x: torch.Tensor, begin_offsets: torch.Tensor, end_offsets: torch.Tensor | None = None,
+                     op: str = "sum", *, combine_fn=None, init=None, dtype=None, validate: bool = False,
+                     pol=None):
+    """Reduce ``x[begin[i]:end[i]]`` for every segment ``i`` (CUB's DeviceSegmentedReduce).
+
+    ``end_offsets=None`` takes ``begin_offsets`` as ``num_segments + 1`` monotone offsets (segment
+    ``i`` = ``[off[i], off[i+1])``). Returns one result per segment (arg ops: ``(values, offsets)``)."""
+    _check_op(op)
+    check_tensor(x, "x", SUPPORTED_DTYPES)
+    idx_types = (torch.int32, torch.int64)
+    check_tensor(begin_offsets, "begin_offsets", idx_types, ndim=1)
+    if end_offsets is None:
+        if begin_offsets.numel() < 1:
+            raise ValueError("offsets must hold num_segments + 1 >= 1 values")
+        begins, ends = begin_offsets[:-1], begin_offsets[1:]
+    else:
+        check_tensor(end_offsets, "end_offsets", idx_types, ndim=1)
+        if end_offsets.shape != begin_offsets.shape:
+            raise ValueError(f"begin_offsets and end_offsets differ in shape: {tuple(begin_offsets.shape)} vs "
+                             f"{tuple(end_offsets.shape)}")
+        begins, ends = begin_offsets, end_offsets
+        check_same_device(("begin_offsets", begin_offsets), ("end_offsets", end_offsets))
+    check_same_device(("x", x), ("begin_offsets", begin_offsets))
+    x = x.reshape(-1) if x.is_contiguous() else x.contiguous().reshape(-1)
+    begins, ends = begins.contiguous(), ends.contiguous()
+    num_segments = begins.numel()
+    if validate or _debug():
+        if num_segments and (bool((begins < 0).any()) or bool((ends > x.numel()).any())):
+            raise ValueError(f"segment offsets out of range [0, {x.numel()}]")
+        if end_offsets is None and num_segments and bool((ends < begins).any()):
+            raise ValueError("offsets are not monotone (non-decreasing)")
+    mean_len = x.numel() / _bi.max(num_segments, 1)
+    return _run(x, begins, ends, 0, num_segments, op, uniform=False, mean_len=mean_len, combine_fn=combine_fn,
+                init=init, dtype=dtype, pol=pol)
+
+
+# ----------------------------------------------------------------------------------------------
+# torch operator
+# ----------------------------------------------------------------------------------------------
+
+_SEGMENT_REDUCES = ("sum", "max", "min", "mean")
+
+
+@torch.library.custom_op("tritoncub::segment_reduce", mutates_args=())
+def _segment_reduce_op(x: torch.Tensor, offsets: torch.Tensor, reduce: str) -> torch.Tensor:
+    """``torch.segment_reduce(x, reduce, offsets=offsets)`` for 1-D ``x`` (floating point)."""
+    _check_segment_args(x, offsets, reduce)
+    return segmented_reduce(x, offsets, None, reduce)
+
+
+@_segment_reduce_op.register_fake
+def _(x, offsets, reduce):
+    _check_segment_args(x, offsets, reduce)
+    return x.new_empty((offsets.shape[0] - 1,))
+
+
+def _check_segment_args(x, offsets, reduce):
+    if reduce not in _SEGMENT_REDUCES:
+        raise ValueError(f"segment_reduce: reduce must be one of {', '.join(_SEGMENT_REDUCES)}, got {reduce!r}")
+    if x.dim() != 1:
+        raise ValueError(f"segment_reduce: x must be 1-D, got shape {tuple(x.shape)}")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"segment_reduce: x has dtype {x.dtype}; supported: float16, bfloat16, float32, float64")
+    if offsets.dim() != 1 or offsets.shape[0] < 1:
+        raise ValueError("segment_reduce: offsets must be 1-D with num_segments + 1 values")
+
+
+
+def segment_reduce(x: torch.Tensor, offsets: torch.Tensor, reduce: str = "sum") -> torch.Tensor:
+    """``torch.ops.tritoncub.segment_reduce``: validates, then runs the op."""
+    _check_segment_args(x, offsets, reduce)
+    return torch.ops.tritoncub.segment_reduce(x, offsets, reduce)
