@@ -17,8 +17,15 @@ Use in an agent loop::
 
 ``grid_tile`` returns ``num_tiles`` once a program has no more work. Under DYNAMIC the set of tiles a
 program sees depends on timing; agents that must be deterministic keep one partial per *tile*, not
-per program, and combine them in tile order.
+per program, and combine them in tile order. Every program of a DYNAMIC launch takes one ticket past
+the end (its stop signal), so the counter ends at ``num_tiles + programs``; a fresh zeroed counter
+(:func:`grid_queue`) is needed for every launch. The tile index is int32: tiles, not items, so the
+``tile * TILE`` item offset is formed in int64 by the caller (``tile.to(tl.int64) * TILE``).
+
+Launch with :func:`grid_size`: RAKE launches ``ceil(num_tiles / ceil(num_tiles / max_programs))``
+programs so no program is empty (CUB's even share), the others ``min(num_tiles, max_programs)``.
 """
+import torch
 import triton
 import triton.language as tl
 
@@ -40,6 +47,11 @@ def grid_tile(pid, step, num_programs, num_tiles, tiles_per_program, MAPPING: tl
         if step >= tiles_per_program:
             tile = num_tiles
     return tl.minimum(tile, num_tiles)
+
+
+def grid_queue(device) -> torch.Tensor:
+    """A zeroed int32 tile counter for one GRID_MAPPING_DYNAMIC launch (the ``queue_ptr``)."""
+    return torch.zeros(1, dtype=torch.int32, device=device)
 
 
 def grid_size(num_tiles: int, max_programs: int, mapping: int) -> tuple[int, int]:

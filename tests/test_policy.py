@@ -1,0 +1,191 @@
+"""The policy chain (tritoncub.policy): architecture fallback through data files, buckets, invalid
+files, describe(), the tuning space, and the interpreter's use of the built-in fallback.
+
+Policy files are written to a temporary TRITONCUB_POLICY_DIR and the device is faked by replacing
+``policy.device_target``, so these tests need no GPU."""
+import json
+import warnings
+
+import pytest
+
+from tritoncub import policy
+
+OP = "test_policy_fake_op"
+
+
+@pytest.fixture
+def fake_op():
+    p = policy.register(
+        OP,
+        space={"BLOCK": [256, 512, 1024], "ITEMS": [1, 2, 4], "num_warps": [4, 8], "num_stages": [1]},
+        fallback={"BLOCK": 512, "ITEMS": 2, "LOAD": "direct", "num_warps": 4, "num_stages": 1},
+        valid=lambda c: c["BLOCK"] * c["ITEMS"] <= 2048 and c["num_warps"] * 32 <= c["BLOCK"],
+        buckets=("default", "2B", "8B"),
+        bucket_fallbacks={"8B": {"ITEMS": 1}},
+        doc="a fake op for the policy tests",
+    )
+    policy.clear_cache()
+    yield p
+    policy._REGISTRY.pop(OP, None)
+    policy.clear_cache()
+
+
+@pytest.fixture
+def policy_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv(policy.USER_POLICY_DIR_ENV, str(tmp_path))
+    policy.clear_cache()
+    yield tmp_path
+    policy.clear_cache()
+
+
+def _fake_device(monkeypatch, arch, name="NVIDIA Fake GPU 80GB"):
+    monkeypatch.setattr(policy, "device_target", lambda device=None: (arch, name))
+    policy.clear_cache()
+
+
+def _write(root, target, tuned, candidates=None, op=OP):
+    d = root / target
+    d.mkdir(parents=True, exist_ok=True)
+    data = {"op": op, "target": target, "tuned": tuned}
+    if candidates is not None:
+        data["candidates"] = candidates
+    (d / f"{op}.json").write_text(json.dumps(data))
+
+
+def test_arch_chain_order():
+    assert policy.arch_chain("sm_90") == ["sm_90", "sm_89", "sm_87", "sm_86", "sm_80", "sm_75", "sm_70"]
+    assert policy.arch_chain("sm_80")[:2] == ["sm_80", "sm_75"]
+    assert policy.arch_chain("gfx942") == ["gfx942", "gfx941", "gfx940", "gfx90a", "gfx908"]
+    # an architecture newer than the table falls back to every known lower one
+    assert policy.arch_chain("sm_130")[:3] == ["sm_130", "sm_121", "sm_120"]
+    assert policy.arch_chain("unknown") == ["unknown"]
+
+
+def test_chain_falls_back_to_nearest_lower_arch(fake_op, policy_dir, monkeypatch):
+    _write(policy_dir, "sm_80", {"default": {"BLOCK": 256, "num_warps": 8}})
+    _write(policy_dir, "sm_89", {"default": {"BLOCK": 1024, "ITEMS": 1}})
+    _fake_device(monkeypatch, "sm_90")
+    pol = policy.select(OP)
+    assert pol.values["BLOCK"] == 1024 and pol.values["ITEMS"] == 1
+    assert pol.num_warps == 4  # not in the file: the op's fallback
+    assert pol.source == f"policies/sm_89/{OP}.json[default] (fallback from sm_90)"
+    # the sm_89 file goes away: the chain continues to sm_80
+    (policy_dir / "sm_89" / f"{OP}.json").unlink()
+    policy.clear_cache()
+    pol = policy.select(OP)
+    assert pol.values["BLOCK"] == 256 and pol.num_warps == 8
+    assert "sm_80" in pol.source
+    # an exact match needs no "fallback" note
+    _fake_device(monkeypatch, "sm_80")
+    assert policy.select(OP).source == f"policies/sm_80/{OP}.json[default]"
+
+
+def test_device_name_file_wins_over_arch(fake_op, policy_dir, monkeypatch):
+    _write(policy_dir, "sm_90", {"default": {"BLOCK": 1024, "ITEMS": 1}})
+    _write(policy_dir, "nvidia-h100", {"default": {"BLOCK": 256}})
+    _fake_device(monkeypatch, "sm_90", "NVIDIA H100 80GB HBM3")
+    assert policy.lookup_order()[:2] == ["nvidia-h100", "sm_90"]
+    pol = policy.select(OP)
+    assert pol.values["BLOCK"] == 256 and "nvidia-h100" in pol.source
+
+
+def test_no_file_uses_fallback_and_warns(fake_op, policy_dir, monkeypatch):
+    _fake_device(monkeypatch, "sm_75")
+    policy._warned_untuned.discard(("sm_75", OP))
+    with pytest.warns(UserWarning, match="no tuned policy"):
+        pol = policy.select(OP)
+    assert pol.source == "built-in fallback"
+    assert pol.values == {"BLOCK": 512, "ITEMS": 2, "LOAD": "direct"}
+
+
+def test_bucket_lookup(fake_op, policy_dir, monkeypatch):
+    _write(policy_dir, "sm_90", {"default": {"BLOCK": 1024, "ITEMS": 1}, "2B": {"BLOCK": 256, "ITEMS": 4}})
+    _fake_device(monkeypatch, "sm_90")
+    assert policy.select(OP, bucket="2B").values["ITEMS"] == 4
+    assert policy.select(OP, bucket="2B").source.endswith("[2B]")
+    # a bucket the file lacks uses the file's default on top of that bucket's own fallback
+    p8 = policy.select(OP, bucket="8B")
+    assert p8.values["BLOCK"] == 1024 and p8.source.endswith("[default]")
+    assert policy.select(OP).values["BLOCK"] == 1024
+
+
+def test_bucket_fallbacks_without_files(fake_op, monkeypatch):
+    _fake_device(monkeypatch, policy.INTERPRETER_TARGET, "Triton interpreter (CPU)")
+    assert policy.select(OP, bucket="8B").values["ITEMS"] == 1
+    assert policy.select(OP, bucket="2B").values["ITEMS"] == 2
+
+
+def test_invalid_file_config_rejected(fake_op, policy_dir, monkeypatch):
+    _write(policy_dir, "sm_90", {"default": {"BLOCK": 1024, "ITEMS": 4}})  # 4096 items > 2048
+    _fake_device(monkeypatch, "sm_90")
+    with pytest.raises(ValueError, match="invalid config"):
+        policy.select(OP)
+
+
+def test_register_rejects_invalid_fallback():
+    with pytest.raises(ValueError, match="not valid"):
+        policy.register(OP + "_bad", space={"BLOCK": [1]}, fallback={"BLOCK": 1, "num_warps": 4, "num_stages": 1},
+                        valid=lambda c: c["BLOCK"] > 1)
+    with pytest.raises(ValueError, match="num_warps"):
+        policy.register(OP + "_bad", space={}, fallback={"BLOCK": 1, "num_stages": 1})
+    assert OP + "_bad" not in policy.registered_ops()
+
+
+def test_unknown_op():
+    with pytest.raises(KeyError, match="no policy registered"):
+        policy.select("no_such_op_anywhere")
+
+
+def test_describe(fake_op, policy_dir, monkeypatch):
+    _write(policy_dir, "sm_86", {"default": {"BLOCK": 256}})
+    _fake_device(monkeypatch, "sm_90", "NVIDIA H100 80GB HBM3")
+    text = policy.describe(OP)
+    lines = text.splitlines()
+    assert lines[0].startswith("device: NVIDIA H100 80GB HBM3 (target sm_90); files searched: nvidia-h100/<op>.json, sm_90/<op>.json")
+    assert len(lines) == 1 + 3  # one line per bucket
+    assert f"{OP}[default]: BLOCK=256, ITEMS=2, LOAD=direct, num_warps=4, num_stages=1  <- policies/sm_86/{OP}.json[default] (fallback from sm_90)" in lines
+    assert any(line.startswith(f"{OP}[8B]: BLOCK=256, ITEMS=1") for line in lines)
+
+
+def test_describe_interpreter(fake_op, monkeypatch):
+    _fake_device(monkeypatch, policy.INTERPRETER_TARGET, "Triton interpreter (CPU)")
+    text = policy.describe(OP)
+    assert "none (interpreter: fallbacks)" in text
+    assert f"{OP}[default]: BLOCK=512, ITEMS=2, LOAD=direct, num_warps=4, num_stages=1  <- built-in fallback (interpreter)" in text
+
+
+def test_enumerate_applies_valid(fake_op):
+    configs = fake_op.enumerate()
+    assert configs, "the space has valid points"
+    for c in configs:
+        assert c["BLOCK"] * c["ITEMS"] <= 2048 and c["num_warps"] * 32 <= c["BLOCK"]
+        assert c["LOAD"] == "direct"  # fallback values fill keys outside the space
+    full = 3 * 3 * 2 * 1
+    expected = sum(1 for b in (256, 512, 1024) for i in (1, 2, 4) for w in (4, 8)
+                   if b * i <= 2048 and w * 32 <= b)
+    assert len(configs) == expected < full
+    assert {"BLOCK": 1024, "ITEMS": 4} not in [{k: c[k] for k in ("BLOCK", "ITEMS")} for c in configs]
+
+
+def test_candidates_file_shortlist_or_space(fake_op, policy_dir, monkeypatch):
+    _fake_device(monkeypatch, "sm_90")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert len(policy.candidates(OP)) == len(fake_op.enumerate())
+    _write(policy_dir, "sm_90", {"default": {"BLOCK": 256}},
+           candidates={"default": [{"BLOCK": 256, "num_warps": 8}, {"BLOCK": 1024, "ITEMS": 1}]})
+    policy.clear_cache()
+    cands = policy.candidates(OP)
+    assert [(c.values["BLOCK"], c.num_warps) for c in cands] == [(256, 8), (1024, 4)]
+    assert cands[0].config().kwargs == {"BLOCK": 256, "ITEMS": 2, "LOAD": "direct"}
+
+
+def test_policy_object():
+    p = policy.Policy("x", {"A": 1}, num_warps=8, num_stages=3)
+    assert p["A"] == 1 and p["num_warps"] == 8 and p.get("B", 5) == 5
+    assert p.launch_kwargs() == {"A": 1, "num_warps": 8, "num_stages": 3}
+
+
+def test_device_slugs():
+    assert policy.device_slug("NVIDIA H100 80GB HBM3") == "nvidia-h100-80gb-hbm3"
+    assert policy.device_short_slug("NVIDIA H100 80GB HBM3") == "nvidia-h100"
