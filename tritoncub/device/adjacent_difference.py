@@ -180,12 +180,17 @@ def _diff_impl(x, n, dim, prepend, append):
         parts.append(t)
     if len(parts) > 1:
         x = torch.cat(parts, dim=d)
+    if n == 0:
+        return x.clone() if len(parts) == 1 else x
     y = x.movedim(d, -1).contiguous()
+    applied = False
     for _ in range(n):
         if y.shape[-1] == 0:
             break
         y = _diff_once(y)
-    return y.movedim(-1, d).contiguous()
+        applied = True
+    out = y.movedim(-1, d).contiguous()
+    return out if applied or len(parts) > 1 else out.clone()  # never alias the input
 
 
 @torch.library.custom_op("tritoncub::diff", mutates_args=())

@@ -1,0 +1,95 @@
+"""DeviceAdjacentDifference (tritoncub.device.adjacent_difference) and the diff operator."""
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from tests.helpers import DEVICE, assert_equal, make_data
+from tritoncub import policy
+from tritoncub._utils import interpreter_active
+from tritoncub.device import adjacent_difference as A
+
+TILE = 128
+SIZES = [0, 1, 2, TILE, TILE + 1, 3 * TILE + 45] if interpreter_active() else [0, 1, 2, 4097, 1_000_003]
+ops = torch.ops.tritoncub
+
+
+@pytest.fixture(autouse=True)
+def small_policy():
+    if interpreter_active():
+        with policy.override("adjacent_difference", {"TILE": TILE, "num_warps": 4}):
+            yield
+    else:
+        yield
+
+
+@triton.jit
+def maximum(a, b):
+    return tl.maximum(a, b)
+
+
+def _left(x, op=torch.sub):
+    return torch.cat([x[:1], op(x[1:], x[:-1])]) if x.numel() else x
+
+
+def _right(x, op=torch.sub):
+    return torch.cat([op(x[:-1], x[1:]), x[-1:]]) if x.numel() else x
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.float32, torch.float16])
+@pytest.mark.parametrize("in_place", [False, True])
+def test_subtract_left_right(n, dtype, in_place):
+    x = make_data("random", n, dtype)
+    for fn, ref in ((A.subtract_left, _left), (A.subtract_right, _right)):
+        y = x.clone()
+        out = fn(y, in_place=in_place)
+        if in_place:
+            assert out.data_ptr() == y.data_ptr()
+        assert_equal(out.cpu(), ref(x.cpu()))
+
+
+def test_custom_op_and_out():
+    x = make_data("random", 2 * TILE + 7, torch.float32)
+    out = torch.empty_like(x)
+    A.subtract_left(x, maximum, out=out)
+    assert_equal(out.cpu(), _left(x.cpu(), torch.maximum))
+    assert_equal(A.subtract_right(x, maximum).cpu(), _right(x.cpu(), torch.maximum))
+
+
+def test_bad_input():
+    x = torch.zeros(10, device=DEVICE)
+    with pytest.raises(ValueError, match="overlap"):
+        A.subtract_left(x, out=x)
+    with pytest.raises(ValueError, match="not both"):
+        A.subtract_left(x, out=torch.empty_like(x), in_place=True)
+    with pytest.raises(TypeError, match="triton.jit"):
+        A.subtract_left(x, lambda a, b: a - b)
+
+
+@pytest.mark.parametrize("shape,dim", [((50,), 0), ((5, 7, 9), 0), ((5, 7, 9), 1), ((5, 7, 9), -1), ((3, 1), 1)])
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_diff(shape, dim, n):
+    x = torch.randn(shape, device=DEVICE)
+    assert_equal(ops.diff(x, n, dim).cpu(), torch.diff(x.cpu(), n, dim))
+
+
+def test_diff_bool_int_prepend_append():
+    b = torch.rand(40, device=DEVICE) > 0.5
+    assert_equal(ops.diff(b).cpu(), torch.diff(b.cpu()))
+    x = torch.randint(-9, 9, (4, 6), device=DEVICE)
+    p, a = torch.randint(-9, 9, (4, 2), device=DEVICE), torch.randint(-9, 9, (4, 1), device=DEVICE)
+    assert_equal(ops.diff(x, 2, 1, p, a).cpu(), torch.diff(x.cpu(), 2, 1, p.cpu(), a.cpu()))
+
+
+def test_diff_bad_input():
+    with pytest.raises(ValueError, match="one-dimensional"):
+        ops.diff(torch.tensor(1.0, device=DEVICE))
+    with pytest.raises(IndexError):
+        ops.diff(torch.zeros(3, device=DEVICE), 1, 2)
+
+
+def test_opcheck():
+    x = torch.randn(6, 20, device=DEVICE)
+    torch.library.opcheck(ops.diff, (x, 1, -1, None, None))
+    torch.library.opcheck(ops.diff, (x, 2, 0, x[:1], None))

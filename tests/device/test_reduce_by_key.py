@@ -1,0 +1,86 @@
+"""ReduceByKey (tritoncub.device.reduce_by_key) against a sequential reference."""
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from tests.helpers import DEVICE, assert_close, assert_equal
+from tritoncub import policy
+from tritoncub._utils import interpreter_active
+from tritoncub.device.reduce_by_key import reduce_by_key
+
+TILE = 64
+N = 5 * TILE + 13 if interpreter_active() else 1_000_003
+
+
+@pytest.fixture(autouse=True)
+def small_policy():
+    if interpreter_active():
+        with policy.override("reduce_by_key", {"TILE": TILE, "num_warps": 4}):
+            yield
+    else:
+        yield
+
+
+@triton.jit
+def keep_first(a, b):  # associative, not commutative
+    return a
+
+
+def _keys(n, avg):
+    reps = torch.randint(1, 2 * avg + 1, (n,))
+    return torch.repeat_interleave(torch.randint(0, 3, (n,)), reps)[:n].to(DEVICE)
+
+
+def _ref(keys, vals, op):
+    uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
+    segs = torch.split(vals.cpu(), cnt.tolist())
+    return uk, segs, op
+
+
+@pytest.mark.parametrize("avg", [1, 6, 400])
+@pytest.mark.parametrize("combine", ["sum", "min", "max", "first"])
+def test_reduce_by_key_int(avg, combine):
+    keys = _keys(N, avg)
+    vals = torch.randint(-50, 50, (N,), device=DEVICE, dtype=torch.int32)
+    k, v, nr = reduce_by_key(keys, vals, keep_first if combine == "first" else combine)
+    uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
+    segs = torch.split(vals.cpu(), cnt.tolist())
+    fn = {"sum": lambda s: s.sum(), "min": lambda s: s.min(), "max": lambda s: s.max(), "first": lambda s: s[0]}[combine]
+    ref = torch.stack([fn(s) for s in segs]).to(torch.int32)
+    assert int(nr) == uk.numel()
+    assert_equal(k[: int(nr)].cpu(), uk)
+    assert_equal(v[: int(nr)].cpu(), ref)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
+def test_reduce_by_key_float_sum(dtype):
+    keys = _keys(N, 50).float()
+    vals = torch.randn(N, device=DEVICE).to(dtype)
+    k, v, nr = reduce_by_key(keys, vals, "sum")
+    uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
+    ref = torch.stack([s.double().sum() for s in torch.split(vals.cpu(), cnt.tolist())]).to(dtype)
+    assert_equal(k[: int(nr)].cpu(), uk)
+    tol = 1e-2 if dtype == torch.float16 else 1e-4
+    assert_close(v[: int(nr)].cpu(), ref, rtol=tol, atol=tol)
+    # deterministic: the same bits on a second run
+    _, v2, _ = reduce_by_key(keys, vals, "sum")
+    assert torch.equal(v[: int(nr)], v2[: int(nr)])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, TILE, TILE + 1])
+def test_reduce_by_key_small(n):
+    keys = torch.zeros(n, device=DEVICE, dtype=torch.int64)
+    vals = torch.ones(n, device=DEVICE, dtype=torch.int64)
+    k, v, nr = reduce_by_key(keys, vals)
+    assert int(nr) == (1 if n else 0)
+    if n:
+        assert int(v[0]) == n and int(k[0]) == 0
+
+
+def test_bad_input():
+    x = torch.zeros(4, device=DEVICE)
+    with pytest.raises(ValueError, match="combine"):
+        reduce_by_key(x, x, "prod")
+    with pytest.raises(ValueError, match="values has"):
+        reduce_by_key(x, torch.zeros(3, device=DEVICE))

@@ -1,0 +1,171 @@
+"""DeviceSelect (tritoncub.device.select) and the masked_select / nonzero operators, against torch.
+
+Under the interpreter 128-item tiles give several tiles (and ragged last tiles) with a few hundred
+items; on the GPU the tuned policy runs and the ``gpu`` tests use large sizes.
+"""
+import math
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from tests.helpers import DEVICE, assert_equal, make_data
+from tritoncub import policy
+from tritoncub._utils import interpreter_active
+from tritoncub.device import select as S
+
+TILE = 128
+SIZES = [0, 1, TILE - 1, TILE + 1, 3 * TILE + 45] if interpreter_active() else \
+    [0, 1, 4095, 4097, 100_003, (1 << 22) + 5]
+DTYPES = [torch.int8, torch.int32, torch.int64, torch.uint8, torch.float16, torch.bfloat16, torch.float32,
+          torch.float64, torch.bool]
+ops = torch.ops.tritoncub
+
+
+@pytest.fixture(autouse=True)
+def small_policy():
+    if interpreter_active():
+        with policy.override("select", {"TILE": TILE, "num_warps": 4}):
+            yield
+    else:
+        yield
+
+
+@triton.jit
+def positive(x):
+    return x > 0
+
+
+@triton.jit
+def odd(x):
+    return (x.to(tl.int32) & 1) != 0
+
+
+def _data(kind, n, dtype):
+    if dtype == torch.bool:
+        return torch.rand(n, device=DEVICE) > 0.5
+    return make_data(kind, n, dtype)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_flagged(n, dtype):
+    x = _data("special", n, dtype)
+    flags = (torch.rand(n, device=DEVICE) * 3).to(torch.int32) - 1  # -1, 0, 1: nonzero selects
+    out, k = S.flagged(x, flags)
+    ref = x.cpu()[flags.cpu() != 0]
+    assert int(k) == ref.numel()
+    assert_equal(out[: int(k)].cpu(), ref, signed_zero=True)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float32, torch.float64])
+def test_if_predicate(n, dtype):
+    x = make_data("special", n, dtype)
+    out, k = S.if_(x, positive)
+    ref = x.cpu()[x.cpu() > 0]
+    assert int(k) == ref.numel()
+    assert_equal(out[: int(k)].cpu(), ref)
+
+
+@pytest.mark.parametrize("kind", ["few_unique", "equal", "sorted", "special", "random"])
+@pytest.mark.parametrize("dtype", [torch.int16, torch.float32, torch.bool])
+def test_unique_first_of_runs(kind, dtype):
+    n = 3 * TILE + 45 if interpreter_active() else 300_001
+    x = _data(kind, n, dtype)
+    out, k = S.unique(x)
+    ref = torch.unique_consecutive(x.cpu())
+    assert int(k) == ref.numel()
+    assert_equal(out[: int(k)].cpu(), ref)
+
+
+def test_unique_keeps_first_of_equal_zeros_and_splits_nans():
+    x = torch.tensor([-0.0, 0.0, 0.0, math.nan, math.nan, 1.0, 1.0, -0.0], device=DEVICE)
+    out, k = S.unique(x)
+    got = out[: int(k)].cpu()
+    assert int(k) == 5
+    assert_equal(got, torch.tensor([-0.0, math.nan, math.nan, 1.0, -0.0]), signed_zero=True)
+
+
+def test_unique_by_key():
+    n = 2 * TILE + 9 if interpreter_active() else 100_000
+    keys = torch.randint(0, 3, (n,), device=DEVICE)
+    vals = torch.arange(n, device=DEVICE, dtype=torch.float32)
+    ko, vo, k = S.unique_by_key(keys, vals)
+    kc = keys.cpu()
+    heads = torch.ones(n, dtype=torch.bool)
+    heads[1:] = kc[1:] != kc[:-1]
+    assert int(k) == int(heads.sum())
+    assert_equal(ko[: int(k)].cpu(), kc[heads])
+    assert_equal(vo[: int(k)].cpu(), vals.cpu()[heads])
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 1.0])
+def test_masked_select(n, density):
+    x = make_data("special", n, torch.float32)
+    mask = torch.rand(n, device=DEVICE) < density
+    assert_equal(ops.masked_select(x, mask).cpu(), torch.masked_select(x.cpu(), mask.cpu()), signed_zero=True)
+
+
+def test_masked_select_broadcast_and_dtypes():
+    x = torch.randn(5, 1, 7, device=DEVICE)
+    mask = torch.rand(3, 7, device=DEVICE) > 0.3
+    assert_equal(ops.masked_select(x, mask).cpu(), torch.masked_select(x.cpu(), mask.cpu()))
+    xi = torch.randint(-5, 5, (4, 33), device=DEVICE, dtype=torch.int8)
+    m = xi > 0
+    assert_equal(ops.masked_select(xi, m).cpu(), torch.masked_select(xi.cpu(), m.cpu()))
+    xt = torch.randn(33, 4, device=DEVICE).t()  # not contiguous
+    mt = xt > 0
+    assert_equal(ops.masked_select(xt, mt).cpu(), torch.masked_select(xt.cpu(), mt.cpu()))
+
+
+def test_select_bad_input():
+    x = torch.randn(10, device=DEVICE)
+    with pytest.raises(TypeError, match="mask"):
+        ops.masked_select(x, torch.ones(10, dtype=torch.int32, device=DEVICE))
+    with pytest.raises(ValueError, match="broadcast"):
+        ops.masked_select(x, torch.ones(11, dtype=torch.bool, device=DEVICE))
+    with pytest.raises(ValueError, match="flags has 9 items"):
+        S.flagged(x, torch.ones(9, device=DEVICE))
+    with pytest.raises(TypeError, match="triton.jit"):
+        S.if_(x, lambda v: v > 0)
+    with pytest.raises(TypeError, match="dtype"):
+        S.flagged(torch.zeros(3, dtype=torch.complex64, device=DEVICE), torch.ones(3, device=DEVICE))
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (300,), (7, 9, 11), (2, 1, 3, 40), ()])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool])
+def test_nonzero(shape, dtype):
+    x = (torch.rand(shape, device=DEVICE) * 3).floor().to(dtype)
+    if dtype == torch.float32 and x.numel() > 2:
+        x.view(-1)[0] = math.nan   # NaN is nonzero
+        x.view(-1)[1] = -0.0       # -0.0 is zero
+    assert_equal(ops.nonzero(x).cpu(), torch.nonzero(x.cpu()))
+
+
+@pytest.mark.parametrize("tile", [1024, 4096, 16384])
+def test_policy_tiles(tile):
+    n = 3 * tile + 17 if not interpreter_active() else tile + 17
+    x = torch.randn(n, device=DEVICE)
+    mask = x > 0.3
+    with policy.override("select", {"TILE": tile}):
+        assert_equal(ops.masked_select(x, mask).cpu(), torch.masked_select(x.cpu(), mask.cpu()))
+        out, k = S.unique(torch.sort(torch.randint(0, 50, (n,), device=DEVICE)).values)
+        assert int(k) <= 50
+
+
+def test_opcheck():
+    x = torch.randn(300, device=DEVICE)
+    torch.library.opcheck(ops.masked_select, (x, x > 0))
+    torch.library.opcheck(ops.nonzero, (x.view(30, 10) > 0,))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("density", [0.01, 0.5, 0.99])
+def test_masked_select_large_gpu(density):
+    x = torch.randn(1 << 24, device="cuda")
+    mask = torch.rand(1 << 24, device="cuda") < density
+    for _ in range(3):
+        assert torch.equal(ops.masked_select(x, mask), torch.masked_select(x, mask))

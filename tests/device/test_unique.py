@@ -1,0 +1,129 @@
+"""torch.ops.tritoncub.unique / unique_consecutive against torch (both unique paths: dense integer
+range and sort)."""
+import math
+
+import pytest
+import torch
+
+from tests.helpers import DEVICE, assert_equal, make_data
+from tritoncub import policy
+from tritoncub._utils import interpreter_active
+from tritoncub.device import unique as U
+
+TILE = 128
+ops = torch.ops.tritoncub
+N = 3 * TILE + 45 if interpreter_active() else 1_000_003
+
+
+@pytest.fixture(autouse=True)
+def small_policy():
+    if interpreter_active():
+        with policy.override("select", {"TILE": TILE, "num_warps": 4}):
+            yield
+    else:
+        yield
+
+
+def _check_unique(x, ri, rc):
+    vals, inv, counts = ops.unique(x, True, ri, rc)
+    ref = torch.unique(x.cpu(), sorted=True, return_inverse=ri, return_counts=rc)
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    assert_equal(vals.cpu(), ref[0])
+    if ri:
+        assert_equal(inv.cpu(), ref[1])
+    else:
+        assert inv.numel() == 0
+    if rc:
+        assert_equal(counts.cpu(), ref[-1])
+    else:
+        assert counts.numel() == 0
+
+
+@pytest.mark.parametrize("ri", [False, True])
+@pytest.mark.parametrize("rc", [False, True])
+@pytest.mark.parametrize("case", ["dense_int32", "dense_uint8", "wide_int64", "float", "bool", "int16_2d"])
+def test_unique(case, ri, rc):
+    if case == "dense_int32":
+        x = torch.randint(-1000, 1000, (N,), device=DEVICE, dtype=torch.int32)
+    elif case == "dense_uint8":
+        x = make_data("random", N, torch.uint8)
+    elif case == "wide_int64":   # range far beyond the dense cap: the sort path
+        x = make_data("special", N, torch.int64)
+    elif case == "float":
+        x = make_data("special", N, torch.float32)
+        x = x[~torch.isnan(x)]  # NaN order in the inverse differs between torch versions
+    elif case == "bool":
+        x = torch.rand(N, device=DEVICE) > 0.5
+    else:
+        x = torch.randint(-5, 5, (7, N // 7), device=DEVICE, dtype=torch.int16)
+    _check_unique(x, ri, rc)
+
+
+def test_unique_nan_each_distinct_and_last():
+    x = torch.tensor([1.0, math.nan, 0.0, -0.0, math.nan, 2.0], device=DEVICE)
+    vals, _, counts = ops.unique(x, True, False, True)
+    assert_equal(vals.cpu(), torch.tensor([0.0, 1.0, 2.0, math.nan, math.nan]))
+    assert counts.cpu().tolist() == [2, 1, 1, 1, 1]
+
+
+def test_unique_empty_and_single():
+    for x in (torch.empty(0, device=DEVICE, dtype=torch.int32), torch.tensor([5], device=DEVICE)):
+        _check_unique(x, True, True)
+
+
+def test_unique_dense_overflow_falls_back_to_sort():
+    x = torch.tensor([-2**63, 2**63 - 1, 0, 0], device=DEVICE, dtype=torch.int64)
+    _check_unique(x, True, True)
+
+
+@pytest.mark.parametrize("ri", [False, True])
+@pytest.mark.parametrize("rc", [False, True])
+@pytest.mark.parametrize("kind", ["few_unique", "sorted", "special", "equal"])
+def test_unique_consecutive(kind, ri, rc):
+    x = make_data(kind, N, torch.float32 if kind == "special" else torch.int32)
+    vals, inv, counts = ops.unique_consecutive(x, ri, rc)
+    ref = torch.unique_consecutive(x.cpu(), return_inverse=ri, return_counts=rc)
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    assert_equal(vals.cpu(), ref[0])
+    if ri:
+        assert_equal(inv.cpu(), ref[1])
+    if rc:
+        assert_equal(counts.cpu(), ref[-1])
+
+
+def test_unique_consecutive_2d_inverse_shape():
+    x = torch.randint(0, 2, (5, 30), device=DEVICE)
+    vals, inv, counts = ops.unique_consecutive(x, True, True)
+    rv, ri, rc = torch.unique_consecutive(x.cpu(), return_inverse=True, return_counts=True)
+    assert_equal(vals.cpu(), rv)
+    assert_equal(inv.cpu(), ri)
+    assert_equal(counts.cpu(), rc)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="dim"):
+        ops.unique(torch.zeros(3, device=DEVICE), True, False, False, 0)
+    with pytest.raises(TypeError, match="dtype"):
+        ops.unique_consecutive(torch.zeros(3, dtype=torch.complex64, device=DEVICE))
+
+
+def test_opcheck():
+    x = torch.randint(0, 9, (200,), device=DEVICE)
+    torch.library.opcheck(ops.unique, (x, True, True, True))
+    torch.library.opcheck(ops.unique, (x.float(), True, False, True))
+    torch.library.opcheck(ops.unique_consecutive, (torch.sort(x).values, True, True))
+
+
+@pytest.mark.gpu
+def test_unique_large_gpu():
+    x = torch.randint(0, 1 << 20, (1 << 24,), device="cuda", dtype=torch.int32)
+    for ri, rc in ((False, False), (True, True)):
+        vals, inv, counts = ops.unique(x, True, ri, rc)
+        ref = torch.unique(x, return_inverse=True, return_counts=True)
+        assert torch.equal(vals, ref[0])
+        if ri:
+            assert torch.equal(inv, ref[1]) and torch.equal(counts, ref[2])
+    xs = torch.sort(x).values
+    vals, inv, counts = ops.unique_consecutive(xs, True, True)
+    ref = torch.unique_consecutive(xs, return_inverse=True, return_counts=True)
+    assert torch.equal(vals, ref[0]) and torch.equal(inv, ref[1]) and torch.equal(counts, ref[2])
