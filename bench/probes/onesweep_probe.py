@@ -50,7 +50,12 @@ def data(kind, n, dtype):
     elif kind == "sorted":
         x = torch.sort(x).values if dtype not in (torch.uint16, torch.uint32, torch.uint64) else x
     elif kind == "few":
-        x = x[torch.randint(0, 7, (n,), device=dev, generator=g)]
+        sel = torch.randint(0, 7, (n,), device=dev, generator=g)
+        if dtype in (torch.uint16, torch.uint32, torch.uint64):
+            x = (x.view(torch.int64)[sel].view(torch.uint64) if dtype == torch.uint64
+                 else x.to(torch.int64)[sel].to(dtype))
+        else:
+            x = x[sel]
     elif kind == "special" and dtype.is_floating_point:
         sp = torch.tensor([float("nan"), -float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1.0, -1.0],
                           device=dev).to(dtype)
@@ -142,10 +147,12 @@ def correctness(quick):
         rs.FORCE_PORTABLE = False
     check("fast == portable", torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]))
     # several configs
-    for W, R, mr in ((8, 16, 0), (8, 16, 80), (16, 8, 0), (8, 8, 0), (4, 16, 0), (16, 16, 0)):
-        with policy.override("radix_sort", {"WARPS": W, "ITEMS": R, "MAXNREG": mr, "num_warps": W}):
+    for W, R, mr, win in ((8, 16, 0, 16), (8, 16, 80, 8), (16, 8, 0, 32), (8, 8, 0, 1), (4, 16, 0, 4), (16, 16, 0, 16)):
+        with policy.override("radix_sort", {"WARPS": W, "ITEMS": R, "MAXNREG": mr, "WINDOW": win, "num_warps": W}):
             x = data("random", 123457, torch.int32)
-            check(f"config {W},{R},{mr}", torch.equal(rs.sort_keys(x), torch.sort(x).values))
+            check(f"config {W},{R},{mr},{win}", torch.equal(rs.sort_keys(x), torch.sort(x).values))
+            v, i = rs.sort(x)
+            check(f"config {W},{R},{mr},{win} sort", torch.equal(i, torch.sort(x, stable=True).indices))
     print(f"correctness: {count} sweeps, {len(fails)} failures")
     for f in fails[:40]:
         print("  FAIL", f)
@@ -162,17 +169,32 @@ def timing(quick):
         t_cub = bench(cub_sort(x))
         if dt == torch.uint32:
             check("2^28 uint32 sort_keys", torch.equal(as_i64(rs.sort_keys(x)), torch.sort(as_i64(x)).values))
-        for W, R, mr in ((8, 16, 0), (8, 16, 80), (16, 8, 0), (8, 8, 0)) if dt == torch.uint32 else ((8, 16, 0),):
-            with policy.override("radix_sort", {"WARPS": W, "ITEMS": R, "MAXNREG": mr, "num_warps": W}):
+        cfgs = ((8, 16, 80, 16), (8, 16, 0, 16), (8, 16, 80, 8), (8, 16, 80, 32), (16, 8, 0, 16), (8, 8, 80, 16),
+                (8, 16, 64, 16)) if dt == torch.uint32 else ((8, 16, 80, 16),)
+        for W, R, mr, win in cfgs:
+            with policy.override("radix_sort", {"WARPS": W, "ITEMS": R, "MAXNREG": mr, "WINDOW": win, "num_warps": W}):
                 t = bench(lambda: rs.sort_keys(x))
-            rows.append((f"sort_keys {str(dt)[6:]} 2^28 W={W} R={R} maxnreg={mr}", t, N / t / 1e6, t_cub))
+            rows.append((f"sort_keys {str(dt)[6:]} 2^28 W={W} R={R} maxnreg={mr} window={win}", t, N / t / 1e6, t_cub))
+        if dt == torch.uint32:
+            hist = torch.zeros(4, 256, device=dev, dtype=torch.int64)
+            sms = torch.cuda.get_device_properties(0).multi_processor_count
+            for hi in (8, 16):
+                tile = 8 * hi * 32
+                nt = N // tile
+                def runh():
+                    rs._histogram_gluon_kernel[(min(nt, sms * 4),)](x, hist, N, nt, 0, 32, NUM_PLACES=4, RADIX_BITS=8,
+                                                                    DESCENDING=False, WARPS=8, ITEMS=hi, SMEM_ROWS=32,
+                                                                    num_warps=8)
+                th = bench(runh)
+                rows.append((f"  upfront histogram kernel alone, 4 places, ITEMS={hi}", th, N / th / 1e6, float("nan")))
         if dt == torch.uint32:
             t1 = bench(lambda: rs.sort_keys(x, False, 0, 8))
             rows.append(("  sort_keys uint32 2^28 end_bit=8 (hist + 1 pass)", t1, N / t1 / 1e6, float("nan")))
             t16 = bench(lambda: rs.sort_keys(x, False, 0, 16))
             rows.append(("  sort_keys uint32 2^28 end_bit=16", t16, N / t16 / 1e6, float("nan")))
             for kind in ("equal", "sorted", "few"):
-                y = data(kind, N, dt) if kind != "sorted" else torch.sort(x.view(torch.int32)).values.view(torch.uint32)
+                y = (data(kind, N, torch.int32).view(torch.uint32) if kind != "sorted"
+                     else torch.sort(x.view(torch.int32)).values.view(torch.uint32))
                 t = bench(lambda: rs.sort_keys(y))
                 rows.append((f"  sort_keys uint32 2^28 {kind}", t, N / t / 1e6, bench(cub_sort(y))))
             y = x.view(torch.int32).flip(0).contiguous()

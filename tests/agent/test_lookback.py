@@ -17,7 +17,7 @@ import triton.language as tl
 
 from tests.helpers import DEVICE
 from tritoncub.agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, look_back,
-                                      lookback_combine, packed_layout, publish, read_anchored_window,
+                                      lookback_combine, lookback_reduce, packed_layout, publish, read_anchored_window,
                                       read_window, segmented_combine, status_planes, tile_index, value_halves)
 
 
@@ -80,15 +80,15 @@ def encode(slots, dtypes, deterministic, num_tiles):
 
 @triton.jit
 def _window_kernel(status_ptr, plane_stride, hi, first_tile, out0_ptr, out1_ptr, flag_ptr, like0_ptr, like1_ptr,
-                   LB_COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr, WINDOW: tl.constexpr,
+                   LB_REDUCE: tl.constexpr, NUM_VALUES: tl.constexpr, WINDOW: tl.constexpr,
                    PACKED: tl.constexpr, ANCHORED: tl.constexpr):
     like0 = tl.load(like0_ptr)
     like1 = tl.load(like1_ptr)
     if ANCHORED:
-        f, v0, v1 = read_anchored_window(status_ptr, plane_stride, hi, first_tile, like0, like1, LB_COMBINE,
+        f, v0, v1 = read_anchored_window(status_ptr, plane_stride, hi, first_tile, like0, like1, LB_REDUCE,
                                          NUM_VALUES, WINDOW)
     else:
-        f, v0, v1 = read_window(status_ptr, plane_stride, hi, first_tile, like0, like1, LB_COMBINE, NUM_VALUES,
+        f, v0, v1 = read_window(status_ptr, plane_stride, hi, first_tile, like0, like1, LB_REDUCE, NUM_VALUES,
                                 WINDOW, PACKED)
     tl.store(flag_ptr, f)
     tl.store(out0_ptr, v0)
@@ -145,7 +145,7 @@ def test_read_window_out_of_order(dtypes, combine, det):
     pyc = _pycombine(combine, nv)
     window, num_tiles, first = 8, 24, 3
     like = [torch.zeros(1, dtype=d, device=DEVICE) for d in dtypes]
-    lb = lookback_combine(combine, nv)
+    lb = lookback_reduce(combine, nv)
     for trial in range(4):
         slots = []
         for i in range(num_tiles):
@@ -164,7 +164,7 @@ def test_read_window_out_of_order(dtypes, combine, det):
             outs = [torch.zeros(1, dtype=d, device=DEVICE) for d in dtypes]
             flag = torch.full((1,), -1, dtype=torch.int32, device=DEVICE)
             _window_kernel[(1,)](status, stride, hi, first, outs[0], outs[-1], flag, like[0], like[-1],
-                                 LB_COMBINE=lb, NUM_VALUES=nv, WINDOW=window,
+                                 LB_REDUCE=lb, NUM_VALUES=nv, WINDOW=window,
                                  PACKED=packed_layout(dtypes, det), ANCHORED=det)
             got_f = int(flag.item())
             if det:
@@ -186,7 +186,7 @@ def test_read_window_out_of_order(dtypes, combine, det):
 
 @triton.jit
 def _chain_kernel(val0_ptr, val1_ptr, out0_ptr, out1_ptr, counter_ptr, status_ptr, plane_stride, tiles_per_seg,
-                  COMBINE: tl.constexpr, LB_COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr,
+                  COMBINE: tl.constexpr, LB_REDUCE: tl.constexpr, NUM_VALUES: tl.constexpr,
                   WINDOW: tl.constexpr, DETERMINISTIC: tl.constexpr, PACKED: tl.constexpr):
     """Each tile's aggregate is val[tile]; it writes its exclusive prefix within its segment."""
     tile = tile_index(counter_ptr)
@@ -198,7 +198,7 @@ def _chain_kernel(val0_ptr, val1_ptr, out0_ptr, out1_ptr, counter_ptr, status_pt
         publish(status_ptr, plane_stride, tile, a0, a1, LOOKBACK_INCLUSIVE, NUM_VALUES, PACKED)
     else:
         publish(status_ptr, plane_stride, tile, a0, a1, LOOKBACK_AGGREGATE, NUM_VALUES, PACKED)
-        p0, p1 = look_back(status_ptr, plane_stride, tile, first, a0, a1, COMBINE, LB_COMBINE, NUM_VALUES,
+        p0, p1 = look_back(status_ptr, plane_stride, tile, first, a0, a1, COMBINE, LB_REDUCE, NUM_VALUES,
                            WINDOW, DETERMINISTIC, PACKED)
         if NUM_VALUES == 1:
             i0 = COMBINE(p0, a0)
@@ -223,7 +223,7 @@ def test_chain(dtypes, combine, det, window):
     counter, status, stride = allocate_status(n, list(dtypes), det, DEVICE)
     outs = [torch.zeros(n, dtype=d, device=DEVICE) for d in dtypes]
     _chain_kernel[(n,)](vals[0].to(DEVICE), vals[-1].to(DEVICE), outs[0], outs[-1], counter, status, stride,
-                        tiles_per_seg, COMBINE=combine, LB_COMBINE=lookback_combine(combine, nv), NUM_VALUES=nv,
+                        tiles_per_seg, COMBINE=combine, LB_REDUCE=lookback_reduce(combine, nv), NUM_VALUES=nv,
                         WINDOW=window, DETERMINISTIC=det, PACKED=packed_layout(dtypes, det))
     assert int(counter.item()) == n
     for t in range(n):

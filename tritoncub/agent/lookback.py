@@ -136,6 +136,16 @@ def _lb_combine2(fa, a0, a1, fb, b0, b1):
     return tl.where(ext, fa, fb), tl.where(ext, c0, b0), tl.where(ext, c1, b1)
 
 
+def _lb_reduce1(flag, v0, v1):
+    f, r0 = tl.reduce((flag, v0), 0, lb_combine)  # noqa: F821
+    return f, r0, r0
+
+
+def _lb_reduce2(flag, v0, v1):
+    f, r0, r1 = tl.reduce((flag, v0, v1), 0, lb_combine)  # noqa: F821
+    return f, r0, r1
+
+
 def _seg_combine1(ha, a, hb, b):
     return ha | hb, tl.where(hb != 0, b, combine_fn(a, b))  # noqa: F821
 
@@ -152,10 +162,20 @@ def lookback_combine(combine_fn, num_values: int = 1):
     ``(fa, a) ⊕ (fb, b) = (fa, combine(a, b))`` when ``fb == 1`` (an aggregate extends the
     running value), else ``(fb, b)`` (an inclusive prefix or an invalid slot restarts it). This is
     the segmented-scan operator, associative whenever ``combine_fn`` is, so ``tl.reduce`` may use
-    any tree. Cached per ``(combine_fn, num_values)``; pass the result as a ``tl.constexpr``."""
+    any tree. Cached per ``(combine_fn, num_values)``."""
     if num_values not in (1, 2):
         raise ValueError(f"num_values must be 1 or 2, got {num_values}")
     return bind_jit(_lb_combine1 if num_values == 1 else _lb_combine2, combine_fn=combine_fn)
+
+
+@functools.lru_cache(maxsize=None)
+def lookback_reduce(combine_fn, num_values: int = 1):
+    """``LB_REDUCE(flag, v0, v1) -> (flag, r0, r1)``: a window of ``(flag, value)`` slots reduced
+    with :func:`lookback_combine`. This is what :func:`look_back` takes as ``LB_REDUCE``: compiled
+    Triton cannot hand a function received as a ``tl.constexpr`` on to ``tl.reduce``, so the
+    operator is bound into the reducing function instead (``v1`` is ignored for one value)."""
+    lbc = lookback_combine(combine_fn, num_values)
+    return bind_jit(_lb_reduce1 if num_values == 1 else _lb_reduce2, lb_combine=lbc)
 
 
 @functools.lru_cache(maxsize=None)
@@ -280,17 +300,7 @@ def _read_slot(status_ptr, plane_stride, offs, mask, like0, like1, STATUS: tl.co
 
 
 @triton.jit
-def _reduce_window(flag, v0, v1, LB_COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr):
-    if NUM_VALUES == 1:
-        f, r0 = tl.reduce((flag, v0), 0, LB_COMBINE)
-        r1 = r0
-    else:
-        f, r0, r1 = tl.reduce((flag, v0, v1), 0, LB_COMBINE)
-    return f, r0, r1
-
-
-@triton.jit
-def read_window(status_ptr, plane_stride, hi, first_tile, like0, like1, LB_COMBINE: tl.constexpr,
+def read_window(status_ptr, plane_stride, hi, first_tile, like0, like1, LB_REDUCE: tl.constexpr,
                 NUM_VALUES: tl.constexpr, WINDOW: tl.constexpr, PACKED: tl.constexpr):
     """Fast-mode window: tiles ``[hi - WINDOW, hi)`` (those ``>= first_tile``) reduced to
     ``(flag, v0, v1)``: flag 2 = inclusive prefix of tile ``hi - 1`` found, 1 = only aggregates
@@ -310,11 +320,11 @@ def read_window(status_ptr, plane_stride, hi, first_tile, like0, like1, LB_COMBI
         flag = tl.where(inc_ok | ~inside, 2, tl.where(agg_ok, 1, 0))
         v0 = tl.where(inc_ok, i0, a0)
         v1 = tl.where(inc_ok, i1, a1)
-    return _reduce_window(flag, v0, v1, LB_COMBINE, NUM_VALUES)
+    return LB_REDUCE(flag, v0, v1)
 
 
 @triton.jit
-def read_anchored_window(status_ptr, plane_stride, tile, first_tile, like0, like1, LB_COMBINE: tl.constexpr,
+def read_anchored_window(status_ptr, plane_stride, tile, first_tile, like0, like1, LB_REDUCE: tl.constexpr,
                          NUM_VALUES: tl.constexpr, WINDOW: tl.constexpr):
     """Deterministic-mode window of tile ``tile`` (split layout): ``inclusive(a) ⊕ aggregate(a+1)
     ⊕ ... ⊕ aggregate(tile-1)`` with ``a = max(tile - WINDOW, first_tile)``, flagged 2 when every
@@ -328,23 +338,23 @@ def read_anchored_window(status_ptr, plane_stride, tile, first_tile, like0, like
     flag = tl.where(is_anchor, tl.where(inc_ok, 2, 0), tl.where(after, tl.where(agg_ok, 1, 0), 2))
     v0 = tl.where(is_anchor, i0, a0)
     v1 = tl.where(is_anchor, i1, a1)
-    return _reduce_window(flag, v0, v1, LB_COMBINE, NUM_VALUES)
+    return LB_REDUCE(flag, v0, v1)
 
 
 @triton.jit
 def look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE: tl.constexpr,
-              LB_COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr = 1, WINDOW: tl.constexpr = 32,
+              LB_REDUCE: tl.constexpr, NUM_VALUES: tl.constexpr = 1, WINDOW: tl.constexpr = 32,
               DETERMINISTIC: tl.constexpr = False, PACKED: tl.constexpr = True):
     """The exclusive prefix ``(p0, p1)`` of tile ``tile > first_tile``: the combination of every
     tile in ``[first_tile, tile)``. Spins until the predecessors it needs have published.
 
-    ``agg0``/``agg1`` only give the value dtypes (pass the tile's own aggregate). ``LB_COMBINE`` is
-    ``lookback_combine(COMBINE, NUM_VALUES)``. ``PACKED`` must be False when ``DETERMINISTIC``."""
+    ``agg0``/``agg1`` only give the value dtypes (pass the tile's own aggregate). ``LB_REDUCE`` is
+    ``lookback_reduce(COMBINE, NUM_VALUES)``. ``PACKED`` must be False when ``DETERMINISTIC``."""
     if DETERMINISTIC:
-        f, p0, p1 = read_anchored_window(status_ptr, plane_stride, tile, first_tile, agg0, agg1, LB_COMBINE,
+        f, p0, p1 = read_anchored_window(status_ptr, plane_stride, tile, first_tile, agg0, agg1, LB_REDUCE,
                                          NUM_VALUES, WINDOW)
         while f != 2:
-            f, p0, p1 = read_anchored_window(status_ptr, plane_stride, tile, first_tile, agg0, agg1, LB_COMBINE,
+            f, p0, p1 = read_anchored_window(status_ptr, plane_stride, tile, first_tile, agg0, agg1, LB_REDUCE,
                                              NUM_VALUES, WINDOW)
     else:
         p0 = agg0
@@ -353,7 +363,7 @@ def look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE: t
         hi = tile
         go = 1
         while go != 0:
-            f, r0, r1 = read_window(status_ptr, plane_stride, hi, first_tile, agg0, agg1, LB_COMBINE, NUM_VALUES,
+            f, r0, r1 = read_window(status_ptr, plane_stride, hi, first_tile, agg0, agg1, LB_REDUCE, NUM_VALUES,
                                     WINDOW, PACKED)
             if f != 0:
                 if have != 0:

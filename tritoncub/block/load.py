@@ -25,9 +25,16 @@ of the returned tile, and the hints the load carries:
 Cache modifiers (CUB's ``CacheLoadModifier``): ``CACHE_MODIFIER`` is passed to ``tl.load``
 (``""`` default, ``".ca"`` cache at all levels, ``".cg"`` cache in L2 only, ``".cv"`` don't cache and
 fetch again) and ``EVICTION`` to its ``eviction_policy`` (``""``, ``"evict_first"`` = streaming,
-``"evict_last"``). Under the interpreter modifiers and hints have no effect.
+``"evict_last"``). Under the interpreter modifiers and hints have no effect. What Triton 3.6 emits
+for sm_90 (``python bench/ptx_check.py``): ``.ca`` → ``ld.global.ca``, ``.cg`` → ``ld.global.cg``,
+``evict_first``/``evict_last`` → ``ld.global.L1::evict_first``/``L1::evict_last`` with an L2 cache
+hint; ``.cv`` gives a plain ``ld.global`` (the same code as the default). There is no streaming
+*load* modifier in ``tl.load`` (CUB's ``LOAD_CS``): ``evict_first`` is the analogue.
 
 All offsets are computed in int64: tiles past 2^31 items are safe.
+
+(String defaults are written ``tl.constexpr("")``: Triton 3.6's compiler passes a plain ``""`` default
+of a called ``@triton.jit`` function on as a Python string and fails; the interpreter accepts both.)
 """
 import triton
 import triton.language as tl
@@ -52,7 +59,7 @@ def vector_items(ptr):
 
 @triton.jit
 def load_tile(ptr, tile_base, num_items, TILE_ITEMS: tl.constexpr, VECTORIZE: tl.constexpr = False,
-              CACHE_MODIFIER: tl.constexpr = "", EVICTION: tl.constexpr = "", other=0):
+              CACHE_MODIFIER: tl.constexpr = tl.constexpr(""), EVICTION: tl.constexpr = tl.constexpr(""), other=0):
     """Load items ``[tile_base, tile_base + TILE_ITEMS)`` (those ``< num_items``) as a 1-D tile in input
     order; out-of-range slots hold ``other``. ``VECTORIZE`` gives full, aligned tiles an unmasked path.
     ``TILE_ITEMS`` is a power of two."""
@@ -89,8 +96,8 @@ def tile_indices(BLOCK_THREADS: tl.constexpr, ITEMS_PER_THREAD: tl.constexpr, ST
 
 @triton.jit
 def block_load(ptr, tile_base, num_items, BLOCK_THREADS: tl.constexpr, ITEMS_PER_THREAD: tl.constexpr,
-               ALGORITHM: tl.constexpr = LOAD_DIRECT, CACHE_MODIFIER: tl.constexpr = "",
-               EVICTION: tl.constexpr = "", other=0):
+               ALGORITHM: tl.constexpr = LOAD_DIRECT, CACHE_MODIFIER: tl.constexpr = tl.constexpr(""),
+               EVICTION: tl.constexpr = tl.constexpr(""), other=0):
     """Load one tile as ``[BLOCK_THREADS, ITEMS_PER_THREAD]`` in the arrangement of ``ALGORITHM``.
 
     Slots past ``num_items`` (the ragged last tile) hold ``other``."""

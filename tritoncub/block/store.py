@@ -22,7 +22,7 @@ STORE_ALGORITHMS = {"direct": 0, "striped": 1, "vectorize": 2, "transpose": 3}
 
 @triton.jit
 def store_tile(ptr, tile_base, num_items, vals, TILE_ITEMS: tl.constexpr, VECTORIZE: tl.constexpr = False,
-               CACHE_MODIFIER: tl.constexpr = "", EVICTION: tl.constexpr = ""):
+               CACHE_MODIFIER: tl.constexpr = tl.constexpr(""), EVICTION: tl.constexpr = tl.constexpr("")):
     """Store a 1-D tile in input order at ``[tile_base, tile_base + TILE_ITEMS)``, skipping slots
     ``>= num_items``. ``VECTORIZE`` gives full tiles an unmasked, vectorisable path."""
     base = tile_base.to(tl.int64)
@@ -43,8 +43,8 @@ def store_tile(ptr, tile_base, num_items, vals, TILE_ITEMS: tl.constexpr, VECTOR
 
 @triton.jit
 def block_store(ptr, tile_base, num_items, tile, BLOCK_THREADS: tl.constexpr, ITEMS_PER_THREAD: tl.constexpr,
-                ALGORITHM: tl.constexpr = STORE_DIRECT, CACHE_MODIFIER: tl.constexpr = "",
-                EVICTION: tl.constexpr = ""):
+                ALGORITHM: tl.constexpr = STORE_DIRECT, CACHE_MODIFIER: tl.constexpr = tl.constexpr(""),
+                EVICTION: tl.constexpr = tl.constexpr("")):
     """Store a ``[BLOCK_THREADS, ITEMS_PER_THREAD]`` tile given in the arrangement of ``ALGORITHM``."""
     TILE: tl.constexpr = BLOCK_THREADS * ITEMS_PER_THREAD
     base = tile_base.to(tl.int64)

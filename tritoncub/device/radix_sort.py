@@ -51,29 +51,43 @@ from ..thread.radix_traits import KEY_DTYPES, extract_digit, key_bits, to_ordere
 
 
 @triton.jit
-def _digit_lookback(status_ptr, tile, dig, tot, RADIX: tl.constexpr, FLAG_SHIFT: tl.constexpr):
+def _digit_lookback(status_ptr, tile, dig, kw, tot, RADIX: tl.constexpr, FLAG_SHIFT: tl.constexpr):
     """Decoupled look-back over per-digit status words; returns earlier tiles' count per digit.
 
     ``status_ptr`` points at ``[tiles, RADIX]`` words (int32 with ``FLAG_SHIFT=29``, int64 with
     61), zero before the pass. Word = ``flag << FLAG_SHIFT | count``; flag 1: this tile's count
-    (aggregate), 2: count of this tile and all before it (inclusive). ``dig``: the digit ids, ``tot``:
-    this tile's counts, both ``[RADIX]``. Builds no new tensors (usable with explicit layouts).
+    (aggregate), 2: count of this tile and all before it (inclusive). ``dig`` ``[RADIX]`` digit ids
+    and ``tot`` ``[RADIX]`` this tile's counts (same layout); ``kw`` ``[WINDOW]`` = 0..WINDOW-1 in
+    the layout whose ``[RADIX, WINDOW]`` parent slices to ``dig``'s (row = digit, a window of
+    predecessors per thread). Each step reads ``WINDOW`` predecessors of every digit at once: the
+    nearest inclusive word ends the digit's walk, aggregates before it are summed, and an
+    unpublished word (flag 0) makes the digit wait there. Builds no tensors (explicit layouts OK).
     """
     tv = tot.to(status_ptr.dtype.element_ty)
     zero = tv * 0
     ptrs = status_ptr + tile.to(tl.int64) * RADIX + dig
     first = tile == 0
     tl.atomic_xchg(ptrs, tv | tl.where(first, zero + (2 << FLAG_SHIFT), zero + (1 << FLAG_SHIFT)), sem="release")
+    WINDOW: tl.constexpr = kw.shape[0]
     excl = zero
-    j = (dig * 0 + tile - 1).to(tl.int64)
+    j = (dig * 0 + tile - 1).to(tl.int64)       # nearest predecessor not yet folded in
     done = (dig * 0 + tile) == 0
     todo = tl.sum((~done).to(tl.int32), 0)
     while todo > 0:
-        w = tl.load(status_ptr + j * RADIX + dig, mask=~done, other=0, volatile=True)
+        t2 = j[:, None] - kw[None, :]            # [RADIX, WINDOW]: j, j-1, ...
+        live = (~done)[:, None] & (t2 >= 0)
+        w = tl.load(status_ptr + t2 * RADIX + dig[:, None], mask=live, other=0, volatile=True)
+        # below tile 0 reads as an inclusive zero (never reached: tile 0 is inclusive)
+        w = tl.where((t2 < 0) & (~done)[:, None], (w * 0) + (2 << FLAG_SHIFT), w)
         flag = w >> FLAG_SHIFT
-        excl += tl.where(flag != 0, w & ((1 << FLAG_SHIFT) - 1), zero)
-        j = tl.where(flag == 1, j - 1, j)
-        done = done | (flag == 2)
+        kk = (t2 * 0 + kw[None, :]).to(tl.int32)
+        first_inc = tl.min(tl.where(flag == 2, kk, WINDOW), 1)
+        first_zero = tl.min(tl.where(flag == 0, kk, WINDOW), 1)
+        stop = tl.minimum(first_inc, first_zero)
+        take = (kk < stop[:, None]) | ((kk == first_inc[:, None]) & (first_inc < first_zero)[:, None])
+        excl += tl.sum(tl.where(take & live, w & ((1 << FLAG_SHIFT) - 1), w * 0), 1).to(excl.dtype)
+        done = done | (first_inc < first_zero)
+        j = j - stop.to(tl.int64)
         todo = tl.sum((~done).to(tl.int32), 0)
     if tile > 0:
         tl.atomic_xchg(ptrs, (excl + tv) | (zero + (2 << FLAG_SHIFT)), sem="release")
@@ -108,7 +122,8 @@ def _histogram_tl_kernel(keys_ptr, hist_ptr, n, begin_bit, end_bit, NUM_PLACES: 
 @triton.jit
 def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, digit_off_ptr,
                         n, shift, width, RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr,
-                        VALUE_MODE: tl.constexpr, FLAG_SHIFT: tl.constexpr, TILE: tl.constexpr):
+                        VALUE_MODE: tl.constexpr, FLAG_SHIFT: tl.constexpr, TILE: tl.constexpr,
+                        WINDOW: tl.constexpr):
     RADIX: tl.constexpr = 1 << RADIX_BITS
     tile = tl.atomic_add(counter_ptr, 1)
     base = tile.to(tl.int64) * TILE
@@ -119,7 +134,7 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
     d = extract_digit(to_ordered_bits(k, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
     ranks, excl, counts = block_radix_rank(d, RADIX_BITS, valid)
     dig = tl.arange(0, RADIX)
-    earlier = _digit_lookback(status_ptr, tile, dig, counts, RADIX, FLAG_SHIFT)
+    earlier = _digit_lookback(status_ptr, tile, dig, tl.arange(0, WINDOW), counts, RADIX, FLAG_SHIFT)
     # destination = digit offset + keys of the digit in earlier tiles + rank among the tile's
     # keys of the digit (= tile rank - tile's exclusive digit prefix)
     adj = tl.load(digit_off_ptr + dig) + earlier.to(tl.int64) - excl.to(tl.int64)
@@ -175,7 +190,8 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, 
 def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, digit_off_ptr,
                            n, shift, width, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                            VALUE_MODE: gl.constexpr, FLAG_SHIFT: gl.constexpr, WARPS: gl.constexpr,
-                           ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr):
+                           ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr, WINDOW: gl.constexpr,
+                           KEYS_IN_SMEM: gl.constexpr):
     """One onesweep pass over one tile (see the module doc).
 
     Shared words: [0, W*RADIX) per-warp counters, then tile bases, then (overlapping them) the
@@ -223,11 +239,17 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     gl.thread_barrier()
     pos = smem_load_words(word) + rank
     gl.thread_barrier()
-    smem_store_words(gl.where(valid, XOFF + pos, XTRASH), local)
+    if KEYS_IN_SMEM:   # 32-bit keys, no values: exchange the keys themselves
+        smem_store_words(gl.where(valid, XOFF + pos, XTRASH), k.to(gl.int32, bitcast=True))
+    else:              # exchange source indices; keys and values are gathered back (L1/L2 hits)
+        smem_store_words(gl.where(valid, XOFF + pos, XTRASH), local)
     # chain the tile's digit counts with the tiles before it
-    dig = gl.arange(0, RADIX, layout=LD)
-    earlier = _digit_lookback(status_ptr, tile, dig, tot, RADIX, FLAG_SHIFT)
-    adj = gl.load(digit_off_ptr + dig) + earlier.to(gl.int64) - texcl.to(gl.int64)
+    LW: gl.constexpr = gl.BlockedLayout([1, WINDOW], [32, 1], [WARPS, 1], [1, 0])
+    dig = gl.arange(0, RADIX, layout=gl.SliceLayout(1, LW))
+    kw = gl.arange(0, WINDOW, layout=gl.SliceLayout(0, LW))
+    earlier = _digit_lookback(status_ptr, tile, dig, kw, gl.convert_layout(tot, gl.SliceLayout(1, LW)),
+                              RADIX, FLAG_SHIFT)
+    adj = gl.convert_layout(gl.load(digit_off_ptr + dig) + earlier.to(gl.int64), LD) - texcl.to(gl.int64)
     smem.slice(ADJ // RADIX, 1, 0).store(gl.expand_dims(gl.convert_layout((adj & 0xFFFFFFFF).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     smem.slice(ADJ // RADIX + 1, 1, 0).store(gl.expand_dims(gl.convert_layout((adj >> 32).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     gl.thread_barrier()
@@ -238,7 +260,10 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         i = c * NT + gl.arange(0, NT, layout=LS)
         mi = base + i < n
         src = smem_load_words(XOFF + i)
-        k2 = gl.load(keys_in + base + src, mask=mi)
+        if KEYS_IN_SMEM:
+            k2 = src.to(keys_out.dtype.element_ty, bitcast=True)
+        else:
+            k2 = gl.load(keys_in + base + src, mask=mi)
         d2 = extract_digit(to_ordered_bits(k2, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
         lo = smem_load_words(ADJ + d2).to(gl.uint32).to(gl.int64)
         hi = smem_load_words(ADJ + RADIX + d2).to(gl.int64)
@@ -257,14 +282,14 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
 def _valid_policy(c: dict) -> bool:
     return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
             and c["ITEMS"] in (4, 8, 12, 16, 20, 24) and c["WARPS"] in (4, 8, 16)
-            and c["TL_TILE"] in (64, 128, 256, 512, 1024))
+            and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (1, 2, 4, 8, 16, 32))
 
 
 policy.register(
     "radix_sort",
     space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
-           "TL_TILE": [128, 256, 512], "MAXNREG": [0, 80], "num_warps": [4, 8, 16], "num_stages": [1]},
-    fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 0,
+           "TL_TILE": [128, 256, 512], "MAXNREG": [0, 80], "WINDOW": [8, 16, 32], "num_warps": [4, 8, 16], "num_stages": [1]},
+    fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 80, "WINDOW": 16,
               "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default",),
@@ -422,13 +447,14 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             _onesweep_gluon_kernel[(n_tiles,)](
                 src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
                 RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
-                WARPS=pol["WARPS"], ITEMS=pol["ITEMS"], SMEM_ROWS=rows, num_warps=pol["WARPS"],
+                WARPS=pol["WARPS"], ITEMS=pol["ITEMS"], SMEM_ROWS=rows, WINDOW=pol["WINDOW"],
+                KEYS_IN_SMEM=(vm == 0 and kin.element_size() == 4), num_warps=pol["WARPS"],
                 **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
         else:
             _onesweep_tl_kernel[(n_tiles,)](
                 src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
                 RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
-                TILE=tile, num_warps=4)
+                TILE=tile, WINDOW=pol["WINDOW"], num_warps=4)
         keys.selector ^= 1
         if values is not None:
             values.selector ^= 1

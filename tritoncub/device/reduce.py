@@ -330,7 +330,10 @@ def _valid(c: dict) -> bool:
     return 1 <= items_per_thread <= 64
 
 
-REDUCE_BUCKETS = tuple(f"{k}_{b}B" for k in ("sum", "minmax", "arg", "user") for b in (1, 2, 4, 8))
+REDUCE_BUCKETS = tuple(f"{k}_{c}{b}{sz}" for k in ("sum", "minmax", "arg", "user") for c in "fi"
+                       for b in (1, 2, 4, 8) for sz in ("", "_small"))
+#: at most this many items count as "small" (launch-bound sizes get their own tuning)
+SMALL_ITEMS = 1 << 22
 
 policy.register(
     "reduce",
@@ -349,15 +352,18 @@ policy.register(
     valid=_valid,
     buckets=REDUCE_BUCKETS + ("default",),
     # fewer lanes for the heavier (value, index) accumulators and the tree of user combines
-    bucket_fallbacks={**{f"arg_{b}B": {"BLOCK_ITEMS": 2048} for b in (1, 2, 4, 8)},
-                      **{f"user_{b}B": {"BLOCK_ITEMS": 1024, "num_warps": 4} for b in (1, 2, 4, 8)}},
+    bucket_fallbacks={**{b: {"BLOCK_ITEMS": 2048} for b in REDUCE_BUCKETS if b.startswith("arg")},
+                      **{b: {"BLOCK_ITEMS": 1024, "num_warps": 4} for b in REDUCE_BUCKETS if b.startswith("user")}},
     doc="DeviceReduce: tile size, grid size, grid mapping, load algorithm and cache modifiers; "
-        "bucket = reduction kind and item size",
+        "bucket = <kind>_<f|i><item bytes>[_small]: reduction kind (sum, minmax, arg, user), float or "
+        "integer items, item size, and _small for n <= 2^22 (launch-bound sizes)",
 )
 
 
-def reduce_bucket(kind: str, itemsize: int) -> str:
-    return f"{kind}_{itemsize if itemsize in (1, 2, 4, 8) else 8}B"
+def reduce_bucket(kind: str, dtype: torch.dtype, n: int) -> str:
+    """The policy bucket of a reduction: kind, float/int, item bytes, small (launch-bound) or not."""
+    size = dtype.itemsize if dtype.itemsize in (1, 2, 4, 8) else 8
+    return f"{kind}_{'f' if dtype.is_floating_point else 'i'}{size}{'_small' if n <= SMALL_ITEMS else ''}"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -420,13 +426,13 @@ def _flat(x: torch.Tensor) -> torch.Tensor:
 
 def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Sequence[torch.dtype], *,
             combine=None, transform=None, inits: Sequence[torch.Tensor] | None = None, ident=0,
-            bucket_itemsize: int | None = None, pol: policy.Policy | None = None) -> list[torch.Tensor]:
+            bucket_dtype: torch.dtype | None = None, pol: policy.Policy | None = None) -> list[torch.Tensor]:
     """Run the reduce kernel over 1-D contiguous ``xs`` (n >= 1 items); returns 1-element tensors."""
     x0 = xs[0]
     n = x0.numel()
     device = x0.device
     if pol is None:
-        pol = policy.select("reduce", device, reduce_bucket(kind, bucket_itemsize or x0.element_size()))
+        pol = policy.select("reduce", device, reduce_bucket(kind, bucket_dtype or x0.dtype, n))
         if interpreter_active():  # the CPU interpreter runs tl.reduce item by item: keep tiles small
             pol = policy.Policy(pol.op, {**pol.values, "BLOCK_ITEMS": INTERPRETER_TILE}, 4, 1, pol.source)
     tile = int(pol["BLOCK_ITEMS"])
@@ -573,7 +579,7 @@ def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
         flat = [_storage_view(_flat(t)) for t in xs]
         res = [r.reshape(()) for r in _launch("user", OP_CODES["user"], flat, dtypes, combine=combine_fn,
                                               transform=transform_fn, inits=init_t,
-                                              bucket_itemsize=_bi.max(d.itemsize for d in dtypes))]
+                                              bucket_dtype=dtypes[0])]
     return res[0] if k == 1 else tuple(res)
 
 
@@ -743,6 +749,8 @@ def _make_arg_op(name: str):
     @torch.library.custom_op(f"tritoncub::{name}", mutates_args=())
     def _op(x: torch.Tensor, dim: int | None = None, keepdim: bool = False) -> torch.Tensor:
         _check_op_input(x, name)
+        if x.dtype == torch.bool:
+            raise RuntimeError(f"{name}(): does not support bool input (as torch)")
         if dim is None:
             if x.numel() == 0:
                 raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")

@@ -28,7 +28,7 @@ for the same policy and GPU. The rows kernel is deterministic in both modes.
 """
 from __future__ import annotations
 
-import math
+import functools
 
 import torch
 import triton
@@ -36,8 +36,8 @@ import triton.language as tl
 
 from .. import policy
 from .._utils import check_tensor, cdiv, next_power_of_2
-from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, look_back,
-                              lookback_combine, packed_layout, publish, segmented_combine, tile_index)
+from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, bind_jit, look_back,
+                              lookback_reduce, packed_layout, publish, segmented_combine, tile_index)
 from ..block.scan import block_shift_right
 
 
@@ -124,24 +124,30 @@ def _combine(a0, a1, b0, b1, COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr):
     return c0, c1
 
 
-@triton.jit
-def _scan(x0, x1, AXIS: tl.constexpr, COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr):
+# Tile scan / reduce, bound per operator: compiled Triton cannot pass a function received as a
+# tl.constexpr on to tl.associative_scan / tl.reduce, so ``combine_fn`` is bound as a global.
+def _tile_scan_t(x0, x1, AXIS: tl.constexpr, NUM_VALUES: tl.constexpr):
     if NUM_VALUES == 1:
-        s0 = tl.associative_scan(x0, AXIS, COMBINE)
+        s0 = tl.associative_scan(x0, AXIS, combine_fn)  # noqa: F821
         s1 = s0
     else:
-        s0, s1 = tl.associative_scan((x0, x1), AXIS, COMBINE)
+        s0, s1 = tl.associative_scan((x0, x1), AXIS, combine_fn)  # noqa: F821
     return s0, s1
 
 
-@triton.jit
-def _reduce(x0, x1, AXIS: tl.constexpr, COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr):
+def _tile_reduce_t(x0, x1, AXIS: tl.constexpr, NUM_VALUES: tl.constexpr):
     if NUM_VALUES == 1:
-        r0 = tl.reduce(x0, AXIS, COMBINE)
+        r0 = tl.reduce(x0, AXIS, combine_fn)  # noqa: F821
         r1 = r0
     else:
-        r0, r1 = tl.reduce((x0, x1), AXIS, COMBINE)
+        r0, r1 = tl.reduce((x0, x1), AXIS, combine_fn)  # noqa: F821
     return r0, r1
+
+
+@functools.lru_cache(maxsize=None)
+def tile_ops(combine_fn):
+    """``(SCAN, REDUCE)``: ``@triton.jit`` tile scan and reduce with ``combine_fn`` bound in."""
+    return bind_jit(_tile_scan_t, combine_fn=combine_fn), bind_jit(_tile_reduce_t, combine_fn=combine_fn)
 
 
 @triton.jit
@@ -194,10 +200,11 @@ def _store_outputs(y0_ptr, y1_ptr, idx, valid, o0, o1, NUM_VALUES: tl.constexpr,
 
 @triton.jit
 def _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, AXIS: tl.constexpr, COMBINE: tl.constexpr,
+                 SCAN: tl.constexpr,
                  NUM_VALUES: tl.constexpr, EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, BY_KEY: tl.constexpr):
     """Scan a tile and seed it with the prefix ``p`` of earlier items (when ``has_prefix``) and the
     initial value (``HAS_INIT``); ``k`` is the item's position along ``AXIS`` in scan order."""
-    inc0, inc1 = _scan(x0, x1, AXIS, COMBINE, NUM_VALUES)
+    inc0, inc1 = SCAN(x0, x1, AXIS, NUM_VALUES)
     if HAS_INIT:
         s0 = tl.load(init0_ptr).to(x0.dtype)
         if BY_KEY:
@@ -245,7 +252,8 @@ def _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, AXIS: tl.c
 def _scan_single_pass_kernel(
         x0_ptr, x1_ptr, y0_ptr, y1_ptr, init0_ptr, init1_ptr, total0_ptr, total1_ptr,
         counter_ptr, status_ptr, plane_stride, row_len, stride_in, stride_out, tiles_per_row,
-        ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr, LB_COMBINE: tl.constexpr,
+        ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr, SCAN: tl.constexpr, REDUCE: tl.constexpr,
+        LB_REDUCE: tl.constexpr,
         NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
         EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
         DETERMINISTIC: tl.constexpr, PACKED: tl.constexpr,
@@ -270,11 +278,11 @@ def _scan_single_pass_kernel(
     #    end must not enter it, and a generic operator has no identity to pad with)
     if full:
         x0, x1 = _load_inputs(xin0, xin1, idx, pos, valid, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY, True, REVERSE)
-        a0, a1 = _reduce(x0, x1, 0, COMBINE, NUM_VALUES)
+        a0, a1 = REDUCE(x0, x1, 0, NUM_VALUES)
     else:
         x0, x1 = _load_inputs(xin0, xin1, idx, pos, valid, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY, False,
                               REVERSE)
-        s0, s1 = _scan(x0, x1, 0, COMBINE, NUM_VALUES)
+        s0, s1 = SCAN(x0, x1, 0, NUM_VALUES)
         a0, a1 = _extract((pos == row_len - 1).to(tl.int32), s0, s1, 0, NUM_VALUES)
     # 3. publish, look back, publish the inclusive prefix
     has_prefix = t > 0
@@ -284,7 +292,7 @@ def _scan_single_pass_kernel(
     i1 = a1
     if has_prefix:
         publish(status_ptr, plane_stride, tile, a0, a1, LOOKBACK_AGGREGATE, NUM_VALUES, PACKED)
-        p0, p1 = look_back(status_ptr, plane_stride, tile, first_tile, a0, a1, COMBINE, LB_COMBINE, NUM_VALUES,
+        p0, p1 = look_back(status_ptr, plane_stride, tile, first_tile, a0, a1, COMBINE, LB_REDUCE, NUM_VALUES,
                            LOOKBACK_WINDOW, DETERMINISTIC, PACKED)
         i0, i1 = _combine(p0, p1, a0, a1, COMBINE, NUM_VALUES)
     publish(status_ptr, plane_stride, tile, i0, i1, LOOKBACK_INCLUSIVE, NUM_VALUES, PACKED)
@@ -294,7 +302,7 @@ def _scan_single_pass_kernel(
             if NUM_VALUES == 2:
                 tl.store(total1_ptr + row, i1.to(total1_ptr.dtype.element_ty))
     # 4. scan the tile with the prefix and store
-    o0, o1, _, _ = _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, 0, COMBINE, NUM_VALUES,
+    o0, o1, _, _ = _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, 0, COMBINE, SCAN, NUM_VALUES,
                                 EXCLUSIVE, HAS_INIT, BY_KEY)
     yout0 = y0_ptr + row * stride_out
     yout1 = y1_ptr + row * stride_out
@@ -308,7 +316,7 @@ def _scan_single_pass_kernel(
 def _scan_rows_kernel(
         x0_ptr, x1_ptr, y0_ptr, y1_ptr, init0_ptr, init1_ptr, total0_ptr, total1_ptr,
         n_rows, row_len, stride_in, stride_out,
-        ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr,
+        ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr, SCAN: tl.constexpr, REDUCE: tl.constexpr,
         NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
         EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
@@ -322,7 +330,7 @@ def _scan_rows_kernel(
         col = c
     x0, x1 = _load_inputs(x0_ptr + r * stride_in, x1_ptr + r * stride_in, col, c, valid, ACC0, ACC1, NUM_VALUES,
                           X1_INDEX, BY_KEY, False, REVERSE)
-    o0, o1, inc0, inc1 = _finish_tile(x0, x1, x0, x1, False, init0_ptr, init1_ptr, c, 1, COMBINE, NUM_VALUES,
+    o0, o1, inc0, inc1 = _finish_tile(x0, x1, x0, x1, False, init0_ptr, init1_ptr, c, 1, COMBINE, SCAN, NUM_VALUES,
                                       EXCLUSIVE, HAS_INIT, BY_KEY)
     _store_outputs(y0_ptr + r * stride_out, y1_ptr + r * stride_out, col, valid, o0, o1, NUM_VALUES, STORE0, False)
     if WRITE_TOTAL:
@@ -345,7 +353,7 @@ def _valid(cfg: dict) -> bool:
 
 SCAN_POLICY = policy.register(
     "scan",
-    space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [16, 32, 64],
+    space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [16, 32, 64, 128],
            "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 32, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
               "num_warps": 8, "num_stages": 1},
@@ -454,7 +462,8 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     t1 = tot_rows[1] if (tot_rows is not None and num_values == 2) else t0
     bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1])
     pol = policy.select("scan", device, bucket)
-    common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, NUM_VALUES=num_values,
+    scan_fn, reduce_fn = tile_ops(combine_fn)
+    common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, SCAN=scan_fn, REDUCE=reduce_fn, NUM_VALUES=num_values,
                   X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
                   HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
     if row_len <= pol["ROWS_MAX_LEN"]:
@@ -475,7 +484,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
         _scan_single_pass_kernel[(num_tiles,)](
             in0, in1, out0_t, out1_t, i0, i1, t0, t1, counter, status, plane_stride, row_len,
             in0.stride(0), out0_t.stride(0), tiles_per_row,
-            LB_COMBINE=lookback_combine(combine_fn, num_values), DETERMINISTIC=deterministic, PACKED=packed,
+            LB_REDUCE=lookback_reduce(combine_fn, num_values), DETERMINISTIC=deterministic, PACKED=packed,
             **common, **pol.launch_kwargs())
     if not last:
         for o, ro in zip(outs, rows_out):

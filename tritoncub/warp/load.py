@@ -66,7 +66,7 @@ def warp_indices(WARPS: tl.constexpr, LOGICAL_WARP_THREADS: tl.constexpr, ITEMS_
 @triton.jit
 def warp_load(ptr, base, num_items, WARPS: tl.constexpr, LOGICAL_WARP_THREADS: tl.constexpr,
               ITEMS_PER_THREAD: tl.constexpr, ALGORITHM: tl.constexpr = WARP_LOAD_DIRECT,
-              CACHE_MODIFIER: tl.constexpr = "", EVICTION: tl.constexpr = "", other=0):
+              CACHE_MODIFIER: tl.constexpr = tl.constexpr(""), EVICTION: tl.constexpr = tl.constexpr(""), other=0):
     """Load ``WARPS`` consecutive warp segments starting at item ``base`` as a
     ``[WARPS, LANES, ITEMS_PER_THREAD]`` tile in the arrangement of ``ALGORITHM`` (see the module doc).
     Items at positions ``>= num_items`` and padding lanes hold ``other``."""

@@ -27,7 +27,7 @@ WARP_STORE_ALGORITHMS = {"direct": 0, "striped": 1, "vectorize": 2, "transpose":
 @triton.jit
 def warp_store(ptr, base, num_items, tile, WARPS: tl.constexpr, LOGICAL_WARP_THREADS: tl.constexpr,
                ITEMS_PER_THREAD: tl.constexpr, ALGORITHM: tl.constexpr = WARP_STORE_DIRECT,
-               CACHE_MODIFIER: tl.constexpr = "", EVICTION: tl.constexpr = ""):
+               CACHE_MODIFIER: tl.constexpr = tl.constexpr(""), EVICTION: tl.constexpr = tl.constexpr("")):
     """Store a ``[WARPS, LANES, ITEMS_PER_THREAD]`` warp tile given in the arrangement of ``ALGORITHM``."""
     SEGMENT: tl.constexpr = LOGICAL_WARP_THREADS * ITEMS_PER_THREAD
     start = tl.cast(base, tl.int64)
