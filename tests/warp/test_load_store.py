@@ -104,3 +104,17 @@ def test_warp_load_store_all_algorithms(dtype, cfg):
     expect_s = flat[:, :, item]
     np.testing.assert_array_equal(xc[:, 0][lane_ok], expect_s[lane_ok])
     np.testing.assert_array_equal(xc[:, 1][lane_ok], rawn[lane_ok])
+
+
+def test_warp_vectorize_emits_16_byte_loads_in_ptx():
+    """WARP_LOAD_VECTORIZE gives each lane one ld.global.v4.b32 for fp32 (also with a non-power-of-two
+    logical warp); DIRECT with an arbitrary item count issues 4-byte loads."""
+    from tests.block.test_load_store import _ptx_rows
+
+    rows, failures = _ptx_rows("warp")
+    assert failures == []
+    for lwt, nw in ((32, 4), (8, 1), (24, 4)):
+        vec = rows[f"vectorize fp32 WARPS=4 LWT={lwt} IPT=4 n%16!=0 num_warps={nw}"]["ops"]
+        direct = rows[f"direct fp32 WARPS=4 LWT={lwt} IPT=4 n%16!=0 num_warps={nw}"]["ops"]
+        assert vec.get("ld.global.v4.b32", 0) >= 1 and vec.get("st.global.v4.b32", 0) >= 1, vec
+        assert not any(".v" in op for op in direct), direct
