@@ -1,0 +1,436 @@
+"""DeviceReduce (tritoncub.device.reduce) and its torch operators, against torch."""
+import itertools
+import math
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import tritoncub  # noqa: F401  (registers the ops)
+from tritoncub import policy
+from tritoncub.device import reduce as R
+from tests.helpers import DEVICE, assert_close, assert_equal, edge_sizes, make_data
+
+GPU = DEVICE == "cuda"
+TILE = 64
+DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+          torch.float16, torch.bfloat16, torch.float32, torch.float64]
+
+
+def small_policy(**kw):
+    vals = {"BLOCK_ITEMS": TILE, "PROGRAMS_PER_SM": 1, "GRID_MAPPING": "rake", "LOAD": "vectorize",
+            "CACHE_MODIFIER": "", "EVICTION": ""}
+    vals.update(kw)
+    nw = vals.pop("num_warps", 2)
+    ns = vals.pop("num_stages", 1)
+    return policy.Policy("reduce", vals, nw, ns, "test")
+
+
+def run_sum(x, pol=None):
+    acc = R.acc_dtype(x.dtype)
+    (r,) = R._launch("sum", 0, [R._storage_view(x.reshape(-1))], [acc], ident=0, pol=pol)
+    return r.reshape(()).to(R.sum_dtype(x.dtype))
+
+
+def run_minmax(x, op, pol=None):
+    xs = R._storage_view(x.reshape(-1))
+    (r,) = R._launch("minmax", R.OP_CODES[op], [xs], [xs.dtype], ident=R.identity(op, xs.dtype), pol=pol)
+    r = r.reshape(())
+    return r.view(torch.bool) if x.dtype == torch.bool else r
+
+
+def run_arg(x, op, pol=None):
+    xs = R._storage_view(x.reshape(-1))
+    _, i = R._launch("arg", R.OP_CODES[op], [xs], [xs.dtype, torch.int64], ident=R.identity(op, xs.dtype),
+                     pol=pol)
+    return i.reshape(())
+
+
+def ref_sum(x):
+    if x.dtype.is_floating_point:
+        return x.double().sum().to(x.dtype)
+    return x.sum()
+
+
+SIZES = [s for s in edge_sizes(TILE) if s] + [5 * TILE]   # 5 full tiles over 4 programs: q=1, r=1
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_sum_dtypes_sizes(dtype, n):
+    x = make_data("random", n, dtype)
+    out = run_sum(x, small_policy())
+    ref = ref_sum(x)
+    if dtype.is_floating_point:
+        tol = 2e-2 if dtype in (torch.float16, torch.bfloat16) else 1e-5
+        assert_close(out, ref, rtol=tol, atol=tol * 10)
+    else:
+        assert_equal(out, ref)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.float16, torch.bool, torch.uint8, torch.int64])
+@pytest.mark.parametrize("kind", ["special", "equal", "sorted", "reversed", "few_unique"])
+@pytest.mark.parametrize("op", ["min", "max", "argmin", "argmax"])
+def test_minmax_arg_adversarial(dtype, kind, op):
+    n = 3 * TILE + 7
+    x = make_data(kind, n, dtype)
+    if op in ("min", "max"):
+        out = run_minmax(x, op, small_policy())
+        ref = torch.amin(x) if op == "min" else torch.amax(x)
+        assert_equal(out, ref)
+    else:
+        out = run_arg(x, op, small_policy())
+        xr = x.to(torch.uint8) if dtype == torch.bool else x   # torch has no bool argmin
+        ref = torch.argmin(xr) if op == "argmin" else torch.argmax(xr)
+        assert_equal(out, ref)
+
+
+@pytest.mark.parametrize("where", [0, TILE - 1, TILE, 3 * TILE + 1, 4 * TILE + 3])
+def test_nan_positions(where):
+    n = 4 * TILE + 5
+    x = torch.randn(n, device=DEVICE)
+    x[where] = math.nan
+    x[(where + 7) % n] = math.nan
+    assert_equal(run_minmax(x, "max", small_policy()), torch.amax(x))
+    assert_equal(run_minmax(x, "min", small_policy()), torch.amin(x))
+    assert_equal(run_arg(x, "argmax", small_policy()), torch.argmax(x))
+    assert_equal(run_arg(x, "argmin", small_policy()), torch.argmin(x))
+    assert math.isnan(float(run_sum(x, small_policy())))
+
+
+def test_arg_ties_first_index():
+    x = torch.zeros(6 * TILE + 3, device=DEVICE)
+    x[[5, TILE + 5, 3 * TILE, 6 * TILE + 1]] = 4.0
+    x[[7, 2 * TILE + 9]] = -4.0
+    assert int(run_arg(x, "argmax", small_policy())) == 5
+    assert int(run_arg(x, "argmin", small_policy())) == 7
+    y = torch.full((5 * TILE,), -math.inf, device=DEVICE)
+    assert int(run_arg(y, "argmax", small_policy())) == 0
+    assert int(run_arg(-y, "argmin", small_policy())) == 0
+
+
+CONFIGS = [dict(GRID_MAPPING=m, LOAD=ld, CACHE_MODIFIER=c, EVICTION=e, num_stages=s, PROGRAMS_PER_SM=p)
+           for m, ld, c, e, s, p in itertools.product(["rake", "strip_mine"], ["vectorize", "direct"], ["", ".cg"],
+                                                      ["", "evict_first"], [1, 3], [1, 2])]
+CONFIGS = CONFIGS[::5]  # a representative sample of the space's launch-relevant values
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_policy_configs(cfg):
+    n = 11 * TILE + 13   # 11 full tiles over 4 or 8 programs: uneven shares
+    x = make_data("random", n, torch.float32)
+    pol = small_policy(**cfg)
+    assert_close(run_sum(x, pol), ref_sum(x), rtol=1e-5, atol=1e-3)
+    assert_equal(run_arg(x, "argmax", pol), torch.argmax(x))
+    assert_equal(run_minmax(x, "min", pol), torch.amin(x))
+
+
+@pytest.mark.parametrize("block", [32, 128, 256])
+def test_tile_sizes(block):
+    n = 9 * block + 1
+    x = make_data("special", n, torch.float32)
+    x = torch.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0)
+    pol = small_policy(BLOCK_ITEMS=block)
+    assert_close(run_sum(x, pol), ref_sum(x), rtol=1e-5, atol=1e-3)
+    assert_equal(run_arg(x, "argmin", pol), torch.argmin(x))
+
+
+def test_every_registered_policy_bucket_launches():
+    # the built-in policy (fallback under the interpreter, tuned file on a GPU) for each bucket kind
+    x = make_data("random", 1000, torch.float32)
+    assert_close(R.sum(x), ref_sum(x), rtol=1e-5, atol=1e-3)
+    assert_equal(R.max(x), torch.amax(x))
+    assert_equal(R.argmin(x)[1], torch.argmin(x))
+    for b in R.REDUCE_BUCKETS:
+        p = policy.select("reduce", None if not GPU else x.device, b)
+        assert R._valid(p.as_dict())
+
+
+def test_device_api_results():
+    x = make_data("random", 300, torch.float16)
+    s = R.sum(x)
+    assert s.dtype == torch.float16 and s.shape == ()
+    assert_close(s, x.double().sum().half(), rtol=1e-2, atol=1e-1)
+    assert R.sum(x, dtype=torch.float32).dtype == torch.float32
+    xi = make_data("random", 300, torch.int32)
+    assert_equal(R.sum(xi), xi.sum())
+    assert_equal(R.sum(xi, dtype=torch.int32), xi.sum(dtype=torch.int32))
+    xb = make_data("random", 300, torch.bool)
+    assert_equal(R.sum(xb), xb.sum())
+    assert_equal(R.max(xb), xb.amax())
+    v, i = R.argmax(xi)
+    assert_equal(i, torch.argmax(xi))
+    assert int(v) == int(xi.max())
+    assert_equal(R.sum(torch.empty(0, device=DEVICE)), torch.tensor(0.0, device=DEVICE))
+    with pytest.raises(ValueError, match="empty"):
+        R.min(torch.empty(0, device=DEVICE))
+    with pytest.raises(ValueError, match="empty"):
+        R.argmax(torch.empty(0, device=DEVICE))
+
+
+def test_int_sum_no_overflow():
+    x = torch.full((2 * TILE + 5,), 2**31 - 1, dtype=torch.int32, device=DEVICE)
+    assert_equal(run_sum(x, small_policy()), x.sum())
+    y = torch.full((300,), 2**62, dtype=torch.int64, device=DEVICE)   # wraps like torch
+    assert_equal(R.sum(y), y.sum())
+
+
+def test_non_contiguous_input():
+    x = make_data("random", 40 * 10, torch.float32).reshape(40, 10).t()
+    assert_close(R.sum(x), x.double().sum().float(), rtol=1e-5, atol=1e-3)
+    assert_equal(R.argmax(x)[1], torch.argmax(x))
+
+
+def test_deterministic():
+    x = make_data("random", 7 * TILE + 3, torch.float32) * 1e3
+    a = [run_sum(x, small_policy(PROGRAMS_PER_SM=2)) for _ in range(3)]
+    assert all(torch.equal(a[0], b) for b in a)
+
+
+# ---- user combine functions ----
+
+@triton.jit
+def add_fn(a, b):
+    return a + b
+
+
+@triton.jit
+def mul_fn(a, b):
+    return a * b
+
+
+@triton.jit
+def square_fn(x):
+    return x * x
+
+
+@triton.jit
+def argmax_pair(a, ai, b, bi):
+    take = (a > b) | ((a == b) & (ai < bi))
+    return tl.where(take, a, b), tl.where(take, ai, bi)
+
+
+@triton.jit
+def minmax_pair(amin, amax, bmin, bmax):
+    return tl.minimum(amin, bmin), tl.maximum(amax, bmax)
+
+
+@triton.jit
+def dup_fn(x):
+    return x, x
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 127, 128, 129, 1000])
+def test_user_reduce_init_applied_once(n):
+    x = make_data("random", n, torch.float64)
+    out = R.reduce(x, add_fn, 10.0)
+    assert out.dtype == torch.float64
+    assert_close(out, x.sum() + 10.0, rtol=1e-10, atol=1e-9)
+    xi = make_data("random", n, torch.int64) % 7
+    assert_equal(R.reduce(xi, add_fn, 3), xi.sum() + 3)
+
+
+def test_user_reduce_product_and_half_accumulator():
+    x = torch.full((300,), 1.001, dtype=torch.float16, device=DEVICE)
+    out = R.reduce(x, mul_fn, 1.0)
+    assert out.dtype == torch.float32
+    assert_close(out, x.float().prod(), rtol=1e-2)
+
+
+def test_user_reduce_tuples():
+    x = make_data("random", 777, torch.float32)
+    idx = torch.arange(777, device=DEVICE)
+    v, i = R.reduce((x, idx), argmax_pair, (-math.inf, 0))
+    assert_equal(i, torch.argmax(x))
+    assert_equal(v, torch.amax(x))
+    mn, mx = R.transform_reduce(x, dup_fn, minmax_pair, (math.inf, -math.inf), dtype=(torch.float32, torch.float32))
+    assert_equal(mn, torch.amin(x))
+    assert_equal(mx, torch.amax(x))
+
+
+def test_transform_reduce_sum_of_squares():
+    x = make_data("random", 555, torch.float32)
+    out = R.transform_reduce(x, square_fn, add_fn, 0.0)
+    assert_close(out, (x.double() ** 2).sum().float(), rtol=1e-5)
+
+
+def test_user_reduce_errors():
+    x = make_data("random", 10, torch.float32)
+    with pytest.raises(ValueError, match="differ in size"):
+        R.reduce((x, x[:5]), argmax_pair, (0.0, 0))
+    with pytest.raises(ValueError, match="operand"):
+        R.reduce(x, add_fn, (0.0, 0.0))
+
+
+def test_bad_dtype():
+    if not hasattr(torch, "uint16"):
+        pytest.skip("no uint16")
+    x = torch.zeros(4, dtype=torch.uint16, device=DEVICE)
+    with pytest.raises(TypeError, match="supported dtypes are"):
+        R.sum(x)
+    with pytest.raises(TypeError, match="supported dtypes are"):
+        torch.ops.tritoncub.amax(x)
+    with pytest.raises(TypeError):
+        R.sum([1, 2, 3])
+
+
+def test_cpu_tensor_without_interpreter(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    with pytest.raises(ValueError, match="CPU tensor"):
+        R.sum(torch.ones(3))
+
+
+# ---- torch operators ----
+
+SHAPES_DIMS = [((5, 7), None), ((5, 7), [1]), ((5, 7), [0]), ((3, 4, 5), [0, 2]), ((3, 4, 5), [-1, 0]),
+               ((3, 4, 5), [1]), ((2, 3, 4, 5), [1, 3]), ((6,), [0]), ((3, 4), []), ((), None), ((0, 3), [1]),
+               ((4, 0), [1])]
+
+
+@pytest.mark.parametrize("shape,dim", SHAPES_DIMS)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_sum_op(shape, dim, keepdim):
+    x = torch.randn(shape, device=DEVICE)
+    out = torch.ops.tritoncub.sum(x, dim, keepdim)
+    ref = torch.sum(x, dim=dim if dim is not None else (), keepdim=keepdim) if dim is not None else \
+        (torch.sum(x) if not keepdim else torch.sum(x, dim=tuple(range(x.dim())), keepdim=True))
+    assert_close(out, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_sum_op_dtypes():
+    x = make_data("random", 60, torch.int16).reshape(6, 10)
+    assert_equal(torch.ops.tritoncub.sum(x, [1]), x.sum(1))
+    assert_equal(torch.ops.tritoncub.sum(x, [1], dtype=torch.int16), x.sum(1, dtype=torch.int16))
+    h = make_data("random", 60, torch.bfloat16).reshape(6, 10)
+    out = torch.ops.tritoncub.sum(h, [0], dtype=torch.float32)
+    assert out.dtype == torch.float32
+    assert_close(out, h.float().sum(0), rtol=1e-5, atol=1e-4)
+    b = make_data("random", 60, torch.bool).reshape(3, 20)
+    assert_equal(torch.ops.tritoncub.sum(b, [1]), b.sum(1))
+
+
+@pytest.mark.parametrize("shape,dim", [s for s in SHAPES_DIMS if 0 not in s[0] and s[0] != ()])
+@pytest.mark.parametrize("op", ["amax", "amin"])
+def test_amax_amin_op(shape, dim, op):
+    x = make_data("special", math.prod(shape), torch.float32).reshape(shape)
+    out = getattr(torch.ops.tritoncub, op)(x, dim, True)
+    ref = getattr(torch, op)(x, dim=dim if dim is not None else (), keepdim=True)
+    assert_equal(out, ref)
+
+
+@pytest.mark.parametrize("shape,dim", [((5, 7), None), ((5, 7), 1), ((5, 7), 0), ((3, 4, 5), -2), ((6,), 0),
+                                       ((), None), ((), 0)])
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_arg_op(shape, dim, op, keepdim):
+    x = make_data("few_unique", max(math.prod(shape), 1), torch.float32)[:math.prod(shape)].reshape(shape)
+    if x.numel() > 3:
+        x.view(-1)[2] = math.nan
+    out = getattr(torch.ops.tritoncub, op)(x, dim, keepdim)
+    ref = getattr(torch, op)(x, dim=dim, keepdim=keepdim)
+    assert_equal(out, ref)
+
+
+def test_ops_non_contiguous():
+    x = torch.randn(6, 8, 5, device=DEVICE).permute(2, 0, 1)[:, ::2]
+    assert_close(torch.ops.tritoncub.sum(x, [1]), x.sum(1), rtol=1e-5, atol=1e-5)
+    assert_equal(torch.ops.tritoncub.amax(x, [0, 2]), x.amax((0, 2)))
+    assert_equal(torch.ops.tritoncub.argmin(x, 2), x.argmin(2))
+
+
+def test_empty_ops():
+    e = torch.empty(0, 4, device=DEVICE)
+    assert_equal(torch.ops.tritoncub.sum(e, [0]), e.sum(0))
+    assert_equal(torch.ops.tritoncub.amax(e, [1]), e.amax(1))
+    with pytest.raises(IndexError):
+        torch.ops.tritoncub.amax(e, [0])
+    with pytest.raises(RuntimeError):
+        torch.ops.tritoncub.argmax(torch.empty(0, device=DEVICE))
+
+
+def test_autograd():
+    x = torch.randn(4, 6, device=DEVICE, requires_grad=True)
+    y = x.detach().clone().requires_grad_(True)
+    (torch.ops.tritoncub.sum(x, [1]) * torch.arange(4.0, device=DEVICE)).sum().backward()
+    (y.sum(1) * torch.arange(4.0, device=DEVICE)).sum().backward()
+    assert_close(x.grad, y.grad)
+    # ties share the gradient evenly, as torch
+    base = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 2.0]], device=DEVICE)
+    for op in ("amax", "amin"):
+        a = base.clone().requires_grad_(True)
+        b = base.clone().requires_grad_(True)
+        getattr(torch.ops.tritoncub, op)(a, [1]).sum().backward()
+        getattr(torch, op)(b, 1).sum().backward()
+        assert_close(a.grad, b.grad)
+        a.grad = None
+        b.grad = None
+        getattr(torch.ops.tritoncub, op)(a, None).backward()
+        getattr(torch, op)(b).backward()
+        assert_close(a.grad, b.grad)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("sum", (torch.randn(3, 5), [1], False, None)), ("sum", (torch.randn(3, 5), None, True, torch.float64)),
+    ("amax", (torch.randn(3, 5), [0], False)), ("amin", (torch.randn(3, 5), None, True)),
+    ("argmax", (torch.randn(3, 5), 1, False)), ("argmin", (torch.randn(3, 5), None, False)),
+])
+def test_opcheck(name, args):
+    args = tuple(a.to(DEVICE) if isinstance(a, torch.Tensor) else a for a in args)
+    if name in ("sum", "amax", "amin"):
+        args = (args[0].requires_grad_(True),) + args[1:]
+    torch.library.opcheck(getattr(torch.ops.tritoncub, name).default, args)
+
+
+def test_torch_compile_fullgraph():
+    def f(x):
+        return torch.ops.tritoncub.sum(x, [1]) + torch.ops.tritoncub.amax(x, [1]) + \
+            torch.ops.tritoncub.argmax(x, 1).float()
+    x = torch.randn(3, 8, device=DEVICE)
+    cf = torch.compile(f, fullgraph=True, backend="eager" if not GPU else "inductor")
+    assert_close(cf(x), x.sum(1) + x.amax(1) + x.argmax(1).float(), rtol=1e-5, atol=1e-5)
+
+
+# ---- GPU: large sizes ----
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32, torch.float64])
+def test_gpu_large_sum(dtype):
+    n = (1 << 24) + 12345
+    x = make_data("random", n, dtype)
+    out = R.sum(x)
+    ref = x.double().sum() if dtype.is_floating_point else x.sum()
+    if dtype.is_floating_point:
+        assert_close(out.double(), ref, rtol=1e-4 if dtype != torch.bfloat16 else 1e-2, atol=1.0)
+    else:
+        assert_equal(out, ref)
+
+
+@pytest.mark.gpu
+def test_gpu_deterministic_and_large_arg():
+    n = (1 << 26) + 7
+    x = torch.randn(n, device="cuda") * 1e4
+    a = R.sum(x)
+    for _ in range(5):
+        assert torch.equal(R.sum(x), a)
+    x[n - 3] = 1e9
+    x[1234567] = 1e9
+    assert int(R.argmax(x)[1]) == 1234567
+    x[99] = math.nan
+    assert int(R.argmax(x)[1]) == 99 and int(R.argmin(x)[1]) == 99
+
+
+@pytest.mark.gpu
+def test_gpu_many_streams_counter():
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    x = torch.randn(1 << 22, device="cuda")
+    ref = R.sum(x)
+    outs = []
+    torch.cuda.synchronize()
+    for _ in range(10):
+        with torch.cuda.stream(s1):
+            outs.append(R.sum(x))
+        with torch.cuda.stream(s2):
+            outs.append(R.sum(x))
+    torch.cuda.synchronize()
+    assert all(torch.equal(o, ref) for o in outs)

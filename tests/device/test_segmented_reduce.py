@@ -1,0 +1,210 @@
+"""DeviceSegmentedReduce (tritoncub.device.segmented_reduce) and tritoncub::segment_reduce, against torch."""
+import math
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import tritoncub  # noqa: F401
+from tritoncub import policy
+from tritoncub.device import segmented_reduce as S
+from tests.helpers import DEVICE, assert_close, assert_equal, make_data
+
+GPU = DEVICE == "cuda"
+
+
+def pol(rows, block, split=0, nw=2):
+    return policy.Policy("segmented_reduce", {"ROWS": rows, "BLOCK": block, "SPLIT_CHUNK": split,
+                                              "CACHE_MODIFIER": ""}, nw, 1, "test")
+
+
+# strategies: many rows per program (short), one row per program looping (medium), split (long)
+STRATEGIES = {"short": pol(8, 16), "medium": pol(1, 32), "long": pol(1, 32, split=64)}
+
+
+def ref_rows(x, op):
+    if op == "sum":
+        return x.double().sum(1).to(x.dtype) if x.dtype.is_floating_point else x.sum(1)
+    if op == "mean":
+        return x.double().mean(1).to(x.dtype)
+    if op == "min":
+        return x.amin(1)
+    if op == "max":
+        return x.amax(1)
+    xr = x.to(torch.uint8) if x.dtype == torch.bool else x
+    return (xr.argmin(1) if op == "argmin" else xr.argmax(1))
+
+
+def check(out, ref, op, dtype):
+    if op in ("sum", "mean") and dtype.is_floating_point:
+        tol = 2e-2 if dtype in (torch.float16, torch.bfloat16) else 1e-5
+        assert_close(out, ref, rtol=tol, atol=tol * 10)
+    else:
+        assert_equal(out, ref)
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+@pytest.mark.parametrize("op", ["sum", "min", "max", "argmin", "argmax", "mean"])
+@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (9, 100), (3, 257)])
+def test_rows(strategy, op, shape):
+    x = make_data("special", shape[0] * shape[1], torch.float32).reshape(shape)
+    if op == "mean":
+        x = torch.nan_to_num(x, posinf=1.0, neginf=-1.0)
+    out = S.reduce_rows(x, op, pol=STRATEGIES[strategy])
+    if op in ("argmin", "argmax"):
+        out = out[1]
+    check(out, ref_rows(x, op), op, x.dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int32, torch.int64, torch.float16,
+                                   torch.bfloat16, torch.float64])
+@pytest.mark.parametrize("op", ["sum", "max", "argmin"])
+def test_rows_dtypes(dtype, op):
+    x = make_data("random", 6 * 45, dtype).reshape(6, 45)
+    out = S.reduce_rows(x, op, pol=STRATEGIES["medium"])
+    if op == "argmin":
+        out = out[1]
+    if op == "sum" and not dtype.is_floating_point:
+        assert out.dtype == torch.int64
+    check(out, ref_rows(x, op), op, dtype)
+
+
+def test_rows_default_policy_and_non_contiguous():
+    x = make_data("random", 20 * 30, torch.float32).reshape(20, 30).t()
+    assert_close(S.reduce_rows(x, "sum"), x.double().sum(1).float(), rtol=1e-5, atol=1e-4)
+    assert_equal(S.reduce_rows(x, "argmax")[1], x.argmax(1))
+
+
+def random_offsets(num_segments, max_len, empty_every=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    lens = torch.randint(0, max_len + 1, (num_segments,), generator=g)
+    lens[::empty_every] = 0
+    offs = torch.zeros(num_segments + 1, dtype=torch.int64)
+    offs[1:] = torch.cumsum(lens, 0)
+    return offs
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+@pytest.mark.parametrize("op", ["sum", "min", "max", "mean", "argmax"])
+def test_offsets_vs_loop(strategy, op):
+    offs = random_offsets(13, 150, seed=3)
+    x = make_data("random", int(offs[-1]), torch.float32)
+    out = S.segmented_reduce(x, offs.to(DEVICE), None, op, pol=STRATEGIES[strategy])
+    for i in range(13):
+        seg = x[offs[i]:offs[i + 1]]
+        if op == "argmax":
+            v, j = out
+            if seg.numel() == 0:
+                assert int(j[i]) == -1
+            else:
+                assert int(j[i]) == int(seg.argmax()), i
+                assert float(v[i]) == float(seg.max())
+            continue
+        if seg.numel() == 0:
+            ref = {"sum": 0.0, "min": math.inf, "max": -math.inf, "mean": math.nan}[op]
+        else:
+            ref = float({"sum": seg.double().sum, "min": seg.min, "max": seg.max, "mean": seg.double().mean}[op]())
+        got = float(out[i])
+        if math.isnan(ref):
+            assert math.isnan(got)
+        else:
+            assert math.isclose(got, ref, rel_tol=1e-5, abs_tol=1e-4), (i, got, ref)
+
+
+def test_begin_end_offsets_cub_style():
+    # gaps between segments, overlapping segments, an inverted (empty) one
+    x = make_data("random", 100, torch.int32)
+    begins = torch.tensor([0, 10, 50, 40, 90, 7], device=DEVICE)
+    ends = torch.tensor([5, 10, 100, 60, 80, 9], device=DEVICE)
+    out = S.segmented_reduce(x, begins, ends, "sum")
+    ref = torch.stack([x[b:e].sum() if e > b else torch.zeros((), dtype=torch.int64, device=DEVICE)
+                       for b, e in zip(begins.tolist(), ends.tolist())])
+    assert_equal(out, ref)
+    mn = S.segmented_reduce(x, begins.to(torch.int32), ends.to(torch.int32), "min")
+    assert int(mn[1]) == torch.iinfo(torch.int32).max   # empty: the identity
+    assert int(mn[0]) == int(x[0:5].min())
+
+
+def test_zero_segments_and_empty_input():
+    offs = torch.zeros(1, dtype=torch.int64, device=DEVICE)
+    assert S.segmented_reduce(torch.empty(0, device=DEVICE), offs, None, "sum").shape == (0,)
+    offs = torch.zeros(4, dtype=torch.int64, device=DEVICE)
+    assert_equal(S.segmented_reduce(torch.empty(0, device=DEVICE), offs, None, "sum"),
+                 torch.zeros(3, device=DEVICE))
+
+
+@triton.jit
+def max_fn(a, b):
+    return tl.maximum(a, b)
+
+
+def test_user_combine():
+    offs = random_offsets(7, 60, seed=5).to(DEVICE)
+    x = make_data("random", int(offs[-1]), torch.float32)
+    out = S.segmented_reduce(x, offs, None, "user", combine_fn=max_fn, init=-math.inf)
+    ref = S.segmented_reduce(x, offs, None, "max")
+    assert_equal(out, ref)
+    rows = S.reduce_rows(x[:60].reshape(4, 15), "user", combine_fn=max_fn, init=-math.inf, pol=STRATEGIES["short"])
+    assert_equal(rows, x[:60].reshape(4, 15).amax(1))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "max", "min", "mean"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
+def test_segment_reduce_op(reduce, dtype):
+    offs = random_offsets(9, 40, seed=11).to(DEVICE)
+    x = make_data("random", int(offs[-1]), dtype)
+    out = torch.ops.tritoncub.segment_reduce(x, offs, reduce)
+    ref = torch.segment_reduce(x, reduce, offsets=offs)
+    assert out.dtype == ref.dtype
+    assert_close(out, ref, rtol=1e-2 if dtype == torch.float16 else 1e-5, atol=1e-2 if dtype == torch.float16 else 1e-5)
+
+
+def test_segment_reduce_opcheck_and_compile():
+    offs = torch.tensor([0, 3, 3, 10], device=DEVICE)
+    x = torch.randn(10, device=DEVICE)
+    torch.library.opcheck(torch.ops.tritoncub.segment_reduce.default, (x, offs, "sum"))
+    f = torch.compile(lambda a: torch.ops.tritoncub.segment_reduce(a, offs, "max") * 2, fullgraph=True,
+                      backend="eager" if not GPU else "inductor")
+    assert_close(f(x), torch.segment_reduce(x, "max", offsets=offs) * 2)
+
+
+def test_errors():
+    x = torch.randn(10, device=DEVICE)
+    offs = torch.tensor([0, 5, 10], device=DEVICE)
+    with pytest.raises(ValueError, match="unknown op"):
+        S.segmented_reduce(x, offs, None, "median")
+    with pytest.raises(TypeError, match="begin_offsets"):
+        S.segmented_reduce(x, offs.float(), None, "sum")
+    with pytest.raises(ValueError, match="out of range"):
+        S.segmented_reduce(x, torch.tensor([0, 5, 11], device=DEVICE), None, "sum", validate=True)
+    with pytest.raises(ValueError, match="monotone"):
+        S.segmented_reduce(x, torch.tensor([0, 6, 5, 10], device=DEVICE), None, "sum", validate=True)
+    with pytest.raises(ValueError, match="reduce must be"):
+        torch.ops.tritoncub.segment_reduce(x, offs, "median")
+    with pytest.raises(TypeError, match="float"):
+        torch.ops.tritoncub.segment_reduce(x.to(torch.int32), offs, "sum")
+    with pytest.raises(ValueError, match="differ in shape"):
+        S.segmented_reduce(x, offs, offs[:2], "sum")
+    with pytest.raises(ValueError, match="2 dimension"):
+        S.reduce_rows(x, "sum")
+
+
+@pytest.mark.gpu
+def test_gpu_large_segments():
+    offs = random_offsets(100_000, 1300, seed=1).to("cuda")
+    x = torch.randn(int(offs[-1]), device="cuda")
+    out = S.segmented_reduce(x, offs, None, "sum")
+    ref = torch.segment_reduce(x.double(), "sum", offsets=offs).float()
+    assert_close(out, ref, rtol=1e-4, atol=1e-3)
+    a = S.segmented_reduce(x, offs, None, "sum")
+    assert torch.equal(a, out)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(65536, 128), (4096, 1024), (3, 1 << 22), (1 << 20, 3)])
+def test_gpu_rows(shape):
+    x = torch.randn(shape, device="cuda")
+    assert_close(S.reduce_rows(x, "sum"), x.double().sum(1).float(), rtol=1e-4, atol=1e-3)
+    assert_equal(S.reduce_rows(x, "max"), x.amax(1))
+    assert_equal(S.reduce_rows(x, "argmin")[1], x.argmin(1))
