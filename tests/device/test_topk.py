@@ -1,0 +1,218 @@
+"""Top-k against torch: values equal torch.topk's; indices follow the documented tie rule."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from helpers import ALL_DTYPES, DEVICE, assert_equal, make_data
+from tritoncub import policy
+from tritoncub.device import topk as tk
+
+KINDS = ["special", "equal", "few_unique", "random", "sorted", "reversed"]
+
+# small thresholds so that the long-row paths run on tiny rows
+CAND = dict(ROW_MAX_BLOCK=16, CHUNK=32, CAND_K_MAX=8, RS_BLOCK=32, RS_TILES=2)
+RADIX = dict(ROW_MAX_BLOCK=16, CHUNK=32, CAND_K_MAX=1, RS_BLOCK=32, RS_TILES=2)
+
+
+def adversarial_rows(rows, L, dtype, seed=0):
+    return torch.stack([make_data(KINDS[r % len(KINDS)], L, dtype, seed=seed + r) for r in range(rows)])
+
+
+def stable_ref(x, k, largest):
+    """The tie rule of the tile and candidate paths: torch's stable sort, first k."""
+    v, i = torch.sort(x.cpu(), dim=-1, descending=largest, stable=True)
+    return v[..., :k], i[..., :k]
+
+
+def torch_topk_values(x, k, largest):
+    try:
+        return torch.topk(x.cpu(), k, largest=largest)[0]
+    except (NotImplementedError, RuntimeError):   # uint16/32/64 on some torch versions
+        return stable_ref(x, k, largest)[0]
+
+
+def check_exact(x, k, largest=True):
+    v, i = tk.topk(x, k, largest=largest)
+    rv, ri = stable_ref(x, k, largest)
+    assert_equal(v.cpu(), rv, signed_zero=False, msg="values")
+    assert_equal(i.cpu(), ri, msg="indices")
+    # values equal torch.topk's (where torch implements topk for the dtype)
+    tv = torch_topk_values(x, k, largest)
+    assert_equal(v.cpu(), tv, msg="torch.topk values")
+
+
+def check_set(x, k, largest=True, sorted=True):
+    """Radix-select path: values equal torch's; indices distinct and pointing at the values."""
+    v, i = tk.topk(x, k, largest=largest, sorted=sorted)
+    tv = torch_topk_values(x, k, largest)
+    if sorted:
+        assert_equal(v.cpu(), tv, msg="values")
+    else:
+        assert_equal(torch.sort(v.cpu(), -1)[0], torch.sort(tv, -1)[0], msg="value set")
+    assert_equal(x.cpu().gather(-1, i.cpu()), v.cpu(), msg="indices point at values")
+    for row in i.cpu().reshape(-1, k):
+        assert len(set(row.tolist())) == k, "indices repeat"
+
+
+# -- tile path ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_topk_rows_every_dtype(dtype):
+    j = ALL_DTYPES.index(dtype)
+    x = adversarial_rows(6, 21, dtype, seed=j)
+    check_exact(x, 5, largest=j % 2 == 0)
+
+
+@pytest.mark.parametrize("L,k", [(1, 1), (7, 7), (8, 3), (9, 8), (100, 17), (128, 8)])
+def test_topk_rows_sizes(L, k):
+    rows = 40 if L == 128 else 5   # 40 rows of 128: several programs
+    x = adversarial_rows(rows, L, torch.float32, seed=L)
+    check_exact(x, k, largest=True)
+    check_exact(x, k, largest=False)
+
+
+def test_topk_float_specials():
+    x = adversarial_rows(4, 12, torch.float32, seed=1)
+    x[0] = float("nan")
+    x[1, ::2] = -0.0
+    x[1, 1::2] = 0.0
+    x[2, :6] = torch.tensor([float("nan"), -float("inf"), float("inf"), -0.0, 0.0, float("nan")])
+    for k in (1, 4, 12):
+        check_exact(x, k, True)
+        check_exact(x, k, False)
+
+
+def test_topk_dims_and_shapes():
+    x = make_data("few_unique", 4 * 5 * 6, torch.int32, seed=2).view(4, 5, 6)
+    for dim in (0, 1, -1):
+        v, i = tk.topk(x, 3, dim=dim)
+        rv, _ = torch.topk(x.cpu(), 3, dim=dim)
+        assert_equal(v.cpu(), rv)
+        assert_equal(x.cpu().gather(dim, i.cpu()), rv)
+    v, i = tk.topk(torch.tensor(3.0, device=DEVICE), 1)
+    assert v.shape == () and v.item() == 3.0 and i.item() == 0
+    v, i = tk.topk(torch.empty(0, 5, device=DEVICE), 2)
+    assert v.shape == (0, 2) and i.shape == (0, 2)
+    v, i = tk.topk(x, 0)
+    assert v.shape == (4, 5, 0) and i.dtype == torch.int64
+    v, i = tk.topk(x, 6, sorted=False)   # k = row length
+    assert_equal(torch.sort(v.cpu(), -1)[0], torch.sort(x.cpu(), -1)[0])
+
+
+def test_topk_policy_configs():
+    x = adversarial_rows(40, 30, torch.float32, seed=8)
+    for cfg in (dict(TILE_ITEMS=1024, num_warps=4), dict(TILE_ITEMS=4096, num_warps=8)):
+        with policy.override("topk", cfg):
+            check_exact(x, 6)
+
+
+# -- long rows: running k-best and radix select ------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int8], ids=str)
+def test_topk_candidates_path(dtype):
+    x = adversarial_rows(3, 90, dtype, seed=3)
+    with policy.override("topk", CAND):
+        check_exact(x, 5, True)
+        check_exact(x, 8, False)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.uint8, torch.bfloat16, torch.float64],
+                         ids=str)
+def test_topk_radix_select_path(dtype):
+    x = adversarial_rows(4, 70, dtype, seed=4)
+    with policy.override("topk", RADIX):
+        check_set(x, 9, True)
+        check_set(x, 30, False)
+        check_set(x, 70, True, sorted=False)
+
+
+def test_topk_radix_ties():
+    # all-equal rows: the tie rule only promises distinct indices holding the values
+    x = torch.full((3, 50), 2.0, device=DEVICE)
+    x[1, ::7] = -0.0
+    x[2, ::5] = float("nan")
+    with policy.override("topk", RADIX):
+        check_set(x, 12, True)
+        check_set(x, 12, False)
+
+
+def test_topk_autograd():
+    x = torch.randn(4, 9, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    v, _ = torch.ops.tritoncub.topk(x, 3, 1, True, True)
+    g = torch.randn_like(v)
+    v.backward(g)
+    x2 = x.detach().clone().requires_grad_()
+    torch.topk(x2, 3, 1)[0].backward(g)
+    assert_equal(x.grad.cpu(), x2.grad.cpu())
+
+
+def test_topk_bad_input():
+    x = torch.zeros(3, 5, device=DEVICE)
+    with pytest.raises(ValueError, match="out of range"):
+        tk.topk(x, 6)
+    with pytest.raises(ValueError, match="non-negative"):
+        tk.topk(x, -1)
+    with pytest.raises(TypeError, match="k must be an int"):
+        tk.topk(x, 2.0)
+    with pytest.raises(ValueError, match="dim"):
+        tk.topk(x, 2, dim=2)
+    with pytest.raises(TypeError, match="dtype"):
+        tk.topk(torch.zeros(3, dtype=torch.bool, device=DEVICE), 1)
+
+
+# -- segmented -----------------------------------------------------------------------------------
+
+def test_segmented_topk():
+    lengths = [0, 1, 3, 4, 9, 16, 40, 2]
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    x = make_data("few_unique", sum(lengths), torch.float32, seed=6)
+    k = 4
+    with policy.override("topk", CAND):   # the 40-item segment takes the long-row path
+        v, i = tk.segmented_topk(x, offs, k)
+    o = offs.tolist()
+    for s, (a, b) in enumerate(zip(o[:-1], o[1:])):
+        rv, ri = stable_ref(x[a:b], min(k, b - a), True)
+        m = min(k, b - a)
+        assert_equal(v[s, :m].cpu(), rv)
+        assert_equal(i[s, :m].cpu(), ri + a)
+        assert (i[s, m:] == -1).all() and (v[s, m:] == 0).all()
+    with pytest.raises(ValueError, match="non-decreasing"):
+        tk.segmented_topk(x, torch.tensor([0, 5, 2], device=DEVICE), 2)
+
+
+def test_opcheck():
+    x = make_data("few_unique", 24, torch.float32, seed=9)
+    torch.library.opcheck(torch.ops.tritoncub.topk.default, (x.view(4, 6), 3, -1, True, True))
+    torch.library.opcheck(torch.ops.tritoncub.topk.default, (x.view(4, 6), 2, 0, False, True))
+    offs = torch.tensor([0, 10, 10, 24], device=DEVICE)
+    torch.library.opcheck(torch.ops.tritoncub.segmented_topk.default, (x, offs, 3, True))
+
+
+# -- GPU: sizes of the benchmark ------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape,k", [((65536, 128), 8), ((65536, 128), 100), ((4096, 1000), 16),
+                                     ((16, 1 << 20), 8), ((16, 1 << 20), 1000), ((1 << 24,), 100),
+                                     ((1 << 24,), 10000), ((3, 5000), 64)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16], ids=str)
+def test_gpu_topk_large(shape, k, dtype):
+    x = (torch.randn(shape, device=DEVICE) * 1000).to(dtype)
+    for largest in (True, False):
+        v, i = tk.topk(x, k, largest=largest)
+        rv, _ = torch.topk(x, k, largest=largest)
+        assert torch.equal(v, rv)
+        assert torch.equal(x.gather(-1, i), v)
+        assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
+
+
+@pytest.mark.gpu
+def test_gpu_topk_all_equal_and_nan():
+    x = torch.ones(4, 1 << 18, device=DEVICE)
+    x[1, ::3] = float("nan")
+    for k in (8, 500):
+        v, i = tk.topk(x, k)
+        rv, _ = torch.topk(x, k)
+        assert torch.equal(v, rv) or torch.allclose(v, rv, equal_nan=True)
+        assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
