@@ -122,7 +122,7 @@ def bitonic_topk(x, ROWS: tl.constexpr, K_LOG: tl.constexpr, LOG_N: tl.constexpr
     for i in tl.static_range(K_LOG + 1, LOG_N + 1):
         h = tl.max(h, axis=N_DIMS - (i - K_LOG - 1) - 1 - K_LOG)
         h = _bitonic_merge(h, K_LOG, 2 if i < LOG_N else 1, N_DIMS - (i - K_LOG))
-    return tl.reshape(h, [ROWS, 2 ** K_LOG])
+    return tl.reshape(h, [ROWS, 1 << K_LOG])
 
 
 @triton.jit

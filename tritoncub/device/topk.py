@@ -36,7 +36,7 @@ from .._utils import check_tensor, check_same_device, next_power_of_2
 from .segmented_sort import (SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode, sort_rows,
                              sort_tile_descending, bitonic_topk, _check_runnable, _log2)
 
-IDX32 = 0xFFFFFFFF
+_IDX32_INT = 0xFFFFFFFF   # the inverted-column field of a packed candidate (literal in the kernels)
 
 # ----------------------------------------------------------------------------------------------
 # Kernels
@@ -112,7 +112,7 @@ def _topk_chunk_kernel(
         mask = offs < length
         bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
         ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
-        p = (ordp << 32) | (IDX32 - offs).to(tl.uint64)
+        p = (ordp << 32) | (0xFFFFFFFF - offs).to(tl.uint64)
         p = tl.where(mask, p, tl.zeros_like(p))
     else:
         mask = offs < n_in
@@ -120,7 +120,7 @@ def _topk_chunk_kernel(
     top = tl.reshape(bitonic_topk(tl.reshape(p, [1, CHUNK]), 1, K_LOG, LOG_CHUNK, LOG_CHUNK), [K2])
     j = tl.arange(0, K2)
     if FINAL:
-        idx = IDX32 - (top & IDX32).to(tl.int64)
+        idx = 0xFFFFFFFF - (top & 0xFFFFFFFF).to(tl.int64)
         om = j < k
         vals = tl.load(keys_ptr + begin + idx, mask=om)
         tl.store(out_vals_ptr + row * out_stride + j, vals, mask=om)
@@ -406,7 +406,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     row_begin = torch.arange(rows, device=device, dtype=torch.int64) * L
     row_len = torch.full((rows,), L, device=device, dtype=torch.int64)
     lpol = policy.select("topk", device, "long")
-    if meta["KEY_BITS"] <= 32 and next_power_of_2(k) <= lpol["CAND_K_MAX"] and L < IDX32:
+    if meta["KEY_BITS"] <= 32 and next_power_of_2(k) <= lpol["CAND_K_MAX"] and L < _IDX32_INT:
         _chunk_topk(kb.view(-1), ovb, indices, k, row_begin=row_begin, row_len=row_len, max_len=L, meta=meta,
                     ascending=asc, device=device)
         return values, indices
