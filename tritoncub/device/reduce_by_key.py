@@ -32,22 +32,23 @@ import triton.language as tl
 
 from .. import policy
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_tensor
+from ..agent import lookback
 from ..block.reduce import combine_add, combine_max, combine_min
 from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input
 
 _NAMED = {"sum": combine_add, "min": combine_min, "max": combine_max}
 
 
+def _segmented_scan_template(f, v):
+    return tl.associative_scan((f, v), 0, seg_combine)  # noqa: F821  (bound by bind_jit)
+
+
 @functools.lru_cache(maxsize=None)
-def segmented(combine):
-    """The segmented form of ``combine`` over ``(flag, value)`` pairs: a set flag on the later pair
-    restarts the value (associative whenever ``combine`` is)."""
-
-    @triton.jit
-    def seg_combine(fa, va, fb, vb):
-        return fa | fb, tl.where(fb != 0, vb, combine(va, vb))
-
-    return seg_combine
+def segmented_scan(combine):
+    """``SEG_SCAN(flags, values) -> (flags, scan)``: the inclusive scan of ``values`` restarted at every
+    set flag, for ``combine``. The operator is bound into the scanning function (compiled Triton
+    cannot pass an operator received as a ``tl.constexpr`` on to ``tl.associative_scan``)."""
+    return lookback.bind_jit(_segmented_scan_template, seg_combine=lookback.segmented_combine(combine, 1))
 
 
 @triton.jit
@@ -58,7 +59,7 @@ def _take_last(fa, va, fb, vb):
 
 @triton.jit
 def _rbk_kernel(keys_ptr, vals_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
-                fix_ptr, n, SEG: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr):
+                fix_ptr, n, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr):
     pid = tl.program_id(0)
     lane = tl.arange(0, TILE)
     idx = pid.to(tl.int64) * TILE + lane
@@ -71,7 +72,7 @@ def _rbk_kernel(keys_ptr, vals_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, par
     v = tl.load(vals_ptr + idx, mask=inb, other=0).to(ACC)
     h32 = heads.to(tl.int32)
     f = h32 | (lane == 0).to(tl.int32)
-    _, s = tl.associative_scan((f, v), 0, SEG)
+    _, s = SEG_SCAN(f, v)
     run = tl.load(offsets_ptr + pid) + (tl.cumsum(h32, 0) - 1).to(tl.int64)
     tl.store(out_keys_ptr + run, k, mask=heads)
     tl.store(out_vals_ptr + run, s, mask=tails)
@@ -87,7 +88,7 @@ def _rbk_kernel(keys_ptr, vals_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, par
 
 @triton.jit
 def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, out_vals_ptr, num_tiles, COMBINE: tl.constexpr,
-                      SEG: tl.constexpr, BLOCK: tl.constexpr):
+                      SEG_SCAN: tl.constexpr, BLOCK: tl.constexpr):
     """One program: carry of every tile (segmented exclusive scan of the trailing partials) combined
     into the slot of the run that crosses into it."""
     lane = tl.arange(0, BLOCK)
@@ -98,7 +99,7 @@ def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, out_vals_ptr, num_tile
         m = t < num_tiles
         p = tl.load(partial_ptr + t, mask=m, other=0)
         f = tl.load(has_head_ptr + t, mask=m, other=1)
-        _, s = tl.associative_scan((f, p), 0, SEG)
+        _, s = SEG_SCAN(f, p)
         seen = tl.cumsum(f, 0) > 0
         s = tl.where(seen, s, COMBINE(carry, s))
         cin = tl.gather(s, tl.maximum(lane - 1, 0), 0)
@@ -161,14 +162,14 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     partial = torch.empty(nt, dtype=acc, device=dev)
     has_head = torch.empty(nt, dtype=torch.int32, device=dev)
     fix = torch.empty(nt, dtype=torch.int64, device=dev)
-    seg = segmented(combine)
+    seg = segmented_scan(combine)
     # aggregates are scanned in the accumulator type; a separate buffer when it differs
     out_acc = out_v if acc == vf.dtype else torch.empty(n, dtype=acc, device=dev)
-    _rbk_kernel[(nt,)](kf, vf, plan.offsets, out_k, out_acc, partial, has_head, fix, n, SEG=seg,
+    _rbk_kernel[(nt,)](kf, vf, plan.offsets, out_k, out_acc, partial, has_head, fix, n, SEG_SCAN=seg,
                        ACC=_TL[acc], TILE=pol["TILE"], **{k: v for k, v in pol.launch_kwargs().items()
                                                             if k in ("num_warps", "num_stages")})
     if nt > 1:
-        _rbk_fixup_kernel[(1,)](partial, has_head, fix, out_acc, nt, COMBINE=combine, SEG=seg, BLOCK=1024,
+        _rbk_fixup_kernel[(1,)](partial, has_head, fix, out_acc, nt, COMBINE=combine, SEG_SCAN=seg, BLOCK=1024,
                                 num_warps=8)
     if out_acc is not out_v:
         out_v.copy_(out_acc)

@@ -28,6 +28,8 @@ import triton.language as tl
 
 from .. import policy
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor
+from ..agent import lookback
+from ..block.reduce import combine_add
 
 # selection modes (what decides that an item is selected)
 SELECT_FLAGGED = tl.constexpr(0)    # flags[i] != 0
@@ -136,12 +138,45 @@ def _min_combine(a, b):
 
 
 @triton.jit
+def _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
+                      out_inv_ptr, idx, inb, sel, s32, x, before, LOAD_X: tl.constexpr,
+                      WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr,
+                      NDIM: tl.constexpr, ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr):
+    """Write what the compaction produces for the selected items at ``before`` (their output
+    positions): the items, the carried values, the indices (plus ``*index_base_ptr`` with
+    ``ADD_BASE``, or coordinates when ``NDIM > 1``); ``WRITE_INVERSE`` writes every item's
+    ``before + selected - 1``."""
+    if WRITE_KEYS:
+        if not LOAD_X:
+            x = tl.load(x_ptr + idx, mask=sel)
+        tl.store(out_ptr + before, x, mask=sel)
+    if WITH_VALUES:
+        v = tl.load(vals_ptr + idx, mask=sel)
+        tl.store(out_vals_ptr + before, v, mask=sel)
+    if WRITE_INDEX:
+        if NDIM == 1:
+            if ADD_BASE:
+                tl.store(out_idx_ptr + before, idx + tl.load(index_base_ptr), mask=sel)
+            else:
+                tl.store(out_idx_ptr + before, idx, mask=sel)
+        else:
+            rest = idx
+            for d in tl.static_range(NDIM - 1, -1, -1):
+                size_d = tl.load(shape_ptr + d)
+                tl.store(out_idx_ptr + before * NDIM + d, rest % size_d, mask=sel)
+                rest = rest // size_d
+    if WRITE_INVERSE:
+        tl.store(out_inv_ptr + idx, before + s32 - 1, mask=inb)
+
+
+@triton.jit
 def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total_ptr, total2_ptr,
-                    next_head_ptr, shape_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_len_ptr,
-                    out_inv_ptr, n, MODE: tl.constexpr, PRED: tl.constexpr, PRED2: tl.constexpr,
-                    LOAD_X: tl.constexpr, WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr,
-                    WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr, WRITE_LENGTHS: tl.constexpr,
-                    WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr, TILE: tl.constexpr):
+                    next_head_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
+                    out_len_ptr, out_inv_ptr, n, MODE: tl.constexpr, PRED: tl.constexpr,
+                    PRED2: tl.constexpr, LOAD_X: tl.constexpr, WRITE_KEYS: tl.constexpr,
+                    WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
+                    ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr, WRITE_INVERSE: tl.constexpr,
+                    PARTITION: tl.constexpr, TILE: tl.constexpr):
     """Pass 2: every selected item goes to ``tile offset + exclusive in-tile count``.
 
     ``PARTITION``: rejected items follow the selected ones, in input order (position ``total +
@@ -172,22 +207,9 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
             v = tl.load(vals_ptr + idx, mask=inb)
             tl.store(out_vals_ptr + dest, v, mask=inb)
     else:
-        if WRITE_KEYS:
-            if not LOAD_X:
-                x = tl.load(x_ptr + idx, mask=sel)
-            tl.store(out_ptr + before, x, mask=sel)
-        if WITH_VALUES:
-            v = tl.load(vals_ptr + idx, mask=sel)
-            tl.store(out_vals_ptr + before, v, mask=sel)
-        if WRITE_INDEX:
-            if NDIM == 1:
-                tl.store(out_idx_ptr + before, idx, mask=sel)
-            else:
-                rest = idx
-                for d in tl.static_range(NDIM - 1, -1, -1):
-                    size_d = tl.load(shape_ptr + d)
-                    tl.store(out_idx_ptr + before * NDIM + d, rest % size_d, mask=sel)
-                    rest = rest // size_d
+        _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
+                          out_inv_ptr, idx, inb, sel, s32, x, before, LOAD_X, WRITE_KEYS, WITH_VALUES,
+                          WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
         if WRITE_LENGTHS:
             big = tl.zeros(idx.shape, tl.int64) + n
             hidx = tl.where(heads, idx, big)
@@ -197,15 +219,52 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
             after = tl.load(next_head_ptr + pid)
             nxt = tl.where(lane == TILE - 1, after, tl.minimum(nxt, after))
             tl.store(out_len_ptr + before, nxt - idx, mask=sel)
-        if WRITE_INVERSE:
-            tl.store(out_inv_ptr + idx, before + s32 - 1, mask=inb)
+
+
+@triton.jit
+def _compact_single_pass_kernel(x_ptr, flags_ptr, vals_ptr, counter_ptr, status_ptr, total_ptr, shape_ptr,
+                                index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, n,
+                                num_tiles, MODE: tl.constexpr, PRED: tl.constexpr, LOAD_X: tl.constexpr,
+                                WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr,
+                                WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr, ADD_BASE: tl.constexpr,
+                                WRITE_INVERSE: tl.constexpr, LB_REDUCE: tl.constexpr,
+                                WINDOW: tl.constexpr, TILE: tl.constexpr):
+    """Single pass (decoupled look-back, :mod:`tritoncub.agent.lookback`): a tile takes its index
+    from the atomic counter, publishes its selected count, looks back for the count of all earlier
+    tiles, publishes the running total and scatters. Counts are int32 (fewer than 2^31 items), so
+    the result is exact and does not depend on timing."""
+    tile = lookback.tile_index(counter_ptr)
+    idx = tile.to(tl.int64) * TILE + tl.arange(0, TILE)
+    inb = idx < n
+    sel, sel2, heads, x = tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE, PRED, _never, LOAD_X)
+    s32 = sel.to(tl.int32)
+    inc = tl.cumsum(s32, 0)
+    count = tl.sum(s32, 0)
+    if tile == 0:
+        lookback.publish(status_ptr, 0, tile, count, count, STATUS=lookback.LOOKBACK_INCLUSIVE)
+        prefix = count * 0
+    else:
+        lookback.publish(status_ptr, 0, tile, count, count, STATUS=lookback.LOOKBACK_AGGREGATE)
+        prefix, _unused = lookback.look_back(status_ptr, 0, tile, 0, count, count, COMBINE=combine_add,
+                                             LB_REDUCE=LB_REDUCE, NUM_VALUES=1, WINDOW=WINDOW)
+        lookback.publish(status_ptr, 0, tile, prefix + count, prefix + count,
+                         STATUS=lookback.LOOKBACK_INCLUSIVE)
+    if tile == num_tiles - 1:
+        tl.store(total_ptr, (prefix + count).to(tl.int64))
+    before = prefix.to(tl.int64) + (inc - s32).to(tl.int64)
+    _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
+                      out_inv_ptr, idx, inb, sel, s32, x, before, LOAD_X, WRITE_KEYS, WITH_VALUES,
+                      WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
 
 
 _POLICY = policy.register(
     "select",
-    space={"TILE": [1024, 2048, 4096, 8192, 16384], "num_warps": [4, 8, 16], "num_stages": [1, 2]},
-    fallback={"TILE": 4096, "num_warps": 8, "num_stages": 1},
-    doc="TILE items per program in both passes of the two-pass compaction.")
+    space={"TILE": [1024, 2048, 4096, 8192, 16384], "SINGLE_PASS": [0, 1], "WINDOW": [16, 32, 64],
+           "num_warps": [4, 8, 16], "num_stages": [1, 2]},
+    fallback={"TILE": 4096, "SINGLE_PASS": 0, "WINDOW": 32, "num_warps": 8, "num_stages": 1},
+    doc="TILE items per program; SINGLE_PASS=1: the decoupled look-back kernel where the mode allows "
+        "it (flagged/if/unique, no partition, no run lengths), else the two-pass reduce-then-scan; "
+        "WINDOW: look-back window (tiles read per step).")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -213,35 +272,48 @@ _POLICY = policy.register(
 # ----------------------------------------------------------------------------------------------
 
 class Plan:
-    """Pass 1 and the tile scan of one compaction: per-tile offsets and the device total(s)."""
+    """One compaction: the selection rule, then :meth:`scatter` of what it produces.
+
+    Two-pass (the default): the constructor runs pass 1 and the tile scan, so :attr:`num_selected`
+    is known on the device before :meth:`scatter` (callers may read it to size their outputs).
+    Single-pass (policy ``SINGLE_PASS=1``, when the caller passes ``allow_single_pass`` and the mode
+    is flagged/if/heads with fewer than 2^31 items): nothing runs before :meth:`scatter`, which
+    counts, looks back and scatters in one kernel; :attr:`num_selected` is valid only after it, so
+    such callers scatter into buffers of ``n`` items first and read the count afterwards."""
 
     def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, first_head=False,
-                 pol=None):
+                 pol=None, allow_single_pass=False):
         self.x, self.flags, self.mode, self.pred, self.pred2, self.load_x = x, flags, mode, pred, pred2, load_x
         self.n = n = x.numel()
         self.pol = pol or policy.select("select", x.device)
         self.tile = tile = self.pol["TILE"]
         self.num_tiles = nt = max(1, cdiv(n, tile))
         dev = x.device
+        self.totals = torch.zeros(2, dtype=torch.int64, device=dev)
+        self.single_pass = bool(allow_single_pass and self.pol.get("SINGLE_PASS", 0) and not first_head
+                                and mode in (SELECT_FLAGGED, SELECT_IF, SELECT_HEADS) and n < 2 ** 31)
+        self.first_head = first_head
+        if self.single_pass:
+            self.offsets = self.totals
+            return
         counts = torch.empty(nt, dtype=torch.int32, device=dev)
         three = mode == SELECT_THREE_WAY
         counts2 = torch.empty(nt, dtype=torch.int32, device=dev) if three else counts
         fh = torch.empty(nt, dtype=torch.int64, device=dev) if first_head else counts
-        self.totals = torch.zeros(2, dtype=torch.int64, device=dev)
         self.offsets = torch.empty(nt, dtype=torch.int64, device=dev)
         self.offsets2 = torch.empty(nt, dtype=torch.int64, device=dev) if three else self.offsets
         self.next_head = torch.empty(nt, dtype=torch.int64, device=dev) if first_head else self.offsets
-        self.first_head = first_head
         kw = self.pol.launch_kwargs()
+        kw = {k: kw[k] for k in ("TILE", "num_warps", "num_stages")}
         if n > 0:
             _count_kernel[(nt,)](x, flags if flags is not None else x, counts, counts2, fh, n,
                                  MODE=mode, PRED=pred or _never, PRED2=pred2 or _never, LOAD_X=load_x,
                                  FIRST_HEAD=first_head, **kw)
             _scan_tiles_kernel[(1,)](counts, self.offsets, self.totals, fh, self.next_head, nt, n,
-                                     BLOCK=2048, SUFFIX_MIN=first_head, num_warps=8)
+                                     BLOCK=4096, SUFFIX_MIN=first_head, num_warps=16)
             if three:
                 _scan_tiles_kernel[(1,)](counts2, self.offsets2, self.totals[1:], fh, self.next_head, nt,
-                                         n, BLOCK=2048, SUFFIX_MIN=False, num_warps=8)
+                                         n, BLOCK=4096, SUFFIX_MIN=False, num_warps=16)
 
     @property
     def num_selected(self) -> torch.Tensor:
@@ -249,24 +321,46 @@ class Plan:
         return self.totals if self.mode == SELECT_THREE_WAY else self.totals[0]
 
     def scatter(self, *, out=None, values=None, out_values=None, out_index=None, shape=None,
-                out_lengths=None, out_inverse=None, partition=False):
+                index_base=None, out_lengths=None, out_inverse=None, partition=False):
         n = self.n
         if n == 0:
             return
         dummy = self.offsets
         ndim = 1 if shape is None else len(shape)
         shape_t = _shape_tensor(shape, self.x.device) if ndim > 1 else dummy
+        common = dict(MODE=self.mode, PRED=self.pred or _never, LOAD_X=self.load_x, WRITE_KEYS=out is not None,
+                      WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None, NDIM=ndim,
+                      ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
+                      TILE=self.tile, num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+        if self.single_pass:
+            if partition or out_lengths is not None:
+                raise RuntimeError("internal: a single-pass plan cannot partition or write run lengths")
+            counter, status, _stride = lookback.allocate_status(self.num_tiles, [torch.int32], False, self.x.device)
+            _compact_single_pass_kernel[(self.num_tiles,)](
+                self.x, self.flags if self.flags is not None else self.x,
+                values if values is not None else self.x, counter, status, self.totals, shape_t,
+                index_base if index_base is not None else dummy,
+                out if out is not None else dummy, out_values if out_values is not None else dummy,
+                out_index if out_index is not None else dummy, out_inverse if out_inverse is not None else dummy,
+                n, self.num_tiles, LB_REDUCE=lookback.lookback_reduce(combine_add, 1),
+                WINDOW=self.pol.get("WINDOW", 32), **common)
+            return
         _compact_kernel[(self.num_tiles,)](
             self.x, self.flags if self.flags is not None else self.x,
             values if values is not None else self.x, self.offsets, self.offsets2, self.totals,
-            self.totals[1:], self.next_head, shape_t,
+            self.totals[1:], self.next_head, shape_t, index_base if index_base is not None else dummy,
             out if out is not None else dummy, out_values if out_values is not None else dummy,
             out_index if out_index is not None else dummy, out_lengths if out_lengths is not None else dummy,
-            out_inverse if out_inverse is not None else dummy, n,
-            MODE=self.mode, PRED=self.pred or _never, PRED2=self.pred2 or _never, LOAD_X=self.load_x,
-            WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
-            NDIM=ndim, WRITE_LENGTHS=out_lengths is not None, WRITE_INVERSE=out_inverse is not None,
-            PARTITION=partition, **self.pol.launch_kwargs())
+            out_inverse if out_inverse is not None else dummy, n, PRED2=self.pred2 or _never,
+            WRITE_LENGTHS=out_lengths is not None, PARTITION=partition, **common)
+
+
+def shrink(buf: torch.Tensor, k: int) -> torch.Tensor:
+    """The first ``k`` items of a result buffer sized for the worst case: a view when that wastes at
+    most half the buffer, else a compact copy (so a sparse result does not pin a large buffer)."""
+    if 2 * k >= buf.shape[0]:
+        return buf[:k]
+    return buf[:k].clone()
 
 
 _SHAPES: dict = {}
@@ -311,7 +405,7 @@ def flagged(x: torch.Tensor, flags: torch.Tensor) -> tuple[torch.Tensor, torch.T
     check_tensor(x, "x", SELECTABLE_DTYPES)
     _check_flags(x, flags)
     xf, ff = flat_input(x), flat_input(flags)
-    plan = Plan(xf, ff, SELECT_FLAGGED, load_x=False)
+    plan = Plan(xf, ff, SELECT_FLAGGED, load_x=False, allow_single_pass=True)
     out = torch.empty_like(xf)
     plan.scatter(out=out)
     return out, plan.num_selected
@@ -323,7 +417,7 @@ def if_(x: torch.Tensor, pred) -> tuple[torch.Tensor, torch.Tensor]:
     check_tensor(x, "x", SELECTABLE_DTYPES)
     _check_pred(pred)
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_IF, pred)
+    plan = Plan(xf, None, SELECT_IF, pred, allow_single_pass=True)
     out = torch.empty_like(xf)
     plan.scatter(out=out)
     return out, plan.num_selected
@@ -334,7 +428,7 @@ def unique(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     Returns ``(out, num_selected)`` as :func:`flagged`."""
     check_tensor(x, "x", SELECTABLE_DTYPES)
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_HEADS)
+    plan = Plan(xf, None, SELECT_HEADS, allow_single_pass=True)
     out = torch.empty_like(xf)
     plan.scatter(out=out)
     return out, plan.num_selected
@@ -349,7 +443,7 @@ def unique_by_key(keys: torch.Tensor, values: torch.Tensor
     if values.numel() != keys.numel():
         raise ValueError(f"values has {values.numel()} items but keys has {keys.numel()}")
     kf, vf = flat_input(keys), flat_input(values)
-    plan = Plan(kf, None, SELECT_HEADS)
+    plan = Plan(kf, None, SELECT_HEADS, allow_single_pass=True)
     ko, vo = torch.empty_like(kf), torch.empty_like(vf)
     plan.scatter(out=ko, values=vf, out_values=vo)
     return ko, vo, plan.num_selected
@@ -370,11 +464,11 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
             raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
                              f"{tuple(x.shape)}") from None
     xf, mf = flat_input(x), flat_input(mask)
-    plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False)
+    plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, allow_single_pass=True)
+    buf = torch.empty(xf.numel(), dtype=x.dtype, device=x.device)
+    plan.scatter(out=buf)  # queued before the sync: the GPU never waits for the host
     k = int(plan.num_selected.item())  # the one host sync: the result's size
-    out = torch.empty(k, dtype=x.dtype, device=x.device)
-    plan.scatter(out=out)
-    return out
+    return shrink(buf, k)
 
 
 @torch.library.custom_op("tritoncub::masked_select", mutates_args=())

@@ -18,9 +18,11 @@ implementation does). Two algorithms, chosen on the device without a host round 
   The sort is ``torch.sort`` for now (tritoncub's radix sort is not in the tree yet); the inverse
   needs the sort's permutation and is scattered back through it.
 
-Both paths read exactly one value back to the host (the number of distinct values, with the dense
-path's overflow flag in the same read); when the dense path overflows, the sort path runs and reads
-its own count (a second sync, only in that case). NaN: every NaN is its own value (NaN != NaN),
+Both paths queue all their GPU work first and then read exactly one value back to the host (the
+number of distinct values, with the dense path's overflow flag in the same read), so the GPU never
+waits for the host in the middle; results are written into worst-case-sized buffers and returned as
+views (or compact copies when the view would waste more than half, see ``select.shrink``). When the
+dense path overflows, the sort path runs and reads its own count (a second sync, only then). NaN: every NaN is its own value (NaN != NaN),
 sorted last, as torch does; ``-0.0`` and ``0.0`` are one value.
 
 ``dim`` other than ``None`` is not supported by these operators (ValueError).
@@ -32,7 +34,7 @@ import triton
 import triton.language as tl
 
 from .._utils import INT_DTYPES, cdiv, check_tensor
-from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input
+from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
 
 RANGE_CAP_MAX = 1 << 22
 _DENSE_DTYPES = INT_DTYPES + (torch.uint8, torch.bool) + tuple(
@@ -65,14 +67,16 @@ def _mark_kernel(x_ptr, n, minmax_ptr, slots_ptr, cap, overflow_ptr, COUNT: tl.c
 
 
 @triton.jit
-def _gather_rank_kernel(x_ptr, n, minmax_ptr, rank_ptr, inv_ptr, TILE: tl.constexpr):
-    """``inverse[i] = rank[x[i] - min]``."""
+def _gather_rank_kernel(x_ptr, n, minmax_ptr, rank_ptr, inv_ptr, cap, TILE: tl.constexpr):
+    """``inverse[i] = rank[x[i] - min]`` (nothing is read when the range overflowed ``cap``)."""
     pid = tl.program_id(0)
     idx = pid.to(tl.int64) * TILE + tl.arange(0, TILE)
     inb = idx < n
     mn = tl.load(minmax_ptr).to(tl.int64)
     v = tl.load(x_ptr + idx, mask=inb, other=0).to(tl.int64)
-    r = tl.load(rank_ptr + (v - mn), mask=inb)
+    slot = v - mn
+    inb = inb & (slot >= 0) & (slot < cap)
+    r = tl.load(rank_ptr + slot, mask=inb)
     tl.store(inv_ptr + idx, r, mask=inb)
 
 
@@ -89,21 +93,24 @@ def _sort(x: torch.Tensor, with_indices: bool):
 
 def _sort_path(xf, return_inverse, return_counts):
     sv, perm = _sort(xf, return_inverse)
-    plan = Plan(sv, None, SELECT_HEADS, first_head=return_counts)
-    k = int(plan.num_selected.item())
-    return _finish_heads(plan, sv, k, return_inverse, return_counts, perm)
+    return _heads(sv, return_inverse, return_counts, perm)
 
 
-def _finish_heads(plan, xf, k, return_inverse, return_counts, perm=None):
+def _heads(xf, return_inverse, return_counts, perm=None):
+    """Head compaction of ``xf`` (values, inverse in ``xf``'s order or through ``perm``, counts),
+    all queued before the one host sync that sizes the results."""
+    n = xf.numel()
     dev = xf.device
-    vals = torch.empty(k, dtype=xf.dtype, device=dev)
-    counts = torch.empty(k if return_counts else 0, dtype=torch.int64, device=dev)
-    inv = torch.empty(xf.numel() if return_inverse else 0, dtype=torch.int64, device=dev)
+    plan = Plan(xf, None, SELECT_HEADS, first_head=return_counts, allow_single_pass=True)
+    vals = torch.empty(n, dtype=xf.dtype, device=dev)
+    counts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
+    inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
     plan.scatter(out=vals, out_lengths=counts if return_counts else None,
                  out_inverse=inv if return_inverse else None)
     if return_inverse and perm is not None:
         inv = torch.empty_like(inv).scatter_(0, perm, inv)
-    return vals, inv, counts
+    k = int(plan.num_selected.item())  # the one host sync
+    return shrink(vals, k), inv, shrink(counts, k) if return_counts else counts
 
 
 def _dense_path(xf, return_inverse, return_counts):
@@ -118,21 +125,23 @@ def _dense_path(xf, return_inverse, return_counts):
     overflow = torch.zeros(1, dtype=torch.int64, device=dev)
     _mark_kernel[(cdiv(n, _TILE),)](xs, n, minmax, slots, cap, overflow, COUNT=return_counts, TILE=_TILE,
                                     num_warps=8)
-    plan = Plan(slots, slots, SELECT_FLAGGED, load_x=False)
+    plan = Plan(slots, slots, SELECT_FLAGGED, load_x=False, allow_single_pass=not return_inverse)
+    vals = torch.empty(cap, dtype=xs.dtype, device=dev)
+    counts = torch.empty(cap if return_counts else 0, dtype=torch.int64, device=dev)
+    rank = torch.empty(cap if return_inverse else 0, dtype=torch.int64, device=dev)
+    plan.scatter(out_index=vals, index_base=minmax, values=slots if return_counts else None,
+                 out_values=counts if return_counts else None,
+                 out_inverse=rank if return_inverse else None)
+    inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
+    if return_inverse:
+        _gather_rank_kernel[(cdiv(n, _TILE),)](xs, n, minmax, rank, inv, cap, TILE=_TILE, num_warps=8)
     k, ovf = torch.cat([plan.num_selected.view(1), overflow]).tolist()  # the one host sync
     if ovf:
         return None
-    vals = torch.empty(k, dtype=torch.int64, device=dev)
-    counts = torch.empty(k if return_counts else 0, dtype=torch.int64, device=dev)
-    rank = torch.empty(cap if return_inverse else 0, dtype=torch.int64, device=dev)
-    plan.scatter(out_index=vals, values=slots if return_counts else None,
-                 out_values=counts if return_counts else None,
-                 out_inverse=rank if return_inverse else None)
-    vals = (vals + minmax[0]).to(xf.dtype)
-    inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
-    if return_inverse:
-        _gather_rank_kernel[(cdiv(n, _TILE),)](xs, n, minmax, rank, inv, TILE=_TILE, num_warps=8)
-    return vals, inv, counts
+    vals = shrink(vals, k)
+    if xf.dtype == torch.bool:
+        vals = vals.view(torch.bool)
+    return vals, inv, shrink(counts, k) if return_counts else counts
 
 
 def _check_dim(dim):
@@ -183,9 +192,7 @@ def _unique_consecutive_impl(x, return_inverse, return_counts, dim):
     if xf.numel() == 0:
         return (xf.new_empty(0), torch.empty(x.shape if return_inverse else (0,), dtype=torch.int64,
                                              device=x.device), torch.empty(0, dtype=torch.int64, device=x.device))
-    plan = Plan(xf, None, SELECT_HEADS, first_head=return_counts)
-    k = int(plan.num_selected.item())  # the one host sync
-    vals, inv, counts = _finish_heads(plan, xf, k, return_inverse, return_counts)
+    vals, inv, counts = _heads(xf, return_inverse, return_counts)
     if return_inverse:
         inv = inv.view(x.shape)
     return vals, inv, counts
