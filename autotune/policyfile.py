@@ -101,13 +101,16 @@ def merge(existing: dict | None, *, op: str, target: str, device_name: str, resu
     decisions = {}
     for bucket, r in results.items():
         prev = data["tuned"].get(bucket)
-        keep_prev = (prev is not None and r.get("previous_score") is not None
-                     and r["previous_score"] <= r["winner_score"])
+        # the file's value stays unless this run timed it and measured the winner faster
+        keep_prev = prev is not None and (r.get("previous_score") is None
+                                          or r["previous_score"] <= r["winner_score"])
         if r.get("winner") is None:
             decisions[bucket] = "no verified config; file value kept" if prev else "no verified config"
             continue
         if keep_prev:
-            decisions[bucket] = "kept the file's value (measured as fast or faster than the search's best)"
+            decisions[bucket] = ("kept the file's value (measured as fast or faster than the search's best)"
+                                 if r.get("previous_score") is not None else
+                                 "kept the file's value (not timed in this run)")
         else:
             data["tuned"][bucket] = strip(r["winner"])
             decisions[bucket] = ("replaced the file's value (measured slower)" if prev is not None

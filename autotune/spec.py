@@ -100,7 +100,9 @@ def compare(out: Any, ref: Any, *, rtol: float = 1e-5, atol: float = 1e-5, path:
             raise AssertionError(f"{path}: shape {tuple(out.shape)} != expected {tuple(ref.shape)}")
         if out.dtype != ref.dtype:
             raise AssertionError(f"{path}: dtype {out.dtype} != expected {ref.dtype}")
-        o, r = out.detach().cpu(), ref.detach().cpu()
+        o, r = out.detach(), ref.detach()
+        if o.device != r.device:
+            o, r = o.cpu(), r.cpu()
         if r.dtype.is_floating_point or r.dtype.is_complex:
             try:
                 torch.testing.assert_close(o, r, rtol=rtol, atol=atol, equal_nan=True)

@@ -4,7 +4,7 @@ Each spec imports its op lazily and is skipped when the op's module, function or
 there, so this file never breaks ``python -m autotune`` while the ops change. An op module's own
 ``AUTOTUNE`` replaces the spec here.
 
-Problems are sized for a current data-centre GPU (2^24 items: past the L2 cache, at memory speed;
+Problems are sized for a current data-centre GPU (2^26 items: far past the L2 cache, at memory speed;
 plus a 2^20 launch-bound size where one bucket covers both). ``quick_problems`` are tiny versions
 for a smoke run (``--quick``) and for the CPU tests under the Triton interpreter. Float sums are
 checked against a float64 reference with a tolerance scaled by the sum of magnitudes (the order of
@@ -18,6 +18,10 @@ import importlib
 import torch
 
 from .spec import Problem, TuneSpec
+
+
+#: items of the bandwidth-bound problems: 256 MiB of fp32, several times the L2 cache, ~0.1 ms
+BIG = 1 << 26
 
 
 def _gen(seed: int) -> torch.Generator:
@@ -43,7 +47,8 @@ def _n(n: int) -> str:
 def _float_sum_check(rel: float):
     def check(out, ref):
         exact, scale = ref
-        err = (out.double().cpu() - exact).abs()
+        err = (out.double() - exact.to(out.device)).abs()
+        scale = scale.to(out.device)
         tol = rel * scale + 1e-6
         if not bool((err <= tol).all()):
             raise AssertionError(f"max error {float(err.max()):.3g} > tolerance {float(tol.max() if tol.dim() else tol):.3g}")
@@ -86,7 +91,7 @@ def reduce_spec():
         kind, x = p
         if kind == "sum":
             if x.dtype.is_floating_point:
-                return ("float", x.double().sum().cpu(), x.double().abs().sum().cpu())
+                return ("float", x.double().sum(), x.double().abs().sum())
             return ("exact", x.sum())
         if kind == "max":
             return ("exact", torch.amax(x))
@@ -101,7 +106,7 @@ def reduce_spec():
         else:
             compare(out, ref[1])
 
-    big, small = 1 << 24, 1 << 20
+    big, small = BIG, 1 << 20
     return TuneSpec(
         op="reduce",
         problems={"sum_4B": [sum_problem(torch.float32, big), sum_problem(torch.int32, big),
@@ -128,7 +133,7 @@ def scan_spec():
 
     def reference(x):
         if x.dtype.is_floating_point:
-            return ("float", torch.cumsum(x.double(), 0).cpu(), torch.cumsum(x.double().abs(), 0).cpu())
+            return ("float", torch.cumsum(x.double(), 0), torch.cumsum(x.double().abs(), 0))
         return ("exact", torch.cumsum(x, 0))
 
     def check(out, ref):
@@ -140,7 +145,7 @@ def scan_spec():
         else:
             compare(out, ref[1])
 
-    big = 1 << 24
+    big = BIG
     return TuneSpec(
         op="scan",
         problems={"4B": [_p(f"inclusive_sum float32 n={_n(big)}", make_f(big), 8 * big)],
@@ -165,7 +170,7 @@ def histogram_spec():
 
     return TuneSpec(
         op="histogram",
-        problems={"default": [prob(256, 1 << 24), prob(4096, 1 << 24)]},
+        problems={"default": [prob(256, BIG), prob(4096, BIG)]},
         quick_problems={"default": [prob(16, 3000)]},
         call=lambda p: m.histc(p[0], p[1], 0.0, float(p[1])),
         reference=lambda p: torch.histc(p[0], p[1], 0.0, float(p[1])),
@@ -185,7 +190,7 @@ def select_spec():
 
     return TuneSpec(
         op="select",
-        problems={"default": [prob(1 << 24, 0.5)]},
+        problems={"default": [prob(BIG, 0.5)]},
         quick_problems={"default": [prob(5000, 0.5)]},
         call=lambda p: m.masked_select(*p),
         reference=lambda p: torch.masked_select(*p),

@@ -41,34 +41,60 @@ from .state import State
 Timer = Callable[..., float]
 
 
-def gpu_timer(warmup_ms: float = 5.0, rep_ms: float = 25.0, min_reps: int = 5, max_reps: int = 200) -> Timer:
-    """A timer for CUDA work: median of event-timed runs, the L2 cache flushed before each run."""
-    flush = {}
+def gpu_timer(warmup_ms: float = 5.0, rep_ms: float = 25.0, min_reps: int = 5, max_reps: int = 100,
+              max_queue_ms: float = 300.0) -> Timer:
+    """A timer for CUDA work: the median GPU time of one call, L2 flushed before each call.
+
+    The host cost of a call (argument checks, allocation, Triton's launcher: tens of microseconds,
+    the same for every config) must not be mistaken for kernel time, so the timed calls are queued
+    behind a GPU sleep long enough for the host to enqueue all of them; the events around each call
+    then see only the device work. (An op that waits on the device inside the call -- to size its
+    output, say -- still pays that wait in its times.)"""
+    state: dict = {}
+
+    def cycles_per_ms() -> float:
+        if "cpm" not in state:
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(1000)
+            s.record()
+            torch.cuda._sleep(5_000_000)
+            e.record()
+            torch.cuda.synchronize()
+            state["cpm"] = 5_000_000 / max(s.elapsed_time(e), 1e-3)
+        return state["cpm"]
 
     def timer(fn: Callable[[], Any], **_: Any) -> float:
         dev = torch.cuda.current_device()
-        if dev not in flush:
+        if ("flush", dev) not in state:
             l2 = getattr(torch.cuda.get_device_properties(dev), "L2_cache_size", 0) or (64 << 20)
-            flush[dev] = torch.empty(2 * l2 // 4, dtype=torch.int32, device="cuda")
-        buf = flush[dev]
+            state[("flush", dev)] = torch.empty(2 * l2 // 4, dtype=torch.int32, device="cuda")
+        buf = state[("flush", dev)]
         fn()
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         fn()
+        host_ms = (time.perf_counter() - t0) * 1e3          # enqueue cost (upper bound of it)
         torch.cuda.synchronize()
-        est_ms = max((time.perf_counter() - t0) * 1e3, 1e-3)
-        for _ in range(max(1, min(50, int(warmup_ms / est_ms)))):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(int(cycles_per_ms() * min(max_queue_ms, 3 * host_ms + 0.5)))
+        s.record()
+        fn()
+        e.record()
+        torch.cuda.synchronize()
+        est_ms = max(s.elapsed_time(e), 1e-3)
+        for _ in range(max(1, min(20, int(warmup_ms / est_ms)))):
             fn()
         n = max(min_reps, min(max_reps, int(rep_ms / est_ms)))
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+        torch.cuda._sleep(int(cycles_per_ms() * min(max_queue_ms, n * (1.5 * host_ms + 0.05) + 1.0)))
         for i in range(n):
             buf.zero_()
             starts[i].record()
             fn()
             ends[i].record()
         torch.cuda.synchronize()
-        return float(statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)))
+        return float(statistics.median(a.elapsed_time(b) for a, b in zip(starts, ends)))
 
     return timer
 
@@ -145,8 +171,14 @@ class Tuner:
             spec = self.specs[op]
             results[op] = {}
             for bucket in spec.problem_set(self.quick):
-                share = max(0.0, self.time_left()) / max(1, len(work) - done_items)
-                results[op][bucket] = self.tune_bucket(spec, bucket, share)
+                left = self.time_left()
+                if left <= 0 and self.state.finished(op, bucket) is None:
+                    self.log(f"{op}[{bucket}]: skipped, the time budget is spent (nothing written for it)")
+                    results[op][bucket] = BucketResult(op, bucket, None, math.inf, {}, [], 0, 0,
+                                                       note="skipped: time budget spent")
+                else:
+                    share = max(0.0, left) / max(1, len(work) - done_items)
+                    results[op][bucket] = self.tune_bucket(spec, bucket, share)
                 done_items += 1
             self.write(op, results[op])
         self.progress.close()
@@ -184,14 +216,9 @@ class Tuner:
         return policyfile.read(policyfile.path_for(self.out_dir, self.target, op))
 
     def priority_configs(self, op: str, bucket: str, fallback: dict) -> tuple[list[dict], dict | None]:
-        """(configs always timed, the target file's current value for the bucket or None)."""
+        """(configs timed first: the fallback, the target file's current value, the chain's current
+        choice, the file's shortlist; the file's current value for the bucket or None)."""
         pri = [fallback]
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")      # "no tuned policy": that is why we are here
-                pri.append(policy.select(op, self.device, bucket).as_dict())
-        except Exception:
-            pass
         existing = self.existing_file(op)
         prev = None
         if existing:
@@ -199,6 +226,13 @@ class Tuner:
             prev = self._complete(op, bucket, tuned.get(bucket, tuned.get("default")))
             if prev is not None:
                 pri.append(prev)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")      # "no tuned policy": that is why we are here
+                pri.append(policy.select(op, self.device, bucket).as_dict())
+        except Exception:
+            pass
+        if existing:
             cands = existing.get("candidates", {})
             for c in cands.get(bucket, cands.get("default", [])):
                 c = self._complete(op, bucket, c)
@@ -248,8 +282,9 @@ class Tuner:
             return inputs[problem.label], refs[problem.label]
 
         while True:
-            pending_priority = any(config_key(c) not in search.done for c in priority)
-            if not pending_priority and self.clock() >= deadline:
+            mandatory = [fallback] + ([prev] if prev is not None else [])
+            pending = any(config_key(c) not in search.done for c in mandatory)
+            if not pending and self.clock() >= deadline:
                 break
             cfg = search.next(best_cfg)
             if cfg is None:

@@ -147,19 +147,27 @@ def test_winner_rejected_on_fresh_inputs_falls_back_to_next(tmp_path, monkeypatc
     assert any("fresh" in x["error"] for x in r.rejected)
 
 
-def test_budget_limits_search_but_priority_configs_are_timed(tmp_path):
-    clock = {"t": 0.0}
+def test_budget_limits_search_but_fallback_is_timed(tmp_path):
+    clock = {"now": 0.0}
 
-    def tick():
-        clock["t"] += 1.0
-        return clock["t"]
+    class SlowTimer(FakeTimer):
+        def __call__(self, fn, **kw):
+            clock["now"] += 10.0                      # every timing takes 10 "seconds"
+            return super().__call__(fn, **kw)
 
-    timer = FakeTimer()
-    tuner = make_tuner(tmp_path, timer, budget=0.0, clock=tick)
+    tuner = make_tuner(tmp_path, SlowTimer(), budget=5.0, clock=lambda: clock["now"])
     res = tuner.run([toy.OP])
-    for r in res[toy.OP].values():
-        assert r.timed == 1                           # only the fallback (also the current selection)
-        assert r.winner == policy.op_policy(toy.OP).fallback
+    small, big = res[toy.OP]["small"], res[toy.OP]["big"]
+    assert small.timed == 1 and small.winner == policy.op_policy(toy.OP).fallback   # past its share
+    assert big.winner is None and "budget" in big.note                              # budget gone: skipped
+    data = json.loads((tmp_path / "policies" / "sm_test" / f"{toy.OP}.json").read_text())
+    assert "big" not in data["tuned"] and "small" in data["tuned"]
+
+
+def test_zero_budget_writes_nothing(tmp_path):
+    res = make_tuner(tmp_path, FakeTimer(), budget=0.0).run([toy.OP])
+    assert all(r.winner is None for r in res[toy.OP].values())
+    assert not (tmp_path / "policies" / "sm_test" / f"{toy.OP}.json").exists()
 
 
 def test_resume_skips_what_was_measured(tmp_path):
@@ -292,3 +300,13 @@ def test_merge_writes_only_searched_keys():
     assert data["tuned"]["b"] == {"A": 1, "num_warps": 4, "num_stages": 1}
     assert data["candidates"]["b"] == [{"A": 1}]
     assert data["log"]["autotune"]["decisions"]["b"] == "new"
+
+
+def test_merge_keeps_a_file_value_this_run_did_not_time():
+    old = {"op": "x", "tuned": {"b": {"A": 2}}, "log": {"by": "hand"}}
+    data = policyfile.merge(old, op="x", target="sm_90", device_name="d",
+                            results={"b": {"winner": {"A": 1}, "winner_score": 0.5, "candidates": [],
+                                           "previous_score": None}}, run_log={})
+    assert data["tuned"]["b"] == {"A": 2}
+    assert "not timed" in data["log"]["autotune"]["decisions"]["b"]
+    assert data["log"]["previous"] == {"by": "hand"}
