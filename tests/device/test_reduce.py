@@ -35,15 +35,16 @@ def run_sum(x, pol=None):
 
 def run_minmax(x, op, pol=None):
     xs = R._storage_view(x.reshape(-1))
-    (r,) = R._launch("minmax", R.OP_CODES[op], [xs], [xs.dtype], ident=R.identity(op, xs.dtype), pol=pol)
+    acc = R._cmp_dtype(xs.dtype)
+    (r,) = R._launch("minmax", R.OP_CODES[op], [xs], [acc], ident=R.identity(op, acc), pol=pol)
     r = r.reshape(())
-    return r.view(torch.bool) if x.dtype == torch.bool else r
+    return r.view(torch.bool) if x.dtype == torch.bool else r.to(x.dtype)
 
 
 def run_arg(x, op, pol=None):
     xs = R._storage_view(x.reshape(-1))
-    _, i = R._launch("arg", R.OP_CODES[op], [xs], [xs.dtype, torch.int64], ident=R.identity(op, xs.dtype),
-                     pol=pol)
+    acc = R._cmp_dtype(xs.dtype)
+    _, i = R._launch("arg", R.OP_CODES[op], [xs], [acc, torch.int64], ident=R.identity(op, acc), pol=pol)
     return i.reshape(())
 
 

@@ -304,9 +304,11 @@ def _reduce_kernel(xs, n, outs, parts, inits, counter_ptr, ident,
             ACC2: tl.constexpr = outs[0].dtype.element_ty
             poffs = tl.arange(0, 1 << PART_LOG2)
             pmask = poffs < num_partials
-            pv = tl.load(parts[0] + poffs, mask=pmask, other=ident, cache_modifier=".cg")
+            pv = tl.load(parts[0] + poffs, mask=pmask, other=0, cache_modifier=".cg")
+            pv = tl.where(pmask, pv, ident).to(ACC2)
             toffs = tail_base + lane
-            tv = tl.load(xs[0] + toffs, mask=toffs < n, other=ident).to(ACC2)
+            tv = tl.load(xs[0] + toffs, mask=toffs < n, other=0).to(ACC2)
+            tv = tl.where(toffs < n, tv, ident).to(ACC2)
             if IS_ARG:
                 pi = tl.load(parts[1] + poffs, mask=pmask, other=4611686018427387904, cache_modifier=".cg")
             else:
@@ -495,9 +497,15 @@ def _minmax(x: torch.Tensor, op: str) -> torch.Tensor:
     if x.numel() == 0:
         raise ValueError(f"{op}: the input is empty (a min/max of no items is undefined)")
     xs = _storage_view(_flat(x))
-    (r,) = _launch("minmax", OP_CODES[op], [xs], [xs.dtype], ident=identity(op, xs.dtype))
+    acc = _cmp_dtype(xs.dtype)
+    (r,) = _launch("minmax", OP_CODES[op], [xs], [acc], ident=identity(op, acc), bucket_dtype=xs.dtype)
     r = r.reshape(())
-    return r.view(torch.bool) if x.dtype == torch.bool else r
+    return r.view(torch.bool) if x.dtype == torch.bool else r.to(x.dtype)
+
+
+def _cmp_dtype(dtype: torch.dtype) -> torch.dtype:
+    """min/max/arg compare fp16/bf16 in fp32 (exact: the result is one of the items)."""
+    return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
 
 
 def min(x: torch.Tensor) -> torch.Tensor:  # noqa: A001
@@ -515,9 +523,10 @@ def _arg(x: torch.Tensor, op: str) -> tuple[torch.Tensor, torch.Tensor]:
     if x.numel() == 0:
         raise ValueError(f"{op}: the input is empty")
     xs = _storage_view(_flat(x))
-    v, i = _launch("arg", OP_CODES[op], [xs], [xs.dtype, torch.int64], ident=identity(op, xs.dtype))
+    acc = _cmp_dtype(xs.dtype)
+    v, i = _launch("arg", OP_CODES[op], [xs], [acc, torch.int64], ident=identity(op, acc), bucket_dtype=xs.dtype)
     v = v.reshape(())
-    return (v.view(torch.bool) if x.dtype == torch.bool else v), i.reshape(())
+    return (v.view(torch.bool) if x.dtype == torch.bool else v.to(x.dtype)), i.reshape(())
 
 
 def argmin(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -75,7 +75,8 @@ def _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP: tl.constexpr,
     col = k + tl.arange(0, BLOCK)[None, :]
     m = col < length[:, None]
     offs = starts[:, None] + col
-    v = tl.load(x_ptr + offs, mask=m, other=ident, cache_modifier=CACHE_MODIFIER).to(acc.dtype)
+    v = tl.load(x_ptr + offs, mask=m, other=0, cache_modifier=CACHE_MODIFIER).to(acc.dtype)
+    v = tl.where(m, v, ident).to(acc.dtype)
     if OP == OP_SUM:
         acc = acc + v
     elif OP == OP_MIN:
@@ -200,7 +201,8 @@ def _out_dtype(op: str, dtype: torch.dtype, out_dtype) -> tuple[torch.dtype, tor
     if op == "user":
         d = out_dtype if out_dtype is not None else acc_dtype(dtype) if dtype.is_floating_point else dtype
         return d, d
-    st = torch.uint8 if dtype == torch.bool else dtype
+    # min/max of fp16/bf16 compare in fp32 (exact: the result is one of the items)
+    st = torch.uint8 if dtype == torch.bool else torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
     return dtype, st
 
 
