@@ -287,10 +287,16 @@ def _device_key(device) -> str:
 def select(op: str, device=None, bucket: str = "default") -> Policy:
     """The policy ``op`` uses on ``device`` for problems of class ``bucket``.
 
-    Inside an :func:`override` block for ``op`` (and this bucket) the forced values are returned."""
+    Inside an :func:`override` block for ``op`` (and this bucket) the forced values are returned;
+    inside a :func:`trace` block the request is recorded."""
+    if _TRACES:
+        for t in _TRACES:
+            t.append((op, bucket))
     if _OVERRIDES:
-        forced = _OVERRIDES.get((op, bucket), _OVERRIDES.get((op, None)))
+        key = (op, bucket) if (op, bucket) in _OVERRIDES else (op, None)
+        forced = _OVERRIDES.get(key)
         if forced is not None:
+            _OVERRIDE_HITS[key] = _OVERRIDE_HITS.get(key, 0) + 1
             return forced
     return _select_cached(op, _device_key(device), bucket)
 
@@ -300,6 +306,28 @@ def select(op: str, device=None, bucket: str = "default") -> Policy:
 # ----------------------------------------------------------------------------------------------
 
 _OVERRIDES: dict[tuple[str, str | None], Policy] = {}
+_OVERRIDE_HITS: dict[tuple[str, str | None], int] = {}
+_TRACES: list[list] = []
+
+
+@contextlib.contextmanager
+def trace():
+    """Record every ``(op, bucket)`` that :func:`select` is asked for inside the ``with`` block.
+
+    Yields the list the requests are appended to (``python -m autotune`` uses it to learn which
+    bucket a problem falls in, rather than trusting a copy of the op's bucketing rule)."""
+    calls: list = []
+    _TRACES.append(calls)
+    try:
+        yield calls
+    finally:
+        _TRACES.remove(calls)
+
+
+def override_hits(op: str, bucket: str | None = None) -> int:
+    """How many times :func:`select` returned the forced policy of ``override(op, ..., bucket)``
+    since that override began (0: the code run never asked for it -- e.g. another bucket)."""
+    return _OVERRIDE_HITS.get((op, bucket), 0)
 
 
 @contextlib.contextmanager
@@ -324,14 +352,18 @@ def override(op: str, values: dict, bucket: str | None = None):
     nw, ns = vals.pop("num_warps"), vals.pop("num_stages")
     key = (op, bucket)
     prev = _OVERRIDES.get(key)
+    prev_hits = _OVERRIDE_HITS.get(key)
     _OVERRIDES[key] = Policy(op, vals, nw, ns, "override")
+    _OVERRIDE_HITS[key] = 0
     try:
         yield _OVERRIDES[key]
     finally:
         if prev is None:
             _OVERRIDES.pop(key, None)
+            _OVERRIDE_HITS.pop(key, None)
         else:
             _OVERRIDES[key] = prev
+            _OVERRIDE_HITS[key] = prev_hits or 0
 
 
 def overridden(op: str, bucket: str = "default") -> bool:
