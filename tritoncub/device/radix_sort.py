@@ -67,7 +67,8 @@ def _digit_lookback(status_ptr, tile, dig, kw, tot, RADIX: tl.constexpr, FLAG_SH
     zero = tv * 0
     ptrs = status_ptr + tile.to(tl.int64) * RADIX + dig
     first = tile == 0
-    tl.atomic_xchg(ptrs, tv | tl.where(first, zero + (2 << FLAG_SHIFT), zero + (1 << FLAG_SHIFT)), sem="release")
+    # flag and count share one word, so readers never need ordering beyond the word itself
+    tl.atomic_xchg(ptrs, tv | tl.where(first, zero + (2 << FLAG_SHIFT), zero + (1 << FLAG_SHIFT)), sem="relaxed")
     WINDOW: tl.constexpr = kw.shape[0]
     excl = zero
     j = (dig * 0 + tile - 1).to(tl.int64)       # nearest predecessor not yet folded in
@@ -90,7 +91,80 @@ def _digit_lookback(status_ptr, tile, dig, kw, tot, RADIX: tl.constexpr, FLAG_SH
         j = j - stop.to(tl.int64)
         todo = tl.sum((~done).to(tl.int32), 0)
     if tile > 0:
-        tl.atomic_xchg(ptrs, (excl + tv) | (zero + (2 << FLAG_SHIFT)), sem="release")
+        tl.atomic_xchg(ptrs, (excl + tv) | (zero + (2 << FLAG_SHIFT)), sem="relaxed")
+    return excl
+
+
+# Per-thread spin look-back of one digit (CUB's scheme): $1 = address of the nearest predecessor's
+# status word of this thread's digit (0: no predecessor), $2 = bytes between two tiles' words.
+# Walks back one tile per step, waiting on unpublished words, summing counts until an inclusive one.
+_SPIN_LOOKBACK32 = gl.constexpr("""{
+.reg .pred p, q;
+.reg .b32 w, f, v, acc;
+.reg .b64 a, st;
+mov.b32 acc, 0;
+mov.b64 a, $1;
+setp.eq.u64 p, a, 0;
+@p bra DONE${:uid};
+cvt.u64.u32 st, $2;
+LOOP${:uid}:
+ld.relaxed.gpu.global.b32 w, [a];
+shr.u32 f, w, 29;
+setp.eq.u32 q, f, 0;
+@q bra LOOP${:uid};
+and.b32 v, w, 0x1FFFFFFF;
+add.u32 acc, acc, v;
+setp.eq.u32 q, f, 2;
+@q bra DONE${:uid};
+sub.u64 a, a, st;
+bra LOOP${:uid};
+DONE${:uid}:
+mov.b32 $0, acc;
+}""")
+
+_SPIN_LOOKBACK64 = gl.constexpr("""{
+.reg .pred p, q;
+.reg .b64 w, f, v, acc, a, st;
+mov.b64 acc, 0;
+mov.b64 a, $1;
+setp.eq.u64 p, a, 0;
+@p bra DONE${:uid};
+cvt.u64.u32 st, $2;
+LOOP${:uid}:
+ld.relaxed.gpu.global.b64 w, [a];
+shr.u64 f, w, 61;
+setp.eq.u64 q, f, 0;
+@q bra LOOP${:uid};
+and.b64 v, w, 0x1FFFFFFFFFFFFFFF;
+add.u64 acc, acc, v;
+setp.eq.u64 q, f, 2;
+@q bra DONE${:uid};
+sub.u64 a, a, st;
+bra LOOP${:uid};
+DONE${:uid}:
+mov.b64 $0, acc;
+}""")
+
+
+@gluon.jit
+def _digit_lookback_spin(status_ptr, tile, dig, tot, RADIX: gl.constexpr, FLAG_SHIFT: gl.constexpr):
+    """Same protocol as :func:`_digit_lookback`, each thread spinning on its own digit (no block
+    synchronisation per step); for compiled NVIDIA kernels."""
+    tv = tot.to(status_ptr.dtype.element_ty)
+    zero = tv * 0
+    ptrs = status_ptr + tile.to(gl.int64) * RADIX + dig
+    first = tile == 0
+    gl.atomic_xchg(ptrs, tv | gl.where(first, zero + (2 << FLAG_SHIFT), zero + (1 << FLAG_SHIFT)), sem="relaxed")
+    prev = gl.where(dig * 0 + tile > 0, (ptrs - RADIX).to(gl.int64, bitcast=True), 0)
+    stride = dig * 0 + RADIX * (status_ptr.dtype.element_ty.primitive_bitwidth // 8)
+    if FLAG_SHIFT == 29:
+        excl = gl.inline_asm_elementwise(_SPIN_LOOKBACK32, "=r,l,r", [prev, stride], dtype=gl.int32,
+                                         is_pure=False, pack=1)
+    else:
+        excl = gl.inline_asm_elementwise(_SPIN_LOOKBACK64, "=l,l,r", [prev, stride], dtype=gl.int64,
+                                         is_pure=False, pack=1)
+    if tile > 0:
+        gl.atomic_xchg(ptrs, (excl + tv) | (zero + (2 << FLAG_SHIFT)), sem="relaxed")
     return excl
 
 
@@ -191,7 +265,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                            n, shift, width, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                            VALUE_MODE: gl.constexpr, FLAG_SHIFT: gl.constexpr, WARPS: gl.constexpr,
                            ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr, WINDOW: gl.constexpr,
-                           KEYS_IN_SMEM: gl.constexpr):
+                           KEYS_IN_SMEM: gl.constexpr, PROBE: gl.constexpr = 0):
     """One onesweep pass over one tile (see the module doc).
 
     Shared words: [0, W*RADIX) per-warp counters, then tile bases, then (overlapping them) the
@@ -244,12 +318,22 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     else:              # exchange source indices; keys and values are gathered back (L1/L2 hits)
         smem_store_words(gl.where(valid, XOFF + pos, XTRASH), local)
     # chain the tile's digit counts with the tiles before it
-    LW: gl.constexpr = gl.BlockedLayout([1, WINDOW], [32, 1], [WARPS, 1], [1, 0])
-    dig = gl.arange(0, RADIX, layout=gl.SliceLayout(1, LW))
-    kw = gl.arange(0, WINDOW, layout=gl.SliceLayout(0, LW))
-    earlier = _digit_lookback(status_ptr, tile, dig, kw, gl.convert_layout(tot, gl.SliceLayout(1, LW)),
-                              RADIX, FLAG_SHIFT)
-    adj = gl.convert_layout(gl.load(digit_off_ptr + dig) + earlier.to(gl.int64), LD) - texcl.to(gl.int64)
+    # (PROBE: measurement switch of the probes only; 1 skips the look-back, 2 also the scatter:
+    #  wrong results, never used by the launchers)
+    if PROBE >= 1:
+        dig = gl.arange(0, RADIX, layout=LD)
+        adj = gl.load(digit_off_ptr + dig) - texcl.to(gl.int64)
+    elif WINDOW == 0:
+        dig = gl.arange(0, RADIX, layout=LD)
+        earlier = _digit_lookback_spin(status_ptr, tile, dig, tot, RADIX, FLAG_SHIFT)
+        adj = gl.load(digit_off_ptr + dig) + earlier.to(gl.int64) - texcl.to(gl.int64)
+    else:
+        LW: gl.constexpr = gl.BlockedLayout([1, WINDOW], [32, 1], [WARPS, 1], [1, 0])
+        dig = gl.arange(0, RADIX, layout=gl.SliceLayout(1, LW))
+        kw = gl.arange(0, WINDOW, layout=gl.SliceLayout(0, LW))
+        earlier = _digit_lookback(status_ptr, tile, dig, kw, gl.convert_layout(tot, gl.SliceLayout(1, LW)),
+                                  RADIX, FLAG_SHIFT)
+        adj = gl.convert_layout(gl.load(digit_off_ptr + dig) + earlier.to(gl.int64), LD) - texcl.to(gl.int64)
     smem.slice(ADJ // RADIX, 1, 0).store(gl.expand_dims(gl.convert_layout((adj & 0xFFFFFFFF).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     smem.slice(ADJ // RADIX + 1, 1, 0).store(gl.expand_dims(gl.convert_layout((adj >> 32).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     gl.thread_barrier()
@@ -268,6 +352,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         lo = smem_load_words(ADJ + d2).to(gl.uint32).to(gl.int64)
         hi = smem_load_words(ADJ + RADIX + d2).to(gl.int64)
         dest = (hi << 32) + lo + i
+        if PROBE == 2:
+            mi = mi & (k2 == 12345)
         gl.store(keys_out + dest, k2, mask=mi)
         if VALUE_MODE == 1:
             gl.store(vals_out + dest, gl.load(vals_in + base + src, mask=mi), mask=mi)
@@ -282,14 +368,14 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
 def _valid_policy(c: dict) -> bool:
     return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
             and c["ITEMS"] in (4, 8, 12, 16, 20, 24) and c["WARPS"] in (4, 8, 16)
-            and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (1, 2, 4, 8, 16, 32))
+            and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (0, 1, 2, 4, 8, 16, 32))
 
 
 policy.register(
     "radix_sort",
     space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
-           "TL_TILE": [128, 256, 512], "MAXNREG": [0, 80], "WINDOW": [8, 16, 32], "num_warps": [4, 8, 16], "num_stages": [1]},
-    fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 80, "WINDOW": 16,
+           "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16], "num_warps": [4, 8, 16], "num_stages": [1]},
+    fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
               "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default",),
@@ -306,6 +392,8 @@ policy.register(
 
 #: set True to run the portable kernels on a GPU too (tests compare the two paths)
 FORCE_PORTABLE = False
+#: measurement switch for bench/probes only (see _onesweep_gluon_kernel); 0 in any real use
+_PROBE = 0
 
 
 def _use_fast_path(device: torch.device) -> bool:
@@ -448,13 +536,13 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
                 RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
                 WARPS=pol["WARPS"], ITEMS=pol["ITEMS"], SMEM_ROWS=rows, WINDOW=pol["WINDOW"],
-                KEYS_IN_SMEM=(vm == 0 and kin.element_size() == 4), num_warps=pol["WARPS"],
+                KEYS_IN_SMEM=(vm == 0 and kin.element_size() == 4), PROBE=_PROBE, num_warps=pol["WARPS"],
                 **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
         else:
             _onesweep_tl_kernel[(n_tiles,)](
                 src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
                 RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
-                TILE=tile, WINDOW=pol["WINDOW"], num_warps=4)
+                TILE=tile, WINDOW=max(1, pol["WINDOW"]), num_warps=4)
         keys.selector ^= 1
         if values is not None:
             values.selector ^= 1
