@@ -19,6 +19,7 @@ import json
 import math
 import os
 import sys
+import warnings
 from pathlib import Path
 
 DEFAULT_SECONDS_PER_OP = 90
@@ -90,7 +91,8 @@ def dry_run(ops, no_spec, specs, quick, target, out_dir, device) -> int:
         print(f"  fallback: {p.fallback}")
         for b, probs in spec.problem_set(quick).items():
             fb = p.fallback_for(b)
-            print(f"  bucket {b!r}: " + ", ".join(pr.label for pr in probs)
+            print(f"  bucket {b!r} (as the spec says; a run checks it with the op): "
+                  + ", ".join(pr.label for pr in probs)
                   + ("" if config_key(fb) == config_key(p.fallback) else f"  (fallback {fb})"))
     for op in no_spec:
         print(f"\n{op}: registered policy but no TuneSpec -> not tuned")
@@ -98,20 +100,24 @@ def dry_run(ops, no_spec, specs, quick, target, out_dir, device) -> int:
     return 0
 
 
-def compare_run(ops, specs, device, quick, out_json, progress_enabled=True) -> int:
-    """Time each op's selected (tuned) policy against its built-in fallback on the spec's problems."""
+def compare_run(ops, specs, device, quick, out_json, timer=None) -> int:
+    """Time each op's selected (tuned) policy against its built-in fallback on the spec's problems.
+
+    Both are checked against the reference first; times are GPU time (see ``tuner.gpu_timer``)."""
     import torch
     from tritoncub import policy
-    from .tuner import gpu_timer
-    timer = gpu_timer(warmup_ms=10, rep_ms=100)
+    from .tuner import bind, check_once, gpu_timer, resolve_buckets
+    timer = timer or gpu_timer(warmup_ms=10, rep_ms=100)
     policy.clear_cache()
     rows = []
-    print(f"{'op[bucket]':<30} {'problem':<34} {'fallback ms':>12} {'tuned ms':>10} {'speed-up':>9}  tuned from")
+    print(f"{'op[bucket]':<30} {'problem':<38} {'fallback ms':>12} {'tuned ms':>10} {'speed-up':>9}  tuned from")
     for op in ops:
         spec = specs[op]
         p = policy.op_policy(op)
-        for b, probs in spec.problem_set(quick).items():
-            sel = policy.select(op, device, b)
+        for b, probs in resolve_buckets(spec, device, quick=quick).items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sel = policy.select(op, device, b)
             fb = p.fallback_for(b)
             for pr in probs:
                 x = pr.make(device, 0)
@@ -121,16 +127,10 @@ def compare_run(ops, specs, device, quick, out_json, progress_enabled=True) -> i
                     pol = policy.Policy(op, {k: v for k, v in cfg.items() if k not in policy.LAUNCH_KEYS},
                                         cfg["num_warps"], cfg["num_stages"], name)
                     try:
-                        if spec.run is not None:
-                            out = spec.run(x, pol)
-                            fn = (lambda pol=pol: spec.run(x, pol))
-                            res[name] = (spec.verify(out, ref), timer(fn))[1]
-                        else:
-                            with policy.override(op, pol.as_dict()):
-                                out = spec.call(x)
-                                torch.cuda.synchronize()
-                                spec.verify(out, ref)
-                                res[name] = timer(lambda: spec.call(x))
+                        check_once(spec, x, ref, pol, b, device)
+                        ctx, fn = bind(spec, x, pol, b)
+                        with ctx:
+                            res[name] = float(timer(fn, op=op, bucket=b, problem=pr.label, config=cfg))
                     except Exception as e:
                         res[name] = None
                         print(f"  {op}[{b}] {name}: {type(e).__name__}: {str(e)[:200]}")
@@ -139,13 +139,15 @@ def compare_run(ops, specs, device, quick, out_json, progress_enabled=True) -> i
                 rows.append({"op": op, "bucket": b, "problem": pr.label, "fallback_ms": f, "tuned_ms": t,
                              "speedup": sp, "tuned_source": sel.source, "tuned": sel.as_dict(), "fallback": fb,
                              "bytes_moved": pr.bytes_moved})
-                print(f"{op + '[' + b + ']':<30} {pr.label:<34} {f or float('nan'):12.4f} {t or float('nan'):10.4f} "
+                print(f"{op + '[' + b + ']':<30} {pr.label:<38} {f or float('nan'):12.4f} {t or float('nan'):10.4f} "
                       f"{(f'{sp:.2f}x' if sp else '-'):>9}  {sel.source}", flush=True)
                 del x, ref
-                torch.cuda.empty_cache()
+                if device.type == "cuda":
+                    torch.cuda.empty_cache()
     if out_json:
         Path(out_json).parent.mkdir(parents=True, exist_ok=True)
-        Path(out_json).write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": rows}, indent=1) + "\n")
+        name = torch.cuda.get_device_name() if device.type == "cuda" else "cpu"
+        Path(out_json).write_text(json.dumps({"device": name, "rows": rows}, indent=1) + "\n")
         print(f"wrote {out_json}")
     return 0
 

@@ -115,6 +115,63 @@ class FatalDeviceError(RuntimeError):
     pass
 
 
+class BucketMismatch(RuntimeError):
+    """The op never asked the policy chain for the bucket being tuned (so the config was not used)."""
+
+
+def bind(spec: TuneSpec, x, pol, bucket: str):
+    """(context, fn): ``fn()`` runs the op once on ``x`` with ``pol`` forced for ``bucket`` only."""
+    import contextlib
+    if spec.run is not None:
+        return contextlib.nullcontext(), (lambda: spec.run(x, pol))
+    return policy.override(spec.op, pol.as_dict(), bucket=bucket), (lambda: spec.call(x))
+
+
+def check_once(spec: TuneSpec, x, ref, pol, bucket: str, device) -> None:
+    """Run once with ``pol`` forced and compare with ``ref``; raises AssertionError (wrong output)
+    or BucketMismatch (the op did not use the forced policy)."""
+    ctx, fn = bind(spec, x, pol, bucket)
+    with ctx:
+        out = fn()
+        if spec.run is None and policy.override_hits(spec.op, bucket) == 0:
+            raise BucketMismatch(f"{spec.op} did not ask the policy chain for bucket {bucket!r} on this "
+                                 f"problem, so the config was not used; fix the spec's bucket")
+    _sync(torch.device(device))
+    spec.verify(out, ref)
+
+
+def resolve_buckets(spec: TuneSpec, device, *, quick: bool = False, seed: int = 0,
+                    log: Callable[[str], None] = print) -> dict[str, list[Problem]]:
+    """Group the spec's problems by the bucket the op actually asks for on each.
+
+    Each problem runs once (current policy) under ``policy.trace()``. A problem whose op asks for
+    the spec's bucket stays there; one that asks for exactly one other bucket moves to it (the
+    op's bucketing rule changed, or the spec guessed); with several others, the most requested one.
+    Specs with ``run`` (no policy lookup) and problems whose call fails keep the spec's bucket."""
+    out: dict[str, list[Problem]] = {}
+    for bucket, problems in spec.problem_set(quick).items():
+        for pr in problems:
+            b = bucket
+            if spec.run is None:
+                try:
+                    x = pr.make(torch.device(device), seed)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        with policy.trace() as calls:
+                            spec.call(x)
+                    _sync(torch.device(device))
+                    asked = [bb for (o, bb) in calls if o == spec.op]
+                    if asked and bucket not in asked:
+                        b = max(dict.fromkeys(asked), key=asked.count)
+                        log(f"{spec.op}: problem {pr.label!r} is in bucket {b!r} (the spec said {bucket!r})")
+                    del x
+                except Exception as e:
+                    if _fatal(e):
+                        raise FatalDeviceError(str(e)) from e
+            out.setdefault(b, []).append(pr)
+    return out
+
+
 @dataclass
 class BucketResult:
     op: str
@@ -164,21 +221,23 @@ class Tuner:
 
     def run(self, ops: list[str]) -> dict[str, dict[str, BucketResult]]:
         """Tune ``ops`` (in order); write each op's file as soon as its buckets are done."""
-        work = [(op, b) for op in ops for b in self.specs[op].problem_set(self.quick)]
+        groups = {op: resolve_buckets(self.specs[op], self.device, quick=self.quick, seed=self.seed, log=self.log)
+                  for op in ops}
+        work = sum(len(g) for g in groups.values())
         results: dict[str, dict[str, BucketResult]] = {}
         done_items = 0
         for op in ops:
             spec = self.specs[op]
             results[op] = {}
-            for bucket in spec.problem_set(self.quick):
+            for bucket, problems in groups[op].items():
                 left = self.time_left()
                 if left <= 0 and self.state.finished(op, bucket) is None:
                     self.log(f"{op}[{bucket}]: skipped, the time budget is spent (nothing written for it)")
                     results[op][bucket] = BucketResult(op, bucket, None, math.inf, {}, [], 0, 0,
                                                        note="skipped: time budget spent")
                 else:
-                    share = max(0.0, left) / max(1, len(work) - done_items)
-                    results[op][bucket] = self.tune_bucket(spec, bucket, share)
+                    share = max(0.0, left) / max(1, work - done_items)
+                    results[op][bucket] = self.tune_bucket(spec, bucket, share, problems)
                 done_items += 1
             self.write(op, results[op])
         self.progress.close()
@@ -241,11 +300,13 @@ class Tuner:
         return [c for c in (self._complete(op, bucket, c) for c in pri) if c is not None], prev
 
     # ------------------------------------------------------------------------------------------
-    def tune_bucket(self, spec: TuneSpec, bucket: str, share_s: float) -> BucketResult:
+    def tune_bucket(self, spec: TuneSpec, bucket: str, share_s: float,
+                    problems: list[Problem] | None = None) -> BucketResult:
         op = spec.op
         t_start = self.clock()
         space, keys, fallback = self._space(op, bucket)
-        problems = spec.problem_set(self.quick)[bucket]
+        if problems is None:
+            problems = spec.problem_set(self.quick)[bucket]
         prev_result = self.state.finished(op, bucket)
         if prev_result is not None:
             self.log(f"{op}[{bucket}]: finished in an earlier run (resume), reusing its result")
@@ -363,9 +424,9 @@ class Tuner:
         try:
             x, ref = get(problem)
             if self.state.verification(op, bucket, key + "|" + problem.label) is None:
-                self._check(spec, x, ref, pol)
+                self._check(spec, x, ref, pol, bucket)
                 self.state.record_verify(op, bucket, key + "|" + problem.label, True)
-            ctx, fn = self._bind(spec, x, pol)
+            ctx, fn = self._bind(spec, x, pol, bucket)
             with ctx:
                 ms = float(self.timer(fn, op=op, bucket=bucket, problem=problem.label, config=pol.as_dict()))
         except AssertionError as e:
@@ -386,18 +447,11 @@ class Tuner:
         self.state.record_time(op, bucket, problem.label, key, ms=ms)
         return ms
 
-    def _bind(self, spec: TuneSpec, x, pol):
-        import contextlib
-        if spec.run is not None:
-            return contextlib.nullcontext(), (lambda: spec.run(x, pol))
-        return policy.override(spec.op, pol.as_dict()), (lambda: spec.call(x))
+    def _bind(self, spec: TuneSpec, x, pol, bucket: str):
+        return bind(spec, x, pol, bucket)
 
-    def _check(self, spec: TuneSpec, x, ref, pol) -> None:
-        ctx, fn = self._bind(spec, x, pol)
-        with ctx:
-            out = fn()
-        _sync(self.device)
-        spec.verify(out, ref)
+    def _check(self, spec: TuneSpec, x, ref, pol, bucket: str) -> None:
+        check_once(spec, x, ref, pol, bucket, self.device)
 
     def _verify_fresh(self, spec, bucket, problems, key, cfg, get, rejected) -> bool:
         """Check ``cfg`` once more on fresh inputs of every problem (the acceptance check)."""
@@ -409,7 +463,7 @@ class Tuner:
         try:
             for p in problems:
                 x, ref = get(p, fresh=True)
-                self._check(spec, x, ref, pol)
+                self._check(spec, x, ref, pol, bucket)
         except Exception as e:
             if _fatal(e):
                 raise FatalDeviceError(str(e)) from e

@@ -310,3 +310,27 @@ def test_merge_keeps_a_file_value_this_run_did_not_time():
     assert data["tuned"]["b"] == {"A": 2}
     assert "not timed" in data["log"]["autotune"]["decisions"]["b"]
     assert data["log"]["previous"] == {"by": "hand"}
+
+
+def test_resolve_buckets_asks_the_op():
+    from autotune.spec import TuneSpec
+    from autotune.tuner import resolve_buckets
+    base = toy.AUTOTUNE[0]
+    wrong = TuneSpec(op=toy.OP, problems={"small": base.problems["small"] + base.problems["big"][:1]},
+                     call=base.call, reference=base.reference)
+    logs = []
+    groups = resolve_buckets(wrong, torch.device(DEVICE), log=logs.append)
+    assert [p.label for p in groups["small"]] == ["float32 n=50"]
+    assert [p.label for p in groups["big"]] == ["float32 n=100"]
+    assert any("is in bucket 'big'" in m for m in logs)
+
+
+def test_forced_config_not_used_is_caught():
+    """If the op never asks for the bucket being tuned, the timing would be of another config."""
+    from autotune.tuner import BucketMismatch, check_once
+    spec = toy.AUTOTUNE[0]
+    x = spec.problems["big"][0].make(torch.device(DEVICE), 0)
+    pol = policy.Policy(toy.OP, {"BLOCK": 64, "BUG": 0}, 1, 1)
+    check_once(spec, x, spec.reference(x), pol, "big", DEVICE)
+    with pytest.raises(BucketMismatch, match="small"):
+        check_once(spec, x, spec.reference(x), pol, "small", DEVICE)
