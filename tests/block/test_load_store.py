@@ -13,8 +13,8 @@ from tritoncub.block.load import block_load, load_tile
 from tritoncub.block.store import block_store, store_tile
 
 # (load cache modifier, load eviction, store cache modifier, store eviction) per algorithm
-MODIFIERS = [("", "", "", ""), (".cg", "evict_first", ".cs", ""), (".ca", "evict_last", ".wt", "evict_last"),
-             (".cv", "", ".cg", "evict_first")]
+# (a cache operator and an eviction hint cannot be combined: ptxas rejects e.g. ld.global.cg.L1::evict_first)
+MODIFIERS = [("", "", "", ""), (".cg", "", ".cs", ""), (".ca", "", ".wt", ""), ("", "evict_first", "", "evict_last")]
 
 
 @triton.jit
@@ -41,7 +41,7 @@ def _kernel(x_ptr, raw_ptr, loaded_ptr, stored_ptr, flat_ptr, base0, num_items,
     # the 1-D helpers, plain and vectorised: a copy through load_tile/store_tile
     v = load_tile(x_ptr, base, num_items, TILE, False, "", "", OTHER)
     store_tile(flat_ptr, base, num_items, v, TILE, True)
-    w = load_tile(x_ptr, base, num_items, TILE, True, ".cg", "evict_first", OTHER)
+    w = load_tile(x_ptr, base, num_items, TILE, True, "", "evict_last", OTHER)
     store_tile(flat_ptr + num_items, base, num_items, w, TILE, False, ".cs")
 
 

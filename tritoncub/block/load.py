@@ -29,7 +29,9 @@ fetch again) and ``EVICTION`` to its ``eviction_policy`` (``""``, ``"evict_first
 for sm_90 (``python bench/ptx_check.py``): ``.ca`` → ``ld.global.ca``, ``.cg`` → ``ld.global.cg``,
 ``evict_first``/``evict_last`` → ``ld.global.L1::evict_first``/``L1::evict_last`` with an L2 cache
 hint; ``.cv`` gives a plain ``ld.global`` (the same code as the default). There is no streaming
-*load* modifier in ``tl.load`` (CUB's ``LOAD_CS``): ``evict_first`` is the analogue.
+*load* modifier in ``tl.load`` (CUB's ``LOAD_CS``): ``evict_first`` is the analogue. A cache modifier
+and an eviction policy cannot be combined (ptxas rejects ``ld.global.cg.L1::evict_first``); the
+helpers reject the pair at compile time.
 
 All offsets are computed in int64: tiles past 2^31 items are safe.
 
@@ -63,6 +65,8 @@ def load_tile(ptr, tile_base, num_items, TILE_ITEMS: tl.constexpr, VECTORIZE: tl
     """Load items ``[tile_base, tile_base + TILE_ITEMS)`` (those ``< num_items``) as a 1-D tile in input
     order; out-of-range slots hold ``other``. ``VECTORIZE`` gives full, aligned tiles an unmasked path.
     ``TILE_ITEMS`` is a power of two."""
+    tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
+                     "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
     base = tile_base.to(tl.int64)
     offs = tl.arange(0, TILE_ITEMS)
     if VECTORIZE:
@@ -101,6 +105,8 @@ def block_load(ptr, tile_base, num_items, BLOCK_THREADS: tl.constexpr, ITEMS_PER
     """Load one tile as ``[BLOCK_THREADS, ITEMS_PER_THREAD]`` in the arrangement of ``ALGORITHM``.
 
     Slots past ``num_items`` (the ragged last tile) hold ``other``."""
+    tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
+                     "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
     TILE: tl.constexpr = BLOCK_THREADS * ITEMS_PER_THREAD
     base = tile_base.to(tl.int64)
     if ALGORITHM == LOAD_STRIPED:

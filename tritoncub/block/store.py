@@ -25,6 +25,8 @@ def store_tile(ptr, tile_base, num_items, vals, TILE_ITEMS: tl.constexpr, VECTOR
                CACHE_MODIFIER: tl.constexpr = tl.constexpr(""), EVICTION: tl.constexpr = tl.constexpr("")):
     """Store a 1-D tile in input order at ``[tile_base, tile_base + TILE_ITEMS)``, skipping slots
     ``>= num_items``. ``VECTORIZE`` gives full tiles an unmasked, vectorisable path."""
+    tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
+                     "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
     base = tile_base.to(tl.int64)
     offs = tl.arange(0, TILE_ITEMS)
     if VECTORIZE:
@@ -46,6 +48,8 @@ def block_store(ptr, tile_base, num_items, tile, BLOCK_THREADS: tl.constexpr, IT
                 ALGORITHM: tl.constexpr = STORE_DIRECT, CACHE_MODIFIER: tl.constexpr = tl.constexpr(""),
                 EVICTION: tl.constexpr = tl.constexpr("")):
     """Store a ``[BLOCK_THREADS, ITEMS_PER_THREAD]`` tile given in the arrangement of ``ALGORITHM``."""
+    tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
+                     "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
     TILE: tl.constexpr = BLOCK_THREADS * ITEMS_PER_THREAD
     base = tile_base.to(tl.int64)
     if ALGORITHM == STORE_STRIPED:

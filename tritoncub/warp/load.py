@@ -70,6 +70,8 @@ def warp_load(ptr, base, num_items, WARPS: tl.constexpr, LOGICAL_WARP_THREADS: t
     """Load ``WARPS`` consecutive warp segments starting at item ``base`` as a
     ``[WARPS, LANES, ITEMS_PER_THREAD]`` tile in the arrangement of ``ALGORITHM`` (see the module doc).
     Items at positions ``>= num_items`` and padding lanes hold ``other``."""
+    tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
+                     "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
     SEGMENT: tl.constexpr = LOGICAL_WARP_THREADS * ITEMS_PER_THREAD
     start = tl.cast(base, tl.int64)
     if ALGORITHM == WARP_LOAD_STRIPED:

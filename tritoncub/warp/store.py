@@ -29,6 +29,8 @@ def warp_store(ptr, base, num_items, tile, WARPS: tl.constexpr, LOGICAL_WARP_THR
                ITEMS_PER_THREAD: tl.constexpr, ALGORITHM: tl.constexpr = WARP_STORE_DIRECT,
                CACHE_MODIFIER: tl.constexpr = tl.constexpr(""), EVICTION: tl.constexpr = tl.constexpr("")):
     """Store a ``[WARPS, LANES, ITEMS_PER_THREAD]`` warp tile given in the arrangement of ``ALGORITHM``."""
+    tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
+                     "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
     SEGMENT: tl.constexpr = LOGICAL_WARP_THREADS * ITEMS_PER_THREAD
     start = tl.cast(base, tl.int64)
     if ALGORITHM == WARP_STORE_STRIPED:
