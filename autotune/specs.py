@@ -109,13 +109,15 @@ def reduce_spec():
     big, small = BIG, 1 << 20
     return TuneSpec(
         op="reduce",
-        problems={"sum_4B": [sum_problem(torch.float32, big), sum_problem(torch.int32, big),
-                             sum_problem(torch.float32, small)],
-                  "sum_2B": [sum_problem(torch.bfloat16, big)],
-                  "minmax_4B": [arg_problem("max", big)],
-                  "arg_4B": [arg_problem("argmax", big)]},
-        quick_problems={"sum_4B": [sum_problem(torch.float32, 5000), sum_problem(torch.int32, 3000)],
-                        "arg_4B": [arg_problem("argmax", 3000)]},
+        problems={"sum_f4": [sum_problem(torch.float32, big)],
+                  "sum_i4": [sum_problem(torch.int32, big)],
+                  "sum_f4_small": [sum_problem(torch.float32, small)],
+                  "sum_f2": [sum_problem(torch.bfloat16, big)],
+                  "minmax_f4": [arg_problem("max", big)],
+                  "arg_f4": [arg_problem("argmax", big)]},
+        quick_problems={"sum_f4_small": [sum_problem(torch.float32, 5000)],
+                        "sum_i4_small": [sum_problem(torch.int32, 3000)],
+                        "arg_f4_small": [arg_problem("argmax", 3000)]},
         call=call, reference=reference, check=check,
         doc="sum / max / argmax over a whole tensor; buckets = reduction kind and item size")
 
@@ -219,7 +221,79 @@ def segmented_sort_spec():
         doc="batched row sort (values + int64 indices); buckets by row length")
 
 
-BUILTIN = (reduce_spec, scan_spec, histogram_spec, select_spec, segmented_sort_spec)
+def radix_sort_spec():
+    m = _module("radix_sort")
+    if m is None or not hasattr(m, "sort_keys") or not _registered("radix_sort"):
+        return None
+
+    def prob(dtype, n):
+        if dtype == torch.float32:
+            make = lambda dev, seed: _randn(n, dtype, dev, seed)  # noqa: E731
+        else:
+            make = lambda dev, seed: _randint(n, -2**31, 2**31 - 1, dtype, dev, seed)  # noqa: E731
+        return _p(f"sort_keys {str(dtype)[6:]} n={_n(n)}", make, 2 * n * dtype.itemsize)
+
+    return TuneSpec(
+        op="radix_sort",
+        problems={"default": [prob(torch.int32, BIG), prob(torch.float32, BIG)]},
+        quick_problems={"default": [prob(torch.int32, 3000)]},
+        call=lambda x: m.sort_keys(x),
+        reference=lambda x: torch.sort(x).values,
+        doc="keys-only onesweep sort of random 32-bit keys")
+
+
+def topk_spec():
+    m = _module("topk")
+    if m is None or not hasattr(m, "topk") or not _registered("topk"):
+        return None
+
+    def prob(rows, cols, k):
+        return _p(f"topk k={k} float32 {rows}x{cols}",
+                  lambda dev, seed: (_randn(rows * cols, torch.float32, dev, seed).reshape(rows, cols), k),
+                  rows * cols * 4 + rows * k * 12)
+
+    def check(out, ref):
+        from .spec import compare
+        (v, i), (x, rv) = out, ref
+        compare(v, rv, path="values")                         # equal values (sorted, largest first)
+        if i.dtype != torch.int64:
+            raise AssertionError(f"indices dtype {i.dtype}")
+        compare(torch.gather(x, -1, i), rv, path="x[indices]")  # indices point at those values
+
+    return TuneSpec(
+        op="topk",
+        problems={"rows": [prob(65536, 128, 8)], "long": [prob(16, 1 << 20, 8)]},
+        quick_problems={"rows": [prob(8, 64, 4)]},
+        call=lambda p: tuple(m.topk(p[0], p[1])),
+        reference=lambda p: (p[0], torch.topk(p[0], p[1]).values),
+        check=check,
+        doc="top-8 of many short rows and of a few long rows")
+
+
+def segmented_reduce_spec():
+    m = _module("segmented_reduce")
+    if m is None or not hasattr(m, "reduce_rows") or not _registered("segmented_reduce"):
+        return None
+
+    def prob(rows, cols):
+        return _p(f"reduce_rows sum float32 {rows}x{cols}",
+                  lambda dev, seed: _randn(rows * cols, torch.float32, dev, seed).reshape(rows, cols),
+                  rows * cols * 4 + rows * 4)
+
+    def reference(x):
+        return (x.double().sum(-1), x.double().abs().sum(-1))
+
+    return TuneSpec(
+        op="segmented_reduce",
+        problems={"short": [prob(65536, 128)], "medium": [prob(4096, 1024)], "long": [prob(16, 1 << 22)]},
+        quick_problems={"short": [prob(8, 100)]},
+        call=lambda x: m.reduce_rows(x, "sum"),
+        reference=reference, check=_float_sum_check(1e-5),
+        doc="row sums: many short rows, medium rows, a few very long rows")
+
+
+BUILTIN = (reduce_spec, scan_spec, histogram_spec, select_spec, segmented_sort_spec, radix_sort_spec, topk_spec,
+           segmented_reduce_spec)
 
 
 def builtin_specs() -> list[TuneSpec]:

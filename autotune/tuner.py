@@ -42,7 +42,7 @@ Timer = Callable[..., float]
 
 
 def gpu_timer(warmup_ms: float = 5.0, rep_ms: float = 25.0, min_reps: int = 5, max_reps: int = 100,
-              max_queue_ms: float = 300.0) -> Timer:
+              max_queue_ms: float = 100.0) -> Timer:
     """A timer for CUDA work: the median GPU time of one call, L2 flushed before each call.
 
     The host cost of a call (argument checks, allocation, Triton's launcher: tens of microseconds,
@@ -51,6 +51,12 @@ def gpu_timer(warmup_ms: float = 5.0, rep_ms: float = 25.0, min_reps: int = 5, m
     then see only the device work. (An op that waits on the device inside the call -- to size its
     output, say -- still pays that wait in its times.)"""
     state: dict = {}
+
+    can_queue = hasattr(torch.cuda, "_sleep")
+
+    def queue_behind_sleep(ms: float) -> None:
+        if can_queue and ms > 0:
+            torch.cuda._sleep(int(cycles_per_ms() * ms))
 
     def cycles_per_ms() -> float:
         if "cpm" not in state:
@@ -76,7 +82,7 @@ def gpu_timer(warmup_ms: float = 5.0, rep_ms: float = 25.0, min_reps: int = 5, m
         host_ms = (time.perf_counter() - t0) * 1e3          # enqueue cost (upper bound of it)
         torch.cuda.synchronize()
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(int(cycles_per_ms() * min(max_queue_ms, 3 * host_ms + 0.5)))
+        queue_behind_sleep(min(max_queue_ms, 3 * host_ms + 0.5))
         s.record()
         fn()
         e.record()
@@ -87,7 +93,7 @@ def gpu_timer(warmup_ms: float = 5.0, rep_ms: float = 25.0, min_reps: int = 5, m
         n = max(min_reps, min(max_reps, int(rep_ms / est_ms)))
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-        torch.cuda._sleep(int(cycles_per_ms() * min(max_queue_ms, n * (1.5 * host_ms + 0.05) + 1.0)))
+        queue_behind_sleep(min(max_queue_ms, n * (1.5 * host_ms + 0.05) + 1.0))
         for i in range(n):
             buf.zero_()
             starts[i].record()
