@@ -37,7 +37,7 @@ def test_builtin_spec_runs_and_verifies_with_fallback(op):
 
 def test_builtin_float_sum_check_rejects_wrong_sum():
     s = _spec("reduce")
-    prob = s.quick_problems["sum_4B"][0].make(torch.device(DEVICE), 0)
+    prob = s.quick_problems["sum_f4_small"][0].make(torch.device(DEVICE), 0)
     ref, x = s.reference(prob), prob[1]
     good = x.double().sum().float()
     s.verify(good, ref)
