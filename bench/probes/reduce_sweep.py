@@ -58,7 +58,7 @@ def main():
             ref = f(xs[0])[0].item()
             return bench(f, xs), ref
         grid = []
-        for bi, nw, pps in itertools.product([2048, 4096, 8192, 16384], [4, 8], [2, 4, 8]):
+        for bi, nw, pps in itertools.product([4096, 8192, 16384], [4, 8], [2, 4]):
             cfg = {**base, "BLOCK_ITEMS": bi, "num_warps": nw, "PROGRAMS_PER_SM": pps}
             if not R._valid(cfg) or (n <= (1 << 20) and bi > 8192):
                 continue
@@ -77,8 +77,8 @@ def main():
                 best = (ms, cfg)
         if best is None:
             continue
-        for key, vals in [("num_stages", [1, 3, 4]), ("GRID_MAPPING", ["strip_mine"]), ("LOAD", ["direct"]),
-                          ("CACHE_MODIFIER", [".cg"]), ("EVICTION", ["evict_first"])]:
+        for key, vals in [("num_stages", [1, 3]), ("GRID_MAPPING", ["strip_mine"]), ("LOAD", ["direct"]),
+                          ("CACHE_MODIFIER", [".cg"])]:
             for v in vals:
                 cfg = {**best[1], key: v}
                 try:
@@ -103,7 +103,7 @@ def main():
     offs[1:] = torch.cumsum(lens, 0)
     total = int(offs[-1])
     offs = offs.to(dev)
-    scases = [("short", "rows", (65536, 128)), ("medium", "rows", (4096, 1024)), ("medium", "segments", total)]
+    scases = [("short", "rows", (65536, 128)), ("medium", "rows", (4096, 1024)), ("segments", "segments", total)]
     for bucket, kind, shape in scases:
         if kind == "rows":
             xs = [torch.randn(*shape, device=dev) for _ in range(2)]
@@ -112,7 +112,7 @@ def main():
             xs = [torch.randn(shape, device=dev) for _ in range(2)]
             f = lambda x, p: S.segmented_reduce(x, offs, None, "sum", pol=p)
         if kind == "rows" and shape[1] <= 128:
-            space = itertools.product([2, 4, 8, 16, 32, 64], [128], [2, 4, 8])
+            space = itertools.product([4, 8, 16, 32, 64], [128], [2, 4, 8])
         elif kind == "rows":
             space = itertools.product([1, 2, 4], [256, 512, 1024], [4, 8])
         else:
@@ -133,5 +133,53 @@ def main():
         json.dump(results, fh, indent=1)
 
 
+def write_policies(sweep_json, out_dir):
+    """Write policies/sm_90/{reduce,segmented_reduce}.json from a sweep's fastest configs."""
+    import os
+    with open(sweep_json) as fh:
+        res = json.load(fh)
+    os.makedirs(out_dir, exist_ok=True)
+    tuned, log = {}, {}
+    for bucket in sorted({r["bucket"] for r in res["reduce"]}):
+        rows = [r for r in res["reduce"] if r["bucket"] == bucket]
+        best = min(rows, key=lambda r: r["ms"])
+        tuned[bucket] = best["cfg"]
+        log[bucket] = {"best_ms": best["ms"], "n": best["n"], "configs_timed": len(rows),
+                       "worst_ms": max(r["ms"] for r in rows)}
+    # buckets not swept take the nearest measured one
+    for src, dsts in {"sum_f4": ["default", "sum_f8", "minmax_f4", "minmax_f8", "minmax_i4", "minmax_i8",
+                                 "sum_i8"],
+                      "sum_f2": ["sum_i1", "sum_i2", "minmax_f2", "minmax_i1", "minmax_i2"],
+                      "arg_f4": ["arg_f2", "arg_f8", "arg_i4", "arg_i8", "arg_i1", "arg_i2"],
+                      "sum_f4_small": [f"{k}_{c}{b}_small" for k in ("sum", "minmax", "arg")
+                                       for c in "fi" for b in (1, 2, 4, 8)]}.items():
+        if src in tuned:
+            for d in dsts:
+                tuned.setdefault(d, dict(tuned[src]))
+    with open(os.path.join(out_dir, "reduce.json"), "w") as fh:
+        json.dump({"op": "reduce", "target": "sm_90", "device_name": res["device"], "tuned": tuned,
+                   "log": {"source": "bench/probes/reduce_sweep.py", "best": log}}, fh, indent=1)
+    stuned, slog = {}, {}
+    for (bucket, kind), rows in _group(res["segmented"]).items():
+        best = min(rows, key=lambda r: r["ms"])
+        stuned[bucket] = best["cfg"]
+        slog[f"{kind}-{bucket}-{best['shape']}"] = {"best_ms": best["ms"], "configs_timed": len(rows),
+                                                    "worst_ms": max(r["ms"] for r in rows)}
+    stuned.setdefault("default", stuned.get("medium", {}))
+    with open(os.path.join(out_dir, "segmented_reduce.json"), "w") as fh:
+        json.dump({"op": "segmented_reduce", "target": "sm_90", "device_name": res["device"], "tuned": stuned,
+                   "log": {"source": "bench/probes/reduce_sweep.py", "best": slog}}, fh, indent=1)
+
+
+def _group(rows):
+    out = {}
+    for r in rows:
+        out.setdefault((r["bucket"], r["kind"]), []).append(r)
+    return out
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 2 and sys.argv[1] == "--write-policies":
+        write_policies(sys.argv[2], sys.argv[3])
+    else:
+        main()

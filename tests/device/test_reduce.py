@@ -114,7 +114,8 @@ def test_arg_ties_first_index():
 CONFIGS = [dict(GRID_MAPPING=m, LOAD=ld, CACHE_MODIFIER=c, EVICTION=e, num_stages=s, PROGRAMS_PER_SM=p)
            for m, ld, c, e, s, p in itertools.product(["rake", "strip_mine"], ["vectorize", "direct"], ["", ".cg"],
                                                       ["", "evict_first"], [1, 3], [1, 2])]
-CONFIGS = CONFIGS[::5]  # a representative sample of the space's launch-relevant values
+CONFIGS = [c for c in CONFIGS if R._valid({"BLOCK_ITEMS": 4096, "num_warps": 8, **c})]
+CONFIGS = CONFIGS[::4]  # a representative sample of the space's launch-relevant values
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))

@@ -224,13 +224,12 @@ def _consume_tile(acc_v, acc_t, x_ptr, tile, n, OP: tl.constexpr, TILE: tl.const
 # ----------------------------------------------------------------------------------------------
 
 @triton.jit
-def _reduce_kernel(xs, n, outs, parts, inits, counter_ptr, ident,
-                   num_full_tiles, q, r, num_partials,
-                   OP: tl.constexpr, COMBINE: tl.constexpr, TRANSFORM: tl.constexpr,
-                   K_IN: tl.constexpr, K: tl.constexpr,
-                   TILE: tl.constexpr, MAPPING: tl.constexpr, VECTORIZE: tl.constexpr,
-                   CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
-                   PART_LOG2: tl.constexpr, TAIL_LOG2: tl.constexpr, FOR_LOOP: tl.constexpr):
+def _reduce_program(xs, n, outs, parts, inits, counter_ptr, ident, num_full_tiles, q, r, num_partials,
+                    OP: tl.constexpr, COMBINE: tl.constexpr, TRANSFORM: tl.constexpr,
+                    K_IN: tl.constexpr, K: tl.constexpr,
+                    TILE: tl.constexpr, MAPPING: tl.constexpr, VECTORIZE: tl.constexpr,
+                    CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
+                    PART_LOG2: tl.constexpr, TAIL_LOG2: tl.constexpr, FOR_LOOP: tl.constexpr):
     """DeviceReduce in one launch: per-program partials of the full tiles; the last program to
     finish combines (init,) the partials in program order and the ragged tail."""
     pid = tl.program_id(0)
@@ -323,13 +322,39 @@ def _reduce_kernel(xs, n, outs, parts, inits, counter_ptr, ident,
             tl.atomic_xchg(counter_ptr, 0)
 
 
+@triton.jit
+def _reduce_kernel(xs, n, outs, parts, inits, counter_ptr, num_full_tiles, q, r, num_partials,
+                   COMBINE: tl.constexpr, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
+                   TILE: tl.constexpr, MAPPING: tl.constexpr, VECTORIZE: tl.constexpr,
+                   CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
+                   PART_LOG2: tl.constexpr, TAIL_LOG2: tl.constexpr, FOR_LOOP: tl.constexpr):
+    """DeviceReduce with a user combine over k_in inputs and k accumulators (tuples of pointers)."""
+    _reduce_program(xs, n, outs, parts, inits, counter_ptr, 0, num_full_tiles, q, r, num_partials, OP_USER,
+                    COMBINE, TRANSFORM, K_IN, K, TILE, MAPPING, VECTORIZE, CACHE_MODIFIER, EVICTION,
+                    PART_LOG2, TAIL_LOG2, FOR_LOOP)
+
+
+@triton.jit
+def _reduce_builtin_kernel(x_ptr, n, out_ptr, out_idx_ptr, part_ptr, part_idx_ptr, counter_ptr, ident,
+                           num_full_tiles, q, r, num_partials, OP: tl.constexpr,
+                           TILE: tl.constexpr, MAPPING: tl.constexpr, VECTORIZE: tl.constexpr,
+                           CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
+                           PART_LOG2: tl.constexpr, FOR_LOOP: tl.constexpr):
+    """DeviceReduce with a built-in reduction (plain pointer arguments: the cheapest launch)."""
+    _reduce_program((x_ptr,), n, (out_ptr, out_idx_ptr), (part_ptr, part_idx_ptr), (out_ptr,), counter_ptr,
+                    ident, num_full_tiles, q, r, num_partials, OP, None, None, 1, 2, TILE, MAPPING, VECTORIZE,
+                    CACHE_MODIFIER, EVICTION, PART_LOG2, 0, FOR_LOOP)
+
+
 # ----------------------------------------------------------------------------------------------
 # policy
 # ----------------------------------------------------------------------------------------------
 
 def _valid(c: dict) -> bool:
     items_per_thread = c["BLOCK_ITEMS"] // (32 * c["num_warps"])
-    return 1 <= items_per_thread <= 64
+    # evict_first loads in a software-pipelined loop (num_stages 3) crashed Triton 3.6's compiler on
+    # sm_90; keep the eviction hint to unpipelined loops
+    return 1 <= items_per_thread <= 64 and (c.get("EVICTION", "") == "" or c["num_stages"] <= 1)
 
 
 REDUCE_BUCKETS = tuple(f"{k}_{c}{b}{sz}" for k in ("sum", "minmax", "arg", "user") for c in "fi"
@@ -373,6 +398,16 @@ def reduce_bucket(kind: str, dtype: torch.dtype, n: int) -> str:
 # ----------------------------------------------------------------------------------------------
 
 _COUNTERS: dict = {}
+_SMS: dict = {}
+
+
+def _num_sms(device: torch.device) -> int:
+    key = str(device)
+    v = _SMS.get(key)
+    if v is None:
+        v = _SMS[key] = num_sms(device)
+    return v
+
 #: tile size used under the interpreter when no policy is passed (CPU tests stay fast)
 INTERPRETER_TILE = 128
 
@@ -439,7 +474,7 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
             pol = policy.Policy(pol.op, {**pol.values, "BLOCK_ITEMS": INTERPRETER_TILE}, 4, 1, pol.source)
     tile = int(pol["BLOCK_ITEMS"])
     mapping = GRID_MAPPINGS[pol["GRID_MAPPING"]]
-    max_programs = _bi.max(1, num_sms(device) * int(pol["PROGRAMS_PER_SM"]))
+    max_programs = _bi.max(1, _num_sms(device) * int(pol["PROGRAMS_PER_SM"]))
     num_full = n // tile
     if num_full == 0:
         programs, q, r, num_partials = 1, 0, 0, 0
@@ -453,14 +488,18 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
         inits = outs  # unused by built-in ops
     part_log2 = _bi.max(0, (max_programs - 1).bit_length())
     tail_log2 = _bi.max(0, tile.bit_length() - 2)  # tail < tile
-    _reduce_kernel[(programs,)](
-        tuple(_storage_view(x) for x in xs), n, outs, parts, tuple(inits), _counter(device), ident,
-        num_full, q, r, num_partials,
-        OP=op_code, COMBINE=combine, TRANSFORM=transform, K_IN=len(xs), K=len(out_dtypes),
-        TILE=tile, MAPPING=mapping, VECTORIZE=pol["LOAD"] == "vectorize",
-        CACHE_MODIFIER=pol["CACHE_MODIFIER"], EVICTION=pol["EVICTION"],
-        PART_LOG2=part_log2, TAIL_LOG2=tail_log2, FOR_LOOP=not interpreter_active(),
-        num_warps=pol.num_warps, num_stages=pol.num_stages)
+    common = dict(TILE=tile, MAPPING=mapping, VECTORIZE=pol["LOAD"] == "vectorize",
+                  CACHE_MODIFIER=pol["CACHE_MODIFIER"], EVICTION=pol["EVICTION"], PART_LOG2=part_log2,
+                  FOR_LOOP=not interpreter_active(), num_warps=pol.num_warps, num_stages=pol.num_stages)
+    if op_code == 5:
+        _reduce_kernel[(programs,)](
+            tuple(_storage_view(x) for x in xs), n, outs, parts, tuple(inits), _counter(device),
+            num_full, q, r, num_partials, COMBINE=combine, TRANSFORM=transform, K_IN=len(xs),
+            K=len(out_dtypes), TAIL_LOG2=tail_log2, **common)
+    else:
+        _reduce_builtin_kernel[(programs,)](
+            _storage_view(x0), n, outs[0], outs[-1], parts[0], parts[-1], _counter(device), ident,
+            num_full, q, r, num_partials, OP=op_code, **common)
     return list(outs)
 
 

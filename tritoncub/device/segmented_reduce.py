@@ -21,6 +21,7 @@ constexprs chosen by the bucket — CUB's small/medium/large segment agents):
 * ``short``  many segments per program (``ROWS`` > 1), a narrow ``BLOCK`` per row: a "logical warp" per
   segment;
 * ``medium`` one segment (or a few) per program, looping over it in ``BLOCK``-item tiles;
+* ``segments`` the same kernel tuned for offsets of random lengths (mean length <= 16384);
 * ``long``   a multi-program split: each segment is cut into ``SPLIT_CHUNK``-item pieces, each piece
   reduced by its own program into a partial, and a second launch of the same kernel reduces the
   partials of each segment as a row (sum/min/max/mean; arg and user ops stay one program per segment).
@@ -145,7 +146,7 @@ def _valid(c: dict) -> bool:
     return c["ROWS"] * c["BLOCK"] <= 16384 and c["ROWS"] * c["BLOCK"] >= 32 * c["num_warps"] // 4
 
 
-SEG_BUCKETS = ("short", "medium", "long")
+SEG_BUCKETS = ("short", "medium", "long", "segments")
 policy.register(
     "segmented_reduce",
     space={
@@ -161,14 +162,16 @@ policy.register(
     buckets=SEG_BUCKETS + ("default",),
     bucket_fallbacks={"short": {"ROWS": 32, "BLOCK": 64, "num_warps": 4},
                       "medium": {"ROWS": 1, "BLOCK": 1024, "num_warps": 4},
-                      "long": {"ROWS": 1, "BLOCK": 4096, "SPLIT_CHUNK": 65536, "num_warps": 8}},
-    doc="DeviceSegmentedReduce: bucket = segment length class (short <= 128 < medium <= 16384 < long); "
+                      "long": {"ROWS": 1, "BLOCK": 4096, "SPLIT_CHUNK": 65536, "num_warps": 8},
+                      "segments": {"ROWS": 1, "BLOCK": 512, "num_warps": 4}},
+    doc="DeviceSegmentedReduce: bucket = row length class (short <= 128 < medium <= 16384 < long) for rows, "
+        "'segments' for offsets of mean length <= 16384 (else long); "
         "ROWS segments per program, BLOCK items per step, SPLIT_CHUNK > 0 splits long segments",
 )
 
 #: interpreter tiles (when no policy is passed): small, so CPU tests stay fast
 _INTERPRETER_OVERRIDE = {"short": {"ROWS": 4, "BLOCK": 16}, "medium": {"ROWS": 1, "BLOCK": 64},
-                         "long": {"ROWS": 1, "BLOCK": 64, "SPLIT_CHUNK": 256}}
+                         "long": {"ROWS": 1, "BLOCK": 64, "SPLIT_CHUNK": 256}, "segments": {"ROWS": 1, "BLOCK": 32}}
 
 
 def length_bucket(mean_len: float) -> str:
@@ -179,10 +182,12 @@ def length_bucket(mean_len: float) -> str:
     return "long"
 
 
-def _select(device, mean_len: float, pol):
+def _select(device, mean_len: float, pol, uniform: bool):
     if pol is not None:
         return pol
     bucket = length_bucket(mean_len)
+    if not uniform and bucket != "long":
+        bucket = "segments"   # random lengths: tuned apart from equal-length rows
     pol = policy.select("segmented_reduce", device, bucket)
     if interpreter_active():
         pol = policy.Policy(pol.op, {**pol.values, **_INTERPRETER_OVERRIDE[bucket]}, 4, 1, pol.source)
@@ -212,7 +217,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     res_dtype, acc = _out_dtype(op, x_flat.dtype, dtype)
     code = _OP_CODE[op]
     is_arg = op in ("argmin", "argmax")
-    pol = _select(device, mean_len, pol)
+    pol = _select(device, mean_len, pol, uniform)
     rows, block = int(pol["ROWS"]), int(pol["BLOCK"])
     chunk_items = int(pol["SPLIT_CHUNK"])
     xv = x_flat.view(torch.uint8) if x_flat.dtype == torch.bool else x_flat
