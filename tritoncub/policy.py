@@ -264,11 +264,20 @@ def _select_cached(op: str, device_key: str, bucket: str) -> Policy:
         tuned = data.get("tuned", {})
         key = bucket if bucket in tuned else "default"
         vals = {**base, **tuned.get(key, {})}
-        if not (p.valid is None or p.valid(vals)):
-            raise ValueError(f"policy file for {op!r} ({target}) holds an invalid config: {vals}")
         src = f"policies/{target}/{op}.json[{key}]"
-        if target != arch and target != device_short_slug(name):
+        unknown = sorted(set(vals) - set(p.fallback) - set(p.space))
+        if unknown or not (p.valid is None or p.valid(vals)):
+            # a file older than the op's current space: never let it break the op
+            warnings.warn(f"tritoncub: {src} holds a config the op no longer accepts "
+                          f"({'unknown keys ' + str(unknown) if unknown else 'not valid'}); using built-in "
+                          f"defaults. Re-run `python -m autotune --ops {op}`.", stacklevel=3)
+            vals, src = base, f"built-in fallback ({src} is stale)"
+        elif target != arch and target != device_short_slug(name):
             src += f" (fallback from {arch})"
+            if (arch, op) not in _warned_untuned:
+                _warned_untuned.add((arch, op))
+                warnings.warn(f"tritoncub: no tuned policy for {op!r} on {name} ({arch}); using {target}'s. "
+                              f"Run `python -m autotune --ops {op}` once to tune this GPU.", stacklevel=3)
     vals = dict(vals)
     nw = vals.pop("num_warps")
     ns = vals.pop("num_stages")
