@@ -162,3 +162,23 @@ def test_compare_times_tuned_against_fallback(fake_gpu, tmp_path):
     assert len(big) == 2 and all(r["speedup"] == 2.0 and "sm_90" in r["tuned_source"] for r in big)
     small = [r for r in rows if r["bucket"] == "small"]
     assert small[0]["speedup"] == 1.0          # no tuned value for "small": the fallback both times
+
+
+def test_lower_architecture_file_warns_once_how_to_tune(fake_gpu):
+    _put(fake_gpu / "pkg", "sm_80", {"default": {"BLOCK": 32}})
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert policy.select(toy.OP, "cuda:0", "big")["BLOCK"] == 32
+        policy.select(toy.OP, "cuda:0", "small")
+    msgs = [str(x.message) for x in w if "autotune" in str(x.message)]
+    assert len(msgs) == 1 and "using sm_80's" in msgs[0] and "sm_90" in msgs[0]
+
+
+def test_stale_file_never_breaks_the_op(fake_gpu):
+    _put(fake_gpu / "pkg", "sm_90", {"big": {"BLOCK": 16, "num_warps": 2},        # not valid any more
+                                     "small": {"BLOCK": 32, "RENAMED": 1}})       # unknown key
+    with pytest.warns(UserWarning, match="no longer accepts"):
+        pol = policy.select(toy.OP, "cuda:0", "big")
+    assert pol.as_dict() == policy.op_policy(toy.OP).fallback and "stale" in pol.source
+    with pytest.warns(UserWarning, match="RENAMED"):
+        assert "RENAMED" not in policy.select(toy.OP, "cuda:0", "small").values
