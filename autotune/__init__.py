@@ -36,9 +36,12 @@ A device op module (``tritoncub/device/<op>.py``) may define, at module level::
         rtol=1e-4, atol=1e-3)]                         # float tolerance (ints compare exactly)
 
 ``AUTOTUNE`` may also be a dict ``{op: TuneSpec}`` or a zero-argument function returning either (to
-import lazily). The tuner forces each config with ``tritoncub.policy.override(op, config)`` around
-``call``; an op that does not read its policy at call time gives ``run(inputs, policy)`` instead of
-``call``, launching with exactly that policy. ``check(out, ref)`` replaces the default comparison
+import lazily). The bucket names in ``problems`` are a first guess: the tuner runs each problem once
+under ``tritoncub.policy.trace()`` and files it under the bucket the op actually asks for. It then
+forces each config for that bucket only, with ``tritoncub.policy.override(op, config, bucket=b)``
+around ``call``, and rejects the measurement if the op never asked for ``b`` (so a timing always
+belongs to the config it is filed under). An op that does not read its policy at call time gives
+``run(inputs, policy)`` instead of ``call``, launching with exactly that policy. ``check(out, ref)`` replaces the default comparison
 (for outputs with a documented freedom, e.g. the order of equal keys in an unstable sort). Specs in
 an op's module win; :mod:`autotune.specs` holds specs for ops whose modules have none.
 
