@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 RESULTS_DIR = Path(__file__).parent / "results"
+POLICIES_DIR = Path(__file__).parent.parent / "tritoncub" / "policies"
 README = Path(__file__).parent.parent / "README.md"
 MARK_START, MARK_END = "<!-- bench-headline:start -->", "<!-- bench-headline:end -->"
 
@@ -284,7 +285,38 @@ def compare_section(compare: list[tuple[Path, dict]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build(results_dir: Path = RESULTS_DIR, *, plots: bool = True, readme: Path | None = README) -> Path:
+def policies_section(policies_dir: Path = POLICIES_DIR) -> str:
+    """A table of the shipped policy files' tuning logs (what ``python -m autotune`` measured)."""
+    files = sorted(Path(policies_dir).glob("*/*.json")) if Path(policies_dir).is_dir() else []
+    lines = []
+    for f in files:
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        log = (data.get("log") or {}).get("autotune") if isinstance(data.get("log"), dict) else None
+        if not log:
+            continue
+        for b, r in (log.get("buckets") or {}).items():
+            probs = "; ".join(f"{p['problem']}: {fmt_ms(p.get('fallback_ms'))} → {fmt_ms(p.get('tuned_ms'))}"
+                              for p in r.get("problems", []))
+            sp = r.get("speedup_vs_fallback")
+            lines.append(f"| {f.parent.name} | {data.get('op')}[{b}] | {r.get('configs_timed', '')} of "
+                         f"{r.get('space', '')} | {r.get('seconds', '')} s | "
+                         f"{f'{sp:.2f}×' if sp else ''} | {probs} | "
+                         f"{(log.get('decisions') or {}).get(b, '')} |")
+    if not lines:
+        return ""
+    return "\n".join(["## Shipped policies (`python -m autotune` logs)", "",
+                      "Per tuned bucket: configs timed (of the valid space), search time, speed-up of the "
+                      "winner over the op's built-in fallback (geometric mean over the bucket's problems, GPU "
+                      "time, same run), and what the merge with an existing file decided.", "",
+                      "| target | op[bucket] | configs timed | time | speed-up | fallback → tuned | decision |",
+                      "|---|---|---|---|---|---|---|"] + lines) + "\n"
+
+
+def build(results_dir: Path = RESULTS_DIR, *, plots: bool = True, readme: Path | None = README,
+          policies_dir: Path | None = POLICIES_DIR) -> Path:
     results_dir = Path(results_dir)
     bench, compare = load_results(results_dir)
     plt = _plt() if plots else None
@@ -326,6 +358,8 @@ def build(results_dir: Path = RESULTS_DIR, *, plots: bool = True, readme: Path |
                 f"- {r['op']} {r['impl']} {r['dtype']} n={r['n']} {r.get('variant') or ''}: {r.get('error', '')}"
                 for r in errors] + [""]
     out.append(compare_section(compare))
+    if policies_dir is not None:
+        out.append(policies_section(policies_dir))
     report = results_dir / "REPORT.md"
     results_dir.mkdir(parents=True, exist_ok=True)
     report.write_text("\n".join(out).rstrip() + "\n")

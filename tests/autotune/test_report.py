@@ -79,3 +79,19 @@ def test_report_plots(tmp_path):
 def test_report_with_no_results(tmp_path):
     md = report.build(tmp_path, plots=False, readme=None).read_text()
     assert "No results yet" in md
+
+
+def test_policies_section_summarises_autotune_logs(tmp_path):
+    d = _results(tmp_path / "res")
+    pol = tmp_path / "pol" / "sm_90"
+    pol.mkdir(parents=True)
+    (pol / "reduce.json").write_text(json.dumps({"op": "reduce", "tuned": {}, "log": {"autotune": {
+        "decisions": {"sum_f4": "new"},
+        "buckets": {"sum_f4": {"configs_timed": 12, "space": 1792, "seconds": 20.5, "speedup_vs_fallback": 1.3,
+                               "problems": [{"problem": "sum float32 n=2^26", "fallback_ms": 0.13,
+                                             "tuned_ms": 0.1}]}}}}}))
+    (pol / "scan.json").write_text(json.dumps({"op": "scan", "tuned": {}, "log": {"by": "hand"}}))
+    md = report.build(d, plots=False, readme=None, policies_dir=tmp_path / "pol").read_text()
+    sec = md.split("## Shipped policies")[1]
+    assert "| sm_90 | reduce[sum_f4] | 12 of 1792 | 20.5 s | 1.30× |" in sec and "| new |" in sec
+    assert "scan" not in sec
