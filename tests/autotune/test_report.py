@@ -82,6 +82,7 @@ def test_report_with_no_results(tmp_path):
 
 
 def test_policies_section_summarises_autotune_logs(tmp_path):
+    (tmp_path / "res").mkdir()
     d = _results(tmp_path / "res")
     pol = tmp_path / "pol" / "sm_90"
     pol.mkdir(parents=True)
