@@ -17,7 +17,7 @@ from tritoncub.device import histogram as H
 
 SMALL = {"TILE": 256, "PROGRAMS_PER_SM": 2, "MAX_PRIVATE_BINS": 512, "num_warps": 4}
 TILE = 256
-SIZES = [0, 1, 255, 257, 3 * 256 * 4 + 77] if interpreter_active() else [0, 1, 4095, 4097, 1 << 20, (1 << 22) + 3]
+SIZES = [0, 1, 257, 3 * 256 * 4 + 77] if interpreter_active() else [0, 1, 4095, 4097, 1 << 20, (1 << 22) + 3]
 ops = torch.ops.tritoncub
 
 
@@ -53,7 +53,7 @@ def _ref_even(x: torch.Tensor, lower, upper, bins, top_inclusive=False):
 @pytest.mark.parametrize("kind", ["random", "special"])
 def test_histc_matches_torch(n, dtype, kind):
     x = make_data(kind, n, dtype)
-    for bins, lo, hi in ((100, -150.0, 150.0), (7, 0.0, 50.0), (1, -10.0, 10.0)):
+    for bins, lo, hi in ((100, -150.0, 150.0), (1, -10.0, 10.0)):
         out = ops.histc(x, bins, lo, hi)
         if dtype in (torch.float32, torch.float64):
             ref = torch.histc(x.cpu(), bins, lo, hi)

@@ -10,7 +10,7 @@ from tritoncub._utils import interpreter_active
 from tritoncub.device.reduce_by_key import reduce_by_key
 
 TILE = 64
-N = 5 * TILE + 13 if interpreter_active() else 1_000_003
+N = 3 * TILE + 13 if interpreter_active() else 1_000_003
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +38,7 @@ def _ref(keys, vals, op):
     return uk, segs, op
 
 
-@pytest.mark.parametrize("avg", [1, 6, 400])
+@pytest.mark.parametrize("avg", [1, 150])
 @pytest.mark.parametrize("combine", ["sum", "min", "max", "first"])
 def test_reduce_by_key_int(avg, combine):
     keys = _keys(N, avg)
@@ -53,7 +53,7 @@ def test_reduce_by_key_int(avg, combine):
     assert_equal(v[: int(nr)].cpu(), ref)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 def test_reduce_by_key_float_sum(dtype):
     keys = _keys(N, 50).float()
     vals = torch.randn(N, device=DEVICE).to(dtype)

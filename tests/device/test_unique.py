@@ -39,8 +39,7 @@ def _check_unique(x, ri, rc):
         assert counts.numel() == 0
 
 
-@pytest.mark.parametrize("ri", [False, True])
-@pytest.mark.parametrize("rc", [False, True])
+@pytest.mark.parametrize("ri,rc", [(False, False), (True, True), (False, True)])
 @pytest.mark.parametrize("case", ["dense_int32", "dense_uint8", "wide_int64", "float", "bool", "int16_2d"])
 def test_unique(case, ri, rc):
     if case == "dense_int32":
@@ -76,8 +75,7 @@ def test_unique_dense_overflow_falls_back_to_sort():
     _check_unique(x, True, True)
 
 
-@pytest.mark.parametrize("ri", [False, True])
-@pytest.mark.parametrize("rc", [False, True])
+@pytest.mark.parametrize("ri,rc", [(False, False), (True, True), (False, True)])
 @pytest.mark.parametrize("kind", ["few_unique", "sorted", "special", "equal"])
 def test_unique_consecutive(kind, ri, rc):
     x = make_data(kind, N, torch.float32 if kind == "special" else torch.int32)
