@@ -712,9 +712,54 @@ def _check_op_input(x: torch.Tensor, name: str) -> None:
     check_device(x, "x")
 
 
-@torch.library.custom_op("tritoncub::sum", mutates_args=())
-def _sum_op(x: torch.Tensor, dim: list[int] | None = None, keepdim: bool = False,
-            dtype: torch.dtype | None = None) -> torch.Tensor:
+# Registration. ``torch.library.custom_op`` costs about 70 us of Python per call on the H100 host
+# (measured: 2^20-item sum 0.075 ms through the device API, 0.149 ms through a custom_op), more than
+# the reduction itself, so these ops are defined with ``torch.library.Library``: the schema, a CPU and
+# a CUDA kernel, a fake kernel (``register_fake``) for torch.compile, and for the differentiable ones
+# an Autograd kernel that builds an ``autograd.Function`` only when an input requires grad and
+# otherwise calls the implementation directly (plain CUDA tensors, no dispatch mode active) or
+# re-dispatches below autograd (fake tensors, modes).
+
+_LIB = torch.library.Library("tritoncub", "FRAGMENT")
+
+
+def _define_op(name: str, schema: str, impl: Callable, fake: Callable, backward: Callable | None = None,
+               setup: Callable | None = None):
+    _LIB.define(name + schema)
+    for key in ("CPU", "CUDA"):
+        _LIB.impl(name, impl, key)
+    torch.library.register_fake(f"tritoncub::{name}", fake, lib=_LIB)
+    if backward is None:
+        return
+    op = getattr(torch.ops.tritoncub, name).default
+
+    class _Fn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *args):
+            with torch._C._AutoDispatchBelowAutograd():
+                out = op(*args)
+            setup(ctx, args, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            return backward(ctx, grad)
+
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+    def autograd_kernel(*args):
+        x = args[0]
+        if torch.is_grad_enabled() and x.requires_grad:
+            return _Fn.apply(*args)
+        if type(x) is torch.Tensor and x.device.type == "cuda" and _get_current_dispatch_mode() is None:
+            return impl(*args)   # nothing below autograd to do for a plain CUDA tensor
+        with torch._C._AutoDispatchBelowAutograd():
+            return op(*args)
+
+    _LIB.impl(name, autograd_kernel, "Autograd")
+
+
+def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> torch.Tensor:
     """torch.sum(x, dim, keepdim, dtype=dtype): deterministic, fp16/bf16 accumulate in fp32."""
     _check_op_input(x, "sum")
     dims = _norm_dims(x, dim)
@@ -722,17 +767,16 @@ def _sum_op(x: torch.Tensor, dim: list[int] | None = None, keepdim: bool = False
     if x.numel() == 0 or any(x.shape[d] == 0 for d in dims):
         return torch.zeros(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
     r = _reduce_dims(x, dims, "sum", out_dtype).to(out_dtype)
-    return r.reshape(_out_shape(x, dims, keepdim)).clone()
+    return r.reshape(_out_shape(x, dims, keepdim))
 
 
-@_sum_op.register_fake
-def _(x, dim=None, keepdim=False, dtype=None):
+def _sum_fake(x, dim=None, keepdim=False, dtype=None):
     dims = _norm_dims(x, dim)
     return x.new_empty(_out_shape(x, dims, keepdim), dtype=_sum_result_dtype(x, dtype))
 
 
 def _sum_setup(ctx, inputs, output):
-    x, dim, keepdim, dtype = inputs
+    x, dim, keepdim, dtype = (tuple(inputs) + (None, False, None))[:4]
     ctx.shape = x.shape
     ctx.dims = _norm_dims(x, dim)
     ctx.keepdim = keepdim
@@ -751,12 +795,12 @@ def _sum_backward(ctx, grad):
     return g.expand(ctx.shape).to(ctx.in_dtype), None, None, None
 
 
-_sum_op.register_autograd(_sum_backward, setup_context=_sum_setup)
+_define_op("sum", "(Tensor x, int[]? dim=None, bool keepdim=False, ScalarType? dtype=None) -> Tensor",
+           _sum_impl, _sum_fake, _sum_backward, _sum_setup)
 
 
 def _make_minmax_op(name: str, op: str):
-    @torch.library.custom_op(f"tritoncub::{name}", mutates_args=())
-    def _op(x: torch.Tensor, dim: list[int] | None = None, keepdim: bool = False) -> torch.Tensor:
+    def impl(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
         _check_op_input(x, name)
         dims = _norm_dims(x, dim)
         if any(x.shape[d] == 0 for d in dims) or (x.numel() == 0 and not dims and x.dim() == 0):
@@ -765,15 +809,14 @@ def _make_minmax_op(name: str, op: str):
         shape = _out_shape(x, dims, keepdim)
         if x.numel() == 0:
             return x.new_empty(shape)
-        return _reduce_dims(x, dims, op).reshape(shape).clone()
+        return _reduce_dims(x, dims, op).reshape(shape)
 
-    @_op.register_fake
-    def _(x, dim=None, keepdim=False):
+    def fake(x, dim=None, keepdim=False):
         dims = _norm_dims(x, dim)
         return x.new_empty(_out_shape(x, dims, keepdim))
 
     def setup(ctx, inputs, output):
-        x, dim, keepdim = inputs
+        x, dim, keepdim = (tuple(inputs) + (None, False))[:3]
         ctx.dims = _norm_dims(x, dim)
         ctx.keepdim = keepdim
         ctx.save_for_backward(x, output)
@@ -785,17 +828,16 @@ def _make_minmax_op(name: str, op: str):
         count = mask.sum(dim=ctx.dims, keepdim=True) if ctx.dims else mask
         return _restore_dims(grad, ctx.dims, ctx.keepdim) * mask / count, None, None
 
-    _op.register_autograd(backward, setup_context=setup)
-    return _op
+    _define_op(name, "(Tensor x, int[]? dim=None, bool keepdim=False) -> Tensor", impl, fake, backward, setup)
+    return impl
 
 
-_amax_op = _make_minmax_op("amax", "max")
-_amin_op = _make_minmax_op("amin", "min")
+_amax_impl = _make_minmax_op("amax", "max")
+_amin_impl = _make_minmax_op("amin", "min")
 
 
 def _make_arg_op(name: str):
-    @torch.library.custom_op(f"tritoncub::{name}", mutates_args=())
-    def _op(x: torch.Tensor, dim: int | None = None, keepdim: bool = False) -> torch.Tensor:
+    def impl(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
         _check_op_input(x, name)
         if x.dtype == torch.bool:
             raise RuntimeError(f"{name}(): does not support bool input (as torch)")
@@ -803,7 +845,7 @@ def _make_arg_op(name: str):
             if x.numel() == 0:
                 raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
             _, i = _arg(x, name)
-            return i.reshape([1] * x.dim() if keepdim else []).clone()
+            return i.reshape([1] * x.dim() if keepdim else [])
         dims = _norm_dims(x, [dim])
         if any(x.shape[d] == 0 for d in dims):
             raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
@@ -813,17 +855,17 @@ def _make_arg_op(name: str):
         if x.dim() == 0:
             return torch.zeros(shape, dtype=torch.int64, device=x.device)
         _, i = _reduce_dims(x, dims, name)
-        return i.reshape(shape).clone()
+        return i.reshape(shape)
 
-    @_op.register_fake
-    def _(x, dim=None, keepdim=False):
+    def fake(x, dim=None, keepdim=False):
         if dim is None:
             return x.new_empty([1] * x.dim() if keepdim else [], dtype=torch.int64)
         dims = _norm_dims(x, [dim])
         return x.new_empty(_out_shape(x, dims, keepdim), dtype=torch.int64)
 
-    return _op
+    _define_op(name, "(Tensor x, int? dim=None, bool keepdim=False) -> Tensor", impl, fake)
+    return impl
 
 
-_argmax_op = _make_arg_op("argmax")
-_argmin_op = _make_arg_op("argmin")
+_argmax_impl = _make_arg_op("argmax")
+_argmin_impl = _make_arg_op("argmin")
