@@ -7,6 +7,7 @@ import importlib.util
 import json
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -184,7 +185,8 @@ def test_resume_skips_what_was_measured(tmp_path):
 
     second = FakeTimer()
     res = make_tuner(tmp_path / "b", second, resume=True).run([toy.OP])
-    assert not set(first.calls) & set(second.calls)           # nothing timed twice
+    # exactly the timings of an uninterrupted run (its confirmation round included): nothing twice
+    assert Counter(first.calls) + Counter(second.calls) == Counter(full.calls)
     assert len(first.calls) + len(second.calls) == n_full
     for b in ("small", "big"):
         assert res[toy.OP][b].winner == ref[toy.OP][b].winner
@@ -334,3 +336,23 @@ def test_forced_config_not_used_is_caught():
     check_once(spec, x, spec.reference(x), pol, "big", DEVICE)
     with pytest.raises(BucketMismatch, match="small"):
         check_once(spec, x, spec.reference(x), pol, "small", DEVICE)
+
+
+def test_confirmation_round_undoes_a_lucky_measurement(tmp_path):
+    lucky = {"BLOCK": 32, "BUG": 0, "num_warps": 1, "num_stages": 1}
+    seen = set()
+
+    class Lucky(FakeTimer):
+        def __call__(self, fn, **kw):
+            t = super().__call__(fn, **kw)
+            k = (kw["bucket"], kw["problem"], config_key(kw["config"]))
+            if kw["config"] == lucky and k not in seen:
+                seen.add(k)
+                return 0.001                          # one lucky run, far below its real time
+            return t
+
+    res = make_tuner(tmp_path / "a", Lucky()).run([toy.OP])
+    assert res[toy.OP]["big"].winner["BLOCK"] == 64
+    seen.clear()
+    res = make_tuner(tmp_path / "b", Lucky(), confirm_top=0).run([toy.OP])
+    assert res[toy.OP]["big"].winner == lucky        # what a single measurement would have picked
