@@ -1,0 +1,228 @@
+"""DeviceRadixSort (onesweep): sort_keys / sort_pairs / double buffer / torch ops, against torch.sort.
+
+CPU runs use the portable kernels through the interpreter with tiny sizes; the ``gpu`` tests run
+the fast (Gluon) kernels at large sizes and compare them with the portable ones.
+"""
+import pytest
+import torch
+
+import tritoncub  # noqa: F401  (registers the torch ops)
+import tritoncub.device.radix_sort as rs
+from helpers import ALL_DTYPES, DEVICE, assert_equal, make_data
+from tritoncub import policy
+from tritoncub.thread.radix_traits import KEY_DTYPES
+
+DTYPES = [torch.bool] + ALL_DTYPES
+UNSIGNED = tuple(d for d in (getattr(torch, "uint16", None), getattr(torch, "uint32", None),
+                             getattr(torch, "uint64", None)) if d is not None)
+TILE = policy.op_policy("radix_sort").fallback["TL_TILE"]
+
+
+def _proxy(x: torch.Tensor) -> torch.Tensor:
+    """A tensor torch can sort (on any device) in the same order as x."""
+    if x.dtype == getattr(torch, "uint64", None):
+        return x.view(torch.int64) ^ (-2**63)
+    if x.dtype in UNSIGNED:
+        return x.to(torch.int64)
+    return x
+
+
+def _ref(x: torch.Tensor, descending: bool = False):
+    r = torch.sort(_proxy(x).cpu(), descending=descending, stable=True)
+    return x.cpu()[r.indices] if x.dtype not in UNSIGNED else _gather_cpu(x, r.indices), r.indices
+
+
+def _gather_cpu(x, idx):
+    if x.dtype == getattr(torch, "uint64", None):
+        return x.cpu().view(torch.int64)[idx].view(x.dtype)
+    return x.cpu().to(torch.int64)[idx].to(x.dtype)
+
+
+def _eq(a: torch.Tensor, b: torch.Tensor, msg=""):
+    if a.dtype in UNSIGNED:
+        assert torch.equal(_proxy(a.cpu()), _proxy(b.cpu())), msg
+    else:
+        assert_equal(a.cpu(), b.cpu(), signed_zero=True, msg=msg)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_sort_keys_every_dtype_both_directions(dtype):
+    if dtype not in KEY_DTYPES:
+        pytest.skip("dtype missing in this torch")
+    for n, kind, descs in ((0, "random", (False,)), (1, "random", (True,)), (TILE - 1, "special", (False, True)),
+                           (TILE + 1, "few_unique", (False, True))):
+        x = make_data(kind, n, dtype)
+        for desc in descs:
+            out = rs.sort_keys(x, desc)
+            _eq(out, _ref(x, desc)[0], f"{dtype} n={n} {kind} desc={desc}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.int8, torch.bool], ids=str)
+@pytest.mark.parametrize("kind", ["special", "few_unique", "equal", "sorted", "reversed"])
+def test_sort_op_values_and_indices_equal_torch(dtype, kind):
+    if dtype == torch.int64 and kind not in ("few_unique", "equal"):
+        pytest.skip("64-bit keys: 8 passes, kept to two kinds on the CPU")
+    x = make_data(kind, TILE + 3, dtype)
+    for desc in (False, True):
+        v, i = torch.ops.tritoncub.sort(x, -1, desc, False)
+        rv, ri = _ref(x, desc)
+        _eq(v, rv, f"{kind} desc={desc}")   # -0.0/+0.0 and NaN payloads kept: original bits move
+        assert torch.equal(i.cpu(), ri), f"{kind} desc={desc}"
+    if kind == "few_unique":
+        assert torch.equal(torch.ops.tritoncub.argsort(x, -1, True, True).cpu(), _ref(x, True)[1])
+
+
+def test_sort_nd_rows_and_dims():
+    x = make_data("few_unique", 3 * 5 * 12, torch.float32).view(3, 5, 12)
+    for dim, desc in ((-1, False), (0, True), (1, False)):
+        if True:
+            v, i = torch.ops.tritoncub.sort(x, dim, desc, True)
+            r = torch.sort(x.cpu(), dim=dim, descending=desc, stable=True)
+            _eq(v, r.values, f"dim={dim}")
+            assert torch.equal(i.cpu(), r.indices)
+    v, i = torch.ops.tritoncub.sort(torch.tensor(3.0, device=DEVICE), -1, False, False)
+    assert v.item() == 3.0 and i.item() == 0
+    e = torch.empty(2, 0, device=DEVICE)
+    assert torch.ops.tritoncub.sort(e, -1, False, False)[0].shape == (2, 0)
+
+
+def test_stability_with_duplicates_pairs():
+    n = 3 * TILE + 7
+    keys = torch.randint(0, 3, (n,), dtype=torch.int32).to(DEVICE)
+    vals = torch.arange(n, dtype=torch.int64).to(DEVICE)
+    k, v = rs.sort_pairs(keys, vals)
+    rk, ri = _ref(keys)
+    _eq(k, rk)
+    assert torch.equal(v.cpu(), ri)          # equal keys keep input order
+    k, v = rs.sort_pairs(keys, vals, descending=True)
+    rk, ri = _ref(keys, True)
+    assert torch.equal(v.cpu(), ri)
+
+
+@pytest.mark.parametrize("vdtype", [torch.float32, torch.bfloat16, torch.uint8, torch.bool, torch.float64], ids=str)
+def test_pairs_value_dtypes(vdtype):
+    n = TILE + 9
+    keys = make_data("random", n, torch.int16)
+    vals = make_data("random", n, vdtype)
+    k, v = rs.sort_pairs(keys, vals)
+    rk, ri = _ref(keys)
+    _eq(k, rk)
+    assert_equal(v.cpu(), vals.cpu()[ri])
+
+
+@pytest.mark.parametrize("begin,end", [(0, 8), (4, 13), (0, 1), (9, 9), (20, 32), (0, 32)])
+def test_bit_ranges(begin, end):
+    x = make_data("random", TILE + 30, torch.int32)
+    out = rs.sort_keys(x, False, begin, end)
+    bits = (x.cpu().to(torch.int64) & 0xFFFFFFFF) ^ 0x80000000
+    sub = (bits >> begin) & ((1 << (end - begin)) - 1)
+    assert torch.equal(out.cpu(), x.cpu()[torch.sort(sub, stable=True).indices])
+    out2 = torch.ops.tritoncub.sort_keys(x, True, begin, end)
+    assert torch.equal(out2.cpu(), x.cpu()[torch.sort(sub, descending=True, stable=True).indices])
+
+
+def test_skips_places_where_all_keys_agree():
+    # keys < 256: only the lowest digit place is sorted; the result must still be complete
+    x = torch.randint(0, 256, (2 * TILE + 1,), dtype=torch.int64).to(DEVICE)
+    _eq(rs.sort_keys(x), _ref(x)[0])
+    x = torch.full((TILE + 3,), -7, dtype=torch.int32, device=DEVICE)
+    _eq(rs.sort_keys(x), x)
+
+
+def test_double_buffer():
+    n = TILE + 17
+    keys = make_data("random", n, torch.float32)
+    vals = torch.arange(n, dtype=torch.int32, device=DEVICE)
+    kdb = rs.DoubleBuffer(keys.clone(), torch.empty_like(keys))
+    vdb = rs.DoubleBuffer(vals.clone(), torch.empty_like(vals))
+    rs.sort_pairs_double_buffer(kdb, vdb)
+    rk, ri = _ref(keys)
+    _eq(kdb.current, rk)
+    assert torch.equal(vdb.current.cpu().long(), ri)
+    kdb2 = rs.DoubleBuffer(keys.clone(), torch.empty_like(keys))
+    rs.sort_keys_double_buffer(kdb2, descending=True)
+    _eq(kdb2.current, _ref(keys, True)[0])
+
+
+@pytest.mark.parametrize("cfg", [
+    {"RADIX_BITS": 5, "TL_TILE": 64, "WINDOW": 1},
+    {"RADIX_BITS": 6, "TL_TILE": 256, "WINDOW": 4},
+    {"RADIX_BITS": 7, "TL_TILE": 128, "WINDOW": 16},
+    {"RADIX_BITS": 8, "TL_TILE": 64, "WINDOW": 8, "WARPS": 4, "ITEMS": 8, "num_warps": 4},
+    {"RADIX_BITS": 8, "TL_TILE": 128, "WINDOW": 0, "WARPS": 16, "ITEMS": 16, "num_warps": 16, "MAXNREG": 80},
+], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_policy_configs(cfg):
+    x = make_data("few_unique", 3 * cfg["TL_TILE"] + 11, torch.float32)
+    x[::5] = make_data("special", x[::5].numel(), torch.float32)
+    with policy.override("radix_sort", cfg):
+        v, i = rs.sort(x, descending=True)
+    rv, ri = _ref(x, True)
+    _eq(v, rv)
+    assert torch.equal(i.cpu(), ri)
+
+
+def test_bad_input():
+    x = torch.arange(10, dtype=torch.int32, device=DEVICE)
+    with pytest.raises(TypeError):
+        rs.sort_keys(torch.zeros(4, dtype=torch.complex64, device=DEVICE))
+    with pytest.raises(ValueError):
+        rs.sort_keys(x, False, 0, 33)
+    with pytest.raises(ValueError):
+        rs.sort_keys(x, False, 5, 4)
+    with pytest.raises(ValueError):
+        rs.sort_pairs(x, torch.zeros(9, device=DEVICE))
+    with pytest.raises(ValueError):
+        rs.sort_keys(x.view(2, 5))
+    with pytest.raises(TypeError):
+        rs.sort(torch.zeros(3, dtype=torch.complex64, device=DEVICE))
+    buf = torch.empty(20, dtype=torch.int32, device=DEVICE)
+    with pytest.raises(ValueError):
+        rs.sort_keys_double_buffer(rs.DoubleBuffer(buf[:10], buf[5:15]))
+    assert rs.sort_keys(x[:0]).numel() == 0
+    assert rs.sort_keys(x[:1]).item() == 0
+
+
+def test_opcheck_and_autograd():
+    x = make_data("random", 20, torch.int16)
+    torch.library.opcheck(torch.ops.tritoncub.sort_keys.default, (x, False, 0, None))
+    torch.library.opcheck(torch.ops.tritoncub.sort_pairs.default, (x, torch.arange(x.numel(), device=DEVICE), True, 0, 9))
+    torch.library.opcheck(torch.ops.tritoncub.argsort.default, (x, -1, False, False))
+    xs = make_data("random", 2 * 6, torch.float16).to(torch.float32).view(2, 6).requires_grad_()
+    torch.library.opcheck(torch.ops.tritoncub.sort.default, (xs, -1, True, False))
+    v, i = torch.ops.tritoncub.sort(xs, 1, False, False)
+    g = torch.randn_like(v)
+    v.backward(g)
+    ref = xs.detach().clone().requires_grad_()
+    torch.sort(ref, dim=1, stable=True).values.backward(g)
+    assert torch.equal(xs.grad, ref.grad)
+
+
+# ------------------------------------------------------------------------------------- GPU ----
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.int64, torch.float16, torch.uint8],
+                         ids=str)
+def test_gpu_large_fast_vs_torch_and_portable(dtype):
+    for n in (1 << 20, (1 << 22) + 12345):
+        x = make_data("random", n, dtype)
+        for desc in (False, True):
+            v, i = rs.sort(x, descending=desc)
+            r = torch.sort(_proxy(x), descending=desc, stable=True)
+            assert torch.equal(i, r.indices)
+            assert torch.equal(_proxy(v), r.values)
+    x = make_data("special" if dtype.is_floating_point else "few_unique", 300001, dtype)
+    a = rs.sort(x)
+    rs.FORCE_PORTABLE = True
+    try:
+        b = rs.sort(x)
+    finally:
+        rs.FORCE_PORTABLE = False
+    assert torch.equal(a[1], b[1])
+
+
+@pytest.mark.gpu
+def test_gpu_2_28_keys_and_distributions():
+    n = 1 << 26
+    for kind in ("random", "few_unique", "equal", "sorted", "reversed"):
+        x = make_data(kind, n, torch.int32)
+        assert torch.equal(rs.sort_keys(x), torch.sort(x).values), kind
