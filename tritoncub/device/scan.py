@@ -356,17 +356,18 @@ SCAN_POLICY = policy.register(
     space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [16, 32, 64, 128],
            "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 32, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
-              "num_warps": 8, "num_stages": 1},
+              "ROWS_WARPS": 4, "num_warps": 8, "num_stages": 1},
     valid=_valid,
-    buckets=("4B", "8B", "16B"),
+    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det"),
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
-        "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs)",
+        "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
+        "_det: the reproducible mode",
 )
 
 
-def _bucket(acc_dtypes) -> str:
+def _bucket(acc_dtypes, deterministic: bool = False) -> str:
     size = sum(d.itemsize for d in acc_dtypes)
-    return "4B" if size <= 4 else "8B" if size <= 8 else "16B"
+    return ("4B" if size <= 4 else "8B" if size <= 8 else "16B") + ("_det" if deterministic else "")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -460,7 +461,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     i1 = inits[1] if len(inits) == 2 else i0
     t0 = tot_rows[0] if tot_rows is not None else i0
     t1 = tot_rows[1] if (tot_rows is not None and num_values == 2) else t0
-    bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1])
+    bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic)
     pol = policy.select("scan", device, bucket)
     scan_fn, reduce_fn = tile_ops(combine_fn)
     common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, SCAN=scan_fn, REDUCE=reduce_fn, NUM_VALUES=num_values,
@@ -469,7 +470,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     if row_len <= pol["ROWS_MAX_LEN"]:
         block_c = next_power_of_2(row_len)
         block_r = max(1, min(pol["ROWS_TILE"] // block_c, next_power_of_2(n_rows)))
-        warps = max(1, min(pol.num_warps, block_r * block_c // 128))
+        warps = max(1, min(pol["ROWS_WARPS"], block_r * block_c // 128))
         warps = 1 << (warps.bit_length() - 1)
         _scan_rows_kernel[(cdiv(n_rows, block_r),)](
             in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, in0.stride(0), out0_t.stride(0),
