@@ -16,11 +16,16 @@ import os
 
 os.environ["TRITON_INTERPRET"] = "0"  # compile, even when run from an interpreter session
 
+sys_path_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import sys  # noqa: E402
+
+if sys_path_root not in sys.path:  # run as a script from a checkout without installing
+    sys.path.insert(0, sys_path_root)
+
 import argparse  # noqa: E402
 import collections  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
-import sys  # noqa: E402
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402

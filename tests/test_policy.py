@@ -116,10 +116,34 @@ def test_bucket_fallbacks_without_files(fake_op, monkeypatch):
 
 
 def test_invalid_file_config_rejected(fake_op, policy_dir, monkeypatch):
-    _write(policy_dir, "sm_90", {"default": {"BLOCK": 1024, "ITEMS": 4}})  # 4096 items > 2048
+    """A file whose config the op's ``valid`` rejects (or with keys the op does not declare) is never
+    used: select() warns that it is stale and falls back to the built-in values."""
+    _write(policy_dir, "sm_90", {"default": {"BLOCK": 1024, "ITEMS": 4}, "2B": {"BLOCK": 256, "TILE_X": 3}})
     _fake_device(monkeypatch, "sm_90")
-    with pytest.raises(ValueError, match="invalid config"):
-        policy.select(OP)
+    with pytest.warns(UserWarning, match="no longer accepts"):
+        pol = policy.select(OP)
+    assert pol.values == {"BLOCK": 512, "ITEMS": 2, "LOAD": "direct"}  # 1024 * 4 > 2048 was rejected
+    assert "stale" in pol.source
+    with pytest.warns(UserWarning, match="unknown keys"):
+        pol = policy.select(OP, bucket="2B")
+    assert "TILE_X" not in pol.values and "stale" in pol.source
+
+
+def test_override_forces_and_restores(fake_op, monkeypatch):
+    _fake_device(monkeypatch, policy.INTERPRETER_TARGET, "Triton interpreter (CPU)")
+    with policy.override(OP, {"BLOCK": 256, "num_warps": 8}) as forced:
+        assert policy.select(OP).values["BLOCK"] == 256 and policy.select(OP).num_warps == 8
+        assert forced.source == "override"
+        with policy.override(OP, {"ITEMS": 1}, bucket="2B"):  # a bucket-specific override wins
+            assert policy.select(OP, bucket="2B").values["ITEMS"] == 1
+        assert policy.select(OP, bucket="2B").values["BLOCK"] == 256
+    assert policy.select(OP).values["BLOCK"] == 512
+    with pytest.raises(ValueError, match="not valid"):
+        with policy.override(OP, {"BLOCK": 1024, "ITEMS": 4}):
+            pass
+    with pytest.raises(KeyError, match="unknown keys"):
+        with policy.override(OP, {"NOPE": 1}):
+            pass
 
 
 def test_register_rejects_invalid_fallback():

@@ -1,7 +1,9 @@
 """WarpReduce and WarpScan (tritoncub.warp.reduce, .scan) against numpy.
 
 One launch per (dtype, warp shape) checks every reduction and scan flavour at once: sum and min /
-max / a non-commutative operator (``take_left``: the first item wins, so lane order shows), full and
+max / a non-commutative operator (``take_left``: the first item wins, so lane order shows; only
+through the lane-ordered forms, since the full-warp ``tl.reduce`` path asks for a commutative
+operator), full and
 ``valid_items``-partial, head- and tail-segmented, (value, index) pairs, inclusive / exclusive with
 init and the aggregate; logical warps of power-of-two and other sizes padded in a power-of-two tile.
 """
@@ -58,7 +60,7 @@ def _kernel(x_ptr, flag_ptr, valid_ptr, red_ptr, sums_ptr, scan_ptr, idx_ptr, in
     # [k, WARPS] reductions in the tile dtype
     tl.store(red_ptr + 0 * WARPS + w, warp_reduce(x, _min, LWT))
     tl.store(red_ptr + 1 * WARPS + w, warp_reduce(x, _max, LWT))
-    tl.store(red_ptr + 2 * WARPS + w, warp_reduce(x, _take_left, LWT))
+    tl.store(red_ptr + 2 * WARPS + w, warp_reduce_partial(x, LWT, _take_left))  # ordered full-warp form
     tl.store(red_ptr + 3 * WARPS + w, warp_reduce(x, _add, LWT))
     tl.store(red_ptr + 4 * WARPS + w, warp_reduce_partial(x, valid, _max))
     tl.store(red_ptr + 5 * WARPS + w, warp_reduce_partial(x, valid, _take_left))

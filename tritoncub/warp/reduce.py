@@ -6,7 +6,10 @@ reduction is ``tl.reduce`` along axis 1 (Triton lowers it to in-register and war
 shuffle reduction); for a smaller or non-power-of-two warp, and for ``valid_items``, the result is the
 inclusive scan's value at the last real lane, so no identity element is needed for ``COMBINE`` and
 the padding lanes never contribute. ``COMBINE`` is any associative ``@triton.jit`` function; pairs
-such as (value, index) go through :func:`warp_reduce_pair`.
+such as (value, index) go through :func:`warp_reduce_pair`. The ``tl.reduce`` path combines lanes in
+a butterfly (CUB's shuffle reduction), so there ``COMBINE`` must also be commutative; the scan-based
+forms (:func:`warp_reduce_partial` with ``valid_items = LOGICAL_WARP_THREADS``, the segmented
+reductions) combine in lane order and take any associative operator.
 
 Results are ``[WARPS]`` tensors — one value per warp, CUB's "valid in lane 0" — except the
 segmented reductions, which return ``[WARPS, LANES]`` with every lane holding the aggregate of its
