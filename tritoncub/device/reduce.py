@@ -48,6 +48,7 @@ from typing import Callable, Sequence
 import torch
 import triton
 import triton.language as tl
+from triton.runtime.jit import constexpr_function
 
 from .. import policy
 from .._utils import check_device, check_same_device, interpreter_active, next_power_of_2, num_sms
@@ -76,6 +77,21 @@ _INT_LIKE = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torc
 # jit helpers (also used by segmented_reduce.py)
 # ----------------------------------------------------------------------------------------------
 
+@constexpr_function
+def _log2(n):
+    return int(n).bit_length() - 1
+
+
+@constexpr_function
+def _shr(n, s):
+    return int(n) >> int(s)
+
+
+@constexpr_function
+def _pow2(b):
+    return 1 << int(b)
+
+
 @triton.jit
 def _call_combine(a, b, COMBINE: tl.constexpr, K: tl.constexpr):
     """``COMBINE(*a, *b)`` on k-tuples of tensors, always returned as a tuple."""
@@ -90,13 +106,12 @@ def _call_combine(a, b, COMBINE: tl.constexpr, K: tl.constexpr):
 def _tree_reduce(vals, ROWS: tl.constexpr, N: tl.constexpr, COMBINE: tl.constexpr, K: tl.constexpr):
     """Reduce a k-tuple of ``[ROWS, N]`` tiles along axis 1 to ``[ROWS, 1]`` by a pairwise tree that
     calls ``COMBINE`` directly (items ``2i`` and ``2i+1`` first: the order of items is kept)."""
-    LOG2: tl.constexpr = N.bit_length() - 1
-    for s in tl.static_range(LOG2):
-        HALF: tl.constexpr = N >> (s + 1)
+    for s in tl.static_range(_log2(N)):
+        # (no assignment: a plain assignment would turn the constexpr half-size into a tensor)
         lo = ()
         hi = ()
         for j in tl.static_range(K):
-            a, b = tl.split(tl.reshape(vals[j], (ROWS, HALF, 2)))
+            a, b = tl.split(tl.reshape(vals[j], (ROWS, _shr(N, s + 1), 2)))
             lo = lo + (a,)
             hi = hi + (b,)
         vals = _call_combine(lo, hi, COMBINE, K)
@@ -167,13 +182,11 @@ def _reduce_exact_chunks(xs, base, count, acc, outs, MAX_LOG2: tl.constexpr, TRA
     power-of-two chunks that hold only real items: user combines need no identity. ``acc`` and the
     result are k-tuples of ``[1, 1]`` tiles."""
     for s in tl.static_range(MAX_LOG2 + 1):
-        B: tl.constexpr = MAX_LOG2 - s
-        CHUNK: tl.constexpr = 1 << B
-        if ((count >> B) & 1) != 0:
-            offs = base + tl.arange(0, CHUNK)[None, :]
+        if ((count >> (MAX_LOG2 - s)) & 1) != 0:
+            offs = base + tl.arange(0, _pow2(MAX_LOG2 - s))[None, :]
             vals = _load_operands(xs, offs, outs, TRANSFORM, K_IN, K, "", "")
-            acc = _call_combine(acc, _tree_reduce(vals, 1, CHUNK, COMBINE, K), COMBINE, K)
-            base += CHUNK
+            acc = _call_combine(acc, _tree_reduce(vals, 1, _pow2(MAX_LOG2 - s), COMBINE, K), COMBINE, K)
+            base += _pow2(MAX_LOG2 - s)
     return acc
 
 
