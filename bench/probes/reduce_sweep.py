@@ -38,11 +38,47 @@ def main():
     out_path = sys.argv[1] if len(sys.argv) > 1 else "reduce_sweep.json"
     dev = torch.device("cuda")
     results = {"device": torch.cuda.get_device_name(), "reduce": [], "segmented": []}
+    # segmented / rows
+    sbase = dict(policy.op_policy("segmented_reduce").fallback)
+    g = torch.Generator().manual_seed(0)
+    lens = torch.randint(0, 2 * (1 << 26) // 100_000, (100_000,), generator=g)
+    lens[-1] += (1 << 26) - int(lens.sum())
+    lens = lens.clamp_min(0)
+    offs = torch.zeros(100_001, dtype=torch.int64)
+    offs[1:] = torch.cumsum(lens, 0)
+    total = int(offs[-1])
+    offs = offs.to(dev)
+    scases = [("short", "rows", (65536, 128)), ("medium", "rows", (4096, 1024)), ("segments", "segments", total)]
+    for bucket, kind, shape in scases:
+        if kind == "rows":
+            xs = [torch.randn(*shape, device=dev) for _ in range(4)]
+            f = lambda x, p: S.reduce_rows(x, "sum", pol=p)
+        else:
+            xs = [torch.randn(shape, device=dev) for _ in range(2)]
+            f = lambda x, p: S.segmented_reduce(x, offs, None, "sum", pol=p)
+        if kind == "rows" and shape[1] <= 128:
+            space = itertools.product([8, 16, 32, 64], [128], [4, 8])
+        elif kind == "rows":
+            space = itertools.product([1, 2], [512, 1024], [4, 8])
+        else:
+            space = itertools.product([1], [256, 512, 1024], [2, 4, 8])
+        for rows, block, nw in space:
+            cfg = {**sbase, "ROWS": rows, "BLOCK": block, "num_warps": nw}
+            p = pol("segmented_reduce", cfg)
+            try:
+                ms = bench(lambda x: f(x, p), xs)
+            except Exception as e:
+                print(bucket, kind, cfg, "ERROR", str(e)[:200], flush=True)
+                continue
+            results["segmented"].append({"bucket": bucket, "kind": kind, "shape": shape, "cfg": cfg, "ms": ms})
+            print(f"seg {kind:<9} {str(shape):<14} R{rows:<3} B{block:<5} w{nw} {ms * 1e3:9.2f} us", flush=True)
+        with open(out_path, "w") as fh:
+            json.dump(results, fh, indent=1)
     base = dict(policy.op_policy("reduce").fallback)
     cases = [
-        ("sum_f4", "sum", torch.float32, 1 << 28), ("sum_i4", "sum", torch.int32, 1 << 28),
-        ("sum_f2", "sum", torch.bfloat16, 1 << 28), ("arg_f4", "argmax", torch.float32, 1 << 28),
-        ("sum_f4_small", "sum", torch.float32, 1 << 20),
+        ("sum_f4_small", "sum", torch.float32, 1 << 20), ("sum_f4", "sum", torch.float32, 1 << 28),
+        ("sum_i4", "sum", torch.int32, 1 << 28), ("sum_f2", "sum", torch.bfloat16, 1 << 28),
+        ("arg_f4", "argmax", torch.float32, 1 << 28),
     ]
     for bucket, op, dt, n in cases:
         copies = max(1, (256 << 20) // (n * dt.itemsize))
@@ -77,8 +113,7 @@ def main():
                 best = (ms, cfg)
         if best is None:
             continue
-        for key, vals in [("num_stages", [1, 3]), ("GRID_MAPPING", ["strip_mine"]), ("LOAD", ["direct"]),
-                          ("CACHE_MODIFIER", [".cg"])]:
+        for key, vals in [("num_stages", [1, 3]), ("CACHE_MODIFIER", [".cg"])]:
             for v in vals:
                 cfg = {**best[1], key: v}
                 try:
@@ -93,42 +128,6 @@ def main():
         with open(out_path, "w") as fh:
             json.dump(results, fh, indent=1)
 
-    # segmented / rows
-    sbase = dict(policy.op_policy("segmented_reduce").fallback)
-    g = torch.Generator().manual_seed(0)
-    lens = torch.randint(0, 2 * (1 << 26) // 100_000, (100_000,), generator=g)
-    lens[-1] += (1 << 26) - int(lens.sum())
-    lens = lens.clamp_min(0)
-    offs = torch.zeros(100_001, dtype=torch.int64)
-    offs[1:] = torch.cumsum(lens, 0)
-    total = int(offs[-1])
-    offs = offs.to(dev)
-    scases = [("short", "rows", (65536, 128)), ("medium", "rows", (4096, 1024)), ("segments", "segments", total)]
-    for bucket, kind, shape in scases:
-        if kind == "rows":
-            xs = [torch.randn(*shape, device=dev) for _ in range(2)]
-            f = lambda x, p: S.reduce_rows(x, "sum", pol=p)
-        else:
-            xs = [torch.randn(shape, device=dev) for _ in range(2)]
-            f = lambda x, p: S.segmented_reduce(x, offs, None, "sum", pol=p)
-        if kind == "rows" and shape[1] <= 128:
-            space = itertools.product([4, 8, 16, 32, 64], [128], [2, 4, 8])
-        elif kind == "rows":
-            space = itertools.product([1, 2, 4], [256, 512, 1024], [4, 8])
-        else:
-            space = itertools.product([1, 2], [128, 256, 512, 1024], [2, 4, 8])
-        for rows, block, nw in space:
-            cfg = {**sbase, "ROWS": rows, "BLOCK": block, "num_warps": nw}
-            p = pol("segmented_reduce", cfg)
-            try:
-                ms = bench(lambda x: f(x, p), xs)
-            except Exception as e:
-                print(bucket, kind, cfg, "ERROR", str(e)[:200], flush=True)
-                continue
-            results["segmented"].append({"bucket": bucket, "kind": kind, "shape": shape, "cfg": cfg, "ms": ms})
-            print(f"seg {kind:<9} {str(shape):<14} R{rows:<3} B{block:<5} w{nw} {ms * 1e3:9.2f} us", flush=True)
-        with open(out_path, "w") as fh:
-            json.dump(results, fh, indent=1)
     with open(out_path, "w") as fh:
         json.dump(results, fh, indent=1)
 
