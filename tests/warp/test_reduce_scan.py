@@ -131,6 +131,19 @@ CASES = ([(d, s) for s in SHAPES[:2] for d in ALL_DTYPES]
 @pytest.mark.parametrize("dtype,shape", CASES, ids=lambda v: str(v) if isinstance(v, torch.dtype) else
                          "w{}l{}t{}".format(*v))
 def test_warp_reduce_scan(dtype, shape):
+    failures = []
+
+    def check(got, expect, what):
+        try:
+            np.testing.assert_array_equal(got, expect, what)
+        except AssertionError as e:
+            failures.append(f"{what}: {str(e).strip().splitlines()[-2:]}")
+
+    _check_all(dtype, shape, check)
+    assert not failures, f"{len(failures)} checks failed:\n" + "\n".join(failures)
+
+
+def _check_all(dtype, shape, check):
     warps, lanes, lwt = shape
     if warps == 3:
         warps = 4  # power-of-two tile rows; the 3 is only in the id to vary shapes
@@ -156,33 +169,33 @@ def test_warp_reduce_scan(dtype, shape):
     vn = _np(valid)
     rd = _np(red).reshape(12, warps)
     cast = lambda a: _wrap(a, dtype)  # noqa: E731
-    np.testing.assert_array_equal(rd[0], xv.min(1), "min")
-    np.testing.assert_array_equal(rd[1], xv.max(1), "max")
-    np.testing.assert_array_equal(rd[2], xv[:, 0], "take_left")
-    np.testing.assert_array_equal(rd[3], cast(wide.sum(1)), "reduce add")
-    np.testing.assert_array_equal(rd[4], [xv[w, :vn[w]].max() for w in range(warps)], "partial max")
-    np.testing.assert_array_equal(rd[5], xv[:, 0], "partial take_left")
-    np.testing.assert_array_equal(rd[6], xv.min(1), "argmin value")
-    np.testing.assert_array_equal(_np(idx), xv.argmin(1), "argmin index")
+    check(rd[0], xv.min(1), "min")
+    check(rd[1], xv.max(1), "max")
+    check(rd[2], xv[:, 0], "take_left")
+    check(rd[3], cast(wide.sum(1)), "reduce add")
+    check(rd[4], [xv[w, :vn[w]].max() for w in range(warps)], "partial max")
+    check(rd[5], xv[:, 0], "partial take_left")
+    check(rd[6], xv.min(1), "argmin value")
+    check(_np(idx), xv.argmin(1), "argmin index")
     sn = _np(sums).reshape(2, warps)
-    np.testing.assert_array_equal(sn[0], _wrap(wide.sum(1), sum_dtype), "warp_sum")
-    np.testing.assert_array_equal(sn[1], _wrap(np.array([wide[w, :vn[w]].sum() for w in range(warps)]),
+    check(sn[0], _wrap(wide.sum(1), sum_dtype), "warp_sum")
+    check(sn[1], _wrap(np.array([wide[w, :vn[w]].sum() for w in range(warps)]),
                                                sum_dtype), "warp_sum_partial")
     sc = _np(scans).reshape(11, warps, lanes)[:, :, :lwt]
     inc = cast(np.cumsum(wide, 1))
-    np.testing.assert_array_equal(sc[0], inc, "inclusive sum")
-    np.testing.assert_array_equal(rd[7], inc[:, -1], "inclusive sum aggregate")
+    check(sc[0], inc, "inclusive sum")
+    check(rd[7], inc[:, -1], "inclusive sum aggregate")
     exc = np.concatenate([np.zeros((warps, 1), inc.dtype), inc[:, :-1]], 1)
-    np.testing.assert_array_equal(sc[1], exc, "exclusive sum")
-    np.testing.assert_array_equal(rd[8], inc[:, -1], "exclusive sum aggregate")
-    np.testing.assert_array_equal(sc[2], np.maximum.accumulate(xv, 1), "inclusive max")
-    np.testing.assert_array_equal(rd[9], xv.max(1), "inclusive max aggregate")
+    check(sc[1], exc, "exclusive sum")
+    check(rd[8], inc[:, -1], "exclusive sum aggregate")
+    check(sc[2], np.maximum.accumulate(xv, 1), "inclusive max")
+    check(rd[9], xv.max(1), "inclusive max aggregate")
     init_col = np.full((warps, 1), init, dtype=xv.dtype)
     exmin = np.minimum.accumulate(np.concatenate([init_col, xv], 1), 1)[:, :-1]
-    np.testing.assert_array_equal(sc[3], exmin, "exclusive min with init")
-    np.testing.assert_array_equal(rd[10], xv.min(1), "exclusive min aggregate (no init)")
-    np.testing.assert_array_equal(sc[4], np.broadcast_to(init_col, xv.shape), "inclusive take_left with init")
-    np.testing.assert_array_equal(rd[11], xv[:, 0], "take_left aggregate")
+    check(sc[3], exmin, "exclusive min with init")
+    check(rd[10], xv.min(1), "exclusive min aggregate (no init)")
+    check(sc[4], np.broadcast_to(init_col, xv.shape), "inclusive take_left with init")
+    check(rd[11], xv[:, 0], "take_left aggregate")
     # segmented: head flags = flags; tail flags = flags
     heads = fl.copy()
     seg = _seg_ids(heads)
@@ -196,13 +209,13 @@ def test_warp_reduce_scan(dtype, shape):
                 m = ids[w] == s
                 tot[w, m] = wide[w, m].sum()
                 first[w, m] = xv[w, m][0]
-        np.testing.assert_array_equal(sc[5 + 2 * k], cast(tot), f"{name}-segmented sum")
-        np.testing.assert_array_equal(sc[6 + 2 * k], first, f"{name}-segmented take_left")
+        check(sc[5 + 2 * k], cast(tot), f"{name}-segmented sum")
+        check(sc[6 + 2 * k], first, f"{name}-segmented take_left")
     segscan = np.zeros_like(wide)
     for w in range(warps):
         for s in np.unique(seg[w]):
             m = seg[w] == s
             segscan[w, m] = np.cumsum(wide[w, m])
-    np.testing.assert_array_equal(sc[9], cast(segscan), "segmented inclusive sum")
+    check(sc[9], cast(segscan), "segmented inclusive sum")
     # init ⊕ x0 ⊕ ... with the first argument winning: every lane gets init (order check)
-    np.testing.assert_array_equal(sc[10], np.broadcast_to(init_col, xv.shape), "exclusive take_left")
+    check(sc[10], np.broadcast_to(init_col, xv.shape), "exclusive take_left")
