@@ -9,6 +9,14 @@ from helpers import ALL_DTYPES, DEVICE, assert_equal, make_data, poisoned  # noq
 from tritoncub import policy
 from tritoncub.device import segmented_sort as ss
 
+def _np_take(x, a, i):
+    """x's items at positions i along the last axis (numpy; torch lacks gather for uint16/32/64 on CPU)."""
+    v = np.take_along_axis(a, i, -1)
+    if x.dtype == getattr(torch, "uint64", None):
+        return torch.from_numpy(np.ascontiguousarray(v).view(np.int64)).view(torch.uint64)
+    return torch.from_numpy(np.ascontiguousarray(v)).to(x.dtype)
+
+
 KINDS = ["special", "equal", "few_unique", "random", "sorted", "reversed"]
 
 
@@ -18,7 +26,22 @@ def adversarial_rows(rows: int, L: int, dtype, seed: int = 0) -> torch.Tensor:
     return torch.stack(out) if L else torch.empty((rows, 0), dtype=dtype, device=DEVICE)
 
 
+def np_stable_sort(x: torch.Tensor, descending: bool):
+    """Stable sort along the last axis through numpy (for dtypes torch cannot sort on every version)."""
+    from helpers import _np
+    a = _np(x)
+    if descending:
+        j = np.argsort(a[..., ::-1], axis=-1, kind="stable")
+        i = (a.shape[-1] - 1 - j)[..., ::-1].copy()
+    else:
+        i = np.argsort(a, axis=-1, kind="stable")
+    it = torch.from_numpy(i.astype(np.int64))
+    return _np_take(x, a, i), it
+
+
 def ref_sort_rows(x, descending):
+    if x.dtype in (getattr(torch, "uint16", None), getattr(torch, "uint32", None), getattr(torch, "uint64", None)):
+        return np_stable_sort(x, descending)
     return torch.sort(x.cpu(), dim=-1, descending=descending, stable=True)
 
 
@@ -83,17 +106,19 @@ def test_sort_rows_shapes():
     assert v.item() == 2.5 and i.item() == 0
 
 
-@pytest.mark.parametrize("cfg", [dict(TILE_ITEMS=1024, num_warps=4), dict(TILE_ITEMS=8192, num_warps=16)],
-                         ids=["tile1024", "tile8192"])
+@pytest.mark.parametrize("cfg", [dict(TILE_ITEMS=1024, num_warps=4), dict(TILE_ITEMS=8192, num_warps=16),
+                                 dict(TILE_ITEMS=64, NETWORK="tl")], ids=["tile1024", "tile8192", "tl.sort"])
 def test_sort_rows_policy_configs(cfg):
     with policy.override("segmented_sort", cfg):
         check_rows(adversarial_rows(70, 30, torch.float32, seed=5), descending=True)
 
 
+@pytest.mark.parametrize("path", ["merge", "radix"])
 @pytest.mark.parametrize("dtype,descending", [(torch.float32, False), (torch.int64, True)], ids=str)
-def test_sort_rows_merge_path(dtype, descending):
-    # rows longer than MAX_BLOCK: chunks of MERGE_TILE sorted in registers, then merge passes
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8)):
+def test_sort_rows_long_paths(dtype, descending, path):
+    # rows longer than MAX_BLOCK: merge (chunks of MERGE_TILE sorted in registers, then merge passes)
+    # or radix (one device radix sort of segment-tagged keys; 64-bit keys of 3 rows fall back to merge)
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH=path)):
         x = adversarial_rows(3, 45, dtype, seed=11)
         x[1] = make_data("few_unique", 45, dtype, seed=1)
         check_rows(x, descending)
@@ -115,15 +140,15 @@ def ragged_offsets(lengths):
     return torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), dtype=torch.int64, device=DEVICE)
 
 
-@pytest.mark.parametrize("descending", [False, True])
-def test_segmented_sort_pairs_ragged(descending):
+@pytest.mark.parametrize("descending,path", [(False, "merge"), (True, "radix"), (False, "radix")])
+def test_segmented_sort_pairs_ragged(descending, path):
     # empty segments, length 1, power-of-two and ragged lengths, one long segment (merge path)
-    lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7]
+    lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7, 21]
     n = sum(lengths)
     keys = make_data("few_unique" if descending else "special", n, torch.float32, seed=7)
     vals = torch.arange(n, dtype=torch.int32, device=DEVICE)
     offs = ragged_offsets(lengths)
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8)):
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH=path)):
         k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=descending)
     rk, rv = ref_segmented(keys, vals, offs.cpu(), descending)
     assert_equal(k.cpu(), rk, signed_zero=True)

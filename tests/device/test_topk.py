@@ -9,6 +9,14 @@ from helpers import ALL_DTYPES, DEVICE, assert_equal, make_data
 from tritoncub import policy
 from tritoncub.device import topk as tk
 
+def _np_take(x, a, i):
+    """x's items at positions i along the last axis (numpy; torch lacks gather for uint16/32/64 on CPU)."""
+    v = np.take_along_axis(a, i, -1)
+    if x.dtype == getattr(torch, "uint64", None):
+        return torch.from_numpy(np.ascontiguousarray(v).view(np.int64)).view(torch.uint64)
+    return torch.from_numpy(np.ascontiguousarray(v)).to(x.dtype)
+
+
 KINDS = ["special", "equal", "few_unique", "random", "sorted", "reversed"]
 
 # small thresholds so that the long-row paths run on tiny rows
@@ -21,8 +29,19 @@ def adversarial_rows(rows, L, dtype, seed=0):
 
 
 def stable_ref(x, k, largest):
-    """The tie rule of the tile and candidate paths: torch's stable sort, first k."""
-    v, i = torch.sort(x.cpu(), dim=-1, descending=largest, stable=True)
+    """The tie rule of the tile and candidate paths: a stable sort, first k."""
+    if x.dtype in (getattr(torch, "uint16", None), getattr(torch, "uint32", None), getattr(torch, "uint64", None)):
+        from helpers import _np
+        a = _np(x)
+        if largest:
+            j = np.argsort(a[..., ::-1], axis=-1, kind="stable")
+            i = (a.shape[-1] - 1 - j)[..., ::-1].copy()
+        else:
+            i = np.argsort(a, axis=-1, kind="stable")
+        v = _np_take(x, a, i)
+        i = torch.from_numpy(i.astype(np.int64))
+    else:
+        v, i = torch.sort(x.cpu(), dim=-1, descending=largest, stable=True)
     return v[..., :k], i[..., :k]
 
 
@@ -103,7 +122,8 @@ def test_topk_dims_and_shapes():
 
 def test_topk_policy_configs():
     x = adversarial_rows(40, 30, torch.float32, seed=8)
-    for cfg in (dict(TILE_ITEMS=1024, num_warps=4), dict(TILE_ITEMS=4096, num_warps=8)):
+    for cfg in (dict(TILE_ITEMS=1024, num_warps=4), dict(TILE_ITEMS=4096, num_warps=8),
+                dict(TILE_ITEMS=64, NETWORK="tl")):
         with policy.override("topk", cfg):
             check_exact(x, 6)
 
@@ -116,6 +136,9 @@ def test_topk_candidates_path(dtype):
     with policy.override("topk", CAND):
         check_exact(x, 5, True)
         check_exact(x, 8, False)
+    if dtype == torch.float32:
+        with policy.override("topk", dict(CAND, NETWORK="tl")):
+            check_exact(x, 3, True)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.uint8, torch.bfloat16, torch.float64],

@@ -18,11 +18,14 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   output holds the input's exact bits (``-0.0`` stays ``-0.0``, NaN payloads are kept).
   Tiny segments (a "logical warp" in CUB) are the same kernel with a small ``BLOCK`` and many
   ``ROWS`` per program.
-* **merge path** (longer segments): the segment is cut into ``MERGE_TILE`` chunks sorted by the tile
+* **device radix sort** (longer segments, the default): the long segments' keys become one array
+  of composite keys ``segment << key_bits | ordered_key`` sorted by one stable onesweep radix sort
+  (``tritoncub.device.radix_sort``) with in-segment positions as values; keys and values are then
+  gathered into place. Used when key bits + segment-number bits fit 64.
+* **merge path** (longer segments, 64-bit keys of many long segments, or ``LONG_PATH="merge"``): the segment is cut into ``MERGE_TILE`` chunks sorted by the tile
   kernel, then runs are merged pairwise, ``log2(length / MERGE_TILE)`` passes, each item finding its
   place in the partner run by a binary search on (ordered key, index), which is a total order, so
-  the merge is stable and deterministic. (The device radix sort would be faster for huge segments;
-  this path does not depend on it.)
+  the merge is stable and deterministic.
 
 Segments are binned by length on the host (one device-to-host copy of the lengths), one launch per
 bin. ``sort_rows`` is the batched path the ``sort`` operator can dispatch rows to.
@@ -154,11 +157,12 @@ def sort_pairs_descending(k, v, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: 
 
 @triton.jit
 def sort_tile_descending(ordp, cols, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: tl.constexpr,
-                         N_DIMS: tl.constexpr, PACK: tl.constexpr):
+                         N_DIMS: tl.constexpr, PACK: tl.constexpr, TL_SORT: tl.constexpr = False):
     """Stable descending sort of the ordered keys ``ordp`` ([ROWS, BLOCK] uint64) along axis 1.
 
     Returns the input column of each sorted slot (int64). PACK 32/64 packs key and inverted column
-    into one word (key bits + LOG_N must fit); PACK 0 runs the (key, index) pair network."""
+    into one word (key bits + LOG_N must fit); PACK 0 runs the (key, index) pair network. TL_SORT
+    uses ``tl.sort`` (xor-reduction partner) instead of our network for packed words."""
     inv = (BLOCK - 1 - cols).to(tl.uint64)
     inv = tl.broadcast_to(inv[None, :], ordp.shape)
     if PACK == 0:
@@ -166,11 +170,17 @@ def sort_tile_descending(ordp, cols, ROWS: tl.constexpr, BLOCK: tl.constexpr, LO
         sel = si
     elif PACK == 32:
         p = ((ordp << LOG_N) | inv).to(tl.uint32)
-        p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS)
+        if TL_SORT:
+            p = tl.sort(p, descending=True)
+        else:
+            p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS)
         sel = (p & (BLOCK - 1)).to(tl.uint64)
     else:
         p = (ordp << LOG_N) | inv
-        p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS)
+        if TL_SORT:
+            p = tl.sort(p, descending=True)
+        else:
+            p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS)
         sel = p & (BLOCK - 1)
     return (BLOCK - 1) - sel.to(tl.int64)
 
@@ -186,7 +196,8 @@ def _segment_tile_sort_kernel(
         seg_begin_ptr, seg_len_ptr, seg_list_ptr, idx_base_ptr,
         num_segs, row_len, row_stride,
         BLOCK: tl.constexpr, ROWS: tl.constexpr, LOG_N: tl.constexpr, N_DIMS: tl.constexpr,
-        PACK: tl.constexpr, UNIFORM: tl.constexpr, HAS_LIST: tl.constexpr, HAS_IDX_BASE: tl.constexpr,
+        PACK: tl.constexpr, TL_SORT: tl.constexpr, UNIFORM: tl.constexpr, HAS_LIST: tl.constexpr,
+        HAS_IDX_BASE: tl.constexpr,
         HAS_VALS: tl.constexpr, WRITE_KEYS: tl.constexpr, WRITE_IDX: tl.constexpr,
         KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
         MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
@@ -209,7 +220,7 @@ def _segment_tile_sort_kernel(
     bits = tl.load(keys_ptr + begin[:, None] + cols[None, :], mask=mask, other=0)
     ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
     ordp = tl.where(mask, ordp, tl.zeros_like(ordp))
-    idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, PACK)
+    idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, PACK, TL_SORT)
     src = begin[:, None] + idx
     dst = begin[:, None] + cols[None, :]
     if WRITE_KEYS:
@@ -265,6 +276,55 @@ def _merge_pass_kernel(
             tl.store(out_vals_ptr + dest, tl.load(vals_ptr + begin + my_idx, mask=mask), mask=mask)
 
 
+@triton.jit
+def _pack_composite_kernel(
+        keys_ptr, comp_ptr, idx_ptr, seg_begin_ptr, seg_len_ptr, seg_cum_ptr,
+        BLOCK: tl.constexpr, SEG_IN_KEY: tl.constexpr,
+        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
+        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, DESCENDING: tl.constexpr):
+    """Long segments -> one array of composite keys ``segment << KEY_BITS | ordered_key`` (ascending
+    order = the wanted order) and in-segment positions, for one device radix sort."""
+    t = tl.program_id(0)
+    s = tl.program_id(1)
+    begin = tl.load(seg_begin_ptr + s).to(tl.int64)
+    length = tl.load(seg_len_ptr + s).to(tl.int64)
+    cum = tl.load(seg_cum_ptr + s).to(tl.int64)
+    tile_start = t.to(tl.int64) * BLOCK
+    if tile_start < length:
+        pos = tile_start + tl.arange(0, BLOCK)
+        mask = pos < length
+        bits = tl.load(keys_ptr + begin + pos, mask=mask, other=0)
+        o = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, DESCENDING)
+        if SEG_IN_KEY:
+            o = o | (s.to(tl.uint64) << KEY_BITS)
+        tl.store(comp_ptr + cum + pos, o.to(tl.int64, bitcast=True), mask=mask)
+        tl.store(idx_ptr + cum + pos, pos.to(idx_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def _unpack_composite_kernel(
+        keys_ptr, vals_ptr, idx_ptr, out_keys_ptr, out_vals_ptr, out_idx_ptr, seg_begin_ptr, seg_len_ptr,
+        seg_cum_ptr, BLOCK: tl.constexpr, HAS_VALS: tl.constexpr, WRITE_KEYS: tl.constexpr,
+        WRITE_IDX: tl.constexpr):
+    """Sorted in-segment positions -> sorted keys, values and indices at the segments' places."""
+    t = tl.program_id(0)
+    s = tl.program_id(1)
+    begin = tl.load(seg_begin_ptr + s).to(tl.int64)
+    length = tl.load(seg_len_ptr + s).to(tl.int64)
+    cum = tl.load(seg_cum_ptr + s).to(tl.int64)
+    tile_start = t.to(tl.int64) * BLOCK
+    if tile_start < length:
+        pos = tile_start + tl.arange(0, BLOCK)
+        mask = pos < length
+        idx = tl.load(idx_ptr + cum + pos, mask=mask, other=0).to(tl.int64)
+        if WRITE_KEYS:
+            tl.store(out_keys_ptr + begin + pos, tl.load(keys_ptr + begin + idx, mask=mask), mask=mask)
+        if HAS_VALS:
+            tl.store(out_vals_ptr + begin + pos, tl.load(vals_ptr + begin + idx, mask=mask), mask=mask)
+        if WRITE_IDX:
+            tl.store(out_idx_ptr + begin + pos, idx, mask=mask)
+
+
 # ----------------------------------------------------------------------------------------------
 # Policy
 # ----------------------------------------------------------------------------------------------
@@ -272,8 +332,11 @@ def _merge_pass_kernel(
 policy.register(
     "segmented_sort",
     space={"TILE_ITEMS": [1024, 2048, 4096, 8192], "MAX_BLOCK": [2048, 4096, 8192],
-           "MERGE_TILE": [1024, 2048, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
-    fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "num_warps": 4, "num_stages": 1},
+           "MERGE_TILE": [1024, 2048, 4096], "LONG_PATH": ["radix", "merge"],
+           "NETWORK": ["own", "tl"], "num_warps": [4, 8, 16],
+           "num_stages": [1]},
+    fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "LONG_PATH": "radix", "NETWORK": "own",
+              "num_warps": 4, "num_stages": 1},
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
                       "large": {"TILE_ITEMS": 4096, "num_warps": 16}},
@@ -281,7 +344,9 @@ policy.register(
     doc="Segmented/batched sort. Buckets by BLOCK (next power of two of the segment length): small "
         "<= 256, medium <= 1024, large above. TILE_ITEMS: items per program of the in-register sort "
         "(ROWS = TILE_ITEMS // BLOCK segments per program); MAX_BLOCK: longest segment sorted in "
-        "registers; MERGE_TILE: chunk of the merge path for longer segments.")
+        "registers; longer segments: LONG_PATH 'radix' (one device radix sort of segment-tagged "
+        "keys, when the key and segment bits fit 64) or 'merge' (MERGE_TILE chunks, then merge passes). "
+        "NETWORK: our bitonic network or tl.sort for packed words (same results).")
 
 MIN_BLOCK = 8
 
@@ -352,10 +417,46 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
         seg_list if seg_list is not None else dummy, idx_base if idx_base is not None else dummy,
         num_segs, row_len, row_stride,
         BLOCK=block, ROWS=rows, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
-        PACK=pack_mode(meta["KEY_BITS"], log_n), UNIFORM=uniform, HAS_LIST=seg_list is not None,
+        PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl",
+        UNIFORM=uniform, HAS_LIST=seg_list is not None,
         HAS_IDX_BASE=idx_base is not None, HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
         WRITE_IDX=out_idx is not None, ASCENDING=not descending, **meta,
         num_warps=pol.num_warps, num_stages=pol.num_stages)
+
+
+def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, descending, meta,
+                     device) -> bool:
+    """Long segments by one device radix sort (``tritoncub.device.radix_sort``) of composite keys
+    ``segment << key_bits | ordered_key`` with in-segment positions as values (stable, so equal keys
+    keep their order). Returns False when it does not apply (the key and segment bits exceed 64)."""
+    nseg = len(seg_len_np)
+    seg_bits = max(1, int(nseg - 1).bit_length()) if nseg > 1 else 0
+    if meta["KEY_BITS"] + seg_bits > 64:
+        return False
+    try:
+        from .radix_sort import sort_pairs as radix_sort_pairs
+    except ImportError:  # pragma: no cover - the radix sort module is part of the package
+        return False
+    total = int(seg_len_np.sum())
+    max_len = int(seg_len_np.max())
+    t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
+    s_begin, s_len = t(seg_begin_np), t(seg_len_np)
+    s_cum = t(np.cumsum(seg_len_np) - seg_len_np)
+    comp = torch.empty(total, dtype=torch.int64, device=device)
+    pos = torch.empty(total, dtype=torch.int32 if max_len < 2**31 else torch.int64, device=device)
+    block = 1024
+    grid = (triton.cdiv(max_len, block), nseg)
+    _pack_composite_kernel[grid](kb, comp, pos, s_begin, s_len, s_cum, BLOCK=block, SEG_IN_KEY=seg_bits > 0,
+                                 DESCENDING=bool(descending), **meta)
+    _, pos_sorted = radix_sort_pairs(comp.view(torch.uint64), pos, begin_bit=0,
+                                     end_bit=meta["KEY_BITS"] + seg_bits)
+    d = kb
+    _unpack_composite_kernel[grid](kb, vb if vb is not None else d, pos_sorted,
+                                   out_kb if out_kb is not None else d, out_vb if out_vb is not None else d,
+                                   out_idx if out_idx is not None else d, s_begin, s_len, s_cum, BLOCK=block,
+                                   HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
+                                   WRITE_IDX=out_idx is not None)
+    return True
 
 
 def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, descending, meta, device,
@@ -365,6 +466,10 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
     if nseg == 0:
         return
     pol = policy.select("segmented_sort", device, "large")
+    if pol["LONG_PATH"] == "radix" and merge_tile is None:
+        if _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, seg_begin_np=seg_begin_np, seg_len_np=seg_len_np,
+                            descending=descending, meta=meta, device=device):
+            return
     tile = merge_tile or pol["MERGE_TILE"]
     max_len = int(seg_len_np.max())
     passes = 0

@@ -48,8 +48,8 @@ def _topk_tile_kernel(
         keys_ptr, out_vals_ptr, out_idx_ptr, seg_begin_ptr, seg_len_ptr, seg_list_ptr,
         num_rows, row_len, row_stride, k, out_stride,
         BLOCK: tl.constexpr, ROWS: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr, LOG_N: tl.constexpr,
-        N_DIMS: tl.constexpr, PACK: tl.constexpr, UNIFORM: tl.constexpr, HAS_LIST: tl.constexpr,
-        IDX_ABS: tl.constexpr,
+        N_DIMS: tl.constexpr, PACK: tl.constexpr, TL_SORT: tl.constexpr, UNIFORM: tl.constexpr,
+        HAS_LIST: tl.constexpr, IDX_ABS: tl.constexpr,
         KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
         MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
     """Top-k of ROWS rows of at most BLOCK items each, in registers."""
@@ -81,7 +81,10 @@ def _topk_tile_kernel(
         p = (ordp << LOG_N) | inv
         if PACK == 32:
             p = p.to(tl.uint32)
-        top = bitonic_topk(p, ROWS, K_LOG, LOG_N, N_DIMS)
+        if TL_SORT:
+            top = tl.topk(p, K2)
+        else:
+            top = bitonic_topk(p, ROWS, K_LOG, LOG_N, N_DIMS)
         idx = (BLOCK - 1) - (top & (BLOCK - 1)).to(tl.int64)
         ocols = tl.arange(0, K2)
     lim = tl.minimum(length, k)
@@ -98,7 +101,8 @@ def _topk_tile_kernel(
 def _topk_chunk_kernel(
         keys_ptr, cand_in_ptr, cand_out_ptr, out_vals_ptr, out_idx_ptr, row_begin_ptr, row_len_ptr,
         n_in, k, out_stride,
-        CHUNK: tl.constexpr, LOG_CHUNK: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
+        CHUNK: tl.constexpr, LOG_CHUNK: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr,
+        TL_SORT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
         IDX_ABS: tl.constexpr,
         KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
         MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
@@ -117,7 +121,10 @@ def _topk_chunk_kernel(
     else:
         mask = offs < n_in
         p = tl.load(cand_in_ptr + row * n_in + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
-    top = tl.reshape(bitonic_topk(tl.reshape(p, [1, CHUNK]), 1, K_LOG, LOG_CHUNK, LOG_CHUNK), [K2])
+    if TL_SORT:
+        top = tl.topk(p, K2)
+    else:
+        top = tl.reshape(bitonic_topk(tl.reshape(p, [1, CHUNK]), 1, K_LOG, LOG_CHUNK, LOG_CHUNK), [K2])
     j = tl.arange(0, K2)
     if FINAL:
         idx = 0xFFFFFFFF - (top & 0xFFFFFFFF).to(tl.int64)
@@ -256,9 +263,9 @@ policy.register(
     "topk",
     space={"TILE_ITEMS": [1024, 2048, 4096], "ROW_MAX_BLOCK": [1024, 2048, 4096],
            "CHUNK": [2048, 4096, 8192], "CAND_K_MAX": [16, 32, 64], "RS_BLOCK": [2048, 4096],
-           "RS_TILES": [1, 4, 8], "num_warps": [4, 8, 16], "num_stages": [1]},
+           "RS_TILES": [1, 4, 8], "NETWORK": ["own", "tl"], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "ROW_MAX_BLOCK": 4096, "CHUNK": 4096, "CAND_K_MAX": 32,
-              "RS_BLOCK": 4096, "RS_TILES": 4, "num_warps": 4, "num_stages": 1},
+              "RS_BLOCK": 4096, "RS_TILES": 4, "NETWORK": "own", "num_warps": 4, "num_stages": 1},
     buckets=("rows", "long"),
     bucket_fallbacks={"long": {"num_warps": 8}},
     doc="Top-k. 'rows': rows of at most ROW_MAX_BLOCK items, TILE_ITEMS per program (ROWS = "
@@ -288,7 +295,8 @@ def _tile_topk(kb, out_vb, out_idx, k, *, block, num_rows, meta, ascending, devi
         kb, out_vb, out_idx, seg_begin if seg_begin is not None else d, seg_len if seg_len is not None else d,
         seg_list if seg_list is not None else d, num_rows, row_len, row_stride, k, k,
         BLOCK=block, ROWS=rows, K2=k2, K_LOG=_log2(k2), LOG_N=log_n, N_DIMS=log_n + _log2(rows),
-        PACK=pack_mode(meta["KEY_BITS"], log_n), UNIFORM=uniform, HAS_LIST=seg_list is not None,
+        PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl",
+        UNIFORM=uniform, HAS_LIST=seg_list is not None,
         IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
 
 
@@ -307,7 +315,8 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
     pol = policy.select("topk", device, "long")
     chunk, k2 = pol["CHUNK"], next_power_of_2(k)
     nrows = row_begin.numel()
-    common = dict(K2=k2, K_LOG=_log2(k2), IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps,
+    common = dict(K2=k2, K_LOG=_log2(k2), TL_SORT=pol["NETWORK"] == "tl", IDX_ABS=idx_abs, ASCENDING=ascending,
+                  **meta, num_warps=pol.num_warps,
                   num_stages=pol.num_stages)
     for r0, r1 in _row_batches(nrows):
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
