@@ -75,12 +75,16 @@ def make_data(kind: str, n: int, dtype: torch.dtype, seed: int | None = None,
         elif n and dtype != torch.bool:
             info = torch.iinfo(dtype)
             if dtype == getattr(torch, "uint64", None):  # 0, max, 1, 2^63 through int64 bit patterns
-                specials = torch.tensor([0, -1, 1, -2**63], dtype=torch.int64).view(dtype)
+                specials = np.array([0, -1, 1, -2**63], dtype=np.int64)
+                base = x.view(torch.int64).numpy()
             else:
-                specials = torch.tensor([info.min, info.max, 0, 1], dtype=torch.int64).to(dtype)
-            pick = torch.randint(0, 3, (n,), generator=gen) == 0
-            choice = specials[torch.randint(0, len(specials), (n,), generator=gen)]
-            x = torch.where(pick, choice, x)
+                specials = np.array([info.min, info.max, 0, 1], dtype=np.int64)
+                base = x.to(torch.int64).numpy()
+            # numpy, not torch.where: torch 2.11 has no where() for uint16/32/64
+            pick = torch.randint(0, 3, (n,), generator=gen).numpy() == 0
+            choice = specials[torch.randint(0, len(specials), (n,), generator=gen).numpy()]
+            mixed = torch.from_numpy(np.where(pick, choice, base))
+            x = mixed.view(dtype) if dtype == getattr(torch, "uint64", None) else mixed.to(dtype)
     elif kind == "equal":
         x = x[:1].expand(n).clone() if n else x
         if n and dtype.is_floating_point:

@@ -9,6 +9,7 @@ device-wide ops as Python functions, each also registered as a torch operator
 import importlib
 import pkgutil
 
+from . import _triton_compat  # noqa: F401  (before any kernel is compiled; see the module)
 from . import policy  # noqa: F401
 from . import device as _device_pkg
 
