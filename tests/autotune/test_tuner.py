@@ -356,3 +356,42 @@ def test_confirmation_round_undoes_a_lucky_measurement(tmp_path):
     seen.clear()
     res = make_tuner(tmp_path / "b", Lucky(), confirm_top=0).run([toy.OP])
     assert res[toy.OP]["big"].winner == lucky        # what a single measurement would have picked
+
+
+def test_gpu_timer_logic_with_a_mocked_device(monkeypatch):
+    """The GPU timer's control flow (sleep calibration, queueing, median of event pairs), on the CPU."""
+    from autotune.tuner import gpu_timer
+    clock = {"t": 0.0}
+    sleeps = []
+
+    class Ev:
+        def __init__(self, enable_timing=False):
+            self.t = None
+
+        def record(self):
+            self.t = clock["t"]
+
+        def elapsed_time(self, other):
+            return other.t - self.t
+
+    def fake_sleep(cycles):
+        sleeps.append(cycles)
+        clock["t"] += cycles / 1e6                    # 1e6 cycles per ms
+
+    real_empty = torch.empty
+    monkeypatch.setattr(torch.cuda, "Event", Ev)
+    monkeypatch.setattr(torch.cuda, "_sleep", fake_sleep)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: type("P", (), {"L2_cache_size": 1024})())
+    monkeypatch.setattr(torch, "empty", lambda *a, device=None, **k: real_empty(*a, **k))
+    calls = {"n": 0}
+
+    def work():                                       # 0.5 ms of "device time", every 7th call 5 ms
+        calls["n"] += 1
+        clock["t"] += 5.0 if calls["n"] % 7 == 0 else 0.5
+
+    ms = gpu_timer(warmup_ms=1, rep_ms=10)(work)
+    assert ms == pytest.approx(0.5)                   # the median ignores the outliers
+    assert sleeps[1] == 5_000_000 and len(sleeps) == 4   # calibration (2), then two queueing sleeps
+    assert calls["n"] >= 3 + 5
