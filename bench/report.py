@@ -288,7 +288,7 @@ def compare_section(compare: list[tuple[Path, dict]]) -> str:
 def policies_section(policies_dir: Path = POLICIES_DIR) -> str:
     """A table of the shipped policy files' tuning logs (what ``python -m autotune`` measured)."""
     files = sorted(Path(policies_dir).glob("*/*.json")) if Path(policies_dir).is_dir() else []
-    lines = []
+    lines, notes = [], []
     for f in files:
         try:
             data = json.loads(f.read_text())
@@ -305,6 +305,8 @@ def policies_section(policies_dir: Path = POLICIES_DIR) -> str:
                          f"{r.get('space', '')} | {r.get('seconds', '')} s | "
                          f"{f'{sp:.2f}×' if sp else ''} | {probs} | "
                          f"{(log.get('decisions') or {}).get(b, '')} |")
+            if r.get("note"):
+                notes.append(f"- {data.get('op')}[{b}] ({f.parent.name}): {r['note']}")
     if not lines:
         return ""
     return "\n".join(["## Shipped policies (`python -m autotune` logs)", "",
@@ -312,7 +314,7 @@ def policies_section(policies_dir: Path = POLICIES_DIR) -> str:
                       "winner over the op's built-in fallback (geometric mean over the bucket's problems, GPU "
                       "time, same run), and what the merge with an existing file decided.", "",
                       "| target | op[bucket] | configs timed | time | speed-up | fallback → tuned | decision |",
-                      "|---|---|---|---|---|---|---|"] + lines) + "\n"
+                      "|---|---|---|---|---|---|---|"] + lines + ([""] + notes if notes else [])) + "\n"
 
 
 def build(results_dir: Path = RESULTS_DIR, *, plots: bool = True, readme: Path | None = README,
