@@ -182,3 +182,26 @@ def test_stale_file_never_breaks_the_op(fake_gpu):
     assert pol.as_dict() == policy.op_policy(toy.OP).fallback and "stale" in pol.source
     with pytest.warns(UserWarning, match="RENAMED"):
         assert "RENAMED" not in policy.select(toy.OP, "cuda:0", "small").values
+
+
+@pytest.mark.gpu
+def test_runtime_autotune_over_the_files_shortlist(monkeypatch, tmp_path):
+    """TRITONCUB_AUTOTUNE=1: policy.launch autotunes over the file's (verified) candidates."""
+    import triton
+    arch, _ = policy.device_target("cuda")
+    policyfile.write(policyfile.path_for(tmp_path, arch, toy.OP),
+                     {"op": toy.OP, "tuned": {"big": {"BLOCK": 32}},
+                      "candidates": {"big": [{"BLOCK": 32, "BUG": 0, "num_warps": 1, "num_stages": 1},
+                                             {"BLOCK": 64, "BUG": 0, "num_warps": 2, "num_stages": 1}]}})
+    monkeypatch.setenv(policy.USER_POLICY_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv("TRITONCUB_AUTOTUNE", "1")
+    policy.clear_cache()
+    try:
+        x = torch.randn(1000, device="cuda")
+        y = torch.empty_like(x)
+        assert len(policy.candidates(toy.OP, x.device, "big")) == 2
+        policy.launch(toy.OP, toy._scale_kernel, lambda m: (triton.cdiv(x.numel(), m["BLOCK"]),), x, y,
+                      x.numel(), device=x.device, bucket="big", autotune_key=("n",))
+        torch.testing.assert_close(y, 2 * x)
+    finally:
+        policy.clear_cache()
