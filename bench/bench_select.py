@@ -5,12 +5,9 @@ copy floor.
 ``bytes_moved`` is the minimum: every input byte read once, every output byte written once. Rows
 with impl ``copy_floor`` time a plain ``copy_`` of the same number of bytes (half read, half
 written): the speed-up column against it is how close an op is to the memory floor. Variant rows
-``cfg:...`` time tritoncub under other policy configs; with ``TRITONCUB_BENCH_LOOKBACK=1`` only the
-single-pass (decoupled look-back) variants run.
+``cfg:...`` time tritoncub under other policy configs.
 """
 from __future__ import annotations
-
-import os
 
 import torch
 
@@ -21,12 +18,8 @@ from tritoncub.device import reduce_by_key as RBK
 from tritoncub.device import run_length_encode as RLE
 
 ops = torch.ops.tritoncub
-LOOKBACK_ONLY = os.environ.get("TRITONCUB_BENCH_LOOKBACK", "0") not in ("", "0")
 
 SELECT_SWEEP = [{"TILE": 8192, "num_warps": 8}, {"TILE": 16384, "num_warps": 16}, {"TILE": 2048, "num_warps": 4}]
-LOOKBACK_SWEEP = [{"SINGLE_PASS": 1, "TILE": 4096, "WINDOW": 32, "num_warps": 8},
-                  {"SINGLE_PASS": 1, "TILE": 8192, "WINDOW": 32, "num_warps": 8},
-                  {"SINGLE_PASS": 1, "TILE": 8192, "WINDOW": 64, "num_warps": 16}]
 
 
 def _tag(cfg):
@@ -55,9 +48,6 @@ def _masked_select_cases(ctx, n, density):
     moved = 5 * n + 4 * k
     v = f"density={density}"
     fn = lambda p: ops.masked_select(p[0], p[1])  # noqa: E731
-    if LOOKBACK_ONLY:
-        yield from _sweep("masked_select", "float32", n, pairs, fn, moved, v, LOOKBACK_SWEEP)
-        return
 
     def check():
         assert torch.equal(fn(pairs[0]), torch.masked_select(*pairs[0])), "masked_select differs from torch"
@@ -91,10 +81,6 @@ def _unique_cases(ctx, n, distinct, wide):
         vv = v + (" +inverse+counts" if ri else "")
         moved = 4 * n + 4 * k + (8 * n + 8 * k if ri else 0)
         fn = lambda x, ri=ri, rc=rc: ops.unique(x, True, ri, rc)  # noqa: E731
-        if LOOKBACK_ONLY:
-            if not ri:
-                yield from _sweep("unique", "int32", n, xs, fn, moved, vv, LOOKBACK_SWEEP)
-            continue
 
         def check(ri=ri, rc=rc, fn=fn):
             got = fn(xs[0])
@@ -124,10 +110,6 @@ def _consecutive_cases(ctx, n, distinct):
     xs = _runs_data(ctx, n, distinct, ctx.copies_for(4 * n), gen)
     k = torch.unique_consecutive(xs[0]).numel()
     v = f"sorted, {distinct} runs"
-    if LOOKBACK_ONLY:
-        yield from _sweep("unique_consecutive", "int32", n, xs, lambda x: ops.unique_consecutive(x, False, False),
-                          4 * n + 4 * k, v, LOOKBACK_SWEEP)
-        return
     for ri, rc in ((False, False), (False, True), (True, True)):
         vv = v + (" +counts" if rc else "") + (" +inverse" if ri else "")
         moved = 4 * n + 4 * k + (8 * k if rc else 0) + (8 * n if ri else 0)
@@ -217,8 +199,6 @@ def cases(ctx):
     for d in (0.01, 0.5, 0.99):
         yield from _masked_select_cases(ctx, n, d)
     yield from _unique_cases(ctx, n, 1 << 20, wide=False)
-    if not LOOKBACK_ONLY:
-        yield from _unique_cases(ctx, n, 1 << 20, wide=True)
+    yield from _unique_cases(ctx, n, 1 << 20, wide=True)
     yield from _consecutive_cases(ctx, n, 1 << 20)
-    if not LOOKBACK_ONLY:
-        yield from _misc_cases(ctx, n)
+    yield from _misc_cases(ctx, n)

@@ -170,25 +170,3 @@ def test_masked_select_large_gpu(density):
     for _ in range(3):
         assert torch.equal(ops.masked_select(x, mask), torch.masked_select(x, mask))
 
-
-@pytest.mark.parametrize("window", [16, 32])
-def test_single_pass_look_back(window):
-    """The decoupled look-back kernel (SINGLE_PASS=1) gives the same results as the two-pass one."""
-    n = 5 * TILE + 45 if interpreter_active() else (1 << 22) + 45
-    cfg = {"SINGLE_PASS": 1, "WINDOW": window}
-    if interpreter_active():
-        cfg.update(TILE=TILE, num_warps=4)
-    x = make_data("special", n, torch.float32)
-    mask = torch.rand(n, device=DEVICE) > 0.5
-    runs = torch.sort(torch.randint(0, n // 3 + 1, (n,), device=DEVICE)).values
-    with policy.override("select", cfg):
-        assert_equal(ops.masked_select(x, mask).cpu(), torch.masked_select(x.cpu(), mask.cpu()))
-        out, k = S.if_(x, positive)
-        assert_equal(out[: int(k)].cpu(), x.cpu()[x.cpu() > 0])
-        out, k = S.unique(runs)
-        assert_equal(out[: int(k)].cpu(), torch.unique_consecutive(runs.cpu()))
-        vals, inv, _ = ops.unique_consecutive(runs, True, False)
-        rv, ri = torch.unique_consecutive(runs.cpu(), return_inverse=True)
-        assert_equal(vals.cpu(), rv)
-        assert_equal(inv.cpu(), ri)
-        assert_equal(ops.unique(runs, True, False, False)[0].cpu(), torch.unique(runs.cpu()))

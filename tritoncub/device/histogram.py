@@ -87,7 +87,7 @@ def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.con
             valid = (v >= lo_c) & (v <= hi_c)
         else:
             valid = (v >= lo_c) & (v < hi_c)
-        b = ((v - lo_c) * nb.to(COMPUTE) / (hi_c - lo_c)).to(tl.int32)
+        b = tl.math.div_rn((v - lo_c) * nb.to(COMPUTE), hi_c - lo_c).to(tl.int32)  # IEEE division, as torch
         b = tl.maximum(tl.minimum(b, nb - 1), 0)
     if NUM_ACTIVE < NUM_CHANNELS:
         valid = valid & (ch < NUM_ACTIVE)

@@ -147,14 +147,22 @@ mov.b64 $0, acc;
 
 
 @gluon.jit
+def _publish_aggregate(status_ptr, tile, dig, tot, RADIX: gl.constexpr, FLAG_SHIFT: gl.constexpr):
+    """Publish this tile's digit counts (inclusive for tile 0) as soon as they are known."""
+    tv = tot.to(status_ptr.dtype.element_ty)
+    zero = tv * 0
+    first = tile == 0
+    gl.atomic_xchg(status_ptr + tile.to(gl.int64) * RADIX + dig,
+                   tv | gl.where(first, zero + (2 << FLAG_SHIFT), zero + (1 << FLAG_SHIFT)), sem="relaxed")
+
+
+@gluon.jit
 def _digit_lookback_spin(status_ptr, tile, dig, tot, RADIX: gl.constexpr, FLAG_SHIFT: gl.constexpr):
-    """Same protocol as :func:`_digit_lookback`, each thread spinning on its own digit (no block
-    synchronisation per step); for compiled NVIDIA kernels."""
+    """Second half of :func:`_digit_lookback` after :func:`_publish_aggregate`, each thread spinning on
+    its own digit (no block synchronisation per step); for compiled NVIDIA kernels."""
     tv = tot.to(status_ptr.dtype.element_ty)
     zero = tv * 0
     ptrs = status_ptr + tile.to(gl.int64) * RADIX + dig
-    first = tile == 0
-    gl.atomic_xchg(ptrs, tv | gl.where(first, zero + (2 << FLAG_SHIFT), zero + (1 << FLAG_SHIFT)), sem="relaxed")
     prev = gl.where(dig * 0 + tile > 0, (ptrs - RADIX).to(gl.int64, bitcast=True), 0)
     stride = dig * 0 + RADIX * (status_ptr.dtype.element_ty.primitive_bitwidth // 8)
     if FLAG_SHIFT == 29:
@@ -265,7 +273,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                            n, shift, width, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                            VALUE_MODE: gl.constexpr, FLAG_SHIFT: gl.constexpr, WARPS: gl.constexpr,
                            ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr, WINDOW: gl.constexpr,
-                           KEYS_IN_SMEM: gl.constexpr, PROBE: gl.constexpr = 0):
+                           KEYS_IN_SMEM: gl.constexpr, COUNTS_COLUMNS: gl.constexpr, INDEX64: gl.constexpr,
+                           PROBE: gl.constexpr = 0):
     """One onesweep pass over one tile (see the module doc).
 
     Shared words: [0, W*RADIX) per-warp counters, then tile bases, then (overlapping them) the
@@ -303,13 +312,26 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     rank = warp_match_rank(word)
     gl.thread_barrier()
 
-    cnt = smem.slice(0, WARPS, 0).load(LH)
-    wexcl = gl.associative_scan(cnt, 0, _add) - cnt
-    tot = gl.convert_layout(gl.sum(cnt, 0), LD)
-    texcl = gl.associative_scan(tot, 0, _add) - tot
-    gl.thread_barrier()
-    # tile-local sorted position of every key -> exchange buffer (source index, sorted order)
-    smem.slice(0, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LH)), 0))
+    if COUNTS_COLUMNS:
+        # each thread holds one digit's counts of every warp: the scan over warps stays in-thread
+        LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
+        cnt = smem.slice(0, WARPS, 0).load(LC)
+        wexcl = gl.associative_scan(cnt, 0, _add) - cnt
+        tot = gl.convert_layout(gl.sum(cnt, 0), LD)
+        texcl = gl.associative_scan(tot, 0, _add) - tot
+        gl.thread_barrier()
+        smem.slice(0, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
+    else:
+        cnt = smem.slice(0, WARPS, 0).load(LH)
+        wexcl = gl.associative_scan(cnt, 0, _add) - cnt
+        tot = gl.convert_layout(gl.sum(cnt, 0), LD)
+        texcl = gl.associative_scan(tot, 0, _add) - tot
+        gl.thread_barrier()
+        # tile-local sorted position of every key -> exchange buffer (source index, sorted order)
+        smem.slice(0, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LH)), 0))
+    if PROBE == 0 and WINDOW == 0:
+        # successors may use this tile's counts from now on
+        _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
     gl.thread_barrier()
     pos = smem_load_words(word) + rank
     gl.thread_barrier()
@@ -349,9 +371,12 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         else:
             k2 = gl.load(keys_in + base + src, mask=mi)
         d2 = extract_digit(to_ordered_bits(k2, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
-        lo = smem_load_words(ADJ + d2).to(gl.uint32).to(gl.int64)
-        hi = smem_load_words(ADJ + RADIX + d2).to(gl.int64)
-        dest = (hi << 32) + lo + i
+        if INDEX64:
+            lo = smem_load_words(ADJ + d2).to(gl.uint32).to(gl.int64)
+            hi = smem_load_words(ADJ + RADIX + d2).to(gl.int64)
+            dest = (hi << 32) + lo + i
+        else:   # every destination < 2**31: the low word is the whole adjustment
+            dest = (smem_load_words(ADJ + d2) + i).to(gl.int64)
         if PROBE == 2:
             mi = mi & (k2 == 12345)
         gl.store(keys_out + dest, k2, mask=mi)
@@ -368,21 +393,27 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
 def _valid_policy(c: dict) -> bool:
     return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
             and c["ITEMS"] in (4, 8, 12, 16, 20, 24) and c["WARPS"] in (4, 8, 16)
-            and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (0, 1, 2, 4, 8, 16, 32))
+            and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (0, 1, 2, 4, 8, 16, 32)
+            and c["EXCHANGE_KEYS"] in (0, 1) and c["COUNTS_COLUMNS"] in (0, 1))
 
 
 policy.register(
     "radix_sort",
     space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
-           "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16], "num_warps": [4, 8, 16], "num_stages": [1]},
+           "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
+           "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
+              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 0,
               "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default",),
     doc="onesweep radix sort: RADIX_BITS digit width; WARPS x ITEMS x 32 keys per tile of the fast "
         "path (match.any ranking); HIST_ITEMS keys per thread of the upfront histogram; TL_TILE the "
         "tile of the portable (one-hot) path used by the interpreter and non-NVIDIA GPUs; MAXNREG a "
-        "register cap for the fast pass kernel (0: the compiler's choice)",
+        "register cap for the fast pass kernel (0: the compiler's choice); WINDOW the look-back "
+        "predecessors read per step (0: per-thread spin in PTX); EXCHANGE_KEYS 1 moves 32-bit keys "
+        "through shared memory (0: exchange source indices and gather keys back); COUNTS_COLUMNS 1 "
+        "scans the per-warp digit counters with one digit column per thread",
 )
 
 
@@ -536,7 +567,9 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
                 RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
                 WARPS=pol["WARPS"], ITEMS=pol["ITEMS"], SMEM_ROWS=rows, WINDOW=pol["WINDOW"],
-                KEYS_IN_SMEM=(vm == 0 and kin.element_size() == 4), PROBE=_PROBE, num_warps=pol["WARPS"],
+                KEYS_IN_SMEM=bool(pol["EXCHANGE_KEYS"]) and vm == 0 and kin.element_size() == 4,
+                COUNTS_COLUMNS=bool(pol["COUNTS_COLUMNS"]), INDEX64=n + tile >= (1 << 31),
+                PROBE=_PROBE, num_warps=pol["WARPS"],
                 **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
         else:
             _onesweep_tl_kernel[(n_tiles,)](

@@ -8,10 +8,9 @@ Equality is ``==`` (NaN never equals NaN: each NaN is a run of one; ``-0.0 == 0.
 is read back to the host.
 
 Built on the two-pass compaction engine of :mod:`tritoncub.device.select`: pass 1 counts the run
-heads of each tile and records the index of the tile's first head; the tile scan turns the counts
-into output offsets and the first-head indices into "where the next run after tile ``t`` starts";
-pass 2 writes each head's item (or offset) and its length = (index of the next head) - (its index),
-the next head found by a reverse running minimum over the tile's head indices.
+heads of each tile (and scans the counts into output offsets); pass 2 writes each head's item and
+start index at its run's slot, and the last item of each run writes its end (index + 1) to the same
+slot of the lengths; a small kernel over the runs subtracts the starts from the ends.
 """
 from __future__ import annotations
 
@@ -29,10 +28,11 @@ def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
     if length_dtype not in _LENGTH_DTYPES:
         raise TypeError(f"length_dtype must be int32 or int64, got {length_dtype}")
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_HEADS, first_head=True)
+    plan = Plan(xf, None, SELECT_HEADS)
     uniq = torch.empty_like(xf)
     lengths = torch.empty(xf.numel(), dtype=length_dtype, device=xf.device)
-    plan.scatter(out=uniq, out_lengths=lengths)
+    starts = torch.empty(xf.numel(), dtype=torch.int64, device=xf.device)
+    plan.scatter(out=uniq, out_index=starts, out_lengths=lengths)
     return uniq, lengths, plan.num_selected
 
 
@@ -44,7 +44,7 @@ def non_trivial_runs(x: torch.Tensor, *, offset_dtype: torch.dtype = torch.int64
     if length_dtype not in _LENGTH_DTYPES or offset_dtype not in _LENGTH_DTYPES:
         raise TypeError("offset_dtype and length_dtype must be int32 or int64")
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_NONTRIVIAL, first_head=True)
+    plan = Plan(xf, None, SELECT_NONTRIVIAL)
     offsets = torch.empty(xf.numel(), dtype=offset_dtype, device=xf.device)
     lengths = torch.empty(xf.numel(), dtype=length_dtype, device=xf.device)
     plan.scatter(out_index=offsets, out_lengths=lengths)

@@ -248,7 +248,10 @@ def _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, AXIS: tl.c
 # Kernels
 # ----------------------------------------------------------------------------------------------
 
-@triton.jit
+# row_len / tiles_per_row / plane_stride only enter comparisons and the look-back: no
+# specialisation on their divisibility (one compiled kernel for every length); the strides keep it
+# (they decide the load alignment: a 1-D scan passes 0).
+@triton.jit(do_not_specialize=["plane_stride", "row_len", "tiles_per_row"])
 def _scan_single_pass_kernel(
         x0_ptr, x1_ptr, y0_ptr, y1_ptr, init0_ptr, init1_ptr, total0_ptr, total1_ptr,
         counter_ptr, status_ptr, plane_stride, row_len, stride_in, stride_out, tiles_per_row,
@@ -347,18 +350,25 @@ def _scan_rows_kernel(
 # ----------------------------------------------------------------------------------------------
 
 def _valid(cfg: dict) -> bool:
-    return (cfg["TILE_ITEMS"] >= 32 * cfg["num_warps"] and cfg["LOOKBACK_WINDOW"] <= 128
+    return (cfg["TILE_ITEMS"] >= 32 * cfg["num_warps"] and 2 <= cfg["LOOKBACK_WINDOW"] <= 1024
             and cfg["ROWS_TILE"] >= cfg["ROWS_MAX_LEN"])
 
 
+# Look-back window: a tile in the fast mode stops at the nearest inclusive prefix, which in steady
+# state lies about (tiles started per look-back latency) places back, so a window of ~100 finds it
+# in one read. In the reproducible mode a tile waits for the inclusive prefix exactly WINDOW places
+# back: the window must exceed the number of tiles in flight on the GPU (~4 per SM) or tiles queue
+# behind each other; the window costs one int64 word per tile read from L2.
+_DET = {"LOOKBACK_WINDOW": 512}
 SCAN_POLICY = policy.register(
     "scan",
-    space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [16, 32, 64, 128],
+    space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [32, 64, 128, 256, 512],
            "num_warps": [4, 8, 16], "num_stages": [1]},
-    fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 32, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
-              "ROWS_WARPS": 4, "num_warps": 8, "num_stages": 1},
+    fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
+              "ROWS_WARPS": 4, "num_warps": 4, "num_stages": 1},
     valid=_valid,
     buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det"),
+    bucket_fallbacks={"4B_det": _DET, "8B_det": _DET, "16B_det": _DET},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
         "_det: the reproducible mode",
@@ -482,9 +492,10 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
         lb_dtypes = [acc0] if num_values == 1 else [torch.int32 if by_key else acc0, acc1]
         packed = packed_layout(lb_dtypes, deterministic)
         counter, status, plane_stride = allocate_status(num_tiles, lb_dtypes, deterministic, device)
+        one_row = n_rows == 1
         _scan_single_pass_kernel[(num_tiles,)](
             in0, in1, out0_t, out1_t, i0, i1, t0, t1, counter, status, plane_stride, row_len,
-            in0.stride(0), out0_t.stride(0), tiles_per_row,
+            0 if one_row else in0.stride(0), 0 if one_row else out0_t.stride(0), tiles_per_row,
             LB_REDUCE=lookback_reduce(combine_fn, num_values), DETERMINISTIC=deterministic, PACKED=packed,
             **common, **pol.launch_kwargs())
     if not last:

@@ -35,6 +35,8 @@ descending, ``-0.0 == +0.0`` in input order), int64-safe offsets.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 import triton
@@ -42,6 +44,7 @@ import triton.language as tl
 
 from .. import policy
 from .._utils import check_tensor, check_same_device, next_power_of_2, interpreter_active
+from ..thread.radix_traits import to_ordered_bits
 
 # ----------------------------------------------------------------------------------------------
 # Key transform (ordered bits) and the bitonic (key, index) network
@@ -49,25 +52,10 @@ from .._utils import check_tensor, check_same_device, next_power_of_2, interpret
 
 
 @triton.jit
-def ordered_bits(bits, KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
-                 MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, FLIP: tl.constexpr):
-    """Map raw key bits (an int tile of the key's width) to uint64 ordered bits.
-
-    KIND 0: unsigned, 1: signed, 2: float. FLIP complements the result (ascending order)."""
-    u = bits.to(tl.int64).to(tl.uint64, bitcast=True)
-    if KEY_BITS < 64:
-        u = u & WMASK
-    if KIND == 1:
-        u = u ^ SIGN
-    elif KIND == 2:
-        mag = u & MAG_MASK
-        u = tl.where(mag == 0, tl.zeros_like(u), u)
-        u = tl.where(mag > INF_BITS, tl.full(u.shape, MAG_MASK, tl.uint64), u)
-        neg = (u & SIGN) != 0
-        u = tl.where(neg, u ^ WMASK, u | SIGN)
-    if FLIP:
-        u = u ^ WMASK
-    return u
+def ordered_bits(bits, KEY_DTYPE: tl.constexpr, FLIP: tl.constexpr):
+    """Raw key bits (an int tile of the key's width) -> uint64 ordered bits (``radix_traits``' order:
+    torch's, ``-0.0 == +0.0``, NaN above ``+inf``). FLIP complements them (ascending sorts)."""
+    return to_ordered_bits(bits.to(KEY_DTYPE, bitcast=True), FLIP).to(tl.uint64)
 
 
 @triton.jit
@@ -199,8 +187,7 @@ def _segment_tile_sort_kernel(
         PACK: tl.constexpr, TL_SORT: tl.constexpr, UNIFORM: tl.constexpr, HAS_LIST: tl.constexpr,
         HAS_IDX_BASE: tl.constexpr,
         HAS_VALS: tl.constexpr, WRITE_KEYS: tl.constexpr, WRITE_IDX: tl.constexpr,
-        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
-        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
     """One program sorts ROWS segments of at most BLOCK items each, in registers."""
     pid = tl.program_id(0)
     r = pid.to(tl.int64) * ROWS + tl.arange(0, ROWS)
@@ -218,7 +205,7 @@ def _segment_tile_sort_kernel(
     cols = tl.arange(0, BLOCK)
     mask = cols[None, :] < length[:, None]
     bits = tl.load(keys_ptr + begin[:, None] + cols[None, :], mask=mask, other=0)
-    ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+    ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
     ordp = tl.where(mask, ordp, tl.zeros_like(ordp))
     idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, PACK, TL_SORT)
     src = begin[:, None] + idx
@@ -238,8 +225,7 @@ def _merge_pass_kernel(
         src_keys_ptr, src_idx_ptr, dst_keys_ptr, dst_idx_ptr, vals_ptr, out_vals_ptr,
         seg_begin_ptr, seg_len_ptr, run,
         SEARCH_STEPS: tl.constexpr, BLOCK: tl.constexpr, FINAL_VALS: tl.constexpr, WRITE_IDX: tl.constexpr,
-        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
-        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
     """Merge neighbouring sorted runs of ``run`` items of each long segment (runs 2j and 2j+1)."""
     t = tl.program_id(0)
     s = tl.program_id(1)
@@ -256,7 +242,7 @@ def _merge_pass_kernel(
         oth_len = tl.minimum(tl.maximum(length - oth_start, 0), run)
         my_bits = tl.load(src_keys_ptr + begin + pos, mask=mask, other=0)
         my_idx = tl.load(src_idx_ptr + begin + pos, mask=mask, other=0)
-        my_key = ordered_bits(my_bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+        my_key = ordered_bits(my_bits, KEY_DTYPE, ASCENDING)
         lo = tl.zeros([BLOCK], tl.int64)
         hi = tl.where(mask, oth_len, 0)
         for _ in tl.static_range(SEARCH_STEPS):
@@ -264,7 +250,7 @@ def _merge_pass_kernel(
             mid = (lo + hi) // 2
             o_bits = tl.load(src_keys_ptr + begin + oth_start + mid, mask=active, other=0)
             o_idx = tl.load(src_idx_ptr + begin + oth_start + mid, mask=active, other=0)
-            o_key = ordered_bits(o_bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+            o_key = ordered_bits(o_bits, KEY_DTYPE, ASCENDING)
             before = (o_key > my_key) | ((o_key == my_key) & (o_idx < my_idx))
             lo = tl.where(active & before, mid + 1, lo)
             hi = tl.where(active & (~before), mid, hi)
@@ -280,8 +266,7 @@ def _merge_pass_kernel(
 def _pack_composite_kernel(
         keys_ptr, comp_ptr, idx_ptr, seg_begin_ptr, seg_len_ptr, seg_cum_ptr,
         BLOCK: tl.constexpr, SEG_IN_KEY: tl.constexpr,
-        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
-        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, DESCENDING: tl.constexpr):
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, DESCENDING: tl.constexpr):
     """Long segments -> one array of composite keys ``segment << KEY_BITS | ordered_key`` (ascending
     order = the wanted order) and in-segment positions, for one device radix sort."""
     t = tl.program_id(0)
@@ -294,7 +279,7 @@ def _pack_composite_kernel(
         pos = tile_start + tl.arange(0, BLOCK)
         mask = pos < length
         bits = tl.load(keys_ptr + begin + pos, mask=mask, other=0)
-        o = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, DESCENDING)
+        o = ordered_bits(bits, KEY_DTYPE, DESCENDING)
         if SEG_IN_KEY:
             o = o | (s.to(tl.uint64) << KEY_BITS)
         tl.store(comp_ptr + cum + pos, o.to(tl.int64, bitcast=True), mask=mask)
@@ -349,6 +334,7 @@ policy.register(
         "NETWORK: our bitonic network or tl.sort for packed words (same results).")
 
 MIN_BLOCK = 8
+_RADIX_UNAVAILABLE: list = []   # set when the device radix sort failed to build here
 
 
 def _bucket(block: int) -> str:
@@ -366,19 +352,21 @@ _SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
 _UNSIGNED = tuple(d for d in (torch.uint8, getattr(torch, "uint16", None), getattr(torch, "uint32", None),
                               getattr(torch, "uint64", None)) if d is not None)
 SORT_DTYPES = _SIGNED + _UNSIGNED + tuple(_FLOAT_INF)
+_TL_DTYPE = {torch.int8: tl.int8, torch.int16: tl.int16, torch.int32: tl.int32, torch.int64: tl.int64,
+             torch.uint8: tl.uint8, torch.float16: tl.float16, torch.bfloat16: tl.bfloat16,
+             torch.float32: tl.float32, torch.float64: tl.float64}
+for _d, _t in ((getattr(torch, "uint16", None), tl.uint16), (getattr(torch, "uint32", None), tl.uint32),
+               (getattr(torch, "uint64", None), tl.uint64)):
+    if _d is not None:
+        _TL_DTYPE[_d] = _t
 
 
 def key_meta(dtype: torch.dtype) -> dict:
-    """The constexprs of :func:`ordered_bits` for a torch dtype."""
+    """The key constexprs of the kernels for a torch dtype: width in bits and Triton dtype."""
     if dtype not in SORT_DTYPES:
         raise TypeError(f"keys of dtype {str(dtype).replace('torch.', '')} are not supported; supported: "
                         + ", ".join(str(d).replace("torch.", "") for d in SORT_DTYPES))
-    nbits = torch.empty((), dtype=dtype).element_size() * 8
-    kind = 2 if dtype in _FLOAT_INF else 1 if dtype in _SIGNED else 0
-    wmask = (1 << nbits) - 1
-    sign = 1 << (nbits - 1)
-    return dict(KEY_BITS=nbits, KIND=kind, WMASK=wmask, SIGN=sign, MAG_MASK=sign - 1,
-                INF_BITS=_FLOAT_INF.get(dtype, 0))
+    return dict(KEY_BITS=torch.empty((), dtype=dtype).element_size() * 8, KEY_DTYPE=_TL_DTYPE[dtype])
 
 
 def bits_view(x: torch.Tensor) -> torch.Tensor:
@@ -466,9 +454,17 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
     if nseg == 0:
         return
     pol = policy.select("segmented_sort", device, "large")
-    if pol["LONG_PATH"] == "radix" and merge_tile is None:
-        if _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, seg_begin_np=seg_begin_np, seg_len_np=seg_len_np,
-                            descending=descending, meta=meta, device=device):
+    if pol["LONG_PATH"] == "radix" and merge_tile is None and not _RADIX_UNAVAILABLE:
+        try:
+            done = _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, seg_begin_np=seg_begin_np,
+                                    seg_len_np=seg_len_np, descending=descending, meta=meta, device=device)
+        except (ImportError, NotImplementedError, triton.CompilationError) as e:
+            # the device radix sort cannot run here: use the merge path from now on, and say so once
+            _RADIX_UNAVAILABLE.append(repr(e))
+            warnings.warn(f"tritoncub.segmented_sort: device radix sort unavailable ({e!r}); long segments "
+                          f"use the merge path", stacklevel=3)
+            done = False
+        if done:
             return
     tile = merge_tile or pol["MERGE_TILE"]
     max_len = int(seg_len_np.max())

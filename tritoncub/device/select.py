@@ -28,8 +28,6 @@ import triton.language as tl
 
 from .. import policy
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor
-from ..agent import lookback
-from ..block.reduce import combine_add
 
 # selection modes (what decides that an item is selected)
 SELECT_FLAGGED = tl.constexpr(0)    # flags[i] != 0
@@ -85,10 +83,29 @@ def tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE: tl.constexpr, PRED: tl.c
 
 
 @triton.jit
-def _count_kernel(x_ptr, flags_ptr, counts_ptr, counts2_ptr, first_head_ptr, n,
-                  MODE: tl.constexpr, PRED: tl.constexpr, PRED2: tl.constexpr, LOAD_X: tl.constexpr,
-                  FIRST_HEAD: tl.constexpr, TILE: tl.constexpr):
-    """Pass 1: selected items per tile (and, for run lengths, the index of the tile's first head)."""
+def _scan_tile_counts(counts_ptr, offsets_ptr, total_ptr, num_tiles, BLOCK: tl.constexpr):
+    """Exclusive scan of the tile counts into int64 tile offsets, and their total (run by one
+    program; the counts are read ``volatile`` because other programs wrote them)."""
+    running = tl.full([], 0, tl.int64)
+    start = 0
+    while start < num_tiles:
+        idx = start + tl.arange(0, BLOCK)
+        m = idx < num_tiles
+        c = tl.load(counts_ptr + idx, mask=m, other=0, volatile=True).to(tl.int64)
+        inc = tl.cumsum(c, 0)
+        tl.store(offsets_ptr + idx, running + inc - c, mask=m)
+        running += tl.sum(c, 0)
+        start += BLOCK
+    tl.store(total_ptr, running)
+
+
+@triton.jit
+def _count_kernel(x_ptr, flags_ptr, counts_ptr, counts2_ptr, offsets_ptr, offsets2_ptr, totals_ptr, n,
+                  num_tiles, MODE: tl.constexpr, PRED: tl.constexpr, PRED2: tl.constexpr,
+                  LOAD_X: tl.constexpr, TILE: tl.constexpr):
+    """Pass 1: the selected items of every tile; the last program to finish (a ticket taken with an
+    acquire-release atomic after the counts are stored) scans the counts into tile offsets and
+    the total — one launch, no waiting on other programs. ``totals = [total, total2, ticket]``."""
     pid = tl.program_id(0)
     idx = pid.to(tl.int64) * TILE + tl.arange(0, TILE)
     inb = idx < n
@@ -96,45 +113,26 @@ def _count_kernel(x_ptr, flags_ptr, counts_ptr, counts2_ptr, first_head_ptr, n,
     tl.store(counts_ptr + pid, tl.sum(sel.to(tl.int32), 0))
     if MODE == SELECT_THREE_WAY:
         tl.store(counts2_ptr + pid, tl.sum(sel2.to(tl.int32), 0))
-    if FIRST_HEAD:
-        tl.store(first_head_ptr + pid, tl.min(tl.where(heads, idx, n), 0))
+    tl.debug_barrier()  # every thread's count store before the ticket
+    ticket = tl.atomic_add(totals_ptr + 2, 1, sem="acq_rel")
+    if ticket == num_tiles - 1:
+        _scan_tile_counts(counts_ptr, offsets_ptr, totals_ptr, num_tiles, TILE)
+        if MODE == SELECT_THREE_WAY:
+            _scan_tile_counts(counts2_ptr, offsets2_ptr, totals_ptr + 1, num_tiles, TILE)
 
 
 @triton.jit
-def _scan_tiles_kernel(counts_ptr, offsets_ptr, total_ptr, first_head_ptr, next_head_ptr, num_tiles, n,
-                       BLOCK: tl.constexpr, SUFFIX_MIN: tl.constexpr):
-    """One program: exclusive scan of the tile counts (int64 offsets) and their total; with
-    ``SUFFIX_MIN``, ``next_head[t] = min(first_head[t+1:], n)`` (where the next run after tile ``t``
-    begins)."""
-    running = tl.full([], 0, tl.int64)
-    start = 0
-    while start < num_tiles:
-        idx = start + tl.arange(0, BLOCK)
-        m = idx < num_tiles
-        c = tl.load(counts_ptr + idx, mask=m, other=0).to(tl.int64)
-        inc = tl.cumsum(c, 0)
-        tl.store(offsets_ptr + idx, running + inc - c, mask=m)
-        running += tl.sum(c, 0)
-        start += BLOCK
-    tl.store(total_ptr, running)
-    if SUFFIX_MIN:
-        carry = tl.full([], 0, tl.int64) + n
-        end = num_tiles
-        while end > 0:
-            idx = end - BLOCK + tl.arange(0, BLOCK)
-            m = idx >= 0
-            fh = tl.load(first_head_ptr + idx, mask=m, other=n)
-            rmin = tl.associative_scan(fh, 0, _min_combine, reverse=True)
-            nxt = tl.gather(rmin, tl.minimum(tl.arange(0, BLOCK) + 1, BLOCK - 1), 0)
-            nxt = tl.where(tl.arange(0, BLOCK) == BLOCK - 1, carry, tl.minimum(nxt, carry))
-            tl.store(next_head_ptr + idx, nxt, mask=m)
-            carry = tl.minimum(carry, tl.min(fh, 0))
-            end -= BLOCK
-
-
-@triton.jit
-def _min_combine(a, b):
-    return tl.minimum(a, b)
+def _finish_lengths_kernel(lengths_ptr, starts_ptr, total_ptr, BLOCK: tl.constexpr):
+    """``lengths[r] = end[r] - start[r]`` for the ``*total_ptr`` runs (pass 2 stored each run's end
+    in ``lengths``); programs past the runs exit at once."""
+    pid = tl.program_id(0)
+    r = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    total = tl.load(total_ptr)
+    if pid.to(tl.int64) * BLOCK < total:
+        m = r < total
+        end = tl.load(lengths_ptr + r, mask=m).to(tl.int64)
+        start = tl.load(starts_ptr + r, mask=m).to(tl.int64)
+        tl.store(lengths_ptr + r, end - start, mask=m)
 
 
 @triton.jit
@@ -170,20 +168,20 @@ def _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_v
 
 
 @triton.jit
-def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total_ptr, total2_ptr,
-                    next_head_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
-                    out_len_ptr, out_inv_ptr, n, MODE: tl.constexpr, PRED: tl.constexpr,
-                    PRED2: tl.constexpr, LOAD_X: tl.constexpr, WRITE_KEYS: tl.constexpr,
-                    WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
-                    ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr, WRITE_INVERSE: tl.constexpr,
-                    PARTITION: tl.constexpr, TILE: tl.constexpr):
+def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, totals_ptr, shape_ptr,
+                    index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_len_ptr, out_inv_ptr, n,
+                    MODE: tl.constexpr, PRED: tl.constexpr, PRED2: tl.constexpr, LOAD_X: tl.constexpr,
+                    WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr,
+                    NDIM: tl.constexpr, ADD_BASE: tl.constexpr, WRITE_ENDS: tl.constexpr,
+                    WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr, TILE: tl.constexpr):
     """Pass 2: every selected item goes to ``tile offset + exclusive in-tile count``.
 
     ``PARTITION``: rejected items follow the selected ones, in input order (position ``total +
     rejected before it``); three-way partition writes category 2 after category 1, then the rest.
     ``WRITE_INDEX``: the item's index (``NDIM > 1``: its coordinates, row-major, ``[k, NDIM]``).
-    ``WRITE_LENGTHS``: the length of the run the selected head starts (next head - index).
-    ``WRITE_INVERSE``: every item's run number (inclusive head count - 1)."""
+    ``WRITE_ENDS`` (heads / non-trivial runs): the last item of each selected run writes
+    ``index + 1`` to its run's slot of ``out_len`` (:func:`_finish_lengths_kernel` subtracts the
+    starts). ``WRITE_INVERSE``: every item's run number (inclusive selected count - 1)."""
     pid = tl.program_id(0)
     idx = pid.to(tl.int64) * TILE + tl.arange(0, TILE)
     inb = idx < n
@@ -194,11 +192,11 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
     if PARTITION:
         if not LOAD_X:
             x = tl.load(x_ptr + idx, mask=inb)
-        total = tl.load(total_ptr)
+        total = tl.load(totals_ptr)
         if MODE == SELECT_THREE_WAY:
             t32 = sel2.to(tl.int32)
             before2 = tl.load(offsets2_ptr + pid) + (tl.cumsum(t32, 0) - t32).to(tl.int64)
-            total2 = tl.load(total2_ptr)
+            total2 = tl.load(totals_ptr + 1)
             dest = tl.where(sel, before, tl.where(sel2, total + before2, total + total2 + idx - before - before2))
         else:
             dest = tl.where(sel, before, total + idx - before)
@@ -210,61 +208,19 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
         _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
                           out_inv_ptr, idx, inb, sel, s32, x, before, LOAD_X, WRITE_KEYS, WITH_VALUES,
                           WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
-        if WRITE_LENGTHS:
-            big = tl.zeros(idx.shape, tl.int64) + n
-            hidx = tl.where(heads, idx, big)
-            rmin = tl.associative_scan(hidx, 0, _min_combine, reverse=True)
-            lane = tl.arange(0, TILE)
-            nxt = tl.gather(rmin, tl.minimum(lane + 1, TILE - 1), 0)
-            after = tl.load(next_head_ptr + pid)
-            nxt = tl.where(lane == TILE - 1, after, tl.minimum(nxt, after))
-            tl.store(out_len_ptr + before, nxt - idx, mask=sel)
-
-
-@triton.jit
-def _compact_single_pass_kernel(x_ptr, flags_ptr, vals_ptr, counter_ptr, status_ptr, total_ptr, shape_ptr,
-                                index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, n,
-                                num_tiles, MODE: tl.constexpr, PRED: tl.constexpr, LOAD_X: tl.constexpr,
-                                WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr,
-                                WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr, ADD_BASE: tl.constexpr,
-                                WRITE_INVERSE: tl.constexpr, LB_REDUCE: tl.constexpr,
-                                WINDOW: tl.constexpr, TILE: tl.constexpr):
-    """Single pass (decoupled look-back, :mod:`tritoncub.agent.lookback`): a tile takes its index
-    from the atomic counter, publishes its selected count, looks back for the count of all earlier
-    tiles, publishes the running total and scatters. Counts are int32 (fewer than 2^31 items), so
-    the result is exact and does not depend on timing."""
-    tile = lookback.tile_index(counter_ptr)
-    idx = tile.to(tl.int64) * TILE + tl.arange(0, TILE)
-    inb = idx < n
-    sel, sel2, heads, x = tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE, PRED, _never, LOAD_X)
-    s32 = sel.to(tl.int32)
-    inc = tl.cumsum(s32, 0)
-    count = tl.sum(s32, 0)
-    if tile == 0:
-        lookback.publish(status_ptr, 0, tile, count, count, STATUS=lookback.LOOKBACK_INCLUSIVE)
-        prefix = count * 0
-    else:
-        lookback.publish(status_ptr, 0, tile, count, count, STATUS=lookback.LOOKBACK_AGGREGATE)
-        prefix, _unused = lookback.look_back(status_ptr, 0, tile, 0, count, count, COMBINE=combine_add,
-                                             LB_REDUCE=LB_REDUCE, NUM_VALUES=1, WINDOW=WINDOW)
-        lookback.publish(status_ptr, 0, tile, prefix + count, prefix + count,
-                         STATUS=lookback.LOOKBACK_INCLUSIVE)
-    if tile == num_tiles - 1:
-        tl.store(total_ptr, (prefix + count).to(tl.int64))
-    before = prefix.to(tl.int64) + (inc - s32).to(tl.int64)
-    _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
-                      out_inv_ptr, idx, inb, sel, s32, x, before, LOAD_X, WRITE_KEYS, WITH_VALUES,
-                      WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
+        if WRITE_ENDS:
+            nxt = tl.load(x_ptr + idx + 1, mask=inb & (idx + 1 < n))
+            tails = inb & ((idx == n - 1) | (nxt != x))
+            if MODE == SELECT_NONTRIVIAL:
+                tails = tails & ~heads
+            tl.store(out_len_ptr + (before + s32 - 1), idx + 1, mask=tails)
 
 
 _POLICY = policy.register(
     "select",
-    space={"TILE": [1024, 2048, 4096, 8192, 16384], "SINGLE_PASS": [0, 1], "WINDOW": [16, 32, 64],
-           "num_warps": [4, 8, 16], "num_stages": [1, 2]},
-    fallback={"TILE": 4096, "SINGLE_PASS": 0, "WINDOW": 32, "num_warps": 8, "num_stages": 1},
-    doc="TILE items per program; SINGLE_PASS=1: the decoupled look-back kernel where the mode allows "
-        "it (flagged/if/unique, no partition, no run lengths), else the two-pass reduce-then-scan; "
-        "WINDOW: look-back window (tiles read per step).")
+    space={"TILE": [1024, 2048, 4096, 8192, 16384], "num_warps": [4, 8, 16], "num_stages": [1, 2]},
+    fallback={"TILE": 4096, "num_warps": 8, "num_stages": 1},
+    doc="TILE items per program in both passes of the two-pass compaction.")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -272,87 +228,61 @@ _POLICY = policy.register(
 # ----------------------------------------------------------------------------------------------
 
 class Plan:
-    """One compaction: the selection rule, then :meth:`scatter` of what it produces.
+    """One compaction: pass 1 (per-tile counts, scanned into tile offsets and the device total by the
+    last program to finish) runs in the constructor, so :attr:`num_selected` is on the device before
+    :meth:`scatter` runs pass 2 with what the caller wants written."""
 
-    Two-pass (the default): the constructor runs pass 1 and the tile scan, so :attr:`num_selected`
-    is known on the device before :meth:`scatter` (callers may read it to size their outputs).
-    Single-pass (policy ``SINGLE_PASS=1``, when the caller passes ``allow_single_pass`` and the mode
-    is flagged/if/heads with fewer than 2^31 items): nothing runs before :meth:`scatter`, which
-    counts, looks back and scatters in one kernel; :attr:`num_selected` is valid only after it, so
-    such callers scatter into buffers of ``n`` items first and read the count afterwards."""
-
-    def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, first_head=False,
-                 pol=None, allow_single_pass=False):
+    def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None):
         self.x, self.flags, self.mode, self.pred, self.pred2, self.load_x = x, flags, mode, pred, pred2, load_x
         self.n = n = x.numel()
         self.pol = pol or policy.select("select", x.device)
         self.tile = tile = self.pol["TILE"]
         self.num_tiles = nt = max(1, cdiv(n, tile))
         dev = x.device
-        self.totals = torch.zeros(2, dtype=torch.int64, device=dev)
-        self.single_pass = bool(allow_single_pass and self.pol.get("SINGLE_PASS", 0) and not first_head
-                                and mode in (SELECT_FLAGGED, SELECT_IF, SELECT_HEADS) and n < 2 ** 31)
-        self.first_head = first_head
-        if self.single_pass:
-            self.offsets = self.totals
-            return
-        counts = torch.empty(nt, dtype=torch.int32, device=dev)
+        self.totals = torch.zeros(3, dtype=torch.int64, device=dev)  # total, total2, ticket
         three = mode == SELECT_THREE_WAY
-        counts2 = torch.empty(nt, dtype=torch.int32, device=dev) if three else counts
-        fh = torch.empty(nt, dtype=torch.int64, device=dev) if first_head else counts
-        self.offsets = torch.empty(nt, dtype=torch.int64, device=dev)
-        self.offsets2 = torch.empty(nt, dtype=torch.int64, device=dev) if three else self.offsets
-        self.next_head = torch.empty(nt, dtype=torch.int64, device=dev) if first_head else self.offsets
-        kw = self.pol.launch_kwargs()
-        kw = {k: kw[k] for k in ("TILE", "num_warps", "num_stages")}
+        counts = torch.empty(nt * (2 if three else 1), dtype=torch.int32, device=dev)
+        offs = torch.empty(nt * (2 if three else 1), dtype=torch.int64, device=dev)
+        self.offsets, self.offsets2 = offs[:nt], offs[nt:] if three else offs[:nt]
         if n > 0:
-            _count_kernel[(nt,)](x, flags if flags is not None else x, counts, counts2, fh, n,
+            _count_kernel[(nt,)](x, flags if flags is not None else x, counts, counts[nt:] if three else counts,
+                                 self.offsets, self.offsets2, self.totals, n, nt,
                                  MODE=mode, PRED=pred or _never, PRED2=pred2 or _never, LOAD_X=load_x,
-                                 FIRST_HEAD=first_head, **kw)
-            _scan_tiles_kernel[(1,)](counts, self.offsets, self.totals, fh, self.next_head, nt, n,
-                                     BLOCK=4096, SUFFIX_MIN=first_head, num_warps=16)
-            if three:
-                _scan_tiles_kernel[(1,)](counts2, self.offsets2, self.totals[1:], fh, self.next_head, nt,
-                                         n, BLOCK=4096, SUFFIX_MIN=False, num_warps=16)
+                                 TILE=tile, num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
 
     @property
     def num_selected(self) -> torch.Tensor:
         """The number selected (device int64 scalar; for three-way, a pair)."""
-        return self.totals if self.mode == SELECT_THREE_WAY else self.totals[0]
+        return self.totals[:2] if self.mode == SELECT_THREE_WAY else self.totals[0]
 
     def scatter(self, *, out=None, values=None, out_values=None, out_index=None, shape=None,
                 index_base=None, out_lengths=None, out_inverse=None, partition=False):
+        """Pass 2. ``out_lengths`` (run lengths, modes heads / non-trivial runs) needs ``out_index``
+        (the runs' start indices) too."""
         n = self.n
         if n == 0:
             return
+        if out_lengths is not None and out_index is None:
+            raise ValueError("internal: run lengths need the run starts (out_index)")
         dummy = self.offsets
         ndim = 1 if shape is None else len(shape)
         shape_t = _shape_tensor(shape, self.x.device) if ndim > 1 else dummy
-        common = dict(MODE=self.mode, PRED=self.pred or _never, LOAD_X=self.load_x, WRITE_KEYS=out is not None,
-                      WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None, NDIM=ndim,
-                      ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
-                      TILE=self.tile, num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
-        if self.single_pass:
-            if partition or out_lengths is not None:
-                raise RuntimeError("internal: a single-pass plan cannot partition or write run lengths")
-            counter, status, _stride = lookback.allocate_status(self.num_tiles, [torch.int32], False, self.x.device)
-            _compact_single_pass_kernel[(self.num_tiles,)](
-                self.x, self.flags if self.flags is not None else self.x,
-                values if values is not None else self.x, counter, status, self.totals, shape_t,
-                index_base if index_base is not None else dummy,
-                out if out is not None else dummy, out_values if out_values is not None else dummy,
-                out_index if out_index is not None else dummy, out_inverse if out_inverse is not None else dummy,
-                n, self.num_tiles, LB_REDUCE=lookback.lookback_reduce(combine_add, 1),
-                WINDOW=self.pol.get("WINDOW", 32), **common)
-            return
         _compact_kernel[(self.num_tiles,)](
             self.x, self.flags if self.flags is not None else self.x,
-            values if values is not None else self.x, self.offsets, self.offsets2, self.totals,
-            self.totals[1:], self.next_head, shape_t, index_base if index_base is not None else dummy,
+            values if values is not None else self.x, self.offsets, self.offsets2, self.totals, shape_t,
+            index_base if index_base is not None else dummy,
             out if out is not None else dummy, out_values if out_values is not None else dummy,
             out_index if out_index is not None else dummy, out_lengths if out_lengths is not None else dummy,
-            out_inverse if out_inverse is not None else dummy, n, PRED2=self.pred2 or _never,
-            WRITE_LENGTHS=out_lengths is not None, PARTITION=partition, **common)
+            out_inverse if out_inverse is not None else dummy, n,
+            MODE=self.mode, PRED=self.pred or _never, PRED2=self.pred2 or _never, LOAD_X=self.load_x,
+            WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
+            NDIM=ndim, ADD_BASE=index_base is not None, WRITE_ENDS=out_lengths is not None,
+            WRITE_INVERSE=out_inverse is not None, PARTITION=partition, TILE=self.tile,
+            num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+        if out_lengths is not None:
+            block = 4096
+            _finish_lengths_kernel[(max(1, cdiv(out_lengths.numel(), block)),)](
+                out_lengths, out_index, self.totals, BLOCK=block, num_warps=8)
 
 
 def shrink(buf: torch.Tensor, k: int) -> torch.Tensor:
@@ -405,7 +335,7 @@ def flagged(x: torch.Tensor, flags: torch.Tensor) -> tuple[torch.Tensor, torch.T
     check_tensor(x, "x", SELECTABLE_DTYPES)
     _check_flags(x, flags)
     xf, ff = flat_input(x), flat_input(flags)
-    plan = Plan(xf, ff, SELECT_FLAGGED, load_x=False, allow_single_pass=True)
+    plan = Plan(xf, ff, SELECT_FLAGGED, load_x=False)
     out = torch.empty_like(xf)
     plan.scatter(out=out)
     return out, plan.num_selected
@@ -417,7 +347,7 @@ def if_(x: torch.Tensor, pred) -> tuple[torch.Tensor, torch.Tensor]:
     check_tensor(x, "x", SELECTABLE_DTYPES)
     _check_pred(pred)
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_IF, pred, allow_single_pass=True)
+    plan = Plan(xf, None, SELECT_IF, pred)
     out = torch.empty_like(xf)
     plan.scatter(out=out)
     return out, plan.num_selected
@@ -428,7 +358,7 @@ def unique(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     Returns ``(out, num_selected)`` as :func:`flagged`."""
     check_tensor(x, "x", SELECTABLE_DTYPES)
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_HEADS, allow_single_pass=True)
+    plan = Plan(xf, None, SELECT_HEADS)
     out = torch.empty_like(xf)
     plan.scatter(out=out)
     return out, plan.num_selected
@@ -443,7 +373,7 @@ def unique_by_key(keys: torch.Tensor, values: torch.Tensor
     if values.numel() != keys.numel():
         raise ValueError(f"values has {values.numel()} items but keys has {keys.numel()}")
     kf, vf = flat_input(keys), flat_input(values)
-    plan = Plan(kf, None, SELECT_HEADS, allow_single_pass=True)
+    plan = Plan(kf, None, SELECT_HEADS)
     ko, vo = torch.empty_like(kf), torch.empty_like(vf)
     plan.scatter(out=ko, values=vf, out_values=vo)
     return ko, vo, plan.num_selected
@@ -464,7 +394,7 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
             raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
                              f"{tuple(x.shape)}") from None
     xf, mf = flat_input(x), flat_input(mask)
-    plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, allow_single_pass=True)
+    plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False)
     buf = torch.empty(xf.numel(), dtype=x.dtype, device=x.device)
     plan.scatter(out=buf)  # queued before the sync: the GPU never waits for the host
     k = int(plan.num_selected.item())  # the one host sync: the result's size

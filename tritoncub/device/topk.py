@@ -50,8 +50,7 @@ def _topk_tile_kernel(
         BLOCK: tl.constexpr, ROWS: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr, LOG_N: tl.constexpr,
         N_DIMS: tl.constexpr, PACK: tl.constexpr, TL_SORT: tl.constexpr, UNIFORM: tl.constexpr,
         HAS_LIST: tl.constexpr, IDX_ABS: tl.constexpr,
-        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
-        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
     """Top-k of ROWS rows of at most BLOCK items each, in registers."""
     pid = tl.program_id(0)
     r = pid.to(tl.int64) * ROWS + tl.arange(0, ROWS)
@@ -71,7 +70,7 @@ def _topk_tile_kernel(
     cols = tl.arange(0, BLOCK)
     mask = cols[None, :] < length[:, None]
     bits = tl.load(keys_ptr + begin[:, None] + cols[None, :], mask=mask, other=0)
-    ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+    ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
     ordp = tl.where(mask, ordp, tl.zeros_like(ordp))
     if PACK == 0:
         idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, 0)
@@ -104,8 +103,7 @@ def _topk_chunk_kernel(
         CHUNK: tl.constexpr, LOG_CHUNK: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr,
         TL_SORT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
         IDX_ABS: tl.constexpr,
-        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
-        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
     """Running k-best: the top K2 packed (key << 32 | ~column) words of one CHUNK of one row."""
     c = tl.program_id(0)
     row = tl.program_id(1).to(tl.int64)
@@ -115,7 +113,7 @@ def _topk_chunk_kernel(
         length = tl.load(row_len_ptr + row).to(tl.int64)
         mask = offs < length
         bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
-        ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+        ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
         p = (ordp << 32) | (0xFFFFFFFF - offs).to(tl.uint64)
         p = tl.where(mask, p, tl.zeros_like(p))
     else:
@@ -143,8 +141,7 @@ def _topk_chunk_kernel(
 def _rs_hist_kernel(
         keys_ptr, cand_key_ptr, row_begin_ptr, row_len_ptr, cand_cnt_ptr, prefix_ptr, hist_ptr, cap,
         BLOCK: tl.constexpr, TILES: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr,
-        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
-        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
     """Histogram of the 8-bit digit at SHIFT of the keys that match the row's prefix above it."""
     c = tl.program_id(0)
     row = tl.program_id(1).to(tl.int64)
@@ -162,7 +159,7 @@ def _rs_hist_kernel(
             mask = offs < n
             if FROM_KEYS:
                 bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
-                ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+                ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
             else:
                 ordp = tl.load(cand_key_ptr + row * cap + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
             if SHIFT + 8 < KEY_BITS:
@@ -200,8 +197,7 @@ def _rs_compact_kernel(
         out_cnt_ptr, tie_cnt_ptr, out_vals_ptr, out_idx_ptr, cap, cap_out, k, out_stride,
         BLOCK: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
         IDX_ABS: tl.constexpr,
-        KEY_BITS: tl.constexpr, KIND: tl.constexpr, WMASK: tl.constexpr, SIGN: tl.constexpr,
-        MAG_MASK: tl.constexpr, INF_BITS: tl.constexpr, ASCENDING: tl.constexpr):
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
     """Items whose key is above the prefix go to the output; those in its bucket become candidates
     (or, on the last digit, fill the remaining output slots)."""
     c = tl.program_id(0)
@@ -218,7 +214,7 @@ def _rs_compact_kernel(
         mask = offs < n
         if FROM_KEYS:
             bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
-            ordp = ordered_bits(bits, KEY_BITS, KIND, WMASK, SIGN, MAG_MASK, INF_BITS, ASCENDING)
+            ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
             idx = offs
         else:
             ordp = tl.load(cand_key_ptr + row * cap + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
@@ -348,8 +344,7 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
     pol = policy.select("topk", device, "long")
     block, tiles = pol["RS_BLOCK"], pol["RS_TILES"]
     nbits = meta["KEY_BITS"]
-    common = dict(KEY_BITS=nbits, KIND=meta["KIND"], WMASK=meta["WMASK"], SIGN=meta["SIGN"],
-                  MAG_MASK=meta["MAG_MASK"], INF_BITS=meta["INF_BITS"], ASCENDING=ascending,
+    common = dict(KEY_BITS=nbits, KEY_DTYPE=meta["KEY_DTYPE"], ASCENDING=ascending,
                   num_warps=pol.num_warps, num_stages=pol.num_stages)
     for r0, r1 in _row_batches(row_begin.numel()):
         nr = r1 - r0

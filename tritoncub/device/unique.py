@@ -101,12 +101,13 @@ def _heads(xf, return_inverse, return_counts, perm=None):
     all queued before the one host sync that sizes the results."""
     n = xf.numel()
     dev = xf.device
-    plan = Plan(xf, None, SELECT_HEADS, first_head=return_counts, allow_single_pass=True)
+    plan = Plan(xf, None, SELECT_HEADS)
     vals = torch.empty(n, dtype=xf.dtype, device=dev)
     counts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
+    starts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
-    plan.scatter(out=vals, out_lengths=counts if return_counts else None,
-                 out_inverse=inv if return_inverse else None)
+    plan.scatter(out=vals, out_index=starts if return_counts else None,
+                 out_lengths=counts if return_counts else None, out_inverse=inv if return_inverse else None)
     if return_inverse and perm is not None:
         inv = torch.empty_like(inv).scatter_(0, perm, inv)
     k = int(plan.num_selected.item())  # the one host sync
@@ -125,7 +126,7 @@ def _dense_path(xf, return_inverse, return_counts):
     overflow = torch.zeros(1, dtype=torch.int64, device=dev)
     _mark_kernel[(cdiv(n, _TILE),)](xs, n, minmax, slots, cap, overflow, COUNT=return_counts, TILE=_TILE,
                                     num_warps=8)
-    plan = Plan(slots, slots, SELECT_FLAGGED, load_x=False, allow_single_pass=not return_inverse)
+    plan = Plan(slots, slots, SELECT_FLAGGED, load_x=False)
     vals = torch.empty(cap, dtype=xs.dtype, device=dev)
     counts = torch.empty(cap if return_counts else 0, dtype=torch.int64, device=dev)
     rank = torch.empty(cap if return_inverse else 0, dtype=torch.int64, device=dev)
