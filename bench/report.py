@@ -33,17 +33,18 @@ MARK_START, MARK_END = "<!-- bench-headline:start -->", "<!-- bench-headline:end
 
 #: op name -> family, by the first matching pattern (a row's own ``family`` field wins)
 FAMILY_PATTERNS = [
-    (r"^(segment(ed)?_?reduce|segmented_(sum|min|max|arg\w+)|row_\w+)$", "reduce"),
+    (r"^(segment(ed)?_?reduce|segment_\w+|segmented_(sum|min|max|arg\w+)|row_\w+)$", "reduce"),
     (r"^(sum|amax|amin|max|min|argmax|argmin|reduce|transform_reduce|mean|prod)$", "reduce"),
     (r"(topk|top_k)", "topk"),
-    (r"^segmented_sort|^segmented_radix", "segmented_sort"),
+    (r"^(sort_rows|segmented_sort|segmented_radix)", "segmented_sort"),
     (r"(sort|radix|argsort)", "sort"),
     (r"(cumsum|cumprod|cummax|cummin|logcumsumexp|scan|inclusive|exclusive)", "scan"),
     (r"(hist|bincount)", "histogram"),
     (r"(select|nonzero|unique|partition|run_length|rle|reduce_by_key|diff|adjacent|flagged)", "select"),
 ]
-IMPL_ORDER = ["tritoncub", "torch", "cub", "torch.compile"]
-IMPL_COLOR = {"tritoncub": "#1f77b4", "torch": "#ff7f0e", "cub": "#2ca02c", "torch.compile": "#9467bd"}
+IMPL_ORDER = ["tritoncub", "tritoncub.op", "torch", "cub", "torch.compile"]
+IMPL_COLOR = {"tritoncub": "#1f77b4", "tritoncub.op": "#17becf", "torch": "#ff7f0e", "cub": "#2ca02c",
+              "torch.compile": "#9467bd"}
 DTYPE_MARKER = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 
 
@@ -101,7 +102,31 @@ def load_results(results_dir: Path = RESULTS_DIR) -> tuple[list[tuple[Path, dict
             compare.append((p, data))
         elif data.get("device"):
             bench.append((p, data))
-    return bench, compare
+    return merge_by_device(bench), compare
+
+
+def merge_by_device(files: list[tuple[Path, dict]]) -> list[tuple[Path, dict]]:
+    """One dataset per device: rows of every file of that device (a family may write its own file),
+    the newest row winning where two files hold the same case; the copy roof is the highest
+    measured; the environment is the newest file's."""
+    by_dev: dict[str, list[tuple[Path, dict]]] = {}
+    for p, d in files:
+        by_dev.setdefault(str(d["device"]), []).append((p, d))
+    out = []
+    for dev, items in by_dev.items():
+        items.sort(key=lambda pd: str(pd[1].get("date", "")))
+        rows: dict[tuple, dict] = {}
+        for p, d in items:
+            for r in d["rows"]:
+                k = case_key(r) + (r["impl"],)
+                old = rows.get(k)
+                if old is None or str(r.get("date", d.get("date", ""))) >= str(old.get("date", "")):
+                    rows[k] = {**r, "date": r.get("date", d.get("date", ""))}
+        merged = {**items[-1][1], "rows": list(rows.values()),
+                  "copy_gbs": max((d.get("copy_gbs") or 0 for _, d in items), default=0) or None,
+                  "files": [p.name for p, _ in items]}
+        out.append((items[-1][0], merged))
+    return out
 
 
 def group_cases(rows: list[dict]) -> dict[tuple, dict[str, dict]]:
@@ -134,10 +159,13 @@ def _speedup(impls: dict, other: str) -> str:
     return f"**{x:.2f}×**" if x >= 1 else f"{x:.2f}×"
 
 
-def headline_table(data: dict) -> str:
+def headline_table(data: dict, compact: bool = False) -> str:
+    """The headline rows; ``compact`` (the README's) drops input-distribution variants of a case."""
     cases = group_cases(data["rows"])
     copy = data.get("copy_gbs") or 0
     keys = headline_cases(cases)
+    if compact:
+        keys = [k for k in keys if k[2] in ("", "uniform")]
     if not keys:
         return "_no tritoncub results yet_\n"
     lines = ["| family | op | dtype | size | variant | tritoncub | GB/s (% of copy) | torch | vs torch | CUB | vs CUB |",
@@ -220,7 +248,7 @@ def plot_family(plt, data: dict, family: str, rows: list[dict], path: Path) -> P
         ax.set_xlabel("items")
         ax.set_ylabel("GB/s (minimal bytes moved)")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6, loc="lower right")
+        ax.legend(fontsize=6, loc="best")
     for ax in list(axes.flat)[len(ops):]:
         ax.axis("off")
     fig.suptitle(f"{family}: throughput vs size on {data.get('device')}", fontsize=11)
@@ -334,6 +362,9 @@ def build(results_dir: Path = RESULTS_DIR, *, plots: bool = True, readme: Path |
         out.append("_matplotlib is not installed (`pip install -e .[bench]`): no plots._\n")
     for path, data in bench:
         slug = device_slug(str(data["device"]))
+        if plt is not None:
+            for old_png in results_dir.glob(f"{slug}-*.png"):   # plots of families no longer present
+                old_png.unlink()
         cases = group_cases(data["rows"])
         fams: dict[str, list[dict]] = {}
         for r in data["rows"]:
@@ -341,10 +372,11 @@ def build(results_dir: Path = RESULTS_DIR, *, plots: bool = True, readme: Path |
         copy = data.get("copy_gbs")
         env = (f"{data.get('device')}: torch {data.get('torch')}, triton {data.get('triton')}, "
                f"CuPy {data.get('cupy', 'n/a')}, CUDA {data.get('cuda', 'n/a')}; "
-               f"copy bandwidth {copy or 0:,.0f} GB/s (read+write); results file `{path.name}`, "
+               f"copy bandwidth {copy or 0:,.0f} GB/s (read+write); results "
+               f"{', '.join(f'`{n}`' for n in data.get('files', [path.name]))}, "
                f"last run {data.get('date', '?')}")
         head = headline_table(data)
-        headline_md.append((data.get("device"), env, head, slug, sorted(fams)))
+        headline_md.append((data.get("device"), env, headline_table(data, compact=True), slug, sorted(fams)))
         out += [f"## {data.get('device')}", "", env, "", "### Headline (largest size of each case)", "", head]
         for fam in sorted(fams):
             out += [f"### {fam}", ""]
