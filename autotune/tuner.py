@@ -3,20 +3,26 @@ best against the reference, and write the merged policy file.
 
 Guarantees:
 
+* a problem is tuned under the bucket the op itself asks the policy chain for (``policy.trace``),
+  each config is forced for that bucket only, and a timing is discarded if the op did not use the
+  forced config (``policy.override_hits``);
 * every config that can win was checked against the reference on every problem of its bucket (the
   first output of each timed config is compared), and the winner is checked once more on *fresh*
   inputs before it is accepted; a config that gives a wrong answer is rejected, never written;
-* the built-in fallback and the file's current value are always timed in the same run, so the
-  reported speed-ups and the merge decision compare like with like;
+* the built-in fallback and the file's current value are always timed in the same run (even past
+  the bucket's time share), so the reported speed-ups and the merge decision compare like with like;
+* the best ``confirm_top`` configs, the fallback and the file's value are timed a second time and
+  the two times averaged before the winner is chosen (one lucky run does not decide);
 * a config whose time on a problem exceeds ``prune_factor`` times the best score so far is not timed
   on the rest of its bucket (its score is ``inf``);
 * the time budget is shared out evenly over the (op, bucket) pairs still to do (what a bucket leaves
-  unused goes to the next); the priority configs are timed even past a bucket's share;
+  unused goes to the next); once it is spent, the remaining buckets are skipped, not written;
 * every timing is written to the resume file before the next one starts (see ``autotune.state``).
 
-The timer is injected: on a GPU, :func:`gpu_timer` (CUDA events, L2 flushed before each run, the
-median); without one, tests pass a fake (``timer(fn, op=, bucket=, problem=, config=) -> ms``) and the
-ops still run (under the Triton interpreter) so that verification is real.
+The timer is injected: on a GPU, :func:`gpu_timer` (GPU time from CUDA events, calls queued behind
+a GPU sleep so host launch cost is not counted, L2 flushed before each call, the median); without
+one, tests pass a fake (``timer(fn, op=, bucket=, problem=, config=) -> ms``) and the ops still run
+(under the Triton interpreter) so that verification is real.
 """
 from __future__ import annotations
 
