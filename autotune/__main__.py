@@ -152,6 +152,21 @@ def compare_run(ops, specs, device, quick, out_json, timer=None) -> int:
     return 0
 
 
+def install_from(src_dir: Path, out_dir: Path) -> int:
+    from . import policyfile
+    files = sorted(Path(src_dir).glob("*/*.json"))
+    if not files:
+        print(f"no policy files under {src_dir}/<target>/", file=sys.stderr)
+        return 1
+    for f in files:
+        dst_path = Path(out_dir) / f.parent.name / f.name
+        data, msgs = policyfile.install(policyfile.read(f), policyfile.read(dst_path))
+        policyfile.write(dst_path, data)
+        for m in msgs:
+            print(f"{f.parent.name}/{f.name}: {m}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m autotune", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -174,11 +189,17 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="with --compare: write the rows here")
     ap.add_argument("--specs", default="",
                     help="extra comma-separated modules whose AUTOTUNE specs to use (ops outside tritoncub)")
+    ap.add_argument("--install-from", type=Path, default=None, metavar="DIR",
+                    help="merge the policy files under DIR/<target>/ (tuned on another machine) into --out "
+                         "without undoing changes made there since; tunes nothing")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--fake-timer", action="store_true",
                     help="(testing the tool without a GPU only) run ops under the Triton interpreter and "
                          "use the wall time of one call as the 'time'")
     args = ap.parse_args(argv)
+
+    if args.install_from is not None:
+        return install_from(args.install_from, args.out if args.out is not None else _default_out())
 
     import torch
     if args.fake_timer and torch.cuda.is_available():

@@ -124,3 +124,42 @@ def merge(existing: dict | None, *, op: str, target: str, device_name: str, resu
             else old_log
     data["log"] = log
     return data
+
+
+def install(src: dict, dst: dict | None) -> tuple[dict, list[str]]:
+    """Merge a policy file tuned elsewhere (``src``, e.g. brought back from a GPU machine) into the
+    file in place now (``dst``), without undoing changes made to ``dst`` since ``src`` was tuned.
+
+    A bucket that the run set (decision "new" or "replaced...") is taken from ``src`` only if
+    ``dst``'s value for it is still the one that run compared against (``log.autotune.buckets[b]
+    .previous``; absent then and now counts as unchanged); otherwise ``dst``'s value stays and a
+    message says so. Everything else in ``dst`` is kept. Returns (file to write, messages).
+    """
+    validate(src, "source file")
+    if dst is None:
+        return src, [f"{src.get('op')}: new file"]
+    log = ((src.get("log") or {}).get("autotune") or {})
+    decisions = log.get("decisions") or {}
+    buckets = log.get("buckets") or {}
+    out = {**dst, "tuned": dict(dst.get("tuned", {})), "candidates": dict(dst.get("candidates", {}))}
+    msgs = []
+    for b, decision in decisions.items():
+        if not (decision.startswith("new") or decision.startswith("replaced")) or b not in src.get("tuned", {}):
+            continue
+        before = (buckets.get(b) or {}).get("previous")
+        now = out["tuned"].get(b)
+        unchanged = (now is None and before is None) or (
+            now is not None and before is not None and all(before.get(k) == v for k, v in now.items()))
+        if unchanged:
+            out["tuned"][b] = src["tuned"][b]
+            if b in src.get("candidates", {}):
+                out["candidates"][b] = src["candidates"][b]
+            msgs.append(f"{src.get('op')}[{b}]: installed ({decision})")
+        else:
+            msgs.append(f"{src.get('op')}[{b}]: kept the current value (the file changed since the run compared "
+                        f"against it); re-run python -m autotune --ops {src.get('op')} to compare again")
+    old_log = dst.get("log")
+    out["log"] = {"autotune": log, **({"previous": {k: v for k, v in old_log.items() if k != "previous"}}
+                                      if isinstance(old_log, dict) and old_log else {})}
+    out["device_name"] = src.get("device_name", dst.get("device_name"))
+    return out, msgs

@@ -395,3 +395,29 @@ def test_gpu_timer_logic_with_a_mocked_device(monkeypatch):
     assert ms == pytest.approx(0.5)                   # the median ignores the outliers
     assert sleeps[1] == 5_000_000 and len(sleeps) == 4   # calibration (2), then two queueing sleeps
     assert calls["n"] >= 3 + 5
+
+
+def test_install_takes_only_buckets_unchanged_since_the_run(tmp_path):
+    src = {"op": "x", "tuned": {"a": {"T": 2}, "b": {"T": 4}, "c": {"T": 8}}, "candidates": {"a": [{"T": 2}]},
+           "log": {"autotune": {"decisions": {"a": "replaced the file's value (measured slower)", "b": "new",
+                                              "c": "kept the file's value (measured as fast or faster ...)"},
+                                "buckets": {"a": {"previous": {"T": 1, "W": 4}}, "b": {"previous": None},
+                                            "c": {"previous": {"T": 8}}}}}}
+    dst = {"op": "x", "tuned": {"a": {"T": 1}, "b": {"T": 16}, "d": {"T": 3}}, "log": {"by": "sweep"}}
+    out, msgs = policyfile.install(src, dst)
+    assert out["tuned"]["a"] == {"T": 2} and out["candidates"]["a"] == [{"T": 2}]   # unchanged since: installed
+    assert out["tuned"]["b"] == {"T": 16}                  # someone set b after the run: kept
+    assert out["tuned"]["d"] == {"T": 3} and "c" not in out["tuned"]
+    assert out["log"]["previous"] == {"by": "sweep"} and any("kept the current value" in m for m in msgs)
+    new, msgs = policyfile.install(src, None)
+    assert new is src and msgs == ["x: new file"]
+
+
+def test_cli_install_from(tmp_path, capsys):
+    from autotune.__main__ import main
+    src = tmp_path / "ret" / "sm_90"
+    policyfile.write(src / "x.json", {"op": "x", "tuned": {"a": {"T": 2}},
+                                      "log": {"autotune": {"decisions": {"a": "new"}, "buckets": {"a": {}}}}})
+    assert main(["--install-from", str(tmp_path / "ret"), "--out", str(tmp_path / "pkg")]) == 0
+    assert json.loads((tmp_path / "pkg" / "sm_90" / "x.json").read_text())["tuned"] == {"a": {"T": 2}}
+    assert "new file" in capsys.readouterr().out
