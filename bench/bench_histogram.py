@@ -17,17 +17,23 @@ from tritoncub.device import histogram as H
 ops = torch.ops.tritoncub
 
 SWEEP_256 = [
-    {"TILE": 4096, "PROGRAMS_PER_SM": 4, "num_warps": 8},
-    {"TILE": 8192, "PROGRAMS_PER_SM": 4, "num_warps": 8},
-    {"TILE": 2048, "PROGRAMS_PER_SM": 8, "num_warps": 4},
-    {"TILE": 4096, "PROGRAMS_PER_SM": 8, "num_warps": 4},
-    {"TILE": 8192, "PROGRAMS_PER_SM": 2, "num_warps": 16},
-    {"TILE": 4096, "PROGRAMS_PER_SM": 16, "num_warps": 4, "num_stages": 3},
+    {"PRIVATE_ALGO": 0, "TILE": 1024, "PROGRAMS_PER_SM": 8, "num_warps": 4},
+    {"PRIVATE_ALGO": 0, "TILE": 2048, "PROGRAMS_PER_SM": 16, "num_warps": 2},
+    {"PRIVATE_ALGO": 1, "TILE": 1024, "PROGRAMS_PER_SM": 8, "num_warps": 4},
+    {"PRIVATE_ALGO": 1, "TILE": 1024, "PROGRAMS_PER_SM": 4, "num_warps": 8},
+    {"PRIVATE_ALGO": 1, "TILE": 512, "PROGRAMS_PER_SM": 16, "num_warps": 4},
+    {"PRIVATE_ALGO": 1, "TILE": 1024, "PROGRAMS_PER_SM": 8, "num_warps": 4, "num_stages": 3},
+]
+SWEEP_1024 = [
+    {"PRIVATE_ALGO": 1, "MAX_PRIVATE_BINS": 1024, "TILE": 512, "PROGRAMS_PER_SM": 8, "num_warps": 4},
+    {"PRIVATE_ALGO": 1, "MAX_PRIVATE_BINS": 1024, "TILE": 512, "PROGRAMS_PER_SM": 4, "num_warps": 8},
+    {"MAX_PRIVATE_BINS": 512, "ATOMIC_COPIES": 64},
+    {"MAX_PRIVATE_BINS": 512, "ATOMIC_COPIES": 8},
 ]
 SWEEP_ATOMIC = [
-    {"TILE": 4096, "PROGRAMS_PER_SM": 4, "num_warps": 8},
-    {"TILE": 2048, "PROGRAMS_PER_SM": 16, "num_warps": 4},
-    {"TILE": 8192, "PROGRAMS_PER_SM": 8, "num_warps": 8},
+    {"ATOMIC_COPIES": 1},
+    {"ATOMIC_COPIES": 8},
+    {"ATOMIC_COPIES": 64, "TILE": 4096, "PROGRAMS_PER_SM": 4, "num_warps": 8},
 ]
 
 
@@ -98,7 +104,8 @@ def cases(ctx):
     n = 1 << 20 if ctx.quick else 1 << 26
     yield from _histc_cases(ctx, n, 256, [] if ctx.quick else SWEEP_256)
     yield from _histc_cases(ctx, n, 65536, [] if ctx.quick else SWEEP_ATOMIC)
-    yield from _histc_cases(ctx, n, 1024, [] if ctx.quick else [{"MAX_PRIVATE_BINS": 1024}])
+    yield from _histc_cases(ctx, n, 1024, [] if ctx.quick else SWEEP_1024)
+    yield from _histc_cases(ctx, n, 100, [] if ctx.quick else [{"PRIVATE_ALGO": 1}])
     yield from _even_u8_cases(ctx, n)
     yield from _bincount_cases(ctx, n, 256)
     yield from _bincount_cases(ctx, n, 1 << 16)

@@ -15,7 +15,7 @@ from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import histogram as H
 
-SMALL = {"TILE": 256, "PROGRAMS_PER_SM": 2, "MAX_PRIVATE_BINS": 512, "num_warps": 4}
+SMALL = {"TILE": 256, "PROGRAMS_PER_SM": 2, "num_warps": 4}
 TILE = 256
 SIZES = [0, 1, 257, 3 * 256 * 4 + 77] if interpreter_active() else [0, 1, 4095, 4097, 1 << 20, (1 << 22) + 3]
 ops = torch.ops.tritoncub
@@ -77,13 +77,19 @@ def test_histc_edges_top_inclusive():
 
 
 @pytest.mark.parametrize("bins", [3, 256, 1000])
-@pytest.mark.parametrize("private", [64, 2048])
-def test_histc_both_paths(bins, private):
-    x = torch.rand(2000, device=DEVICE) * 10
-    with policy.override("histogram", {**SMALL, "MAX_PRIVATE_BINS": private} if interpreter_active()
-                         else {"MAX_PRIVATE_BINS": private}):
+@pytest.mark.parametrize("private,algo,copies", [(64, 0, 1), (64, 0, 8), (2048, 0, 64), (2048, 1, 64)])
+def test_histc_all_paths(bins, private, algo, copies):
+    """Private tile histograms (tl.histogram, one-hot tensor-core product) and per-sample atomics
+    (one histogram, or copies summed afterwards)."""
+    x = torch.rand(3000, device=DEVICE) * 10
+    cfg = {"MAX_PRIVATE_BINS": private, "PRIVATE_ALGO": algo, "ATOMIC_COPIES": copies}
+    with policy.override("histogram", {**SMALL, **cfg} if interpreter_active() else cfg):
         out = ops.histc(x, bins, 0, 10)
+        w = torch.rand(3000, device=DEVICE, dtype=torch.float64)
+        xi = (x * 10).long()
+        cnt = ops.bincount(xi, w)
     assert_equal(out.cpu(), torch.histc(x.cpu(), bins, 0, 10))
+    torch.testing.assert_close(cnt.cpu(), torch.bincount(xi.cpu(), w.cpu()))
 
 
 def test_histc_bad_input():
@@ -185,7 +191,9 @@ def test_bincount_bad_input():
 
 
 @pytest.mark.parametrize("cfg", [{"TILE": 1024, "PROGRAMS_PER_SM": 16}, {"TILE": 2048, "num_warps": 8},
-                                 {"TILE": 4096, "MAX_PRIVATE_BINS": 128}, {"TILE": 8192, "num_stages": 1}])
+                                 {"TILE": 4096, "MAX_PRIVATE_BINS": 128}, {"TILE": 8192, "num_stages": 1},
+                                 {"TILE": 4096, "PRIVATE_ALGO": 1, "num_warps": 8},
+                                 {"TILE": 512, "PRIVATE_ALGO": 1, "MAX_PRIVATE_BINS": 2048, "num_warps": 4}])
 def test_policy_configs(cfg):
     x = torch.randn(9000, device=DEVICE)
     with policy.override("histogram", cfg):
@@ -202,10 +210,12 @@ def test_opcheck():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("bins", [256, 65536])
-def test_histc_large_gpu(bins):
+@pytest.mark.parametrize("bins", [256, 1000, 65536])
+@pytest.mark.parametrize("algo", [0, 1])
+def test_histc_large_gpu(bins, algo):
     x = torch.rand(1 << 24, device="cuda")
-    out = ops.histc(x, bins, 0, 1)
+    with policy.override("histogram", {"PRIVATE_ALGO": algo}):
+        out = ops.histc(x, bins, 0, 1)
     ref = torch.histc(x, bins, 0, 1)
     # torch's float atomics are exact below 2^24 per bin, so the counts must agree exactly
     assert_equal(out, ref)

@@ -15,14 +15,20 @@ Samples may be of any integer or float dtype. Bin arithmetic: float samples are 
 no bin. Samples outside the range are ignored.
 
 How the counting works (CUB's privatised histograms): each program consumes a contiguous run of
-tiles (RAKE mapping) and, when the total bin count is at most the policy's ``MAX_PRIVATE_BINS``,
-counts every tile into a private register histogram (``tl.histogram``: per warp, one ballot per bin
-bit and a popcount per owned bin, merged through shared memory), then merges it into the output
-with one atomic add per non-empty bin per program. With more bins (the private histogram would not
-fit in registers) every sample is one relaxed global atomic on the L2-resident output, which is
-CUB's global-memory fallback too; skewed data (one hot bin) then serialises on that bin.
-Integer counts are exact and so deterministic; weighted ``bincount`` adds float weights with
-atomics, so the order of additions — and the last bits of a float result — may vary run to run.
+tiles (RAKE mapping). When the total bin count is at most the policy's ``MAX_PRIVATE_BINS`` every
+program keeps a private histogram in registers — ``PRIVATE_ALGO=0``: ``tl.histogram`` of each tile
+(per warp, one ballot per bin bit and a popcount per owned bin, merged through shared memory);
+``PRIVATE_ALGO=1``: the tile's bins split as ``h*BL + l`` and counted as the product of two one-hot
+matrices on the tensor cores (``[BH, T] x [T, BL]``, fp32 accumulation, exact) — and merges it
+into the output with one atomic add per non-empty bin per program. With more bins every sample is
+one relaxed global atomic into one of ``ATOMIC_COPIES`` copies of the histogram (programs spread
+over the copies, so a hot bin is not one address for the whole GPU), and the copies are summed in a
+fixed order afterwards (CUB's global-memory privatisation). Integer counts are exact and so
+deterministic; weighted ``bincount`` adds float weights with atomics, so the order of additions —
+and the last bits of a float result — may vary run to run.
+
+Float bins use IEEE division (``tl.math.div_rn``; Triton's plain fp32 ``/`` is approximate and
+would move samples that sit on a bin edge).
 
 Counters are int32 by default (CUB's), int64 on request (``counter_dtype``).
 """
@@ -87,7 +93,11 @@ def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.con
             valid = (v >= lo_c) & (v <= hi_c)
         else:
             valid = (v >= lo_c) & (v < hi_c)
-        b = tl.math.div_rn((v - lo_c) * nb.to(COMPUTE), hi_c - lo_c).to(tl.int32)  # IEEE division, as torch
+        if COMPUTE == tl.float32:  # IEEE division, as torch (Triton's fp32 '/' is approximate)
+            q = tl.math.div_rn((v - lo_c) * nb.to(COMPUTE), hi_c - lo_c)
+        else:  # fp64 '/' is IEEE already
+            q = (v - lo_c) * nb.to(COMPUTE) / (hi_c - lo_c)
+        b = q.to(tl.int32)
         b = tl.maximum(tl.minimum(b, nb - 1), 0)
     if NUM_ACTIVE < NUM_CHANNELS:
         valid = valid & (ch < NUM_ACTIVE)
@@ -118,17 +128,28 @@ def _range_bins(s, levels_ptr, num_levels, STEPS: tl.constexpr, INT_MATH: tl.con
 
 @triton.jit
 def _histogram_kernel(x_ptr, w_ptr, hist_ptr, levels_ptr, params_ptr, num_items, num_tiles,
-                      tiles_per_program, num_levels, total_bins,
+                      tiles_per_program, num_levels, total_bins, num_copies,
                       NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.constexpr, RANGE_MODE: tl.constexpr,
                       STEPS: tl.constexpr, INT_MATH: tl.constexpr, COMPUTE: tl.constexpr,
                       TOP_INCLUSIVE: tl.constexpr, WEIGHTED: tl.constexpr, PRIVATE: tl.constexpr,
-                      PRIVATE_BINS: tl.constexpr, TILE: tl.constexpr, MAX_PRIVATE_BINS: tl.constexpr,
-                      PROGRAMS_PER_SM: tl.constexpr):
+                      PRIVATE_ALGO: tl.constexpr, PRIVATE_BINS: tl.constexpr, BH: tl.constexpr,
+                      BL: tl.constexpr, TILE: tl.constexpr):
+    """Count (or weigh) the samples of a contiguous run of tiles.
+
+    ``PRIVATE``: a register histogram per program — ``PRIVATE_ALGO=0`` ``tl.histogram`` per tile,
+    ``1`` a one-hot product on the tensor cores (bin = ``h*BL + l``; counts[h, l] = onehot_h^T ·
+    onehot_l, accumulated in fp32, exact below 2^24 samples per program) — merged with one atomic
+    per bin. Otherwise one relaxed atomic per sample into this program's copy of the histogram
+    (``hist_ptr`` holds ``num_copies`` copies; program ``p`` uses copy ``p % num_copies``)."""
     pid = tl.program_id(0)
     first = pid.to(tl.int64) * tiles_per_program
     offs = tl.arange(0, TILE)
     if PRIVATE:
-        acc = tl.zeros((PRIVATE_BINS,), tl.int32)
+        if PRIVATE_ALGO == 1:
+            acc = tl.zeros((BH, BL), tl.float32)
+        else:
+            acc = tl.zeros((PRIVATE_BINS,), tl.int32)
+    copy_ptr = hist_ptr + (pid % num_copies).to(tl.int64) * total_bins
     i = 0
     while i < tiles_per_program:  # tiles past num_tiles (last program's tail) are all masked
         base = (first + i) * TILE
@@ -147,17 +168,40 @@ def _histogram_kernel(x_ptr, w_ptr, hist_ptr, levels_ptr, params_ptr, num_items,
                                   TOP_INCLUSIVE)
         valid = valid & inb
         if PRIVATE:
-            acc += tl.histogram(tl.where(valid, b, 0), PRIVATE_BINS, mask=valid)
+            if PRIVATE_ALGO == 1:
+                bb = tl.where(valid, b, BH * BL)  # row BH: matches no row of the one-hot
+                oh_h = (tl.arange(0, BH)[:, None] == (bb // BL)[None, :]).to(tl.float16)  # [BH, TILE]
+                oh_l = ((bb % BL)[:, None] == tl.arange(0, BL)[None, :]).to(tl.float16)   # [TILE, BL]
+                acc = tl.dot(oh_h, oh_l, acc)
+            else:
+                acc += tl.histogram(tl.where(valid, b, 0), PRIVATE_BINS, mask=valid)
         elif WEIGHTED:
             w = tl.load(w_ptr + idx, mask=inb, other=0)
-            tl.atomic_add(hist_ptr + b, w.to(hist_ptr.dtype.element_ty), mask=valid, sem="relaxed")
+            tl.atomic_add(copy_ptr + b, w.to(hist_ptr.dtype.element_ty), mask=valid, sem="relaxed")
         else:
             one = tl.full((TILE,), 1, hist_ptr.dtype.element_ty)
-            tl.atomic_add(hist_ptr + b, one, mask=valid, sem="relaxed")
+            tl.atomic_add(copy_ptr + b, one, mask=valid, sem="relaxed")
     if PRIVATE:
-        bins = tl.arange(0, PRIVATE_BINS)
-        tl.atomic_add(hist_ptr + bins, acc.to(hist_ptr.dtype.element_ty),
-                      mask=(bins < total_bins) & (acc != 0), sem="relaxed")
+        if PRIVATE_ALGO == 1:
+            bins2 = tl.arange(0, BH)[:, None] * BL + tl.arange(0, BL)[None, :]
+            cnt = acc.to(tl.int32)
+            tl.atomic_add(hist_ptr + bins2, cnt.to(hist_ptr.dtype.element_ty),
+                          mask=(bins2 < total_bins) & (cnt != 0), sem="relaxed")
+        else:
+            bins = tl.arange(0, PRIVATE_BINS)
+            tl.atomic_add(hist_ptr + bins, acc.to(hist_ptr.dtype.element_ty),
+                          mask=(bins < total_bins) & (acc != 0), sem="relaxed")
+
+
+@triton.jit
+def _sum_copies_kernel(copies_ptr, hist_ptr, total_bins, COPIES: tl.constexpr, BLOCK: tl.constexpr):
+    """``hist[b] = sum over copies c of copies[c, b]`` (a fixed order: deterministic)."""
+    pid = tl.program_id(0)
+    b = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    c = tl.arange(0, COPIES)
+    m = (b < total_bins)[None, :]
+    v = tl.load(copies_ptr + c[:, None].to(tl.int64) * total_bins + b[None, :], mask=m, other=0)
+    tl.store(hist_ptr + b, tl.sum(v, 0).to(hist_ptr.dtype.element_ty), mask=b < total_bins)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -166,13 +210,16 @@ def _histogram_kernel(x_ptr, w_ptr, hist_ptr, levels_ptr, params_ptr, num_items,
 
 _POLICY = policy.register(
     "histogram",
-    space={"TILE": [1024, 2048, 4096, 8192], "PROGRAMS_PER_SM": [2, 4, 8, 16],
-           "MAX_PRIVATE_BINS": [128, 256, 512, 1024], "num_warps": [4, 8], "num_stages": [1, 2, 3]},
-    fallback={"TILE": 4096, "PROGRAMS_PER_SM": 4, "MAX_PRIVATE_BINS": 512, "num_warps": 8,
-              "num_stages": 2},
+    space={"TILE": [512, 1024, 2048, 4096, 8192], "PROGRAMS_PER_SM": [2, 4, 8, 16],
+           "MAX_PRIVATE_BINS": [128, 256, 512, 1024, 2048], "PRIVATE_ALGO": [0, 1],
+           "ATOMIC_COPIES": [1, 8, 64], "num_warps": [4, 8, 16], "num_stages": [1, 2, 3]},
+    fallback={"TILE": 2048, "PROGRAMS_PER_SM": 8, "MAX_PRIVATE_BINS": 1024, "PRIVATE_ALGO": 0,
+              "ATOMIC_COPIES": 64, "num_warps": 4, "num_stages": 2},
     doc="TILE samples per loop step; PROGRAMS_PER_SM programs per multiprocessor (each takes a "
         "contiguous run of tiles); MAX_PRIVATE_BINS: the largest total bin count counted in a private "
-        "register histogram (above it, one global atomic per sample).")
+        "register histogram (above it, one global atomic per sample); PRIVATE_ALGO 0 = tl.histogram, "
+        "1 = one-hot product on the tensor cores; ATOMIC_COPIES: copies of the histogram the atomic "
+        "path spreads its programs over (summed afterwards; at most 16 MB of copies).")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -202,19 +249,40 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
     tile = pol["TILE"]
     total_bins = hist.numel()
     private = (weights is None and total_bins <= pol["MAX_PRIVATE_BINS"])
+    algo = pol["PRIVATE_ALGO"] if private else 0
     private_bins = max(32, next_power_of_2(total_bins))
+    bl = max(16, 1 << ((private_bins.bit_length() - 1) // 2))
+    bh = max(16, private_bins // bl)
+    if algo == 1:  # keep the one-hot operands of a tile within 64 KB of shared memory
+        tile = min(tile, 16384 // max(bh, bl))
     num_tiles = cdiv(n, tile)
-    programs, tpp = grid_size(num_tiles, num_sms(x.device) * pol["PROGRAMS_PER_SM"], 0)
+    max_programs = num_sms(x.device) * pol["PROGRAMS_PER_SM"]
+    if algo == 1:  # fp32 counts stay exact: at most 2^24 samples per program
+        max_programs = max(max_programs, cdiv(n, 1 << 24))
+    programs, tpp = grid_size(num_tiles, max_programs, 0)
     range_mode = levels is not None
     num_levels = levels.numel() if range_mode else 0
     params = _params(channels, int_math, x.device)
+    copies = 1
+    target = hist
+    if not private:
+        copies = max(1, min(pol["ATOMIC_COPIES"], next_power_of_2(programs),
+                            (16 << 20) // (total_bins * hist.element_size())))
+        copies = 1 << (copies.bit_length() - 1)  # a power of two
+        if copies > 1:
+            target = torch.zeros(copies * total_bins, dtype=hist.dtype, device=hist.device)
     _histogram_kernel[(programs,)](
-        x, weights if weights is not None else x, hist, levels if range_mode else x, params, n,
-        num_tiles, tpp, num_levels, total_bins,
+        x, weights if weights is not None else x, target, levels if range_mode else x, params, n,
+        num_tiles, tpp, num_levels, total_bins, copies,
         NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, RANGE_MODE=range_mode,
         STEPS=max(1, int(num_levels).bit_length()), INT_MATH=int_math, COMPUTE=_compute_dtype(x.dtype),
-        TOP_INCLUSIVE=top_inclusive, WEIGHTED=weights is not None, PRIVATE=private,
-        PRIVATE_BINS=private_bins if private else 32, **pol.launch_kwargs())
+        TOP_INCLUSIVE=top_inclusive, WEIGHTED=weights is not None, PRIVATE=private, PRIVATE_ALGO=algo,
+        PRIVATE_BINS=private_bins if private else 32, BH=bh, BL=bl, TILE=tile, num_warps=pol.num_warps,
+        num_stages=pol.num_stages)
+    if copies > 1:
+        block = max(16, 4096 // copies)
+        _sum_copies_kernel[(cdiv(total_bins, block),)](target, hist, total_bins, COPIES=copies, BLOCK=block,
+                                                       num_warps=4)
 
 
 _PARAMS_CACHE: dict = {}
