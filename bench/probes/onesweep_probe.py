@@ -158,6 +158,31 @@ def correctness(quick):
         print("  FAIL", f)
 
 
+variants = []
+small_variants = []
+
+
+def write_best_policy():
+    """Write the fastest correct variant as the sm_90 policy file under $OUT (for the bench run)."""
+    if not variants:
+        return
+    t, cfg = min(variants, key=lambda v: v[0])
+    small_cfg = {**cfg, **min(small_variants, key=lambda v: v[0])[1]} if small_variants else cfg
+    out = os.environ.get("OUT")
+    if not out:
+        return
+    full = {**policy.op_policy("radix_sort").fallback, **cfg}
+    os.makedirs(os.path.join(out, "pol", "sm_90"), exist_ok=True)
+    with open(os.path.join(out, "pol", "sm_90", "radix_sort.json"), "w") as f:
+        json.dump({"op": "radix_sort", "target": "sm_90", "device_name": torch.cuda.get_device_name(),
+                   "tuned": {"default": full, "small": {**policy.op_policy("radix_sort").fallback, **small_cfg}},
+                   "log": {"how": "bench/probes/onesweep_probe.py --variants: fastest correct variant, 2^28 uint32",
+                           "ms": {" ".join(f"{k}={v}" for k, v in c.items()): round(tt, 3) for tt, c in variants},
+                           "small_ms (sort with indices, 2^20)": {str(c): round(tt, 4) for tt, c in small_variants}}},
+                  f, indent=1)
+    print("best variant", cfg, f"{t:.3f} ms")
+
+
 def timing(quick):
     import cupy
     N = 1 << 28
@@ -168,22 +193,55 @@ def timing(quick):
         x = data("random", N, dt)
         t_cub = bench(cub_sort(x))
         if dt == torch.uint32:
-            check("2^28 uint32 sort_keys", torch.equal(as_i64(rs.sort_keys(x)), torch.sort(as_i64(x)).values))
-        cfgs = ((8, 16, 64, 0), (8, 16, 80, 0), (8, 16, 0, 0), (8, 16, 64, 8), (8, 8, 64, 0),
-                (16, 16, 0, 0)) if dt == torch.uint32 else ((8, 16, 64, 0),)
-        for W, R, mr, win in cfgs:
-            with policy.override("radix_sort", {"WARPS": W, "ITEMS": R, "MAXNREG": mr, "WINDOW": win, "num_warps": W}):
+            ref_u32 = torch.sort(as_i64(x)).values
+        base = {"WARPS": 8, "ITEMS": 16, "MAXNREG": 64, "WINDOW": 0, "num_warps": 8}
+        b2 = {**base, "COUNTS_COLUMNS": 1, "RANK_PACK": 4, "EXCHANGE_APART": 1}
+        cfgs = [dict(base), {**base, "COUNTS_COLUMNS": 1}, {**base, "COUNTS_COLUMNS": 1, "RANK_PACK": 4},
+                dict(b2), {**b2, "RANK_PACK": 2}, {**b2, "EXCHANGE_KEYS": 0}, {**b2, "MAXNREG": 80},
+                {**b2, "MAXNREG": 56}, {**b2, "WINDOW": 8}] if dt == torch.uint32 else []
+        small = data("random", (1 << 22) + 77, torch.int32)
+        small_ref = torch.sort(small, stable=True)
+        for cfg in cfgs:
+            with policy.override("radix_sort", cfg):
+                ok = torch.equal(as_i64(rs.sort_keys(x)), ref_u32)
+                v, i = rs.sort(small)
+                ok = ok and torch.equal(i, small_ref.indices) and torch.equal(v, small_ref.values)
+                kk, vv = rs.sort_pairs(small, small.to(torch.float64), descending=True)
+                r2 = torch.sort(small, descending=True, stable=True)
+                ok = ok and torch.equal(kk, r2.values) and torch.equal(vv, small.to(torch.float64)[r2.indices])
+                check(f"variant {cfg}", ok)
                 t = bench(lambda: rs.sort_keys(x))
-            rows.append((f"sort_keys {str(dt)[6:]} 2^28 W={W} R={R} maxnreg={mr} window={win}", t, N / t / 1e6, t_cub))
+            name = " ".join(f"{k}={v}" for k, v in cfg.items() if k not in ("num_warps",))
+            rows.append((f"sort_keys uint32 2^28 {name} ok={ok}", t, N / t / 1e6, t_cub))
+            if ok:
+                variants.append((t, cfg))
         if dt == torch.uint32:
             for probe, what in ((1, "no look-back"), (2, "no look-back, no scatter")):
                 rs._PROBE = probe
                 try:
-                    with policy.override("radix_sort", {"WARPS": 8, "ITEMS": 16, "MAXNREG": 64, "WINDOW": 0, "num_warps": 8}):
+                    with policy.override("radix_sort", min(variants, key=lambda v: v[0])[1] if variants else {}):
                         t = bench(lambda: rs.sort_keys(x))
                 finally:
                     rs._PROBE = 0
                 rows.append((f"  timing-only: 4 passes with {what} (wrong output)", t, N / t / 1e6, float("nan")))
+            best = min(variants, key=lambda v: v[0])[1] if variants else {}
+            xs = data("random", 1 << 20, torch.float32)
+            rs_ = torch.sort(xs, stable=True)
+            for extra in ({"WINDOW": 0}, {"WINDOW": 8}, {"WINDOW": 16}, {"WINDOW": 8, "WARPS": 4, "num_warps": 4},
+                          {"WINDOW": 16, "ITEMS": 8}):
+                cfg = {**best, **extra}
+                try:
+                    with policy.override("radix_sort", cfg):
+                        v_, i_ = rs.sort(xs)
+                        ok = torch.equal(i_, rs_.indices)
+                        t = bench(lambda: rs.sort(xs))
+                except Exception as e:
+                    ok, t = False, float("nan")
+                    print("small variant failed", extra, e)
+                rows.append((f"  sort (values+indices) fp32 2^20 {extra} ok={ok}; torch", t, (1 << 20) / t / 1e6,
+                             bench(lambda: torch.sort(xs))))
+                if ok:
+                    small_variants.append((t, extra))
             hist = torch.zeros(4, 256, device=dev, dtype=torch.int64)
             sms = torch.cuda.get_device_properties(0).multi_processor_count
             for hi in (8, 16):
@@ -238,6 +296,7 @@ def main():
     except Exception:
         traceback.print_exc()
     print(f"timing took {time.time() - t0:.1f}s, failures so far: {fails}")
+    write_best_policy()
     t0 = time.time()
     try:
         if "--variants" not in sys.argv:

@@ -125,6 +125,48 @@ mov.u32 $0, 0;
 }""")
 
 
+def _match_rank_asm(pack: int) -> str:
+    """PTX for ``pack`` consecutive slots at once: all matches first, then all counter atomics (in
+    slot order: shared-memory atomics of one warp to one address complete in issue order), then all
+    broadcasts, so the slots' latencies overlap instead of adding up."""
+    P = pack
+    lines = ["{", f".reg .b32 pe<{P}>, bl<{P}>, ct<{P}>, ad<{P}>, ol<{P}>, ll<{P}>, tt<{P}>, lt, bs;",
+             f".reg .pred p<{P}>;", "mov.u32 lt, %lanemask_lt;", "mov.u32 bs, global_smem;"]
+    for i in range(P):
+        lines.append(f"match.any.sync.b32 pe{i}, ${P + i}, -1;")
+    for i in range(P):
+        lines += [f"and.b32 bl{i}, pe{i}, lt;", f"popc.b32 bl{i}, bl{i};", f"popc.b32 ct{i}, pe{i};",
+                  f"setp.eq.u32 p{i}, bl{i}, 0;", f"shl.b32 tt{i}, ${P + i}, 2;", f"add.u32 ad{i}, bs, tt{i};",
+                  f"mov.u32 ol{i}, 0;"]
+    for i in range(P):
+        lines.append(f"@p{i} atom.shared.add.u32 ol{i}, [ad{i}], ct{i};")
+    for i in range(P):
+        lines += [f"neg.s32 tt{i}, pe{i};", f"and.b32 tt{i}, tt{i}, pe{i};", f"bfind.u32 ll{i}, tt{i};"]
+    for i in range(P):
+        lines.append(f"shfl.sync.idx.b32 ol{i}, ol{i}, ll{i}, 31, -1;")
+    for i in range(P):
+        lines.append(f"add.u32 ${i}, ol{i}, bl{i};")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+_MATCH_RANK_ASM2 = gl.constexpr(_match_rank_asm(2))
+_MATCH_RANK_ASM4 = gl.constexpr(_match_rank_asm(4))
+
+
+@gluon.jit
+def warp_match_rank_packed(word, PACK: gl.constexpr):
+    """:func:`warp_match_rank` over ``PACK`` (1, 2 or 4) consecutive register slots per asm block."""
+    if PACK == 4:
+        return gl.inline_asm_elementwise(_MATCH_RANK_ASM4, "=r,=r,=r,=r,r,r,r,r", [word], dtype=gl.int32,
+                                         is_pure=False, pack=4)
+    elif PACK == 2:
+        return gl.inline_asm_elementwise(_MATCH_RANK_ASM2, "=r,=r,r,r", [word], dtype=gl.int32,
+                                         is_pure=False, pack=2)
+    else:
+        return gl.inline_asm_elementwise(_MATCH_RANK_ASM, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
+
+
 @gluon.jit
 def warp_match_rank(word):
     """Per key: rank among the warp's earlier keys of the same counter word (see module doc).

@@ -42,7 +42,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
-                                warp_match_rank)
+                                warp_match_rank_packed)
 from ..thread.radix_traits import KEY_DTYPES, extract_digit, key_bits, to_ordered_bits
 
 # ==============================================================================================
@@ -274,13 +274,14 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                            VALUE_MODE: gl.constexpr, FLAG_SHIFT: gl.constexpr, WARPS: gl.constexpr,
                            ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr, WINDOW: gl.constexpr,
                            KEYS_IN_SMEM: gl.constexpr, COUNTS_COLUMNS: gl.constexpr, INDEX64: gl.constexpr,
-                           PROBE: gl.constexpr = 0):
+                           RANK_PACK: gl.constexpr, EXCHANGE_APART: gl.constexpr, PROBE: gl.constexpr = 0):
     """One onesweep pass over one tile (see the module doc).
 
-    Shared words: [0, W*RADIX) per-warp counters, then tile bases, then (overlapping them) the
-    exchange buffer [0, TILE) of the tile's source indices in sorted order; from C0 = max(W*RADIX,
-    TILE): the per-digit destination adjustment (low, high 32 bits), W trash counters for keys past
-    n, and one trash slot for their exchange writes.
+    Shared words: [0, W*RADIX) per-warp counters, then tile bases; the exchange buffer of TILE words
+    (the tile's keys or source indices in sorted order) overlapping them (EXCHANGE_APART=0: needs a
+    barrier between the last base read and the first exchange write) or after them; then the
+    per-digit destination adjustment (low, high 32 bits), W trash counters for keys past n, and one
+    trash slot for their exchange writes.
     """
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
@@ -288,10 +289,13 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     LH: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])
     LD: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
     LS: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
-    C0: gl.constexpr = WARPS * RADIX if WARPS * RADIX > TILE else TILE
-    XOFF: gl.constexpr = 0
-    ADJ: gl.constexpr = C0
-    TRASH: gl.constexpr = C0 + 2 * RADIX
+    if EXCHANGE_APART:
+        XOFF: gl.constexpr = WARPS * RADIX
+        ADJ: gl.constexpr = WARPS * RADIX + TILE
+    else:
+        XOFF: gl.constexpr = 0
+        ADJ: gl.constexpr = WARPS * RADIX if WARPS * RADIX > TILE else TILE
+    TRASH: gl.constexpr = ADJ + 2 * RADIX
     XTRASH: gl.constexpr = TRASH + 32
 
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
@@ -309,7 +313,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     d = extract_digit(to_ordered_bits(k, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
     word = gl.where(valid, w3 * RADIX + d, TRASH + w3)
     gl.thread_barrier()
-    rank = warp_match_rank(word)
+    rank = warp_match_rank_packed(word, RANK_PACK)
     gl.thread_barrier()
 
     if COUNTS_COLUMNS:
@@ -319,7 +323,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         tot = gl.convert_layout(gl.sum(cnt, 0), LD)
         texcl = gl.associative_scan(tot, 0, _add) - tot
-        gl.thread_barrier()
+        # each thread rewrites the very columns it read: no barrier needed before the store
         smem.slice(0, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
     else:
         cnt = smem.slice(0, WARPS, 0).load(LH)
@@ -334,7 +338,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
     gl.thread_barrier()
     pos = smem_load_words(word) + rank
-    gl.thread_barrier()
+    if not EXCHANGE_APART:
+        gl.thread_barrier()
     if KEYS_IN_SMEM:   # 32-bit keys, no values: exchange the keys themselves
         smem_store_words(gl.where(valid, XOFF + pos, XTRASH), k.to(gl.int32, bitcast=True))
     else:              # exchange source indices; keys and values are gathered back (L1/L2 hits)
@@ -391,35 +396,44 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
 # ==============================================================================================
 
 def _valid_policy(c: dict) -> bool:
-    return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
+    return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 48, 56, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
             and c["ITEMS"] in (4, 8, 12, 16, 20, 24) and c["WARPS"] in (4, 8, 16)
             and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (0, 1, 2, 4, 8, 16, 32)
-            and c["EXCHANGE_KEYS"] in (0, 1) and c["COUNTS_COLUMNS"] in (0, 1))
+            and c["EXCHANGE_KEYS"] in (0, 1) and c["COUNTS_COLUMNS"] in (0, 1)
+            and c["RANK_PACK"] in (1, 2, 4) and c["ITEMS"] % c["RANK_PACK"] == 0
+            and c["EXCHANGE_APART"] in (0, 1))
 
 
 policy.register(
     "radix_sort",
     space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
            "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
-           "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "num_warps": [4, 8, 16], "num_stages": [1]},
+           "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
-              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 0,
+              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 0, "RANK_PACK": 1, "EXCHANGE_APART": 0,
               "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
-    buckets=("default",),
-    doc="onesweep radix sort: RADIX_BITS digit width; WARPS x ITEMS x 32 keys per tile of the fast "
+    buckets=("default", "small"),
+    doc="onesweep radix sort (buckets: 'small' below 2**22 keys, where a pass has too few tiles to hide "
+        "the look-back chain, and 'default'): RADIX_BITS digit width; WARPS x ITEMS x 32 keys per tile of the fast "
         "path (match.any ranking); HIST_ITEMS keys per thread of the upfront histogram; TL_TILE the "
         "tile of the portable (one-hot) path used by the interpreter and non-NVIDIA GPUs; MAXNREG a "
         "register cap for the fast pass kernel (0: the compiler's choice); WINDOW the look-back "
         "predecessors read per step (0: per-thread spin in PTX); EXCHANGE_KEYS 1 moves 32-bit keys "
         "through shared memory (0: exchange source indices and gather keys back); COUNTS_COLUMNS 1 "
-        "scans the per-warp digit counters with one digit column per thread",
+        "scans the per-warp digit counters with one digit column per thread; RANK_PACK slots ranked "
+        "per asm block (their latencies overlap); EXCHANGE_APART 1 keeps the exchange buffer apart from "
+        "the counters (one barrier less, more shared memory unless the power-of-two rounding absorbs it)",
 )
 
 
 # ==============================================================================================
 # Launchers
 # ==============================================================================================
+
+def _bucket(n: int) -> str:
+    return "small" if n < (1 << 22) else "default"
+
 
 #: set True to run the portable kernels on a GPU too (tests compare the two paths)
 FORCE_PORTABLE = False
@@ -433,8 +447,8 @@ def _use_fast_path(device: torch.device) -> bool:
     return torch.cuda.get_device_capability(device)[0] >= 8
 
 
-def _smem_rows(radix: int, warps: int, tile: int) -> int:
-    words = max(warps * radix, tile) + 2 * radix + 32 + 1
+def _smem_rows(radix: int, warps: int, tile: int, apart: bool = False) -> int:
+    words = (warps * radix + tile if apart else max(warps * radix, tile)) + 2 * radix + 32 + 1
     rows = cdiv(words, radix)
     return 1 << (rows - 1).bit_length()
 
@@ -499,7 +513,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     kin = keys.current if keys_src is None else keys_src
     n = kin.numel()
     dev = kin.device
-    pol = policy.select("radix_sort", dev if dev.type == "cuda" else None)
+    pol = policy.select("radix_sort", dev if dev.type == "cuda" else None, _bucket(n))
     rb = pol["RADIX_BITS"]
     radix = 1 << rb
     num_places = cdiv(end_bit - begin_bit, rb) if end_bit > begin_bit else 0
@@ -562,13 +576,14 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             vm, src_v, dst_v = 0, kin, kin
         status.zero_()
         if fast:
-            rows = _smem_rows(radix, pol["WARPS"], tile)
+            rows = _smem_rows(radix, pol["WARPS"], tile, bool(pol["EXCHANGE_APART"]))
             _onesweep_gluon_kernel[(n_tiles,)](
                 src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
                 RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
                 WARPS=pol["WARPS"], ITEMS=pol["ITEMS"], SMEM_ROWS=rows, WINDOW=pol["WINDOW"],
                 KEYS_IN_SMEM=bool(pol["EXCHANGE_KEYS"]) and vm == 0 and kin.element_size() == 4,
                 COUNTS_COLUMNS=bool(pol["COUNTS_COLUMNS"]), INDEX64=n + tile >= (1 << 31),
+                RANK_PACK=pol["RANK_PACK"], EXCHANGE_APART=bool(pol["EXCHANGE_APART"]),
                 PROBE=_PROBE, num_warps=pol["WARPS"],
                 **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
         else:
