@@ -46,7 +46,7 @@ def check(out, ref, op, dtype):
 
 @pytest.mark.parametrize("strategy", list(STRATEGIES))
 @pytest.mark.parametrize("op", ["sum", "min", "max", "argmin", "argmax", "mean"])
-@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (9, 100), (3, 257)])
+@pytest.mark.parametrize("shape", [(1, 1), (9, 100), (3, 257)])
 def test_rows(strategy, op, shape):
     x = make_data("special", shape[0] * shape[1], torch.float32).reshape(shape)
     if op == "mean":
@@ -68,6 +68,15 @@ def test_rows_dtypes(dtype, op):
     if op == "sum" and not dtype.is_floating_point:
         assert out.dtype == torch.int64
     check(out, ref_rows(x, op), op, dtype)
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_arg_rows_of_identity_values(strategy):
+    x = torch.tensor([[-math.inf, -math.inf], [math.inf, 1.0], [math.inf, math.inf]], device=DEVICE)
+    assert_equal(S.reduce_rows(x, "argmax", pol=STRATEGIES[strategy])[1], x.argmax(1))
+    assert_equal(S.reduce_rows(x, "argmin", pol=STRATEGIES[strategy])[1], x.argmin(1))
+    i = torch.full((2, 3), torch.iinfo(torch.int32).max, dtype=torch.int32, device=DEVICE)
+    assert_equal(S.reduce_rows(i, "argmin", pol=STRATEGIES[strategy])[1], i.argmin(1))
 
 
 def test_rows_default_policy_and_non_contiguous():

@@ -88,11 +88,12 @@ def _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP: tl.constexpr,
     elif OP == OP_USER:
         acc = tl.where(m, COMBINE(acc, v), acc)
     else:
-        # later columns hold larger offsets in the same lane: ties keep the earlier item
+        # later columns hold larger offsets in the same lane: ties keep the earlier item; a lane's
+        # first item is always taken (it may equal the identity, e.g. -inf for argmax)
         if OP == OP_ARGMIN:
-            take = m & ((v < acc) | ((v != v) & (acc == acc)))
+            take = m & ((acc_i < 0) | (v < acc) | ((v != v) & (acc == acc)))
         else:
-            take = m & ((v > acc) | ((v != v) & (acc == acc)))
+            take = m & ((acc_i < 0) | (v > acc) | ((v != v) & (acc == acc)))
         acc = tl.where(take, v, acc)
         acc_i = tl.where(take, col, acc_i)
     return acc, acc_i
