@@ -19,7 +19,8 @@ from tritoncub.device import run_length_encode as RLE
 
 ops = torch.ops.tritoncub
 
-SELECT_SWEEP = [{"TILE": 8192, "num_warps": 8}, {"TILE": 16384, "num_warps": 16}, {"TILE": 2048, "num_warps": 4}]
+SELECT_SWEEP = [{"TILE": 8192, "num_warps": 8}, {"TILE": 2048, "num_warps": 4}, {"TILE": 2048, "num_warps": 8},
+                {"TILE": 1024, "num_warps": 4}]
 
 
 def _tag(cfg):
@@ -145,6 +146,7 @@ def _consecutive_cases(ctx, n, distinct):
                rotating(xs, lambda x: torch.unique_consecutive(x, return_counts=True)), moved,
                variant=v + " unique_consecutive(counts)")
     yield _copy_floor(ctx, "rle_encode", "int32", n, moved, v)
+    yield from _sweep("rle_encode", "int32", n, xs, lambda x: RLE.encode(x), moved, v, SELECT_SWEEP[1:3])
     yield Case("rle_non_trivial_runs", "tritoncub", "int32", n, rotating(xs, lambda x: RLE.non_trivial_runs(x)),
                4 * n + 12 * k, variant=v)
     # reduce-by-key: int32 keys + float32 values -> unique keys + float32 sums
@@ -161,6 +163,10 @@ def _consecutive_cases(ctx, n, distinct):
 
     yield Case("reduce_by_key", "tritoncub", "int32+float32", n,
                rotating(kv, lambda p: RBK.reduce_by_key(p[0], p[1], "sum")), moved, variant=v, check=check_rbk)
+    for cfg in ({"TILE": 4096, "num_warps": 8}, {"TILE": 1024, "num_warps": 4}):
+        with policy.override("reduce_by_key", cfg):
+            yield Case("reduce_by_key", "tritoncub", "int32+float32", n,
+                       rotating(kv, lambda p: RBK.reduce_by_key(p[0], p[1], "sum")), moved, variant=f"{v} {_tag(cfg)}")
 
     def torch_rbk(p):
         _, counts = torch.unique_consecutive(p[0], return_counts=True)
