@@ -14,11 +14,12 @@ of this file) with torch's signatures, dtypes and NaN rules, arbitrary ``dim`` l
 ``sum``/``amax``/``amin``.
 
 Accumulators: fp16/bf16 accumulate in fp32, fp32 in fp32, fp64 in fp64; integer and bool sums in
-int64 (as ``torch.sum``). min/max keep the item type. NaN propagates through sum/min/max (torch's
+int64 (as ``torch.sum``). min/max/arg compare fp16/bf16 in fp32 (exact) and return the item type. NaN propagates through sum/min/max (torch's
 amin/amax); argmin/argmax return the index of the first NaN when there is one (as torch).
 
 Algorithm (one launch for every size): the ``n // TILE`` full tiles are dealt to ``P`` programs by
-the policy's grid mapping (RAKE: contiguous runs, CUB's even share; STRIP_MINE: every P-th tile).
+the policy's grid mapping, as an even share (every program ``q`` tiles, the first ``r`` one more, so
+every program runs the same loop bound; RAKE: contiguous runs, STRIP_MINE: every P-th tile).
 A program loads its tiles unmasked (vectorised), combines them lane-wise into a register tile, then
 reduces that tile to one *partial* stored at ``partials[pid]``. Each program then takes a ticket from
 an int32 counter; the program that takes the last ticket reduces ``init``, the ``P`` partials *in
@@ -32,9 +33,10 @@ identical run to run on the same GPU with the same policy. (Different policies o
 differently.) The DYNAMIC grid mapping is not offered: every tile costs the same here, so a work
 queue buys nothing, and it would need one partial per tile to stay deterministic.
 
-User combine functions: Triton 3.6 cannot hand a function received as a ``tl.constexpr`` argument to
-``tl.reduce`` (it only accepts module-level functions there), so user combines are reduced inside a
-tile by a pairwise tree (``_tree_reduce``: ``tl.split`` halves, ``combine_fn`` called directly).
+User combine functions: plain Triton 3.6 cannot hand a function received as a ``tl.constexpr``
+argument to ``tl.reduce`` ("'constexpr' object has no attribute 'fn'"), so user combines are reduced
+inside a tile by a pairwise tree (``_tree_reduce``: ``tl.split`` halves, ``combine_fn`` called
+directly), which needs no patch of the compiler and keeps neighbouring items together.
 ``init`` is combined exactly once (no identity needed): full tiles are loaded unmasked, and the
 partials and the ragged tail are reduced in power-of-two chunks that contain only real items.
 The combine must be associative and commutative (lanes of a program are combined before tiles).
