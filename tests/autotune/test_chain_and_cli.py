@@ -47,7 +47,8 @@ def _put(root, target, tuned):
 def test_chain_uses_nearest_lower_architecture(fake_gpu):
     _put(fake_gpu / "pkg", "sm_80", {"default": {"BLOCK": 32, "num_warps": 2}})
     _put(fake_gpu / "pkg", "sm_75", {"default": {"BLOCK": 64}})
-    pol = policy.select(toy.OP, "cuda:0", "big")
+    with pytest.warns(UserWarning, match="using sm_80's"):
+        pol = policy.select(toy.OP, "cuda:0", "big")
     assert pol["BLOCK"] == 32 and pol.num_warps == 2 and pol["BUG"] == 0
     assert "sm_80" in pol.source and "fallback from sm_90" in pol.source
 
