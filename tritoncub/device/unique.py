@@ -14,9 +14,11 @@ implementation does). Two algorithms, chosen on the device without a host round 
   counts) its slot ``x - min``; the marked slots compacted in index order are the sorted distinct
   values, their counters the counts, and each item's inverse is the rank of its slot. No sort: one
   read of the input for min/max, one to mark, one more for the inverse. Counts are exact integers.
-* **otherwise** (floats, wide integer ranges): sort, then the head compaction of the sorted items.
-  The sort is ``torch.sort`` for now (tritoncub's radix sort is not in the tree yet); the inverse
-  needs the sort's permutation and is scattered back through it.
+* **otherwise** (floats, wide integer ranges): sort with tritoncub's onesweep radix sort
+  (:mod:`tritoncub.device.radix_sort`; keys only, or keys and the permutation when the inverse is
+  wanted), then the head compaction of the sorted items; the inverse is scattered back through the
+  permutation. The radix sort orders ``-0.0`` with ``+0.0`` and NaNs last, as torch does; it
+  canonicalises ``-0.0`` to ``+0.0`` and NaN payloads in the values it returns.
 
 Both paths queue all their GPU work first and then read exactly one value back to the host (the
 number of distinct values, with the dense path's overflow flag in the same read), so the GPU never
@@ -34,6 +36,7 @@ import triton
 import triton.language as tl
 
 from .._utils import INT_DTYPES, cdiv, check_tensor
+from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
 
 RANGE_CAP_MAX = 1 << 22
@@ -84,11 +87,11 @@ _TILE = 4096
 
 
 def _sort(x: torch.Tensor, with_indices: bool):
-    """Ascending sort (NaN last). torch.sort until tritoncub's radix sort is in the tree."""
+    """Ascending stable sort (NaN last) with tritoncub's onesweep radix sort: keys only, or values
+    and the permutation when the inverse is wanted."""
     if with_indices:
-        v, i = torch.sort(x)
-        return v, i
-    return torch.sort(x).values, None
+        return radix_sort.sort(x)
+    return radix_sort.sort_keys(x), None
 
 
 def _sort_path(xf, return_inverse, return_counts):
