@@ -9,7 +9,20 @@ from __future__ import annotations
 import torch
 
 from bench.harness import Case, cupy_module, rotating, to_cupy
+from tritoncub import policy
 from tritoncub.device import scan as S
+
+#: extra single-pass configs timed beside the policy's choice (tuning data from every bench run)
+CONFIG_VARIANTS = [("fast", dict(TILE_ITEMS=8192, LOOKBACK_WINDOW=128, num_warps=8)),
+                   ("fast", dict(TILE_ITEMS=2048, LOOKBACK_WINDOW=256, num_warps=4)),
+                   ("reproducible", dict(TILE_ITEMS=8192, LOOKBACK_WINDOW=256, num_warps=8))]
+
+
+def _with_config(cfg, fn):
+    def run(x):
+        with policy.override("scan", cfg):
+            return fn(x)
+    return run
 
 
 def _inputs(ctx, shape, dtype, make):
@@ -34,7 +47,8 @@ def _compiled_cumsum(dim):
     return fn
 
 
-def _cumsum_cases(ctx, shape, dtype, dim=-1, out_dtype=None, cub=True, compiled=True, modes=("fast",)):
+def _cumsum_cases(ctx, shape, dtype, dim=-1, out_dtype=None, cub=True, compiled=True, modes=("fast",),
+                  variants=()):
     make = _randn(ctx) if dtype.is_floating_point else _randint(ctx)
     xs, n = _inputs(ctx, shape, dtype, make)
     res_dtype = torch.cumsum(xs[0][:1] if len(shape) == 1 else xs[0][..., :1], dim).dtype
@@ -58,6 +72,12 @@ def _cumsum_cases(ctx, shape, dtype, dim=-1, out_dtype=None, cub=True, compiled=
         yield Case("cumsum", "tritoncub", name, n,
                    rotating(xs, lambda x, det=det: S.inclusive_sum(x, dim, deterministic=det)), moved,
                    shape=shp, variant=mode, check=check)
+    for mode, cfg in variants:
+        det = mode == "reproducible"
+        tag = f"{mode} tile={cfg['TILE_ITEMS']} w={cfg['num_warps']} lb={cfg['LOOKBACK_WINDOW']}"
+        yield Case("cumsum", "tritoncub", name, n,
+                   rotating(xs, _with_config(cfg, lambda x, det=det: S.inclusive_sum(x, dim, deterministic=det))),
+                   moved, shape=shp, variant=tag)
     yield Case("cumsum", "torch", name, n, rotating(xs, lambda x: torch.cumsum(x, dim)), moved, shape=shp,
                variant="")
     if compiled:
@@ -81,11 +101,12 @@ def _linrec_cases(ctx, n):
 
     def check():
         a, b = pairs[0]
-        _, rb = S.inclusive_scan((a[:100000], b[:100000]), S.combine_linear_recurrence)
-        ref = torch.empty(100000, dtype=torch.float64)
+        m = min(n, 100000)
+        _, rb = S.inclusive_scan((a[:m], b[:m]), S.combine_linear_recurrence)
+        ref = torch.empty(m, dtype=torch.float64)
         acc = 0.0
-        ac, bc = a[:100000].double().cpu().tolist(), b[:100000].double().cpu().tolist()
-        for i in range(100000):
+        ac, bc = a[:m].double().cpu().tolist(), b[:m].double().cpu().tolist()
+        for i in range(m):
             acc = ac[i] * acc + bc[i]
             ref[i] = acc
         err = (rb.double().cpu() - ref).abs().max().item()
@@ -104,7 +125,8 @@ def cases(ctx):
         yield from _cumsum_cases(ctx, (4096, 128), torch.float32, compiled=False)
         yield from _linrec_cases(ctx, 1 << 20)
         return
-    yield from _cumsum_cases(ctx, (1 << 28,), torch.float32, modes=("fast", "reproducible"))
+    yield from _cumsum_cases(ctx, (1 << 28,), torch.float32, modes=("fast", "reproducible"),
+                             variants=CONFIG_VARIANTS)
     yield from _cumsum_cases(ctx, (1 << 28,), torch.int32)
     yield from _cumsum_cases(ctx, (65536, 128), torch.float32)
     yield from _cumsum_cases(ctx, (16, 1 << 20), torch.float32)
