@@ -188,12 +188,14 @@ def test_topk_bad_input():
 
 # -- segmented -----------------------------------------------------------------------------------
 
-def test_segmented_topk():
+@pytest.mark.parametrize("long_path", ["candidates", "radix"])
+def test_segmented_topk(long_path):
     lengths = [0, 1, 3, 4, 9, 16, 40, 2]
     offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
-    x = make_data("few_unique", sum(lengths), torch.float32, seed=6)
+    x = make_data("few_unique" if long_path == "radix" else "special", sum(lengths), torch.float32, seed=6)
+    x[30:40] = torch.arange(10, device=DEVICE, dtype=torch.float32) + 1000   # distinct top values: exact indices
     k = 4
-    with policy.override("topk", CAND):   # the 40-item segment takes the long-row path
+    with policy.override("topk", CAND if long_path == "candidates" else RADIX):   # the 40-item segment is long
         v, i = tk.segmented_topk(x, offs, k)
     o = offs.tolist()
     for s, (a, b) in enumerate(zip(o[:-1], o[1:])):

@@ -1,10 +1,9 @@
 """DeviceSegmentedSort / DeviceSegmentedRadixSort and the batched-row sort: many small sorts in one launch.
 
-Every key is first mapped to *ordered bits*: an unsigned integer of the key's width whose unsigned
-order is the order torch sorts in (unsigned ints: the bits; signed ints: sign bit flipped; floats:
-``-0.0`` folded onto ``+0.0`` and every NaN folded onto one NaN above ``+inf``, then negative values
-have all bits flipped and non-negative ones the sign bit set). Descending sorts use the bits as they
-are, ascending ones their complement, so every kernel sorts one way: largest first.
+Every key is first mapped to *ordered bits* by ``tritoncub.thread.radix_traits.to_ordered_bits``: an
+unsigned integer of the key's width whose unsigned order is the order torch sorts in (``-0.0 ==
++0.0``, every NaN equal and above ``+inf``). Descending sorts use the bits as they are, ascending
+ones their complement, so every tile kernel sorts one way: largest first.
 
 Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
 
@@ -12,18 +11,21 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   segments as a ``[ROWS, BLOCK]`` tile (``BLOCK`` = the next power of two of the segment length, the
   padding holds the smallest ordered key and sorts last), packs ``(ordered_key << idx_bits) |
   (BLOCK-1-index)`` into one 32- or 64-bit word where it fits (8/16/32-bit keys) and runs one
-  bitonic ``tl.sort``; the inverted index in the low bits makes equal keys keep their input order,
-  so the sort is **stable**. 64-bit keys are sorted as (key, index) pairs by a bitonic network of
-  our own. Sorted keys (and values) are gathered from the input by the recovered index, so the
-  output holds the input's exact bits (``-0.0`` stays ``-0.0``, NaN payloads are kept).
+  bitonic sort of the words (our network, whose compare-exchange partner comes from a sum over a
+  size-2 hypercube axis, or ``tl.sort`` with ``NETWORK="tl"``); the inverted index in the low bits
+  makes equal keys keep their input order, so the sort is **stable**. 64-bit keys are sorted as
+  (key, index) pairs by the same network on two tiles. Sorted keys (and values) are gathered from
+  the input by the recovered index, so the output holds the input's exact bits (``-0.0`` stays
+  ``-0.0``, NaN payloads are kept).
   Tiny segments (a "logical warp" in CUB) are the same kernel with a small ``BLOCK`` and many
   ``ROWS`` per program.
 * **device radix sort** (longer segments, the default): the long segments' keys become one array
   of composite keys ``segment << key_bits | ordered_key`` sorted by one stable onesweep radix sort
   (``tritoncub.device.radix_sort``) with in-segment positions as values; keys and values are then
   gathered into place. Used when key bits + segment-number bits fit 64.
-* **merge path** (longer segments, 64-bit keys of many long segments, or ``LONG_PATH="merge"``): the segment is cut into ``MERGE_TILE`` chunks sorted by the tile
-  kernel, then runs are merged pairwise, ``log2(length / MERGE_TILE)`` passes, each item finding its
+* **merge path** (longer segments when key + segment bits exceed 64, when the radix sort cannot
+  build, or with ``LONG_PATH="merge"``): the segment is cut into ``MERGE_TILE`` chunks sorted by the
+  tile kernel, then runs are merged pairwise, ``log2(length / MERGE_TILE)`` passes, each item finding its
   place in the partner run by a binary search on (ordered key, index), which is a total order, so
   the merge is stable and deterministic.
 
@@ -32,6 +34,11 @@ bin. ``sort_rows`` is the batched path the ``sort`` operator can dispatch rows t
 
 Guarantees: stable for every dtype, deterministic, torch's order (NaN last ascending / first
 descending, ``-0.0 == +0.0`` in input order), int64-safe offsets.
+
+Measured (H100, fallback policy, fp32 values + int64 indices): 65536 rows x 128 in 0.115 ms
+(torch.sort 0.449 ms, 3.9x); 4096 x 1024 in 0.292 ms (torch 0.168 ms: the in-register bitonic sort
+of 1024-item rows loses to torch here); long rows were measured only on the merge path (16 x 2^20:
+14.7 ms vs torch 1.67 ms), which is why long segments now default to the device radix sort.
 """
 from __future__ import annotations
 
@@ -499,8 +506,8 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
         _merge_pass_kernel[grid](
             src[0], src[1], dst[0], dst[1], vb if vb is not None else kb,
             out_vb if out_vb is not None else kb, s_begin, s_len, run,
-            SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None, WRITE_IDX=True, ASCENDING=not descending,
-            **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
+            SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None,
+            WRITE_IDX=True, ASCENDING=not descending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
         cur = 1 - cur
         run *= 2
     assert passes > 0, "the merge path is for segments longer than MERGE_TILE"

@@ -5,8 +5,10 @@ them), so every path selects the k *largest* ordered keys. Three strategies, cho
 row length, the key width and k (thresholds in the ``topk`` policy):
 
 * **tile** (rows of up to ``ROW_MAX_BLOCK`` items): ``ROWS`` rows per program in registers; key and
-  inverted column are packed into one word and ``tl.topk`` (a bitonic top-k) keeps the best
-  ``next_pow2(k)``; 64-bit keys use the (key, index) bitonic network instead. Never a full sort of
+  inverted column are packed into one word and a bitonic top-k (``bitonic_topk``: sort runs of
+  ``next_pow2(k)``, keep the larger half of neighbouring runs, re-merge; or ``tl.topk`` with
+  ``NETWORK="tl"``) keeps the best ``next_pow2(k)``; 64-bit keys sort the row tile as (key, index)
+  pairs instead. Never a full sort of
   anything but the tile.
 * **candidates** (long rows, keys of at most 32 bits, ``next_pow2(k) <= CAND_K_MAX``): each program
   keeps the top-k of a ``CHUNK`` of the row (packed ``ordered_key << 32 | ~column``), the candidate
