@@ -15,10 +15,13 @@ run is kept).
 
 Algorithm (a deterministic two-pass reduce-then-scan, CUB's DeviceSelect without the look-back):
 pass 1 counts the selected items of every tile (reading only what decides selection: the flags for
-``flagged``/``masked_select``, the items otherwise); one program scans the tile counts into tile
-offsets and the total; pass 2 reads the tile again, takes the exclusive in-tile scan of the flags
-plus the tile offset as each selected item's output position, and scatters. Results do not depend on
-timing. The extra cost over a single pass is a second read of the selection input.
+``flagged``/``masked_select``, the items otherwise), and the last of its programs to finish (an
+acquire-release ticket, no waiting) scans the tile counts into tile offsets and the total; pass 2
+reads the tile again, takes the exclusive in-tile scan of the flags plus the tile offset as each
+selected item's output position, and scatters. Results do not depend on timing. The cost over a
+single pass is a second read of the selection input. (A single-pass variant on the decoupled
+look-back agent, ``tritoncub.agent.lookback``, passed the interpreter tests but did not finish on
+the H100 within 40 s — a hang, not diagnosed — so it was removed.)
 """
 from __future__ import annotations
 
@@ -102,7 +105,7 @@ def _scan_tile_counts(counts_ptr, offsets_ptr, total_ptr, num_tiles, BLOCK: tl.c
 @triton.jit
 def _count_kernel(x_ptr, flags_ptr, counts_ptr, counts2_ptr, offsets_ptr, offsets2_ptr, totals_ptr, n,
                   num_tiles, MODE: tl.constexpr, PRED: tl.constexpr, PRED2: tl.constexpr,
-                  LOAD_X: tl.constexpr, TILE: tl.constexpr):
+                  LOAD_X: tl.constexpr, TILE: tl.constexpr, SCAN_BLOCK: tl.constexpr):
     """Pass 1: the selected items of every tile; the last program to finish (a ticket taken with an
     acquire-release atomic after the counts are stored) scans the counts into tile offsets and
     the total — one launch, no waiting on other programs. ``totals = [total, total2, ticket]``."""
@@ -116,9 +119,9 @@ def _count_kernel(x_ptr, flags_ptr, counts_ptr, counts2_ptr, offsets_ptr, offset
     tl.debug_barrier()  # every thread's count store before the ticket
     ticket = tl.atomic_add(totals_ptr + 2, 1, sem="acq_rel")
     if ticket == num_tiles - 1:
-        _scan_tile_counts(counts_ptr, offsets_ptr, totals_ptr, num_tiles, TILE)
+        _scan_tile_counts(counts_ptr, offsets_ptr, totals_ptr, num_tiles, SCAN_BLOCK)
         if MODE == SELECT_THREE_WAY:
-            _scan_tile_counts(counts2_ptr, offsets2_ptr, totals_ptr + 1, num_tiles, TILE)
+            _scan_tile_counts(counts2_ptr, offsets2_ptr, totals_ptr + 1, num_tiles, SCAN_BLOCK)
 
 
 @triton.jit
@@ -248,7 +251,8 @@ class Plan:
             _count_kernel[(nt,)](x, flags if flags is not None else x, counts, counts[nt:] if three else counts,
                                  self.offsets, self.offsets2, self.totals, n, nt,
                                  MODE=mode, PRED=pred or _never, PRED2=pred2 or _never, LOAD_X=load_x,
-                                 TILE=tile, num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+                                 TILE=tile, SCAN_BLOCK=min(4096, max(128, 1 << (nt - 1).bit_length())),
+                                 num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
 
     @property
     def num_selected(self) -> torch.Tensor:
