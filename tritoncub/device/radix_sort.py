@@ -410,7 +410,7 @@ policy.register(
            "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
-              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 0, "RANK_PACK": 1, "EXCHANGE_APART": 0,
+              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 0,
               "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
