@@ -170,3 +170,19 @@ def test_masked_select_large_gpu(density):
     for _ in range(3):
         assert torch.equal(ops.masked_select(x, mask), torch.masked_select(x, mask))
 
+
+
+def test_torch_compile_data_dependent_sizes():
+    """The fake implementations give data-dependent sizes (unbacked symbols): a whole graph with
+    masked_select -> unique -> arithmetic on the results compiles without graph breaks."""
+    def f(x, m):
+        y = ops.masked_select(x, m)
+        vals, _, counts = ops.unique((y * 4).round().long(), True, False, True)
+        nz = ops.nonzero(m.view(-1, 10))
+        return y * 2, vals + 1, counts, nz, ops.diff(x)
+
+    g = torch.compile(f, fullgraph=True, backend="aot_eager")
+    x = torch.randn(500, device=DEVICE)
+    m = x > 0.2
+    for got, ref in zip(g(x, m), f(x, m)):
+        assert_equal(got.cpu(), ref.cpu())

@@ -214,7 +214,7 @@ _POLICY = policy.register(
            "MAX_PRIVATE_BINS": [128, 256, 512, 1024, 2048], "PRIVATE_ALGO": [0, 1],
            "ATOMIC_COPIES": [1, 8, 64], "num_warps": [4, 8, 16], "num_stages": [1, 2, 3]},
     fallback={"TILE": 2048, "PROGRAMS_PER_SM": 8, "MAX_PRIVATE_BINS": 1024, "PRIVATE_ALGO": 0,
-              "ATOMIC_COPIES": 64, "num_warps": 4, "num_stages": 2},
+              "ATOMIC_COPIES": 8, "num_warps": 4, "num_stages": 2},
     doc="TILE samples per loop step; PROGRAMS_PER_SM programs per multiprocessor (each takes a "
         "contiguous run of tiles); MAX_PRIVATE_BINS: the largest total bin count counted in a private "
         "register histogram (above it, one global atomic per sample); PRIVATE_ALGO 0 = tl.histogram, "
