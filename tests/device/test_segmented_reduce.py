@@ -79,6 +79,34 @@ def test_arg_rows_of_identity_values(strategy):
     assert_equal(S.reduce_rows(i, "argmin", pol=STRATEGIES[strategy])[1], i.argmin(1))
 
 
+@pytest.mark.parametrize("vec", [2, 4])
+@pytest.mark.parametrize("op", ["sum", "max", "argmin"])
+def test_vector_windows(vec, op):
+    # windows widened to whole vectors (the GPU path): x is a view into a padded buffer, so the
+    # widened reads stay in bounds under the interpreter too
+    buf = make_data("random", 512 + 16, torch.float32)
+    x = buf[4:4 + 500] if vec == 2 else buf[:500]
+    offs = torch.tensor([0, 3, 3, 7, 50, 51, 133, 134, 300, 500], device=DEVICE)
+    out = S._run(x, offs[:-1], offs[1:], 0, 9, op, uniform=False, mean_len=50, pol=STRATEGIES["medium"], vec=vec)
+    for i in range(9):
+        seg = x[offs[i]:offs[i + 1]]
+        if op == "sum":
+            ref = float(seg.double().sum())
+            assert math.isclose(float(out[i]), ref, rel_tol=1e-5, abs_tol=1e-4), i
+        elif op == "max":
+            assert float(out[i]) == (float(seg.max()) if seg.numel() else -math.inf), i
+        else:
+            assert int(out[1][i]) == (int(seg.argmin()) if seg.numel() else -1), i
+    rows = x[:21 * 23].reshape(21, 23)
+    r = S._run(rows.reshape(-1), None, None, 23, 21, op, uniform=True, mean_len=23, pol=STRATEGIES["short"], vec=vec)
+    if op == "argmin":
+        assert_equal(r[1], rows.argmin(1))
+    elif op == "max":
+        assert_equal(r, rows.amax(1))
+    else:
+        assert_close(r, rows.double().sum(1).float(), rtol=1e-5, atol=1e-4)
+
+
 def test_rows_default_policy_and_non_contiguous():
     x = make_data("random", 20 * 30, torch.float32).reshape(20, 30).t()
     assert_close(S.reduce_rows(x, "sum"), x.double().sum(1).float(), rtol=1e-5, atol=1e-4)

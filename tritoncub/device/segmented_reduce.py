@@ -71,14 +71,19 @@ def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.const
 
 
 @triton.jit
-def _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP: tl.constexpr, COMBINE: tl.constexpr,
-                  BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr):
-    """Fold items ``[k, k + BLOCK)`` of each row into the ``[ROWS, BLOCK]`` accumulator."""
+def _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
+                  COMBINE: tl.constexpr, BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr):
+    """Fold items ``[k, k + BLOCK)`` of each row's load window into the ``[ROWS, BLOCK]`` accumulator.
+
+    The window starts ``lead`` items before the row and is padded to whole vectors, so the load's
+    mask (``col < win_len``) is constant over a vector and the loads are vectorised; the row's own
+    items are then picked by ``0 <= col - lead < length``."""
     col = k + tl.arange(0, BLOCK)[None, :]
-    m = col < length[:, None]
-    offs = starts[:, None] + col
-    v = tl.load(x_ptr + offs, mask=m, other=0, cache_modifier=CACHE_MODIFIER).to(acc.dtype)
-    v = tl.where(m, v, ident).to(acc.dtype)
+    vm = col < win_len[:, None]
+    v = tl.load(x_ptr + (win_start[:, None] + col), mask=vm, other=0, cache_modifier=CACHE_MODIFIER)
+    rel = col - lead[:, None]
+    m = vm & (rel >= 0) & (rel < length[:, None])
+    v = tl.where(m, v.to(acc.dtype), ident).to(acc.dtype)
     if OP == OP_SUM:
         acc = acc + v
     elif OP == OP_MIN:
@@ -95,7 +100,7 @@ def _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP: tl.constexpr,
         else:
             take = m & ((acc_i < 0) | (v > acc) | ((v != v) & (acc == acc)))
         acc = tl.where(take, v, acc)
-        acc_i = tl.where(take, col, acc_i)
+        acc_i = tl.where(take, rel, acc_i)
     return acc, acc_i
 
 
@@ -103,9 +108,14 @@ def _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP: tl.constexpr,
 def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, split, out_ptr, out_idx_ptr,
                              ident, init_ptr,
                              OP: tl.constexpr, COMBINE: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
-                             UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr):
+                             UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
+                             VEC: tl.constexpr):
     """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
-    each per step, into ``out[work]`` (and ``out_idx[work]``: offset in the segment, arg ops)."""
+    each per step, into ``out[work]`` (and ``out_idx[work]``: offset in the segment, arg ops).
+
+    ``VEC`` > 1 (a 16-byte aligned ``x``): each row is read through a window widened to whole
+    ``VEC``-item vectors (at most ``VEC - 1`` extra items on each side, inside the same 16-byte
+    granules as the row's first and last items), so every load is a full vector load."""
     pid = tl.program_id(0)
     work = pid * ROWS + tl.arange(0, ROWS)
     valid = work < num_work
@@ -119,16 +129,19 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
     else:
         acc = (tl.zeros([ROWS, BLOCK], ACC) + ident).to(ACC)
     acc_i = tl.zeros([ROWS, BLOCK], tl.int64) - 1
-    longest = tl.max(length, 0)
+    win_start = (starts // VEC) * VEC
+    win_len = tl.where(length > 0, ((starts + length + VEC - 1) // VEC) * VEC - win_start, 0)
+    lead = starts - win_start
+    longest = tl.max(win_len, 0)
     if FOR_LOOP:
         for k in range(0, longest, BLOCK):
-            acc, acc_i = _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP, COMBINE, BLOCK,
-                                       CACHE_MODIFIER)
+            acc, acc_i = _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP,
+                                       COMBINE, BLOCK, CACHE_MODIFIER)
     else:  # the interpreter cannot take a runtime bound in range()
         k = longest * 0
         while k < longest:
-            acc, acc_i = _segment_step(acc, acc_i, x_ptr, starts, k, length, ident, OP, COMBINE, BLOCK,
-                                       CACHE_MODIFIER)
+            acc, acc_i = _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP,
+                                       COMBINE, BLOCK, CACHE_MODIFIER)
             k += BLOCK
     if OP == OP_USER:
         r = _tree_reduce((acc,), ROWS, BLOCK, COMBINE, 1)[0]
@@ -213,8 +226,17 @@ def _out_dtype(op: str, dtype: torch.dtype, out_dtype) -> tuple[torch.dtype, tor
     return dtype, st
 
 
+def _vector_width(x: torch.Tensor) -> int:
+    """Items per 16-byte vector when ``x`` may be read through vector-widened windows: a 16-byte
+    aligned GPU tensor (a widened window never leaves the 16-byte granules of the row's first and
+    last items). The interpreter reads host memory item by item, so it gets 1 (no widening)."""
+    if x.device.type != "cuda" or x.data_ptr() % 16:
+        return 1
+    return _bi.max(1, 16 // x.element_size())
+
+
 def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, combine_fn=None, init=None,
-         dtype=None, pol=None):
+         dtype=None, pol=None, vec=None):
     device = x_flat.device
     res_dtype, acc = _out_dtype(op, x_flat.dtype, dtype)
     code = _OP_CODE[op]
@@ -238,8 +260,10 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     out = torch.empty(num_work, dtype=acc, device=device)
     out_idx = torch.empty(num_work if is_arg else 1, dtype=torch.int64, device=device)
     dummy = out_idx if begins is None else begins
-    launch = dict(OP=code, COMBINE=combine_fn, ROWS=rows, BLOCK=block, CACHE_MODIFIER=pol["CACHE_MODIFIER"],
-                  FOR_LOOP=not interpreter_active(), num_warps=pol.num_warps, num_stages=pol.num_stages)
+    vec = _vector_width(xv) if vec is None else vec
+    launch = dict(OP=code, COMBINE=combine_fn, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec,
+                  CACHE_MODIFIER=pol["CACHE_MODIFIER"], FOR_LOOP=not interpreter_active(),
+                  num_warps=pol.num_warps, num_stages=pol.num_stages)
     if num_work:
         _segmented_reduce_kernel[(triton.cdiv(num_work, rows),)](
             xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_work, chunk,
@@ -252,7 +276,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
         _segmented_reduce_kernel[(triton.cdiv(num_segments, p2["ROWS"]),)](
             partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident, out,
             OP=code, COMBINE=None, ROWS=p2["ROWS"], BLOCK=p2["BLOCK"], UNIFORM=True, CACHE_MODIFIER="",
-            FOR_LOOP=not interpreter_active(), num_warps=4, num_stages=1)
+            FOR_LOOP=not interpreter_active(), VEC=1, num_warps=4, num_stages=1)
     if op == "mean":
         if uniform:
             out = out / row_len
