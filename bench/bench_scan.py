@@ -13,9 +13,11 @@ from tritoncub import policy
 from tritoncub.device import scan as S
 
 #: extra single-pass configs timed beside the policy's choice (tuning data from every bench run)
-CONFIG_VARIANTS = [("fast", dict(TILE_ITEMS=8192, LOOKBACK_WINDOW=128, num_warps=8)),
-                   ("fast", dict(TILE_ITEMS=2048, LOOKBACK_WINDOW=256, num_warps=4)),
-                   ("reproducible", dict(TILE_ITEMS=8192, LOOKBACK_WINDOW=256, num_warps=8))]
+CONFIG_VARIANTS = [("fast", dict(TILE_ITEMS=2048, LOOKBACK_WINDOW=128, num_warps=4)),
+                   ("fast", dict(TILE_ITEMS=8192, LOOKBACK_WINDOW=128, num_warps=16)),
+                   ("fast", dict(TILE_ITEMS=4096, LOOKBACK_WINDOW=32, num_warps=8)),
+                   ("reproducible", dict(TILE_ITEMS=2048, LOOKBACK_WINDOW=512, num_warps=4)),
+                   ("reproducible", dict(TILE_ITEMS=4096, LOOKBACK_WINDOW=128, num_warps=8))]
 
 
 def _with_config(cfg, fn):

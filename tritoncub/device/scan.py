@@ -160,22 +160,25 @@ def _load_items(ptr, idx, valid, FULL: tl.constexpr):
 
 @triton.jit
 def _load_inputs(x0_ptr, x1_ptr, idx, pos, valid, ACC0: tl.constexpr, ACC1: tl.constexpr, NUM_VALUES: tl.constexpr,
-                 X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, FULL: tl.constexpr, REVERSE: tl.constexpr):
-    """The tile's items as accumulator values: ``x0`` (and ``x1``). ``X1_INDEX``: ``x1`` is the item
-    index. ``BY_KEY``: ``x0_ptr`` holds keys and ``x0`` becomes the segment-head flag."""
+                 X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, FULL: tl.constexpr, REVERSE: tl.constexpr, start=0,
+                 idx_base=0):
+    """The tile's items as accumulator values: ``x0`` (and ``x1``) at ``x_ptr + idx``, the items
+    ``idx_base + idx`` of the row (the pointers come offset by ``idx_base``); ``start + pos`` is
+    the position in scan order. ``X1_INDEX``: ``x1`` is the item index. ``BY_KEY``: ``x0_ptr``
+    holds keys and ``x0`` becomes the segment-head flag."""
     if BY_KEY:
         k = _load_items(x0_ptr, idx, valid, FULL)
         if REVERSE:
             nb = idx + 1
         else:
             nb = idx - 1
-        kp = tl.load(x0_ptr + nb, mask=valid & (pos > 0), other=0)
-        x0 = ((k != kp) | (pos == 0)).to(tl.int32)
+        kp = tl.load(x0_ptr + nb, mask=valid & (start + pos > 0), other=0)
+        x0 = ((k != kp) | (start + pos == 0)).to(tl.int32)
     else:
         x0 = _load_items(x0_ptr, idx, valid, FULL).to(ACC0)
     if NUM_VALUES == 2:
         if X1_INDEX:
-            x1 = tl.broadcast_to(idx.to(ACC1), x0.shape)
+            x1 = tl.broadcast_to((idx_base + idx).to(ACC1), x0.shape)
         else:
             x1 = _load_items(x1_ptr, idx, valid, FULL).to(ACC1)
     else:
@@ -199,18 +202,38 @@ def _store_outputs(y0_ptr, y1_ptr, idx, valid, o0, o1, NUM_VALUES: tl.constexpr,
 
 
 @triton.jit
-def _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, AXIS: tl.constexpr, COMBINE: tl.constexpr,
-                 SCAN: tl.constexpr,
-                 NUM_VALUES: tl.constexpr, EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, BY_KEY: tl.constexpr):
-    """Scan a tile and seed it with the prefix ``p`` of earlier items (when ``has_prefix``) and the
-    initial value (``HAS_INIT``); ``k`` is the item's position along ``AXIS`` in scan order."""
+def _local_scan(x0, x1, k, AXIS: tl.constexpr, SCAN: tl.constexpr, NUM_VALUES: tl.constexpr,
+                EXCLUSIVE: tl.constexpr):
+    """The tile's own scan, before any prefix is known: the inclusive scan, or for an exclusive
+    scan the inclusive one shifted by one item (slot ``k == 0`` is garbage until seeded).
+    Returns ``(l0, l1, inc0, inc1)``."""
     inc0, inc1 = SCAN(x0, x1, AXIS, NUM_VALUES)
+    if EXCLUSIVE:
+        if AXIS == 0:
+            l0 = block_shift_right(inc0, tl.full((), 0, inc0.dtype))
+            l1 = block_shift_right(inc1, tl.full((), 0, inc1.dtype))
+        else:
+            src = tl.broadcast_to(tl.maximum(k - 1, 0), x0.shape)
+            l0 = tl.gather(inc0, src, AXIS)
+            l1 = tl.gather(inc1, src, AXIS)
+    else:
+        l0 = inc0
+        l1 = inc1
+    return l0, l1, inc0, inc1
+
+
+@triton.jit
+def _seed_tile(l0, l1, heads, p0, p1, has_prefix, init0_ptr, init1_ptr, k, COMBINE: tl.constexpr,
+               NUM_VALUES: tl.constexpr, EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, BY_KEY: tl.constexpr):
+    """Seed a tile's local scan ``l`` (from :func:`_local_scan`) with the prefix ``p`` of earlier
+    items (when ``has_prefix``) and the initial value (``HAS_INIT``); ``k`` is the position along
+    the scan axis in scan order, ``heads`` the segment heads of a scan by key."""
     if HAS_INIT:
-        s0 = tl.load(init0_ptr).to(x0.dtype)
+        s0 = tl.load(init0_ptr).to(l0.dtype)
         if BY_KEY:
             s0 = tl.zeros_like(s0)
         if NUM_VALUES == 2:
-            s1 = tl.load(init1_ptr).to(x1.dtype)
+            s1 = tl.load(init1_ptr).to(l1.dtype)
         else:
             s1 = s0
         if has_prefix:
@@ -220,28 +243,20 @@ def _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, AXIS: tl.c
         s0 = p0
         s1 = p1
         has_seed = has_prefix
-    b0 = tl.broadcast_to(s0, x0.shape)
-    b1 = tl.broadcast_to(s1, x1.shape)
+    b0 = tl.broadcast_to(s0, l0.shape)
+    b1 = tl.broadcast_to(s1, l1.shape)
+    c0, c1 = _combine(b0, b1, l0, l1, COMBINE, NUM_VALUES)
     if EXCLUSIVE:
-        if AXIS == 0:
-            sh0 = block_shift_right(inc0, s0)
-            sh1 = block_shift_right(inc1, s1)
-        else:
-            src = tl.broadcast_to(tl.maximum(k - 1, 0), x0.shape)
-            sh0 = tl.gather(inc0, src, AXIS)
-            sh1 = tl.gather(inc1, src, AXIS)
-        c0, c1 = _combine(b0, b1, sh0, sh1, COMBINE, NUM_VALUES)
         first = k == 0
         o0 = tl.where(first, b0, c0)
         o1 = tl.where(first, b1, c1)
         if BY_KEY:
-            init1 = tl.load(init1_ptr).to(x1.dtype)
-            o1 = tl.where(x0 != 0, init1, o1)
+            init1 = tl.load(init1_ptr).to(l1.dtype)
+            o1 = tl.where(heads != 0, init1, o1)
     else:
-        c0, c1 = _combine(b0, b1, inc0, inc1, COMBINE, NUM_VALUES)
-        o0 = tl.where(has_seed, c0, inc0)
-        o1 = tl.where(has_seed, c1, inc1)
-    return o0, o1, inc0, inc1
+        o0 = tl.where(has_seed, c0, l0)
+        o1 = tl.where(has_seed, c1, l1)
+    return o0, o1
 
 
 # ----------------------------------------------------------------------------------------------
@@ -266,35 +281,47 @@ def _scan_single_pass_kernel(
     tile = tile_index(counter_ptr)
     row = tile // tiles_per_row
     t = tile - row * tiles_per_row
-    first_tile = row * tiles_per_row
+    first_tile = tile - t
     k = tl.arange(0, TILE_ITEMS)
-    pos = t * TILE_ITEMS + k                       # position in scan order within the row (int64)
-    valid = pos < row_len
-    if REVERSE:
-        idx = row_len - 1 - pos
-    else:
-        idx = pos
-    full = (t + 1) * TILE_ITEMS <= row_len
+    start = t * TILE_ITEMS                         # first position of the tile in scan order
+    full = start + TILE_ITEMS <= row_len
     xin0 = x0_ptr + row * stride_in
     xin1 = x1_ptr + row * stride_in
+    yout0 = y0_ptr + row * stride_out
+    yout1 = y1_ptr + row * stride_out
     # 2. items and aggregate (the ragged tile takes its aggregate from its scan: garbage past the
-    #    end must not enter it, and a generic operator has no identity to pad with)
+    #    end must not enter it, and a generic operator has no identity to pad with). A full
+    #    forward tile is addressed as scalar base + arange: unmasked, 16-byte vector accesses.
     if full:
-        x0, x1 = _load_inputs(xin0, xin1, idx, pos, valid, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY, True, REVERSE)
+        if REVERSE:
+            x0, x1 = _load_inputs(xin0, xin1, row_len - 1 - (start + k), k, k >= 0, ACC0, ACC1, NUM_VALUES, X1_INDEX,
+                                  BY_KEY, True, REVERSE, start)
+        else:
+            x0, x1 = _load_inputs(xin0 + start, xin1 + start, k, k, k >= 0, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY,
+                                  True, REVERSE, start, start)
         a0, a1 = REDUCE(x0, x1, 0, NUM_VALUES)
     else:
-        x0, x1 = _load_inputs(xin0, xin1, idx, pos, valid, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY, False,
-                              REVERSE)
+        pos = start + k
+        if REVERSE:
+            idx = row_len - 1 - pos
+        else:
+            idx = pos
+        x0, x1 = _load_inputs(xin0, xin1, idx, k, pos < row_len, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY, False,
+                              REVERSE, start)
         s0, s1 = SCAN(x0, x1, 0, NUM_VALUES)
         a0, a1 = _extract((pos == row_len - 1).to(tl.int32), s0, s1, 0, NUM_VALUES)
-    # 3. publish, look back, publish the inclusive prefix
+    # 3. publish the aggregate, then scan the tile locally before waiting on predecessors: while the
+    #    look-back spins only the scan (not the items as well) stays in registers
     has_prefix = t > 0
+    if has_prefix:
+        publish(status_ptr, plane_stride, tile, a0, a1, LOOKBACK_AGGREGATE, NUM_VALUES, PACKED)
+    l0, l1, _, _ = _local_scan(x0, x1, k, 0, SCAN, NUM_VALUES, EXCLUSIVE)
+    # 4. look back, publish the inclusive prefix
     p0 = a0
     p1 = a1
     i0 = a0
     i1 = a1
     if has_prefix:
-        publish(status_ptr, plane_stride, tile, a0, a1, LOOKBACK_AGGREGATE, NUM_VALUES, PACKED)
         p0, p1 = look_back(status_ptr, plane_stride, tile, first_tile, a0, a1, COMBINE, LB_REDUCE, NUM_VALUES,
                            LOOKBACK_WINDOW, DETERMINISTIC, PACKED)
         i0, i1 = _combine(p0, p1, a0, a1, COMBINE, NUM_VALUES)
@@ -304,15 +331,22 @@ def _scan_single_pass_kernel(
             tl.store(total0_ptr + row, i0.to(total0_ptr.dtype.element_ty))
             if NUM_VALUES == 2:
                 tl.store(total1_ptr + row, i1.to(total1_ptr.dtype.element_ty))
-    # 4. scan the tile with the prefix and store
-    o0, o1, _, _ = _finish_tile(x0, x1, p0, p1, has_prefix, init0_ptr, init1_ptr, k, 0, COMBINE, SCAN, NUM_VALUES,
-                                EXCLUSIVE, HAS_INIT, BY_KEY)
-    yout0 = y0_ptr + row * stride_out
-    yout1 = y1_ptr + row * stride_out
+    # 5. seed the local scan with the prefix and store
+    o0, o1 = _seed_tile(l0, l1, x0, p0, p1, has_prefix, init0_ptr, init1_ptr, k, COMBINE, NUM_VALUES, EXCLUSIVE,
+                        HAS_INIT, BY_KEY)
     if full:
-        _store_outputs(yout0, yout1, idx, valid, o0, o1, NUM_VALUES, STORE0, True)
+        if REVERSE:
+            idx = row_len - 1 - (start + k)
+            _store_outputs(yout0, yout1, idx, k >= 0, o0, o1, NUM_VALUES, STORE0, True)
+        else:
+            _store_outputs(yout0 + start, yout1 + start, k, k >= 0, o0, o1, NUM_VALUES, STORE0, True)
     else:
-        _store_outputs(yout0, yout1, idx, valid, o0, o1, NUM_VALUES, STORE0, False)
+        pos = start + k
+        if REVERSE:
+            idx = row_len - 1 - pos
+        else:
+            idx = pos
+        _store_outputs(yout0, yout1, idx, pos < row_len, o0, o1, NUM_VALUES, STORE0, False)
 
 
 @triton.jit
@@ -333,8 +367,9 @@ def _scan_rows_kernel(
         col = c
     x0, x1 = _load_inputs(x0_ptr + r * stride_in, x1_ptr + r * stride_in, col, c, valid, ACC0, ACC1, NUM_VALUES,
                           X1_INDEX, BY_KEY, False, REVERSE)
-    o0, o1, inc0, inc1 = _finish_tile(x0, x1, x0, x1, False, init0_ptr, init1_ptr, c, 1, COMBINE, SCAN, NUM_VALUES,
-                                      EXCLUSIVE, HAS_INIT, BY_KEY)
+    l0, l1, inc0, inc1 = _local_scan(x0, x1, c, 1, SCAN, NUM_VALUES, EXCLUSIVE)
+    o0, o1 = _seed_tile(l0, l1, x0, x0, x1, False, init0_ptr, init1_ptr, c, COMBINE, NUM_VALUES, EXCLUSIVE, HAS_INIT,
+                        BY_KEY)
     _store_outputs(y0_ptr + r * stride_out, y1_ptr + r * stride_out, col, valid, o0, o1, NUM_VALUES, STORE0, False)
     if WRITE_TOTAL:
         key = tl.broadcast_to((c == row_len - 1).to(tl.int32), inc0.shape)
@@ -354,21 +389,29 @@ def _valid(cfg: dict) -> bool:
             and cfg["ROWS_TILE"] >= cfg["ROWS_MAX_LEN"])
 
 
+# Built-in values (no tuned file). Tile shape: registers decide the occupancy of this kernel (the
+# tile scan is held in registers while the look-back spins); ptxas for sm_90 reports 64 registers
+# for 4096 fp32 items on 8 warps (16 items a thread: 4 CTAs = 16K items in flight per SM) against
+# 158 for 4096 on 4 warps and 159 for 8192 on 8 (32 items a thread: 1-2 CTAs per SM), so 16 items
+# a thread; 64-bit values and pairs take 2048 items on 8 warps (64 and 56 registers); the rows
+# kernel 4096 slots on 8 warps (40 registers).
 # Look-back window: a tile in the fast mode stops at the nearest inclusive prefix, which in steady
 # state lies about (tiles started per look-back latency) places back, so a window of ~100 finds it
 # in one read. In the reproducible mode a tile waits for the inclusive prefix exactly WINDOW places
 # back: the window must exceed the number of tiles in flight on the GPU (~4 per SM) or tiles queue
 # behind each other; the window costs one int64 word per tile read from L2.
 _DET = {"LOOKBACK_WINDOW": 512}
+_WIDE = {"TILE_ITEMS": 2048}
 SCAN_POLICY = policy.register(
     "scan",
     space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [32, 64, 128, 256, 512],
            "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
-              "ROWS_WARPS": 4, "num_warps": 4, "num_stages": 1},
+              "ROWS_WARPS": 8, "num_warps": 8, "num_stages": 1},
     valid=_valid,
     buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det"),
-    bucket_fallbacks={"4B_det": _DET, "8B_det": _DET, "16B_det": _DET},
+    bucket_fallbacks={"4B_det": _DET, "8B": _WIDE, "16B": _WIDE, "8B_det": {**_WIDE, **_DET},
+                      "16B_det": {**_WIDE, **_DET}},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
         "_det: the reproducible mode",
