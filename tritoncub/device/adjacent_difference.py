@@ -18,6 +18,7 @@ import triton.language as tl
 
 from .. import policy
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_no_overlap, check_tensor
+from .select import _check_pred
 
 _DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
 
@@ -104,8 +105,8 @@ def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: b
     check_tensor(x, "x", _DTYPES)
     if op is None:
         op = difference
-    elif not (isinstance(op, triton.runtime.JITFunction) or type(op).__name__ == "InterpretedFunction"):
-        raise TypeError(f"op must be a @triton.jit function op(current, neighbour), got {type(op).__name__}")
+    else:
+        _check_pred(op, "op")
     if in_place:
         if out is not None:
             raise ValueError("pass either out or in_place=True, not both")

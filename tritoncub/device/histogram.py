@@ -41,8 +41,8 @@ import triton
 import triton.language as tl
 
 from .. import policy
-from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, cdiv, check_tensor,
-                      interpreter_active, next_power_of_2, num_sms)
+from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, cdiv, check_tensor, next_power_of_2,
+                      num_sms)
 from ..agent.grid_mapping import grid_size
 
 MAX_CHANNELS = 4

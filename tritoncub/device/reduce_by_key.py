@@ -31,7 +31,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_tensor
+from .._utils import ALL_NUMERIC_DTYPES, check_tensor
 from ..agent import lookback
 from ..block.reduce import combine_add, combine_max, combine_min
 from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input

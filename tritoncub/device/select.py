@@ -317,9 +317,9 @@ def flat_input(x: torch.Tensor, name: str = "x") -> torch.Tensor:
 
 
 def _check_pred(pred, name="pred"):
+    """``pred`` must be a ``@triton.jit`` function (an ``InterpretedFunction`` under the interpreter)."""
     if not (isinstance(pred, triton.runtime.JITFunction) or type(pred).__name__ == "InterpretedFunction"):
-        raise TypeError(f"{name} must be a @triton.jit function of one tile returning an int1 tile, "
-                        f"got {type(pred).__name__}")
+        raise TypeError(f"{name} must be a @triton.jit function, got {type(pred).__name__}")
 
 
 def _check_flags(x: torch.Tensor, flags: torch.Tensor):
