@@ -21,7 +21,8 @@ segmented scan). Each component is a 32- or 64-bit type (int32/int64/uint32/floa
 8/16-bit types before the look-back). ``COMBINE`` is the associative operator: ``COMBINE(a, b)`` for
 one value, ``COMBINE(a0, a1, b0, b1) -> (c0, c1)`` for pairs, ``a`` earlier than ``b``.
 
-**Status words** (``int64``, zero-filled before the launch; :func:`status_words` says how many):
+**Status words** (``int64``, zero-filled before the launch; :func:`allocate_status` makes the
+buffer, :func:`status_planes` says how many planes of ``num_tiles`` words):
 
 * *packed* layout (one 32-bit value, fast mode): one word per tile, ``flag << 32 | value bits``,
   flag ``0`` invalid, ``1`` aggregate, ``2`` inclusive. A 64-bit aligned load or store is
@@ -35,8 +36,8 @@ one value, ``COMBINE(a0, a1, b0, b1) -> (c0, c1)`` for pairs, ``a`` earlier than
   in: free of torn reads without fences or 128-bit atomics.
 
 **The look-back.** A window of ``WINDOW`` predecessors is read with one vector load per plane and
-reduced with one ``tl.reduce`` over ``(flag, value)`` pairs under the operator made by
-:func:`lookback_combine`: a flag ``!= 1`` (an inclusive prefix, or an invalid slot) restarts the
+reduced with one ``tl.reduce`` over ``(flag, value)`` pairs (the ``LB_REDUCE`` function made by
+:func:`lookback_reduce`, under the operator of :func:`lookback_combine`): a flag ``!= 1`` (an inclusive prefix, or an invalid slot) restarts the
 reduction, so the result is the inclusive prefix of the *latest* inclusive tile in the window
 folded with the aggregates after it, flagged ``2``; ``1`` if the whole window holds aggregates only
 (then the window moves back by ``WINDOW``); ``0`` if a slot after the last inclusive one is not
@@ -49,7 +50,27 @@ until tile ``a = max(i - WINDOW, first_tile)`` has published its inclusive prefi
 ``a+1 .. i-1`` their aggregates, and returns ``inclusive(a) ⊕ aggregate(a+1) ⊕ ... ⊕
 aggregate(i-1)`` reduced by the same tree every run: bitwise reproducible results for a given
 policy (``TILE``, ``WINDOW``) and GPU, at the cost of waiting for a tile ``WINDOW`` places back
-(which in steady state finished long before).
+(which in steady state finished long before, when ``WINDOW`` exceeds the tiles in flight).
+
+**Usage** (one tile per program; see ``tritoncub/device/scan.py`` for the whole scan)::
+
+    LB = lookback_reduce(my_combine, 1)             # host: once per operator
+    counter, status, stride = allocate_status(num_tiles, [torch.float32], deterministic, device)
+    PACKED = packed_layout([torch.float32], deterministic)
+
+    tile = tile_index(counter_ptr)                   # device
+    agg = ...                                        # the tile's aggregate
+    if tile == first_tile:
+        publish(status_ptr, stride, tile, agg, agg, LOOKBACK_INCLUSIVE, 1, PACKED)
+    else:
+        publish(status_ptr, stride, tile, agg, agg, LOOKBACK_AGGREGATE, 1, PACKED)
+        prefix, _ = look_back(status_ptr, stride, tile, first_tile, agg, agg, my_combine, LB, 1,
+                              WINDOW, DETERMINISTIC, PACKED)
+        publish(status_ptr, stride, tile, my_combine(prefix, agg), agg, LOOKBACK_INCLUSIVE, 1, PACKED)
+
+Functions received as ``tl.constexpr`` arguments cannot be handed on to ``tl.reduce`` /
+``tl.associative_scan`` by compiled Triton (3.6): they must be called directly, or bound into a
+function as a global with :func:`bind_jit`, as :func:`lookback_reduce` does.
 """
 from __future__ import annotations
 

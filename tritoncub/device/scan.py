@@ -669,7 +669,7 @@ def _by_key(keys, values, combine_fn, init, exclusive, reverse, deterministic):
     if values.device != keys.device:
         raise ValueError(f"values is on {values.device} but keys is on {keys.device}")
     _check_combine(combine_fn)
-    acc = _widen(values.dtype) if init is None or exclusive is False else _widen(values.dtype)
+    acc = _widen(values.dtype)
     init_t = None
     if exclusive:
         init_t = (torch.zeros((), dtype=torch.int32), _init_tuple(init, 1)[0])
