@@ -432,16 +432,33 @@ def _counter(device: torch.device) -> torch.Tensor:
 
     Kernels on one stream run one after another and the last program resets the counter to zero,
     so a counter is reused without a memset launch."""
-    if device.type == "cuda":
-        key = (device.index if device.index is not None else torch.cuda.current_device(),
-               torch.cuda.current_stream(device).stream_id)
-    else:
-        key = (str(device), 0)
+    key = _stream_key(device)
     c = _COUNTERS.get(key)
     if c is None:
         c = torch.zeros(1, dtype=torch.int32, device=device)
         _COUNTERS[key] = c
     return c
+
+
+_WORKSPACES: dict = {}
+
+
+def _workspace(device: torch.device, dtype: torch.dtype, size: int, slot: int) -> torch.Tensor:
+    """The partials buffer of one (device, stream, dtype): written and read within one launch, so
+    launches on the same stream (which run one after another) can share it; saves allocations on
+    the launch-bound small sizes. ``slot``: the operand (each operand of a tuple has its own)."""
+    key = (_stream_key(device), dtype, slot)
+    buf = _WORKSPACES.get(key)
+    if buf is None or buf.numel() < size:
+        buf = _WORKSPACES[key] = torch.empty(size, dtype=dtype, device=device)
+    return buf
+
+
+def _stream_key(device: torch.device):
+    if device.type == "cuda":
+        return (device.index if device.index is not None else torch.cuda.current_device(),
+                torch.cuda.current_stream(device).stream_id)
+    return (str(device), 0)
 
 
 def sum_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -498,7 +515,7 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
         q, r = divmod(num_full, programs)
         num_partials = programs
     outs = tuple(torch.empty(1, dtype=d, device=device) for d in out_dtypes)
-    parts = tuple(torch.empty(_bi.max(num_partials, 1), dtype=d, device=device) for d in out_dtypes)
+    parts = tuple(_workspace(device, d, _bi.max(max_programs, 1), j) for j, d in enumerate(out_dtypes))
     if inits is None:
         inits = outs  # unused by built-in ops
     part_log2 = _bi.max(0, (max_programs - 1).bit_length())
