@@ -367,9 +367,8 @@ def _reduce_builtin_kernel(x_ptr, n, out_ptr, out_idx_ptr, part_ptr, part_idx_pt
 
 def _valid(c: dict) -> bool:
     items_per_thread = c["BLOCK_ITEMS"] // (32 * c["num_warps"])
-    # evict_first loads in a software-pipelined loop (num_stages 3) crashed Triton 3.6's compiler on
-    # sm_90; keep the eviction hint to unpipelined loops
-    return 1 <= items_per_thread <= 64 and (c.get("EVICTION", "") == "" or c["num_stages"] <= 1)
+    # ptxas (sm_90, Triton 3.6) refuses a load with both a cache modifier and an eviction policy
+    return 1 <= items_per_thread <= 64 and not (c.get("CACHE_MODIFIER") and c.get("EVICTION"))
 
 
 REDUCE_BUCKETS = tuple(f"{k}_{c}{b}{sz}" for k in ("sum", "minmax", "arg", "user") for c in "fi"
