@@ -1,18 +1,34 @@
 #!/usr/bin/env bash
 # The GPU test run: install, the whole pytest suite with compiled kernels (gpu-marked tests
-# included), then the benchmark. Logs and results are copied to $OUT when it is set.
-#   bash bench/gpu_check.sh [bench families...]
+# included), one test file at a time under a time limit (a hung kernel fails its file instead of
+# the whole run), then the benchmark. Logs and results go to $OUT when it is set.
+#   bash bench/gpu_check.sh [--tests-only | --bench-only] [bench families...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-bench/results}"
 mkdir -p "$out"
 unset TRITON_INTERPRET
-python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
-python3 -m pytest -q tests -p no:cacheprovider 2>&1 | tee "$out/gpu_tests.log"
-test_rc=${PIPESTATUS[0]}
-python3 -m bench "$@" 2>&1 | tee "$out/bench.log"
-bench_rc=${PIPESTATUS[0]}
-[ "$out" != "bench/results" ] && cp bench/results/*.json bench/results/*.md "$out"/ 2>/dev/null
+python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || true
+python3 -c "import tritoncub" 2>/dev/null || export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+mode=all
+case "${1:-}" in --tests-only) mode=tests; shift ;; --bench-only) mode=bench; shift ;; esac
+test_rc=0
+if [ "$mode" != bench ]; then
+  : > "$out/gpu_tests.log"
+  for f in $(find tests -name 'test_*.py' | sort); do
+    timeout "${TEST_FILE_TIMEOUT:-240}" python3 -m pytest -q -p no:cacheprovider "$f" > "$out/.one.log" 2>&1
+    rc=$?
+    echo "== $f rc=$rc $(tail -n 1 "$out/.one.log")" | tee -a "$out/gpu_tests.log"
+    [ $rc -ne 0 ] && { grep -E "^(FAILED|ERROR)|Error|error" "$out/.one.log" | head -n 40 >> "$out/gpu_tests.log"; test_rc=1; }
+  done
+  rm -f "$out/.one.log"
+fi
+bench_rc=0
+if [ "$mode" != tests ]; then
+  python3 -m bench "$@" 2>&1 | tee "$out/bench.log"
+  bench_rc=${PIPESTATUS[0]}
+  [ "$out" != "bench/results" ] && cp bench/results/*.json bench/results/*.md "$out"/ 2>/dev/null
+fi
 echo "tests rc=$test_rc bench rc=$bench_rc"
 exit $(( test_rc != 0 || bench_rc != 0 ))
