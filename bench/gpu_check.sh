@@ -28,7 +28,9 @@ bench_rc=0
 if [ "$mode" != tests ]; then
   python3 -m bench "$@" 2>&1 | tee "$out/bench.log"
   bench_rc=${PIPESTATUS[0]}
-  [ "$out" != "bench/results" ] && cp bench/results/*.json bench/results/*.md "$out"/ 2>/dev/null
+  # only this GPU's results file and table come back (the other files there are older runs)
+  slug=$(python3 -c "import torch; from tritoncub.policy import device_slug; print(device_slug(torch.cuda.get_device_name()))")
+  [ "$out" != "bench/results" ] && cp "bench/results/$slug.json" "bench/results/$slug.md" "$out"/ 2>/dev/null
 fi
 echo "tests rc=$test_rc bench rc=$bench_rc"
 exit $(( test_rc != 0 || bench_rc != 0 ))
