@@ -189,7 +189,7 @@ def test_by_key(n):
 # batched along any dim, both kernels
 # ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("shape", [(3, 2, 70), (2, 1, 21), (4, 40)] if interpreter_active()
+@pytest.mark.parametrize("shape", [(3, 2, 70), (2, 1, 21), (4, 40), (300, 2)] if interpreter_active()
                          else [(7, 9, 3000), (65536, 128), (16, 1 << 16), (3, 100000)])
 def test_batched_dims(shape):
     x = make_data("random", math.prod(shape), torch.int32).reshape(shape) // 1000
@@ -217,6 +217,8 @@ OPS = torch.ops.tritoncub
                                              (torch.float16, None), (torch.uint8, None)])
 def test_cumsum_op_promotion(dtype, out_dtype):
     x = make_data("random", SIZES[-2], dtype)
+    if dtype == torch.int64 and out_dtype is not None and out_dtype.is_floating_point:
+        x = x % 1000  # full-range int64 sums cancel: float results would differ only by association
     got = OPS.cumsum(x, 0, out_dtype)
     ref = torch.cumsum(x, 0, dtype=out_dtype)
     assert got.dtype == ref.dtype

@@ -29,13 +29,14 @@ for the same policy and GPU. The rows kernel is deterministic in both modes.
 from __future__ import annotations
 
 import functools
+import math
 
 import torch
 import triton
 import triton.language as tl
 
 from .. import policy
-from .._utils import check_tensor, cdiv, next_power_of_2
+from .._utils import cdiv, check_tensor, next_power_of_2, num_sms
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, bind_jit, look_back,
                               lookback_reduce, packed_layout, publish, segmented_combine, tile_index)
 from ..block.scan import block_shift_right
@@ -203,13 +204,13 @@ def _store_outputs(y0_ptr, y1_ptr, idx, valid, o0, o1, NUM_VALUES: tl.constexpr,
 
 @triton.jit
 def _local_scan(x0, x1, k, AXIS: tl.constexpr, SCAN: tl.constexpr, NUM_VALUES: tl.constexpr,
-                EXCLUSIVE: tl.constexpr):
+                EXCLUSIVE: tl.constexpr, ONE_D: tl.constexpr = True):
     """The tile's own scan, before any prefix is known: the inclusive scan, or for an exclusive
     scan the inclusive one shifted by one item (slot ``k == 0`` is garbage until seeded).
     Returns ``(l0, l1, inc0, inc1)``."""
     inc0, inc1 = SCAN(x0, x1, AXIS, NUM_VALUES)
     if EXCLUSIVE:
-        if AXIS == 0:
+        if ONE_D:
             l0 = block_shift_right(inc0, tl.full((), 0, inc0.dtype))
             l1 = block_shift_right(inc1, tl.full((), 0, inc1.dtype))
         else:
@@ -236,8 +237,9 @@ def _seed_tile(l0, l1, heads, p0, p1, has_prefix, init0_ptr, init1_ptr, k, COMBI
             s1 = tl.load(init1_ptr).to(l1.dtype)
         else:
             s1 = s0
-        if has_prefix:
-            s0, s1 = _combine(s0, s1, p0, p1, COMBINE, NUM_VALUES)
+        c0, c1 = _combine(s0, s1, p0, p1, COMBINE, NUM_VALUES)
+        s0 = tl.where(has_prefix, c0, s0)
+        s1 = tl.where(has_prefix, c1, s1)
         has_seed = True
     else:
         s0 = p0
@@ -367,7 +369,7 @@ def _scan_rows_kernel(
         col = c
     x0, x1 = _load_inputs(x0_ptr + r * stride_in, x1_ptr + r * stride_in, col, c, valid, ACC0, ACC1, NUM_VALUES,
                           X1_INDEX, BY_KEY, False, REVERSE)
-    l0, l1, inc0, inc1 = _local_scan(x0, x1, c, 1, SCAN, NUM_VALUES, EXCLUSIVE)
+    l0, l1, inc0, inc1 = _local_scan(x0, x1, c, 1, SCAN, NUM_VALUES, EXCLUSIVE, False)
     o0, o1 = _seed_tile(l0, l1, x0, x0, x1, False, init0_ptr, init1_ptr, c, COMBINE, NUM_VALUES, EXCLUSIVE, HAS_INIT,
                         BY_KEY)
     _store_outputs(y0_ptr + r * stride_out, y1_ptr + r * stride_out, col, valid, o0, o1, NUM_VALUES, STORE0, False)
@@ -378,6 +380,63 @@ def _scan_rows_kernel(
         tl.store(total0_ptr + rr, t0.to(total0_ptr.dtype.element_ty), mask=rr < n_rows)
         if NUM_VALUES == 2:
             tl.store(total1_ptr + rr, t1.to(total1_ptr.dtype.element_ty), mask=rr < n_rows)
+
+
+@triton.jit
+def _scan_strided_kernel(
+        x0_ptr, x1_ptr, y0_ptr, y1_ptr, init0_ptr, init1_ptr, total0_ptr, total1_ptr,
+        scan_len, inner,
+        ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr, SCAN: tl.constexpr, REDUCE: tl.constexpr,
+        NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
+        EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
+        BLOCK_L: tl.constexpr, BLOCK_I: tl.constexpr):
+    """A scan along a middle dimension of an ``[outer, scan_len, inner]`` tensor, in place (no
+    transposing copies): program ``(i, o)`` walks ``BLOCK_I`` neighbouring columns of outer index
+    ``o`` down the scan dimension in chunks of ``BLOCK_L`` rows, carrying each column's prefix."""
+    pid_i = tl.program_id(0)
+    pid_o = tl.program_id(1).to(tl.int64)
+    cols = pid_i * BLOCK_I + tl.arange(0, BLOCK_I)[None, :]
+    cmask = cols < inner
+    kk = tl.arange(0, BLOCK_L)[:, None]
+    base = pid_o * scan_len * inner
+    carry0 = tl.zeros((1, BLOCK_I), ACC0)
+    carry1 = tl.zeros((1, BLOCK_I), ACC1)
+    l_start = 0
+    while l_start < scan_len:  # (a while loop: the interpreter cannot range() over a runtime bound)
+        pos = l_start + kk
+        valid = (pos < scan_len) & cmask
+        if REVERSE:
+            li = scan_len - 1 - pos
+        else:
+            li = pos
+        offs = base + li.to(tl.int64) * inner + cols
+        x0 = tl.load(x0_ptr + offs, mask=valid, other=0).to(ACC0)
+        if NUM_VALUES == 2:
+            if X1_INDEX:
+                x1 = tl.broadcast_to(li.to(ACC1), x0.shape)
+            else:
+                x1 = tl.load(x1_ptr + offs, mask=valid, other=0).to(ACC1)
+        else:
+            x1 = x0
+        has_prefix = l_start > 0
+        l0, l1, inc0, inc1 = _local_scan(x0, x1, kk, 0, SCAN, NUM_VALUES, EXCLUSIVE, False)
+        o0, o1 = _seed_tile(l0, l1, x0, carry0, carry1, has_prefix, init0_ptr, init1_ptr, kk, COMBINE, NUM_VALUES,
+                            EXCLUSIVE, HAS_INIT, False)
+        _store_outputs(y0_ptr, y1_ptr, offs, valid, o0, o1, NUM_VALUES, STORE0, False)
+        last = tl.minimum(scan_len - l_start, BLOCK_L) - 1
+        key = tl.broadcast_to((kk == last).to(tl.int32), inc0.shape)
+        a0, a1 = _extract(key, inc0, inc1, 0, NUM_VALUES)
+        a0 = a0[None, :]
+        a1 = a1[None, :]
+        n0, n1 = _combine(carry0, carry1, a0, a1, COMBINE, NUM_VALUES)
+        carry0 = tl.where(has_prefix, n0, a0)
+        carry1 = tl.where(has_prefix, n1, a1)
+        l_start += BLOCK_L
+
+    if WRITE_TOTAL:
+        tl.store(total0_ptr + pid_o * inner + cols, carry0.to(total0_ptr.dtype.element_ty), mask=cmask)
+        if NUM_VALUES == 2:
+            tl.store(total1_ptr + pid_o * inner + cols, carry1.to(total1_ptr.dtype.element_ty), mask=cmask)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -493,33 +552,54 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
                 t.copy_(v.reshape(()).to(t.dtype).expand(t.shape))
     if x0.numel() == 0:
         return outs, totals
+    acc0 = acc_dtypes[0]
+    acc1 = acc_dtypes[1] if num_values == 2 else acc0
+    bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic)
+    pol = policy.select("scan", device, bucket)
+    scan_fn, reduce_fn = tile_ops(combine_fn)
+    common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, SCAN=scan_fn, REDUCE=reduce_fn,
+                  NUM_VALUES=num_values, X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
+                  HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
+    if init is not None:
+        inits = [v.reshape(1).to(device=device, dtype=d) for v, d in zip(init, acc_dtypes[:num_values])]
+    else:
+        inits = [torch.zeros(1, dtype=acc0, device=device)]
+    i0 = inits[0]
+    i1 = inits[1] if len(inits) == 2 else i0
+    if ndim > 1 and dim != ndim - 1 and not by_key:
+        inner = math.prod(shape[dim + 1:])
+        outer = math.prod(shape[:dim])
+        block_i = min(next_power_of_2(inner), 64)
+        block_l = max(1, pol["ROWS_TILE"] // block_i)
+        programs = outer * cdiv(inner, block_i)
+        if programs >= num_sms(device) or row_len <= 4 * block_l:
+            xin = [t.contiguous() for t in xs]
+            in0 = xin[0]
+            in1 = xin[1] if len(xin) == 2 else in0
+            o1 = outs[1] if num_values == 2 else None
+            o0 = outs[0] if outs[0] is not None else o1
+            o1 = o1 if o1 is not None else o0
+            tt0 = totals[0] if totals is not None else i0
+            tt1 = totals[1] if (totals is not None and num_values == 2) else tt0
+            warps = max(1, min(pol["ROWS_WARPS"], block_l * block_i // 128))
+            warps = 1 << (warps.bit_length() - 1)
+            _scan_strided_kernel[(cdiv(inner, block_i), outer)](
+                in0, in1, o0, o1, i0, i1, tt0, tt1, row_len, inner, BLOCK_L=block_l, BLOCK_I=block_i,
+                num_warps=warps, num_stages=1, **common)
+            return outs, totals
     rows_in = [_as_rows(t, dim) for t in xs]
     last = dim == ndim - 1 or ndim == 0
     rows_out = [None if o is None else (o.reshape(n_rows, row_len) if last else
                                        torch.empty((n_rows, row_len), dtype=o.dtype, device=device))
                 for o in outs]
     tot_rows = None if totals is None else [t.reshape(-1) for t in totals]
-    acc0 = acc_dtypes[0]
-    acc1 = acc_dtypes[1] if num_values == 2 else acc0
-    if init is not None:
-        inits = [v.reshape(1).to(device=device, dtype=d) for v, d in zip(init, acc_dtypes[:num_values])]
-    else:
-        inits = [torch.zeros(1, dtype=acc0, device=device)]
     in0 = rows_in[0]
     in1 = rows_in[1] if len(rows_in) == 2 else in0
     out1_t = rows_out[1] if num_values == 2 else None
     out0_t = rows_out[0] if rows_out[0] is not None else out1_t
     out1_t = out1_t if out1_t is not None else out0_t
-    i0 = inits[0]
-    i1 = inits[1] if len(inits) == 2 else i0
     t0 = tot_rows[0] if tot_rows is not None else i0
     t1 = tot_rows[1] if (tot_rows is not None and num_values == 2) else t0
-    bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic)
-    pol = policy.select("scan", device, bucket)
-    scan_fn, reduce_fn = tile_ops(combine_fn)
-    common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, SCAN=scan_fn, REDUCE=reduce_fn, NUM_VALUES=num_values,
-                  X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
-                  HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
     if row_len <= pol["ROWS_MAX_LEN"]:
         block_c = next_power_of_2(row_len)
         block_r = max(1, min(pol["ROWS_TILE"] // block_c, next_power_of_2(n_rows)))
