@@ -150,6 +150,7 @@ def test_double_buffer():
     {"RADIX_BITS": 7, "TL_TILE": 128, "WINDOW": 16},
     {"RADIX_BITS": 8, "TL_TILE": 64, "WINDOW": 8, "WARPS": 4, "ITEMS": 8, "num_warps": 4},
     {"RADIX_BITS": 8, "TL_TILE": 128, "WINDOW": 0, "WARPS": 16, "ITEMS": 16, "num_warps": 16, "MAXNREG": 80},
+    {"TL_TILE": 128, "SMALL_N": 512},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_policy_configs(cfg):
     x = make_data("few_unique", 3 * cfg["TL_TILE"] + 11, torch.float32)
@@ -159,6 +160,28 @@ def test_policy_configs(cfg):
     rv, ri = _ref(x, True)
     _eq(v, rv)
     assert torch.equal(i.cpu(), ri)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float16, torch.bool, torch.int64], ids=str)
+def test_single_program_small_path(dtype):
+    # SMALL_N routes inputs of up to that many keys (<= 32-bit) to one program; 64-bit keys and
+    # larger inputs keep the onesweep path
+    with policy.override("radix_sort", {"SMALL_N": 256}):
+        for n, kind, descs in ((2, "random", (True,)), (200, "special", (False, True)), (256, "few_unique", (True,)),
+                               (257, "random", (False,))):
+            if dtype == torch.int64 and n > 2:
+                continue
+            x = make_data(kind, n, dtype)
+            for desc in descs:
+                v, i = rs.sort(x, descending=desc)
+                rv, ri = _ref(x, desc)
+                _eq(v, rv, f"n={n} desc={desc}")
+                assert torch.equal(i.cpu(), ri)
+        x = make_data("random", 200, torch.int32)
+        k, v = rs.sort_pairs(x, x.to(torch.float64), True, 3, 11)
+        sub = (((x.cpu().to(torch.int64) & 0xFFFFFFFF) ^ 0x80000000) >> 3) & 255
+        idx = torch.sort(sub, descending=True, stable=True).indices
+        assert torch.equal(k.cpu(), x.cpu()[idx]) and torch.equal(v.cpu(), x.cpu().to(torch.float64)[idx])
 
 
 def test_bad_input():
@@ -246,6 +269,7 @@ def test_gpu_2_28_keys_and_distributions():
     {"COUNTS_COLUMNS": 1, "RANK_PACK": 2, "EXCHANGE_APART": 1, "EXCHANGE_KEYS": 0, "MAXNREG": 80},
     {"RANK_PACK": 4, "WINDOW": 8, "WARPS": 4, "ITEMS": 16, "num_warps": 4},
     {"RANK_PACK": 2, "WARPS": 16, "ITEMS": 8, "num_warps": 16, "MAXNREG": 0, "COUNTS_COLUMNS": 1},
+    {"SMALL_N": 4096},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_gpu_fast_path_variants(cfg):
     with policy.override("radix_sort", cfg):

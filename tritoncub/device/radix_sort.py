@@ -6,6 +6,8 @@ Algorithm (Adinets & Merrill 2022, "Onesweep"):
    (``RADIX_BITS`` bits each, from ``begin_bit`` to ``end_bit``) at once.
 2. Places where every key has the same digit are **skipped** (common for small-range keys); this
    needs the histogram on the host: one small device-to-host copy per sort.
+   Inputs of at most ``SMALL_N`` keys of up to 32 bits (a policy value; 0 = off, the default until
+   it is timed on a GPU) skip all of this: one program sorts them with a single ``tl.sort``.
 3. **One pass per remaining place**: each program takes the next tile (atomic tile counter), ranks
    its keys by the place's digit, publishes its digit counts and finds, by a decoupled look-back
    (Merrill & Garland 2016) over the per-digit status words of the tiles before it, how many keys
@@ -229,6 +231,27 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
         tl.store(vals_out + dest, offs, mask=valid)
 
 
+@triton.jit
+def _small_sort_kernel(keys_in, keys_out, vals_in, vals_out, n, begin_bit, end_bit, DESCENDING: tl.constexpr,
+                       VALUE_MODE: tl.constexpr, BLOCK: tl.constexpr):
+    """Single-program sort of up to BLOCK keys of at most 32 bits: one ``tl.sort`` of
+    ``(bit-range digits << log2(BLOCK)) | index`` (the index makes it stable), then gathers."""
+    LOG: tl.constexpr = BLOCK.bit_length() - 1
+    o = tl.arange(0, BLOCK)
+    m = o < n
+    k = tl.load(keys_in + o, mask=m)
+    bits = to_ordered_bits(k, DESCENDING).to(tl.int64)
+    width = end_bit - begin_bit
+    sub = (bits >> begin_bit) & ((tl.full([BLOCK], 1, tl.int64) << width) - 1)
+    sub = tl.where(m, sub, tl.full([BLOCK], 1, tl.int64) << 32)      # padding sorts last
+    src = (tl.sort((sub << LOG) | o.to(tl.int64)) & (BLOCK - 1)).to(tl.int32)
+    tl.store(keys_out + o, tl.gather(k, src, 0), mask=m)
+    if VALUE_MODE == 1:
+        tl.store(vals_out + o, tl.gather(tl.load(vals_in + o, mask=m), src, 0), mask=m)
+    elif VALUE_MODE == 2:
+        tl.store(vals_out + o, src.to(tl.int64), mask=m)
+
+
 # ---------------------------------------------------------------- fast (Gluon) kernels --------
 
 @gluon.jit
@@ -401,16 +424,17 @@ def _valid_policy(c: dict) -> bool:
             and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (0, 1, 2, 4, 8, 16, 32)
             and c["EXCHANGE_KEYS"] in (0, 1) and c["COUNTS_COLUMNS"] in (0, 1)
             and c["RANK_PACK"] in (1, 2, 4) and c["ITEMS"] % c["RANK_PACK"] == 0
-            and c["EXCHANGE_APART"] in (0, 1))
+            and c["EXCHANGE_APART"] in (0, 1) and c["SMALL_N"] in (0, 256, 512, 1024, 2048, 4096, 8192))
 
 
 policy.register(
     "radix_sort",
     space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
            "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
-           "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1], "num_warps": [4, 8, 16], "num_stages": [1]},
+           "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
+           "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
-              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 0,
+              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 0, "SMALL_N": 0,
               "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
@@ -423,7 +447,9 @@ policy.register(
         "through shared memory (0: exchange source indices and gather keys back); COUNTS_COLUMNS 1 "
         "scans the per-warp digit counters with one digit column per thread; RANK_PACK slots ranked "
         "per asm block (their latencies overlap); EXCHANGE_APART 1 keeps the exchange buffer apart from "
-        "the counters (one barrier less, more shared memory unless the power-of-two rounding absorbs it)",
+        "the counters (one barrier less, more shared memory unless the power-of-two rounding absorbs it); "
+        "SMALL_N: up to this many keys (of at most 32 bits) one program sorts everything with one "
+        "tl.sort (0: off; not yet measured on a GPU, so off by default)",
 )
 
 
@@ -531,6 +557,22 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
 
     if n <= 1 or num_places == 0:
         finish_without_passes()
+        return
+
+    if n <= pol["SMALL_N"] and key_bits(kin.dtype) <= 32:
+        # small input: one program sorts everything (no histogram, no host sync, one launch)
+        block = 1 << (n - 1).bit_length()
+        if values is not None:
+            vm = 2 if gen_indices else 1
+            src_v = _bits_view(values_src if values_src is not None else values.current)
+            dst_v = _bits_view(values.alternate)
+        else:
+            vm, src_v, dst_v = 0, kin, kin
+        _small_sort_kernel[(1,)](kin, keys.alternate, src_v, dst_v, n, begin_bit, end_bit, DESCENDING=descending,
+                                 VALUE_MODE=vm, BLOCK=block, num_warps=4 if block <= 1024 else 8)
+        keys.selector ^= 1
+        if values is not None:
+            values.selector ^= 1
         return
 
     # 1. upfront histogram of every place
