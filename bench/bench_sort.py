@@ -15,7 +15,6 @@ from __future__ import annotations
 import torch
 
 from bench.harness import Case, cupy_module, rotating, to_cupy
-from tritoncub.device import radix_sort as R
 
 ops = torch.ops.tritoncub
 

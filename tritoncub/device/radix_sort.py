@@ -32,7 +32,6 @@ File layout: kernels, policy registration, Python launchers, torch operators.
 """
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 import torch
