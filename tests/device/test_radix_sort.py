@@ -269,7 +269,6 @@ def test_gpu_2_28_keys_and_distributions():
     {"COUNTS_COLUMNS": 1, "RANK_PACK": 2, "EXCHANGE_APART": 1, "EXCHANGE_KEYS": 0, "MAXNREG": 80},
     {"RANK_PACK": 4, "WINDOW": 8, "WARPS": 4, "ITEMS": 16, "num_warps": 4},
     {"RANK_PACK": 2, "WARPS": 16, "ITEMS": 8, "num_warps": 16, "MAXNREG": 0, "COUNTS_COLUMNS": 1},
-    {"SMALL_N": 4096},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_gpu_fast_path_variants(cfg):
     with policy.override("radix_sort", cfg):
@@ -286,3 +285,15 @@ def test_gpu_fast_path_variants(cfg):
         sub = ((x.to(torch.int64) & 0xFFFFFFFF) ^ 0x80000000) >> 3 & ((1 << 18) - 1)
         idx = torch.sort(sub, stable=True).indices
         assert torch.equal(k, x[idx]) and torch.equal(v, x.to(torch.float64)[idx])
+
+
+@pytest.mark.gpu
+def test_gpu_single_program_small_path():
+    with policy.override("radix_sort", {"SMALL_N": 4096}):
+        for dtype in (torch.float32, torch.uint8, torch.bfloat16, torch.int32):
+            for n in (2, 1000, 4096):
+                x = make_data("special" if dtype.is_floating_point else "few_unique", n, dtype)
+                for desc in (False, True):
+                    v, i = rs.sort(x, descending=desc)
+                    r = torch.sort(x, descending=desc, stable=True)
+                    assert torch.equal(i, r.indices), (dtype, n, desc)
