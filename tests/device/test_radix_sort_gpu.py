@@ -1,0 +1,97 @@
+"""DeviceRadixSort on a GPU: the fast (Gluon) kernels at large sizes, every key dtype, the policy
+variants, compared with torch.sort and with the portable kernels. Skipped under the interpreter.
+(Separate from test_radix_sort.py so that each file's compile time stays within a file's time limit.)"""
+import pytest
+import torch
+
+import tritoncub.device.radix_sort as rs
+from helpers import ALL_DTYPES, make_data
+from tritoncub import policy
+
+DTYPES = [torch.bool] + ALL_DTYPES
+
+
+def _proxy(x: torch.Tensor) -> torch.Tensor:
+    """A tensor torch can sort in the same order as x (torch lacks sort kernels for some unsigned types)."""
+    if x.dtype == getattr(torch, "uint64", None):
+        return x.view(torch.int64) ^ (-2**63)
+    if x.dtype in (getattr(torch, "uint16", None), getattr(torch, "uint32", None)):
+        return x.to(torch.int64)
+    return x
+
+
+@pytest.mark.gpu
+def test_gpu_every_dtype_fast_path():
+    for dtype in DTYPES:
+        x = make_data("special" if dtype.is_floating_point else "few_unique", 70001, dtype)
+        v, i = rs.sort(x)
+        rv, ri = torch.sort(_proxy(x), stable=True)
+        assert torch.equal(i, ri), dtype
+        assert torch.equal(_proxy(v).nan_to_num(7), rv.nan_to_num(7)), dtype
+        k = rs.sort_keys(x, True)
+        assert torch.equal(_proxy(k).nan_to_num(7), torch.sort(_proxy(x), descending=True).values.nan_to_num(7)), dtype
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64], ids=str)
+def test_gpu_large_fast_vs_torch_and_portable(dtype):
+    x = make_data("random", (1 << 22) + 12345, dtype)
+    for desc in (False, True):
+        v, i = rs.sort(x, descending=desc)
+        r = torch.sort(x, descending=desc, stable=True)
+        assert torch.equal(i, r.indices)
+        assert torch.equal(v, r.values)
+    if dtype == torch.float32:
+        x = make_data("special", 300001, dtype)
+        a = rs.sort(x)
+        rs.FORCE_PORTABLE = True
+        try:
+            b = rs.sort(x)
+        finally:
+            rs.FORCE_PORTABLE = False
+        assert torch.equal(a[1], b[1])
+
+
+@pytest.mark.gpu
+def test_gpu_2_28_keys_and_distributions():
+    n = 1 << 26
+    for kind in ("random", "few_unique", "equal", "sorted", "reversed"):
+        x = make_data(kind, n, torch.int32)
+        assert torch.equal(rs.sort_keys(x), torch.sort(x).values), kind
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cfg", [
+    {"COUNTS_COLUMNS": 1},
+    {"COUNTS_COLUMNS": 1, "RANK_PACK": 4, "EXCHANGE_APART": 1},
+    {"COUNTS_COLUMNS": 1, "RANK_PACK": 2, "EXCHANGE_APART": 1, "EXCHANGE_KEYS": 0, "MAXNREG": 80},
+    {"RANK_PACK": 4, "WINDOW": 8, "WARPS": 4, "ITEMS": 16, "num_warps": 4},
+    {"RANK_PACK": 2, "WARPS": 16, "ITEMS": 8, "num_warps": 16, "MAXNREG": 0, "COUNTS_COLUMNS": 1},
+], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_gpu_fast_path_variants(cfg):
+    with policy.override("radix_sort", cfg):
+        for dtype in (torch.float32, torch.uint8):
+            x = make_data("special" if dtype.is_floating_point else "few_unique", (1 << 20) + 333, dtype)
+            for desc in (False, True):
+                v, i = rs.sort(x, descending=desc)
+                r = torch.sort(x, descending=desc, stable=True)
+                assert torch.equal(i, r.indices), (dtype, desc)
+                assert torch.equal(rs.sort_keys(x, desc).view(torch.uint8) if dtype == torch.uint8 else
+                                   _proxy(rs.sort_keys(x, desc)).nan_to_num(7.0), _proxy(r.values).nan_to_num(7.0))
+        x = make_data("random", 3 << 20, torch.int32)
+        k, v = rs.sort_pairs(x, x.to(torch.float64), False, 3, 21)
+        sub = ((x.to(torch.int64) & 0xFFFFFFFF) ^ 0x80000000) >> 3 & ((1 << 18) - 1)
+        idx = torch.sort(sub, stable=True).indices
+        assert torch.equal(k, x[idx]) and torch.equal(v, x.to(torch.float64)[idx])
+
+
+@pytest.mark.gpu
+def test_gpu_single_program_small_path():
+    with policy.override("radix_sort", {"SMALL_N": 4096}):
+        for dtype in (torch.float32, torch.uint8, torch.bfloat16, torch.int32):
+            for n in (2, 1000, 4096):
+                x = make_data("special" if dtype.is_floating_point else "few_unique", n, dtype)
+                for desc in (False, True):
+                    v, i = rs.sort(x, descending=desc)
+                    r = torch.sort(x, descending=desc, stable=True)
+                    assert torch.equal(i, r.indices), (dtype, n, desc)
