@@ -546,10 +546,8 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     totals = None
     if want_total:
         tshape = tuple(s for i, s in enumerate(shape) if i != dim) if ndim else ()
-        totals = tuple(torch.zeros(tshape, dtype=d, device=device) for d in acc_dtypes[:num_values])
-        if init is not None and row_len == 0:
-            for t, v in zip(totals, init):
-                t.copy_(v.reshape(()).to(t.dtype).expand(t.shape))
+        make = torch.zeros if row_len == 0 else torch.empty  # every row's total is written by the kernel
+        totals = tuple(make(tshape, dtype=d, device=device) for d in acc_dtypes[:num_values])
     if x0.numel() == 0:
         return outs, totals
     acc0 = acc_dtypes[0]
@@ -561,9 +559,10 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
                   NUM_VALUES=num_values, X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
                   HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
     if init is not None:
-        inits = [v.reshape(1).to(device=device, dtype=d) for v, d in zip(init, acc_dtypes[:num_values])]
+        inits = [v.reshape(1).to(device=device, dtype=d) if isinstance(v, torch.Tensor)
+                 else torch.full((1,), v, dtype=d, device=device) for v, d in zip(init, acc_dtypes[:num_values])]
     else:
-        inits = [torch.zeros(1, dtype=acc0, device=device)]
+        inits = [x0]  # never read (HAS_INIT=False): no allocation
     i0 = inits[0]
     i1 = inits[1] if len(inits) == 2 else i0
     if ndim > 1 and dim != ndim - 1 and not by_key:
@@ -667,7 +666,7 @@ def _init_tuple(init, n):
     vals = tuple(init) if isinstance(init, (tuple, list)) else (init,)
     if len(vals) != n:
         raise ValueError(f"init must have {n} value(s), got {len(vals)}")
-    return tuple(v if isinstance(v, torch.Tensor) else torch.tensor(v) for v in vals)
+    return vals  # tensors, or Python numbers (made on the device by the launcher)
 
 
 def _generic(x, combine_fn, init, dim, reverse, deterministic, return_total, exclusive):
@@ -718,7 +717,7 @@ def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine
     check_tensor(x, "x", SCAN_DTYPES)
     acc, out = _sum_dtypes(x, dtype)
     xin = x if (dtype is None or x.dtype == dtype) else x.to(dtype)
-    init = (torch.zeros((), dtype=acc),) if exclusive else None
+    init = (0,) if exclusive else None
     outs, totals = scan_rows_launch((xin,), combine, acc_dtypes=(acc,), out_dtypes=(out,), dim=dim,
                                     exclusive=exclusive, init=init, reverse=reverse,
                                     deterministic=deterministic, want_total=return_total)
@@ -752,7 +751,7 @@ def _by_key(keys, values, combine_fn, init, exclusive, reverse, deterministic):
     acc = _widen(values.dtype)
     init_t = None
     if exclusive:
-        init_t = (torch.zeros((), dtype=torch.int32), _init_tuple(init, 1)[0])
+        init_t = (0, _init_tuple(init, 1)[0])
     outs, _ = scan_rows_launch((keys, values), segmented_combine(combine_fn, 1),
                                acc_dtypes=(torch.int32, acc), out_dtypes=(torch.int32, values.dtype),
                                dim=0, exclusive=exclusive, init=init_t, reverse=reverse,
