@@ -15,7 +15,6 @@ from tritoncub.device import scan as S
 #: extra single-pass configs timed beside the policy's choice (tuning data from every bench run)
 CONFIG_VARIANTS = [("fast", dict(TILE_ITEMS=2048, LOOKBACK_WINDOW=128, num_warps=4)),
                    ("fast", dict(TILE_ITEMS=8192, LOOKBACK_WINDOW=128, num_warps=16)),
-                   ("fast", dict(TILE_ITEMS=4096, LOOKBACK_WINDOW=32, num_warps=8)),
                    ("reproducible", dict(TILE_ITEMS=2048, LOOKBACK_WINDOW=512, num_warps=4)),
                    ("reproducible", dict(TILE_ITEMS=4096, LOOKBACK_WINDOW=128, num_warps=8))]
 
@@ -129,8 +128,8 @@ def cases(ctx):
         return
     yield from _cumsum_cases(ctx, (1 << 28,), torch.float32, modes=("fast", "reproducible"),
                              variants=CONFIG_VARIANTS)
-    yield from _cumsum_cases(ctx, (1 << 28,), torch.int32)
-    yield from _cumsum_cases(ctx, (65536, 128), torch.float32)
-    yield from _cumsum_cases(ctx, (16, 1 << 20), torch.float32)
-    yield from _cumsum_cases(ctx, (1 << 24,), torch.float32, compiled=False, modes=("fast", "reproducible"))
+    # torch.compile is timed where the issue sets a bar against it (its compile takes tens of seconds)
+    yield from _cumsum_cases(ctx, (1 << 28,), torch.int32, compiled=False)
+    yield from _cumsum_cases(ctx, (65536, 128), torch.float32, compiled=False)
+    yield from _cumsum_cases(ctx, (16, 1 << 20), torch.float32, compiled=False)
     yield from _linrec_cases(ctx, 1 << 26)
