@@ -68,9 +68,12 @@ policy (``TILE``, ``WINDOW``) and GPU, at the cost of waiting for a tile ``WINDO
                               WINDOW, DETERMINISTIC, PACKED)
         publish(status_ptr, stride, tile, my_combine(prefix, agg), agg, LOOKBACK_INCLUSIVE, 1, PACKED)
 
-Functions received as ``tl.constexpr`` arguments cannot be handed on to ``tl.reduce`` /
-``tl.associative_scan`` by compiled Triton (3.6): they must be called directly, or bound into a
-function as a global with :func:`bind_jit`, as :func:`lookback_reduce` does.
+Why bound functions: in the scan kernel, a combine function received as a ``tl.constexpr`` and
+handed on through helpers to ``tl.reduce`` failed to compile with Triton 3.6 ("'constexpr' object
+has no attribute 'fn'"; small kernels doing the same compile, the trigger was not isolated).
+Binding the operator into the reducing function as a global (:func:`bind_jit`) compiles, and runs
+under the interpreter, where real closures do not (it re-executes a function's source with its
+globals only).
 """
 from __future__ import annotations
 
@@ -192,9 +195,9 @@ def lookback_combine(combine_fn, num_values: int = 1):
 @functools.lru_cache(maxsize=None)
 def lookback_reduce(combine_fn, num_values: int = 1):
     """``LB_REDUCE(flag, v0, v1) -> (flag, r0, r1)``: a window of ``(flag, value)`` slots reduced
-    with :func:`lookback_combine`. This is what :func:`look_back` takes as ``LB_REDUCE``: compiled
-    Triton cannot hand a function received as a ``tl.constexpr`` on to ``tl.reduce``, so the
-    operator is bound into the reducing function instead (``v1`` is ignored for one value)."""
+    with :func:`lookback_combine`. This is what :func:`look_back` takes as ``LB_REDUCE``: the
+    operator is bound into the reducing function as a global rather than handed down as a
+    ``tl.constexpr`` argument (``v1`` is ignored for one value)."""
     lbc = lookback_combine(combine_fn, num_values)
     return bind_jit(_lb_reduce1 if num_values == 1 else _lb_reduce2, lb_combine=lbc)
 

@@ -125,8 +125,9 @@ def _combine(a0, a1, b0, b1, COMBINE: tl.constexpr, NUM_VALUES: tl.constexpr):
     return c0, c1
 
 
-# Tile scan / reduce, bound per operator: compiled Triton cannot pass a function received as a
-# tl.constexpr on to tl.associative_scan / tl.reduce, so ``combine_fn`` is bound as a global.
+# Tile scan / reduce, bound per operator (``combine_fn`` is a global of the bound copy): handing the
+# constexpr combine on to tl.reduce through the helpers failed to compile in this kernel (see
+# tritoncub.agent.lookback).
 def _tile_scan_t(x0, x1, AXIS: tl.constexpr, NUM_VALUES: tl.constexpr):
     if NUM_VALUES == 1:
         s0 = tl.associative_scan(x0, AXIS, combine_fn)  # noqa: F821
