@@ -187,7 +187,7 @@ def _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS: tl.constexpr):
 
 # ---------------------------------------------------------------- portable (tl) kernels -------
 
-@triton.jit
+@triton.jit(do_not_specialize=["n", "begin_bit", "end_bit"])
 def _histogram_tl_kernel(keys_ptr, hist_ptr, n, begin_bit, end_bit, NUM_PLACES: tl.constexpr,
                          RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr, TILE: tl.constexpr):
     RADIX: tl.constexpr = 1 << RADIX_BITS
@@ -202,7 +202,7 @@ def _histogram_tl_kernel(keys_ptr, hist_ptr, n, begin_bit, end_bit, NUM_PLACES: 
         tl.atomic_add(hist_ptr + p * RADIX + bins, h)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["n", "shift", "width"])
 def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, digit_off_ptr,
                         n, shift, width, RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr,
                         VALUE_MODE: tl.constexpr, FLAG_SHIFT: tl.constexpr, TILE: tl.constexpr,
@@ -230,7 +230,7 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
         tl.store(vals_out + dest, offs, mask=valid)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["n", "begin_bit", "end_bit"])
 def _small_sort_kernel(keys_in, keys_out, vals_in, vals_out, n, begin_bit, end_bit, DESCENDING: tl.constexpr,
                        VALUE_MODE: tl.constexpr, BLOCK: tl.constexpr):
     """Single-program sort of up to BLOCK keys of at most 32 bits: one ``tl.sort`` of
@@ -258,7 +258,7 @@ def _add(a, b):
     return a + b
 
 
-@gluon.jit
+@gluon.jit(do_not_specialize=["n_tiles", "begin_bit", "end_bit"])  # n stays specialised: vector loads
 def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, NUM_PLACES: gl.constexpr,
                             RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr, WARPS: gl.constexpr,
                             ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr):
@@ -290,7 +290,7 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, 
         gl.atomic_add(hist_ptr + p * RADIX + dig, c.to(gl.int64))
 
 
-@gluon.jit
+@gluon.jit(do_not_specialize=["n", "shift", "width"])
 def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, digit_off_ptr,
                            n, shift, width, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                            VALUE_MODE: gl.constexpr, FLAG_SHIFT: gl.constexpr, WARPS: gl.constexpr,
