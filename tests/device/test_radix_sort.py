@@ -69,6 +69,10 @@ def test_sort_op_values_and_indices_equal_torch(dtype, kind):
         rv, ri = _ref(x, desc)
         _eq(v, rv, f"{kind} desc={desc}")   # -0.0/+0.0 and NaN payloads kept: original bits move
         assert torch.equal(i.cpu(), ri), f"{kind} desc={desc}"
+        # rows this short go to the in-register row sort; the onesweep path (long rows) directly:
+        v2, i2 = rs._sort_lastdim(x.view(1, -1), desc)
+        _eq(v2.view(-1), rv, f"onesweep {kind} desc={desc}")
+        assert torch.equal(i2.view(-1).cpu(), ri), f"onesweep {kind} desc={desc}"
     if kind == "few_unique":
         assert torch.equal(torch.ops.tritoncub.argsort(x, -1, True, True).cpu(), _ref(x, True)[1])
 
@@ -81,6 +85,11 @@ def test_sort_nd_rows_and_dims():
             r = torch.sort(x.cpu(), dim=dim, descending=desc, stable=True)
             _eq(v, r.values, f"dim={dim}")
             assert torch.equal(i.cpu(), r.indices)
+    for desc in (False, True):  # several rows as one onesweep batch (the path of long rows)
+        v, i = rs._sort_lastdim(x.reshape(-1, 12), desc)
+        r = torch.sort(x.cpu().reshape(-1, 12), dim=-1, descending=desc, stable=True)
+        _eq(v, r.values, f"onesweep batch desc={desc}")
+        assert torch.equal(i.cpu(), r.indices)
     v, i = torch.ops.tritoncub.sort(torch.tensor(3.0, device=DEVICE), -1, False, False)
     assert v.item() == 3.0 and i.item() == 0
     e = torch.empty(2, 0, device=DEVICE)

@@ -731,7 +731,12 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
 
 
 def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
-    """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable)."""
+    """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
+
+    Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items are
+    sorted in registers, several rows per program (:func:`tritoncub.device.segmented_sort.sort_rows`);
+    longer rows go through the onesweep device sort, all rows as one batch.
+    """
     check_tensor(x, "x", KEY_DTYPES)
     if x.dim() == 0:
         return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
@@ -741,6 +746,11 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     length = shape[-1]
     if xt.numel() == 0:
         return x.clone(), torch.zeros(x.shape, dtype=torch.int64, device=x.device)
+    from . import segmented_sort  # imported here: its long-segment path imports this module
+    if x.dtype in segmented_sort.SORT_DTYPES and \
+            length <= policy.select("segmented_sort", x.device, "large")["MAX_BLOCK"]:
+        v, i = segmented_sort.sort_rows(xt, descending)
+        return v.movedim(-1, dim).contiguous(), i.movedim(-1, dim).contiguous()
     v, i = _sort_lastdim(xt.reshape(-1, length), descending)
     return v.view(shape).movedim(-1, dim).contiguous(), i.view(shape).movedim(-1, dim).contiguous()
 
