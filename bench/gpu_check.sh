@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU test run: install, the whole pytest suite with compiled kernels (gpu-marked tests
-# included), one test file at a time under a time limit (a hung kernel fails its file instead of
-# the whole run), then the benchmark. Logs and results go to $OUT when it is set.
+# included), test files in parallel, each under a time limit (a hung kernel fails its file instead
+# of the whole run), then the benchmark. Logs and results go to $OUT when it is set.
 #   bash bench/gpu_check.sh [--tests-only | --bench-only] [bench families...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,14 +15,20 @@ mode=all
 case "${1:-}" in --tests-only) mode=tests; shift ;; --bench-only) mode=bench; shift ;; esac
 test_rc=0
 if [ "$mode" != bench ]; then
+  # test files run ${TEST_JOBS:-8} at a time (compilation is CPU-bound; the GPU work of a test is small)
+  logs=$(mktemp -d)
+  find tests -name 'test_*.py' | sort | xargs -P "${TEST_JOBS:-8}" -I{} sh -c \
+    'f="{}"; l="'"$logs"'/$(echo "$f" | tr / _).log"; timeout "${TEST_FILE_TIMEOUT:-300}" python3 -m pytest -q -p no:cacheprovider "$f" > "$l" 2>&1; echo "rc=$?" >> "$l"'
   : > "$out/gpu_tests.log"
-  for f in $(find tests -name 'test_*.py' | sort); do
-    timeout "${TEST_FILE_TIMEOUT:-240}" python3 -m pytest -q -p no:cacheprovider "$f" > "$out/.one.log" 2>&1
-    rc=$?
-    echo "== $f rc=$rc $(tail -n 1 "$out/.one.log")" | tee -a "$out/gpu_tests.log"
-    [ $rc -ne 0 ] && { grep -E "^(FAILED|ERROR)|Error|error" "$out/.one.log" | head -n 40 >> "$out/gpu_tests.log"; test_rc=1; }
+  for l in "$logs"/*.log; do
+    rc=$(tail -n 1 "$l" | sed 's/rc=//')
+    echo "== $(basename "$l" .log) rc=$rc $(tail -n 2 "$l" | head -n 1)" >> "$out/gpu_tests.log"
+    if [ "$rc" != 0 ]; then
+      test_rc=1
+      grep -E "^(FAILED|ERROR)|^E  " "$l" | head -n 30 >> "$out/gpu_tests.log"
+    fi
   done
-  rm -f "$out/.one.log"
+  cat "$out/gpu_tests.log" | grep "^=="
 fi
 bench_rc=0
 if [ "$mode" != tests ]; then
