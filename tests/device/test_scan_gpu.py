@@ -1,0 +1,55 @@
+"""DeviceScan GPU stress tests (marked ``gpu``; skipped under the interpreter): many sizes and
+repeated runs, so that tiles finish out of order and the look-back meets every state of its
+predecessors. Integer results compared exactly every run, the reproducible mode bitwise across
+runs. In their own file so that the GPU run gives them their own time limit."""
+import pytest
+import torch
+
+from tests.helpers import DEVICE, assert_equal
+from tritoncub.device import scan as S
+
+
+@pytest.mark.gpu
+def test_stress_lookback_exact_and_reproducible():
+    """Many sizes, repeated runs: integer scans exact every time (a look-back that combined a
+    wrong or stale predecessor would show), the reproducible mode bitwise identical across runs."""
+    g = torch.Generator(device=DEVICE).manual_seed(0)
+    sizes = [4095, 4097, 123457, 1 << 20, (1 << 22) + 3, 10_000_019, (1 << 25) + 1]
+    for n in sizes:
+        x = torch.randint(-2**31, 2**31 - 1, (n,), device=DEVICE, generator=g, dtype=torch.int64).to(torch.int32)
+        ref = torch.cumsum(x, 0)
+        for rep in range(4):
+            assert_equal(S.inclusive_sum(x), ref, msg=f"int32 n={n} rep={rep}")
+            assert_equal(S.inclusive_sum(x, deterministic=True), ref, msg=f"int32 det n={n} rep={rep}")
+        xs = (x // 65536).to(torch.int32)
+        assert_equal(S.inclusive_sum(xs, dtype=torch.int32), torch.cumsum(xs, 0, dtype=torch.int32))
+        v, i = S.cummax(xs, 0)
+        rv, ri = torch.cummax(xs, 0)
+        assert_equal(v, rv)
+        assert_equal(i, ri)
+        f = torch.randn(n, device=DEVICE, generator=g)
+        first = S.inclusive_sum(f, deterministic=True)
+        for rep in range(4):
+            assert_equal(S.inclusive_sum(f, deterministic=True), first, signed_zero=True,
+                         msg=f"deterministic float n={n} rep={rep}")
+        ref_f = torch.cumsum(f.double(), 0)
+        scale = torch.cumsum(f.double().abs(), 0)
+        for out in (first, S.inclusive_sum(f)):
+            assert float(((out.double() - ref_f).abs() / (scale + 1)).max()) < 1e-5
+        fd = f.double()
+        d1 = S.inclusive_sum(fd, deterministic=True)
+        assert_equal(S.inclusive_sum(fd, deterministic=True), d1, signed_zero=True)
+        assert float(((d1 - ref_f).abs() / (scale + 1)).max()) < 1e-12
+
+
+@pytest.mark.gpu
+def test_stress_rows_segments():
+    g = torch.Generator(device=DEVICE).manual_seed(1)
+    for shape in [(16, 1 << 20), (5, 3_000_001), (1000, 4099), (3000, 700)]:
+        x = torch.randint(-2**20, 2**20, shape, device=DEVICE, generator=g, dtype=torch.int32)
+        for rep in range(3):
+            assert_equal(S.inclusive_sum(x, -1), torch.cumsum(x, -1))
+        a = torch.rand(shape, device=DEVICE) * 0.2 + 0.9
+        b = torch.randn(shape, device=DEVICE)
+        _, rb = S.inclusive_scan((a, b), S.combine_linear_recurrence, dim=-1)
+        assert torch.isfinite(rb).all()
