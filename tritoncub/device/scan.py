@@ -9,8 +9,10 @@ Two kernels:
   one launch: every row is a look-back *segment* (its first tile has no predecessor).
 * **rows** (short rows): each program scans ``BLOCK_R`` whole rows of ``BLOCK_C`` slots with one
   ``tl.associative_scan`` along the row, no look-back.
-
-A scan along a dimension other than the last one moves that dimension last (a copy) first.
+* **strided** (a dimension other than the last): each program walks ``BLOCK_I`` neighbouring
+  columns down the scan dimension in chunks, carrying their prefixes, in place. When that leaves
+  too few programs for a long scan dimension, the dimension is moved last (a copy) and the
+  single-pass kernel runs instead.
 
 **Operators.** ``combine_fn`` is any ``@triton.jit`` function: ``f(a, b)`` for one tensor, or
 ``f(a0, a1, b0, b1) -> (c0, c1)`` for a pair of tensors scanned together (``(value, index)`` for a
@@ -24,7 +26,11 @@ index order (``reverse=True``: from the last item, ``out[i] = x[i] ⊕ ... `` in
 between runs (where the look-back meets an inclusive prefix depends on timing). The reproducible
 mode (``deterministic=True``, or ``torch.are_deterministic_algorithms_enabled()``) fixes the
 association by the tile index (anchored look-back windows): bitwise identical results across runs
-for the same policy and GPU. The rows kernel is deterministic in both modes.
+for the same policy and GPU. The rows and strided kernels are deterministic in both modes.
+
+**Tuning.** ``python bench/probes/scan_sweep.py`` on a GPU times tile shapes and look-back windows
+(fast and reproducible modes, 32-bit, 64-bit and pair values, short rows), checks every config and
+writes ``tritoncub/policies/<arch>/scan.json``; without that file the built-in values below apply.
 """
 from __future__ import annotations
 
