@@ -723,7 +723,9 @@ def _sum_dtypes(x: torch.Tensor, dtype):
 def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine=combine_add):
     check_tensor(x, "x", SCAN_DTYPES)
     acc, out = _sum_dtypes(x, dtype)
-    xin = x if (dtype is None or x.dtype == dtype) else x.to(dtype)
+    # torch casts the input to ``dtype`` first; when ``dtype`` is the accumulator itself the kernel's
+    # own conversion on load is that same cast, so no separate pass over the input is needed
+    xin = x if (dtype is None or x.dtype == dtype or dtype == acc) else x.to(dtype)
     init = (0,) if exclusive else None
     outs, totals = scan_rows_launch((xin,), combine, acc_dtypes=(acc,), out_dtypes=(out,), dim=dim,
                                     exclusive=exclusive, init=init, reverse=reverse,
