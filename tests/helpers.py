@@ -17,9 +17,9 @@ import math
 import numpy as np
 import torch
 
-from tritoncub._utils import interpreter_active
+from tritoncub._utils import compile_only, interpreter_active
 
-DEVICE = "cpu" if interpreter_active() else "cuda"
+DEVICE = "cpu" if interpreter_active() or compile_only() else "cuda"
 
 INT_DTYPES = [torch.int8, torch.int16, torch.int32, torch.int64]
 UINT_DTYPES = [d for d in (torch.uint8, getattr(torch, "uint16", None), getattr(torch, "uint32", None),

@@ -284,8 +284,7 @@ def _scan_single_pass_kernel(
         NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
         EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
         DETERMINISTIC: tl.constexpr, PACKED: tl.constexpr,
-        TILE_ITEMS: tl.constexpr, LOOKBACK_WINDOW: tl.constexpr, ROWS_TILE: tl.constexpr,
-        ROWS_MAX_LEN: tl.constexpr):
+        TILE_ITEMS: tl.constexpr, LOOKBACK_WINDOW: tl.constexpr):
     # 1. the tile, in start order (forward progress: predecessors have started)
     tile = tile_index(counter_ptr)
     row = tile // tiles_per_row
@@ -626,7 +625,8 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
             in0, in1, out0_t, out1_t, i0, i1, t0, t1, counter, status, plane_stride, row_len,
             0 if one_row else in0.stride(0), 0 if one_row else out0_t.stride(0), tiles_per_row,
             LB_REDUCE=lookback_reduce(combine_fn, num_values), DETERMINISTIC=deterministic, PACKED=packed,
-            **common, **pol.launch_kwargs())
+            TILE_ITEMS=tile, LOOKBACK_WINDOW=pol["LOOKBACK_WINDOW"], num_warps=pol.num_warps,
+            num_stages=pol.num_stages, **common)
     if not last:
         for o, ro in zip(outs, rows_out):
             if o is not None:
