@@ -54,15 +54,14 @@ def main(argv=None) -> int:
     if unknown:
         print(f"unknown families {unknown}; known: {families()}", file=sys.stderr)
         return 2
-    rows = []
     for fam in names:
         print(f"## {fam}", flush=True)
         mod = importlib.import_module(f"bench.bench_{fam}")
-        rows += harness.run_cases(mod.cases(ctx))
+        rows = harness.run_cases(mod.cases(ctx))
         torch.cuda.empty_cache()
-    if not args.no_save:
-        path = harness.save(rows, env, copy_gbs)
-        print(f"# wrote {path}")
+        if not args.no_save:  # saved family by family: a run cut short keeps what it measured
+            path = harness.save(rows, env, copy_gbs)
+            print(f"# wrote {path}", flush=True)
     return 0
 
 
