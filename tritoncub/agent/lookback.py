@@ -36,8 +36,10 @@ buffer, :func:`status_planes` says how many planes of ``num_tiles`` words):
   in: free of torn reads without fences or 128-bit atomics.
 
 **The look-back.** A window of ``WINDOW`` predecessors is read with one vector load per plane and
-reduced with one ``tl.reduce`` over ``(flag, value)`` pairs (the ``LB_REDUCE`` function made by
-:func:`lookback_reduce`, under the operator of :func:`lookback_combine`): a flag ``!= 1`` (an inclusive prefix, or an invalid slot) restarts the
+folded in slot order with one ``tl.associative_scan`` over ``(flag, value)`` pairs, whose last item is
+the result (the ``LB_REDUCE`` function made by :func:`lookback_reduce`, under the operator of
+:func:`lookback_combine`; not ``tl.reduce``, which on the GPU may combine out of order and needs a
+commutative operator, which this one is not even for a sum): a flag ``!= 1`` (an inclusive prefix, or an invalid slot) restarts the
 reduction, so the result is the inclusive prefix of the *latest* inclusive tile in the window
 folded with the aggregates after it, flagged ``2``; ``1`` if the whole window holds aggregates only
 (then the window moves back by ``WINDOW``); ``0`` if a slot after the last inclusive one is not
@@ -160,14 +162,35 @@ def _lb_combine2(fa, a0, a1, fb, b0, b1):
     return tl.where(ext, fa, fb), tl.where(ext, c0, b0), tl.where(ext, c1, b1)
 
 
+# The window is folded with an inclusive ``tl.associative_scan`` and its last item is taken: the
+# look-back operator is not commutative (the flags alone are not), and ``tl.reduce`` may combine
+# out of order on the GPU (warp butterflies: lane ``i`` with lane ``i ^ m``), giving a wrong
+# result that even differs between the threads of one program; a scan keeps the item order. The
+# last item is then selected by a commutative reduction (distinct keys), so every thread gets it.
+@triton.jit
+def _pick_last2(ka, fa, a, kb, fb, b):
+    take_b = kb > ka
+    return tl.maximum(ka, kb), tl.where(take_b, fb, fa), tl.where(take_b, b, a)
+
+
+@triton.jit
+def _pick_last3(ka, fa, a0, a1, kb, fb, b0, b1):
+    take_b = kb > ka
+    return tl.maximum(ka, kb), tl.where(take_b, fb, fa), tl.where(take_b, b0, a0), tl.where(take_b, b1, a1)
+
+
 def _lb_reduce1(flag, v0, v1):
-    f, r0 = tl.reduce((flag, v0), 0, lb_combine)  # noqa: F821
-    return f, r0, r0
+    f, s0 = tl.associative_scan((flag, v0), 0, lb_combine)  # noqa: F821
+    last = (tl.arange(0, flag.shape[0]) == flag.shape[0] - 1).to(tl.int32)
+    _, rf, r0 = tl.reduce((last, f, s0), 0, _pick_last2)
+    return rf, r0, r0
 
 
 def _lb_reduce2(flag, v0, v1):
-    f, r0, r1 = tl.reduce((flag, v0, v1), 0, lb_combine)  # noqa: F821
-    return f, r0, r1
+    f, s0, s1 = tl.associative_scan((flag, v0, v1), 0, lb_combine)  # noqa: F821
+    last = (tl.arange(0, flag.shape[0]) == flag.shape[0] - 1).to(tl.int32)
+    _, rf, r0, r1 = tl.reduce((last, f, s0, s1), 0, _pick_last3)
+    return rf, r0, r1
 
 
 def _seg_combine1(ha, a, hb, b):
@@ -185,8 +208,8 @@ def lookback_combine(combine_fn, num_values: int = 1):
 
     ``(fa, a) ⊕ (fb, b) = (fa, combine(a, b))`` when ``fb == 1`` (an aggregate extends the
     running value), else ``(fb, b)`` (an inclusive prefix or an invalid slot restarts it). This is
-    the segmented-scan operator, associative whenever ``combine_fn`` is, so ``tl.reduce`` may use
-    any tree. Cached per ``(combine_fn, num_values)``."""
+    the segmented-scan operator, associative whenever ``combine_fn`` is (never commutative: it is
+    folded with ``tl.associative_scan``, which keeps the slot order). Cached per ``(combine_fn, num_values)``."""
     if num_values not in (1, 2):
         raise ValueError(f"num_values must be 1 or 2, got {num_values}")
     return bind_jit(_lb_combine1 if num_values == 1 else _lb_combine2, combine_fn=combine_fn)
@@ -194,8 +217,9 @@ def lookback_combine(combine_fn, num_values: int = 1):
 
 @functools.lru_cache(maxsize=None)
 def lookback_reduce(combine_fn, num_values: int = 1):
-    """``LB_REDUCE(flag, v0, v1) -> (flag, r0, r1)``: a window of ``(flag, value)`` slots reduced
-    with :func:`lookback_combine`. This is what :func:`look_back` takes as ``LB_REDUCE``: the
+    """``LB_REDUCE(flag, v0, v1) -> (flag, r0, r1)``: a window of ``(flag, value)`` slots folded in
+    slot order with :func:`lookback_combine` (an inclusive scan's last item; the same value in every
+    thread of the program, so loops on it do not diverge). This is what :func:`look_back` takes as ``LB_REDUCE``: the
     operator is bound into the reducing function as a global rather than handed down as a
     ``tl.constexpr`` argument (``v1`` is ignored for one value)."""
     lbc = lookback_combine(combine_fn, num_values)
@@ -366,20 +390,25 @@ def read_anchored_window(status_ptr, plane_stride, tile, first_tile, like0, like
 
 
 @triton.jit
-def look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE: tl.constexpr,
-              LB_REDUCE: tl.constexpr, NUM_VALUES: tl.constexpr = 1, WINDOW: tl.constexpr = 32,
-              DETERMINISTIC: tl.constexpr = False, PACKED: tl.constexpr = True):
-    """The exclusive prefix ``(p0, p1)`` of tile ``tile > first_tile``: the combination of every
-    tile in ``[first_tile, tile)``. Spins until the predecessors it needs have published.
-
-    ``agg0``/``agg1`` only give the value dtypes (pass the tile's own aggregate). ``LB_REDUCE`` is
-    ``lookback_reduce(COMBINE, NUM_VALUES)``. ``PACKED`` must be False when ``DETERMINISTIC``."""
+def _look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE: tl.constexpr,
+               LB_REDUCE: tl.constexpr, NUM_VALUES: tl.constexpr, WINDOW: tl.constexpr,
+               DETERMINISTIC: tl.constexpr, PACKED: tl.constexpr, MAX_SPINS: tl.constexpr):
+    ok = 1
+    spins = 0
     if DETERMINISTIC:
         f, p0, p1 = read_anchored_window(status_ptr, plane_stride, tile, first_tile, agg0, agg1, LB_REDUCE,
                                          NUM_VALUES, WINDOW)
-        while f != 2:
+        go = (f != 2).to(tl.int32)
+        while go != 0:
             f, p0, p1 = read_anchored_window(status_ptr, plane_stride, tile, first_tile, agg0, agg1, LB_REDUCE,
                                              NUM_VALUES, WINDOW)
+            go = (f != 2).to(tl.int32)
+            if MAX_SPINS > 0:
+                spins += 1
+                if go != 0:
+                    if spins >= MAX_SPINS:
+                        go = 0
+                        ok = 0
     else:
         p0 = agg0
         p1 = agg1
@@ -403,4 +432,35 @@ def look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE: t
                     go = 0
                 else:
                     hi = hi - WINDOW
+            if MAX_SPINS > 0:
+                spins += 1
+                if go != 0:
+                    if spins >= MAX_SPINS:
+                        go = 0
+                        ok = 0
+    return p0, p1, ok
+
+
+@triton.jit
+def look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE: tl.constexpr,
+              LB_REDUCE: tl.constexpr, NUM_VALUES: tl.constexpr = 1, WINDOW: tl.constexpr = 32,
+              DETERMINISTIC: tl.constexpr = False, PACKED: tl.constexpr = True):
+    """The exclusive prefix ``(p0, p1)`` of tile ``tile > first_tile``: the combination of every
+    tile in ``[first_tile, tile)``. Spins until the predecessors it needs have published.
+
+    ``agg0``/``agg1`` only give the value dtypes (pass the tile's own aggregate). ``LB_REDUCE`` is
+    ``lookback_reduce(COMBINE, NUM_VALUES)``. ``PACKED`` must be False when ``DETERMINISTIC``."""
+    p0, p1, _ = _look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE, LB_REDUCE, NUM_VALUES,
+                           WINDOW, DETERMINISTIC, PACKED, 0)
     return p0, p1
+
+
+@triton.jit
+def look_back_bounded(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE: tl.constexpr,
+                      LB_REDUCE: tl.constexpr, NUM_VALUES: tl.constexpr, WINDOW: tl.constexpr,
+                      DETERMINISTIC: tl.constexpr, PACKED: tl.constexpr, MAX_SPINS: tl.constexpr):
+    """:func:`look_back` that gives up after ``MAX_SPINS`` window reads: ``(p0, p1, ok)`` with
+    ``ok == 0`` (and ``p`` meaningless) when it gave up. For tests and debugging: a missing
+    predecessor then fails a check instead of hanging the GPU."""
+    return _look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE, LB_REDUCE, NUM_VALUES,
+                      WINDOW, DETERMINISTIC, PACKED, MAX_SPINS)
