@@ -316,7 +316,7 @@ def compare_section(compare: list[tuple[Path, dict]]) -> str:
 def policies_section(policies_dir: Path = POLICIES_DIR) -> str:
     """A table of the shipped policy files' tuning logs (what ``python -m autotune`` measured)."""
     files = sorted(Path(policies_dir).glob("*/*.json")) if Path(policies_dir).is_dir() else []
-    lines, notes = [], []
+    lines, notes, others = [], [], []
     for f in files:
         try:
             data = json.loads(f.read_text())
@@ -324,6 +324,9 @@ def policies_section(policies_dir: Path = POLICIES_DIR) -> str:
             continue
         log = (data.get("log") or {}).get("autotune") if isinstance(data.get("log"), dict) else None
         if not log:
+            src = (data.get("log") or {}).get("source", "") if isinstance(data.get("log"), dict) else ""
+            others.append(f"- {f.parent.name}/{f.name}: buckets {', '.join(data.get('tuned', {}))}"
+                          + (f" -- {src}" if src else " (no tuning log)"))
             continue
         for b, r in (log.get("buckets") or {}).items():
             probs = "; ".join(f"{p['problem']}: {fmt_ms(p.get('fallback_ms'))} → {fmt_ms(p.get('tuned_ms'))}"
@@ -335,8 +338,16 @@ def policies_section(policies_dir: Path = POLICIES_DIR) -> str:
                          f"{(log.get('decisions') or {}).get(b, '')} |")
             if r.get("note"):
                 notes.append(f"- {data.get('op')}[{b}] ({f.parent.name}): {r['note']}")
-    if not lines:
+            now, won = (data.get("tuned") or {}).get(b), r.get("winner") or {}
+            if now is not None and any(won.get(k) != v for k, v in now.items()):
+                notes.append(f"- {data.get('op')}[{b}] ({f.parent.name}): the file's value was edited after this "
+                             f"run (now {', '.join(f'{k}={v}' for k, v in now.items())})"
+                             + (f" -- {data['log']['source']}" if isinstance(data.get("log"), dict)
+                                and data["log"].get("source") else ""))
+    if not lines and not others:
         return ""
+    if others:
+        notes += ["", "Policy files written by other means (an op's own sweep), not by `python -m autotune`:", ""] + others
     return "\n".join(["## Shipped policies (`python -m autotune` logs)", "",
                       "Per tuned bucket: configs timed (of the valid space), search time, speed-up of the "
                       "winner over the op's built-in fallback (geometric mean over the bucket's problems, GPU "

@@ -95,4 +95,4 @@ def test_policies_section_summarises_autotune_logs(tmp_path):
     md = report.build(d, plots=False, readme=None, policies_dir=tmp_path / "pol").read_text()
     sec = md.split("## Shipped policies")[1]
     assert "| sm_90 | reduce[sum_f4] | 12 of 1792 | 20.5 s | 1.30× |" in sec and "| new |" in sec
-    assert "scan" not in sec
+    assert "| sm_90 | scan" not in sec and "sm_90/scan.json: buckets  (no tuning log)" in sec
