@@ -304,7 +304,8 @@ def _reduce_program(xs, n, outs, parts, inits, counter_ptr, ident, num_full_tile
         ticket = tl.atomic_add(counter_ptr, 1, sem="acq_rel", scope="gpu")
         last = ticket == num_programs - 1
     if last:
-        tail_base = num_full_tiles.to(tl.int64) * TILE
+        # (tl.cast, not .to: the compiler specializes an int argument equal to 1 to a constexpr)
+        tail_base = tl.cast(num_full_tiles, tl.int64) * TILE
         if OP == OP_USER:
             res = ()
             for j in tl.static_range(K):
