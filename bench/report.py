@@ -215,6 +215,23 @@ def _plt():
         return None
 
 
+def _bars(ax, op: str, ordered: list, copy) -> None:
+    """One horizontal bar per (impl, dtype, variant) for an op measured at a single size."""
+    labels = [f"{impl} {dtype}" + (f" {variant}" if variant else "") for (impl, dtype, variant), _ in ordered]
+    vals = [max(r["gbs"] for r in pts) for _, pts in ordered]
+    ys = list(range(len(ordered)))[::-1]
+    ax.barh(ys, vals, color=[IMPL_COLOR.get(k[0], "#7f7f7f") for k, _ in ordered], height=0.7)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([lb if len(lb) <= 48 else lb[:45] + "..." for lb in labels], fontsize=5.5)
+    if copy:
+        ax.axvline(copy, color="black", linestyle=":", linewidth=1)
+        ax.set_xlim(0, copy * 1.12)
+    n = ordered[0][1][0]["n"]
+    ax.set_title(f"{op} (n = {fmt_n(int(n))})", fontsize=10)
+    ax.set_xlabel("GB/s (minimal bytes moved); dotted: copy roof")
+    ax.grid(True, axis="x", alpha=0.3)
+
+
 def plot_family(plt, data: dict, family: str, rows: list[dict], path: Path) -> Path | None:
     """Throughput vs size, one panel per op; returns the path written (None if nothing to draw)."""
     rows = [r for r in rows if r.get("ms") is not None and r.get("gbs") and not r.get("shape")]
@@ -231,7 +248,11 @@ def plot_family(plt, data: dict, family: str, rows: list[dict], path: Path) -> P
         for r in rows:
             if r["op"] == op:
                 series.setdefault((r["impl"], r["dtype"], r.get("variant") or ""), []).append(r)
-        for (impl, dtype, variant), pts in sorted(series.items(), key=lambda kv: (impl_rank(kv[0][0]), kv[0][1:])):
+        ordered = sorted(series.items(), key=lambda kv: (impl_rank(kv[0][0]), kv[0][1:]))
+        if len({r["n"] for pts in series.values() for r in pts}) == 1:
+            _bars(ax, op, ordered, copy)                      # one size only: bars read better than points
+            continue
+        for (impl, dtype, variant), pts in ordered:
             pts.sort(key=lambda r: r["n"])
             label = f"{impl} {dtype}" + (f" {variant}" if variant else "")
             ax.plot([r["n"] for r in pts], [r["gbs"] for r in pts], label=label,
