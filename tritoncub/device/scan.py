@@ -216,6 +216,13 @@ def _local_scan(x0, x1, k, AXIS: tl.constexpr, SCAN: tl.constexpr, NUM_VALUES: t
     scan the inclusive one shifted by one item (slot ``k == 0`` is garbage until seeded).
     Returns ``(l0, l1, inc0, inc1)``."""
     inc0, inc1 = SCAN(x0, x1, AXIS, NUM_VALUES)
+    l0, l1 = _shift_for_exclusive(inc0, inc1, k, x0, AXIS, EXCLUSIVE, ONE_D)
+    return l0, l1, inc0, inc1
+
+
+@triton.jit
+def _shift_for_exclusive(inc0, inc1, k, x0, AXIS: tl.constexpr, EXCLUSIVE: tl.constexpr, ONE_D: tl.constexpr):
+    """The local scan from the tile's inclusive scan (see :func:`_local_scan`)."""
     if EXCLUSIVE:
         if ONE_D:
             l0 = block_shift_right(inc0, tl.full((), 0, inc0.dtype))
@@ -227,7 +234,7 @@ def _local_scan(x0, x1, k, AXIS: tl.constexpr, SCAN: tl.constexpr, NUM_VALUES: t
     else:
         l0 = inc0
         l1 = inc1
-    return l0, l1, inc0, inc1
+    return l0, l1
 
 
 @triton.jit
@@ -297,9 +304,11 @@ def _scan_single_pass_kernel(
     xin1 = x1_ptr + row * stride_in
     yout0 = y0_ptr + row * stride_out
     yout1 = y1_ptr + row * stride_out
-    # 2. items and aggregate (the ragged tile takes its aggregate from its scan: garbage past the
-    #    end must not enter it, and a generic operator has no identity to pad with). A full
-    #    forward tile is addressed as scalar base + arange: unmasked, 16-byte vector accesses.
+    # 2. items, their scan and the aggregate: the scan's last valid item (garbage past the end of a
+    #    ragged tile must not enter it, and a generic operator has no identity to pad with; nor is
+    #    tl.reduce usable: on the GPU it may combine out of order, wrong for the non-commutative
+    #    operators a scan allows). A full forward tile is addressed as scalar base + arange:
+    #    unmasked, 16-byte vector accesses.
     if full:
         if REVERSE:
             x0, x1 = _load_inputs(xin0, xin1, row_len - 1 - (start + k), k, k >= 0, ACC0, ACC1, NUM_VALUES, X1_INDEX,
@@ -307,7 +316,6 @@ def _scan_single_pass_kernel(
         else:
             x0, x1 = _load_inputs(xin0 + start, xin1 + start, k, k, k >= 0, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY,
                                   True, REVERSE, start, start)
-        a0, a1 = REDUCE(x0, x1, 0, NUM_VALUES)
     else:
         pos = start + k
         if REVERSE:
@@ -316,14 +324,15 @@ def _scan_single_pass_kernel(
             idx = pos
         x0, x1 = _load_inputs(xin0, xin1, idx, k, pos < row_len, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY, False,
                               REVERSE, start)
-        s0, s1 = SCAN(x0, x1, 0, NUM_VALUES)
-        a0, a1 = _extract((pos == row_len - 1).to(tl.int32), s0, s1, 0, NUM_VALUES)
-    # 3. publish the aggregate, then scan the tile locally before waiting on predecessors: while the
+    s0, s1 = SCAN(x0, x1, 0, NUM_VALUES)
+    last = tl.minimum(row_len - start, TILE_ITEMS) - 1
+    a0, a1 = _extract((k == last).to(tl.int32), s0, s1, 0, NUM_VALUES)
+    # 3. publish the aggregate; the local scan is ready before waiting on predecessors: while the
     #    look-back spins only the scan (not the items as well) stays in registers
     has_prefix = t > 0
     if has_prefix:
         publish(status_ptr, plane_stride, tile, a0, a1, LOOKBACK_AGGREGATE, NUM_VALUES, PACKED)
-    l0, l1, _, _ = _local_scan(x0, x1, k, 0, SCAN, NUM_VALUES, EXCLUSIVE)
+    l0, l1 = _shift_for_exclusive(s0, s1, k, x0, 0, EXCLUSIVE, True)
     # 4. look back, publish the inclusive prefix
     p0 = a0
     p1 = a1
