@@ -35,6 +35,21 @@ def _gather_order(ranks, TILE: tl.constexpr):
 
 
 @triton.jit
+def _pass_order(bits, SHIFT: tl.constexpr, END_BIT: tl.constexpr, RADIX_BITS: tl.constexpr, TILE: tl.constexpr,
+                valid=None):
+    # gather order of one LSD pass over the digit [SHIFT, min(SHIFT + RADIX_BITS, END_BIT))
+    WIDTH: tl.constexpr = RADIX_BITS if END_BIT - SHIFT > RADIX_BITS else END_BIT - SHIFT
+    d = extract_digit(bits, SHIFT, RADIX_BITS) & ((1 << WIDTH) - 1)
+    if valid is not None:
+        # invalid items rank after every valid one, keeping their order
+        d = tl.where(valid, d, 1 << WIDTH)
+        ranks, _, _ = block_radix_rank(d, WIDTH + 1)
+    else:
+        ranks, _, _ = block_radix_rank(d, WIDTH)
+    return _gather_order(ranks, TILE)
+
+
+@triton.jit
 def _to_striped(tile, THREADS: tl.constexpr, ITEMS: tl.constexpr):
     # blocked sorted tile -> thread t's items are ranks t, t + THREADS, ...
     return tl.reshape(tl.trans(tl.reshape(tile, (ITEMS, THREADS))), (THREADS * ITEMS,))
@@ -53,16 +68,9 @@ def block_radix_sort_pairs(keys, values, BEGIN_BIT: tl.constexpr, END_BIT: tl.co
     TILE: tl.constexpr = keys.shape[0]
     bits = to_ordered_bits(keys, DESCENDING)
     for p in tl.static_range((END_BIT - BEGIN_BIT + RADIX_BITS - 1) // RADIX_BITS):
-        SHIFT: tl.constexpr = BEGIN_BIT + p * RADIX_BITS
-        WIDTH: tl.constexpr = RADIX_BITS if END_BIT - SHIFT > RADIX_BITS else END_BIT - SHIFT
-        d = extract_digit(bits, SHIFT, RADIX_BITS) & ((1 << WIDTH) - 1)
-        if valid is not None:
-            # invalid items rank after every valid one, keeping their order
-            d = tl.where(valid, d, 1 << WIDTH)
-            ranks, _, _ = block_radix_rank(d, WIDTH + 1)
-        else:
-            ranks, _, _ = block_radix_rank(d, WIDTH)
-        src = _gather_order(ranks, TILE)
+        # the pass's shift goes to a helper as a constexpr argument: a ``tl.constexpr`` assigned in
+        # the unrolled loop body would be re-assigned on the next pass, which the compiler refuses
+        src = _pass_order(bits, BEGIN_BIT + p * RADIX_BITS, END_BIT, RADIX_BITS, TILE, valid)
         bits = tl.gather(bits, src, 0)
         keys = tl.gather(keys, src, 0)
         values = tl.gather(values, src, 0)

@@ -133,15 +133,19 @@ def from_ordered_bits(b, KEY_DTYPE: tl.constexpr, DESCENDING: tl.constexpr = Fal
     """Inverse of :func:`to_ordered_bits` (``-0.0`` comes back as ``+0.0``, NaNs as the canonical NaN)."""
     if DESCENDING:
         b = b ^ _all_ones(b)
-    if KEY_DTYPE.is_floating():
+    # one return per branch: the compiler still generates the code after a return inside an
+    # ``if`` (a bitcast of uint8 to int1 would not compile), so bool keys take their own branch
+    if KEY_DTYPE == tl.int1:
+        out = b != (b ^ b)
+    elif KEY_DTYPE.is_floating():
         sign = _sign_bit(b)
         zero = b ^ b
-        b = tl.where((b & sign) != zero, b ^ sign, b ^ _all_ones(b))
+        out = tl.where((b & sign) != zero, b ^ sign, b ^ _all_ones(b)).to(KEY_DTYPE, bitcast=True)
     elif KEY_DTYPE.is_int_signed():
-        b = b ^ _sign_bit(b)
-    if KEY_DTYPE == tl.int1:
-        return b != (b ^ b)
-    return b.to(KEY_DTYPE, bitcast=True)
+        out = (b ^ _sign_bit(b)).to(KEY_DTYPE, bitcast=True)
+    else:
+        out = b.to(KEY_DTYPE, bitcast=True)
+    return out
 
 
 @triton.jit
