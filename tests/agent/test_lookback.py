@@ -140,32 +140,54 @@ def _pycombine(combine, nv):
 def test_read_window_out_of_order(dtypes, combine, det):
     """Random mixes of unpublished / aggregate-only / inclusive slots, as out-of-order completion
     leaves them: the window reduction must match the model (flag, and value where ready)."""
+    _check_windows(dtypes, combine, det, window=8, num_tiles=24, his=(4, 15, 24), trials=4, num_warps=4)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtypes,combine,det", CASES)
+@pytest.mark.parametrize("window,num_warps", [(32, 8), (64, 4), (128, 8), (512, 8)])
+def test_read_window_wide(dtypes, combine, det, window, num_warps):
+    """The policy's window sizes: windows spread over several warps (or repeated in each warp), the
+    same flag and value in every thread."""
+    _check_windows(dtypes, combine, det, window=window, num_tiles=3 * window,
+                   his=(4, window // 2, window + 5, 2 * window + 1, 3 * window), trials=6, num_warps=num_warps)
+
+
+def _check_windows(dtypes, combine, det, window, num_tiles, his, trials, num_warps):
     rng = np.random.default_rng(1)
     nv = len(dtypes)
     pyc = _pycombine(combine, nv)
-    window, num_tiles, first = 8, 24, 3
+    first = 3
     like = [torch.zeros(1, dtype=d, device=DEVICE) for d in dtypes]
     lb = lookback_reduce(combine, nv)
-    for trial in range(4):
+
+    def value():
+        # long affine windows: slopes of +-1 keep the composition exact (and not commutative)
+        if combine is _affine and window > 8:
+            return (int(rng.choice([-1, 1])), int(rng.integers(1, 5)))
+        return tuple(int(rng.integers(1, 5)) for _ in range(nv))
+
+    for trial in range(trials):
         slots = []
         for i in range(num_tiles):
-            agg = tuple(int(rng.integers(1, 5)) for _ in range(nv))
-            inc = tuple(int(rng.integers(1, 5)) for _ in range(nv))
+            agg = value()
+            inc = value()
             r = rng.random()
             if det:  # anchored mode: aggregates mostly there, anchors' inclusive sometimes not
-                slots.append((agg if r < 0.9 else None, inc if rng.random() < 0.7 else None))
+                agg_p = 0.9 if window <= 8 else 1 - 0.5 / window
+                slots.append((agg if r < agg_p else None, inc if rng.random() < 0.7 else None))
             else:
                 slots.append((None, None) if r < 0.15 else (agg, None) if r < 0.7 else (agg, inc))
             if i == first:  # a segment's first tile publishes its inclusive prefix only
                 slots[-1] = (None, inc) if r < 0.8 else (None, None)
         status, stride = encode(slots, dtypes, det, num_tiles)
         status = status.to(DEVICE)
-        for hi in (first + 1, 15, num_tiles):
+        for hi in his:
             outs = [torch.zeros(1, dtype=d, device=DEVICE) for d in dtypes]
             flag = torch.full((1,), -1, dtype=torch.int32, device=DEVICE)
             _window_kernel[(1,)](status, stride, hi, first, outs[0], outs[-1], flag, like[0], like[-1],
                                  LB_REDUCE=lb, NUM_VALUES=nv, WINDOW=window,
-                                 PACKED=packed_layout(dtypes, det), ANCHORED=det)
+                                 PACKED=packed_layout(dtypes, det), ANCHORED=det, num_warps=num_warps)
             got_f = int(flag.item())
             if det:
                 a = max(hi - window, first)
@@ -263,8 +285,8 @@ def test_chain_stress(dtypes, combine, det, window):
     """Thousands of tiles (more than are resident at once, so tiles wait on predecessors that
     started in an earlier wave and finish out of order), repeated: the affine values are products of
     small integers, exact in floating point while they stay below 2**24."""
-    tiles_per_seg = 2000 if combine is not _affine else 20
-    segs = 3 if combine is not _affine else 300
+    tiles_per_seg = 2000 if combine is not _affine else 11
+    segs = 3 if combine is not _affine else 600
     for rep in range(3):
         vals, outs = _run_chain(dtypes, combine, det, window, tiles_per_seg, segs, 10 + rep)
         _check_chain(vals, outs, combine, tiles_per_seg)
