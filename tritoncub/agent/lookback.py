@@ -45,6 +45,15 @@ folded with the aggregates after it, flagged ``2``; ``1`` if the whole window ho
 (then the window moves back by ``WINDOW``); ``0`` if a slot after the last inclusive one is not
 published yet (then the window is read again).
 
+**Threads.** The spin loop's condition is a scalar, but each thread of the program holds its own
+copy: every thread must reach the same decision, or the warp-shuffle and barrier instructions in
+the loop mismatch (wrong values, or a hang). The window fold therefore uses only order-keeping or
+commutative steps; a window wider than one warp is combined through shared memory (the same result
+in every thread); a window of at most 32 slots is read by each warp on its own, and a warp may
+then leave the loop an iteration before another (no barrier inside; the prefix is the same, up to
+float rounding in the fast mode). :func:`look_back_bounded` gives up after a number of reads
+(tests: a bug then fails instead of hanging the GPU).
+
 **Determinism.** In the fast mode (``DETERMINISTIC=False``) where a tile meets the first inclusive
 prefix depends on timing, so float prefixes may differ in the last bits between runs (integers are
 exact). With ``DETERMINISTIC=True`` the association is fixed by the tile index: tile ``i`` waits
