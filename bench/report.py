@@ -38,7 +38,7 @@ FAMILY_PATTERNS = [
     (r"(topk|top_k)", "topk"),
     (r"^(sort_rows|segmented_sort|segmented_radix)", "segmented_sort"),
     (r"(sort|radix|argsort)", "sort"),
-    (r"(cumsum|cumprod|cummax|cummin|logcumsumexp|scan|inclusive|exclusive)", "scan"),
+    (r"(cumsum|cumprod|cummax|cummin|logcumsumexp|scan|inclusive|exclusive|recurrence)", "scan"),
     (r"(hist|bincount)", "histogram"),
     (r"(select|nonzero|unique|partition|run_length|rle|reduce_by_key|diff|adjacent|flagged)", "select"),
 ]
@@ -444,8 +444,9 @@ def update_readme(readme: Path, headline_md: list) -> bool:
         return False
     parts = []
     for device, env, head, slug, fams in headline_md:
-        links = ", ".join(f"[{f}](bench/results/{slug}-{f}.png)" for f in fams
-                          if (RESULTS_DIR / f"{slug}-{f}.png").exists() or (RESULTS_DIR / f"{slug}-{f}-batched.png").exists())
+        links = ", ".join(f"[{f}{suffix.replace('-', ' ')}](bench/results/{slug}-{f}{suffix}.png)"
+                          for f in fams for suffix in ("", "-batched")
+                          if (RESULTS_DIR / f"{slug}-{f}{suffix}.png").exists())
         parts += [f"**{env}**", "", head, ""]
         if links:
             parts += [f"Plots (throughput vs size, copy roof drawn): {links}. Full tables: "
