@@ -21,7 +21,7 @@ def block_histogram(samples, NUM_BINS: tl.constexpr, valid_items=None):
     N: tl.constexpr = samples.numel
     flat = tl.reshape(samples, (N,))
     if flat.dtype.is_int_unsigned():
-        inside = flat < NUM_BINS
+        inside = flat.to(tl.uint64) < NUM_BINS  # widened: NUM_BINS may not fit the sample type
     else:
         wide = flat.to(tl.int64)
         inside = (wide >= 0) & (wide < NUM_BINS)
