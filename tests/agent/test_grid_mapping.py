@@ -6,7 +6,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import DEVICE, _np
+from helpers import DEVICE, _np
 from tritoncub.agent.grid_mapping import GRID_MAPPINGS, grid_queue, grid_size, grid_tile
 
 

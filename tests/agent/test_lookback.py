@@ -15,7 +15,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import DEVICE
+from helpers import DEVICE
 from tritoncub.agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, look_back,
                                       look_back_bounded, lookback_combine, lookback_reduce, packed_layout, publish, read_anchored_window,
                                       read_window, segmented_combine, status_planes, tile_index, value_halves)

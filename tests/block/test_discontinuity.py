@@ -6,7 +6,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import ALL_DTYPES, _np, make_data, poisoned
+from helpers import ALL_DTYPES, _np, make_data, poisoned
 from tritoncub.block.adjacent_difference import block_subtract_left, block_subtract_right
 from tritoncub.block.discontinuity import (block_flag_heads, block_flag_heads_and_tails, block_flag_tails)
 

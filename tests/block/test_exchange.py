@@ -5,7 +5,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import DEVICE, _np, make_data, poisoned
+from helpers import DEVICE, _np, make_data, poisoned
 from tritoncub.block.exchange import (block_blocked_to_striped, block_inverse_permutation,
                                       block_scatter_to_blocked, block_scatter_to_striped,
                                       block_striped_to_blocked, block_striped_to_flat)

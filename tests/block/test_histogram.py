@@ -6,7 +6,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import INT_DTYPES, UINT_DTYPES, DEVICE, _np, make_data, poisoned
+from helpers import INT_DTYPES, UINT_DTYPES, DEVICE, _np, make_data, poisoned
 from tritoncub.block.histogram import block_histogram, block_histogram_composite
 
 

@@ -8,7 +8,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import ALL_DTYPES, _np, make_data, poisoned
+from helpers import ALL_DTYPES, _np, make_data, poisoned
 from tritoncub.block.load import block_load, load_tile
 from tritoncub.block.store import block_store, store_tile
 

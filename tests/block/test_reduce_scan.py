@@ -10,7 +10,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import ALL_DTYPES, DEVICE, _np, make_data, poisoned
+from helpers import ALL_DTYPES, DEVICE, _np, make_data, poisoned
 from tritoncub.block.reduce import (block_argmax, block_argmin, block_max, block_min, block_reduce,
                                     block_reduce_pair, block_reduce_partial, block_reduce_valid, block_sum,
                                     combine_add, combine_argmin, combine_max, combine_min)

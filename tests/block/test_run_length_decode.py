@@ -6,7 +6,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import ALL_DTYPES, DEVICE, _np, make_data, poisoned
+from helpers import ALL_DTYPES, DEVICE, _np, make_data, poisoned
 from tritoncub.block.run_length_decode import block_run_length_decode
 
 

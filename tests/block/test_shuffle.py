@@ -5,7 +5,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import ALL_DTYPES, _np, make_data, poisoned
+from helpers import ALL_DTYPES, _np, make_data, poisoned
 from tritoncub.block.shuffle import (block_shuffle_down, block_shuffle_offset, block_shuffle_rotate,
                                      block_shuffle_up)
 

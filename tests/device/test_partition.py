@@ -4,7 +4,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import DEVICE, assert_equal, make_data
+from helpers import DEVICE, assert_equal, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import partition as P

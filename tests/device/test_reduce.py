@@ -10,7 +10,7 @@ import triton.language as tl
 import tritoncub  # noqa: F401  (registers the ops)
 from tritoncub import policy
 from tritoncub.device import reduce as R
-from tests.helpers import DEVICE, assert_close, assert_equal, make_data
+from helpers import DEVICE, assert_close, assert_equal, make_data
 
 GPU = DEVICE == "cuda"
 TILE = 64

@@ -4,7 +4,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import DEVICE, assert_close, assert_equal
+from helpers import DEVICE, assert_close, assert_equal
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device.reduce_by_key import reduce_by_key

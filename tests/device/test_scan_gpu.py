@@ -5,7 +5,7 @@ runs. In their own file so that the GPU run gives them their own time limit."""
 import pytest
 import torch
 
-from tests.helpers import DEVICE, assert_equal
+from helpers import DEVICE, assert_equal
 from tritoncub.device import scan as S
 
 

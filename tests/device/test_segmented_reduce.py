@@ -9,7 +9,7 @@ import triton.language as tl
 import tritoncub  # noqa: F401
 from tritoncub import policy
 from tritoncub.device import segmented_reduce as S
-from tests.helpers import DEVICE, assert_close, assert_equal, make_data
+from helpers import DEVICE, assert_close, assert_equal, make_data
 
 GPU = DEVICE == "cuda"
 

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from tests.helpers import DEVICE, assert_equal, make_data
+from helpers import DEVICE, assert_equal, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import unique as U

@@ -9,7 +9,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import ALL_DTYPES, DEVICE, _np, make_data, poison_value, poisoned
+from helpers import ALL_DTYPES, DEVICE, _np, make_data, poison_value, poisoned
 from tritoncub.warp.exchange import warp_blocked_to_striped, warp_striped_to_blocked
 from tritoncub.warp.load import warp_load
 from tritoncub.warp.store import warp_store

@@ -13,7 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tests.helpers import ALL_DTYPES, DEVICE, _np, make_data, poisoned
+from helpers import ALL_DTYPES, DEVICE, _np, make_data, poisoned
 from tritoncub.warp.reduce import (warp_head_segmented_reduce, warp_reduce, warp_reduce_pair,
                                    warp_reduce_partial, warp_sum, warp_sum_partial,
                                    warp_tail_segmented_reduce)
