@@ -465,8 +465,9 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
         try:
             done = _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, seg_begin_np=seg_begin_np,
                                     seg_len_np=seg_len_np, descending=descending, meta=meta, device=device)
-        except (ImportError, NotImplementedError, triton.CompilationError) as e:
-            # the device radix sort cannot run here: use the merge path from now on, and say so once
+        except triton.CompilationError as e:
+            # the device radix sort (a Gluon fast path) does not compile for this GPU: use the merge
+            # path from now on, and say so once
             _RADIX_UNAVAILABLE.append(repr(e))
             warnings.warn(f"tritoncub.segmented_sort: device radix sort unavailable ({e!r}); long segments "
                           f"use the merge path", stacklevel=3)
