@@ -292,8 +292,84 @@ def segmented_reduce_spec():
         doc="row sums: many short rows, medium rows, a few very long rows")
 
 
+def _sorted_runs(n, avg_run, device, seed):
+    """Sorted int32 keys in runs of random length (geometric, mean ``avg_run``), distinct per run."""
+    g = _gen(seed)
+    heads = torch.rand(n, generator=g) < 1.0 / avg_run
+    heads[0] = True
+    steps = torch.randint(1, 16, (n,), generator=g, dtype=torch.int32) * heads
+    keys = torch.cumsum(steps, 0, dtype=torch.int32) - (1 << 30)  # negative keys too; < 2^31 for n <= 2^26
+    return keys.to(device)
+
+
+def reduce_by_key_spec():
+    m = _module("reduce_by_key")
+    if m is None or not hasattr(m, "reduce_by_key") or not _registered("reduce_by_key"):
+        return None
+
+    def prob(n, avg_run):
+        def make(dev, seed):
+            return (_sorted_runs(n, avg_run, dev, seed), _randn(n, torch.float32, dev, seed + 1))
+        runs = n // avg_run
+        return _p(f"reduce_by_key sum int32->float32 n={_n(n)} runs~{_n(runs)}", make, 8 * n + 8 * runs)
+
+    def reference(p):
+        keys, vals = p
+        uniq, counts = torch.unique_consecutive(keys, return_counts=True)
+        seg = torch.repeat_interleave(torch.arange(uniq.numel(), device=keys.device), counts)
+        exact = torch.zeros(uniq.numel(), dtype=torch.float64, device=keys.device).index_add_(0, seg, vals.double())
+        scale = torch.zeros_like(exact).index_add_(0, seg, vals.double().abs())
+        return (uniq, exact, scale)
+
+    sums = _float_sum_check(1e-5)
+
+    def check(out, ref):
+        from .spec import compare
+        out_k, out_v, num = out
+        uniq, exact, scale = ref
+        r = int(num)
+        if r != uniq.numel():
+            raise AssertionError(f"num_runs {r} != expected {uniq.numel()}")
+        if out_v.dtype != torch.float32 or out_k.dtype != uniq.dtype:
+            raise AssertionError(f"got keys {out_k.dtype}, aggregates {out_v.dtype}")
+        compare(out_k[:r], uniq, path="unique_keys")
+        sums(out_v[:r], (exact, scale))
+
+    return TuneSpec(
+        op="reduce_by_key",
+        problems={"default": [prob(BIG, 64), prob(BIG, 4)]},
+        quick_problems={"default": [prob(3000, 8)]},
+        call=lambda p: tuple(m.reduce_by_key(p[0], p[1], "sum")),
+        reference=reference, check=check,
+        doc="sums of float32 values per run of sorted int32 keys; runs of 64 items on average, and of 4")
+
+
+def adjacent_difference_spec():
+    m = _module("adjacent_difference")
+    if m is None or not hasattr(m, "subtract_left") or not _registered("adjacent_difference"):
+        return None
+
+    def prob(dtype, n):
+        if dtype.is_floating_point:
+            make = lambda dev, seed: _randn(n, dtype, dev, seed)  # noqa: E731
+        else:
+            make = lambda dev, seed: _randint(n, -(1 << 29), 1 << 29, dtype, dev, seed)  # noqa: E731
+        return _p(f"subtract_left {str(dtype)[6:]} n={_n(n)}", make, 2 * n * dtype.itemsize)
+
+    def reference(x):
+        return torch.cat([x[:1], x[1:] - x[:-1]])   # one subtraction per item: exact for floats too
+
+    return TuneSpec(
+        op="adjacent_difference",
+        problems={"default": [prob(torch.float32, BIG), prob(torch.int32, BIG)]},
+        quick_problems={"default": [prob(torch.float32, 3000), prob(torch.int32, 3000)]},
+        call=lambda x: m.subtract_left(x),
+        reference=reference, rtol=0.0, atol=0.0,
+        doc="subtract_left (out[i] = x[i] - x[i-1]) of one long float32 / int32 row")
+
+
 BUILTIN = (reduce_spec, scan_spec, histogram_spec, select_spec, segmented_sort_spec, radix_sort_spec, topk_spec,
-           segmented_reduce_spec)
+           segmented_reduce_spec, reduce_by_key_spec, adjacent_difference_spec)
 
 
 def builtin_specs() -> list[TuneSpec]:

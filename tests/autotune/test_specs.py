@@ -4,6 +4,8 @@ Only the ops that run quickly under the interpreter are exercised here; each spe
 problems, run the op with the op's fallback config forced through ``policy.override``, and pass its
 own check -- and its check must reject a wrong answer.
 """
+import json
+
 import pytest
 import torch
 
@@ -12,7 +14,7 @@ from autotune.spec import discover
 from helpers import DEVICE
 from tritoncub import policy
 
-FAST = ("reduce", "histogram", "select")
+FAST = ("reduce", "histogram", "select", "reduce_by_key", "adjacent_difference")
 
 
 def _spec(op):
@@ -66,3 +68,118 @@ def test_discover_finds_builtin_specs_for_registered_ops():
     for op, s in found.items():
         assert op in policy.registered_ops(), f"spec for unregistered op {op}"
         assert s.source
+
+
+def test_builtin_spec_buckets_are_declared_by_the_op():
+    for s in builtin.builtin_specs():
+        declared = set(policy.op_policy(s.op).buckets)
+        for probs in (s.problems, s.quick_problems or {}):
+            assert set(probs) <= declared, f"{s.op}: buckets {set(probs) - declared} not declared by the op"
+
+
+@pytest.mark.parametrize("op", ["reduce_by_key", "adjacent_difference"])
+def test_new_spec_buckets_are_the_ones_the_op_asks_for(op):
+    from autotune.tuner import resolve_buckets
+    s = _spec(op)
+    logs = []
+    groups = resolve_buckets(s, torch.device(DEVICE), quick=True, log=logs.append)
+    assert {b: [p.label for p in ps] for b, ps in groups.items()} == \
+        {b: [p.label for p in ps] for b, ps in s.quick_problems.items()}
+    assert not logs
+
+
+def test_reduce_by_key_check_rejects_wrong_count_keys_and_sums():
+    s = _spec("reduce_by_key")
+    keys, vals = s.quick_problems["default"][0].make(torch.device(DEVICE), 0)
+    ref = s.reference((keys, vals))
+    uniq, exact, _ = ref
+    r = uniq.numel()
+    assert 1 < r < keys.numel() and torch.all(uniq[1:] > uniq[:-1])
+    n = keys.numel()
+    out_k = torch.zeros(n, dtype=keys.dtype)
+    out_v = torch.full((n,), float("nan"))              # slots past num_runs are not looked at
+    out_k[:r], out_v[:r] = uniq, exact.float()
+    num = torch.tensor(r, dtype=torch.int64)
+    s.verify((out_k, out_v, num), ref)
+    with pytest.raises(AssertionError, match="num_runs"):
+        s.verify((out_k, out_v, num - 1), ref)
+    bad_k = out_k.clone()
+    bad_k[r // 2] += 1
+    with pytest.raises(AssertionError, match="unique_keys"):
+        s.verify((bad_k, out_v, num), ref)
+    bad_v = out_v.clone()
+    bad_v[r // 2] += 0.05 * vals.abs().sum()
+    with pytest.raises(AssertionError, match="tolerance"):
+        s.verify((out_k, bad_v, num), ref)
+
+
+def test_adjacent_difference_check_is_exact():
+    s = _spec("adjacent_difference")
+    x = s.quick_problems["default"][0].make(torch.device(DEVICE), 0)
+    assert x.dtype == torch.float32
+    ref = s.reference(x)
+    good = torch.cat([x[:1], torch.diff(x)])
+    s.verify(good, ref)
+    bad = good.clone()
+    bad[7] = torch.nextafter(bad[7], torch.tensor(float("inf")))   # one ulp off
+    with pytest.raises(AssertionError):
+        s.verify(bad, ref)
+
+
+class _FakeTimer:
+    """Runs the op once (the tuner checks that the forced config was used) and returns a made-up
+    time: smaller tiles and fewer warps "faster", so the winner is not the fallback."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, fn, *, op, bucket, problem, config):
+        fn()
+        self.calls.append((op, bucket, problem))
+        return config["TILE"] / 1024 * (1 + 0.1 * config["num_warps"]) * (1 + 0.01 * config["num_stages"])
+
+
+def _tuner(tmp_path, op, timer, budget, clock=None):
+    from autotune.state import State
+    from autotune.tuner import Tuner
+    state = State(tmp_path / "state.jsonl", "Triton interpreter (CPU)", "sm_test")
+    kw = {"clock": clock} if clock else {}
+    return Tuner({op: _spec(op)}, device=torch.device(DEVICE), target="sm_test",
+                 device_name="Triton interpreter (CPU)", out_dir=tmp_path / "policies", state=state,
+                 timer=timer, budget_s=budget, quick=True, **kw)
+
+
+def _written(tmp_path, op):
+    from autotune import policyfile
+    data = json.loads((tmp_path / "policies" / "sm_test" / f"{op}.json").read_text())
+    policyfile.validate(data)
+    return data
+
+
+def test_tuner_searches_adjacent_difference_on_quick_problems(tmp_path):
+    op = "adjacent_difference"
+    timer = _FakeTimer()
+    res = _tuner(tmp_path, op, timer, budget=1e6).run([op])
+    r = res[op]["default"]
+    assert r.timed == len(policy.op_policy(op).enumerate()) and not r.rejected
+    assert r.winner == {"TILE": 1024, "num_warps": 4, "num_stages": 1}
+    assert {p for _, _, p in timer.calls} == {p.label for p in _spec(op).quick_problems["default"]}
+    assert _written(tmp_path, op)["tuned"]["default"] == r.winner
+
+
+def test_tuner_times_reduce_by_key_fallback_on_quick_problem(tmp_path):
+    # each run takes seconds under the interpreter: a budget that only lets the fallback be timed
+    op = "reduce_by_key"
+    clock = {"now": 0.0}
+
+    class Slow(_FakeTimer):
+        def __call__(self, fn, **kw):
+            clock["now"] += 10.0
+            return super().__call__(fn, **kw)
+
+    tuner = _tuner(tmp_path, op, Slow(), budget=5.0, clock=lambda: clock["now"])
+    tuner.confirm_top = 0
+    r = tuner.run([op])[op]["default"]
+    assert r.timed == 1 and not r.rejected
+    assert r.winner == policy.op_policy(op).fallback
+    assert _written(tmp_path, op)["tuned"]["default"] == r.winner
