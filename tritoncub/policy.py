@@ -284,9 +284,18 @@ def _select_cached(op: str, device_key: str, bucket: str) -> Policy:
     return Policy(op, vals, nw, ns, src)
 
 
+_DEVICE_KEYS: dict = {}
+
+
 def _device_key(device) -> str:
+    key = _DEVICE_KEYS.get(device)  # a tensor's device (index set) is looked up once, not re-parsed per call
+    if key is not None:
+        return key
     if device is None:
         return ""
+    if isinstance(device, torch.device) and (device.type != "cuda" or device.index is not None):
+        key = _DEVICE_KEYS[device] = str(device)
+        return key
     device = torch.device(device)
     if device.type == "cuda" and device.index is None:
         device = torch.device("cuda", torch.cuda.current_device())

@@ -17,6 +17,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
+from .._library import custom_op
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_no_overlap, check_tensor
 from .select import _check_pred
 
@@ -124,14 +125,17 @@ def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: b
     n = xf.numel()
     if n == 0:
         return out
+    if not in_place:
+        # a pure kernel: with TRITONCUB_AUTOTUNE=1 it runs under triton.autotune over the policy space
+        policy.launch("adjacent_difference", _adjacent_difference_kernel, lambda m: (cdiv(n, m["TILE"]),),
+                      xf, xf, out, n, device=x.device, autotune_key=("n",), OP=op, RIGHT=right, IN_PLACE=False)
+        return out
     pol = policy.select("adjacent_difference", x.device)
     tile = pol["TILE"]
     nt = cdiv(n, tile)
-    saved = xf
-    if in_place:
-        saved = torch.empty(nt, dtype=x.dtype, device=x.device)
-        _save_boundaries_kernel[(cdiv(nt, 1024),)](xf, saved, n, nt, RIGHT=right, TILE=tile, BLOCK=1024)
-    _adjacent_difference_kernel[(nt,)](xf, saved, out, n, OP=op, RIGHT=right, IN_PLACE=in_place,
+    saved = torch.empty(nt, dtype=x.dtype, device=x.device)
+    _save_boundaries_kernel[(cdiv(nt, 1024),)](xf, saved, n, nt, RIGHT=right, TILE=tile, BLOCK=1024)
+    _adjacent_difference_kernel[(nt,)](xf, saved, out, n, OP=op, RIGHT=right, IN_PLACE=True,
                                        **pol.launch_kwargs())
     return out
 
@@ -157,9 +161,9 @@ def _diff_once(x: torch.Tensor) -> torch.Tensor:
     if out.numel() == 0:
         return out
     rows = x.numel() // length
-    pol = policy.select("adjacent_difference", x.device)
-    tile = pol["TILE"]
-    _diff_rows_kernel[(cdiv(out.numel(), tile),)](x, out, rows, length, OP=difference, **pol.launch_kwargs())
+    total = out.numel()
+    policy.launch("adjacent_difference", _diff_rows_kernel, lambda m: (cdiv(total, m["TILE"]),), x, out, rows,
+                  length, device=x.device, autotune_key=("rows", "length"), OP=difference)
     return out
 
 
@@ -194,7 +198,7 @@ def _diff_impl(x, n, dim, prepend, append):
     return out if applied or len(parts) > 1 else out.clone()  # never alias the input
 
 
-@torch.library.custom_op("tritoncub::diff", mutates_args=())
+@custom_op("tritoncub::diff", mutates_args=())
 def diff(x: torch.Tensor, n: int = 1, dim: int = -1, prepend: torch.Tensor | None = None,
          append: torch.Tensor | None = None) -> torch.Tensor:
     """torch.diff: the ``n``-th forward difference along ``dim`` (``x[..., 1:] - x[..., :-1]``; xor for

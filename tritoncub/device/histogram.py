@@ -41,6 +41,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
+from .._library import custom_op
 from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, cdiv, check_tensor, next_power_of_2,
                       num_sms)
 from ..agent.grid_mapping import grid_size
@@ -439,7 +440,7 @@ def _histc_impl(x: torch.Tensor, bins: int, lo: float, hi: float) -> torch.Tenso
     return counts.to(x.dtype)
 
 
-@torch.library.custom_op("tritoncub::histc", mutates_args=())
+@custom_op("tritoncub::histc", mutates_args=())
 def histc(x: torch.Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0) -> torch.Tensor:
     """torch.histc: ``bins`` equal bins over ``[min, max]`` (top edge inclusive); ``min == max`` uses
     the data's min and max (then widened by 1 each side if they are equal); NaN and out-of-range
@@ -489,7 +490,7 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
 
 
 
-@torch.library.custom_op("tritoncub::bincount", mutates_args=())
+@custom_op("tritoncub::bincount", mutates_args=())
 def bincount(x: torch.Tensor, weights: torch.Tensor | None = None, minlength: int = 0) -> torch.Tensor:
     """torch.bincount: counts (int64) or sums of ``weights`` (float32 for float32 weights, else
     float64) per value of a 1-D non-negative integer tensor; length ``max(x) + 1`` or ``minlength``.

@@ -41,6 +41,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
 from .. import policy
+from .._library import custom_op
 from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_match_rank_packed)
@@ -759,7 +760,7 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
 # Torch operators
 # ==============================================================================================
 
-@torch.library.custom_op("tritoncub::sort", mutates_args=())
+@custom_op("tritoncub::sort", mutates_args=())
 def _sort_op(x: torch.Tensor, dim: int = -1, descending: bool = False,
              stable: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     return sort(x, dim, descending, stable)
@@ -788,7 +789,7 @@ def _sort_backward(ctx, grad_values, grad_indices):
 _sort_op.register_autograd(_sort_backward, setup_context=_sort_setup_context)
 
 
-@torch.library.custom_op("tritoncub::argsort", mutates_args=())
+@custom_op("tritoncub::argsort", mutates_args=())
 def _argsort_op(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> torch.Tensor:
     return sort(x, dim, descending, stable)[1]
 
@@ -798,7 +799,7 @@ def _(x, dim=-1, descending=False, stable=False):
     return torch.empty(x.shape, dtype=torch.int64, device=x.device)
 
 
-@torch.library.custom_op("tritoncub::sort_keys", mutates_args=())
+@custom_op("tritoncub::sort_keys", mutates_args=())
 def _sort_keys_op(keys: torch.Tensor, descending: bool = False, begin_bit: int = 0,
                   end_bit: Optional[int] = None) -> torch.Tensor:
     return sort_keys(keys, descending, begin_bit, end_bit)
@@ -809,7 +810,7 @@ def _(keys, descending=False, begin_bit=0, end_bit=None):
     return torch.empty_like(keys)
 
 
-@torch.library.custom_op("tritoncub::sort_pairs", mutates_args=())
+@custom_op("tritoncub::sort_pairs", mutates_args=())
 def _sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, descending: bool = False, begin_bit: int = 0,
                    end_bit: Optional[int] = None) -> tuple[torch.Tensor, torch.Tensor]:
     return sort_pairs(keys, values, descending, begin_bit, end_bit)

@@ -42,6 +42,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
+from .._library import custom_op
 from .._utils import cdiv, check_tensor, next_power_of_2, num_sms
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, bind_jit, look_back,
                               lookback_reduce, packed_layout, publish, segmented_combine, tile_index)
@@ -846,7 +847,7 @@ def _norm_dim(x: torch.Tensor, dim: int) -> int:
     return dim % nd
 
 
-@torch.library.custom_op("tritoncub::cumsum", mutates_args=())
+@custom_op("tritoncub::cumsum", mutates_args=())
 def _cumsum_op(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> torch.Tensor:
     return inclusive_sum(x, _norm_dim(x, dim), dtype)
 
@@ -870,7 +871,7 @@ def _cumsum_backward(ctx, grad):
     return g.to(ctx.in_dtype), None, None
 
 
-@torch.library.custom_op("tritoncub::_reverse_cumsum", mutates_args=())
+@custom_op("tritoncub::_reverse_cumsum", mutates_args=())
 def _reverse_cumsum_op(x: torch.Tensor, dim: int) -> torch.Tensor:
     """``flip(cumsum(flip(x)))`` along ``dim`` (cumsum's gradient)."""
     return inclusive_sum(x, _norm_dim(x, dim), reverse=True)
@@ -893,7 +894,7 @@ _reverse_cumsum_op.register_autograd(_revsum_backward, setup_context=_revsum_set
 _cumsum_op.register_autograd(_cumsum_backward, setup_context=_cumsum_setup)
 
 
-@torch.library.custom_op("tritoncub::cumprod", mutates_args=())
+@custom_op("tritoncub::cumprod", mutates_args=())
 def _cumprod_op(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> torch.Tensor:
     return cumprod(x, _norm_dim(x, dim), dtype)
 
@@ -931,7 +932,7 @@ _cumprod_op.register_autograd(_cumprod_backward, setup_context=_cumprod_setup)
 
 
 def _register_extreme(name, fn):
-    @torch.library.custom_op(f"tritoncub::{name}", mutates_args=())
+    @custom_op(f"tritoncub::{name}", mutates_args=())
     def op(x: torch.Tensor, dim: int) -> tuple[torch.Tensor, torch.Tensor]:
         return fn(x, _norm_dim(x, dim))
 
@@ -964,7 +965,7 @@ _cummax_op = _register_extreme("cummax", cummax)
 _cummin_op = _register_extreme("cummin", cummin)
 
 
-@torch.library.custom_op("tritoncub::logcumsumexp", mutates_args=())
+@custom_op("tritoncub::logcumsumexp", mutates_args=())
 def _logcumsumexp_op(x: torch.Tensor, dim: int) -> torch.Tensor:
     return logcumsumexp(x, _norm_dim(x, dim))
 
@@ -977,7 +978,7 @@ def _(x, dim):
     return torch.empty_like(x)
 
 
-@torch.library.custom_op("tritoncub::_reverse_logcumsumexp", mutates_args=())
+@custom_op("tritoncub::_reverse_logcumsumexp", mutates_args=())
 def _reverse_lcse_op(x: torch.Tensor, dim: int) -> torch.Tensor:
     return logcumsumexp(x, _norm_dim(x, dim), reverse=True)
 

@@ -50,6 +50,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
+from .._library import custom_op
 from .._utils import check_tensor, check_same_device, next_power_of_2, interpreter_active
 from ..thread.radix_traits import to_ordered_bits
 
@@ -651,7 +652,7 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
 # ----------------------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("tritoncub::segmented_sort", mutates_args=())
+@custom_op("tritoncub::segmented_sort", mutates_args=())
 def _segmented_sort_op(keys: torch.Tensor, offsets: torch.Tensor, descending: bool = False) -> torch.Tensor:
     return segmented_sort(keys, offsets, descending=descending)
 
@@ -661,7 +662,7 @@ def _(keys, offsets, descending=False):
     return torch.empty_like(keys)
 
 
-@torch.library.custom_op("tritoncub::segmented_sort_pairs", mutates_args=())
+@custom_op("tritoncub::segmented_sort_pairs", mutates_args=())
 def _segmented_sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor,
                              descending: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     return segmented_sort_pairs(keys, values, offsets, descending=descending)
@@ -672,7 +673,7 @@ def _(keys, values, offsets, descending=False):
     return torch.empty_like(keys), torch.empty_like(values)
 
 
-@torch.library.custom_op("tritoncub::sort_rows", mutates_args=())
+@custom_op("tritoncub::sort_rows", mutates_args=())
 def _sort_rows_op(x: torch.Tensor, descending: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     return sort_rows(x, descending)
 

@@ -30,6 +30,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
+from .._library import custom_op
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor
 
 # selection modes (what decides that an item is selected)
@@ -405,7 +406,7 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return shrink(buf, k)
 
 
-@torch.library.custom_op("tritoncub::masked_select", mutates_args=())
+@custom_op("tritoncub::masked_select", mutates_args=())
 def masked_select(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """torch.masked_select: the items of ``x`` where the (broadcast) bool ``mask`` is True, as a 1-D
     tensor in row-major order. One host sync (the count)."""
@@ -434,7 +435,7 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     return out
 
 
-@torch.library.custom_op("tritoncub::nonzero", mutates_args=())
+@custom_op("tritoncub::nonzero", mutates_args=())
 def nonzero(x: torch.Tensor) -> torch.Tensor:
     """torch.nonzero: the coordinates (int64, ``[count, x.dim()]``, row-major order) of the nonzero
     items (NaN counts as nonzero, ``-0.0`` does not). One host sync (the count)."""

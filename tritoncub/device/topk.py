@@ -34,6 +34,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
+from .._library import custom_op
 from .._utils import check_tensor, check_same_device, next_power_of_2
 from .segmented_sort import (SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode, sort_rows,
                              sort_tile_descending, bitonic_topk, _check_runnable, _log2)
@@ -528,7 +529,7 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
 # ----------------------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("tritoncub::topk", mutates_args=())
+@custom_op("tritoncub::topk", mutates_args=())
 def _topk_op(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True,
              sorted: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     return topk(x, k, dim, largest, sorted)
@@ -559,7 +560,7 @@ def _topk_backward(ctx, grad_values, grad_indices):
 _topk_op.register_autograd(_topk_backward, setup_context=_topk_setup)
 
 
-@torch.library.custom_op("tritoncub::segmented_topk", mutates_args=())
+@custom_op("tritoncub::segmented_topk", mutates_args=())
 def _segmented_topk_op(x: torch.Tensor, offsets: torch.Tensor, k: int,
                        largest: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     return segmented_topk(x, offsets, k, largest)

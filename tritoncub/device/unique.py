@@ -35,6 +35,7 @@ import torch
 import triton
 import triton.language as tl
 
+from .._library import custom_op
 from .._utils import INT_DTYPES, cdiv, check_tensor
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -172,7 +173,7 @@ def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
     return vals, inv, counts
 
 
-@torch.library.custom_op("tritoncub::unique", mutates_args=())
+@custom_op("tritoncub::unique", mutates_args=())
 def unique(x: torch.Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim: int | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """torch.unique (flattened): ``(values, inverse, counts)``; ``inverse`` (shape of ``x``) and
@@ -202,7 +203,7 @@ def _unique_consecutive_impl(x, return_inverse, return_counts, dim):
     return vals, inv, counts
 
 
-@torch.library.custom_op("tritoncub::unique_consecutive", mutates_args=())
+@custom_op("tritoncub::unique_consecutive", mutates_args=())
 def unique_consecutive(x: torch.Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """torch.unique_consecutive (flattened): ``(values, inverse, counts)``, the last two empty unless
