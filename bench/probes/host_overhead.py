@@ -19,6 +19,7 @@ import triton.language as tl
 
 import tritoncub  # noqa: F401
 from tritoncub.device import reduce as R
+from tritoncub.device import select as SEL
 
 
 @triton.jit
@@ -58,6 +59,7 @@ def main():
         "torch.sum": lambda: torch.sum(x),
         "device.reduce.sum": lambda: R.sum(x),
         "ops.sum": lambda: ops.sum(x),
+        "reduce._sum_impl (no dispatcher)": lambda: R._sum_impl(x),
         "torch.sum(dim=-1)": lambda: torch.sum(r, -1),
         "ops.sum(dim=-1)": lambda: ops.sum(r, [-1]),
         "torch.cumsum": lambda: torch.cumsum(x, 0),
@@ -72,6 +74,7 @@ def main():
         "ops.histc": lambda: ops.histc(x, 256, -3.0, 3.0),
         "torch.masked_select": lambda: torch.masked_select(x, m),
         "ops.masked_select": lambda: ops.masked_select(x, m),
+        "select._masked_select_impl": lambda: SEL._masked_select_impl(x, m),
         "torch.unique_consecutive": lambda: torch.unique_consecutive(xi),
         "ops.unique_consecutive": lambda: ops.unique_consecutive(xi),
         "torch.unique": lambda: torch.unique(xi),

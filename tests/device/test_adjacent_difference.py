@@ -93,3 +93,16 @@ def test_opcheck():
     x = torch.randn(6, 20, device=DEVICE)
     torch.library.opcheck(ops.diff, (x, 1, -1, None, None))
     torch.library.opcheck(ops.diff, (x, 2, 0, x[:1], None))
+
+
+@pytest.mark.gpu
+def test_runtime_autotune(monkeypatch):
+    """TRITONCUB_AUTOTUNE=1: the launch runs triton.autotune over the policy's candidates; the
+    results must not change."""
+    monkeypatch.setenv("TRITONCUB_AUTOTUNE", "1")
+    assert policy.autotune_enabled()
+    x = make_data("random", 100_003, torch.float32)
+    out = A.subtract_left(x)
+    assert_equal(out, torch.cat([x[:1], x[1:] - x[:-1]]))
+    y = make_data("random", 37 * 1001, torch.int32).reshape(37, 1001)
+    assert_equal(torch.ops.tritoncub.diff(y), torch.diff(y))

@@ -18,6 +18,7 @@ import triton.language as tl
 
 from .. import policy
 from .._library import custom_op
+from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_no_overlap, check_tensor
 from .select import _check_pred
 
@@ -134,9 +135,9 @@ def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: b
     tile = pol["TILE"]
     nt = cdiv(n, tile)
     saved = torch.empty(nt, dtype=x.dtype, device=x.device)
-    _save_boundaries_kernel[(cdiv(nt, 1024),)](xf, saved, n, nt, RIGHT=right, TILE=tile, BLOCK=1024)
-    _adjacent_difference_kernel[(nt,)](xf, saved, out, n, OP=op, RIGHT=right, IN_PLACE=True,
-                                       **pol.launch_kwargs())
+    launch(_save_boundaries_kernel, (cdiv(nt, 1024),), xf, saved, n, nt, RIGHT=right, TILE=tile, BLOCK=1024)
+    launch(_adjacent_difference_kernel, (nt,), xf, saved, out, n, OP=op, RIGHT=right, IN_PLACE=True,
+           **pol.launch_kwargs())
     return out
 
 

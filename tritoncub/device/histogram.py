@@ -42,6 +42,7 @@ import triton.language as tl
 
 from .. import policy
 from .._library import custom_op
+from .._launch import launch
 from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, cdiv, check_tensor, next_power_of_2,
                       num_sms)
 from ..agent.grid_mapping import grid_size
@@ -272,18 +273,18 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
         copies = 1 << (copies.bit_length() - 1)  # a power of two
         if copies > 1:
             target = torch.zeros(copies * total_bins, dtype=hist.dtype, device=hist.device)
-    _histogram_kernel[(programs,)](
-        x, weights if weights is not None else x, target, levels if range_mode else x, params, n,
-        num_tiles, tpp, num_levels, total_bins, copies,
-        NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, RANGE_MODE=range_mode,
-        STEPS=max(1, int(num_levels).bit_length()), INT_MATH=int_math, COMPUTE=_compute_dtype(x.dtype),
-        TOP_INCLUSIVE=top_inclusive, WEIGHTED=weights is not None, PRIVATE=private, PRIVATE_ALGO=algo,
-        PRIVATE_BINS=private_bins if private else 32, BH=bh, BL=bl, TILE=tile, num_warps=pol.num_warps,
-        num_stages=pol.num_stages)
+    launch(_histogram_kernel, (programs,),
+           x, weights if weights is not None else x, target, levels if range_mode else x, params, n,
+           num_tiles, tpp, num_levels, total_bins, copies,
+           NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, RANGE_MODE=range_mode,
+           STEPS=max(1, int(num_levels).bit_length()), INT_MATH=int_math, COMPUTE=_compute_dtype(x.dtype),
+           TOP_INCLUSIVE=top_inclusive, WEIGHTED=weights is not None, PRIVATE=private, PRIVATE_ALGO=algo,
+           PRIVATE_BINS=private_bins if private else 32, BH=bh, BL=bl, TILE=tile, num_warps=pol.num_warps,
+           num_stages=pol.num_stages)
     if copies > 1:
         block = max(16, 4096 // copies)
-        _sum_copies_kernel[(cdiv(total_bins, block),)](target, hist, total_bins, COPIES=copies, BLOCK=block,
-                                                       num_warps=4)
+        launch(_sum_copies_kernel, (cdiv(total_bins, block),), target, hist, total_bins, COPIES=copies, BLOCK=block,
+               num_warps=4)
 
 
 _PARAMS_CACHE: dict = {}

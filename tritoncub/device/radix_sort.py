@@ -42,6 +42,7 @@ from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
+from .._launch import launch
 from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_match_rank_packed)
@@ -568,8 +569,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             dst_v = _bits_view(values.alternate)
         else:
             vm, src_v, dst_v = 0, kin, kin
-        _small_sort_kernel[(1,)](kin, keys.alternate, src_v, dst_v, n, begin_bit, end_bit, DESCENDING=descending,
-                                 VALUE_MODE=vm, BLOCK=block, num_warps=4 if block <= 1024 else 8)
+        launch(_small_sort_kernel, (1,), kin, keys.alternate, src_v, dst_v, n, begin_bit, end_bit,
+               DESCENDING=descending, VALUE_MODE=vm, BLOCK=block, num_warps=4 if block <= 1024 else 8)
         keys.selector ^= 1
         if values is not None:
             values.selector ^= 1
@@ -589,8 +590,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         hist[:, 0] -= n_tiles * tile - n
     else:
         tile = pol["TL_TILE"]
-        _histogram_tl_kernel[(cdiv(n, tile),)](kin, hist, n, begin_bit, end_bit, NUM_PLACES=num_places,
-                                              RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
+        launch(_histogram_tl_kernel, (cdiv(n, tile),), kin, hist, n, begin_bit, end_bit, NUM_PLACES=num_places,
+               RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
     # 2. skip places where all keys share one digit (one device-to-host copy)
     hmax = hist.max(dim=1).values.tolist()
     places = [p for p in range(num_places) if hmax[p] != n]
@@ -629,10 +630,10 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 PROBE=_PROBE, num_warps=pol["WARPS"],
                 **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
         else:
-            _onesweep_tl_kernel[(n_tiles,)](
-                src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
-                RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
-                TILE=tile, WINDOW=max(1, pol["WINDOW"]), num_warps=4)
+            launch(_onesweep_tl_kernel, (n_tiles,),
+                   src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
+                   RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
+                   TILE=tile, WINDOW=max(1, pol["WINDOW"]), num_warps=4)
         keys.selector ^= 1
         if values is not None:
             values.selector ^= 1

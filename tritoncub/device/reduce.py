@@ -54,6 +54,7 @@ from triton.runtime.jit import constexpr_function
 
 from .. import policy
 from .._library import Op
+from .._launch import launch
 from .._utils import check_device, check_same_device, interpreter_active, next_power_of_2, num_sms
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
@@ -525,14 +526,14 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
                   CACHE_MODIFIER=pol["CACHE_MODIFIER"], EVICTION=pol["EVICTION"], PART_LOG2=part_log2,
                   FOR_LOOP=not interpreter_active(), num_warps=pol.num_warps, num_stages=pol.num_stages)
     if op_code == 5:
-        _reduce_kernel[(programs,)](
-            tuple(_storage_view(x) for x in xs), n, outs, parts, tuple(inits), _counter(device),
-            num_full, q, r, num_partials, COMBINE=combine, TRANSFORM=transform, K_IN=len(xs),
-            K=len(out_dtypes), TAIL_LOG2=tail_log2, **common)
+        launch(_reduce_kernel, (programs,),
+               tuple(_storage_view(x) for x in xs), n, outs, parts, tuple(inits), _counter(device),
+               num_full, q, r, num_partials, COMBINE=combine, TRANSFORM=transform, K_IN=len(xs),
+               K=len(out_dtypes), TAIL_LOG2=tail_log2, **common)
     else:
-        _reduce_builtin_kernel[(programs,)](
-            _storage_view(x0), n, outs[0], outs[-1], parts[0], parts[-1], _counter(device), ident,
-            num_full, q, r, num_partials, OP=op_code, **common)
+        launch(_reduce_builtin_kernel, (programs,),
+               _storage_view(x0), n, outs[0], outs[-1], parts[0], parts[-1], _counter(device), ident,
+               num_full, q, r, num_partials, OP=op_code, **common)
     return list(outs)
 
 

@@ -31,6 +31,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
+from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, check_tensor
 from ..agent import lookback
 from ..block.reduce import combine_add, combine_max, combine_min
@@ -165,12 +166,11 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     seg = segmented_scan(combine)
     # aggregates are scanned in the accumulator type; a separate buffer when it differs
     out_acc = out_v if acc == vf.dtype else torch.empty(n, dtype=acc, device=dev)
-    _rbk_kernel[(nt,)](kf, vf, plan.offsets, out_k, out_acc, partial, has_head, fix, n, SEG_SCAN=seg,
-                       ACC=_TL[acc], TILE=pol["TILE"], **{k: v for k, v in pol.launch_kwargs().items()
-                                                            if k in ("num_warps", "num_stages")})
+    launch(_rbk_kernel, (nt,), kf, vf, plan.offsets, out_k, out_acc, partial, has_head, fix, n, SEG_SCAN=seg,
+           ACC=_TL[acc], TILE=pol["TILE"], num_warps=pol.num_warps, num_stages=pol.num_stages)
     if nt > 1:
-        _rbk_fixup_kernel[(1,)](partial, has_head, fix, out_acc, nt, COMBINE=combine, SEG_SCAN=seg, BLOCK=1024,
-                                num_warps=8)
+        launch(_rbk_fixup_kernel, (1,), partial, has_head, fix, out_acc, nt, COMBINE=combine, SEG_SCAN=seg, BLOCK=1024,
+               num_warps=8)
     if out_acc is not out_v:
         out_v.copy_(out_acc)
     return out_k, out_v, plan.num_selected

@@ -43,6 +43,7 @@ import triton.language as tl
 
 from .. import policy
 from .._library import custom_op
+from .._launch import launch
 from .._utils import cdiv, check_tensor, next_power_of_2, num_sms
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, bind_jit, look_back,
                               lookback_reduce, packed_layout, publish, segmented_combine, tile_index)
@@ -598,9 +599,9 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
             tt1 = totals[1] if (totals is not None and num_values == 2) else tt0
             warps = max(1, min(pol["ROWS_WARPS"], block_l * block_i // 128))
             warps = 1 << (warps.bit_length() - 1)
-            _scan_strided_kernel[(cdiv(inner, block_i), outer)](
-                in0, in1, o0, o1, i0, i1, tt0, tt1, row_len, inner, BLOCK_L=block_l, BLOCK_I=block_i,
-                num_warps=warps, num_stages=1, **common)
+            launch(_scan_strided_kernel, (cdiv(inner, block_i), outer),
+                   in0, in1, o0, o1, i0, i1, tt0, tt1, row_len, inner, BLOCK_L=block_l, BLOCK_I=block_i,
+                   num_warps=warps, num_stages=1, **common)
             return outs, totals
     rows_in = [_as_rows(t, dim) for t in xs]
     last = dim == ndim - 1 or ndim == 0
@@ -620,9 +621,9 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
         block_r = max(1, min(pol["ROWS_TILE"] // block_c, next_power_of_2(n_rows)))
         warps = max(1, min(pol["ROWS_WARPS"], block_r * block_c // 128))
         warps = 1 << (warps.bit_length() - 1)
-        _scan_rows_kernel[(cdiv(n_rows, block_r),)](
-            in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, in0.stride(0), out0_t.stride(0),
-            BLOCK_R=block_r, BLOCK_C=block_c, num_warps=warps, num_stages=1, **common)
+        launch(_scan_rows_kernel, (cdiv(n_rows, block_r),),
+               in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, in0.stride(0), out0_t.stride(0),
+               BLOCK_R=block_r, BLOCK_C=block_c, num_warps=warps, num_stages=1, **common)
     else:
         tile = pol["TILE_ITEMS"]
         tiles_per_row = cdiv(row_len, tile)
@@ -631,12 +632,12 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
         packed = packed_layout(lb_dtypes, deterministic)
         counter, status, plane_stride = allocate_status(num_tiles, lb_dtypes, deterministic, device)
         one_row = n_rows == 1
-        _scan_single_pass_kernel[(num_tiles,)](
-            in0, in1, out0_t, out1_t, i0, i1, t0, t1, counter, status, plane_stride, row_len,
-            0 if one_row else in0.stride(0), 0 if one_row else out0_t.stride(0), tiles_per_row,
-            LB_REDUCE=lookback_reduce(combine_fn, num_values), DETERMINISTIC=deterministic, PACKED=packed,
-            TILE_ITEMS=tile, LOOKBACK_WINDOW=pol["LOOKBACK_WINDOW"], num_warps=pol.num_warps,
-            num_stages=pol.num_stages, **common)
+        launch(_scan_single_pass_kernel, (num_tiles,),
+               in0, in1, out0_t, out1_t, i0, i1, t0, t1, counter, status, plane_stride, row_len,
+               0 if one_row else in0.stride(0), 0 if one_row else out0_t.stride(0), tiles_per_row,
+               LB_REDUCE=lookback_reduce(combine_fn, num_values), DETERMINISTIC=deterministic, PACKED=packed,
+               TILE_ITEMS=tile, LOOKBACK_WINDOW=pol["LOOKBACK_WINDOW"], num_warps=pol.num_warps,
+               num_stages=pol.num_stages, **common)
     if not last:
         for o, ro in zip(outs, rows_out):
             if o is not None:

@@ -44,6 +44,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
+from .._launch import launch
 from .._utils import check_same_device, check_tensor, interpreter_active
 from ..block.reduce import combine_max_propagate_nan, combine_min_propagate_nan
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES,
@@ -261,22 +262,22 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     out_idx = torch.empty(num_work if is_arg else 1, dtype=torch.int64, device=device)
     dummy = out_idx if begins is None else begins
     vec = _vector_width(xv) if vec is None else vec
-    launch = dict(OP=code, COMBINE=combine_fn, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec,
-                  CACHE_MODIFIER=pol["CACHE_MODIFIER"], FOR_LOOP=not interpreter_active(),
-                  num_warps=pol.num_warps, num_stages=pol.num_stages)
+    meta = dict(OP=code, COMBINE=combine_fn, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec,
+                CACHE_MODIFIER=pol["CACHE_MODIFIER"], FOR_LOOP=not interpreter_active(),
+                num_warps=pol.num_warps, num_stages=pol.num_stages)
     if num_work:
-        _segmented_reduce_kernel[(triton.cdiv(num_work, rows),)](
-            xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_work, chunk,
-            split, out, out_idx, ident, init_t if init_t is not None else out, UNIFORM=uniform, **launch)
+        launch(_segmented_reduce_kernel, (triton.cdiv(num_work, rows),),
+               xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_work, chunk,
+               split, out, out_idx, ident, init_t if init_t is not None else out, UNIFORM=uniform, **meta)
     if split > 1:  # second pass: each segment's partials as one row
         partials = out
         out = torch.empty(num_segments, dtype=acc, device=device)
         p2 = policy.Policy(pol.op, {**pol.values, "ROWS": _bi.max(1, _bi.min(64, 4096 // _bi.max(split, 1))),
                                     "BLOCK": _bi.min(1024, triton.next_power_of_2(split))}, 4, 1, pol.source)
-        _segmented_reduce_kernel[(triton.cdiv(num_segments, p2["ROWS"]),)](
-            partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident, out,
-            OP=code, COMBINE=None, ROWS=p2["ROWS"], BLOCK=p2["BLOCK"], UNIFORM=True, CACHE_MODIFIER="",
-            FOR_LOOP=not interpreter_active(), VEC=1, num_warps=4, num_stages=1)
+        launch(_segmented_reduce_kernel, (triton.cdiv(num_segments, p2["ROWS"]),),
+               partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident, out,
+               OP=code, COMBINE=None, ROWS=p2["ROWS"], BLOCK=p2["BLOCK"], UNIFORM=True, CACHE_MODIFIER="",
+               FOR_LOOP=not interpreter_active(), VEC=1, num_warps=4, num_stages=1)
     if op == "mean":
         if uniform:
             out = out / row_len

@@ -51,6 +51,7 @@ import triton.language as tl
 
 from .. import policy
 from .._library import custom_op
+from .._launch import launch
 from .._utils import check_tensor, check_same_device, next_power_of_2, interpreter_active
 from ..thread.radix_traits import to_ordered_bits
 
@@ -406,18 +407,18 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
     log_n = _log2(block)
     dummy = kb
     grid = (triton.cdiv(num_segs, rows),)
-    _segment_tile_sort_kernel[grid](
-        kb, vb if vb is not None else dummy, out_kb if out_kb is not None else dummy,
-        out_vb if out_vb is not None else dummy, out_idx if out_idx is not None else dummy,
-        seg_begin if seg_begin is not None else dummy, seg_len if seg_len is not None else dummy,
-        seg_list if seg_list is not None else dummy, idx_base if idx_base is not None else dummy,
-        num_segs, row_len, row_stride,
-        BLOCK=block, ROWS=rows, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
-        PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl",
-        UNIFORM=uniform, HAS_LIST=seg_list is not None,
-        HAS_IDX_BASE=idx_base is not None, HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
-        WRITE_IDX=out_idx is not None, ASCENDING=not descending, **meta,
-        num_warps=pol.num_warps, num_stages=pol.num_stages)
+    launch(_segment_tile_sort_kernel, grid,
+           kb, vb if vb is not None else dummy, out_kb if out_kb is not None else dummy,
+           out_vb if out_vb is not None else dummy, out_idx if out_idx is not None else dummy,
+           seg_begin if seg_begin is not None else dummy, seg_len if seg_len is not None else dummy,
+           seg_list if seg_list is not None else dummy, idx_base if idx_base is not None else dummy,
+           num_segs, row_len, row_stride,
+           BLOCK=block, ROWS=rows, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
+           PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl",
+           UNIFORM=uniform, HAS_LIST=seg_list is not None,
+           HAS_IDX_BASE=idx_base is not None, HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
+           WRITE_IDX=out_idx is not None, ASCENDING=not descending, **meta,
+           num_warps=pol.num_warps, num_stages=pol.num_stages)
 
 
 def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, descending, meta,
@@ -442,16 +443,16 @@ def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_n
     pos = torch.empty(total, dtype=torch.int32 if max_len < 2**31 else torch.int64, device=device)
     block = 1024
     grid = (triton.cdiv(max_len, block), nseg)
-    _pack_composite_kernel[grid](kb, comp, pos, s_begin, s_len, s_cum, BLOCK=block, SEG_IN_KEY=seg_bits > 0,
-                                 DESCENDING=bool(descending), **meta)
+    launch(_pack_composite_kernel, grid, kb, comp, pos, s_begin, s_len, s_cum, BLOCK=block, SEG_IN_KEY=seg_bits > 0,
+           DESCENDING=bool(descending), **meta)
     _, pos_sorted = radix_sort_pairs(comp.view(torch.uint64), pos, begin_bit=0,
                                      end_bit=meta["KEY_BITS"] + seg_bits)
     d = kb
-    _unpack_composite_kernel[grid](kb, vb if vb is not None else d, pos_sorted,
-                                   out_kb if out_kb is not None else d, out_vb if out_vb is not None else d,
-                                   out_idx if out_idx is not None else d, s_begin, s_len, s_cum, BLOCK=block,
-                                   HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
-                                   WRITE_IDX=out_idx is not None)
+    launch(_unpack_composite_kernel, grid, kb, vb if vb is not None else d, pos_sorted,
+           out_kb if out_kb is not None else d, out_vb if out_vb is not None else d,
+           out_idx if out_idx is not None else d, s_begin, s_len, s_cum, BLOCK=block,
+           HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
+           WRITE_IDX=out_idx is not None)
     return True
 
 
@@ -505,11 +506,11 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
     for p in range(passes):
         src, dst = bufs[cur], bufs[1 - cur]
         final = p == passes - 1
-        _merge_pass_kernel[grid](
-            src[0], src[1], dst[0], dst[1], vb if vb is not None else kb,
-            out_vb if out_vb is not None else kb, s_begin, s_len, run,
-            SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None,
-            WRITE_IDX=True, ASCENDING=not descending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
+        launch(_merge_pass_kernel, grid,
+               src[0], src[1], dst[0], dst[1], vb if vb is not None else kb,
+               out_vb if out_vb is not None else kb, s_begin, s_len, run,
+               SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None,
+               WRITE_IDX=True, ASCENDING=not descending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
         cur = 1 - cur
         run *= 2
     assert passes > 0, "the merge path is for segments longer than MERGE_TILE"

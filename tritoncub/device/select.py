@@ -31,6 +31,7 @@ import triton.language as tl
 
 from .. import policy
 from .._library import custom_op
+from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor
 
 # selection modes (what decides that an item is selected)
@@ -249,11 +250,11 @@ class Plan:
         offs = torch.empty(nt * (2 if three else 1), dtype=torch.int64, device=dev)
         self.offsets, self.offsets2 = offs[:nt], offs[nt:] if three else offs[:nt]
         if n > 0:
-            _count_kernel[(nt,)](x, flags if flags is not None else x, counts, counts[nt:] if three else counts,
-                                 self.offsets, self.offsets2, self.totals, n, nt,
-                                 MODE=mode, PRED=pred or _never, PRED2=pred2 or _never, LOAD_X=load_x,
-                                 TILE=tile, SCAN_BLOCK=min(4096, max(128, 1 << (nt - 1).bit_length())),
-                                 num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+            launch(_count_kernel, (nt,), x, flags if flags is not None else x, counts, counts[nt:] if three else counts,
+                   self.offsets, self.offsets2, self.totals, n, nt,
+                   MODE=mode, PRED=pred or _never, PRED2=pred2 or _never, LOAD_X=load_x,
+                   TILE=tile, SCAN_BLOCK=min(4096, max(128, 1 << (nt - 1).bit_length())),
+                   num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
 
     @property
     def num_selected(self) -> torch.Tensor:
@@ -272,22 +273,22 @@ class Plan:
         dummy = self.offsets
         ndim = 1 if shape is None else len(shape)
         shape_t = _shape_tensor(shape, self.x.device) if ndim > 1 else dummy
-        _compact_kernel[(self.num_tiles,)](
-            self.x, self.flags if self.flags is not None else self.x,
-            values if values is not None else self.x, self.offsets, self.offsets2, self.totals, shape_t,
-            index_base if index_base is not None else dummy,
-            out if out is not None else dummy, out_values if out_values is not None else dummy,
-            out_index if out_index is not None else dummy, out_lengths if out_lengths is not None else dummy,
-            out_inverse if out_inverse is not None else dummy, n,
-            MODE=self.mode, PRED=self.pred or _never, PRED2=self.pred2 or _never, LOAD_X=self.load_x,
-            WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
-            NDIM=ndim, ADD_BASE=index_base is not None, WRITE_ENDS=out_lengths is not None,
-            WRITE_INVERSE=out_inverse is not None, PARTITION=partition, TILE=self.tile,
-            num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+        launch(_compact_kernel, (self.num_tiles,),
+               self.x, self.flags if self.flags is not None else self.x,
+               values if values is not None else self.x, self.offsets, self.offsets2, self.totals, shape_t,
+               index_base if index_base is not None else dummy,
+               out if out is not None else dummy, out_values if out_values is not None else dummy,
+               out_index if out_index is not None else dummy, out_lengths if out_lengths is not None else dummy,
+               out_inverse if out_inverse is not None else dummy, n,
+               MODE=self.mode, PRED=self.pred or _never, PRED2=self.pred2 or _never, LOAD_X=self.load_x,
+               WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
+               NDIM=ndim, ADD_BASE=index_base is not None, WRITE_ENDS=out_lengths is not None,
+               WRITE_INVERSE=out_inverse is not None, PARTITION=partition, TILE=self.tile,
+               num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
         if out_lengths is not None:
             block = 4096
-            _finish_lengths_kernel[(max(1, cdiv(out_lengths.numel(), block)),)](
-                out_lengths, out_index, self.totals, BLOCK=block, num_warps=8)
+            launch(_finish_lengths_kernel, (max(1, cdiv(out_lengths.numel(), block)),),
+                   out_lengths, out_index, self.totals, BLOCK=block, num_warps=8)
 
 
 def shrink(buf: torch.Tensor, k: int) -> torch.Tensor:

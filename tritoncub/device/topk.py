@@ -35,6 +35,7 @@ import triton.language as tl
 
 from .. import policy
 from .._library import custom_op
+from .._launch import launch
 from .._utils import check_tensor, check_same_device, next_power_of_2
 from .segmented_sort import (SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode, sort_rows,
                              sort_tile_descending, bitonic_topk, _check_runnable, _log2)
@@ -290,13 +291,13 @@ def _tile_topk(kb, out_vb, out_idx, k, *, block, num_rows, meta, ascending, devi
     rows = max(1, min(256, pol["TILE_ITEMS"] // block))
     log_n = _log2(block)
     d = kb
-    _topk_tile_kernel[(triton.cdiv(num_rows, rows),)](
-        kb, out_vb, out_idx, seg_begin if seg_begin is not None else d, seg_len if seg_len is not None else d,
-        seg_list if seg_list is not None else d, num_rows, row_len, row_stride, k, k,
-        BLOCK=block, ROWS=rows, K2=k2, K_LOG=_log2(k2), LOG_N=log_n, N_DIMS=log_n + _log2(rows),
-        PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl",
-        UNIFORM=uniform, HAS_LIST=seg_list is not None,
-        IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
+    launch(_topk_tile_kernel, (triton.cdiv(num_rows, rows),),
+           kb, out_vb, out_idx, seg_begin if seg_begin is not None else d, seg_len if seg_len is not None else d,
+           seg_list if seg_list is not None else d, num_rows, row_len, row_stride, k, k,
+           BLOCK=block, ROWS=rows, K2=k2, K_LOG=_log2(k2), LOG_N=log_n, N_DIMS=log_n + _log2(rows),
+           PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl",
+           UNIFORM=uniform, HAS_LIST=seg_list is not None,
+           IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
 
 
 def _row_batches(nrows):
@@ -322,22 +323,22 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
         ov, oi = out_vb[r0:r1], out_idx[r0:r1]
         nchunks = triton.cdiv(max_len, chunk)
         if nchunks == 1:
-            _topk_chunk_kernel[(1, r1 - r0)](kb, kb, kb, ov, oi, rb, rl, 0, k, k, **_ck(chunk),
-                                              FROM_KEYS=True, FINAL=True, **common)
+            launch(_topk_chunk_kernel, (1, r1 - r0), kb, kb, kb, ov, oi, rb, rl, 0, k, k, **_ck(chunk),
+                   FROM_KEYS=True, FINAL=True, **common)
             continue
         cand = torch.empty((r1 - r0, nchunks * k2), dtype=torch.int64, device=device)
-        _topk_chunk_kernel[(nchunks, r1 - r0)](kb, kb, cand, ov, oi, rb, rl, 0, k, k, **_ck(chunk),
-                                                FROM_KEYS=True, FINAL=False, **common)
+        launch(_topk_chunk_kernel, (nchunks, r1 - r0), kb, kb, cand, ov, oi, rb, rl, 0, k, k, **_ck(chunk),
+               FROM_KEYS=True, FINAL=False, **common)
         n_in = nchunks * k2
         while True:
             nchunks = triton.cdiv(n_in, chunk)
             if nchunks == 1:
-                _topk_chunk_kernel[(1, r1 - r0)](kb, cand, cand, ov, oi, rb, rl, n_in, k, k,
-                                                  **_ck(next_power_of_2(n_in)), FROM_KEYS=False, FINAL=True, **common)
+                launch(_topk_chunk_kernel, (1, r1 - r0), kb, cand, cand, ov, oi, rb, rl, n_in, k, k,
+                       **_ck(next_power_of_2(n_in)), FROM_KEYS=False, FINAL=True, **common)
                 break
             nxt = torch.empty((r1 - r0, nchunks * k2), dtype=torch.int64, device=device)
-            _topk_chunk_kernel[(nchunks, r1 - r0)](kb, cand, nxt, ov, oi, rb, rl, n_in, k, k, **_ck(chunk),
-                                                    FROM_KEYS=False, FINAL=False, **common)
+            launch(_topk_chunk_kernel, (nchunks, r1 - r0), kb, cand, nxt, ov, oi, rb, rl, n_in, k, k, **_ck(chunk),
+                   FROM_KEYS=False, FINAL=False, **common)
             cand, n_in = nxt, nchunks * k2
 
 
@@ -358,30 +359,30 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         krem = torch.full((nr,), k, dtype=torch.int64, device=device)
         hist = torch.zeros((nr, 256), dtype=torch.int32, device=device)
         shift = nbits - 8
-        _rs_hist_kernel[(triton.cdiv(max_len, block * tiles), nr)](
-            kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True, **common)
-        _rs_resolve_kernel[(nr,)](hist, prefix, krem, bucket, SHIFT=shift)
+        launch(_rs_hist_kernel, (triton.cdiv(max_len, block * tiles), nr),
+               kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True, **common)
+        launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, SHIFT=shift)
         if shift == 0:
-            _rs_compact_kernel[(triton.cdiv(max_len, block), nr)](
-                kb, kb, kb, kb, kb, rb, rl, rl, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, 0, k, k,
-                BLOCK=block, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **common)
+            launch(_rs_compact_kernel, (triton.cdiv(max_len, block), nr),
+                   kb, kb, kb, kb, kb, rb, rl, rl, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, 0, k, k,
+                   BLOCK=block, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **common)
             continue
         cap = max(1, int(bucket.max()))  # one device-to-host read: the candidate buffer's size
         ckey = torch.empty((nr, cap), dtype=torch.int64, device=device)
         cidx = torch.empty((nr, cap), dtype=torch.int64, device=device)
-        _rs_compact_kernel[(triton.cdiv(max_len, block), nr)](
-            kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
-            BLOCK=block, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs,
-            **common)
+        launch(_rs_compact_kernel, (triton.cdiv(max_len, block), nr),
+               kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
+               BLOCK=block, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs,
+               **common)
         while shift > 0:
             shift -= 8
-            _rs_hist_kernel[(triton.cdiv(cap, block * tiles), nr)](
-                kb, ckey, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=block, TILES=tiles, SHIFT=shift,
-                FROM_KEYS=False, **common)
-            _rs_resolve_kernel[(nr,)](hist, prefix, krem, bucket, SHIFT=shift)
-        _rs_compact_kernel[(triton.cdiv(cap, block), nr)](
-            kb, ckey, cidx, kb, kb, rb, rl, cand_cnt, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0,
-            k, k, BLOCK=block, SHIFT=0, FROM_KEYS=False, FINAL=True, IDX_ABS=idx_abs, **common)
+            launch(_rs_hist_kernel, (triton.cdiv(cap, block * tiles), nr),
+                   kb, ckey, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=block, TILES=tiles, SHIFT=shift,
+                   FROM_KEYS=False, **common)
+            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, SHIFT=shift)
+        launch(_rs_compact_kernel, (triton.cdiv(cap, block), nr),
+               kb, ckey, cidx, kb, kb, rb, rl, cand_cnt, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0,
+               k, k, BLOCK=block, SHIFT=0, FROM_KEYS=False, FINAL=True, IDX_ABS=idx_abs, **common)
 
 
 def _check_k(k, size):

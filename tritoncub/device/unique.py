@@ -36,6 +36,7 @@ import triton
 import triton.language as tl
 
 from .._library import custom_op
+from .._launch import launch
 from .._utils import INT_DTYPES, cdiv, check_tensor
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -128,8 +129,8 @@ def _dense_path(xf, return_inverse, return_counts):
     minmax = torch.stack([mn.to(torch.int64), mx.to(torch.int64)])
     slots = torch.zeros(cap, dtype=torch.int32 if return_counts else torch.int8, device=dev)
     overflow = torch.zeros(1, dtype=torch.int64, device=dev)
-    _mark_kernel[(cdiv(n, _TILE),)](xs, n, minmax, slots, cap, overflow, COUNT=return_counts, TILE=_TILE,
-                                    num_warps=8)
+    launch(_mark_kernel, (cdiv(n, _TILE),), xs, n, minmax, slots, cap, overflow, COUNT=return_counts, TILE=_TILE,
+           num_warps=8)
     plan = Plan(slots, slots, SELECT_FLAGGED, load_x=False)
     vals = torch.empty(cap, dtype=xs.dtype, device=dev)
     counts = torch.empty(cap if return_counts else 0, dtype=torch.int64, device=dev)
@@ -139,7 +140,7 @@ def _dense_path(xf, return_inverse, return_counts):
                  out_inverse=rank if return_inverse else None)
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
     if return_inverse:
-        _gather_rank_kernel[(cdiv(n, _TILE),)](xs, n, minmax, rank, inv, cap, TILE=_TILE, num_warps=8)
+        launch(_gather_rank_kernel, (cdiv(n, _TILE),), xs, n, minmax, rank, inv, cap, TILE=_TILE, num_warps=8)
     k, ovf = torch.cat([plan.num_selected.view(1), overflow]).tolist()  # the one host sync
     if ovf:
         return None

@@ -1,0 +1,64 @@
+"""tritoncub._launch.launch: a launch through the compiled-kernel table gives what ``kernel[grid]``
+gives, for every specialisation Triton makes (pointer alignment, ints equal to 1, divisible by 16,
+wider than 32 bits, constexprs by keyword and by position). On the GPU the second and later
+launches of a key take the direct path; under the interpreter every launch goes through
+``kernel[grid]``."""
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from helpers import DEVICE, assert_equal
+from tritoncub import _launch
+from tritoncub._launch import launch
+
+
+@triton.jit
+def _affine_kernel(x_ptr, y_ptr, n, scale, offset, BLOCK: tl.constexpr, ADD: tl.constexpr):
+    i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    v = tl.load(x_ptr + i, mask=m, other=0)
+    tl.store(y_ptr + i, v * scale + offset + ADD, mask=m)
+
+
+def _expected(x, n, scale, offset, add):
+    y = x.clone()
+    y[:n] = x[:n] * scale + offset + add
+    return y
+
+
+@pytest.mark.parametrize("n", [1, 16, 17, 100, 1000])
+@pytest.mark.parametrize("shift", [0, 1])        # an aligned pointer, then one 4 bytes off
+def test_launch_matches_reference(n, shift):
+    base = torch.arange(1100, dtype=torch.float32, device=DEVICE)
+    x = base[shift:shift + 1050]
+    for rep in range(3):          # the first launch fills the table, later ones use it
+        for block, add in ((128, 0), (64, 3)):
+            y = x.clone()
+            scale = 1 if rep == 0 else 16 * (rep + 1)   # an int equal to 1, then divisible by 16
+            launch(_affine_kernel, (triton.cdiv(n, block),), x, y, n, scale, 2.5, BLOCK=block, ADD=add)
+            assert_equal(y, _expected(x, n, scale, 2.5, add))
+
+
+def test_constexpr_by_position_and_wide_int():
+    x = torch.arange(384, dtype=torch.float32, device=DEVICE)
+    for add in (0, 7, 0):
+        y = x.clone()
+        launch(_affine_kernel, (3,), x, y, 300, 2, 1.0, 128, add)   # BLOCK, ADD by position
+        assert_equal(y, _expected(x, 300, 2, 1.0, add))
+    # an n that needs 64 bits (every lane of the 3 programs is below it): its own specialisation
+    for n in (1 << 33, 384, 1 << 33):
+        y = torch.full_like(x, -1.0)
+        launch(_affine_kernel, (3,), x, y, n, 2, 0.0, BLOCK=128, ADD=0)
+        assert_equal(y, x * 2)
+
+
+@pytest.mark.gpu
+def test_direct_path_is_taken_on_the_gpu():
+    x = torch.arange(256, dtype=torch.float32, device=DEVICE)
+    y = torch.empty_like(x)
+    for _ in range(2):
+        launch(_affine_kernel, (2,), x, y, 256, 3, 0.0, BLOCK=128, ADD=1)
+    assert _launch._direct_ok()
+    assert _launch._TABLES.get(_affine_kernel), "the first launch did not fill the table"
+    assert_equal(y, x * 3 + 1)
