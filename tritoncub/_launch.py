@@ -49,7 +49,12 @@ def _direct_ok() -> bool:
     if not _DIRECT[0]:
         return False
     from triton import knobs
-    return knobs.runtime.launch_enter_hook is None and knobs.runtime.launch_exit_hook is None
+    return _no_hook(knobs.runtime.launch_enter_hook) and _no_hook(knobs.runtime.launch_exit_hook)
+
+
+def _no_hook(h) -> bool:
+    """Triton 3.6 keeps launch hooks in a ``HookChain`` (empty: no hook); older ones a callable or None."""
+    return h is None or (hasattr(h, "calls") and not h.calls)
 
 
 class _Entry:

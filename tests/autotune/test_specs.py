@@ -96,10 +96,10 @@ def test_reduce_by_key_check_rejects_wrong_count_keys_and_sums():
     r = uniq.numel()
     assert 1 < r < keys.numel() and torch.all(uniq[1:] > uniq[:-1])
     n = keys.numel()
-    out_k = torch.zeros(n, dtype=keys.dtype)
-    out_v = torch.full((n,), float("nan"))              # slots past num_runs are not looked at
+    out_k = torch.zeros(n, dtype=keys.dtype, device=keys.device)
+    out_v = torch.full((n,), float("nan"), device=keys.device)   # slots past num_runs are not looked at
     out_k[:r], out_v[:r] = uniq, exact.float()
-    num = torch.tensor(r, dtype=torch.int64)
+    num = torch.tensor(r, dtype=torch.int64, device=keys.device)
     s.verify((out_k, out_v, num), ref)
     with pytest.raises(AssertionError, match="num_runs"):
         s.verify((out_k, out_v, num - 1), ref)
@@ -121,7 +121,7 @@ def test_adjacent_difference_check_is_exact():
     good = torch.cat([x[:1], torch.diff(x)])
     s.verify(good, ref)
     bad = good.clone()
-    bad[7] = torch.nextafter(bad[7], torch.tensor(float("inf")))   # one ulp off
+    bad[7] = torch.nextafter(bad[7], torch.tensor(float("inf"), device=bad.device))   # one ulp off
     with pytest.raises(AssertionError):
         s.verify(bad, ref)
 
