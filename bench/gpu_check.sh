@@ -15,20 +15,10 @@ mode=all
 case "${1:-}" in --tests-only) mode=tests; shift ;; --bench-only) mode=bench; shift ;; esac
 test_rc=0
 if [ "$mode" != bench ]; then
-  # test files run ${TEST_JOBS:-8} at a time (compilation is CPU-bound; the GPU work of a test is small)
-  logs=$(mktemp -d)
-  find tests -name 'test_*.py' | sort | xargs -P "${TEST_JOBS:-8}" -I{} sh -c \
-    'f="{}"; l="'"$logs"'/$(echo "$f" | tr / _).log"; timeout "${TEST_FILE_TIMEOUT:-300}" python3 -m pytest -q -p no:cacheprovider "$f" > "$l" 2>&1; echo "rc=$?" >> "$l"'
-  : > "$out/gpu_tests.log"
-  for l in "$logs"/*.log; do
-    rc=$(tail -n 1 "$l" | sed 's/rc=//')
-    echo "== $(basename "$l" .log) rc=$rc $(tail -n 2 "$l" | head -n 1)" >> "$out/gpu_tests.log"
-    if [ "$rc" != 0 ]; then
-      test_rc=1
-      grep -E "^(FAILED|ERROR)|^E  " "$l" | head -n 30 >> "$out/gpu_tests.log"
-    fi
-  done
-  cat "$out/gpu_tests.log" | grep "^=="
+  # test files in parallel, the slowest split into shards and started first (bench/gpu_tests.py)
+  python3 bench/gpu_tests.py "$out/gpu_tests.log" --jobs "${TEST_JOBS:-8}" --timeout "${TEST_FILE_TIMEOUT:-300}" \
+    > /dev/null || test_rc=1
+  grep "^==" "$out/gpu_tests.log"
 fi
 bench_rc=0
 if [ "$mode" != tests ]; then

@@ -1,0 +1,74 @@
+"""Run the test suite on a GPU machine: test files in parallel, each under a time limit, the slowest
+files split into shards (their tests compile many kernels, which is CPU-bound), the longest jobs
+first. Each job's result line is appended to the log as soon as it ends, so a run cut short still
+says what passed.
+
+    python bench/gpu_tests.py LOG [--jobs 16] [--timeout 300] [--shards 3]
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+#: files whose tests compile the most kernels: split into shards and started first
+SLOW = ("tests/device/test_segmented_sort.py", "tests/device/test_topk.py", "tests/device/test_radix_sort_gpu.py",
+        "tests/device/test_reduce.py", "tests/device/test_radix_sort.py", "tests/device/test_scan.py",
+        "tests/device/test_histogram.py")
+
+
+def _node_ids(path: str) -> list[str]:
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", path],
+                       capture_output=True, text=True)
+    return [ln for ln in r.stdout.splitlines() if ln.startswith(path + "::")]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("log", type=Path)
+    ap.add_argument("--jobs", type=int, default=8)
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--shards", type=int, default=3)
+    a = ap.parse_args()
+    files = sorted(str(p) for p in Path("tests").rglob("test_*.py"))
+    jobs = []
+    for f in SLOW:
+        if f in files:
+            ids = _node_ids(f) if a.shards > 1 else []
+            if len(ids) >= 2 * a.shards:
+                jobs += [(f"{f}[shard {i + 1}/{a.shards}]", ids[i::a.shards]) for i in range(a.shards)]
+            else:
+                jobs.append((f, [f]))
+    jobs += [(f, [f]) for f in files if f not in SLOW]
+    a.log.write_text("")
+    tmp = Path(tempfile.mkdtemp())
+
+    def run(job):
+        name, args = job
+        out = tmp / (name.replace("/", "_").replace(" ", "_") + ".log")
+        try:
+            with open(out, "w") as fh:
+                rc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+                                    stdout=fh, stderr=subprocess.STDOUT, timeout=a.timeout).returncode
+        except subprocess.TimeoutExpired:
+            rc = 124
+        lines = out.read_text().splitlines()
+        summary = lines[-1] if lines else ""
+        text = f"== {name} rc={rc} {summary}\n"
+        if rc != 0:
+            text += "".join(ln + "\n" for ln in lines if ln.startswith(("FAILED", "ERROR", "E  ")))[:6000]
+        with open(a.log, "a") as fh:
+            fh.write(text)
+        return rc
+
+    with ThreadPoolExecutor(a.jobs) as pool:
+        rcs = list(pool.map(run, jobs))
+    print(a.log.read_text())
+    return 0 if all(rc == 0 for rc in rcs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
