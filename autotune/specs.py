@@ -214,7 +214,9 @@ def segmented_sort_spec():
 
     return TuneSpec(
         op="segmented_sort",
-        problems={"small": [prob(65536, 128)], "medium": [prob(4096, 1024)], "large": [prob(1024, 4096)]},
+        # "large" also holds the rows longer than MAX_BLOCK: a long-row problem times LONG_PATH and MERGE_TILE
+        problems={"small": [prob(65536, 128)], "medium": [prob(4096, 1024)],
+                  "large": [prob(1024, 4096), prob(16, 1 << 20)]},
         quick_problems={"small": [prob(4, 100)]},
         call=lambda x: tuple(m.sort_rows(x)),
         reference=reference,
