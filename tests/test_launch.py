@@ -62,3 +62,15 @@ def test_direct_path_is_taken_on_the_gpu():
     assert _launch._direct_ok()
     assert _launch._TABLES.get(_affine_kernel), "the first launch did not fill the table"
     assert_equal(y, x * 3 + 1)
+
+
+@pytest.mark.gpu
+def test_table_stays_bounded(monkeypatch):
+    monkeypatch.setattr(_launch, "MAX_ENTRIES", 3)
+    x = torch.arange(128, dtype=torch.float32, device=DEVICE)
+    for add in range(8):
+        for _ in range(2):
+            y = torch.empty_like(x)
+            launch(_affine_kernel, (1,), x, y, 128, 1, 0.0, BLOCK=128, ADD=add)
+            assert_equal(y, x + add)
+    assert 1 <= len(_launch._TABLES[_affine_kernel]) <= 3

@@ -20,6 +20,8 @@ from __future__ import annotations
 import torch
 
 _TABLES: dict = {}
+#: specialisations kept per kernel
+MAX_ENTRIES = 256
 _I32_MIN, _I32_MAX, _I64_MAX = -(1 << 31), (1 << 31) - 1, (1 << 63) - 1
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
             "launch_pdl")
@@ -112,6 +114,8 @@ def launch(kernel, grid: tuple, *args, **kwargs) -> None:
             tail.append(kwargs[name] if name in kwargs else p.default)
         if table is None:
             table = _TABLES[kernel] = {}
+        elif len(table) >= MAX_ENTRIES:  # e.g. a new jit function passed on every call: stay bounded
+            table.clear()
         table[key] = _Entry(compiled, tuple(tail))
         return
     k = entry.kernel
