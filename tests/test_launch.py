@@ -7,6 +7,7 @@ import pytest
 import torch
 import triton
 import triton.language as tl
+from triton.runtime.jit import JITFunction
 
 from helpers import DEVICE, assert_equal
 from tritoncub import _launch
@@ -74,3 +75,27 @@ def test_table_stays_bounded(monkeypatch):
             launch(_affine_kernel, (1,), x, y, 128, 1, 0.0, BLOCK=128, ADD=add)
             assert_equal(y, x + add)
     assert 1 <= len(_launch._TABLES[_affine_kernel]) <= 3
+
+
+def test_specialisation_key_separates_what_triton_specialises_on():
+    """The table key (pure Python, checked here on any machine) must differ wherever Triton compiles
+    a different binary, or a launch would reuse a wrong one."""
+    spec = _launch._spec
+    base = torch.zeros(8, dtype=torch.float32)
+    assert spec(base) != spec(base[1:])                                 # 16-byte alignment
+    assert spec(base) != spec(base.view(torch.int32))                   # pointer dtype
+    assert spec(1) != spec(2)                                           # ints equal to 1
+    assert spec(16) != spec(17) and spec(32) == spec(48)                # divisibility by 16 only
+    assert spec((1 << 31) - 1) != spec(1 << 31)                         # 32- vs 64-bit ints
+    assert spec((1 << 63) - 1) != spec(1 << 63)                         # signed vs unsigned 64-bit
+    assert spec(True) != spec(1) and spec(1.0) != spec(1)               # bool and float apart from int
+    assert spec((base, 1)) != spec((base[1:], 1))                       # inside tuples too
+    # the key needs the kernel's parameter list: a JITFunction (the interpreter's wrapper has none)
+    kern = _affine_kernel if hasattr(_affine_kernel, "params") else JITFunction(_affine_kernel.fn)
+    key = _launch._key(kern, 0, (base, base, 10, 1, 0.0), {"BLOCK": 128, "ADD": 0})
+    assert key != _launch._key(kern, 0, (base, base, 10, 1, 0.0), {"BLOCK": 64, "ADD": 0})
+    # constexprs given by position are keyed by value, not by their int properties
+    k1 = _launch._key(kern, 0, (base, base, 10, 2, 0.0, 128, 0), {})
+    k2 = _launch._key(kern, 0, (base, base, 10, 2, 0.0, 256, 0), {})
+    k3 = _launch._key(kern, 0, (base, base, 10, 2, 0.0, 128, 16), {})
+    assert len({k1, k2, k3}) == 3
