@@ -3,6 +3,7 @@ gives, for every specialisation Triton makes (pointer alignment, ints equal to 1
 wider than 32 bits, constexprs by keyword and by position). On the GPU the second and later
 launches of a key take the direct path; under the interpreter every launch goes through
 ``kernel[grid]``."""
+import numpy as np
 import pytest
 import torch
 import triton
@@ -90,6 +91,7 @@ def test_specialisation_key_separates_what_triton_specialises_on():
     assert spec((1 << 63) - 1) != spec(1 << 63)                         # signed vs unsigned 64-bit
     assert spec(True) != spec(1) and spec(1.0) != spec(1)               # bool and float apart from int
     assert spec((base, 1)) != spec((base[1:], 1))                       # inside tuples too
+    assert spec(np.int64(1)) != spec(np.int64(2)) and spec(np.int64(2)) != spec(2)   # numpy ints by value
     # the key needs the kernel's parameter list: a JITFunction (the interpreter's wrapper has none)
     kern = _affine_kernel if hasattr(_affine_kernel, "params") else JITFunction(_affine_kernel.fn)
     key = _launch._key(kern, 0, (base, base, 10, 1, 0.0), {"BLOCK": 128, "ADD": 0})

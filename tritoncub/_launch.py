@@ -17,14 +17,14 @@ Only positional arguments may be runtime values; keyword arguments must be compi
 """
 from __future__ import annotations
 
+import numbers
+
 import torch
 
 _TABLES: dict = {}
 #: specialisations kept per kernel
 MAX_ENTRIES = 256
 _I32_MIN, _I32_MAX, _I64_MAX = -(1 << 31), (1 << 31) - 1, (1 << 63) - 1
-_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
-            "launch_pdl")
 
 
 def _spec(a):
@@ -37,6 +37,8 @@ def _spec(a):
         return (1 if a <= _I64_MAX else 2, a & 15 == 0)
     if isinstance(a, tuple):
         return tuple(_spec(b) for b in a)
+    if a.__class__ is not bool and isinstance(a, numbers.Integral):   # a numpy integer: its value matters
+        return (a.__class__,) + _spec(int(a))
     return a.__class__   # bool, float, None, a jit function...
 
 
