@@ -183,22 +183,54 @@ def histogram_spec():
 
 def select_spec():
     m = _module("select")
+    rle = _module("run_length_encode")
     if m is None or not hasattr(m, "masked_select") or not _registered("select"):
         return None
 
     def prob(n, density):
         def make(dev, seed):
             g = _gen(seed)
-            return (torch.randn(n, generator=g).to(dev), (torch.rand(n, generator=g) < density).to(dev))
+            return ("masked", torch.randn(n, generator=g).to(dev), (torch.rand(n, generator=g) < density).to(dev))
         return _p(f"masked_select float32 n={_n(n)} {int(density * 100)}%", make, n * 5 + int(n * density) * 4)
 
+    def runs_prob(n, avg_run):
+        # keys read once (the heads pass reads a neighbour too), unique keys and lengths written per run
+        return _p(f"run_length_encode int32 n={_n(n)} runs~{avg_run}",
+                  lambda dev, seed: ("runs", _sorted_runs(n, avg_run, dev, seed), None), n * 4 + (n // avg_run) * 8)
+
+    def call(p):
+        if p[0] == "masked":
+            return m.masked_select(p[1], p[2])
+        return rle.encode(p[1])
+
+    def reference(p):
+        if p[0] == "masked":
+            return torch.masked_select(p[1], p[2])
+        return torch.unique_consecutive(p[1], return_counts=True)
+
+    def check(out, ref):
+        from .spec import compare
+        if isinstance(out, torch.Tensor):
+            compare(out, ref)
+            return
+        uniq, lengths, num = out
+        r = int(num)
+        if r != ref[0].numel():
+            raise AssertionError(f"num_runs {r} != {ref[0].numel()}")
+        compare(uniq[:r], ref[0], path="unique")
+        compare(lengths[:r].to(ref[1].dtype), ref[1], path="lengths")
+
+    problems = {"default": [prob(BIG, 0.5)]}
+    quick = {"default": [prob(5000, 0.5)]}
+    if rle is not None and hasattr(rle, "encode"):
+        problems["runs"] = [runs_prob(BIG, 64)]
+        quick["runs"] = [runs_prob(3000, 8)]
     return TuneSpec(
         op="select",
-        problems={"default": [prob(BIG, 0.5)]},
-        quick_problems={"default": [prob(5000, 0.5)]},
-        call=lambda p: m.masked_select(*p),
-        reference=lambda p: torch.masked_select(*p),
-        doc="masked_select at 50% density (the two-pass compaction engine)")
+        problems=problems,
+        quick_problems=quick,
+        call=call, reference=reference, check=check,
+        doc="the two-pass compaction engine: masked_select at 50% density; run-length encoding ('runs')")
 
 
 def segmented_sort_spec():

@@ -59,8 +59,8 @@ def test_builtin_exact_check_rejects_wrong_count():
 def test_problems_are_reproducible_per_seed():
     s = _spec("select")
     pr = s.quick_problems["default"][0]
-    a, b, c = (pr.make(torch.device(DEVICE), k) for k in (0, 0, 1))
-    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]) and not torch.equal(a[0], c[0])
+    (_, xa, ma), (_, xb, mb), (_, xc, _) = (pr.make(torch.device(DEVICE), k) for k in (0, 0, 1))
+    assert torch.equal(xa, xb) and torch.equal(ma, mb) and not torch.equal(xa, xc)
 
 
 def test_discover_finds_builtin_specs_for_registered_ops():

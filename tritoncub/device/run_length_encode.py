@@ -10,14 +10,16 @@ is read back to the host.
 Built on the two-pass compaction engine of :mod:`tritoncub.device.select`: pass 1 counts the run
 heads of each tile (and scans the counts into output offsets); pass 2 writes each head's item and
 start index at its run's slot, and the last item of each run writes its end (index + 1) to the same
-slot of the lengths; a small kernel over the runs subtracts the starts from the ends.
+slot of the lengths; a small kernel over the runs subtracts the starts from the ends. The engine's
+policy bucket is ``runs`` (tuned apart from masked selection).
 """
 from __future__ import annotations
 
 import torch
 
-from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, flat_input
+from .. import policy
 from .._utils import check_tensor
+from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, flat_input
 
 _LENGTH_DTYPES = (torch.int32, torch.int64)
 
@@ -28,7 +30,7 @@ def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
     if length_dtype not in _LENGTH_DTYPES:
         raise TypeError(f"length_dtype must be int32 or int64, got {length_dtype}")
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_HEADS)
+    plan = Plan(xf, None, SELECT_HEADS, pol=policy.select("select", xf.device, "runs"))
     uniq = torch.empty_like(xf)
     lengths = torch.empty(xf.numel(), dtype=length_dtype, device=xf.device)
     starts = torch.empty(xf.numel(), dtype=torch.int64, device=xf.device)
@@ -44,7 +46,7 @@ def non_trivial_runs(x: torch.Tensor, *, offset_dtype: torch.dtype = torch.int64
     if length_dtype not in _LENGTH_DTYPES or offset_dtype not in _LENGTH_DTYPES:
         raise TypeError("offset_dtype and length_dtype must be int32 or int64")
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_NONTRIVIAL)
+    plan = Plan(xf, None, SELECT_NONTRIVIAL, pol=policy.select("select", xf.device, "runs"))
     offsets = torch.empty(xf.numel(), dtype=offset_dtype, device=xf.device)
     lengths = torch.empty(xf.numel(), dtype=length_dtype, device=xf.device)
     plan.scatter(out_index=offsets, out_lengths=lengths)

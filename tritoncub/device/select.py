@@ -225,7 +225,10 @@ _POLICY = policy.register(
     "select",
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "num_warps": [4, 8, 16], "num_stages": [1, 2]},
     fallback={"TILE": 4096, "num_warps": 8, "num_stages": 1},
-    doc="TILE items per program in both passes of the two-pass compaction.")
+    buckets=("default", "runs"),
+    bucket_fallbacks={"runs": {"TILE": 2048}},
+    doc="TILE items per program in both passes of the two-pass compaction; bucket 'runs': run-length "
+        "encoding (run heads plus their lengths), 'default': every other selection.")
 
 
 # ----------------------------------------------------------------------------------------------
