@@ -11,13 +11,13 @@ import cProfile
 import io
 import pstats
 import sys
-import time
 
 import torch
 import triton
 import triton.language as tl
 
 import tritoncub  # noqa: F401
+from reduce_overhead import host_us  # the same timer (this directory is on sys.path when run as a script)
 from tritoncub.device import reduce as R
 from tritoncub.device import select as SEL
 
@@ -30,18 +30,6 @@ def _empty1(x):
 @triton.jit
 def _empty16(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, T: tl.constexpr, U: tl.constexpr):
     pass
-
-
-def host_us(fn, reps=2000):
-    for _ in range(20):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    dt = (time.perf_counter() - t) / reps * 1e6
-    torch.cuda.synchronize()
-    return dt
 
 
 def main():
@@ -83,7 +71,7 @@ def main():
     rows = {}
     for name, fn in cases.items():
         try:
-            rows[name] = host_us(fn)
+            rows[name] = host_us(fn, reps=2000)
             print(f"{name:32s} {rows[name]:8.1f} us/call", flush=True)
         except Exception as e:  # a probe: report and go on
             print(f"{name:32s} ERROR {type(e).__name__}: {str(e)[:160]}", flush=True)
