@@ -16,7 +16,7 @@ def test_check_tensor_rejects_non_tensor_and_dtype():
 
 
 def test_cpu_tensor_without_interpreter(monkeypatch):
-    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    monkeypatch.setattr(_utils, "_INTERPRETER", False)
     with pytest.raises(ValueError, match="TRITON_INTERPRET=1"):
         _utils.check_device(torch.zeros(3), "keys")
 

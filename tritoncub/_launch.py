@@ -125,3 +125,37 @@ def launch(kernel, grid: tuple, *args, **kwargs) -> None:
     g2 = grid[2] if len(grid) > 2 else 1
     k.run(grid[0], g1, g2, torch._C._cuda_getCurrentRawStream(device), k.function, k.packed_metadata, None,
           None, None, *args, *entry.tail)
+
+
+def bind(kernel, grid: tuple, *args, **kwargs):
+    """Launch as :func:`launch` does, then return ``run(*new_args)``: a launch of the same compiled
+    kernel on the same grid with new runtime arguments of the same specialisation (same dtypes,
+    16-byte alignment, int classes: the caller guarantees it, e.g. by keying its own cache on them).
+    Returns None off the direct path (interpreter, compile check, launch hooks), where callers keep
+    using :func:`launch`."""
+    launch(kernel, grid, *args, **kwargs)
+    if not _direct_ok():
+        return None
+    device = torch.cuda.current_device()
+    table = _TABLES.get(kernel)
+    try:
+        entry = table.get(_key(kernel, device, args, kwargs)) if table is not None else None
+    except TypeError:
+        return None
+    if entry is None:
+        return None
+    k, tail = entry.kernel, entry.tail
+    g0 = grid[0]
+    g1 = grid[1] if len(grid) > 1 else 1
+    g2 = grid[2] if len(grid) > 2 else 1
+    run, function, meta = k.run, k.function, k.packed_metadata
+    stream = torch._C._cuda_getCurrentRawStream
+
+    def bound_run(*new_args):
+        run(g0, g1, g2, stream(device), function, meta, None, None, None, *new_args, *tail)
+    return bound_run
+
+
+def direct_ok() -> bool:
+    """Whether launches may call compiled kernels directly now (a GPU, no launch hooks)."""
+    return _direct_ok()

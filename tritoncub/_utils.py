@@ -22,9 +22,23 @@ FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 ALL_NUMERIC_DTYPES = INT_DTYPES + UINT_DTYPES + FLOAT_DTYPES
 
 
+# Triton picks the interpreter or the compiler when a kernel is decorated, i.e. when tritoncub is
+# imported, so the setting is read once then (launchers ask for it on every call).
+_INTERPRETER = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0", "false", "False")
+
+
 def interpreter_active() -> bool:
-    """True when Triton runs kernels on the CPU through its interpreter (``TRITON_INTERPRET=1``)."""
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0", "false", "False")
+    """True when Triton runs kernels on the CPU through its interpreter (``TRITON_INTERPRET=1`` when
+    tritoncub was imported)."""
+    return _INTERPRETER
+
+
+def smem_atomics_ok(device: torch.device) -> bool:
+    """Whether kernels may use the shared-memory atomics of ``tritoncub.block.radix_rank`` (inline
+    PTX through Gluon): compiled NVIDIA kernels on sm_80 and newer only."""
+    if _INTERPRETER or device.type != "cuda" or torch.version.hip is not None:
+        return False
+    return torch.cuda.get_device_capability(device)[0] >= 8
 
 
 def compile_only() -> bool:

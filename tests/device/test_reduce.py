@@ -282,7 +282,8 @@ def test_bad_dtype():
 
 
 def test_cpu_tensor_without_interpreter(monkeypatch):
-    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    from tritoncub import _utils
+    monkeypatch.setattr(_utils, "_INTERPRETER", False)
     with pytest.raises(ValueError, match="CPU tensor"):
         R.sum(torch.ones(3))
 

@@ -297,3 +297,32 @@ def test_gpu_rows(shape):
     assert_sum_close(S.reduce_rows(x, "sum"), x)
     assert_equal(S.reduce_rows(x, "max"), x.amax(1))
     assert_equal(S.reduce_rows(x, "argmin")[1], x.argmin(1))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(300, 128), (17, 1000), (5, 33)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32], ids=str)
+def test_gpu_rows_plan_reuse(shape, dtype):
+    """Repeated calls of one shape reuse a recorded launch (the rows plan): fresh data each call,
+    poisoned outputs from earlier calls, an unaligned view (another plan), a policy override in
+    between (the plan must not be used with another policy)."""
+    base = torch.randn(shape[0] * shape[1] + 4, device="cuda")
+    for trial in range(3):
+        buf = (base.normal_() * 100).to(dtype)
+        x = buf[trial % 2: trial % 2 + shape[0] * shape[1]].view(shape)   # aligned, then not, then aligned
+        for op in ("sum", "min", "max"):
+            got = S.reduce_rows(x, op)
+            assert_close(got, ref_rows(x, op), rtol=1e-2 if dtype == torch.float16 else 1e-5,
+                         atol=1e-1 if dtype == torch.float16 else 1e-3)
+            got.fill_(-1)   # a later call must not hand back this buffer's contents
+        with policy.override("segmented_reduce", {"ROWS": 2, "BLOCK": 16, "num_warps": 1}):
+            before = policy.override_hits("segmented_reduce")
+            assert_close(S.reduce_rows(x, "sum"), ref_rows(x, "sum"), rtol=1e-2, atol=1e-1)
+            assert policy.override_hits("segmented_reduce") > before
+        ops = torch.ops.tritoncub
+        for keepdim in (False, True):   # the operator's repeated-call path: same results as the first
+            assert_close(ops.sum(x, [-1], keepdim), x.sum(-1, keepdim=keepdim), rtol=1e-2, atol=1e-1)
+            x3 = x.view(shape[0], 1, shape[1])
+            assert_close(ops.sum(x3, [1, 2], keepdim), x3.sum([1, 2], keepdim=keepdim), rtol=1e-2, atol=1e-1)
+            assert_close(ops.sum(x3, [-1], keepdim, torch.float64), x3.sum(-1, keepdim=keepdim, dtype=torch.float64),
+                         rtol=1e-2, atol=1e-1)

@@ -701,14 +701,17 @@ def _out_shape(x: torch.Tensor, dims: list[int], keepdim: bool) -> list[int]:
 
 def _rows_view(x: torch.Tensor, dims: list[int]) -> tuple[torch.Tensor, int, int]:
     """``x`` with the reduced dims moved last, as a contiguous ``(M, K)`` matrix."""
-    kept = [i for i in range(x.dim()) if i not in dims]
-    xp = x.permute(*kept, *dims) if x.dim() else x
+    nd = x.dim()
+    kept = [i for i in range(nd) if i not in dims]
     m = 1
     for i in kept:
         m *= x.shape[i]
     k = 1
     for i in dims:
         k *= x.shape[i]
+    if kept == list(range(len(kept))) and x.is_contiguous():  # trailing dims already: a view
+        return x.view(m, k), m, k
+    xp = x.permute(*kept, *dims) if nd else x
     return xp.contiguous().reshape(m, k), m, k
 
 
@@ -758,15 +761,41 @@ def _define_op(name: str, schema: str, impl: Callable, fake: Callable, backward:
     return op
 
 
+#: sum over trailing dims of a contiguous GPU tensor, by call signature: (rows, row length, result
+#: shape, result dtype) -- a repeated call skips the argument handling (host time is most of a small
+#: reduction's time); the values are recomputed by the full path the first time, so they are the same
+_SUM_ROWS_CALLS: dict = {}
+
+
 def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> torch.Tensor:
     """torch.sum(x, dim, keepdim, dtype=dtype): deterministic, fp16/bf16 accumulate in fp32."""
+    from . import segmented_reduce as seg
+    call = None
+    if x.is_cuda:
+        call = (x.shape, x.stride(), x.dtype, x.device, dim if dim is None or isinstance(dim, int) else tuple(dim),
+                keepdim, dtype)
+        known = _SUM_ROWS_CALLS.get(call)
+        if known is not None:
+            m, k, shape, out_dtype = known
+            return seg._run(x.view(-1), None, None, k, m, "sum", uniform=True, mean_len=k,
+                            dtype=out_dtype).view(shape)
     _check_op_input(x, "sum")
     dims = _norm_dims(x, dim)
     out_dtype = _sum_result_dtype(x, dtype)
     if x.numel() == 0 or any(x.shape[d] == 0 for d in dims):
         return torch.zeros(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
-    r = _reduce_dims(x, dims, "sum", out_dtype).to(out_dtype)
-    return r.reshape(_out_shape(x, dims, keepdim))
+    if (call is not None and x.is_contiguous() and 0 < len(dims) < x.dim() and dims[0] == x.dim() - len(dims)
+            and out_dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int64)):
+        k = 1
+        for d in dims:
+            k *= x.shape[d]
+        if len(_SUM_ROWS_CALLS) >= 256:
+            _SUM_ROWS_CALLS.clear()
+        _SUM_ROWS_CALLS[call] = (x.numel() // k, k, tuple(_out_shape(x, dims, keepdim)), out_dtype)
+    r = _reduce_dims(x, dims, "sum", out_dtype)
+    if r.dtype != out_dtype:
+        r = r.to(out_dtype)
+    return r.view(_out_shape(x, dims, keepdim)) if keepdim else r
 
 
 def _sum_fake(x, dim=None, keepdim=False, dtype=None):

@@ -44,8 +44,8 @@ import triton
 import triton.language as tl
 
 from .. import policy
-from .._launch import launch
-from .._utils import check_same_device, check_tensor, interpreter_active
+from .._launch import bind, direct_ok, launch
+from .._utils import cdiv, check_same_device, check_tensor, interpreter_active, next_power_of_2
 from ..block.reduce import combine_max_propagate_nan, combine_min_propagate_nan
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES,
                      _builtin_tile_reduce, _call_combine, _define_op, _tree_reduce, acc_dtype, identity,
@@ -110,13 +110,14 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
                              ident, init_ptr,
                              OP: tl.constexpr, COMBINE: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                              UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
-                             VEC: tl.constexpr):
+                             VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False):
     """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
     each per step, into ``out[work]`` (and ``out_idx[work]``: offset in the segment, arg ops).
 
     ``VEC`` > 1 (a 16-byte aligned ``x``): each row is read through a window widened to whole
     ``VEC``-item vectors (at most ``VEC - 1`` extra items on each side, inside the same 16-byte
-    granules as the row's first and last items), so every load is a full vector load."""
+    granules as the row's first and last items), so every load is a full vector load.
+    ``WHOLE_ROWS`` (equal rows of ``row_len`` items, not split): rows are read in place instead."""
     pid = tl.program_id(0)
     work = pid * ROWS + tl.arange(0, ROWS)
     valid = work < num_work
@@ -130,9 +131,16 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
     else:
         acc = (tl.zeros([ROWS, BLOCK], ACC) + ident).to(ACC)
     acc_i = tl.zeros([ROWS, BLOCK], tl.int64) - 1
-    win_start = (starts // VEC) * VEC
-    win_len = tl.where(length > 0, ((starts + length + VEC - 1) // VEC) * VEC - win_start, 0)
-    lead = starts - win_start
+    if WHOLE_ROWS:
+        # equal rows, one program per row: the row itself is the window (vector loads whenever
+        # row_len is a multiple of the vector width, which Triton sees from its specialisation)
+        win_start = starts
+        win_len = tl.where(valid, row_len, 0)
+        lead = tl.zeros([ROWS], tl.int64)
+    else:
+        win_start = (starts // VEC) * VEC
+        win_len = tl.where(length > 0, ((starts + length + VEC - 1) // VEC) * VEC - win_start, 0)
+        lead = starts - win_start
     longest = tl.max(win_len, 0)
     if FOR_LOOP:
         for k in range(0, longest, BLOCK):
@@ -166,7 +174,7 @@ SEG_BUCKETS = ("short", "medium", "long", "segments")
 policy.register(
     "segmented_reduce",
     space={
-        "ROWS": [1, 2, 4, 8, 16, 32, 64],           # segments per program
+        "ROWS": [1, 2, 4, 8, 16, 32, 64, 128],      # segments per program
         "BLOCK": [16, 32, 64, 128, 256, 512, 1024, 2048, 4096],   # items of a segment per step
         "SPLIT_CHUNK": [0, 16384, 65536, 262144],   # items per program of the multi-program split (0: off)
         "CACHE_MODIFIER": ["", ".cg"],
@@ -236,9 +244,32 @@ def _vector_width(x: torch.Tensor) -> int:
     return _bi.max(1, 16 // x.element_size())
 
 
+class _RowsPlan:
+    """A recorded launch of equal rows (sum/min/max, one pass): later calls with the same key only
+    allocate the result and call the compiled kernel (host time is most of a small reduction's)."""
+    __slots__ = ("pol", "run", "num_work", "ints", "acc", "res_dtype", "scratch", "ident")
+
+    def __call__(self, x_flat):
+        out = torch.empty(self.num_work, dtype=self.acc, device=x_flat.device)
+        s = self.scratch
+        self.run(x_flat, s, s, *self.ints, out, s, self.ident, out)
+        return out if out.dtype == self.res_dtype else out.to(self.res_dtype)
+
+
+_PLANS: dict = {}
+_PLAN_OPS = ("sum", "min", "max")
+
+
 def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, combine_fn=None, init=None,
          dtype=None, pol=None, vec=None):
     device = x_flat.device
+    plan_key = None
+    if (uniform and pol is None and vec is None and combine_fn is None and op in _PLAN_OPS
+            and x_flat.dtype != torch.bool and device.type == "cuda" and direct_ok()):
+        plan_key = (op, x_flat.dtype, dtype, row_len, num_segments, x_flat.data_ptr() & 15 == 0, device)
+        plan = _PLANS.get(plan_key)
+        if plan is not None and plan.pol is _select(device, mean_len, None, True):
+            return plan(x_flat)
     res_dtype, acc = _out_dtype(op, x_flat.dtype, dtype)
     code = _OP_CODE[op]
     is_arg = op in ("argmin", "argmax")
@@ -266,15 +297,29 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
                 CACHE_MODIFIER=pol["CACHE_MODIFIER"], FOR_LOOP=not interpreter_active(),
                 num_warps=pol.num_warps, num_stages=pol.num_stages)
     if num_work:
-        launch(_segmented_reduce_kernel, (triton.cdiv(num_work, rows),),
-               xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_work, chunk,
-               split, out, out_idx, ident, init_t if init_t is not None else out, UNIFORM=uniform, **meta)
+        args = (xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_work, chunk,
+                split, out, out_idx, ident, init_t if init_t is not None else out)
+        grid = (cdiv(num_work, rows),)
+        kw = dict(UNIFORM=uniform, WHOLE_ROWS=uniform and split == 1, **meta)
+        run = None
+        if plan_key is not None and split == 1:
+            run = bind(_segmented_reduce_kernel, grid, *args, **kw)
+        else:
+            launch(_segmented_reduce_kernel, grid, *args, **kw)
+        if run is not None:
+            plan = _RowsPlan()
+            plan.pol, plan.run, plan.num_work, plan.acc, plan.res_dtype = pol, run, num_work, acc, res_dtype
+            plan.ints = (row_len, num_work, chunk, split)
+            plan.scratch, plan.ident = out_idx, ident
+            if len(_PLANS) >= 256:
+                _PLANS.clear()
+            _PLANS[plan_key] = plan
     if split > 1:  # second pass: each segment's partials as one row
         partials = out
         out = torch.empty(num_segments, dtype=acc, device=device)
         p2 = policy.Policy(pol.op, {**pol.values, "ROWS": _bi.max(1, _bi.min(64, 4096 // _bi.max(split, 1))),
-                                    "BLOCK": _bi.min(1024, triton.next_power_of_2(split))}, 4, 1, pol.source)
-        launch(_segmented_reduce_kernel, (triton.cdiv(num_segments, p2["ROWS"]),),
+                                    "BLOCK": _bi.min(1024, next_power_of_2(split))}, 4, 1, pol.source)
+        launch(_segmented_reduce_kernel, (cdiv(num_segments, p2["ROWS"]),),
                partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident, out,
                OP=code, COMBINE=None, ROWS=p2["ROWS"], BLOCK=p2["BLOCK"], UNIFORM=True, CACHE_MODIFIER="",
                FOR_LOOP=not interpreter_active(), VEC=1, num_warps=4, num_stages=1)
@@ -285,7 +330,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
             out = out / (ends.to(torch.int64) - begins.to(torch.int64)).clamp_min(0).to(out.dtype)
     if x_flat.dtype == torch.bool and op in ("min", "max", "argmin", "argmax"):
         out = out.view(torch.bool)
-    out = out.to(res_dtype)
+    if out.dtype != res_dtype:
+        out = out.to(res_dtype)
     return (out, out_idx) if is_arg else out
 
 

@@ -52,7 +52,7 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import check_tensor, check_same_device, next_power_of_2, interpreter_active
+from .._utils import cdiv, check_tensor, check_same_device, next_power_of_2, interpreter_active
 from ..thread.radix_traits import to_ordered_bits
 
 # ----------------------------------------------------------------------------------------------
@@ -406,7 +406,7 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
         rows = max(1, min(256, pol["TILE_ITEMS"] // block))
     log_n = _log2(block)
     dummy = kb
-    grid = (triton.cdiv(num_segs, rows),)
+    grid = (cdiv(num_segs, rows),)
     launch(_segment_tile_sort_kernel, grid,
            kb, vb if vb is not None else dummy, out_kb if out_kb is not None else dummy,
            out_vb if out_vb is not None else dummy, out_idx if out_idx is not None else dummy,
@@ -442,7 +442,7 @@ def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_n
     comp = torch.empty(total, dtype=torch.int64, device=device)
     pos = torch.empty(total, dtype=torch.int32 if max_len < 2**31 else torch.int64, device=device)
     block = 1024
-    grid = (triton.cdiv(max_len, block), nseg)
+    grid = (cdiv(max_len, block), nseg)
     launch(_pack_composite_kernel, grid, kb, comp, pos, s_begin, s_len, s_cum, BLOCK=block, SEG_IN_KEY=seg_bits > 0,
            DESCENDING=bool(descending), **meta)
     _, pos_sorted = radix_sort_pairs(comp.view(torch.uint64), pos, begin_bit=0,
@@ -502,7 +502,7 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
                       idx_base=t(chunk_no * tile), pol=pol)
     s_begin, s_len = t(seg_begin_np), t(seg_len_np)
     run = tile
-    grid = (triton.cdiv(max_len, tile), nseg)
+    grid = (cdiv(max_len, tile), nseg)
     for p in range(passes):
         src, dst = bufs[cur], bufs[1 - cur]
         final = p == passes - 1
