@@ -79,7 +79,7 @@ def test_histc_edges_top_inclusive():
 
 
 @pytest.mark.parametrize("bins", [3, 256, 1000])
-@pytest.mark.parametrize("private,algo,copies", [(64, 0, 1), (64, 0, 8), (2048, 0, 64), (2048, 1, 64)])
+@pytest.mark.parametrize("private,algo,copies", [(64, 0, 1), (64, 0, 8), (2048, 0, 64), (2048, 1, 64), (64, 2, 8)])
 def test_histc_all_paths(bins, private, algo, copies):
     """Private tile histograms (tl.histogram, one-hot tensor-core product) and per-sample atomics
     (one histogram, or copies summed afterwards)."""
@@ -213,7 +213,7 @@ def test_opcheck():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("bins", [256, 1000, 65536])
-@pytest.mark.parametrize("algo", [0, 1])
+@pytest.mark.parametrize("algo", [0, 1, 2])
 def test_histc_large_gpu(bins, algo):
     x = torch.rand(1 << 24, device="cuda")
     with policy.override("histogram", {"PRIVATE_ALGO": algo}):
@@ -222,3 +222,31 @@ def test_histc_large_gpu(bins, algo):
     # torch's float atomics are exact below 2^24 per bin, so the counts must agree exactly
     assert_equal(out, ref)
     assert int(out.sum()) == x.numel()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("bins", [1, 31, 256, 4097, 40000])
+@pytest.mark.parametrize("copies,warps,tile", [(1, 4, 512), (4, 4, 2048), (8, 8, 4096), (2, 16, 8192)])
+def test_histogram_smem_path_gpu(bins, copies, warps, tile):
+    """Shared-memory atomics (PRIVATE_ALGO=2): every copy count, warp count and tile size, bin
+    counts that are not powers of two or that force fewer copies (40000 bins), adversarial samples
+    (NaN, +-inf, -0.0, out of range, all equal), a ragged tail, int and multi-channel samples."""
+    cfg = {"PRIVATE_ALGO": 2, "SMEM_COPIES": copies, "num_warps": warps, "TILE": tile}
+    n = (1 << 20) + 3
+    x = torch.randn(n, device="cuda") * 2
+    x[::97] = float("nan")
+    x[1::101] = float("inf")
+    x[2::103] = float("-inf")
+    x[3::107] = -0.0
+    same = torch.full((tile * 3 + 5,), 0.25, device="cuda")
+    u8 = torch.randint(0, 256, (n + 1,), dtype=torch.uint8, device="cuda")   # a multiple of 4 channels
+    with policy.override("histogram", cfg):
+        out = ops.histc(x, bins, -3, 3)
+        out_same = ops.histc(same, bins, -3, 3)
+        h8 = H.histogram_even(u8, min(bins, 256) + 1, 0, 256)
+        hs = H.multi_histogram_even(u8, 4, 3, [bins + 1, 17, 5], [0, 0, 0], [256, 256, 256])
+    assert_equal(out, torch.histc(x, bins, -3, 3))
+    assert_equal(out_same, torch.histc(same, bins, -3, 3))
+    assert_equal(h8.cpu().long(), _ref_even(u8, 0, 256, min(bins, 256)))
+    for c, (h, lv) in enumerate(zip(hs, [bins + 1, 17, 5])):
+        assert_equal(h.cpu().long(), _ref_even(u8[c::4], 0, 256, lv - 1), msg=f"channel {c}")

@@ -124,6 +124,17 @@ red.shared.add.u32 [ad], 1;
 mov.u32 $0, 0;
 }""")
 
+_COUNT_IF_ASM = gl.constexpr("""{
+.reg .b32 ad, tt;
+.reg .pred p;
+setp.ne.u32 p, $2, 0;
+mov.u32 ad, global_smem;
+shl.b32 tt, $1, 2;
+add.u32 ad, ad, tt;
+@p red.shared.add.u32 [ad], 1;
+mov.u32 $0, 0;
+}""")
+
 
 def _match_rank_asm(pack: int) -> str:
     """PTX for ``pack`` consecutive slots at once: all matches first, then all counter atomics (in
@@ -191,3 +202,10 @@ def smem_store_words(word, value):
 def smem_count_words(word):
     """Add 1 to word ``word`` of ``global_smem`` (``red.shared.add``); returns zeros."""
     return gl.inline_asm_elementwise(_COUNT_ASM, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def smem_count_words_if(word, flag):
+    """Add 1 to word ``word`` of ``global_smem`` where ``flag`` (int32) is non-zero; returns zeros."""
+    return gl.inline_asm_elementwise(_COUNT_IF_ASM, "=r,r,r", [word, flag], dtype=gl.int32, is_pure=False,
+                                     pack=1)

@@ -39,13 +39,16 @@ import math
 import torch
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, cdiv, check_tensor, next_power_of_2,
-                      num_sms)
+from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, cdiv, check_tensor, next_power_of_2, num_sms,
+                      smem_atomics_ok)
 from ..agent.grid_mapping import grid_size
+from ..block.radix_rank import smem_count_words_if
 
 MAX_CHANNELS = 4
 
@@ -195,6 +198,44 @@ def _histogram_kernel(x_ptr, w_ptr, hist_ptr, levels_ptr, params_ptr, num_items,
                           mask=(bins < total_bins) & (acc != 0), sem="relaxed")
 
 
+@gluon.jit
+def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, total_bins,
+                           NUM_CHANNELS: gl.constexpr, NUM_ACTIVE: gl.constexpr, INT_MATH: gl.constexpr,
+                           COMPUTE: gl.constexpr, TOP_INCLUSIVE: gl.constexpr, WARPS: gl.constexpr,
+                           ITEMS: gl.constexpr, SMEM_BINS: gl.constexpr, COPIES: gl.constexpr):
+    """Equal-width bins counted with shared-memory atomics (CUB's BLOCK_HISTO_ATOMIC): each program
+    keeps ``COPIES`` histograms of ``SMEM_BINS`` counters in shared memory (warp ``w`` counts into copy
+    ``w % COPIES``), loops over tiles ``pid, pid + programs, ...`` of ``WARPS * 32 * ITEMS`` samples,
+    and finally adds its counts to ``hist`` with one global atomic per non-empty bin. Samples outside
+    every bin are not counted (a predicated atomic)."""
+    TILE: gl.constexpr = WARPS * ITEMS * 32
+    LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
+    CH: gl.constexpr = SMEM_BINS if SMEM_BINS < 1024 else 1024    # bins zeroed / flushed per step
+    LH: gl.constexpr = gl.BlockedLayout([1, CH // 32], [1, 32], [WARPS, 1], [1, 0])
+    smem = gl.allocate_shared_memory(gl.int32, [COPIES, SMEM_BINS], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    for c0 in gl.static_range(0, SMEM_BINS, CH):
+        smem.slice(c0, CH, 1).store(gl.zeros([COPIES, CH], gl.int32, LH))
+    gl.thread_barrier()
+    i = gl.arange(0, TILE, layout=LB)
+    copy_base = ((i // (32 * ITEMS)) % COPIES) * SMEM_BINS
+    for t in range(gl.program_id(0), num_tiles, gl.num_programs(0)):
+        idx = t.to(gl.int64) * TILE + i
+        inb = idx < num_items
+        s = gl.load(x_ptr + idx, mask=inb, other=0)
+        if NUM_CHANNELS == 1:
+            ch = 0
+        else:
+            ch = (idx % NUM_CHANNELS).to(gl.int32)
+        b, valid = _even_bins(s, ch, params_ptr, NUM_CHANNELS, NUM_ACTIVE, INT_MATH, COMPUTE, TOP_INCLUSIVE)
+        smem_count_words_if(copy_base + b, (valid & inb).to(gl.int32))
+    gl.thread_barrier()
+    for c0 in gl.static_range(0, SMEM_BINS, CH):
+        c = gl.sum(smem.slice(c0, CH, 1).load(LH), 0)
+        bins = c0 + gl.arange(0, CH, layout=gl.SliceLayout(0, LH))
+        gl.atomic_add(hist_ptr + bins, c.to(hist_ptr.dtype.element_ty), mask=(bins < total_bins) & (c != 0),
+                      sem="relaxed")
+
+
 @triton.jit
 def _sum_copies_kernel(copies_ptr, hist_ptr, total_bins, COPIES: tl.constexpr, BLOCK: tl.constexpr):
     """``hist[b] = sum over copies c of copies[c, b]`` (a fixed order: deterministic)."""
@@ -213,14 +254,18 @@ def _sum_copies_kernel(copies_ptr, hist_ptr, total_bins, COPIES: tl.constexpr, B
 _POLICY = policy.register(
     "histogram",
     space={"TILE": [512, 1024, 2048, 4096, 8192], "PROGRAMS_PER_SM": [2, 4, 8, 16],
-           "MAX_PRIVATE_BINS": [128, 256, 512, 1024, 2048], "PRIVATE_ALGO": [0, 1],
-           "ATOMIC_COPIES": [1, 8, 64], "num_warps": [4, 8, 16], "num_stages": [1, 2, 3]},
+           "MAX_PRIVATE_BINS": [128, 256, 512, 1024, 2048], "PRIVATE_ALGO": [0, 1, 2],
+           "ATOMIC_COPIES": [1, 8, 64], "SMEM_COPIES": [1, 2, 4, 8], "num_warps": [4, 8, 16],
+           "num_stages": [1, 2, 3]},
     fallback={"TILE": 2048, "PROGRAMS_PER_SM": 8, "MAX_PRIVATE_BINS": 1024, "PRIVATE_ALGO": 0,
-              "ATOMIC_COPIES": 8, "num_warps": 4, "num_stages": 2},
+              "ATOMIC_COPIES": 8, "SMEM_COPIES": 4, "num_warps": 4, "num_stages": 2},
     doc="TILE samples per loop step; PROGRAMS_PER_SM programs per multiprocessor (each takes a "
         "contiguous run of tiles); MAX_PRIVATE_BINS: the largest total bin count counted in a private "
         "register histogram (above it, one global atomic per sample); PRIVATE_ALGO 0 = tl.histogram, "
-        "1 = one-hot product on the tensor cores; ATOMIC_COPIES: copies of the histogram the atomic "
+        "1 = one-hot product on the tensor cores, 2 = shared-memory atomics (compiled NVIDIA sm_80+, "
+        "unweighted equal-width bins that fit in shared memory; any bin count up to that, "
+        "MAX_PRIVATE_BINS does not apply; SMEM_COPIES histogram copies per program, the warps spread "
+        "over them); ATOMIC_COPIES: copies of the histogram the atomic "
         "path spreads its programs over (summed afterwards; at most 16 MB of copies).")
 
 
@@ -250,6 +295,25 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
     pol = pol or policy.select("histogram", x.device)
     tile = pol["TILE"]
     total_bins = hist.numel()
+    if pol["PRIVATE_ALGO"] == 2 and weights is None and levels is None and smem_atomics_ok(x.device):
+        warps = pol.num_warps
+        smem_bins = max(32, next_power_of_2(total_bins))
+        copies = min(pol["SMEM_COPIES"], warps)
+        limit = _smem_limit(x.device)
+        while copies > 1 and copies * smem_bins * 4 > limit:
+            copies //= 2
+        if copies * smem_bins * 4 <= limit:
+            items = max(1, tile // (32 * warps))
+            num_tiles = cdiv(n, 32 * warps * items)
+            # persistent programs: no more per SM than can be resident at once (warps, shared memory)
+            per_sm = max(1, min(pol["PROGRAMS_PER_SM"], 64 // warps, (limit + (4 << 10)) // (copies * smem_bins * 4)))
+            programs = max(1, min(num_tiles, num_sms(x.device) * per_sm))
+            launch(_histogram_smem_kernel, (programs,),
+                   x, hist, _params(channels, int_math, x.device), n, num_tiles, total_bins,
+                   NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, INT_MATH=int_math,
+                   COMPUTE=_compute_dtype(x.dtype), TOP_INCLUSIVE=top_inclusive, WARPS=warps, ITEMS=items,
+                   SMEM_BINS=smem_bins, COPIES=copies, num_warps=warps)
+            return
     private = (weights is None and total_bins <= pol["MAX_PRIVATE_BINS"])
     algo = pol["PRIVATE_ALGO"] if private else 0
     private_bins = max(32, next_power_of_2(total_bins))
@@ -285,6 +349,12 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
         block = max(16, 4096 // copies)
         launch(_sum_copies_kernel, (cdiv(total_bins, block),), target, hist, total_bins, COPIES=copies, BLOCK=block,
                num_warps=4)
+
+
+def _smem_limit(device: torch.device) -> int:
+    """Bytes of shared memory one program may use for its histograms."""
+    props = torch.cuda.get_device_properties(device)
+    return int(getattr(props, "shared_memory_per_block_optin", 48 << 10)) - (4 << 10)
 
 
 _PARAMS_CACHE: dict = {}
