@@ -23,6 +23,9 @@ SWEEP_256 = [
     {"PRIVATE_ALGO": 1, "TILE": 1024, "PROGRAMS_PER_SM": 4, "num_warps": 8},
     {"PRIVATE_ALGO": 1, "TILE": 512, "PROGRAMS_PER_SM": 16, "num_warps": 4},
     {"PRIVATE_ALGO": 1, "TILE": 1024, "PROGRAMS_PER_SM": 8, "num_warps": 4, "num_stages": 3},
+    {"PRIVATE_ALGO": 2, "TILE": 4096, "SMEM_COPIES": 4, "num_warps": 8},
+    {"PRIVATE_ALGO": 2, "TILE": 8192, "SMEM_COPIES": 8, "num_warps": 8},
+    {"PRIVATE_ALGO": 2, "TILE": 2048, "SMEM_COPIES": 1, "num_warps": 4},
 ]
 SWEEP_1024 = [
     {"PRIVATE_ALGO": 1, "MAX_PRIVATE_BINS": 1024, "TILE": 512, "PROGRAMS_PER_SM": 8, "num_warps": 4},

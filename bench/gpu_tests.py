@@ -3,7 +3,7 @@ files split into shards (their tests compile many kernels, which is CPU-bound), 
 first. Each job's result line is appended to the log as soon as it ends, so a run cut short still
 says what passed.
 
-    python bench/gpu_tests.py LOG [--jobs 16] [--timeout 300] [--shards 3]
+    python bench/gpu_tests.py LOG [--jobs 16] [--timeout 300] [--shards 3] [FILE ...]
 """
 from __future__ import annotations
 
@@ -32,8 +32,9 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=8)
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--shards", type=int, default=3)
-    a = ap.parse_args()
-    files = sorted(str(p) for p in Path("tests").rglob("test_*.py"))
+    ap.add_argument("files", nargs="*", help="test files to run (default: all of tests/)")
+    a = ap.parse_intermixed_args()
+    files = sorted(a.files or (str(p) for p in Path("tests").rglob("test_*.py")))
     jobs = []
     for f in SLOW:
         if f in files:

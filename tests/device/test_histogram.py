@@ -225,11 +225,12 @@ def test_histc_large_gpu(bins, algo):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("bins", [1, 31, 256, 4097, 40000])
+@pytest.mark.parametrize("bins", [1, 31, 256, 4097, 40000, 65536, 300000])
 @pytest.mark.parametrize("copies,warps,tile", [(1, 4, 512), (4, 4, 2048), (8, 8, 4096), (2, 16, 8192)])
 def test_histogram_smem_path_gpu(bins, copies, warps, tile):
     """Shared-memory atomics (PRIVATE_ALGO=2): every copy count, warp count and tile size, bin
-    counts that are not powers of two or that force fewer copies (40000 bins), adversarial samples
+    counts that are not powers of two, that force fewer copies (40000 bins), bin chunks (65536 bins:
+    2 chunks of 32768), too many chunks (300000 bins: the global-atomic path), adversarial samples
     (NaN, +-inf, -0.0, out of range, all equal), a ragged tail, int and multi-channel samples."""
     cfg = {"PRIVATE_ALGO": 2, "SMEM_COPIES": copies, "num_warps": warps, "TILE": tile}
     n = (1 << 20) + 3

@@ -14,7 +14,12 @@ Samples may be of any integer or float dtype. Bin arithmetic: float samples are 
 (``(s - lower) * bins // (upper - lower)``) when that cannot overflow, else in fp64. NaN samples fall in
 no bin. Samples outside the range are ignored.
 
-How the counting works (CUB's privatised histograms): each program consumes a contiguous run of
+How the counting works (CUB's privatised histograms). On compiled NVIDIA GPUs (sm_80+) with the
+policy's ``PRIVATE_ALGO=2`` (the tuned sm_90 choice), unweighted equal-width bins are counted with
+shared-memory atomics (CUB's BLOCK_HISTO_ATOMIC, through Gluon and inline PTX): persistent programs,
+``SMEM_COPIES`` histograms per program, one global atomic per non-empty bin per program at the end;
+bin counts beyond shared memory are cut into up to 8 chunks of bins, each a grid row that reads the
+samples again. Otherwise each program consumes a contiguous run of
 tiles (RAKE mapping). When the total bin count is at most the policy's ``MAX_PRIVATE_BINS`` every
 program keeps a private histogram in registers — ``PRIVATE_ALGO=0``: ``tl.histogram`` of each tile
 (per warp, one ballot per bin bit and a popcount per owned bin, merged through shared memory);
@@ -77,7 +82,9 @@ def _channel_param(params_ptr, slot: tl.constexpr, ch, NUM_CHANNELS: tl.constexp
 def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.constexpr,
                INT_MATH: tl.constexpr, COMPUTE: tl.constexpr, TOP_INCLUSIVE: tl.constexpr):
     """(global bin index, valid) of each sample for equal-width bins. ``params``: 16 values,
-    lower[4], upper[4], bins[4], offset[4] (int64 when ``INT_MATH``, else float64)."""
+    lower[4], upper[4], bins[4], offset[4] (int64 when ``INT_MATH``, else float64). ``INT_MATH``:
+    0 float arithmetic, 1 exact integer arithmetic, 2 integer bins one value wide (every channel's
+    ``upper - lower == bins``: the bin is ``s - lower``, no division)."""
     lo = _channel_param(params_ptr, 0, ch, NUM_CHANNELS)
     hi = _channel_param(params_ptr, 1, ch, NUM_CHANNELS)
     nb = _channel_param(params_ptr, 2, ch, NUM_CHANNELS).to(tl.int32)
@@ -88,7 +95,10 @@ def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.con
             valid = (v >= lo) & (v <= hi)
         else:
             valid = (v >= lo) & (v < hi)
-        b = ((v - lo) * nb.to(tl.int64)) // (hi - lo)
+        if INT_MATH == 2:
+            b = v - lo
+        else:
+            b = ((v - lo) * nb.to(tl.int64)) // (hi - lo)
         b = tl.minimum(b, nb.to(tl.int64) - 1).to(tl.int32)
     else:
         v = s.to(COMPUTE)
@@ -207,7 +217,9 @@ def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, to
     keeps ``COPIES`` histograms of ``SMEM_BINS`` counters in shared memory (warp ``w`` counts into copy
     ``w % COPIES``), loops over tiles ``pid, pid + programs, ...`` of ``WARPS * 32 * ITEMS`` samples,
     and finally adds its counts to ``hist`` with one global atomic per non-empty bin. Samples outside
-    every bin are not counted (a predicated atomic)."""
+    every bin are not counted (a predicated atomic). More bins than shared memory holds: the bins are
+    cut into chunks of ``SMEM_BINS``, ``program_id(1)`` is the chunk, and each chunk's programs read
+    every sample (one read of the input per chunk)."""
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
     CH: gl.constexpr = SMEM_BINS if SMEM_BINS < 1024 else 1024    # bins zeroed / flushed per step
@@ -218,6 +230,7 @@ def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, to
     gl.thread_barrier()
     i = gl.arange(0, TILE, layout=LB)
     copy_base = ((i // (32 * ITEMS)) % COPIES) * SMEM_BINS
+    bin_base = gl.program_id(1) * SMEM_BINS
     for t in range(gl.program_id(0), num_tiles, gl.num_programs(0)):
         idx = t.to(gl.int64) * TILE + i
         inb = idx < num_items
@@ -227,11 +240,13 @@ def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, to
         else:
             ch = (idx % NUM_CHANNELS).to(gl.int32)
         b, valid = _even_bins(s, ch, params_ptr, NUM_CHANNELS, NUM_ACTIVE, INT_MATH, COMPUTE, TOP_INCLUSIVE)
-        smem_count_words_if(copy_base + b, (valid & inb).to(gl.int32))
+        rel = b - bin_base
+        counted = valid & inb & (rel >= 0) & (rel < SMEM_BINS)
+        smem_count_words_if(copy_base + rel, counted.to(gl.int32))
     gl.thread_barrier()
     for c0 in gl.static_range(0, SMEM_BINS, CH):
         c = gl.sum(smem.slice(c0, CH, 1).load(LH), 0)
-        bins = c0 + gl.arange(0, CH, layout=gl.SliceLayout(0, LH))
+        bins = bin_base + c0 + gl.arange(0, CH, layout=gl.SliceLayout(0, LH))
         gl.atomic_add(hist_ptr + bins, c.to(hist_ptr.dtype.element_ty), mask=(bins < total_bins) & (c != 0),
                       sem="relaxed")
 
@@ -292,6 +307,9 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
     n = x.numel()
     if n == 0:
         return
+    params = _params(channels, int_math, x.device)
+    if int_math and levels is None and all(int(c[1]) - int(c[0]) == int(c[2]) for c in channels):
+        int_math = 2   # unit-width integer bins (bincount, 8-bit pixels): no division per sample
     pol = pol or policy.select("histogram", x.device)
     tile = pol["TILE"]
     total_bins = hist.numel()
@@ -300,6 +318,10 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
         smem_bins = max(32, next_power_of_2(total_bins))
         copies = min(pol["SMEM_COPIES"], warps)
         limit = _smem_limit(x.device)
+        chunks = 1   # bin chunks, each counted in shared memory over its own read of the samples
+        while smem_bins * 4 > limit and chunks < _MAX_BIN_CHUNKS:
+            smem_bins //= 2
+            chunks *= 2
         while copies > 1 and copies * smem_bins * 4 > limit:
             copies //= 2
         if copies * smem_bins * 4 <= limit:
@@ -307,9 +329,9 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
             num_tiles = cdiv(n, 32 * warps * items)
             # persistent programs: no more per SM than can be resident at once (warps, shared memory)
             per_sm = max(1, min(pol["PROGRAMS_PER_SM"], 64 // warps, (limit + (4 << 10)) // (copies * smem_bins * 4)))
-            programs = max(1, min(num_tiles, num_sms(x.device) * per_sm))
-            launch(_histogram_smem_kernel, (programs,),
-                   x, hist, _params(channels, int_math, x.device), n, num_tiles, total_bins,
+            programs = max(1, min(num_tiles, cdiv(num_sms(x.device) * per_sm, chunks)))
+            launch(_histogram_smem_kernel, (programs, chunks),
+                   x, hist, params, n, num_tiles, total_bins,
                    NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, INT_MATH=int_math,
                    COMPUTE=_compute_dtype(x.dtype), TOP_INCLUSIVE=top_inclusive, WARPS=warps, ITEMS=items,
                    SMEM_BINS=smem_bins, COPIES=copies, num_warps=warps)
@@ -328,7 +350,6 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
     programs, tpp = grid_size(num_tiles, max_programs, 0)
     range_mode = levels is not None
     num_levels = levels.numel() if range_mode else 0
-    params = _params(channels, int_math, x.device)
     copies = 1
     target = hist
     if not private:
@@ -349,6 +370,11 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
         block = max(16, 4096 // copies)
         launch(_sum_copies_kernel, (cdiv(total_bins, block),), target, hist, total_bins, COPIES=copies, BLOCK=block,
                num_warps=4)
+
+
+#: at most this many bin chunks (reads of the samples) on the shared-memory path; more bins than
+#: that use the global-atomic path
+_MAX_BIN_CHUNKS = 8
 
 
 def _smem_limit(device: torch.device) -> int:

@@ -14,8 +14,9 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   keeps the top-k of a ``CHUNK`` of the row (packed ``ordered_key << 32 | ~column``), the candidate
   lists are reduced the same way until one chunk remains: a running k-best merge.
 * **radix select** (everything else: large k, 64-bit keys on long rows): 8-bit digit histograms from
-  the most significant digit narrow the k-th key (``tl.histogram`` + a one-program-per-row resolve
-  step); after the first digit the items in the k-th key's bucket are compacted into a candidate
+  the most significant digit narrow the k-th key (a one-program-per-row resolve step after each;
+  the first histogram, over every key, counts with shared-memory atomics on NVIDIA sm_80+ and
+  ``tl.histogram`` elsewhere, the later ones, over the candidates only, with ``tl.histogram``); after the first digit the items in the k-th key's bucket are compacted into a candidate
   buffer (one device-to-host read of its size) and the remaining digits only look at those; a last
   compaction writes the items above the k-th key and as many items equal to it as needed. Then, if
   ``sorted``, the k results are sorted (by value). Never a full sort of the row.
@@ -32,11 +33,14 @@ import numpy as np
 import torch
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import check_tensor, check_same_device, next_power_of_2
+from .._utils import cdiv, check_tensor, check_same_device, next_power_of_2, num_sms, smem_atomics_ok
+from ..block.radix_rank import smem_count_words_if
 from .segmented_sort import (SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode, sort_rows,
                              sort_tile_descending, bitonic_topk, _check_runnable, _log2)
 
@@ -174,6 +178,43 @@ def _rs_hist_kernel(
         tl.atomic_add(hist_ptr + row * 256 + d, hist, mask=hist > 0)
 
 
+@gluon.jit
+def _rs_hist_smem_kernel(keys_ptr, row_begin_ptr, row_len_ptr, prefix_ptr, hist_ptr, SHIFT: gl.constexpr,
+                         KEY_BITS: gl.constexpr, KEY_DTYPE: gl.constexpr, ASCENDING: gl.constexpr,
+                         WARPS: gl.constexpr, ITEMS: gl.constexpr):
+    """A radix-select pass over every key of row ``program_id(1)``: the histogram of the 8-bit digit
+    at ``SHIFT`` of the keys whose higher digits equal the row's prefix, counted with shared-memory
+    atomics, one 256-counter histogram per warp (CUB's BLOCK_HISTO_ATOMIC; ``tl.histogram`` made
+    such a pass 10x the read time). The row's programs take its tiles ``pid, pid + programs, ...``;
+    each adds its counts to ``hist[row]`` at the end."""
+    TILE: gl.constexpr = WARPS * ITEMS * 32
+    LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
+    LH: gl.constexpr = gl.BlockedLayout([1, 8], [1, 32], [WARPS, 1], [1, 0])
+    smem = gl.allocate_shared_memory(gl.int32, [WARPS, 256], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    smem.store(gl.zeros([WARPS, 256], gl.int32, LH))
+    gl.thread_barrier()
+    row = gl.program_id(1).to(gl.int64)
+    n = gl.load(row_len_ptr + row).to(gl.int64)
+    begin = gl.load(row_begin_ptr + row).to(gl.int64)
+    prefix = gl.load(prefix_ptr + row).to(gl.uint64, bitcast=True)
+    i = gl.arange(0, TILE, layout=LB)
+    warp_base = (i // (32 * ITEMS)) * 256
+    n_tiles = (n + TILE - 1) // TILE
+    for t in range(gl.program_id(0), n_tiles, gl.num_programs(0)):
+        offs = t * TILE + i
+        m = offs < n
+        bits = gl.load(keys_ptr + begin + offs, mask=m, other=0)
+        ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
+        if SHIFT + 8 < KEY_BITS:
+            m = m & (((ordp ^ prefix) >> (SHIFT + 8)) == 0)
+        d = ((ordp >> SHIFT) & 255).to(gl.int32)
+        smem_count_words_if(warp_base + d, m.to(gl.int32))
+    gl.thread_barrier()
+    c = gl.sum(smem.load(LH), 0)
+    dig = gl.arange(0, 256, layout=gl.SliceLayout(0, LH))
+    gl.atomic_add(hist_ptr + row * 256 + dig, c, mask=c > 0, sem="relaxed")
+
+
 @triton.jit
 def _rs_resolve_kernel(hist_ptr, prefix_ptr, krem_ptr, bucket_ptr, SHIFT: tl.constexpr):
     """Pick the digit holding the k-th largest key of the row; narrow prefix and k; clear the histogram."""
@@ -195,36 +236,34 @@ def _rs_resolve_kernel(hist_ptr, prefix_ptr, krem_ptr, bucket_ptr, SHIFT: tl.con
 
 
 @triton.jit
-def _rs_compact_kernel(
-        keys_ptr, cand_key_ptr, cand_idx_ptr, cand_key_out_ptr, cand_idx_out_ptr,
-        row_begin_ptr, row_len_ptr, cand_cnt_ptr, cand_cnt_out_ptr, prefix_ptr, krem_ptr,
-        out_cnt_ptr, tie_cnt_ptr, out_vals_ptr, out_idx_ptr, cap, cap_out, k, out_stride,
-        BLOCK: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
-        IDX_ABS: tl.constexpr,
-        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
-    """Items whose key is above the prefix go to the output; those in its bucket become candidates
-    (or, on the last digit, fill the remaining output slots)."""
-    c = tl.program_id(0)
-    row = tl.program_id(1).to(tl.int64)
+def _rs_load_raw(keys_ptr, cand_key_ptr, row, cap, n, begin, start, BLOCK: tl.constexpr, FROM_KEYS: tl.constexpr):
+    """The raw words of the tile at ``start``: key bits, or the candidates' ordered keys (0 past ``n``)."""
+    offs = start + tl.arange(0, BLOCK)
+    mask = offs < n
     if FROM_KEYS:
-        n = tl.load(row_len_ptr + row).to(tl.int64)
+        raw = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
     else:
-        n = tl.load(cand_cnt_ptr + row).to(tl.int64)
-    start = c.to(tl.int64) * BLOCK
-    if start < n:
-        begin = tl.load(row_begin_ptr + row).to(tl.int64)
-        prefix = tl.load(prefix_ptr + row).to(tl.uint64, bitcast=True)
-        offs = start + tl.arange(0, BLOCK)
-        mask = offs < n
+        raw = tl.load(cand_key_ptr + row * cap + offs, mask=mask, other=0)
+    return raw
+
+
+@triton.jit
+def _rs_compact_tile(
+        keys_ptr, cand_key_ptr, cand_idx_ptr, cand_key_out_ptr, cand_idx_out_ptr, cand_cnt_out_ptr, krem_ptr,
+        out_cnt_ptr, tie_cnt_ptr, out_vals_ptr, out_idx_ptr, cap, cap_out, k, out_stride, row, n, begin, prefix,
+        start, ordp, BLOCK: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
+        IDX_ABS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
+    """One tile of :func:`_rs_compact_kernel` (``ordp``: its ordered keys, loaded by the caller)."""
+    offs = start + tl.arange(0, BLOCK)
+    mask = offs < n
+    hi_me = ordp >> SHIFT
+    hi_p = prefix >> SHIFT
+    # most tiles hold no key at or above the prefix: one reduction decides
+    if tl.max((mask & (hi_me >= hi_p)).to(tl.int32), axis=0) > 0:
         if FROM_KEYS:
-            bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
-            ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
             idx = offs
         else:
-            ordp = tl.load(cand_key_ptr + row * cap + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
             idx = tl.load(cand_idx_ptr + row * cap + offs, mask=mask, other=0)
-        hi_me = ordp >> SHIFT
-        hi_p = prefix >> SHIFT
         gt = mask & (hi_me > hi_p)
         eq = mask & (hi_me == hi_p)
         n_gt = tl.sum(gt.to(tl.int32), axis=0)
@@ -253,6 +292,44 @@ def _rs_compact_kernel(
                 pos = base + tl.cumsum(eq.to(tl.int32), axis=0).to(tl.int64) - 1
                 tl.store(cand_key_out_ptr + row * cap_out + pos, ordp.to(tl.int64, bitcast=True), mask=eq)
                 tl.store(cand_idx_out_ptr + row * cap_out + pos, idx, mask=eq)
+
+
+@triton.jit
+def _rs_compact_kernel(
+        keys_ptr, cand_key_ptr, cand_idx_ptr, cand_key_out_ptr, cand_idx_out_ptr,
+        row_begin_ptr, row_len_ptr, cand_cnt_ptr, cand_cnt_out_ptr, prefix_ptr, krem_ptr,
+        out_cnt_ptr, tie_cnt_ptr, out_vals_ptr, out_idx_ptr, cap, cap_out, k, out_stride,
+        BLOCK: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
+        IDX_ABS: tl.constexpr,
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
+    """Items whose key is above the prefix go to the output; those in its bucket become candidates
+    (or, on the last digit, fill the remaining output slots). The row's programs take its tiles
+    ``pid, pid + programs, ...`` (the per-row values are read once per program)."""
+    c = tl.program_id(0)
+    row = tl.program_id(1).to(tl.int64)
+    if FROM_KEYS:
+        n = tl.load(row_len_ptr + row).to(tl.int64)
+    else:
+        n = tl.load(cand_cnt_ptr + row).to(tl.int64)
+    begin = tl.load(row_begin_ptr + row).to(tl.int64)
+    prefix = tl.load(prefix_ptr + row).to(tl.uint64, bitcast=True)
+    start = c.to(tl.int64) * BLOCK
+    step = tl.num_programs(0).to(tl.int64) * BLOCK
+    # the next tile's keys are loaded before this tile is processed (its reductions synchronise the
+    # program's warps; without the prefetch every tile waits for its own load)
+    raw_next = _rs_load_raw(keys_ptr, cand_key_ptr, row, cap, n, begin, start, BLOCK, FROM_KEYS)
+    while start < n:
+        raw = raw_next
+        raw_next = _rs_load_raw(keys_ptr, cand_key_ptr, row, cap, n, begin, start + step, BLOCK, FROM_KEYS)
+        if FROM_KEYS:
+            ordp = ordered_bits(raw, KEY_DTYPE, ASCENDING)
+        else:
+            ordp = raw.to(tl.uint64, bitcast=True)
+        _rs_compact_tile(keys_ptr, cand_key_ptr, cand_idx_ptr, cand_key_out_ptr, cand_idx_out_ptr, cand_cnt_out_ptr,
+                         krem_ptr, out_cnt_ptr, tie_cnt_ptr, out_vals_ptr, out_idx_ptr, cap, cap_out, k, out_stride,
+                         row, n, begin, prefix, start, ordp, BLOCK, SHIFT, FROM_KEYS, FINAL, IDX_ABS, KEY_DTYPE,
+                         ASCENDING)
+        start += step
 
 
 # ----------------------------------------------------------------------------------------------
@@ -291,7 +368,7 @@ def _tile_topk(kb, out_vb, out_idx, k, *, block, num_rows, meta, ascending, devi
     rows = max(1, min(256, pol["TILE_ITEMS"] // block))
     log_n = _log2(block)
     d = kb
-    launch(_topk_tile_kernel, (triton.cdiv(num_rows, rows),),
+    launch(_topk_tile_kernel, (cdiv(num_rows, rows),),
            kb, out_vb, out_idx, seg_begin if seg_begin is not None else d, seg_len if seg_len is not None else d,
            seg_list if seg_list is not None else d, num_rows, row_len, row_stride, k, k,
            BLOCK=block, ROWS=rows, K2=k2, K_LOG=_log2(k2), LOG_N=log_n, N_DIMS=log_n + _log2(rows),
@@ -321,7 +398,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
     for r0, r1 in _row_batches(nrows):
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
         ov, oi = out_vb[r0:r1], out_idx[r0:r1]
-        nchunks = triton.cdiv(max_len, chunk)
+        nchunks = cdiv(max_len, chunk)
         if nchunks == 1:
             launch(_topk_chunk_kernel, (1, r1 - r0), kb, kb, kb, ov, oi, rb, rl, 0, k, k, **_ck(chunk),
                    FROM_KEYS=True, FINAL=True, **common)
@@ -331,7 +408,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
                FROM_KEYS=True, FINAL=False, **common)
         n_in = nchunks * k2
         while True:
-            nchunks = triton.cdiv(n_in, chunk)
+            nchunks = cdiv(n_in, chunk)
             if nchunks == 1:
                 launch(_topk_chunk_kernel, (1, r1 - r0), kb, cand, cand, ov, oi, rb, rl, n_in, k, k,
                        **_ck(next_power_of_2(n_in)), FROM_KEYS=False, FINAL=True, **common)
@@ -340,6 +417,16 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
             launch(_topk_chunk_kernel, (nchunks, r1 - r0), kb, cand, nxt, ov, oi, rb, rl, n_in, k, k, **_ck(chunk),
                    FROM_KEYS=False, FINAL=False, **common)
             cand, n_in = nxt, nchunks * k2
+
+
+_RS_SMEM_WARPS = 8   # warps per program of the shared-memory histogram passes
+_RS_COMPACT_BLOCK, _RS_COMPACT_WARPS = 2048, 8   # tile and warps of the compaction over every key
+
+
+def _rs_programs(length: int, block: int, rows: int, device) -> int:
+    """Programs per row of a compaction pass: one per tile, at most about 8 per SM over all rows
+    (each loops over its row's tiles)."""
+    return max(1, min(cdiv(length, block), cdiv(num_sms(device) * 8, rows)))
 
 
 def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
@@ -359,30 +446,52 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         krem = torch.full((nr,), k, dtype=torch.int64, device=device)
         hist = torch.zeros((nr, 256), dtype=torch.int32, device=device)
         shift = nbits - 8
-        launch(_rs_hist_kernel, (triton.cdiv(max_len, block * tiles), nr),
-               kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True, **common)
-        launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, SHIFT=shift)
+        smem = smem_atomics_ok(device)
+        # the compaction over every key: small tiles, many warps (few registers per thread, many
+        # programs resident: it is latency-bound) where the policy's histogram block is large
+        fblock = min(block, _RS_COMPACT_BLOCK) if smem else block
+        fcommon = {**common, "num_warps": _RS_COMPACT_WARPS} if smem else common
+        # digits counted over every key before the candidates are compacted: with the shared-memory
+        # histogram a second full pass costs one read of the keys and leaves few candidates
+        full_passes = 2 if smem else 1
+        for p in range(full_passes):
+            if smem:
+                items = max(1, 16 // kb.element_size())
+                per_row = max(1, min(cdiv(max_len, _RS_SMEM_WARPS * 32 * items), cdiv(num_sms(device) * 8, nr)))
+                launch(_rs_hist_smem_kernel, (per_row, nr), kb, rb, rl, prefix, hist, SHIFT=shift, KEY_BITS=nbits,
+                       KEY_DTYPE=meta["KEY_DTYPE"], ASCENDING=ascending, WARPS=_RS_SMEM_WARPS, ITEMS=items,
+                       num_warps=_RS_SMEM_WARPS)
+            else:
+                launch(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
+                       kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True,
+                       **common)
+            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, SHIFT=shift)
+            if shift == 0 or p == full_passes - 1:
+                break
+            shift -= 8
         if shift == 0:
-            launch(_rs_compact_kernel, (triton.cdiv(max_len, block), nr),
+            launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device), nr),
                    kb, kb, kb, kb, kb, rb, rl, rl, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, 0, k, k,
-                   BLOCK=block, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **common)
+                   BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **fcommon)
             continue
         cap = max(1, int(bucket.max()))  # one device-to-host read: the candidate buffer's size
         ckey = torch.empty((nr, cap), dtype=torch.int64, device=device)
         cidx = torch.empty((nr, cap), dtype=torch.int64, device=device)
-        launch(_rs_compact_kernel, (triton.cdiv(max_len, block), nr),
+        launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device), nr),
                kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
-               BLOCK=block, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs,
-               **common)
+               BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs, **fcommon)
+        # few candidates (the usual case): tiles sized to them, not to the full passes' block
+        cblock = min(block, max(256, next_power_of_2(cap)))
+        ctiles = tiles if cap > block else 1
         while shift > 0:
             shift -= 8
-            launch(_rs_hist_kernel, (triton.cdiv(cap, block * tiles), nr),
-                   kb, ckey, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=block, TILES=tiles, SHIFT=shift,
+            launch(_rs_hist_kernel, (cdiv(cap, cblock * ctiles), nr),
+                   kb, ckey, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=cblock, TILES=ctiles, SHIFT=shift,
                    FROM_KEYS=False, **common)
             launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, SHIFT=shift)
-        launch(_rs_compact_kernel, (triton.cdiv(cap, block), nr),
+        launch(_rs_compact_kernel, (_rs_programs(cap, cblock, nr, device), nr),
                kb, ckey, cidx, kb, kb, rb, rl, cand_cnt, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0,
-               k, k, BLOCK=block, SHIFT=0, FROM_KEYS=False, FINAL=True, IDX_ABS=idx_abs, **common)
+               k, k, BLOCK=cblock, SHIFT=0, FROM_KEYS=False, FINAL=True, IDX_ABS=idx_abs, **common)
 
 
 def _check_k(k, size):

@@ -1,0 +1,49 @@
+"""Per-kernel GPU time of one operator call (torch.profiler), to see where a slow op spends it.
+
+    python bench/probes/kernel_breakdown.py topk        # the top-k cases of the benchmark
+"""
+from __future__ import annotations
+
+import sys
+
+import torch
+
+import tritoncub  # noqa: F401
+
+
+def _cases(name):
+    ops = torch.ops.tritoncub
+    g = torch.Generator(device="cuda").manual_seed(0)
+    if name == "topk":
+        x = torch.randn(1 << 26, device="cuda", generator=g)
+        r = torch.randn(16, 1 << 20, device="cuda", generator=g)
+        yield "topk 2^26 k=100", lambda: ops.topk(x, 100)
+        yield "topk 2^26 k=10000", lambda: ops.topk(x, 10000)
+        yield "topk 16x2^20 k=8", lambda: ops.topk(r, 8)
+        yield "torch.topk 2^26 k=100", lambda: torch.topk(x, 100)
+    elif name == "select":
+        x = torch.randn(1 << 26, device="cuda", generator=g)
+        m = torch.rand(1 << 26, device="cuda", generator=g) < 0.5
+        u = torch.randint(0, 1 << 20, (1 << 26,), device="cuda", generator=g, dtype=torch.int32)
+        yield "masked_select 50%", lambda: ops.masked_select(x, m)
+        yield "unique 2^20 distinct", lambda: ops.unique(u)
+        yield "torch.masked_select 50%", lambda: torch.masked_select(x, m)
+
+
+def main(names):
+    for name in names:
+        for label, fn in _cases(name):
+            for _ in range(3):
+                fn()
+            torch.cuda.synchronize()
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA,
+                                                    torch.profiler.ProfilerActivity.CPU]) as prof:
+                for _ in range(5):
+                    fn()
+                torch.cuda.synchronize()
+            print(f"=== {label} (5 calls)")
+            print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=12, max_name_column_width=60))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["topk"])
