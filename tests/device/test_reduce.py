@@ -441,3 +441,35 @@ def test_gpu_many_streams_counter():
             outs.append(R.sum(x))
     torch.cuda.synchronize()
     assert all(torch.equal(o, ref) for o in outs)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32, torch.bool], ids=str)
+def test_gpu_builtin_plan_reuse(dtype):
+    """Repeated device-wide reductions of one size reuse a recorded launch: fresh data each call,
+    earlier results poisoned, an unaligned view (another plan), another stream (its own counter and
+    partials), a policy override in between."""
+    rtol = 1e-2 if dtype == torch.bfloat16 else 2e-3
+    n = (1 << 20) + 3
+    for trial in range(3):
+        base = torch.randn(n + 4, device="cuda") * 100
+        buf = base > 0 if dtype == torch.bool else base.to(dtype)
+        x = buf[trial % 2: trial % 2 + n]
+        for fn, ref in ((R.sum, torch.sum), (R.max, torch.max), (R.min, torch.min)):
+            got = fn(x)
+            want = ref(x)
+            if dtype.is_floating_point:
+                torch.testing.assert_close(got.double().cpu(), want.double().cpu(), rtol=rtol, atol=1e-1)
+            else:
+                assert int(got) == int(want)
+            got.fill_(0)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        y = (torch.randn(n, device="cuda") * 10).to(dtype) if dtype != torch.bool else torch.rand(n, device="cuda") > .5
+        got = R.sum(y)
+    s.synchronize()
+    assert torch.allclose(got.double().cpu(), torch.sum(y).double().cpu(), rtol=rtol, atol=1e-1)
+    with policy.override("reduce", {"BLOCK_ITEMS": 256, "num_warps": 4}):
+        before = policy.override_hits("reduce")
+        assert torch.allclose(R.sum(y).double().cpu(), torch.sum(y).double().cpu(), rtol=rtol, atol=1e-1)
+        assert policy.override_hits("reduce") > before

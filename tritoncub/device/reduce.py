@@ -54,7 +54,7 @@ from triton.runtime.jit import constexpr_function
 
 from .. import policy
 from .._library import Op
-from .._launch import launch
+from .._launch import bind, direct_ok, launch
 from .._utils import check_device, check_same_device, interpreter_active, next_power_of_2, num_sms
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
@@ -495,6 +495,25 @@ def _flat(x: torch.Tensor) -> torch.Tensor:
     return x.reshape(-1) if x.is_contiguous() else x.contiguous().reshape(-1)
 
 
+class _BuiltinPlan:
+    """A recorded launch of the built-in reduction kernel for one (op, dtype, size, alignment,
+    stream, policy): a repeated call only allocates the results and calls the compiled kernel (the
+    host work of a launch-bound reduction is most of its time). It keeps its own partials buffer
+    and ticket counter (the stream's), so it stays valid when the shared workspace grows."""
+    __slots__ = ("pol", "run", "ints", "out_dtypes", "parts", "counter", "ident")
+
+    def __call__(self, x):
+        device = x.device
+        outs = [torch.empty(1, dtype=d, device=device) for d in self.out_dtypes]
+        n, num_full, q, r, num_partials = self.ints
+        self.run(x, n, outs[0], outs[-1], self.parts[0], self.parts[-1], self.counter, self.ident, num_full, q, r,
+                 num_partials)
+        return outs
+
+
+_BUILTIN_PLANS: dict = {}
+
+
 def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Sequence[torch.dtype], *,
             combine=None, transform=None, inits: Sequence[torch.Tensor] | None = None, ident=0,
             bucket_dtype: torch.dtype | None = None, pol: policy.Policy | None = None) -> list[torch.Tensor]:
@@ -502,6 +521,14 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
     x0 = xs[0]
     n = x0.numel()
     device = x0.device
+    plan_key = None
+    if pol is None and op_code != 5 and device.type == "cuda" and direct_ok():
+        pol = policy.select("reduce", device, reduce_bucket(kind, bucket_dtype or x0.dtype, n))
+        plan_key = (op_code, x0.dtype, tuple(out_dtypes), n, x0.data_ptr() & 15 == 0, ident, _stream_key(device),
+                    torch.cuda.current_device())   # launches go to the current device, as launch() does
+        plan = _BUILTIN_PLANS.get(plan_key)
+        if plan is not None and plan.pol is pol:
+            return plan(_storage_view(x0))
     if pol is None:
         pol = policy.select("reduce", device, reduce_bucket(kind, bucket_dtype or x0.dtype, n))
         if interpreter_active():  # the CPU interpreter runs tl.reduce item by item: keep tiles small
@@ -531,9 +558,20 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
                num_full, q, r, num_partials, COMBINE=combine, TRANSFORM=transform, K_IN=len(xs),
                K=len(out_dtypes), TAIL_LOG2=tail_log2, **common)
     else:
-        launch(_reduce_builtin_kernel, (programs,),
-               _storage_view(x0), n, outs[0], outs[-1], parts[0], parts[-1], _counter(device), ident,
-               num_full, q, r, num_partials, OP=op_code, **common)
+        counter = _counter(device)
+        args = (_storage_view(x0), n, outs[0], outs[-1], parts[0], parts[-1], counter, ident, num_full, q, r,
+                num_partials)
+        if plan_key is None:
+            launch(_reduce_builtin_kernel, (programs,), *args, OP=op_code, **common)
+        else:
+            run = bind(_reduce_builtin_kernel, (programs,), *args, OP=op_code, **common)
+            if run is not None:
+                plan = _BuiltinPlan()
+                plan.pol, plan.run, plan.out_dtypes, plan.parts, plan.counter = pol, run, tuple(out_dtypes), parts, counter
+                plan.ints, plan.ident = (n, num_full, q, r, num_partials), ident
+                if len(_BUILTIN_PLANS) >= 256:
+                    _BUILTIN_PLANS.clear()
+                _BUILTIN_PLANS[plan_key] = plan
     return list(outs)
 
 
