@@ -6,25 +6,13 @@ row reduction of those bytes can reach on this GPU and timer).
 """
 from __future__ import annotations
 
-import time
-
 import torch
 import triton.testing
 
 import tritoncub  # noqa: F401
+from reduce_overhead import host_us  # the same timer (this directory is on sys.path when run as a script)
 from tritoncub.device import reduce as R
 from tritoncub.device import segmented_reduce as S
-
-
-def host_us(fn, calls=300):
-    fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    us = (time.perf_counter() - t) / calls * 1e6
-    torch.cuda.synchronize()
-    return us
 
 
 def main():

@@ -121,6 +121,18 @@ def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.con
 
 
 @triton.jit
+def _load_samples(x_ptr, idx, num_items, NUM_CHANNELS: tl.constexpr):
+    """(samples, in bounds, channel of each sample) at flat positions ``idx``."""
+    inb = idx < num_items
+    s = tl.load(x_ptr + idx, mask=inb, other=0)
+    if NUM_CHANNELS == 1:
+        ch = 0
+    else:
+        ch = (idx % NUM_CHANNELS).to(tl.int32)
+    return s, inb, ch
+
+
+@triton.jit
 def _range_bins(s, levels_ptr, num_levels, STEPS: tl.constexpr, INT_MATH: tl.constexpr):
     """(bin index, valid) of each sample for sorted level boundaries: a branch-free binary search
     for the number of levels ``<= s`` (``STEPS`` = bit length of ``num_levels``)."""
@@ -170,12 +182,7 @@ def _histogram_kernel(x_ptr, w_ptr, hist_ptr, levels_ptr, params_ptr, num_items,
         base = (first + i) * TILE
         i += 1
         idx = base + offs
-        inb = idx < num_items
-        s = tl.load(x_ptr + idx, mask=inb, other=0)
-        if NUM_CHANNELS == 1:
-            ch = 0
-        else:
-            ch = (idx % NUM_CHANNELS).to(tl.int32)
+        s, inb, ch = _load_samples(x_ptr, idx, num_items, NUM_CHANNELS)
         if RANGE_MODE:
             b, valid = _range_bins(s, levels_ptr, num_levels, STEPS, INT_MATH)
         else:
@@ -232,13 +239,7 @@ def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, to
     copy_base = ((i // (32 * ITEMS)) % COPIES) * SMEM_BINS
     bin_base = gl.program_id(1) * SMEM_BINS
     for t in range(gl.program_id(0), num_tiles, gl.num_programs(0)):
-        idx = t.to(gl.int64) * TILE + i
-        inb = idx < num_items
-        s = gl.load(x_ptr + idx, mask=inb, other=0)
-        if NUM_CHANNELS == 1:
-            ch = 0
-        else:
-            ch = (idx % NUM_CHANNELS).to(gl.int32)
+        s, inb, ch = _load_samples(x_ptr, t.to(gl.int64) * TILE + i, num_items, NUM_CHANNELS)
         b, valid = _even_bins(s, ch, params_ptr, NUM_CHANNELS, NUM_ACTIVE, INT_MATH, COMPUTE, TOP_INCLUSIVE)
         rel = b - bin_base
         counted = valid & inb & (rel >= 0) & (rel < SMEM_BINS)
