@@ -213,3 +213,25 @@ def test_policy_object():
 def test_device_slugs():
     assert policy.device_slug("NVIDIA H100 80GB HBM3") == "nvidia-h100-80gb-hbm3"
     assert policy.device_short_slug("NVIDIA H100 80GB HBM3") == "nvidia-h100"
+
+
+def _shipped_configs():
+    import tritoncub  # noqa: F401  (registers every op)
+    for path in sorted(policy.POLICY_DIR.glob("*/*.json")):
+        data = json.loads(path.read_text())
+        for section in ("tuned", "candidates"):
+            for bucket, entry in data.get(section, {}).items():
+                for i, cfg in enumerate(entry if isinstance(entry, list) else [entry]):
+                    yield pytest.param(data["op"], bucket, cfg, id=f"{path.parent.name}/{path.stem}/{section}/{bucket}/{i}")
+
+
+@pytest.mark.parametrize("op,bucket,cfg", list(_shipped_configs()))
+def test_shipped_policy_configs_are_accepted(op, bucket, cfg):
+    """Every config in the policy files shipped with the package declares only the op's keys and
+    passes its ``valid`` predicate (select() would otherwise drop it as stale)."""
+    p = policy.op_policy(op)
+    assert bucket in p.buckets, f"{op}: bucket {bucket!r} not declared ({p.buckets})"
+    unknown = set(cfg) - set(p.space) - set(p.fallback)
+    assert not unknown, f"{op}[{bucket}]: unknown keys {sorted(unknown)}"
+    full = {**p.fallback_for(bucket), **cfg}
+    assert p.valid is None or p.valid(full), f"{op}[{bucket}]: config rejected by the op: {full}"

@@ -226,13 +226,14 @@ def test_histc_large_gpu(bins, algo):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("bins", [1, 31, 256, 4097, 40000, 65536, 300000])
-@pytest.mark.parametrize("copies,warps,tile", [(1, 4, 512), (4, 4, 2048), (8, 8, 4096), (2, 16, 8192)])
-def test_histogram_smem_path_gpu(bins, copies, warps, tile):
+@pytest.mark.parametrize("copies,warps,tile,prefetch", [(1, 4, 512, 0), (4, 4, 2048, 1), (8, 8, 4096, 0),
+                                                         (2, 16, 8192, 1), (1, 16, 8192, 0)])
+def test_histogram_smem_path_gpu(bins, copies, warps, tile, prefetch):
     """Shared-memory atomics (PRIVATE_ALGO=2): every copy count, warp count and tile size, bin
-    counts that are not powers of two, that force fewer copies (40000 bins), bin chunks (65536 bins:
+    counts that are not powers of two (with and without the next tile prefetched), that force fewer copies (40000 bins), bin chunks (65536 bins:
     2 chunks of 32768), too many chunks (300000 bins: the global-atomic path), adversarial samples
     (NaN, +-inf, -0.0, out of range, all equal), a ragged tail, int and multi-channel samples."""
-    cfg = {"PRIVATE_ALGO": 2, "SMEM_COPIES": copies, "num_warps": warps, "TILE": tile}
+    cfg = {"PRIVATE_ALGO": 2, "SMEM_COPIES": copies, "num_warps": warps, "TILE": tile, "PREFETCH": prefetch}
     n = (1 << 20) + 3
     x = torch.randn(n, device="cuda") * 2
     x[::97] = float("nan")
@@ -251,3 +252,22 @@ def test_histogram_smem_path_gpu(bins, copies, warps, tile):
     assert_equal(h8.cpu().long(), _ref_even(u8, 0, 256, min(bins, 256)))
     for c, (h, lv) in enumerate(zip(hs, [bins + 1, 17, 5])):
         assert_equal(h.cpu().long(), _ref_even(u8[c::4], 0, 256, lv - 1), msg=f"channel {c}")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("bins", [7, 256, 1000])
+@pytest.mark.parametrize("algo", [0, 2])
+def test_histc_bin_edges_gpu(bins, algo):
+    """Samples on, just below and just above every bin edge of ranges that are not powers of two:
+    the fast bin division (thread/trunc_div.py) must put each where torch's IEEE division does."""
+    gen = torch.Generator().manual_seed(bins)
+    for lo, hi in ((0.0, 1.0), (-3.3, 7.1), (0.1, 0.30000001), (-1e4, 1e4 / 3)):
+        lo32, hi32 = np.float32(lo), np.float32(hi)
+        k = np.arange(bins + 1, dtype=np.float32)
+        edges = (lo32 + k * ((hi32 - lo32) / np.float32(bins))).astype(np.float32)
+        up, down = np.nextafter(edges, np.float32(np.inf)), np.nextafter(edges, np.float32(-np.inf))
+        rand = (lo32 + torch.rand(5000, generator=gen).numpy() * (hi32 - lo32)).astype(np.float32)
+        x = torch.from_numpy(np.concatenate([edges, up, down, rand] * 8)).cuda()
+        with policy.override("histogram", {"PRIVATE_ALGO": algo}):
+            out = ops.histc(x, bins, lo, hi)
+        assert_equal(out, torch.histc(x, bins, lo, hi), msg=f"range [{lo}, {hi})")

@@ -14,13 +14,15 @@ from helpers import DEVICE, assert_close, assert_equal, make_data
 GPU = DEVICE == "cuda"
 
 
-def pol(rows, block, split=0, nw=2):
+def pol(rows, block, split=0, nw=2, eviction=""):
     return policy.Policy("segmented_reduce", {"ROWS": rows, "BLOCK": block, "SPLIT_CHUNK": split,
-                                              "CACHE_MODIFIER": ""}, nw, 1, "test")
+                                              "CACHE_MODIFIER": "", "EVICTION": eviction}, nw, 1, "test")
 
 
-# strategies: many rows per program (short), one row per program looping (medium), split (long)
-STRATEGIES = {"short": pol(8, 16), "medium": pol(1, 32), "long": pol(1, 32, split=64)}
+# strategies: many rows per program (short), one row per program looping (medium), split (long);
+# the load hints (no effect under the interpreter) are compiled on a GPU
+STRATEGIES = {"short": pol(8, 16, eviction="evict_first"), "medium": pol(1, 32), "long": pol(1, 32, split=64),
+              "medium_evict_first": pol(1, 64, nw=4, eviction="evict_first")}
 
 
 def ref_rows(x, op):

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 import triton
 import triton.language as tl
@@ -50,10 +51,11 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, cdiv, check_tensor, next_power_of_2, num_sms,
-                      smem_atomics_ok)
+from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, cdiv, check_tensor,
+                      interpreter_active, next_power_of_2, num_sms, smem_atomics_ok)
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
+from ..thread.trunc_div import fast_ok, trunc_div_rn
 
 MAX_CHANNELS = 4
 
@@ -80,11 +82,14 @@ def _channel_param(params_ptr, slot: tl.constexpr, ch, NUM_CHANNELS: tl.constexp
 
 @triton.jit
 def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.constexpr,
-               INT_MATH: tl.constexpr, COMPUTE: tl.constexpr, TOP_INCLUSIVE: tl.constexpr):
+               INT_MATH: tl.constexpr, COMPUTE: tl.constexpr, TOP_INCLUSIVE: tl.constexpr,
+               FAST_DIV: tl.constexpr = False):
     """(global bin index, valid) of each sample for equal-width bins. ``params``: 16 values,
     lower[4], upper[4], bins[4], offset[4] (int64 when ``INT_MATH``, else float64). ``INT_MATH``:
     0 float arithmetic, 1 exact integer arithmetic, 2 integer bins one value wide (every channel's
-    ``upper - lower == bins``: the bin is ``s - lower``, no division)."""
+    ``upper - lower == bins``: the bin is ``s - lower``, no division). ``FAST_DIV`` (one channel, fp32
+    arithmetic, compiled for NVIDIA, a divisor :func:`~tritoncub.thread.trunc_div.fast_ok` accepts):
+    the bin division through :func:`~tritoncub.thread.trunc_div.trunc_div_rn`'s fast path."""
     lo = _channel_param(params_ptr, 0, ch, NUM_CHANNELS)
     hi = _channel_param(params_ptr, 1, ch, NUM_CHANNELS)
     nb = _channel_param(params_ptr, 2, ch, NUM_CHANNELS).to(tl.int32)
@@ -109,10 +114,13 @@ def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.con
         else:
             valid = (v >= lo_c) & (v < hi_c)
         if COMPUTE == tl.float32:  # IEEE division, as torch (Triton's fp32 '/' is approximate)
-            q = tl.math.div_rn((v - lo_c) * nb.to(COMPUTE), hi_c - lo_c)
+            d = hi_c - lo_c
+            if FAST_DIV:  # one channel: d is a scalar, so is its reciprocal
+                b = trunc_div_rn((v - lo_c) * nb.to(COMPUTE), d, tl.math.div_rn(1.0, d), True)
+            else:
+                b = trunc_div_rn((v - lo_c) * nb.to(COMPUTE), d, d, False)
         else:  # fp64 '/' is IEEE already
-            q = (v - lo_c) * nb.to(COMPUTE) / (hi_c - lo_c)
-        b = q.to(tl.int32)
+            b = ((v - lo_c) * nb.to(COMPUTE) / (hi_c - lo_c)).to(tl.int32)
         b = tl.maximum(tl.minimum(b, nb - 1), 0)
     if NUM_ACTIVE < NUM_CHANNELS:
         valid = valid & (ch < NUM_ACTIVE)
@@ -121,14 +129,20 @@ def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.con
 
 
 @triton.jit
-def _load_samples(x_ptr, idx, num_items, NUM_CHANNELS: tl.constexpr):
-    """(samples, in bounds, channel of each sample) at flat positions ``idx``."""
-    inb = idx < num_items
-    s = tl.load(x_ptr + idx, mask=inb, other=0)
+def _sample_slots(idx, num_items, NUM_CHANNELS: tl.constexpr):
+    """(in bounds, channel) of the samples at flat positions ``idx``."""
     if NUM_CHANNELS == 1:
         ch = 0
     else:
         ch = (idx % NUM_CHANNELS).to(tl.int32)
+    return idx < num_items, ch
+
+
+@triton.jit
+def _load_samples(x_ptr, idx, num_items, NUM_CHANNELS: tl.constexpr):
+    """(samples, in bounds, channel of each sample) at flat positions ``idx``."""
+    inb, ch = _sample_slots(idx, num_items, NUM_CHANNELS)
+    s = tl.load(x_ptr + idx, mask=inb, other=0)
     return s, inb, ch
 
 
@@ -160,7 +174,7 @@ def _histogram_kernel(x_ptr, w_ptr, hist_ptr, levels_ptr, params_ptr, num_items,
                       STEPS: tl.constexpr, INT_MATH: tl.constexpr, COMPUTE: tl.constexpr,
                       TOP_INCLUSIVE: tl.constexpr, WEIGHTED: tl.constexpr, PRIVATE: tl.constexpr,
                       PRIVATE_ALGO: tl.constexpr, PRIVATE_BINS: tl.constexpr, BH: tl.constexpr,
-                      BL: tl.constexpr, TILE: tl.constexpr):
+                      BL: tl.constexpr, TILE: tl.constexpr, FAST_DIV: tl.constexpr = False):
     """Count (or weigh) the samples of a contiguous run of tiles.
 
     ``PRIVATE``: a register histogram per program — ``PRIVATE_ALGO=0`` ``tl.histogram`` per tile,
@@ -187,7 +201,7 @@ def _histogram_kernel(x_ptr, w_ptr, hist_ptr, levels_ptr, params_ptr, num_items,
             b, valid = _range_bins(s, levels_ptr, num_levels, STEPS, INT_MATH)
         else:
             b, valid = _even_bins(s, ch, params_ptr, NUM_CHANNELS, NUM_ACTIVE, INT_MATH, COMPUTE,
-                                  TOP_INCLUSIVE)
+                                  TOP_INCLUSIVE, FAST_DIV)
         valid = valid & inb
         if PRIVATE:
             if PRIVATE_ALGO == 1:
@@ -219,14 +233,17 @@ def _histogram_kernel(x_ptr, w_ptr, hist_ptr, levels_ptr, params_ptr, num_items,
 def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, total_bins,
                            NUM_CHANNELS: gl.constexpr, NUM_ACTIVE: gl.constexpr, INT_MATH: gl.constexpr,
                            COMPUTE: gl.constexpr, TOP_INCLUSIVE: gl.constexpr, WARPS: gl.constexpr,
-                           ITEMS: gl.constexpr, SMEM_BINS: gl.constexpr, COPIES: gl.constexpr):
+                           ITEMS: gl.constexpr, SMEM_BINS: gl.constexpr, COPIES: gl.constexpr,
+                           CHUNKED: gl.constexpr = True, FAST_DIV: gl.constexpr = False,
+                           PREFETCH: gl.constexpr = False):
     """Equal-width bins counted with shared-memory atomics (CUB's BLOCK_HISTO_ATOMIC): each program
     keeps ``COPIES`` histograms of ``SMEM_BINS`` counters in shared memory (warp ``w`` counts into copy
     ``w % COPIES``), loops over tiles ``pid, pid + programs, ...`` of ``WARPS * 32 * ITEMS`` samples,
     and finally adds its counts to ``hist`` with one global atomic per non-empty bin. Samples outside
     every bin are not counted (a predicated atomic). More bins than shared memory holds: the bins are
     cut into chunks of ``SMEM_BINS``, ``program_id(1)`` is the chunk, and each chunk's programs read
-    every sample (one read of the input per chunk)."""
+    every sample (one read of the input per chunk); ``CHUNKED=False`` (all bins in one chunk) skips the
+    per-sample chunk test; ``PREFETCH`` loads tile ``t + programs`` before counting tile ``t``."""
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
     CH: gl.constexpr = SMEM_BINS if SMEM_BINS < 1024 else 1024    # bins zeroed / flushed per step
@@ -238,11 +255,24 @@ def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, to
     i = gl.arange(0, TILE, layout=LB)
     copy_base = ((i // (32 * ITEMS)) % COPIES) * SMEM_BINS
     bin_base = gl.program_id(1) * SMEM_BINS
-    for t in range(gl.program_id(0), num_tiles, gl.num_programs(0)):
-        s, inb, ch = _load_samples(x_ptr, t.to(gl.int64) * TILE + i, num_items, NUM_CHANNELS)
-        b, valid = _even_bins(s, ch, params_ptr, NUM_CHANNELS, NUM_ACTIVE, INT_MATH, COMPUTE, TOP_INCLUSIVE)
-        rel = b - bin_base
-        counted = valid & inb & (rel >= 0) & (rel < SMEM_BINS)
+    nprog = gl.num_programs(0)
+    if PREFETCH:
+        s_next = _load_samples(x_ptr, gl.program_id(0).to(gl.int64) * TILE + i, num_items, NUM_CHANNELS)[0]
+    for t in range(gl.program_id(0), num_tiles, nprog):
+        if PREFETCH:  # the next tile's loads are in flight while this tile is counted
+            inb, ch = _sample_slots(t.to(gl.int64) * TILE + i, num_items, NUM_CHANNELS)
+            s = s_next
+            s_next = _load_samples(x_ptr, (t + nprog).to(gl.int64) * TILE + i, num_items, NUM_CHANNELS)[0]
+        else:
+            s, inb, ch = _load_samples(x_ptr, t.to(gl.int64) * TILE + i, num_items, NUM_CHANNELS)
+        b, valid = _even_bins(s, ch, params_ptr, NUM_CHANNELS, NUM_ACTIVE, INT_MATH, COMPUTE, TOP_INCLUSIVE,
+                              FAST_DIV)
+        if CHUNKED:
+            rel = b - bin_base
+            counted = valid & inb & (rel >= 0) & (rel < SMEM_BINS)
+        else:
+            rel = b
+            counted = valid & inb
         smem_count_words_if(copy_base + rel, counted.to(gl.int32))
     gl.thread_barrier()
     for c0 in gl.static_range(0, SMEM_BINS, CH):
@@ -271,17 +301,17 @@ _POLICY = policy.register(
     "histogram",
     space={"TILE": [512, 1024, 2048, 4096, 8192], "PROGRAMS_PER_SM": [2, 4, 8, 16],
            "MAX_PRIVATE_BINS": [128, 256, 512, 1024, 2048], "PRIVATE_ALGO": [0, 1, 2],
-           "ATOMIC_COPIES": [1, 8, 64], "SMEM_COPIES": [1, 2, 4, 8], "num_warps": [4, 8, 16],
+           "ATOMIC_COPIES": [1, 8, 64], "SMEM_COPIES": [1, 2, 4, 8], "PREFETCH": [0, 1], "num_warps": [4, 8, 16],
            "num_stages": [1, 2, 3]},
     fallback={"TILE": 2048, "PROGRAMS_PER_SM": 8, "MAX_PRIVATE_BINS": 1024, "PRIVATE_ALGO": 0,
-              "ATOMIC_COPIES": 8, "SMEM_COPIES": 4, "num_warps": 4, "num_stages": 2},
+              "ATOMIC_COPIES": 8, "SMEM_COPIES": 4, "PREFETCH": 0, "num_warps": 4, "num_stages": 2},
     doc="TILE samples per loop step; PROGRAMS_PER_SM programs per multiprocessor (each takes a "
         "contiguous run of tiles); MAX_PRIVATE_BINS: the largest total bin count counted in a private "
         "register histogram (above it, one global atomic per sample); PRIVATE_ALGO 0 = tl.histogram, "
         "1 = one-hot product on the tensor cores, 2 = shared-memory atomics (compiled NVIDIA sm_80+, "
         "unweighted equal-width bins that fit in shared memory; any bin count up to that, "
         "MAX_PRIVATE_BINS does not apply; SMEM_COPIES histogram copies per program, the warps spread "
-        "over them); ATOMIC_COPIES: copies of the histogram the atomic "
+        "over them; PREFETCH 1 loads the next tile before counting this one); ATOMIC_COPIES: copies of the histogram the atomic "
         "path spreads its programs over (summed afterwards; at most 16 MB of copies).")
 
 
@@ -313,6 +343,10 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
         int_math = 2   # unit-width integer bins (bincount, 8-bit pixels): no division per sample
     pol = pol or policy.select("histogram", x.device)
     tile = pol["TILE"]
+    # the fast exact bin division (thread/trunc_div.py): one fp32 channel, compiled for NVIDIA
+    fast_div = (num_channels == 1 and not int_math and levels is None and _compute_dtype(x.dtype) == tl.float32
+                and x.device.type == "cuda" and torch.version.hip is None and not interpreter_active()
+                and fast_ok(float(np.float32(channels[0][1]) - np.float32(channels[0][0]))))
     total_bins = hist.numel()
     if pol["PRIVATE_ALGO"] == 2 and weights is None and levels is None and smem_atomics_ok(x.device):
         warps = pol.num_warps
@@ -335,7 +369,8 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
                    x, hist, params, n, num_tiles, total_bins,
                    NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, INT_MATH=int_math,
                    COMPUTE=_compute_dtype(x.dtype), TOP_INCLUSIVE=top_inclusive, WARPS=warps, ITEMS=items,
-                   SMEM_BINS=smem_bins, COPIES=copies, num_warps=warps)
+                   SMEM_BINS=smem_bins, COPIES=copies, CHUNKED=chunks > 1, FAST_DIV=fast_div and items % 4 == 0,
+                   PREFETCH=bool(pol["PREFETCH"]), num_warps=warps)
             return
     private = (weights is None and total_bins <= pol["MAX_PRIVATE_BINS"])
     algo = pol["PRIVATE_ALGO"] if private else 0
@@ -365,7 +400,8 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
            NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, RANGE_MODE=range_mode,
            STEPS=max(1, int(num_levels).bit_length()), INT_MATH=int_math, COMPUTE=_compute_dtype(x.dtype),
            TOP_INCLUSIVE=top_inclusive, WEIGHTED=weights is not None, PRIVATE=private, PRIVATE_ALGO=algo,
-           PRIVATE_BINS=private_bins if private else 32, BH=bh, BL=bl, TILE=tile, num_warps=pol.num_warps,
+           PRIVATE_BINS=private_bins if private else 32, BH=bh, BL=bl, TILE=tile,
+           FAST_DIV=fast_div and tile % (128 * pol.num_warps) == 0, num_warps=pol.num_warps,
            num_stages=pol.num_stages)
     if copies > 1:
         block = max(16, 4096 // copies)

@@ -73,7 +73,8 @@ def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.const
 
 @triton.jit
 def _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
-                  COMBINE: tl.constexpr, BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr):
+                  COMBINE: tl.constexpr, BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr,
+                  EVICTION: tl.constexpr):
     """Fold items ``[k, k + BLOCK)`` of each row's load window into the ``[ROWS, BLOCK]`` accumulator.
 
     The window starts ``lead`` items before the row and is padded to whole vectors, so the load's
@@ -81,7 +82,8 @@ def _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident,
     items are then picked by ``0 <= col - lead < length``."""
     col = k + tl.arange(0, BLOCK)[None, :]
     vm = col < win_len[:, None]
-    v = tl.load(x_ptr + (win_start[:, None] + col), mask=vm, other=0, cache_modifier=CACHE_MODIFIER)
+    v = tl.load(x_ptr + (win_start[:, None] + col), mask=vm, other=0, cache_modifier=CACHE_MODIFIER,
+                eviction_policy=EVICTION)
     rel = col - lead[:, None]
     m = vm & (rel >= 0) & (rel < length[:, None])
     v = tl.where(m, v.to(acc.dtype), ident).to(acc.dtype)
@@ -110,7 +112,8 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
                              ident, init_ptr,
                              OP: tl.constexpr, COMBINE: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                              UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
-                             VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False):
+                             VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False,
+                             EVICTION: tl.constexpr = tl.constexpr("")):
     """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
     each per step, into ``out[work]`` (and ``out_idx[work]``: offset in the segment, arg ops).
 
@@ -145,12 +148,12 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
     if FOR_LOOP:
         for k in range(0, longest, BLOCK):
             acc, acc_i = _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP,
-                                       COMBINE, BLOCK, CACHE_MODIFIER)
+                                       COMBINE, BLOCK, CACHE_MODIFIER, EVICTION)
     else:  # the interpreter cannot take a runtime bound in range()
         k = longest * 0
         while k < longest:
             acc, acc_i = _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP,
-                                       COMBINE, BLOCK, CACHE_MODIFIER)
+                                       COMBINE, BLOCK, CACHE_MODIFIER, EVICTION)
             k += BLOCK
     if OP == OP_USER:
         r = _tree_reduce((acc,), ROWS, BLOCK, COMBINE, 1)[0]
@@ -167,6 +170,8 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
 
 
 def _valid(c: dict) -> bool:
+    if c.get("CACHE_MODIFIER", "") and c.get("EVICTION", ""):
+        return False   # ptxas rejects a cache modifier with an eviction policy
     return c["ROWS"] * c["BLOCK"] <= 16384 and c["ROWS"] * c["BLOCK"] >= 32 * c["num_warps"] // 4
 
 
@@ -178,10 +183,12 @@ policy.register(
         "BLOCK": [16, 32, 64, 128, 256, 512, 1024, 2048, 4096],   # items of a segment per step
         "SPLIT_CHUNK": [0, 16384, 65536, 262144],   # items per program of the multi-program split (0: off)
         "CACHE_MODIFIER": ["", ".cg"],
+        "EVICTION": ["", "evict_first"],             # L2 hint of the loads (a single-use stream)
         "num_warps": [1, 2, 4, 8, 16],
         "num_stages": [1, 2, 3],
     },
-    fallback={"ROWS": 1, "BLOCK": 1024, "SPLIT_CHUNK": 0, "CACHE_MODIFIER": "", "num_warps": 4, "num_stages": 2},
+    fallback={"ROWS": 1, "BLOCK": 1024, "SPLIT_CHUNK": 0, "CACHE_MODIFIER": "", "EVICTION": "",
+              "num_warps": 4, "num_stages": 2},
     valid=_valid,
     buckets=SEG_BUCKETS + ("default",),
     bucket_fallbacks={"short": {"ROWS": 32, "BLOCK": 64, "num_warps": 4},
@@ -295,7 +302,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     dummy = out_idx if begins is None else begins
     vec = _vector_width(xv) if vec is None else vec
     meta = dict(OP=code, COMBINE=combine_fn, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec,
-                CACHE_MODIFIER=pol["CACHE_MODIFIER"], FOR_LOOP=not interpreter_active(),
+                CACHE_MODIFIER=pol["CACHE_MODIFIER"], EVICTION=pol.get("EVICTION", ""),
+                FOR_LOOP=not interpreter_active(),
                 num_warps=pol.num_warps, num_stages=pol.num_stages)
     if num_work:
         args = (xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_work, chunk,
