@@ -32,7 +32,7 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor
+from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, num_sms
 
 # selection modes (what decides that an item is selected)
 SELECT_FLAGGED = tl.constexpr(0)    # flags[i] != 0
@@ -106,21 +106,28 @@ def _scan_tile_counts(counts_ptr, offsets_ptr, total_ptr, num_tiles, BLOCK: tl.c
 
 @triton.jit
 def _count_kernel(x_ptr, flags_ptr, counts_ptr, counts2_ptr, offsets_ptr, offsets2_ptr, totals_ptr, n,
-                  num_tiles, MODE: tl.constexpr, PRED: tl.constexpr, PRED2: tl.constexpr,
+                  num_tiles, tiles_per_program, MODE: tl.constexpr, PRED: tl.constexpr, PRED2: tl.constexpr,
                   LOAD_X: tl.constexpr, TILE: tl.constexpr, SCAN_BLOCK: tl.constexpr):
-    """Pass 1: the selected items of every tile; the last program to finish (a ticket taken with an
-    acquire-release atomic after the counts are stored) scans the counts into tile offsets and
-    the total — one launch, no waiting on other programs. ``totals = [total, total2, ticket]``."""
+    """Pass 1: the selected items of every tile (``tiles_per_program`` consecutive tiles per
+    program); the last program to finish (a ticket taken with an acquire-release atomic after the
+    counts are stored: one per program, so the ticket counter is not a serial bottleneck) scans the
+    counts into tile offsets and the total — one launch, no waiting on other programs.
+    ``totals = [total, total2, ticket]``."""
     pid = tl.program_id(0)
-    idx = pid.to(tl.int64) * TILE + tl.arange(0, TILE)
-    inb = idx < n
-    sel, sel2, heads, x = tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE, PRED, PRED2, LOAD_X)
-    tl.store(counts_ptr + pid, tl.sum(sel.to(tl.int32), 0))
-    if MODE == SELECT_THREE_WAY:
-        tl.store(counts2_ptr + pid, tl.sum(sel2.to(tl.int32), 0))
+    j = 0
+    while j < tiles_per_program:   # (a while loop: the interpreter takes no runtime range() bound)
+        tile = pid * tiles_per_program + j
+        j += 1
+        if tile < num_tiles:
+            idx = tile.to(tl.int64) * TILE + tl.arange(0, TILE)
+            inb = idx < n
+            sel, sel2, heads, x = tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE, PRED, PRED2, LOAD_X)
+            tl.store(counts_ptr + tile, tl.sum(sel.to(tl.int32), 0))
+            if MODE == SELECT_THREE_WAY:
+                tl.store(counts2_ptr + tile, tl.sum(sel2.to(tl.int32), 0))
     tl.debug_barrier()  # every thread's count store before the ticket
     ticket = tl.atomic_add(totals_ptr + 2, 1, sem="acq_rel")
-    if ticket == num_tiles - 1:
+    if ticket == tl.num_programs(0) - 1:
         _scan_tile_counts(counts_ptr, offsets_ptr, totals_ptr, num_tiles, SCAN_BLOCK)
         if MODE == SELECT_THREE_WAY:
             _scan_tile_counts(counts2_ptr, offsets2_ptr, totals_ptr + 1, num_tiles, SCAN_BLOCK)
@@ -235,6 +242,10 @@ _POLICY = policy.register(
 # The compaction engine (launchers)
 # ----------------------------------------------------------------------------------------------
 
+#: programs per SM of pass 1 (the tile counts)
+_COUNT_PROGRAMS_PER_SM = 8
+
+
 class Plan:
     """One compaction: pass 1 (per-tile counts, scanned into tile offsets and the device total by the
     last program to finish) runs in the constructor, so :attr:`num_selected` is on the device before
@@ -253,8 +264,10 @@ class Plan:
         offs = torch.empty(nt * (2 if three else 1), dtype=torch.int64, device=dev)
         self.offsets, self.offsets2 = offs[:nt], offs[nt:] if three else offs[:nt]
         if n > 0:
-            launch(_count_kernel, (nt,), x, flags if flags is not None else x, counts, counts[nt:] if three else counts,
-                   self.offsets, self.offsets2, self.totals, n, nt,
+            # a few programs per SM, each counting a run of tiles (one ticket per program)
+            tpp = cdiv(nt, num_sms(dev) * _COUNT_PROGRAMS_PER_SM) if dev.type == "cuda" else 2
+            launch(_count_kernel, (cdiv(nt, tpp),), x, flags if flags is not None else x, counts,
+                   counts[nt:] if three else counts, self.offsets, self.offsets2, self.totals, n, nt, tpp,
                    MODE=mode, PRED=pred or _never, PRED2=pred2 or _never, LOAD_X=load_x,
                    TILE=tile, SCAN_BLOCK=min(4096, max(128, 1 << (nt - 1).bit_length())),
                    num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
@@ -295,9 +308,10 @@ class Plan:
 
 
 def shrink(buf: torch.Tensor, k: int) -> torch.Tensor:
-    """The first ``k`` items of a result buffer sized for the worst case: a view when that wastes at
-    most half the buffer, else a compact copy (so a sparse result does not pin a large buffer)."""
-    if 2 * k >= buf.shape[0]:
+    """The first ``k`` items of a result buffer sized for the worst case: a view when the result
+    fills at least a quarter of the buffer, else a compact copy (so a sparse result does not pin a
+    large buffer; a dense one is not copied again)."""
+    if 4 * k >= buf.shape[0]:
         return buf[:k]
     return buf[:k].clone()
 
