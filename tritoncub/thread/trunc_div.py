@@ -3,8 +3,9 @@
 Binning a float sample the way torch (and a CUDA C++ ``(int)(a / d)``) does needs the correctly
 rounded quotient: an approximate division moves samples that sit on a bin edge into the next bin.
 ``div.rn.f32`` compiles to a reciprocal, a Newton step and a range check with a branch to a slow
-path, once per item, and the items' branches cannot be interleaved: in a histogram this division is
-most of the work per sample.
+path, once per item, recomputing the reciprocal, and the items' branch regions run one after the
+other: in the shared-memory histogram kernel (sm_90 SASS) it was about a third of the instructions
+per sample.
 
 :func:`trunc_div_rn` computes ``q = a * inv`` with ``inv = div_rn(1, d)`` (one per program) and keeps
 ``trunc(q)`` unless ``q`` lies within ``q * 2^-21`` of an integer. The bound is safe: ``inv`` and the
