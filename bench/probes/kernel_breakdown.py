@@ -28,14 +28,37 @@ def _cases(name):
         yield "masked_select 50%", lambda: ops.masked_select(x, m)
         yield "unique 2^20 distinct", lambda: ops.unique(u)
         yield "torch.masked_select 50%", lambda: torch.masked_select(x, m)
+        m1 = torch.rand(1 << 26, device="cuda", generator=g) < 0.01
+        yield "masked_select 1%", lambda: ops.masked_select(x, m1)
+        yield "torch.masked_select 1%", lambda: torch.masked_select(x, m1)
+        yield "torch.unique 2^20 distinct", lambda: torch.unique(u)
+        s = torch.sort(u).values
+        yield "unique_consecutive sorted", lambda: ops.unique_consecutive(s)
+        yield "unique_consecutive +counts+inverse", lambda: ops.unique_consecutive(s, True, True)
+        yield "torch.unique_consecutive sorted", lambda: torch.unique_consecutive(s)
+        from tritoncub.device import run_length_encode as RLE, reduce_by_key as RBK
+        v = torch.randn(1 << 26, device="cuda", generator=g)
+        yield "rle encode", lambda: RLE.encode(s)
+        yield "reduce_by_key", lambda: RBK.reduce_by_key(s, v, "sum")
 
 
 def main(names):
+    import time
+    import triton.testing
     for name in names:
         for label, fn in _cases(name):
             for _ in range(3):
                 fn()
             torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(20):
+                fn()
+            t_host = (time.perf_counter() - t0) / 20 * 1e3
+            torch.cuda.synchronize()
+            t_all = (time.perf_counter() - t0) / 20 * 1e3
+            t_bench = triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")
+            print(f"### {label}: do_bench {t_bench:.4f} ms, host {t_host:.4f} ms/call (returns), "
+                  f"{t_all:.4f} ms/call incl. sync", flush=True)
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA,
                                                     torch.profiler.ProfilerActivity.CPU]) as prof:
                 for _ in range(5):

@@ -156,6 +156,40 @@ def test_policy_tiles(tile):
         assert int(k) <= 50
 
 
+@pytest.mark.parametrize("passes,count32", [(1, True), (1, False), (2, True)])
+def test_engine_paths(passes, count32, monkeypatch):
+    """Both compaction engines (and the single pass's int64 counts, forced) on every selection mode
+    and output the device ops write: several tiles, a ragged last one."""
+    from tritoncub.device import run_length_encode as RLE
+    if not count32:
+        monkeypatch.setattr(S, "_COUNT32_LIMIT", 0)
+    n = 3 * TILE + 45 if interpreter_active() else 3 * 4096 + 45
+    x = torch.randn(n, device=DEVICE)
+    runs = torch.sort(torch.randint(0, n // 5, (n,), device=DEVICE)).values
+    with policy.override("select", {"PASSES": passes, **({"TILE": TILE} if interpreter_active() else {})}):
+        out, k = S.flagged(x, x > 0.2)
+        assert_equal(out[:int(k)].cpu(), x.cpu()[x.cpu() > 0.2])
+        out, k = S.if_(x, positive)
+        assert_equal(out[:int(k)].cpu(), x.cpu()[x.cpu() > 0])
+        vals = torch.arange(n, device=DEVICE)
+        ko, vo, k = S.unique_by_key(runs, vals)
+        ref_k, inv, cnt = torch.unique_consecutive(runs.cpu(), return_inverse=True, return_counts=True)
+        first = torch.cat([torch.zeros(1, dtype=torch.int64), cnt.cumsum(0)[:-1]])
+        assert_equal(ko[:int(k)].cpu(), ref_k)
+        assert_equal(vo[:int(k)].cpu(), first)
+        got = ops.unique_consecutive(runs, True, True)
+        assert_equal(got[0].cpu(), ref_k)
+        assert_equal(got[1].cpu(), inv)
+        assert_equal(got[2].cpu(), cnt)
+        u, lengths, k = RLE.encode(runs)
+        assert_equal(lengths[:int(k)].cpu().long(), cnt)
+        offs, lengths, k = RLE.non_trivial_runs(runs)
+        starts = first[cnt > 1]
+        assert_equal(offs[:int(k)].cpu(), starts)
+        assert_equal(lengths[:int(k)].cpu().long(), cnt[cnt > 1])
+        assert_equal(ops.masked_select(x, x < 0).cpu(), x.cpu()[x.cpu() < 0])
+
+
 def test_opcheck():
     x = torch.randn(300, device=DEVICE)
     torch.library.opcheck(ops.masked_select, (x, x > 0))

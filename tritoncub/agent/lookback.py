@@ -125,7 +125,8 @@ def status_planes(dtypes, deterministic: bool) -> int:
 
 
 #: words before the status planes in a buffer made by :func:`allocate_status`; word 0 is the tile
-#: counter, the rest keeps the planes 128-byte aligned.
+#: counter, words 8-15 are zeroed scratch for the caller (:func:`status_scratch`: e.g. a total the
+#: last tile writes), the rest keeps the planes 128-byte aligned.
 STATUS_HEADER_WORDS = 16
 
 
@@ -139,6 +140,12 @@ def allocate_status(num_tiles: int, dtypes, deterministic: bool, device):
     planes = status_planes(dtypes, deterministic)
     buf = torch.zeros(STATUS_HEADER_WORDS + planes * stride, dtype=torch.int64, device=device)
     return buf[:1], buf[STATUS_HEADER_WORDS:], stride
+
+
+def status_scratch(counter):
+    """The 8 zeroed int64 scratch words of the buffer whose counter :func:`allocate_status` returned
+    (allocated with it: no extra allocation or fill)."""
+    return counter.as_strided((8,), (1,), counter.storage_offset() + 8)
 
 
 # ----------------------------------------------------------------------------------------------

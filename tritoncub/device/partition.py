@@ -28,7 +28,7 @@ def flagged(x: torch.Tensor, flags: torch.Tensor, values: torch.Tensor | None = 
     check_tensor(x, "x", SELECTABLE_DTYPES)
     _check_flags(x, flags)
     xf, ff = flat_input(x), flat_input(flags)
-    plan = Plan(xf, ff, SELECT_FLAGGED, load_x=False)
+    plan = Plan(xf, ff, SELECT_FLAGGED, load_x=False, two_pass=True)
     return _scatter(plan, xf, values)
 
 
@@ -38,7 +38,7 @@ def if_(x: torch.Tensor, pred, values: torch.Tensor | None = None):
     check_tensor(x, "x", SELECTABLE_DTYPES)
     _check_pred(pred)
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_IF, pred)
+    plan = Plan(xf, None, SELECT_IF, pred, two_pass=True)
     return _scatter(plan, xf, values)
 
 

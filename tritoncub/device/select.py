@@ -13,15 +13,19 @@ as a device tensor — nothing is read back to the host. The torch operators rea
 is never equal to NaN (each NaN is its own run, as in torch), ``-0.0 == 0.0`` (the first item of the
 run is kept).
 
-Algorithm (a deterministic two-pass reduce-then-scan, CUB's DeviceSelect without the look-back):
-pass 1 counts the selected items of every tile (reading only what decides selection: the flags for
-``flagged``/``masked_select``, the items otherwise), and the last of its programs to finish (an
-acquire-release ticket, no waiting) scans the tile counts into tile offsets and the total; pass 2
-reads the tile again, takes the exclusive in-tile scan of the flags plus the tile offset as each
-selected item's output position, and scatters. Results do not depend on timing. The cost over a
-single pass is a second read of the selection input. (A single-pass variant on the decoupled
-look-back agent, ``tritoncub.agent.lookback``, passed the interpreter tests but did not finish on
-the H100 within 40 s — a hang, not diagnosed — so it was removed.)
+Algorithm (the policy's ``PASSES``):
+
+* **single pass** (CUB's DeviceSelect; the default): each tile counts its selected items, publishes
+  the count and obtains the number selected before it by decoupled look-back
+  (:mod:`tritoncub.agent.lookback`), then scatters each selected item to that prefix plus its
+  exclusive in-tile count; the last tile writes the total. The input is read once.
+* **two passes** (reduce-then-scan): pass 1 counts the selected items of every tile (reading only
+  what decides selection), and the last of its programs to finish (an acquire-release ticket, no
+  waiting) scans the tile counts into tile offsets and the total; pass 2 reads the tile again and
+  scatters. Partition and ``nonzero`` always use it: they need the total (or the output size)
+  before anything is written.
+
+Counts are integers, so either way the result does not depend on timing.
 """
 from __future__ import annotations
 
@@ -31,6 +35,8 @@ import triton.language as tl
 
 from .. import policy
 from .._library import custom_op
+from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, look_back, lookback_reduce,
+                              packed_layout, publish, status_scratch, tile_index)
 from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, num_sms
 
@@ -228,13 +234,84 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
             tl.store(out_len_ptr + (before + s32 - 1), idx + 1, mask=tails)
 
 
+@triton.jit
+def _count_add(a, b):
+    return a + b
+
+
+@triton.jit
+def _scatter_inputs(x_ptr, flags_ptr, vals_ptr, idx, n, MODE: tl.constexpr, PRED: tl.constexpr,
+                    LOAD_X: tl.constexpr, WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr,
+                    WRITE_ENDS: tl.constexpr):
+    """Everything the scatter of the tile ``idx`` reads: ``(selected, items, values, run tails)``
+    (items are loaded when they are written, values when carried, tails for run lengths)."""
+    inb = idx < n
+    sel, sel2, heads, x = tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE, PRED, PRED, LOAD_X)
+    if WRITE_KEYS:
+        if not LOAD_X:
+            x = tl.load(x_ptr + idx, mask=sel)
+    v = x
+    if WITH_VALUES:
+        v = tl.load(vals_ptr + idx, mask=sel)
+    tails = sel
+    if WRITE_ENDS:
+        nxt = tl.load(x_ptr + idx + 1, mask=inb & (idx + 1 < n))
+        tails = inb & ((idx == n - 1) | (nxt != x))
+        if MODE == SELECT_NONTRIVIAL:
+            tails = tails & ~heads
+    return sel, x, v, tails
+
+
+@triton.jit(do_not_specialize=["plane_stride"])
+def _select_single_pass_kernel(
+        x_ptr, flags_ptr, vals_ptr, counter_ptr, status_ptr, plane_stride, totals_ptr, shape_ptr, index_base_ptr,
+        out_ptr, out_vals_ptr, out_idx_ptr, out_len_ptr, out_inv_ptr, n, num_tiles,
+        MODE: tl.constexpr, PRED: tl.constexpr, LOAD_X: tl.constexpr,
+        WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
+        ADD_BASE: tl.constexpr, WRITE_ENDS: tl.constexpr, WRITE_INVERSE: tl.constexpr,
+        COUNT: tl.constexpr, LB_REDUCE: tl.constexpr, PACKED: tl.constexpr, TILE: tl.constexpr,
+        LOOKBACK_WINDOW: tl.constexpr):
+    """The single-pass compaction (CUB's DeviceSelect): a tile (its index from ``counter``, in start
+    order) counts its selected items, publishes the count, obtains the count of selected items
+    before it by decoupled look-back (:mod:`tritoncub.agent.lookback`, ``COUNT``-typed: exact), and
+    scatters; the last tile writes the total to ``totals[0]``. What the scatter reads (the items
+    to write, carried values, the next item for run ends) is loaded before the look-back, so those
+    loads are in flight while the tile waits on its predecessors."""
+    tile = tile_index(counter_ptr)
+    idx = tile.to(tl.int64) * TILE + tl.arange(0, TILE)
+    sel, x, v, tails = _scatter_inputs(x_ptr, flags_ptr, vals_ptr, idx, n, MODE, PRED, LOAD_X, WRITE_KEYS,
+                                       WITH_VALUES, WRITE_ENDS)
+    s32 = sel.to(tl.int32)
+    agg = tl.sum(s32, 0).to(COUNT)
+    if tile > 0:
+        publish(status_ptr, plane_stride, tile, agg, agg, LOOKBACK_AGGREGATE, 1, PACKED)
+    excl = tl.cumsum(s32, 0) - s32
+    prefix = agg * 0
+    if tile > 0:
+        prefix, _ = look_back(status_ptr, plane_stride, tile, 0, agg, agg, _count_add, LB_REDUCE, 1,
+                              LOOKBACK_WINDOW, False, PACKED)
+    publish(status_ptr, plane_stride, tile, prefix + agg, agg, LOOKBACK_INCLUSIVE, 1, PACKED)
+    if tile == num_tiles - 1:
+        tl.store(totals_ptr, (prefix + agg).to(tl.int64))
+    before = prefix.to(tl.int64) + excl.to(tl.int64)
+    _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr,
+                      idx, idx < n, sel, s32, x, before, True, WRITE_KEYS, False, WRITE_INDEX, NDIM, ADD_BASE,
+                      WRITE_INVERSE)
+    if WITH_VALUES:
+        tl.store(out_vals_ptr + before, v, mask=sel)
+    if WRITE_ENDS:
+        tl.store(out_len_ptr + (before + s32 - 1), idx + 1, mask=tails)
+
 _POLICY = policy.register(
     "select",
-    space={"TILE": [1024, 2048, 4096, 8192, 16384], "num_warps": [4, 8, 16], "num_stages": [1, 2]},
-    fallback={"TILE": 4096, "num_warps": 8, "num_stages": 1},
+    space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128],
+           "num_warps": [4, 8, 16], "num_stages": [1, 2]},
+    fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "num_warps": 4, "num_stages": 1},
     buckets=("default", "runs"),
     bucket_fallbacks={"runs": {"TILE": 2048}},
-    doc="TILE items per program in both passes of the two-pass compaction; bucket 'runs': run-length "
+    doc="TILE items per program of the compaction. PASSES 1: single pass with decoupled look-back "
+        "(LOOKBACK_WINDOW predecessors read at once); 2: count pass, then scatter pass (partition and "
+        "nonzero always take two passes: they need the total before scattering). Bucket 'runs': run-length "
         "encoding (run heads plus their lengths), 'default': every other selection.")
 
 
@@ -244,22 +321,40 @@ _POLICY = policy.register(
 
 #: programs per SM of pass 1 (the tile counts)
 _COUNT_PROGRAMS_PER_SM = 8
+#: the single pass counts in int32 below this many items (one packed status word per tile), else in
+#: int64 (the split status layout); a module constant so tests can force the int64 path
+_COUNT32_LIMIT = 1 << 31
+#: the single pass's count types and look-back
+_TL_COUNT = {torch.int32: tl.int32, torch.int64: tl.int64}
+_LB_COUNT = lookback_reduce(_count_add, 1)
 
 
 class Plan:
-    """One compaction: pass 1 (per-tile counts, scanned into tile offsets and the device total by the
-    last program to finish) runs in the constructor, so :attr:`num_selected` is on the device before
-    :meth:`scatter` runs pass 2 with what the caller wants written."""
+    """One compaction. Two passes (``two_pass=True``, or the policy's ``PASSES == 2``): pass 1 (per-tile
+    counts, scanned into tile offsets and the device total by the last program to finish) runs in the
+    constructor, so :attr:`num_selected` is on the device before :meth:`scatter` runs pass 2 with what
+    the caller wants written. Single pass (the default policy): :meth:`scatter` counts, looks back and
+    scatters in one launch, and :attr:`num_selected` is valid once it is queued."""
 
-    def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None):
+    def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None, two_pass=False):
         self.x, self.flags, self.mode, self.pred, self.pred2, self.load_x = x, flags, mode, pred, pred2, load_x
         self.n = n = x.numel()
         self.pol = pol or policy.select("select", x.device)
         self.tile = tile = self.pol["TILE"]
         self.num_tiles = nt = max(1, cdiv(n, tile))
         dev = x.device
-        self.totals = torch.zeros(3, dtype=torch.int64, device=dev)  # total, total2, ticket
         three = mode == SELECT_THREE_WAY
+        self.single_pass = not (two_pass or three or self.pol["PASSES"] == 2)
+        if self.single_pass:
+            # one zeroed buffer: the tile counter, the status words, and the total after them
+            count_dtype = torch.int32 if n < _COUNT32_LIMIT else torch.int64
+            self.count_dtype = count_dtype
+            self.packed = packed_layout([count_dtype], False)
+            self.counter, self.status, self.plane_stride = allocate_status(nt, [count_dtype], False, dev)
+            self.totals = status_scratch(self.counter)[:2]   # total (the last tile writes it), total2 (unused)
+            self.offsets = self.offsets2 = self.totals
+            return
+        self.totals = torch.zeros(3, dtype=torch.int64, device=dev)  # total, total2, ticket
         counts = torch.empty(nt * (2 if three else 1), dtype=torch.int32, device=dev)
         offs = torch.empty(nt * (2 if three else 1), dtype=torch.int64, device=dev)
         self.offsets, self.offsets2 = offs[:nt], offs[nt:] if three else offs[:nt]
@@ -289,6 +384,36 @@ class Plan:
         dummy = self.offsets
         ndim = 1 if shape is None else len(shape)
         shape_t = _shape_tensor(shape, self.x.device) if ndim > 1 else dummy
+        nt = self.num_tiles
+        if self.single_pass:
+            if partition:
+                raise ValueError("internal: partition needs the two-pass plan (two_pass=True)")
+            launch(_select_single_pass_kernel, (nt,),
+                   self.x, self.flags if self.flags is not None else self.x,
+                   values if values is not None else self.x, self.counter, self.status, self.plane_stride,
+                   self.totals, shape_t, index_base if index_base is not None else dummy,
+                   out if out is not None else dummy, out_values if out_values is not None else dummy,
+                   out_index if out_index is not None else dummy,
+                   out_lengths if out_lengths is not None else dummy,
+                   out_inverse if out_inverse is not None else dummy, n, nt,
+                   MODE=self.mode, PRED=self.pred or _never, LOAD_X=self.load_x,
+                   WRITE_KEYS=out is not None, WITH_VALUES=values is not None,
+                   WRITE_INDEX=out_index is not None, NDIM=ndim, ADD_BASE=index_base is not None,
+                   WRITE_ENDS=out_lengths is not None, WRITE_INVERSE=out_inverse is not None,
+                   COUNT=_TL_COUNT[self.count_dtype], LB_REDUCE=_LB_COUNT, PACKED=self.packed, TILE=self.tile,
+                   LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
+                   num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+        else:
+            self._scatter_two_pass(values, out, out_values, out_index, out_lengths, out_inverse, index_base,
+                                   shape_t, ndim, partition)
+        if out_lengths is not None:
+            block = 4096
+            launch(_finish_lengths_kernel, (max(1, cdiv(out_lengths.numel(), block)),),
+                   out_lengths, out_index, self.totals, BLOCK=block, num_warps=8)
+
+    def _scatter_two_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base, shape_t,
+                          ndim, partition):
+        n, dummy = self.n, self.offsets
         launch(_compact_kernel, (self.num_tiles,),
                self.x, self.flags if self.flags is not None else self.x,
                values if values is not None else self.x, self.offsets, self.offsets2, self.totals, shape_t,
@@ -301,10 +426,6 @@ class Plan:
                NDIM=ndim, ADD_BASE=index_base is not None, WRITE_ENDS=out_lengths is not None,
                WRITE_INVERSE=out_inverse is not None, PARTITION=partition, TILE=self.tile,
                num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
-        if out_lengths is not None:
-            block = 4096
-            launch(_finish_lengths_kernel, (max(1, cdiv(out_lengths.numel(), block)),),
-                   out_lengths, out_index, self.totals, BLOCK=block, num_warps=8)
 
 
 def shrink(buf: torch.Tensor, k: int) -> torch.Tensor:
@@ -443,7 +564,7 @@ def _(x, mask):
 def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     check_tensor(x, "x", SELECTABLE_DTYPES)
     xf = flat_input(x)
-    plan = Plan(xf, xf, SELECT_FLAGGED, load_x=False)
+    plan = Plan(xf, xf, SELECT_FLAGGED, load_x=False, two_pass=True)
     k = int(plan.num_selected.item())  # the one host sync
     ndim = x.dim()
     if ndim == 0:
