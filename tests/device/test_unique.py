@@ -125,3 +125,23 @@ def test_unique_large_gpu():
     vals, inv, counts = ops.unique_consecutive(xs, True, True)
     ref = torch.unique_consecutive(xs, return_inverse=True, return_counts=True)
     assert torch.equal(vals, ref[0]) and torch.equal(inv, ref[1]) and torch.equal(counts, ref[2])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [5, 4096, 1 << 21])
+@pytest.mark.parametrize("span", [0, 31, 32, 4095, (1 << 20) - 1, 1 << 20, (1 << 22) - 1, 1 << 22])
+def test_unique_bitmap_edges_gpu(n, span):
+    """The dense path's range edges: within the shared-memory bitmap (up to BITMAP_BITS values, or
+    the slot buffer when it is smaller), just past it (global marking), and past the slot buffer
+    (the sort path), with an offset minimum, negative values and the extremes present."""
+    lo = -123_457
+    x = torch.randint(lo, lo + span + 1, (n,), device="cuda", dtype=torch.int64)
+    x[0], x[-1] = lo, lo + span
+    for dtype in (torch.int64, torch.int32):
+        xd = x.to(dtype)
+        for ri in (False, True):
+            vals, inv, _ = ops.unique(xd, True, ri, False)
+            ref = torch.unique(xd, return_inverse=True)
+            assert torch.equal(vals, ref[0])
+            if ri:
+                assert torch.equal(inv, ref[1])

@@ -124,6 +124,17 @@ red.shared.add.u32 [ad], 1;
 mov.u32 $0, 0;
 }""")
 
+_OR_IF_ASM = gl.constexpr("""{
+.reg .b32 ad, tt;
+.reg .pred p;
+setp.ne.u32 p, $3, 0;
+mov.u32 ad, global_smem;
+shl.b32 tt, $1, 2;
+add.u32 ad, ad, tt;
+@p red.shared.or.b32 [ad], $2;
+mov.u32 $0, 0;
+}""")
+
 _COUNT_IF_ASM = gl.constexpr("""{
 .reg .b32 ad, tt;
 .reg .pred p;
@@ -202,6 +213,14 @@ def smem_store_words(word, value):
 def smem_count_words(word):
     """Add 1 to word ``word`` of ``global_smem`` (``red.shared.add``); returns zeros."""
     return gl.inline_asm_elementwise(_COUNT_ASM, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def smem_or_words_if(word, bits, flag):
+    """OR int32 ``bits`` into word ``word`` of ``global_smem`` where ``flag`` (int32) is non-zero
+    (``red.shared.or``: a shared-memory bitmap); returns zeros."""
+    return gl.inline_asm_elementwise(_OR_IF_ASM, "=r,r,r,r", [word, bits, flag], dtype=gl.int32, is_pure=False,
+                                     pack=1)
 
 
 @gluon.jit
