@@ -141,18 +141,33 @@ def test_topk_candidates_path(dtype):
             check_exact(x, 3, True)
 
 
+@pytest.fixture(params=["fused", "launches"])
+def radix_finish(request, monkeypatch):
+    """The radix select's end: one program per row over few candidates (``_rs_finish_kernel``), or
+    (forced) a histogram and resolve launch per digit and a compaction launch, with the sorted
+    result through the merge path instead of one tile sort (rows longer than MAX_BLOCK)."""
+    from tritoncub.device import topk as T
+    if request.param == "launches":
+        monkeypatch.setattr(T, "_RS_FINISH_MAX", 0)
+        with policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16}):
+            yield request.param
+    else:
+        yield request.param
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.uint8, torch.bfloat16, torch.float64],
                          ids=str)
-def test_topk_radix_select_path(dtype):
+def test_topk_radix_select_path(dtype, radix_finish):
     x = adversarial_rows(4, 70, dtype, seed=4)
     with policy.override("topk", RADIX):
         check_set(x, 9, True)
         if dtype == torch.float32:
             check_set(x, 30, False)
             check_set(x, 70, True, sorted=False)
+            check_set(x, 40, True)
 
 
-def test_topk_radix_ties():
+def test_topk_radix_ties(radix_finish):
     # all-equal rows: the tie rule only promises distinct indices holding the values
     x = torch.full((3, 50), 2.0, device=DEVICE)
     x[1, ::7] = -0.0
@@ -160,6 +175,7 @@ def test_topk_radix_ties():
     with policy.override("topk", RADIX):
         check_set(x, 12, True)
         check_set(x, 12, False)
+        check_set(x, 37, True)
 
 
 def test_topk_autograd():

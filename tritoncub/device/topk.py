@@ -18,8 +18,10 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   the first histogram, over every key, counts with shared-memory atomics on NVIDIA sm_80+ and
   ``tl.histogram`` elsewhere, the later ones, over the candidates only, with ``tl.histogram``); after the first digit the items in the k-th key's bucket are compacted into a candidate
   buffer (one device-to-host read of its size) and the remaining digits only look at those; a last
-  compaction writes the items above the k-th key and as many items equal to it as needed. Then, if
-  ``sorted``, the k results are sorted (by value). Never a full sort of the row.
+  compaction writes the items above the k-th key and as many items equal to it as needed (with at
+  most ``_RS_FINISH_MAX`` candidates per row, the remaining digits and that compaction run in one
+  program per row: one launch). Then, if ``sorted``, the k results are sorted by value with their
+  indices carried (a tile sort, or the merge path beyond a tile). Never a full sort of the row.
 
 Tie rule: the tile and candidate paths return, among equal values, the lowest indices first (a
 stable order; NaN is the largest value, ``-0.0 == +0.0``). The radix-select path returns the right
@@ -41,8 +43,9 @@ from .._library import custom_op
 from .._launch import launch
 from .._utils import cdiv, check_tensor, check_same_device, next_power_of_2, num_sms, smem_atomics_ok
 from ..block.radix_rank import smem_count_words_if
-from .segmented_sort import (SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode, sort_rows,
-                             sort_tile_descending, bitonic_topk, _check_runnable, _log2)
+from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
+                             sort_tile_descending, bitonic_topk, _check_runnable, _launch_tile_sort, _log2,
+                             _sort_long)
 
 _IDX32_INT = 0xFFFFFFFF   # the inverted-column field of a packed candidate (literal in the kernels)
 
@@ -216,12 +219,16 @@ def _rs_hist_smem_kernel(keys_ptr, row_begin_ptr, row_len_ptr, prefix_ptr, hist_
 
 
 @triton.jit
-def _rs_resolve_kernel(hist_ptr, prefix_ptr, krem_ptr, bucket_ptr, SHIFT: tl.constexpr):
-    """Pick the digit holding the k-th largest key of the row; narrow prefix and k; clear the histogram."""
+def _rs_resolve_kernel(hist_ptr, prefix_ptr, krem_ptr, bucket_ptr, k, SHIFT: tl.constexpr, FIRST: tl.constexpr):
+    """Pick the digit holding the k-th largest key of the row; narrow prefix and k (``FIRST``: the
+    remaining k is ``k``, not read); clear the histogram."""
     row = tl.program_id(0).to(tl.int64)
     d = tl.arange(0, 256)
     h = tl.load(hist_ptr + row * 256 + d).to(tl.int64)
-    krem = tl.load(krem_ptr + row)
+    if FIRST:
+        krem = tl.full((), k, tl.int64)
+    else:
+        krem = tl.load(krem_ptr + row)
     total = tl.sum(h, axis=0)
     above_incl = total - tl.cumsum(h, axis=0) + h
     ds = tl.sum((above_incl >= krem).to(tl.int32), axis=0) - 1
@@ -332,6 +339,65 @@ def _rs_compact_kernel(
         start += step
 
 
+@triton.jit
+def _rs_finish_kernel(keys_ptr, cand_key_ptr, cand_idx_ptr, row_begin_ptr, cand_cnt_ptr, prefix_ptr, krem_ptr,
+                      out_cnt_ptr, out_vals_ptr, out_idx_ptr, cap, k, out_stride,
+                      SHIFT: tl.constexpr, BLOCK: tl.constexpr, IDX_ABS: tl.constexpr):
+    """The rest of a row's radix select in one program, over its few candidates (the keys in the
+    k-th key's bucket of the digits at and above ``SHIFT``): the histogram and resolve steps of the
+    digits below ``SHIFT``, then the last compaction — candidates above the k-th key go after the
+    ``out_cnt`` items already written, the first ``krem`` equal to it fill the last slots. One launch
+    instead of two per digit plus one (for few candidates the launches, not the work, cost)."""
+    row = tl.program_id(0).to(tl.int64)
+    n = tl.load(cand_cnt_ptr + row).to(tl.int64)
+    prefix = tl.load(prefix_ptr + row).to(tl.uint64, bitcast=True)
+    krem = tl.load(krem_ptr + row)
+    base = row * cap
+    lane = tl.arange(0, BLOCK)
+    d = tl.arange(0, 256)
+    for s in tl.static_range(SHIFT // 8):
+        shift = SHIFT - 8 * (s + 1)
+        hist = tl.zeros([256], tl.int32)
+        start = 0
+        while start < n:
+            offs = start + lane
+            m = offs < n
+            ordp = tl.load(cand_key_ptr + base + offs, mask=m, other=0).to(tl.uint64, bitcast=True)
+            m = m & (((ordp ^ prefix) >> (shift + 8)) == 0)
+            hist += tl.histogram(((ordp >> shift) & 255).to(tl.int32), 256, mask=m)
+            start += BLOCK
+        h = hist.to(tl.int64)
+        above_incl = tl.sum(h, axis=0) - tl.cumsum(h, axis=0) + h
+        ds = tl.sum((above_incl >= krem).to(tl.int32), axis=0) - 1
+        krem -= tl.sum(tl.where(d == ds, above_incl - h, 0), axis=0)
+        prefix = prefix | (ds.to(tl.uint64) << shift)
+    begin = tl.load(row_begin_ptr + row).to(tl.int64)
+    out0 = tl.load(out_cnt_ptr + row).to(tl.int64)
+    n_gt = tl.zeros((), tl.int64)
+    n_eq = tl.zeros((), tl.int64)
+    start = 0
+    while start < n:
+        offs = start + lane
+        m = offs < n
+        ordp = tl.load(cand_key_ptr + base + offs, mask=m, other=0).to(tl.uint64, bitcast=True)
+        idx = tl.load(cand_idx_ptr + base + offs, mask=m, other=0)
+        g32 = (m & (ordp > prefix)).to(tl.int32)
+        e32 = (m & (ordp == prefix)).to(tl.int32)
+        rank = n_eq + (tl.cumsum(e32, axis=0) - 1).to(tl.int64)
+        take = (e32 != 0) & (rank < krem)
+        dest = tl.where(g32 != 0, out0 + n_gt + (tl.cumsum(g32, axis=0) - 1).to(tl.int64), k - krem + rank)
+        w = (g32 != 0) | take
+        vals = tl.load(keys_ptr + begin + idx, mask=w)
+        out_idx = idx
+        if IDX_ABS:
+            out_idx = idx + begin
+        tl.store(out_vals_ptr + row * out_stride + dest, vals, mask=w)
+        tl.store(out_idx_ptr + row * out_stride + dest, out_idx, mask=w)
+        n_gt += tl.sum(g32, axis=0).to(tl.int64)
+        n_eq += tl.sum(e32, axis=0).to(tl.int64)
+        start += BLOCK
+
+
 # ----------------------------------------------------------------------------------------------
 # Policy
 # ----------------------------------------------------------------------------------------------
@@ -420,6 +486,8 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
 
 
 _RS_SMEM_WARPS = 8   # warps per program of the shared-memory histogram passes
+#: candidates per row up to which one program per row finishes the select (_rs_finish_kernel), and its tile
+_RS_FINISH_MAX, _RS_FINISH_BLOCK = 1 << 16, 2048
 _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS = 2048, 8   # tile and warps of the compaction over every key
 
 
@@ -441,10 +509,11 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         nr = r1 - r0
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
         ov, oi = out_vb[r0:r1], out_idx[r0:r1]
-        z = lambda: torch.zeros(nr, dtype=torch.int64, device=device)  # noqa: E731
-        prefix, bucket, out_cnt, tie_cnt, cand_cnt = z(), z(), z(), z(), z()
-        krem = torch.full((nr,), k, dtype=torch.int64, device=device)
-        hist = torch.zeros((nr, 256), dtype=torch.int32, device=device)
+        # the rows' state and histograms in one zeroed buffer (one allocation and fill, not seven);
+        # the remaining k is set by the first resolve step
+        state = torch.zeros(134 * nr, dtype=torch.int64, device=device)
+        prefix, bucket, out_cnt, tie_cnt, cand_cnt, krem = (state[i * nr:(i + 1) * nr] for i in range(6))
+        hist = state[6 * nr:].view(torch.int32).view(nr, 256)
         shift = nbits - 8
         smem = smem_atomics_ok(device)
         # the compaction over every key: small tiles, many warps (few registers per thread, many
@@ -465,7 +534,7 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
                 launch(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
                        kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True,
                        **common)
-            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, SHIFT=shift)
+            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, SHIFT=shift, FIRST=p == 0)
             if shift == 0 or p == full_passes - 1:
                 break
             shift -= 8
@@ -480,7 +549,13 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device), nr),
                kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
                BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs, **fcommon)
-        # few candidates (the usual case): tiles sized to them, not to the full passes' block
+        if cap <= _RS_FINISH_MAX:
+            # few candidates (the usual case): the remaining digits and the last compaction in one launch
+            launch(_rs_finish_kernel, (nr,), kb, ckey, cidx, rb, cand_cnt, prefix, krem, out_cnt, ov, oi, cap, k, k,
+                   SHIFT=shift, BLOCK=min(_RS_FINISH_BLOCK, max(256, next_power_of_2(cap))), IDX_ABS=idx_abs,
+                   num_warps=8)
+            continue
+        # many candidates: tiles sized to them, not to the full passes' block
         cblock = min(block, max(256, next_power_of_2(cap)))
         ctiles = tiles if cap > block else 1
         while shift > 0:
@@ -488,7 +563,7 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
             launch(_rs_hist_kernel, (cdiv(cap, cblock * ctiles), nr),
                    kb, ckey, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=cblock, TILES=ctiles, SHIFT=shift,
                    FROM_KEYS=False, **common)
-            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, SHIFT=shift)
+            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, SHIFT=shift, FIRST=False)
         launch(_rs_compact_kernel, (_rs_programs(cap, cblock, nr, device), nr),
                kb, ckey, cidx, kb, kb, rb, rl, cand_cnt, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0,
                k, k, BLOCK=cblock, SHIFT=0, FROM_KEYS=False, FINAL=True, IDX_ABS=idx_abs, **common)
@@ -530,9 +605,28 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     _radix_select(kb.view(-1), ovb, indices, k, row_begin=row_begin, row_len=row_len, max_len=L, meta=meta,
                   ascending=asc, device=device)
     if sorted:
-        values, perm = sort_rows(values, descending=largest)
-        indices = indices.gather(1, perm)
+        values, indices = _sort_selected(values, indices, largest)
     return values, indices
+
+
+def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool):
+    """Sort the rows of a radix select's result by value (stable), the indices carried along: one
+    in-register tile sort when the rows fit a tile, else the merge path (tile-sorted chunks, then
+    merge passes: a few launches; ``sort_rows``' device radix sort of long rows, tuned for rows of
+    millions, spent about 1 ms of host time on one row of 10000 on an H100 host)."""
+    rows, k = values.shape
+    pol = policy.select("segmented_sort", values.device, "large")
+    out_v, out_i = torch.empty_like(values), torch.empty_like(indices)
+    meta = key_meta(values.dtype)
+    if k <= pol["MAX_BLOCK"]:
+        _launch_tile_sort(bits_view(values), indices, bits_view(out_v), out_i, None,
+                          block=max(MIN_BLOCK, next_power_of_2(k)), num_segs=rows, descending=largest,
+                          meta=meta, device=values.device, uniform=True, row_len=k, row_stride=k)
+    else:
+        _sort_long(bits_view(values).view(-1), indices.view(-1), bits_view(out_v).view(-1), out_i.view(-1), None,
+                   seg_begin_np=np.arange(rows, dtype=np.int64) * k, seg_len_np=np.full(rows, k, dtype=np.int64),
+                   descending=largest, meta=meta, device=values.device, merge_tile=pol["MERGE_TILE"])
+    return out_v, out_i
 
 
 def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
@@ -626,8 +720,7 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
         else:
             _radix_select(kb, bits_view(lv), li, k, row_begin=lb, row_len=ll, max_len=ml, meta=meta,
                           ascending=asc, device=device, idx_abs=True)
-            lv, perm = sort_rows(lv, descending=largest)
-            li = li.gather(1, perm)
+            lv, li = _sort_selected(lv, li, largest)
         sel = t(ids)
         values[sel] = lv
         indices[sel] = li
