@@ -124,27 +124,15 @@ red.shared.add.u32 [ad], 1;
 mov.u32 $0, 0;
 }""")
 
-_OR_IF_ASM = gl.constexpr("""{
-.reg .b32 ad, tt;
-.reg .pred p;
-setp.ne.u32 p, $3, 0;
-mov.u32 ad, global_smem;
-shl.b32 tt, $1, 2;
-add.u32 ad, ad, tt;
-@p red.shared.or.b32 [ad], $2;
-mov.u32 $0, 0;
-}""")
+def _red_if_asm(op: str, value: str, flag: str) -> str:
+    """PTX of an element-wise ``red.shared.<op> [global_smem + 4 * $1], value`` where ``flag != 0``."""
+    return "\n".join(["{", ".reg .b32 ad, tt;", ".reg .pred p;", f"setp.ne.u32 p, {flag}, 0;",
+                      "mov.u32 ad, global_smem;", "shl.b32 tt, $1, 2;", "add.u32 ad, ad, tt;",
+                      f"@p red.shared.{op} [ad], {value};", "mov.u32 $0, 0;", "}"])
 
-_COUNT_IF_ASM = gl.constexpr("""{
-.reg .b32 ad, tt;
-.reg .pred p;
-setp.ne.u32 p, $2, 0;
-mov.u32 ad, global_smem;
-shl.b32 tt, $1, 2;
-add.u32 ad, ad, tt;
-@p red.shared.add.u32 [ad], 1;
-mov.u32 $0, 0;
-}""")
+
+_OR_IF_ASM = gl.constexpr(_red_if_asm("or.b32", "$2", "$3"))
+_COUNT_IF_ASM = gl.constexpr(_red_if_asm("add.u32", "1", "$2"))
 
 
 def _match_rank_asm(pack: int) -> str:
