@@ -302,6 +302,7 @@ def _select_single_pass_kernel(
     if WRITE_ENDS:
         tl.store(out_len_ptr + (before + s32 - 1), idx + 1, mask=tails)
 
+
 _POLICY = policy.register(
     "select",
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128],
@@ -346,7 +347,7 @@ class Plan:
         three = mode == SELECT_THREE_WAY
         self.single_pass = not (two_pass or three or self.pol["PASSES"] == 2)
         if self.single_pass:
-            # one zeroed buffer: the tile counter, the status words, and the total after them
+            # one zeroed buffer: the tile counter, the total (a scratch word of its header), the status words
             count_dtype = torch.int32 if n < _COUNT32_LIMIT else torch.int64
             self.count_dtype = count_dtype
             self.packed = packed_layout([count_dtype], False)

@@ -17,7 +17,8 @@ implementation does). Two algorithms, chosen on the device without a host round 
   Without counts, on NVIDIA sm_80+, a range of up to ``BITMAP_BITS`` values is marked in a
   shared-memory bitmap per program (``red.shared.or``, one program per SM, OR-ed into a global
   bitmap at the end, then expanded into the slots): a byte store per item to a random slot in
-  global memory made the marking ten times the read of the input.
+  global memory made the marking over ten times the read of the input (1.06 ms against 0.09 ms for
+  2^26 int32 on an H100).
 * **otherwise** (floats, wide integer ranges): sort with tritoncub's onesweep radix sort
   (:mod:`tritoncub.device.radix_sort`; keys only, or keys and the permutation when the inverse is
   wanted), then the head compaction of the sorted items; the inverse is scattered back through the
