@@ -45,7 +45,7 @@ from .._library import custom_op
 from .._launch import launch
 from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
-                                warp_match_rank_packed)
+                                warp_ballot_rank, warp_match_rank_packed)
 from ..thread.radix_traits import KEY_DTYPES, extract_digit, key_bits, to_ordered_bits
 
 # ==============================================================================================
@@ -292,13 +292,24 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, 
         gl.atomic_add(hist_ptr + p * RADIX + dig, c.to(gl.int64))
 
 
+@gluon.jit
+def _warp_rank(word, valid, RADIX_BITS: gl.constexpr, RANK_PACK: gl.constexpr, RANK_MATCH: gl.constexpr):
+    """Rank of each key among its warp's earlier keys of the same counter word, bumping the counters
+    (``RANK_MATCH`` 0: peers by ``match.any``, ``RANK_PACK`` slots per asm block; 1: by ballots)."""
+    if RANK_MATCH:
+        return warp_ballot_rank(word, valid.to(gl.int32), RADIX_BITS)
+    else:
+        return warp_match_rank_packed(word, RANK_PACK)
+
+
 @gluon.jit(do_not_specialize=["n", "shift", "width"])
 def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, digit_off_ptr,
                            n, shift, width, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                            VALUE_MODE: gl.constexpr, FLAG_SHIFT: gl.constexpr, WARPS: gl.constexpr,
                            ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr, WINDOW: gl.constexpr,
                            KEYS_IN_SMEM: gl.constexpr, COUNTS_COLUMNS: gl.constexpr, INDEX64: gl.constexpr,
-                           RANK_PACK: gl.constexpr, EXCHANGE_APART: gl.constexpr, PROBE: gl.constexpr = 0):
+                           RANK_PACK: gl.constexpr, EXCHANGE_APART: gl.constexpr, EARLY_COUNTS: gl.constexpr = 0,
+                           RANK_MATCH: gl.constexpr = 0, PROBE: gl.constexpr = 0):
     """One onesweep pass over one tile (see the module doc).
 
     Shared words: [0, W*RADIX) per-warp counters, then tile bases; the exchange buffer of TILE words
@@ -306,6 +317,12 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     barrier between the last base read and the first exchange write) or after them; then the
     per-digit destination adjustment (low, high 32 bits), W trash counters for keys past n, and one
     trash slot for their exchange writes.
+
+    ``EARLY_COUNTS`` (CUB's early counts): the tile's digit counts come first, from one
+    ``red.shared.add`` per key; they are published to successors before the ranking, scanned into
+    each warp's starting offset per digit, and the match-based ranking then bumps those offsets, so
+    it yields every key's final position in the tile. Otherwise the ranking counts within each warp
+    and the scanned counters are added afterwards.
     """
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
@@ -332,20 +349,27 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, L3)))
     w3 = gl.expand_dims(gl.expand_dims(w, 1), 2)
     local = w3 * (32 * ITEMS) + gl.expand_dims(gl.expand_dims(s, 0), 2) * 32 + gl.expand_dims(gl.expand_dims(ln, 0), 1)
-    valid = base + local < n
+    # keys of this tile (32-bit compares: the tile's remainder fits)
+    rem = gl.minimum(n - base, TILE).to(gl.int32)
+    valid = local < rem
     k = gl.load(keys_in + base + local, mask=valid)
     d = extract_digit(to_ordered_bits(k, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
     word = gl.where(valid, w3 * RADIX + d, TRASH + w3)
     gl.thread_barrier()
-    rank = warp_match_rank_packed(word, RANK_PACK)
+    if not EARLY_COUNTS:
+        rank = _warp_rank(word, valid, RADIX_BITS, RANK_PACK, RANK_MATCH)
+    else:
+        smem_count_words(word)
     gl.thread_barrier()
 
     if COUNTS_COLUMNS:
         # each thread holds one digit's counts of every warp: the scan over warps stays in-thread
         LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
         cnt = smem.slice(0, WARPS, 0).load(LC)
-        wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         tot = gl.convert_layout(gl.sum(cnt, 0), LD)
+        if PROBE == 0 and WINDOW == 0 and EARLY_COUNTS:
+            _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
+        wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         texcl = gl.associative_scan(tot, 0, _add) - tot
         # each thread rewrites the very columns it read: no barrier needed before the store
         smem.slice(0, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
@@ -353,15 +377,21 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         cnt = smem.slice(0, WARPS, 0).load(LH)
         wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         tot = gl.convert_layout(gl.sum(cnt, 0), LD)
+        if PROBE == 0 and WINDOW == 0 and EARLY_COUNTS:
+            _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
         texcl = gl.associative_scan(tot, 0, _add) - tot
         gl.thread_barrier()
         # tile-local sorted position of every key -> exchange buffer (source index, sorted order)
         smem.slice(0, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LH)), 0))
-    if PROBE == 0 and WINDOW == 0:
+    if PROBE == 0 and WINDOW == 0 and not EARLY_COUNTS:
         # successors may use this tile's counts from now on
         _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
     gl.thread_barrier()
-    pos = smem_load_words(word) + rank
+    if EARLY_COUNTS:
+        # the counters hold each warp's first position per digit: the ranking gives final positions
+        pos = _warp_rank(word, valid, RADIX_BITS, RANK_PACK, RANK_MATCH)
+    else:
+        pos = smem_load_words(word) + rank
     if not EXCHANGE_APART:
         gl.thread_barrier()
     if KEYS_IN_SMEM:   # 32-bit keys, no values: exchange the keys themselves
@@ -393,7 +423,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     NT: gl.constexpr = 32 * WARPS
     for c in gl.static_range(ITEMS):
         i = c * NT + gl.arange(0, NT, layout=LS)
-        mi = base + i < n
+        mi = i < rem
         src = smem_load_words(XOFF + i)
         if KEYS_IN_SMEM:
             k2 = src.to(keys_out.dtype.element_ty, bitcast=True)
@@ -425,7 +455,11 @@ def _valid_policy(c: dict) -> bool:
             and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (0, 1, 2, 4, 8, 16, 32)
             and c["EXCHANGE_KEYS"] in (0, 1) and c["COUNTS_COLUMNS"] in (0, 1)
             and c["RANK_PACK"] in (1, 2, 4) and c["ITEMS"] % c["RANK_PACK"] == 0
-            and c["EXCHANGE_APART"] in (0, 1) and c["SMALL_N"] in (0, 256, 512, 1024, 2048, 4096, 8192))
+            and c["EXCHANGE_APART"] in (0, 1) and c["SMALL_N"] in (0, 256, 512, 1024, 2048, 4096, 8192)
+            and c.get("EARLY_COUNTS", 0) in (0, 1) and c.get("RANK_MATCH", 0) in (0, 1)
+            # the windowed look-back gave wrong output on the H100 with more threads than digits
+            # (WARPS=16 at 8-bit digits, in an autotune run): not allowed
+            and (c["WINDOW"] == 0 or c["WARPS"] * 32 <= (1 << c["RADIX_BITS"])))
 
 
 policy.register(
@@ -433,10 +467,10 @@ policy.register(
     space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
            "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
-           "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
+           "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
-              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 0, "SMALL_N": 0,
-              "num_warps": 8, "num_stages": 1},
+              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 0, "EARLY_COUNTS": 0,
+              "RANK_MATCH": 0, "SMALL_N": 0, "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
     doc="onesweep radix sort (buckets: 'small' below 2**22 keys, where a pass has too few tiles to hide "
@@ -449,6 +483,9 @@ policy.register(
         "scans the per-warp digit counters with one digit column per thread; RANK_PACK slots ranked "
         "per asm block (their latencies overlap); EXCHANGE_APART 1 keeps the exchange buffer apart from "
         "the counters (one barrier less, more shared memory unless the power-of-two rounding absorbs it); "
+        "EARLY_COUNTS 1 counts the tile's digits first and publishes them before the match ranking (CUB's "
+        "early counts), which then yields final tile positions; RANK_MATCH 0 finds a key's peers in its warp "
+        "with match.any, 1 with one ballot per digit bit (RANK_PACK applies to 0 only); "
         "SMALL_N: up to this many keys (of at most 32 bits) one program sorts everything with one "
         "tl.sort (0: off; not yet measured on a GPU, so off by default)",
 )
@@ -627,7 +664,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 KEYS_IN_SMEM=bool(pol["EXCHANGE_KEYS"]) and vm == 0 and kin.element_size() == 4,
                 COUNTS_COLUMNS=bool(pol["COUNTS_COLUMNS"]), INDEX64=n + tile >= (1 << 31),
                 RANK_PACK=pol["RANK_PACK"], EXCHANGE_APART=bool(pol["EXCHANGE_APART"]),
-                PROBE=_PROBE, num_warps=pol["WARPS"],
+                EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0), PROBE=_PROBE, num_warps=pol["WARPS"],
                 **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
         else:
             launch(_onesweep_tl_kernel, (n_tiles,),
