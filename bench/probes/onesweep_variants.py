@@ -2,7 +2,8 @@
 cannot poison the others), torch.sort and CUB (CuPy) timed in the same run.
 
 python3 bench/probes/onesweep_variants.py '[{"EARLY_COUNTS": 1}, {"EARLY_COUNTS": 1, "_PROBE": 1}]'
-Each variant is merged over the shipped policy; "_PROBE" (1: no look-back, 2: no look-back and no
+Each variant is merged over the shipped policy (the sm_90 file's default bucket: policy.override alone
+would merge it over the built-in fallback); "_PROBE" (1: no look-back, 2: no look-back and no
 scatter) are timing-only switches with wrong output. Prints one row per variant: ok, ms for 2^28
 uint32 keys (keys only), Gkeys/s.
 """
@@ -24,7 +25,8 @@ def main():
     from tritoncub import policy
     print(torch.cuda.get_device_name(), "torch", torch.__version__, "triton", triton.__version__, "cupy",
           cupy.__version__, flush=True)
-    print("shipped policy:", policy.select("radix_sort", torch.device("cuda"), "default").values, flush=True)
+    shipped = policy.select("radix_sort", torch.device("cuda"), "default").as_dict()
+    print("shipped policy:", shipped, flush=True)
     N = 1 << 28
     x = torch.randint(0, 2**32, (N,), device="cuda", dtype=torch.int64).to(torch.uint32)
     cx = cupy.from_dlpack(x)
@@ -35,9 +37,10 @@ def main():
     rows = []
     for cfg in cfgs:
         name = " ".join(f"{k}={v}" for k, v in cfg.items())
+        full = {**shipped, **cfg}
         try:
             r = subprocess.run([sys.executable, os.path.join(HERE, "onesweep_probe.py"), "--one-variant",
-                                json.dumps(cfg)], capture_output=True, text=True, timeout=90)
+                                json.dumps(full)], capture_output=True, text=True, timeout=90)
             line = [l for l in r.stdout.splitlines() if l.startswith("VARIANT ")]
             ok, t = (line[0].split()[1] == "True", float(line[0].split()[2])) if line else (False, float("nan"))
             if not line:

@@ -293,11 +293,11 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, 
 
 
 @gluon.jit
-def _warp_rank(word, valid, RADIX_BITS: gl.constexpr, RANK_PACK: gl.constexpr, RANK_MATCH: gl.constexpr):
+def _warp_rank(word, RADIX_BITS: gl.constexpr, RANK_PACK: gl.constexpr, RANK_MATCH: gl.constexpr):
     """Rank of each key among its warp's earlier keys of the same counter word, bumping the counters
     (``RANK_MATCH`` 0: peers by ``match.any``, ``RANK_PACK`` slots per asm block; 1: by ballots)."""
     if RANK_MATCH:
-        return warp_ballot_rank(word, valid.to(gl.int32), RADIX_BITS)
+        return warp_ballot_rank(word, RADIX_BITS)
     else:
         return warp_match_rank_packed(word, RANK_PACK)
 
@@ -315,8 +315,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     Shared words: [0, W*RADIX) per-warp counters, then tile bases; the exchange buffer of TILE words
     (the tile's keys or source indices in sorted order) overlapping them (EXCHANGE_APART=0: needs a
     barrier between the last base read and the first exchange write) or after them; then the
-    per-digit destination adjustment (low, high 32 bits), W trash counters for keys past n, and one
-    trash slot for their exchange writes.
+    per-digit destination adjustment (low, high 32 bits).
 
     ``EARLY_COUNTS`` (CUB's early counts): the tile's digit counts come first, from one
     ``red.shared.add`` per key; they are published to successors before the ranking, scanned into
@@ -336,8 +335,6 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     else:
         XOFF: gl.constexpr = 0
         ADJ: gl.constexpr = WARPS * RADIX if WARPS * RADIX > TILE else TILE
-    TRASH: gl.constexpr = ADJ + 2 * RADIX
-    XTRASH: gl.constexpr = TRASH + 32
 
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     smem.slice(0, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
@@ -354,10 +351,13 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     valid = local < rem
     k = gl.load(keys_in + base + local, mask=valid)
     d = extract_digit(to_ordered_bits(k, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
-    word = gl.where(valid, w3 * RADIX + d, TRASH + w3)
+    # keys past n (the last tile's end) take the largest digit: they rank after every key of the tile,
+    # so the real keys' positions are unchanged, and the write-back skips positions >= rem (their
+    # counts reach only the last tile's status words, which nothing reads)
+    word = w3 * RADIX + gl.where(valid, d, RADIX - 1)
     gl.thread_barrier()
     if not EARLY_COUNTS:
-        rank = _warp_rank(word, valid, RADIX_BITS, RANK_PACK, RANK_MATCH)
+        rank = _warp_rank(word, RADIX_BITS, RANK_PACK, RANK_MATCH)
     else:
         smem_count_words(word)
     gl.thread_barrier()
@@ -389,15 +389,15 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     gl.thread_barrier()
     if EARLY_COUNTS:
         # the counters hold each warp's first position per digit: the ranking gives final positions
-        pos = _warp_rank(word, valid, RADIX_BITS, RANK_PACK, RANK_MATCH)
+        pos = _warp_rank(word, RADIX_BITS, RANK_PACK, RANK_MATCH)
     else:
         pos = smem_load_words(word) + rank
     if not EXCHANGE_APART:
         gl.thread_barrier()
     if KEYS_IN_SMEM:   # 32-bit keys, no values: exchange the keys themselves
-        smem_store_words(gl.where(valid, XOFF + pos, XTRASH), k.to(gl.int32, bitcast=True))
+        smem_store_words(XOFF + pos, k.to(gl.int32, bitcast=True))
     else:              # exchange source indices; keys and values are gathered back (L1/L2 hits)
-        smem_store_words(gl.where(valid, XOFF + pos, XTRASH), local)
+        smem_store_words(XOFF + pos, local)
     # chain the tile's digit counts with the tiles before it
     # (PROBE: measurement switch of the probes only; 1 skips the look-back, 2 also the scatter:
     #  wrong results, never used by the launchers)
@@ -512,7 +512,7 @@ def _use_fast_path(device: torch.device) -> bool:
 
 
 def _smem_rows(radix: int, warps: int, tile: int, apart: bool = False) -> int:
-    words = (warps * radix + tile if apart else max(warps * radix, tile)) + 2 * radix + 32 + 1
+    words = (warps * radix + tile if apart else max(warps * radix, tile)) + 2 * radix
     rows = cdiv(words, radix)
     return 1 << (rows - 1).bit_length()
 
