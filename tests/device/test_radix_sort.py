@@ -77,6 +77,29 @@ def test_sort_op_values_and_indices_equal_torch(dtype, kind):
         assert torch.equal(torch.ops.tritoncub.argsort(x, -1, True, True).cpu(), _ref(x, True)[1])
 
 
+@pytest.mark.parametrize("narrow_limit", [1 << 31, 0], ids=["int32-positions", "int64-positions"])
+def test_generated_positions_int32_and_int64(monkeypatch, narrow_limit):
+    # sort/argsort carry the generated positions as int32 between passes (int64 at and past the limit)
+    # and return int64 from the last pass, whatever the number of passes that run
+    monkeypatch.setattr(rs, "_NARROW_INDEX_LIMIT", narrow_limit)
+    n = 2 * TILE + 5
+    cases = {"4 passes": make_data("random", n, torch.int32),
+             "1 pass (upper places skipped)": make_data("random", n, torch.int32) & 255,
+             "no pass (all equal)": make_data("equal", n, torch.int32),
+             "2 keys": make_data("random", 2, torch.int32)}
+    for name, x in cases.items():
+        for desc in (False, True):
+            v, i = rs._sort_lastdim(x.view(1, -1), desc)
+            rv, ri = _ref(x, desc)
+            assert i.dtype == torch.int64, name
+            _eq(v.view(-1), rv, f"{name} desc={desc}")
+            assert torch.equal(i.view(-1).cpu(), ri), f"{name} desc={desc}"
+    with policy.override("radix_sort", {"SMALL_N": 256}):
+        x = make_data("few_unique", 200, torch.float32)
+        v, i = rs._sort_lastdim(x.view(1, -1), False)
+        assert i.dtype == torch.int64 and torch.equal(i.view(-1).cpu(), _ref(x)[1])
+
+
 def test_sort_nd_rows_and_dims():
     x = make_data("few_unique", 3 * 5 * 12, torch.float32).view(3, 5, 12)
     for dim, desc in ((-1, False), (0, True), (1, False)):

@@ -227,9 +227,10 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
     dest = tl.sum(tl.where(onehot, adj[None, :], 0), 1) + ranks.to(tl.int64)
     tl.store(keys_out + dest, k, mask=valid)
     if VALUE_MODE == 1:
-        tl.store(vals_out + dest, tl.load(vals_in + offs, mask=valid), mask=valid)
+        v = tl.load(vals_in + offs, mask=valid)
+        tl.store(vals_out + dest, v.to(vals_out.dtype.element_ty), mask=valid)   # int32 -> int64 positions too
     elif VALUE_MODE == 2:
-        tl.store(vals_out + dest, offs, mask=valid)
+        tl.store(vals_out + dest, offs.to(vals_out.dtype.element_ty), mask=valid)
 
 
 @triton.jit(do_not_specialize=["n", "begin_bit", "end_bit"])
@@ -248,9 +249,9 @@ def _small_sort_kernel(keys_in, keys_out, vals_in, vals_out, n, begin_bit, end_b
     src = (tl.sort((sub << LOG) | o.to(tl.int64)) & (BLOCK - 1)).to(tl.int32)
     tl.store(keys_out + o, tl.gather(k, src, 0), mask=m)
     if VALUE_MODE == 1:
-        tl.store(vals_out + o, tl.gather(tl.load(vals_in + o, mask=m), src, 0), mask=m)
+        tl.store(vals_out + o, tl.gather(tl.load(vals_in + o, mask=m), src, 0).to(vals_out.dtype.element_ty), mask=m)
     elif VALUE_MODE == 2:
-        tl.store(vals_out + o, src.to(tl.int64), mask=m)
+        tl.store(vals_out + o, src.to(vals_out.dtype.element_ty), mask=m)
 
 
 # ---------------------------------------------------------------- fast (Gluon) kernels --------
@@ -440,9 +441,10 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             mi = mi & (k2 == 12345)
         gl.store(keys_out + dest, k2, mask=mi)
         if VALUE_MODE == 1:
-            gl.store(vals_out + dest, gl.load(vals_in + base + src, mask=mi), mask=mi)
+            v = gl.load(vals_in + base + src, mask=mi)
+            gl.store(vals_out + dest, v.to(vals_out.dtype.element_ty), mask=mi)   # int32 -> int64 positions too
         elif VALUE_MODE == 2:
-            gl.store(vals_out + dest, base + src, mask=mi)
+            gl.store(vals_out + dest, (base + src).to(vals_out.dtype.element_ty), mask=mi)
 
 
 # ==============================================================================================
@@ -456,10 +458,7 @@ def _valid_policy(c: dict) -> bool:
             and c["EXCHANGE_KEYS"] in (0, 1) and c["COUNTS_COLUMNS"] in (0, 1)
             and c["RANK_PACK"] in (1, 2, 4) and c["ITEMS"] % c["RANK_PACK"] == 0
             and c["EXCHANGE_APART"] in (0, 1) and c["SMALL_N"] in (0, 256, 512, 1024, 2048, 4096, 8192)
-            and c.get("EARLY_COUNTS", 0) in (0, 1) and c.get("RANK_MATCH", 0) in (0, 1)
-            # the windowed look-back gave wrong output on the H100 with more threads than digits
-            # (WARPS=16 at 8-bit digits, in an autotune run): not allowed
-            and (c["WINDOW"] == 0 or c["WARPS"] * 32 <= (1 << c["RADIX_BITS"])))
+            and c.get("EARLY_COUNTS", 0) in (0, 1) and c.get("RANK_MATCH", 0) in (0, 1))
 
 
 policy.register(
@@ -469,8 +468,8 @@ policy.register(
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
            "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
-              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 0, "EARLY_COUNTS": 0,
-              "RANK_MATCH": 0, "SMALL_N": 0, "num_warps": 8, "num_stages": 1},
+              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 0, "EARLY_COUNTS": 1,
+              "RANK_MATCH": 1, "SMALL_N": 0, "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
     doc="onesweep radix sort (buckets: 'small' below 2**22 keys, where a pass has too few tiles to hide "
@@ -501,6 +500,9 @@ def _bucket(n: int) -> str:
 
 #: set True to run the portable kernels on a GPU too (tests compare the two paths)
 FORCE_PORTABLE = False
+#: sorts with generated positions (``sort``, ``argsort``) carry them as int32 below this many keys
+#: (a module constant so tests can lower it and cover both paths)
+_NARROW_INDEX_LIMIT = 1 << 31
 #: measurement switch for bench/probes only (see _onesweep_gluon_kernel); 0 in any real use
 _PROBE = 0
 
@@ -567,12 +569,15 @@ def _bits_view(x: torch.Tensor) -> torch.Tensor:
 
 def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descending: bool, begin_bit: int,
                    end_bit: int, gen_indices: bool = False, keys_src: Optional[torch.Tensor] = None,
-                   values_src: Optional[torch.Tensor] = None) -> None:
+                   values_src: Optional[torch.Tensor] = None, indices_out: Optional[torch.Tensor] = None) -> None:
     """Sort ``keys.current`` (and ``values.current``) into one of the two buffers (selector updated).
 
     ``keys_src``/``values_src``, when given, are read by the first pass instead of the current
     buffers (so a caller's input is never written). ``gen_indices``: the values are the input
     positions (int64), produced by the first pass; ``values.current`` is then not read.
+    ``indices_out`` (with ``gen_indices``): the values buffers are int32 and the last pass writes the
+    positions widened to int64 into ``indices_out`` (``values`` is then scratch): 4 bytes less per key
+    moved by every pass but the last.
     """
     kin = keys.current if keys_src is None else keys_src
     n = kin.numel()
@@ -589,7 +594,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             keys.current.copy_(keys_src)
         if values is not None:
             if gen_indices:
-                torch.arange(n, device=dev, dtype=values.current.dtype, out=values.current)
+                dst = values.current if indices_out is None else indices_out
+                torch.arange(n, device=dev, dtype=dst.dtype, out=dst)
             elif values_src is not None:
                 values.current.copy_(values_src)
 
@@ -603,7 +609,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         if values is not None:
             vm = 2 if gen_indices else 1
             src_v = _bits_view(values_src if values_src is not None else values.current)
-            dst_v = _bits_view(values.alternate)
+            dst_v = _bits_view(values.alternate if indices_out is None else indices_out)
         else:
             vm, src_v, dst_v = 0, kin, kin
         launch(_small_sort_kernel, (1,), kin, keys.alternate, src_v, dst_v, n, begin_bit, end_bit,
@@ -651,7 +657,9 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         if values is not None:
             vm = 2 if (i == 0 and gen_indices) else 1
             src_v = (values_src if (i == 0 and values_src is not None) else values.current)
-            src_v, dst_v = _bits_view(src_v), _bits_view(values.alternate)
+            last = i == len(places) - 1
+            dst_v = indices_out if (last and indices_out is not None) else values.alternate
+            src_v, dst_v = _bits_view(src_v), _bits_view(dst_v)
         else:
             vm, src_v, dst_v = 0, kin, kin
         status.zero_()
@@ -660,7 +668,10 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             _onesweep_gluon_kernel[(n_tiles,)](
                 src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
                 RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
-                WARPS=pol["WARPS"], ITEMS=pol["ITEMS"], SMEM_ROWS=rows, WINDOW=pol["WINDOW"],
+                WARPS=pol["WARPS"], ITEMS=pol["ITEMS"], SMEM_ROWS=rows,
+                # the windowed look-back gave wrong output on the H100 with more threads than digits
+                # (WARPS=16 at 8-bit digits, in an autotune run): those configs spin per digit instead
+                WINDOW=pol["WINDOW"] if pol["WARPS"] * 32 <= radix else 0,
                 KEYS_IN_SMEM=bool(pol["EXCHANGE_KEYS"]) and vm == 0 and kin.element_size() == 4,
                 COUNTS_COLUMNS=bool(pol["COUNTS_COLUMNS"]), INDEX64=n + tile >= (1 << 31),
                 RANK_PACK=pol["RANK_PACK"], EXCHANGE_APART=bool(pol["EXCHANGE_APART"]),
@@ -695,17 +706,22 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False):
     out_k = torch.empty_like(keys)
     alt_k = torch.empty_like(keys) if n > 1 else out_k
     kdb = DoubleBuffer(alt_k, out_k)  # selector flips every pass; fixed up below
-    vdb = None
-    if values is not None or gen_indices:
+    vdb = indices_out = None
+    if gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT:
+        # the passes move int32 positions; the last one writes them as int64
+        indices_out = torch.empty(n, device=keys.device, dtype=torch.int64)
+        vdb = DoubleBuffer(torch.empty(n, device=keys.device, dtype=torch.int32),
+                           torch.empty(n, device=keys.device, dtype=torch.int32))
+    elif values is not None or gen_indices:
         vt = values if values is not None else torch.empty(n, device=keys.device, dtype=torch.int64)
         out_v = torch.empty_like(vt)
         alt_v = torch.empty_like(vt) if n > 1 else out_v
         vdb = DoubleBuffer(alt_v, out_v)
     # the first pass reads the caller's tensors; count the passes to make the last one write out_*
     _radix_sort_db(kdb, vdb, descending, begin_bit, end_bit, gen_indices=gen_indices, keys_src=keys,
-                   values_src=values)
+                   values_src=values, indices_out=indices_out)
     k = kdb.current
-    v = vdb.current if vdb is not None else None
+    v = indices_out if indices_out is not None else (vdb.current if vdb is not None else None)
     return k, v
 
 
