@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import torch
 
+import tritoncub  # noqa: F401  (registers the ops: this family may run alone)
 from bench.harness import Case, cupy_module, rotating, to_cupy
 
 ops = torch.ops.tritoncub

@@ -99,3 +99,30 @@ def test_gpu_single_program_small_path():
                     v, i = rs.sort(x, descending=desc)
                     r = torch.sort(x, descending=desc, stable=True)
                     assert torch.equal(i, r.indices), (dtype, n, desc)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64], ids=str)
+def test_gpu_float_keys_with_and_without_special_values(dtype):
+    # the upfront histogram counts -0.0 and NaN keys; without any, the passes skip the
+    # canonicalisation. One special key anywhere (first, last) must switch it back on.
+    n = (1 << 20) + 17
+    base = torch.randn(n, device="cuda").to(dtype)
+    base = torch.where(base == 0, torch.ones_like(base), base)   # no -0.0 (nor +0.0)
+    cases = {"none": base}
+    for name, pos, val in (("-0.0 last", n - 1, -0.0), ("NaN first", 0, float("nan")), ("-NaN middle", n // 2, -float("nan"))):
+        x = base.clone()
+        x[pos] = val
+        x[pos // 3] = 0.0   # a +0.0 earlier: -0.0 and +0.0 must stay in input order
+        cases[name] = x
+    for name, x in cases.items():
+        for desc in (False, True):
+            # reference: torch's CPU sort (every NaN after +inf, as documented); torch's CUDA sort puts
+            # a NaN with the sign bit set first
+            r = torch.sort(x.cpu(), descending=desc, stable=True)
+            v, i = rs.sort(x, descending=desc)
+            assert torch.equal(i.cpu(), r.indices), (name, desc)
+            k = rs.sort_keys(x, desc)
+            bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
+            # the original bits, in torch's order
+            assert torch.equal(k.cpu().view(bits), x.cpu()[r.indices].view(bits)), (name, desc)

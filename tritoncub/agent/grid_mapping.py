@@ -39,7 +39,7 @@ GRID_MAPPINGS = {"rake": 0, "strip_mine": 1, "dynamic": 2}
 def grid_tile(pid, step, num_programs, num_tiles, tiles_per_program, MAPPING: tl.constexpr, queue_ptr):
     """The tile a program consumes at its ``step``-th iteration, or ``num_tiles`` when it is done."""
     if MAPPING == GRID_MAPPING_DYNAMIC:
-        tile = tl.atomic_add(queue_ptr, 1)
+        tile = tl.atomic_add(queue_ptr, 1, sem="relaxed")
     elif MAPPING == GRID_MAPPING_STRIP_MINE:
         tile = pid + step * num_programs
     else:

@@ -5,7 +5,10 @@ Algorithm (Adinets & Merrill 2022, "Onesweep"):
 1. **Upfront histogram**: one pass over the keys counts every digit of every digit place
    (``RADIX_BITS`` bits each, from ``begin_bit`` to ``end_bit``) at once.
 2. Places where every key has the same digit are **skipped** (common for small-range keys); this
-   needs the histogram on the host: one small device-to-host copy per sort.
+   needs the histogram on the host: one small device-to-host copy per sort, which also says whether
+   float keys hold ``-0.0`` or NaN (without them the passes skip the canonicalisation of
+   ``tritoncub.thread.radix_traits``). Below the policy's ``SKIP_PLACES_MIN_N`` keys there is no
+   copy: every place runs, and the launches queue without waiting for the GPU.
    Inputs of at most ``SMALL_N`` keys of up to 32 bits (a policy value; 0 = off, the default until
    it is timed on a GPU) skip all of this: one program sorts them with a single ``tl.sort``.
 3. **One pass per remaining place**: each program takes the next tile (atomic tile counter), ranks
@@ -26,7 +29,9 @@ Two kernel families implement steps 1 and 3:
 Temporary memory: one alternate buffer for the keys and one for the values (none with the
 double-buffer API), the histogram (places x 2**RADIX_BITS int64), and the look-back status words,
 ``tiles x 2**RADIX_BITS`` int32 (int64 when n >= 2**29), reused by every pass: n/16 bytes at the
-fast path's 4096-key tiles, 8-bit digits.
+fast path's 4096-key tiles, 8-bit digits (small sorts, up to 2**22 words for all passes together,
+get one set per pass, zeroed by one launch). ``sort``/``argsort`` carry the positions they generate as
+int32 between passes (two int32 buffers instead of one alternate int64 buffer: the same bytes).
 
 File layout: kernels, policy registration, Python launchers, torch operators.
 """
@@ -46,7 +51,7 @@ from .._launch import launch
 from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_ballot_rank, warp_match_rank_packed)
-from ..thread.radix_traits import KEY_DTYPES, extract_digit, key_bits, to_ordered_bits
+from ..thread.radix_traits import KEY_DTYPES, extract_digit, is_special_float, key_bits, to_ordered_bits
 
 # ==============================================================================================
 # Kernels
@@ -201,7 +206,7 @@ def _histogram_tl_kernel(keys_ptr, hist_ptr, n, begin_bit, end_bit, NUM_PLACES: 
     for p in tl.static_range(NUM_PLACES):
         d = _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS)
         h = tl.sum(((d[:, None] == bins[None, :]) & valid[:, None]).to(tl.int64), 0)
-        tl.atomic_add(hist_ptr + p * RADIX + bins, h)
+        tl.atomic_add(hist_ptr + p * RADIX + bins, h, sem="relaxed")
 
 
 @triton.jit(do_not_specialize=["n", "shift", "width"])
@@ -210,7 +215,7 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
                         VALUE_MODE: tl.constexpr, FLAG_SHIFT: tl.constexpr, TILE: tl.constexpr,
                         WINDOW: tl.constexpr):
     RADIX: tl.constexpr = 1 << RADIX_BITS
-    tile = tl.atomic_add(counter_ptr, 1)
+    tile = tl.atomic_add(counter_ptr, 1, sem="relaxed")
     base = tile.to(tl.int64) * TILE
     idx = tl.arange(0, TILE)
     offs = base + idx
@@ -262,11 +267,13 @@ def _add(a, b):
 
 
 @gluon.jit(do_not_specialize=["n_tiles", "begin_bit", "end_bit"])  # n stays specialised: vector loads
-def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, NUM_PLACES: gl.constexpr,
-                            RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr, WARPS: gl.constexpr,
-                            ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr):
+def _histogram_gluon_kernel(keys_ptr, hist_ptr, special_ptr, n, n_tiles, begin_bit, end_bit,
+                            NUM_PLACES: gl.constexpr, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
+                            WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
+                            COUNT_SPECIAL: gl.constexpr = False):
     """All digit places' histograms; per-warp shared counters (red.shared), persistent over tiles.
-    The ``n_tiles * TILE - n`` padding keys are counted as digit 0 of every place."""
+    The ``n_tiles * TILE - n`` padding keys are counted as digit 0 of every place.
+    ``COUNT_SPECIAL`` (float keys): also adds the number of ``-0.0`` and NaN keys to ``*special_ptr``."""
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
@@ -277,10 +284,14 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, 
     gl.thread_barrier()
     i = gl.arange(0, TILE, layout=LB)
     wid = i // (32 * ITEMS)
+    special = i * 0
     for t in range(gl.program_id(0), n_tiles, gl.num_programs(0)):
         offs = t.to(gl.int64) * TILE + i
         valid = offs < n
-        bits = to_ordered_bits(gl.load(keys_ptr + offs, mask=valid), DESCENDING)
+        k = gl.load(keys_ptr + offs, mask=valid)
+        if COUNT_SPECIAL:
+            special += (is_special_float(k) & valid).to(gl.int32)
+        bits = to_ordered_bits(k, DESCENDING)
         for p in gl.static_range(NUM_PLACES):
             d = _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS)
             # keys past n count as digit 0 (the launcher subtracts them)
@@ -290,7 +301,10 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, 
     dig = gl.arange(0, RADIX, layout=gl.SliceLayout(0, LH))
     for p in gl.static_range(NUM_PLACES):
         c = gl.sum(smem.slice(p * WARPS, WARPS, 0).load(LH), 0)
-        gl.atomic_add(hist_ptr + p * RADIX + dig, c.to(gl.int64))
+        # relaxed: only the sums matter (the default acq_rel fences every atomic)
+        gl.atomic_add(hist_ptr + p * RADIX + dig, c.to(gl.int64), sem="relaxed")
+    if COUNT_SPECIAL:
+        gl.atomic_add(special_ptr, gl.sum(special, 0).to(gl.int64), sem="relaxed")
 
 
 @gluon.jit
@@ -310,7 +324,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                            ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr, WINDOW: gl.constexpr,
                            KEYS_IN_SMEM: gl.constexpr, COUNTS_COLUMNS: gl.constexpr, INDEX64: gl.constexpr,
                            RANK_PACK: gl.constexpr, EXCHANGE_APART: gl.constexpr, EARLY_COUNTS: gl.constexpr = 0,
-                           RANK_MATCH: gl.constexpr = 0, PROBE: gl.constexpr = 0):
+                           RANK_MATCH: gl.constexpr = 0, CANONICAL: gl.constexpr = True,
+                           PROBE: gl.constexpr = 0):
     """One onesweep pass over one tile (see the module doc).
 
     Shared words: [0, W*RADIX) per-warp counters, then tile bases; the exchange buffer of TILE words
@@ -322,7 +337,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     ``red.shared.add`` per key; they are published to successors before the ranking, scanned into
     each warp's starting offset per digit, and the match-based ranking then bumps those offsets, so
     it yields every key's final position in the tile. Otherwise the ranking counts within each warp
-    and the scanned counters are added afterwards.
+    and the scanned counters are added afterwards. ``CANONICAL=False`` (float keys with no ``-0.0``
+    and no NaN, counted by the histogram): the keys' order bits without the canonicalisation.
     """
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
@@ -339,7 +355,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
 
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     smem.slice(0, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
-    tile = gl.atomic_add(counter_ptr, 1)
+    tile = gl.atomic_add(counter_ptr, 1, sem="relaxed")
     base = tile.to(gl.int64) * TILE
 
     w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L3)))
@@ -351,7 +367,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     rem = gl.minimum(n - base, TILE).to(gl.int32)
     valid = local < rem
     k = gl.load(keys_in + base + local, mask=valid)
-    d = extract_digit(to_ordered_bits(k, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
+    d = extract_digit(to_ordered_bits(k, DESCENDING, CANONICAL), shift, RADIX_BITS) & ((1 << width) - 1)
     # keys past n (the last tile's end) take the largest digit: they rank after every key of the tile,
     # so the real keys' positions are unchanged, and the write-back skips positions >= rem (their
     # counts reach only the last tile's status words, which nothing reads)
@@ -430,7 +446,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             k2 = src.to(keys_out.dtype.element_ty, bitcast=True)
         else:
             k2 = gl.load(keys_in + base + src, mask=mi)
-        d2 = extract_digit(to_ordered_bits(k2, DESCENDING), shift, RADIX_BITS) & ((1 << width) - 1)
+        d2 = extract_digit(to_ordered_bits(k2, DESCENDING, CANONICAL), shift, RADIX_BITS) & ((1 << width) - 1)
         if INDEX64:
             lo = smem_load_words(ADJ + d2).to(gl.uint32).to(gl.int64)
             hi = smem_load_words(ADJ + RADIX + d2).to(gl.int64)
@@ -458,7 +474,8 @@ def _valid_policy(c: dict) -> bool:
             and c["EXCHANGE_KEYS"] in (0, 1) and c["COUNTS_COLUMNS"] in (0, 1)
             and c["RANK_PACK"] in (1, 2, 4) and c["ITEMS"] % c["RANK_PACK"] == 0
             and c["EXCHANGE_APART"] in (0, 1) and c["SMALL_N"] in (0, 256, 512, 1024, 2048, 4096, 8192)
-            and c.get("EARLY_COUNTS", 0) in (0, 1) and c.get("RANK_MATCH", 0) in (0, 1))
+            and c.get("EARLY_COUNTS", 0) in (0, 1) and c.get("RANK_MATCH", 0) in (0, 1)
+            and c.get("SKIP_PLACES_MIN_N", 0) in (0,) + tuple(1 << k for k in range(10, 33)))
 
 
 policy.register(
@@ -466,10 +483,10 @@ policy.register(
     space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
            "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
-           "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
+           "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "SKIP_PLACES_MIN_N": [0, 1 << 20, 1 << 22], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
               "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 0, "EARLY_COUNTS": 1,
-              "RANK_MATCH": 1, "SMALL_N": 0, "num_warps": 8, "num_stages": 1},
+              "RANK_MATCH": 1, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
     doc="onesweep radix sort (buckets: 'small' below 2**22 keys, where a pass has too few tiles to hide "
@@ -484,7 +501,9 @@ policy.register(
         "the counters (one barrier less, more shared memory unless the power-of-two rounding absorbs it); "
         "EARLY_COUNTS 1 counts the tile's digits first and publishes them before the match ranking (CUB's "
         "early counts), which then yields final tile positions; RANK_MATCH 0 finds a key's peers in its warp "
-        "with match.any, 1 with one ballot per digit bit (RANK_PACK applies to 0 only); "
+        "with match.any, 1 with one ballot per digit bit (RANK_PACK applies to 0 only); SKIP_PLACES_MIN_N: "
+        "inputs of fewer keys run every digit place without reading the histogram back (no host sync, no "
+        "skipped places, canonical float ordering); "
         "SMALL_N: up to this many keys (of at most 32 bits) one program sorts everything with one "
         "tl.sort (0: off; not yet measured on a GPU, so off by default)",
 )
@@ -503,6 +522,8 @@ FORCE_PORTABLE = False
 #: sorts with generated positions (``sort``, ``argsort``) carry them as int32 below this many keys
 #: (a module constant so tests can lower it and cover both paths)
 _NARROW_INDEX_LIMIT = 1 << 31
+#: up to this many look-back status words in all, every pass gets its own (one zeroing launch)
+_STATUS_ONCE_WORDS = 1 << 22
 #: measurement switch for bench/probes only (see _onesweep_gluon_kernel); 0 in any real use
 _PROBE = 0
 
@@ -620,24 +641,33 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         return
 
     # 1. upfront histogram of every place
-    hist = torch.zeros((num_places, radix), device=dev, dtype=torch.int64)
+    # (one more row: its first word counts the -0.0 and NaN keys, on the fast path)
+    hist_all = torch.zeros((num_places + 1, radix), device=dev, dtype=torch.int64)
+    hist = hist_all[:num_places]
+    count_special = kin.dtype.is_floating_point
     if fast:
         warps, items = pol["WARPS"], pol["HIST_ITEMS"]
         tile = warps * items * 32
         n_tiles = cdiv(n, tile)
         rows = 1 << (num_places * warps - 1).bit_length()
         grid = (max(1, min(n_tiles, torch.cuda.get_device_properties(dev).multi_processor_count * 4)),)
-        _histogram_gluon_kernel[grid](kin, hist, n, n_tiles, begin_bit, end_bit, NUM_PLACES=num_places,
-                                      RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
-                                      SMEM_ROWS=rows, num_warps=warps)
+        launch(_histogram_gluon_kernel, grid, kin, hist, hist_all[num_places], n, n_tiles, begin_bit, end_bit,
+               NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
+               SMEM_ROWS=rows, COUNT_SPECIAL=count_special, num_warps=warps)
         hist[:, 0] -= n_tiles * tile - n
     else:
         tile = pol["TL_TILE"]
         launch(_histogram_tl_kernel, (cdiv(n, tile),), kin, hist, n, begin_bit, end_bit, NUM_PLACES=num_places,
                RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
-    # 2. skip places where all keys share one digit (one device-to-host copy)
-    hmax = hist.max(dim=1).values.tolist()
-    places = [p for p in range(num_places) if hmax[p] != n]
+    # 2. skip places where all keys share one digit (one device-to-host copy, which also says
+    #    whether float keys hold -0.0 or NaN: without them the passes skip the canonicalisation)
+    #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical)
+    if n >= pol.get("SKIP_PLACES_MIN_N", 0):
+        *hmax, specials = torch.cat([hist.max(dim=1).values, hist_all[num_places, :1]]).tolist()
+        canonical = not (fast and count_special and specials == 0)
+        places = [p for p in range(num_places) if hmax[p] != n]
+    else:
+        canonical, places = True, list(range(num_places))
     if not places:
         finish_without_passes()
         return
@@ -647,7 +677,11 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     tile = pol["WARPS"] * pol["ITEMS"] * 32 if fast else pol["TL_TILE"]
     n_tiles = cdiv(n, tile)
     status64 = n >= (1 << 29)
-    status = torch.empty((n_tiles, radix), device=dev, dtype=torch.int64 if status64 else torch.int32)
+    sdtype = torch.int64 if status64 else torch.int32
+    if len(places) * n_tiles * radix <= _STATUS_ONCE_WORDS:   # small: every pass's words, zeroed at once
+        status_all, status = torch.zeros((len(places), n_tiles, radix), device=dev, dtype=sdtype), None
+    else:                                                     # reused, zeroed before each pass
+        status_all, status = None, torch.empty((n_tiles, radix), device=dev, dtype=sdtype)
     counters = torch.zeros(len(places), device=dev, dtype=torch.int32)
     for i, p in enumerate(places):
         shift = begin_bit + p * rb
@@ -662,11 +696,12 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             src_v, dst_v = _bits_view(src_v), _bits_view(dst_v)
         else:
             vm, src_v, dst_v = 0, kin, kin
-        status.zero_()
+        status_i = status_all[i] if status_all is not None else status.zero_()
         if fast:
             rows = _smem_rows(radix, pol["WARPS"], tile, bool(pol["EXCHANGE_APART"]))
-            _onesweep_gluon_kernel[(n_tiles,)](
-                src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
+            launch(
+                _onesweep_gluon_kernel, (n_tiles,),
+                src_k, dst_k, src_v, dst_v, status_i, counters[i:], digit_off[p], n, shift, width,
                 RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
                 WARPS=pol["WARPS"], ITEMS=pol["ITEMS"], SMEM_ROWS=rows,
                 # the windowed look-back gave wrong output on the H100 with more threads than digits
@@ -675,11 +710,12 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 KEYS_IN_SMEM=bool(pol["EXCHANGE_KEYS"]) and vm == 0 and kin.element_size() == 4,
                 COUNTS_COLUMNS=bool(pol["COUNTS_COLUMNS"]), INDEX64=n + tile >= (1 << 31),
                 RANK_PACK=pol["RANK_PACK"], EXCHANGE_APART=bool(pol["EXCHANGE_APART"]),
-                EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0), PROBE=_PROBE, num_warps=pol["WARPS"],
+                EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
+                CANONICAL=canonical, PROBE=_PROBE, num_warps=pol["WARPS"],
                 **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
         else:
             launch(_onesweep_tl_kernel, (n_tiles,),
-                   src_k, dst_k, src_v, dst_v, status, counters[i:], digit_off[p], n, shift, width,
+                   src_k, dst_k, src_v, dst_v, status_i, counters[i:], digit_off[p], n, shift, width,
                    RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
                    TILE=tile, WINDOW=max(1, pol["WINDOW"]), num_warps=4)
         keys.selector ^= 1

@@ -178,7 +178,7 @@ def _rs_hist_kernel(
             digit = ((ordp >> SHIFT) & 255).to(tl.int32)
             hist += tl.histogram(digit, 256, mask=mask)
         d = tl.arange(0, 256)
-        tl.atomic_add(hist_ptr + row * 256 + d, hist, mask=hist > 0)
+        tl.atomic_add(hist_ptr + row * 256 + d, hist, mask=hist > 0, sem="relaxed")
 
 
 @gluon.jit
@@ -278,7 +278,7 @@ def _rs_compact_tile(
         if IDX_ABS:
             out_idx = idx + begin
         if n_gt > 0:
-            base = tl.atomic_add(out_cnt_ptr + row, n_gt).to(tl.int64)
+            base = tl.atomic_add(out_cnt_ptr + row, n_gt, sem="relaxed").to(tl.int64)
             pos = base + tl.cumsum(gt.to(tl.int32), axis=0).to(tl.int64) - 1
             vals = tl.load(keys_ptr + begin + idx, mask=gt)
             tl.store(out_vals_ptr + row * out_stride + pos, vals, mask=gt)
@@ -287,7 +287,7 @@ def _rs_compact_tile(
         if n_eq > 0:
             if FINAL:
                 krem = tl.load(krem_ptr + row)
-                base = tl.atomic_add(tie_cnt_ptr + row, n_eq).to(tl.int64)
+                base = tl.atomic_add(tie_cnt_ptr + row, n_eq, sem="relaxed").to(tl.int64)
                 rank = base + tl.cumsum(eq.to(tl.int32), axis=0).to(tl.int64) - 1
                 take = eq & (rank < krem)
                 slot = k - krem + rank
@@ -295,7 +295,7 @@ def _rs_compact_tile(
                 tl.store(out_vals_ptr + row * out_stride + slot, vals, mask=take)
                 tl.store(out_idx_ptr + row * out_stride + slot, out_idx, mask=take)
             else:
-                base = tl.atomic_add(cand_cnt_out_ptr + row, n_eq).to(tl.int64)
+                base = tl.atomic_add(cand_cnt_out_ptr + row, n_eq, sem="relaxed").to(tl.int64)
                 pos = base + tl.cumsum(eq.to(tl.int32), axis=0).to(tl.int64) - 1
                 tl.store(cand_key_out_ptr + row * cap_out + pos, ordp.to(tl.int64, bitcast=True), mask=eq)
                 tl.store(cand_idx_out_ptr + row * cap_out + pos, idx, mask=eq)
