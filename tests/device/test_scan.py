@@ -329,7 +329,9 @@ def test_autograd():
         g = torch.randn_like(x)
         op(a, 1)[0].backward(g)
         ref(b, 1)[0].backward(g)
-        assert_close(a.grad, b.grad, rtol=0, atol=0)
+        # both backwards scatter-add the gradient at the running extreme's index; on a GPU the adds to
+        # one index land in any order (atomics), so the last bit may differ (seen on the H100)
+        assert_close(a.grad, b.grad, rtol=1e-12, atol=1e-14)
 
 
 def test_opcheck():
