@@ -12,7 +12,9 @@ Two implementations:
 * the warp-synchronous fast path (NVIDIA sm_70+, compiled kernels only), used by the onesweep
   device sort through ``triton.experimental.gluon``: :func:`warp_match_rank` ranks one register
   slot of a *warp-striped* tile (warp ``w`` owns items ``[w*32*R, (w+1)*32*R)``, lane ``l`` of it
-  the items ``w*32*R + s*32 + l``, ``s < R``) with ``match.any.sync`` over the lanes, and the lowest
+  the items ``w*32*R + s*32 + l``, ``s < R``) with ``match.any.sync`` over the lanes
+  (:func:`warp_ballot_rank`: the same from one ballot per digit bit, which the onesweep sort uses:
+  ``match.any`` measured slow on the H100), and the lowest
   lane of every group of equal digits adds the group's size to the warp's counter for that digit in
   shared memory (``atom.shared.add``) and broadcasts the old count (``shfl.sync``). Called slot by
   slot, it leaves in the counters the warp's digit histogram and returns each key's rank among the
