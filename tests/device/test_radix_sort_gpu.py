@@ -67,10 +67,13 @@ def test_gpu_2_28_keys_and_distributions():
     {"COUNTS_COLUMNS": 1, "RANK_PACK": 2, "EXCHANGE_APART": 1, "EXCHANGE_KEYS": 0, "MAXNREG": 80},
     {"RANK_PACK": 4, "WINDOW": 8, "WARPS": 4, "ITEMS": 16, "num_warps": 4},
     {"RANK_PACK": 2, "WARPS": 16, "ITEMS": 8, "num_warps": 16, "MAXNREG": 0, "COUNTS_COLUMNS": 1},
-    {"EARLY_COUNTS": 0, "RANK_MATCH": 0},
-    {"EARLY_COUNTS": 0, "RANK_MATCH": 1, "EXCHANGE_APART": 0},
-    {"EARLY_COUNTS": 1, "RANK_MATCH": 0, "RANK_PACK": 4, "COUNTS_COLUMNS": 0},
-    {"EARLY_COUNTS": 1, "RANK_MATCH": 1, "EXCHANGE_APART": 0, "EXCHANGE_KEYS": 0, "WARPS": 4, "num_warps": 4},
+    {"EARLY_COUNTS": 0, "RANK_MATCH": 0, "FUSED_EXCHANGE": 0},
+    {"EARLY_COUNTS": 0, "RANK_MATCH": 1, "EXCHANGE_APART": 0, "FUSED_EXCHANGE": 0},
+    {"EARLY_COUNTS": 1, "RANK_MATCH": 0, "RANK_PACK": 4, "COUNTS_COLUMNS": 0, "FUSED_EXCHANGE": 0},
+    {"EARLY_COUNTS": 1, "RANK_MATCH": 1, "EXCHANGE_APART": 0, "EXCHANGE_KEYS": 0, "WARPS": 4, "num_warps": 4,
+     "FUSED_EXCHANGE": 0, "RECOMPUTE_WORD": 0},
+    {"FUSED_EXCHANGE": 1, "RECOMPUTE_WORD": 0, "MAXNREG": 48, "COUNTS_COLUMNS": 0},
+    {"FUSED_EXCHANGE": 1, "RECOMPUTE_WORD": 1, "MAXNREG": 40, "EXCHANGE_KEYS": 0},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_gpu_fast_path_variants(cfg):
     with policy.override("radix_sort", cfg):

@@ -162,7 +162,7 @@ def _match_rank_asm(pack: int) -> str:
     return "\n".join(lines)
 
 
-def _ballot_rank_asm(bits: int) -> str:
+def _ballot_rank_asm(bits: int, store: bool = False) -> str:
     """The ranking of :data:`_MATCH_RANK_ASM` with the peer mask built from ballots instead of
     ``match.any``: one ``vote.ballot`` per digit bit (bits ``0..bits-1`` of ``$1``; the words of one
     warp must agree above them), each narrowing the lanes that agree with this one. More instructions
@@ -174,10 +174,16 @@ def _ballot_rank_asm(bits: int) -> str:
                   "@!p not.b32 b, b;", "and.b32 pe, pe, b;"]
     body = _MATCH_RANK_ASM.value.splitlines()
     lines += body[body.index("mov.u32 lt, %lanemask_lt;"):-1]
+    if store:   # then write $2 at word $0 of global_smem
+        lines += ["shl.b32 tt, $0, 2;", "mov.u32 ad, global_smem;", "add.u32 ad, ad, tt;", "st.shared.u32 [ad], $2;"]
     lines.append("}")
     return "\n".join(lines)
 
 
+_BALLOT_RANK_STORE_ASM8 = gl.constexpr(_ballot_rank_asm(8, store=True))
+_BALLOT_RANK_STORE_ASM7 = gl.constexpr(_ballot_rank_asm(7, store=True))
+_BALLOT_RANK_STORE_ASM6 = gl.constexpr(_ballot_rank_asm(6, store=True))
+_BALLOT_RANK_STORE_ASM5 = gl.constexpr(_ballot_rank_asm(5, store=True))
 _BALLOT_RANK_ASM5 = gl.constexpr(_ballot_rank_asm(5))
 _BALLOT_RANK_ASM6 = gl.constexpr(_ballot_rank_asm(6))
 _BALLOT_RANK_ASM7 = gl.constexpr(_ballot_rank_asm(7))
@@ -212,6 +218,25 @@ def warp_ballot_rank(word, RADIX_BITS: gl.constexpr):
         return gl.inline_asm_elementwise(_BALLOT_RANK_ASM6, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
     else:
         return gl.inline_asm_elementwise(_BALLOT_RANK_ASM5, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def warp_ballot_rank_store(word, value, RADIX_BITS: gl.constexpr):
+    """:func:`warp_ballot_rank`, then each key writes int32 ``value`` at word ``rank`` of
+    ``global_smem`` in the same asm block (slot by slot: the ranks need not be kept in registers).
+    Returns the ranks."""
+    if RADIX_BITS == 8:
+        return gl.inline_asm_elementwise(_BALLOT_RANK_STORE_ASM8, "=r,r,r", [word, value], dtype=gl.int32,
+                                         is_pure=False, pack=1)
+    elif RADIX_BITS == 7:
+        return gl.inline_asm_elementwise(_BALLOT_RANK_STORE_ASM7, "=r,r,r", [word, value], dtype=gl.int32,
+                                         is_pure=False, pack=1)
+    elif RADIX_BITS == 6:
+        return gl.inline_asm_elementwise(_BALLOT_RANK_STORE_ASM6, "=r,r,r", [word, value], dtype=gl.int32,
+                                         is_pure=False, pack=1)
+    else:
+        return gl.inline_asm_elementwise(_BALLOT_RANK_STORE_ASM5, "=r,r,r", [word, value], dtype=gl.int32,
+                                         is_pure=False, pack=1)
 
 
 @gluon.jit

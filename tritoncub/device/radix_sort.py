@@ -51,7 +51,7 @@ from .._library import custom_op
 from .._launch import launch
 from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
-                                warp_ballot_rank, warp_match_rank_packed)
+                                warp_ballot_rank, warp_ballot_rank_store, warp_match_rank_packed)
 from ..thread.radix_traits import KEY_DTYPES, extract_digit, is_special_float, key_bits, to_ordered_bits
 
 # ==============================================================================================
@@ -308,6 +308,16 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, special_ptr, n, n_tiles, begin_b
         gl.atomic_add(special_ptr, gl.sum(special, 0).to(gl.int64), sem="relaxed")
 
 
+_MOV32 = gl.constexpr("mov.b32 $0, $1;")
+
+
+@gluon.jit
+def _opaque32(x):
+    """``x`` (int32) through an opaque move: later code recomputing from it is not merged with code
+    computed from ``x`` itself."""
+    return gl.inline_asm_elementwise(_MOV32, "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
+
+
 @gluon.jit
 def _warp_rank(word, RADIX_BITS: gl.constexpr, RANK_PACK: gl.constexpr, RANK_MATCH: gl.constexpr):
     """Rank of each key among its warp's earlier keys of the same counter word, bumping the counters
@@ -326,6 +336,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                            KEYS_IN_SMEM: gl.constexpr, COUNTS_COLUMNS: gl.constexpr, INDEX64: gl.constexpr,
                            RANK_PACK: gl.constexpr, EXCHANGE_APART: gl.constexpr, EARLY_COUNTS: gl.constexpr = 0,
                            RANK_MATCH: gl.constexpr = 0, CANONICAL: gl.constexpr = True,
+                           RECOMPUTE_WORD: gl.constexpr = False, FUSED_EXCHANGE: gl.constexpr = False,
                            PROBE: gl.constexpr = 0):
     """One onesweep pass over one tile (see the module doc).
 
@@ -347,15 +358,21 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     LH: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])
     LD: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
     LS: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
-    if EXCHANGE_APART:
+    if FUSED_EXCHANGE:      # exchange buffer first, then the counters (CNT: their first word)
+        XOFF: gl.constexpr = 0
+        CNT: gl.constexpr = TILE
+        ADJ: gl.constexpr = TILE + WARPS * RADIX
+    elif EXCHANGE_APART:
         XOFF: gl.constexpr = WARPS * RADIX
+        CNT: gl.constexpr = 0
         ADJ: gl.constexpr = WARPS * RADIX + TILE
     else:
         XOFF: gl.constexpr = 0
+        CNT: gl.constexpr = 0
         ADJ: gl.constexpr = WARPS * RADIX if WARPS * RADIX > TILE else TILE
 
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
-    smem.slice(0, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
+    smem.slice(CNT // RADIX, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
     tile = gl.atomic_add(counter_ptr, 1, sem="relaxed")
     base = tile.to(gl.int64) * TILE
 
@@ -372,7 +389,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     # keys past n (the last tile's end) take the largest digit: they rank after every key of the tile,
     # so the real keys' positions are unchanged, and the write-back skips positions >= rem (their
     # counts reach only the last tile's status words, which nothing reads)
-    word = w3 * RADIX + gl.where(valid, d, RADIX - 1)
+    word = CNT + w3 * RADIX + gl.where(valid, d, RADIX - 1)
     gl.thread_barrier()
     if not EARLY_COUNTS:
         rank = _warp_rank(word, RADIX_BITS, RANK_PACK, RANK_MATCH)
@@ -383,16 +400,16 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     if COUNTS_COLUMNS:
         # each thread holds one digit's counts of every warp: the scan over warps stays in-thread
         LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
-        cnt = smem.slice(0, WARPS, 0).load(LC)
+        cnt = smem.slice(CNT // RADIX, WARPS, 0).load(LC)
         tot = gl.convert_layout(gl.sum(cnt, 0), LD)
         if PROBE == 0 and WINDOW == 0 and EARLY_COUNTS:
             _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
         wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         texcl = gl.associative_scan(tot, 0, _add) - tot
         # each thread rewrites the very columns it read: no barrier needed before the store
-        smem.slice(0, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
+        smem.slice(CNT // RADIX, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
     else:
-        cnt = smem.slice(0, WARPS, 0).load(LH)
+        cnt = smem.slice(CNT // RADIX, WARPS, 0).load(LH)
         wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         tot = gl.convert_layout(gl.sum(cnt, 0), LD)
         if PROBE == 0 and WINDOW == 0 and EARLY_COUNTS:
@@ -400,22 +417,35 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         texcl = gl.associative_scan(tot, 0, _add) - tot
         gl.thread_barrier()
         # tile-local sorted position of every key -> exchange buffer (source index, sorted order)
-        smem.slice(0, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LH)), 0))
+        smem.slice(CNT // RADIX, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LH)), 0))
     if PROBE == 0 and WINDOW == 0 and not EARLY_COUNTS:
         # successors may use this tile's counts from now on
         _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
     gl.thread_barrier()
     if EARLY_COUNTS:
+        if RECOMPUTE_WORD and k.dtype.primitive_bitwidth == 32:
+            # the counter words again, from keys the compiler cannot prove equal to the ones above:
+            # ``word`` then need not stay live (in registers) across the scan (32-bit keys)
+            k_again = _opaque32(k.to(gl.int32, bitcast=True)).to(k.dtype, bitcast=True)
+            d_again = extract_digit(to_ordered_bits(k_again, DESCENDING, CANONICAL), shift, RADIX_BITS) & ((1 << width) - 1)
+            word = CNT + w3 * RADIX + gl.where(valid, d_again, RADIX - 1)
         # the counters hold each warp's first position per digit: the ranking gives final positions
-        pos = _warp_rank(word, RADIX_BITS, RANK_PACK, RANK_MATCH)
+        if FUSED_EXCHANGE:   # and each key goes to the exchange buffer in the same asm block
+            if KEYS_IN_SMEM:
+                warp_ballot_rank_store(word, k.to(gl.int32, bitcast=True), RADIX_BITS)
+            else:
+                warp_ballot_rank_store(word, local, RADIX_BITS)
+        else:
+            pos = _warp_rank(word, RADIX_BITS, RANK_PACK, RANK_MATCH)
     else:
         pos = smem_load_words(word) + rank
-    if not EXCHANGE_APART:
-        gl.thread_barrier()
-    if KEYS_IN_SMEM:   # 32-bit keys, no values: exchange the keys themselves
-        smem_store_words(XOFF + pos, k.to(gl.int32, bitcast=True))
-    else:              # exchange source indices; keys and values are gathered back (L1/L2 hits)
-        smem_store_words(XOFF + pos, local)
+    if not FUSED_EXCHANGE:
+        if not EXCHANGE_APART:
+            gl.thread_barrier()
+        if KEYS_IN_SMEM:   # 32-bit keys, no values: exchange the keys themselves
+            smem_store_words(XOFF + pos, k.to(gl.int32, bitcast=True))
+        else:              # exchange source indices; keys and values are gathered back (L1/L2 hits)
+            smem_store_words(XOFF + pos, local)
     # chain the tile's digit counts with the tiles before it
     # (PROBE: measurement switch of the probes only; 1 skips the look-back, 2 also the scatter:
     #  wrong results, never used by the launchers)
@@ -469,14 +499,18 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
 # ==============================================================================================
 
 def _valid_policy(c: dict) -> bool:
-    return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 48, 56, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
+    return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 40, 48, 56, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
             and c["ITEMS"] in (4, 8, 12, 16, 20, 24) and c["WARPS"] in (4, 8, 16)
             and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (0, 1, 2, 4, 8, 16, 32)
             and c["EXCHANGE_KEYS"] in (0, 1) and c["COUNTS_COLUMNS"] in (0, 1)
             and c["RANK_PACK"] in (1, 2, 4) and c["ITEMS"] % c["RANK_PACK"] == 0
             and c["EXCHANGE_APART"] in (0, 1) and c["SMALL_N"] in (0, 256, 512, 1024, 2048, 4096, 8192)
             and c.get("EARLY_COUNTS", 0) in (0, 1) and c.get("RANK_MATCH", 0) in (0, 1)
-            and c.get("SKIP_PLACES_MIN_N", 0) in (0,) + tuple(1 << k for k in range(10, 33)))
+            and c.get("SKIP_PLACES_MIN_N", 0) in (0,) + tuple(1 << k for k in range(10, 33))
+            and c.get("RECOMPUTE_WORD", 0) in (0, 1) and c.get("FUSED_EXCHANGE", 0) in (0, 1)
+            # the fused exchange is a form of the early-count ballot ranking, its buffer apart
+            and (not c.get("FUSED_EXCHANGE", 0)
+                 or (c["EARLY_COUNTS"] and c["RANK_MATCH"] == 1 and c["EXCHANGE_APART"])))
 
 
 policy.register(
@@ -484,10 +518,11 @@ policy.register(
     space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
            "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
-           "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "SKIP_PLACES_MIN_N": [0, 1 << 20, 1 << 22], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
+           "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "RECOMPUTE_WORD": [0, 1], "FUSED_EXCHANGE": [0, 1],
+           "SKIP_PLACES_MIN_N": [0, 1 << 20, 1 << 22], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
-              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 0, "EARLY_COUNTS": 1,
-              "RANK_MATCH": 1, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "num_warps": 8, "num_stages": 1},
+              "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 1, "EARLY_COUNTS": 1,
+              "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
     doc="onesweep radix sort (buckets: 'small' below 2**22 keys, where a pass has too few tiles to hide "
@@ -504,7 +539,10 @@ policy.register(
         "early counts), which then yields final tile positions; RANK_MATCH 0 finds a key's peers in its warp "
         "with match.any, 1 with one ballot per digit bit (RANK_PACK applies to 0 only); SKIP_PLACES_MIN_N: "
         "inputs of fewer keys run every digit place without reading the histogram back (no host sync, no "
-        "skipped places, canonical float ordering); "
+        "skipped places, canonical float ordering); RECOMPUTE_WORD 1 (early counts) recomputes each key's "
+        "counter word after the scan instead of keeping it in registers; FUSED_EXCHANGE 1 (early counts, "
+        "ballots, buffer apart) writes each key to the exchange buffer in the ranking's asm block, slot by "
+        "slot, so no rank stays in a register; "
         "SMALL_N: up to this many keys (of at most 32 bits) one program sorts everything with one "
         "tl.sort (0: off; not yet measured on a GPU, so off by default)",
 )
@@ -712,7 +750,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 COUNTS_COLUMNS=bool(pol["COUNTS_COLUMNS"]), INDEX64=n + tile >= (1 << 31),
                 RANK_PACK=pol["RANK_PACK"], EXCHANGE_APART=bool(pol["EXCHANGE_APART"]),
                 EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
-                CANONICAL=canonical, PROBE=_PROBE, num_warps=pol["WARPS"],
+                CANONICAL=canonical, RECOMPUTE_WORD=bool(pol.get("RECOMPUTE_WORD", 0)),
+                FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), PROBE=_PROBE, num_warps=pol["WARPS"],
                 **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
         else:
             launch(_onesweep_tl_kernel, (n_tiles,),
