@@ -508,6 +508,7 @@ def _valid_policy(c: dict) -> bool:
             and c.get("EARLY_COUNTS", 0) in (0, 1) and c.get("RANK_MATCH", 0) in (0, 1)
             and c.get("SKIP_PLACES_MIN_N", 0) in (0,) + tuple(1 << k for k in range(10, 33))
             and c.get("RECOMPUTE_WORD", 0) in (0, 1) and c.get("FUSED_EXCHANGE", 0) in (0, 1)
+            and c.get("MAXNREG_WIDE", 0) in (0, 40, 48, 56, 64, 72, 80, 96, 128)
             # the fused exchange is a form of the early-count ballot ranking, its buffer apart
             and (not c.get("FUSED_EXCHANGE", 0)
                  or (c["EARLY_COUNTS"] and c["RANK_MATCH"] == 1 and c["EXCHANGE_APART"])))
@@ -519,17 +520,19 @@ policy.register(
            "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
            "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "RECOMPUTE_WORD": [0, 1], "FUSED_EXCHANGE": [0, 1],
+           "MAXNREG_WIDE": [0, 64, 80],
            "SKIP_PLACES_MIN_N": [0, 1 << 20, 1 << 22], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
               "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 1, "EARLY_COUNTS": 1,
-              "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "num_warps": 8, "num_stages": 1},
+              "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "MAXNREG_WIDE": 64, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
     doc="onesweep radix sort (buckets: 'small' below 2**22 keys, where a pass has too few tiles to hide "
         "the look-back chain, and 'default'): RADIX_BITS digit width; WARPS x ITEMS x 32 keys per tile of the fast "
-        "path (match.any ranking); HIST_ITEMS keys per thread of the upfront histogram; TL_TILE the "
+        "path; HIST_ITEMS keys per thread of the upfront histogram; TL_TILE the "
         "tile of the portable (one-hot) path used by the interpreter and non-NVIDIA GPUs; MAXNREG a "
-        "register cap for the fast pass kernel (0: the compiler's choice); WINDOW the look-back "
+        "register cap for the fast pass kernel on 32-bit keys alone (0: the compiler's choice), "
+        "MAXNREG_WIDE the cap when values travel or keys are wider; WINDOW the look-back "
         "predecessors read per step (0: per-thread spin in PTX); EXCHANGE_KEYS 1 moves 32-bit keys "
         "through shared memory (0: exchange source indices and gather keys back); COUNTS_COLUMNS 1 "
         "scans the per-warp digit counters with one digit column per thread; RANK_PACK slots ranked "
@@ -736,6 +739,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         else:
             vm, src_v, dst_v = 0, kin, kin
         status_i = status_all[i] if status_all is not None else status.zero_()
+        # keys alone of 32 bits: the tight register cap; values or wider keys need more registers
+        cap = pol["MAXNREG"] if (vm == 0 and kin.element_size() <= 4) else pol.get("MAXNREG_WIDE", pol["MAXNREG"])
         if fast:
             rows = _smem_rows(radix, pol["WARPS"], tile, bool(pol["EXCHANGE_APART"]))
             launch(
@@ -752,7 +757,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
                 CANONICAL=canonical, RECOMPUTE_WORD=bool(pol.get("RECOMPUTE_WORD", 0)),
                 FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), PROBE=_PROBE, num_warps=pol["WARPS"],
-                **({"maxnreg": pol["MAXNREG"]} if pol["MAXNREG"] else {}))
+                **({"maxnreg": cap} if cap else {}))
         else:
             launch(_onesweep_tl_kernel, (n_tiles,),
                    src_k, dst_k, src_v, dst_v, status_i, counters[i:], digit_off[p], n, shift, width,
