@@ -343,7 +343,9 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     Shared words: [0, W*RADIX) per-warp counters, then tile bases; the exchange buffer of TILE words
     (the tile's keys or source indices in sorted order) overlapping them (EXCHANGE_APART=0: needs a
     barrier between the last base read and the first exchange write) or after them; then the
-    per-digit destination adjustment (low, high 32 bits).
+    per-digit destination adjustment (low, high 32 bits). ``FUSED_EXCHANGE`` puts the exchange
+    buffer first and the counters after it, and the ranking's asm block writes each key there as
+    soon as its position is known (see ``warp_ballot_rank_store``).
 
     ``EARLY_COUNTS`` (CUB's early counts): the tile's digit counts come first, from one
     ``red.shared.add`` per key; they are published to successors before the ranking, scanned into
