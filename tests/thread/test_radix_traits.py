@@ -5,8 +5,8 @@ import triton
 import triton.language as tl
 
 from helpers import ALL_DTYPES, DEVICE, make_data
-from tritoncub.thread.radix_traits import (KEY_DTYPES, extract_digit, from_ordered_bits, key_bits,
-                                           to_ordered_bits)
+from tritoncub.thread.radix_traits import (KEY_DTYPES, extract_digit, from_ordered_bits, is_special_float,
+                                           key_bits, to_ordered_bits)
 
 DTYPES = [torch.bool] + ALL_DTYPES
 _UBITS = {8: torch.uint8, 16: getattr(torch, "uint16", None), 32: getattr(torch, "uint32", None),
@@ -81,3 +81,45 @@ def test_float_specials_order():
     assert ints[3] == ints[5]                       # -0.0 == +0.0
     assert ints[0] == ints[7] and ints[0] > ints[4]  # every NaN equal, after +inf
     assert ints[2] < ints[6] < ints[3] < ints[1] < ints[4]
+
+
+@triton.jit
+def _special_kernel(x_ptr, s_ptr, b_ptr, n, DESC: tl.constexpr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    m = o < n
+    x = tl.load(x_ptr + o, mask=m)
+    tl.store(s_ptr + o, is_special_float(x).to(tl.int8), mask=m)
+    tl.store(b_ptr + o, to_ordered_bits(x, DESC, CANONICAL=False), mask=m)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int32,
+                                   torch.uint8], ids=str)
+@pytest.mark.parametrize("desc", [False, True])
+def test_special_floats_and_plain_flip(dtype, desc):
+    # is_special_float flags exactly -0.0 and NaNs (any sign or payload); without them, the plain flip
+    # (CANONICAL=False) orders keys as the canonical transform does
+    if dtype.is_floating_point:
+        nan = torch.tensor([float("nan")], dtype=dtype)
+        neg_nan = -nan
+        specials = torch.cat([torch.tensor([-0.0], dtype=dtype), nan, neg_nan])
+        plain = torch.tensor([0.0, 1.0, -1.0, float("inf"), -float("inf"), 3.5, -2.25], dtype=dtype)
+    else:
+        specials = torch.empty(0, dtype=dtype)
+        plain = make_data("random", 12, dtype, device="cpu")
+    x = torch.cat([plain, specials, make_data("random", 40, dtype, device="cpu")]).to(DEVICE)
+    if dtype.is_floating_point:
+        x = torch.where(torch.isnan(x) | (x == 0), torch.ones_like(x), x)   # the random part: no specials
+        x[: plain.numel() + specials.numel()] = torch.cat([plain, specials]).to(DEVICE)
+    n = x.numel()
+    s = torch.empty(n, dtype=torch.int8, device=DEVICE)
+    b = torch.empty(n, dtype=_UBITS[key_bits(dtype)], device=DEVICE)
+    _special_kernel[(1,)](x, s, b, n, DESC=desc, BLOCK=128)
+    expect = [0] * n
+    for i in range(plain.numel(), plain.numel() + specials.numel()):
+        expect[i] = 1
+    assert s.cpu().tolist() == expect
+    keep = [i for i in range(n) if not expect[i]]
+    ints = _as_int(b.cpu())
+    order = sorted(keep, key=lambda i: ints[i])
+    ref = _torch_order(x.cpu()[keep], desc).tolist()
+    assert order == [keep[j] for j in ref]
