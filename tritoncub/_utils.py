@@ -6,6 +6,7 @@ message that names the argument and what was expected, so bad input never reache
 """
 from __future__ import annotations
 
+import functools
 import os
 from typing import Iterable, Sequence
 
@@ -38,7 +39,13 @@ def smem_atomics_ok(device: torch.device) -> bool:
     PTX through Gluon): compiled NVIDIA kernels on sm_80 and newer only."""
     if _INTERPRETER or device.type != "cuda" or torch.version.hip is not None:
         return False
-    return torch.cuda.get_device_capability(device)[0] >= 8
+    return _capability(device.index if device.index is not None else torch.cuda.current_device())[0] >= 8
+
+
+@functools.lru_cache(maxsize=None)
+def _capability(index: int):
+    """(major, minor) of CUDA device ``index``, asked once per process."""
+    return torch.cuda.get_device_capability(index)
 
 
 def compile_only() -> bool:

@@ -156,17 +156,35 @@ def test_policy_tiles(tile):
         assert int(k) <= 50
 
 
-@pytest.mark.parametrize("passes,count32", [(1, True), (1, False), (2, True)])
-def test_engine_paths(passes, count32, monkeypatch):
-    """Both compaction engines (and the single pass's int64 counts, forced) on every selection mode
-    and output the device ops write: several tiles, a ragged last one."""
+ENGINES = [  # (name, policy values, module limit forced to 0)
+    ("two-pass", {"PASSES": 2}, None),
+    ("single-pass", {"PASSES": 1, "WARP_SYNC": 0}, None),
+    ("single-pass-count64", {"PASSES": 1, "WARP_SYNC": 0}, "_COUNT32_LIMIT"),
+    ("warp-sync", {"PASSES": 1, "WARP_SYNC": 1}, None),
+    ("warp-sync-index64", {"PASSES": 1, "WARP_SYNC": 1}, "_INDEX32_LIMIT"),
+]
+if not interpreter_active():   # the warp-synchronous kernel at other items per thread (2 .. 32)
+    ENGINES += [(f"warp-sync-T{t}-w{w}", {"PASSES": 1, "WARP_SYNC": 1, "TILE": t, "num_warps": w}, None)
+                for t, w in ((1024, 16), (1024, 4), (2048, 8), (8192, 8))]
+    ENGINES += [("warp-sync-window32-spin", {"PASSES": 1, "WARP_SYNC": 1, "LOOKBACK_WINDOW": 32, "LOOKBACK_SLEEP": 0},
+                 None),
+                ("warp-sync-window256-w4", {"PASSES": 1, "WARP_SYNC": 1, "LOOKBACK_WINDOW": 256, "num_warps": 4}, None)]
+
+
+@pytest.mark.parametrize("name,cfg,limit", ENGINES, ids=[e[0] for e in ENGINES])
+def test_engine_paths(name, cfg, limit, monkeypatch):
+    """Every compaction engine (the single pass's int64 counts and positions forced too) on every
+    selection mode and output the device ops write: several tiles, a ragged last one. (Under the
+    interpreter the warp-synchronous kernel is not available: those cases run the portable single
+    pass, which is what the plan picks there.)"""
     from tritoncub.device import run_length_encode as RLE
-    if not count32:
-        monkeypatch.setattr(S, "_COUNT32_LIMIT", 0)
-    n = 3 * TILE + 45 if interpreter_active() else 3 * 4096 + 45
+    if limit:
+        monkeypatch.setattr(S, limit, 0)
+    tile = cfg.get("TILE", 4096)
+    n = 3 * TILE + 45 if interpreter_active() else 37 * tile + 45
     x = torch.randn(n, device=DEVICE)
     runs = torch.sort(torch.randint(0, n // 5, (n,), device=DEVICE)).values
-    with policy.override("select", {"PASSES": passes, **({"TILE": TILE} if interpreter_active() else {})}):
+    with policy.override("select", {**cfg, **({"TILE": TILE} if interpreter_active() else {})}):
         out, k = S.flagged(x, x > 0.2)
         assert_equal(out[:int(k)].cpu(), x.cpu()[x.cpu() > 0.2])
         out, k = S.if_(x, positive)
@@ -188,6 +206,19 @@ def test_engine_paths(passes, count32, monkeypatch):
         assert_equal(offs[:int(k)].cpu(), starts)
         assert_equal(lengths[:int(k)].cpu().long(), cnt[cnt > 1])
         assert_equal(ops.masked_select(x, x < 0).cpu(), x.cpu()[x.cpu() < 0])
+
+
+@pytest.mark.parametrize("from_starts", [False, True])
+def test_finish_lengths_kernel(from_starts):
+    """Run lengths from stored ends, or (heads mode of the warp-synchronous kernel) from the next
+    run's start and ``n`` for the last run; slots past the runs are left alone."""
+    n, starts = 1000, torch.tensor([0, 3, 4, 10, 500, 999], device=DEVICE)
+    ends = torch.tensor([3, 4, 10, 500, 999, 1000], device=DEVICE)
+    lengths = ends.clone() if not from_starts else torch.full_like(ends, -7)
+    lengths = torch.cat([lengths, torch.full((3,), -7, device=DEVICE)])
+    total = torch.tensor([starts.numel()], device=DEVICE)
+    S._finish_lengths_kernel[(1,)](lengths, starts, total, n, BLOCK=8, FROM_STARTS=from_starts)
+    assert_equal(lengths.cpu(), torch.tensor([3, 1, 6, 490, 499, 1, -7, -7, -7]))
 
 
 def test_opcheck():

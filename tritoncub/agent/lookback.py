@@ -93,6 +93,8 @@ import types
 
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 LOOKBACK_INVALID = tl.constexpr(0)
 LOOKBACK_AGGREGATE = tl.constexpr(1)
@@ -480,3 +482,70 @@ def look_back_bounded(status_ptr, plane_stride, tile, first_tile, agg0, agg1, CO
     predecessor then fails a check instead of hanging the GPU."""
     return _look_back(status_ptr, plane_stride, tile, first_tile, agg0, agg1, COMBINE, LB_REDUCE, NUM_VALUES,
                       WINDOW, DETERMINISTIC, PACKED, MAX_SPINS)
+
+
+# ----------------------------------------------------------------------------------------------
+# Warp-window look-back of one count (compiled NVIDIA kernels only, through Gluon)
+# ----------------------------------------------------------------------------------------------
+# Status words of :func:`count_publish` / :func:`count_look_back`: int64, ``flag << 61 | count``
+# (flag 1 aggregate, 2 inclusive; 0 not yet published), one per tile, in a buffer made by
+# :func:`allocate_status` for one int32 value (one plane, zeroed).
+COUNT_FLAG_SHIFT = gl.constexpr(61)
+
+# $1: address of a status word, or 0 for a slot before tile 0 (read as "inclusive, 0": $2).
+# Spins (relaxed loads; with a nanosleep between reads: fewer polling requests competing with the
+# loads of the tiles in flight) until the word is published; returns it.
+def _spin_read_asm(sleep_ns: int) -> str:
+    lines = ["{", ".reg .pred p;", ".reg .b64 a;", "mov.b64 a, $1;", "mov.b64 $0, $2;", "setp.eq.u64 p, a, 0;",
+             "@p bra DONE${:uid};", "bra READ${:uid};", "LOOP${:uid}:"]
+    if sleep_ns:
+        lines.append(f"nanosleep.u32 {sleep_ns};")
+    lines += ["READ${:uid}:", "ld.relaxed.gpu.global.b64 $0, [a];", "setp.eq.u64 p, $0, 0;", "@p bra LOOP${:uid};",
+              "DONE${:uid}:", "}"]
+    return "\n".join(lines)
+
+
+_SPIN_READ_WORD = gl.constexpr(_spin_read_asm(0))
+_SPIN_READ_WORD_SLEEP = gl.constexpr(_spin_read_asm(64))
+
+
+@gluon.jit
+def count_publish(status_ptr, tile, count, STATUS: gl.constexpr):
+    """Publish tile ``tile``'s count (a nonnegative integer scalar below 2**61) as its aggregate
+    (``STATUS=1``) or inclusive prefix (``STATUS=2``): one relaxed 64-bit exchange (flag and count
+    in one word, so a reader never sees half of it)."""
+    gl.atomic_xchg(status_ptr + tile, count.to(gl.int64) | (STATUS << COUNT_FLAG_SHIFT), sem="relaxed")
+
+
+@gluon.jit
+def count_look_back(status_ptr, tile, WARPS: gl.constexpr, WIN: gl.constexpr = 32, SLEEP: gl.constexpr = True):
+    """The exclusive prefix (int64 scalar) of tile ``tile >= 1``: the sum of the counts of tiles
+    ``0 .. tile-1``, by decoupled look-back over a window of ``WIN`` (a power of two >= 32)
+    predecessors: each thread reads one or more of them (spinning in registers while a slot is not
+    published; ``SLEEP``: with a short ``nanosleep`` between reads), the program adds the counts up to
+    the nearest inclusive prefix and stops there, or adds them all and moves the window back.
+    ``WIN = 32``: every warp reads the same window on its own (no synchronisation between warps);
+    wider windows are spread over the warps and reduced through shared memory. Integer sums do not
+    depend on where the inclusive prefix was met: the result is exact."""
+    L: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+    j = gl.arange(0, WIN, layout=L)
+    inclusive_zero = gl.full([WIN], 2 << COUNT_FLAG_SHIFT, gl.int64, L)
+    mask = (1 << COUNT_FLAG_SHIFT) - 1
+    prefix = tile.to(gl.int64) * 0
+    end = tile
+    while end > 0:
+        t = end - 1 - j
+        addr = gl.where(t >= 0, (status_ptr + t).to(gl.int64, bitcast=True), 0)
+        if SLEEP:
+            w = gl.inline_asm_elementwise(_SPIN_READ_WORD_SLEEP, "=l,l,l", [addr, inclusive_zero], dtype=gl.int64,
+                                          is_pure=False, pack=1)
+        else:
+            w = gl.inline_asm_elementwise(_SPIN_READ_WORD, "=l,l,l", [addr, inclusive_zero], dtype=gl.int64,
+                                          is_pure=False, pack=1)
+        nearest = gl.min(gl.where((w >> COUNT_FLAG_SHIFT) == 2, j, WIN), 0)
+        prefix += gl.sum(gl.where(j <= nearest, w & mask, 0), 0)
+        if nearest < WIN:
+            end = 0
+        else:
+            end -= WIN
+    return prefix

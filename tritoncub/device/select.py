@@ -19,6 +19,11 @@ Algorithm (the policy's ``PASSES``):
   the count and obtains the number selected before it by decoupled look-back
   (:mod:`tritoncub.agent.lookback`), then scatters each selected item to that prefix plus its
   exclusive in-tile count; the last tile writes the total. The input is read once.
+  On NVIDIA GPUs (sm_80+, compiled kernels; the policy's ``WARP_SYNC``) flagged selections and runs
+  take the warp-synchronous form of the same pass (CUB's): a warp-striped tile, one ballot per
+  register slot for the in-warp counts, a look-back window of ``LOOKBACK_WINDOW`` tiles spread over
+  the warps, int32 positions below 2^31 items (:func:`_select_warp_sync_kernel`); predicates, n-d
+  indices and the interpreter use the portable kernel.
 * **two passes** (reduce-then-scan): pass 1 counts the selected items of every tile (reading only
   what decides selection), and the last of its programs to finish (an acquire-release ticket, no
   waiting) scans the tile counts into tile offsets and the total; pass 2 reads the tile again and
@@ -32,13 +37,17 @@ from __future__ import annotations
 import torch
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
-from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, look_back, lookback_reduce,
-                              packed_layout, publish, status_scratch, tile_index)
+from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, count_look_back,
+                              count_publish, look_back, lookback_reduce, packed_layout, publish, status_scratch,
+                              tile_index)
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, num_sms
+from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, num_sms, smem_atomics_ok
+from ..warp.scan import warp_ballot_count
 
 # selection modes (what decides that an item is selected)
 SELECT_FLAGGED = tl.constexpr(0)    # flags[i] != 0
@@ -140,15 +149,21 @@ def _count_kernel(x_ptr, flags_ptr, counts_ptr, counts2_ptr, offsets_ptr, offset
 
 
 @triton.jit
-def _finish_lengths_kernel(lengths_ptr, starts_ptr, total_ptr, BLOCK: tl.constexpr):
+def _finish_lengths_kernel(lengths_ptr, starts_ptr, total_ptr, n, BLOCK: tl.constexpr, FROM_STARTS: tl.constexpr):
     """``lengths[r] = end[r] - start[r]`` for the ``*total_ptr`` runs (pass 2 stored each run's end
-    in ``lengths``); programs past the runs exit at once."""
+    in ``lengths``; with ``FROM_STARTS`` — runs of heads mode, which tile the input — run ``r`` ends
+    where run ``r + 1`` starts, the last one at ``n``, and pass 2 wrote no ends); programs past the
+    runs exit at once."""
     pid = tl.program_id(0)
     r = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     total = tl.load(total_ptr)
     if pid.to(tl.int64) * BLOCK < total:
         m = r < total
-        end = tl.load(lengths_ptr + r, mask=m).to(tl.int64)
+        if FROM_STARTS:
+            end = tl.load(starts_ptr + r + 1, mask=r + 1 < total).to(tl.int64)
+            end = tl.where(r + 1 < total, end, n)
+        else:
+            end = tl.load(lengths_ptr + r, mask=m).to(tl.int64)
         start = tl.load(starts_ptr + r, mask=m).to(tl.int64)
         tl.store(lengths_ptr + r, end - start, mask=m)
 
@@ -303,15 +318,121 @@ def _select_single_pass_kernel(
         tl.store(out_len_ptr + (before + s32 - 1), idx + 1, mask=tails)
 
 
+#: where the status words start in the warp-synchronous kernel's state buffer
+_STATE_STATUS = gl.constexpr(STATUS_HEADER_WORDS)
+
+
+@gluon.jit
+def _select_warp_sync_kernel(
+        x_ptr, flags_ptr, vals_ptr, state_ptr, index_base_ptr,
+        out_ptr, out_vals_ptr, out_idx_ptr, out_len_ptr, out_inv_ptr, n, num_tiles,
+        MODE: gl.constexpr, LOAD_X: gl.constexpr, WRITE_KEYS: gl.constexpr, WITH_VALUES: gl.constexpr,
+        WRITE_INDEX: gl.constexpr, ADD_BASE: gl.constexpr, WRITE_ENDS: gl.constexpr, WRITE_INVERSE: gl.constexpr,
+        INDEX64: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, LOOKBACK_WINDOW: gl.constexpr,
+        LOOKBACK_SLEEP: gl.constexpr, PROBE: gl.constexpr = 0):
+    """:func:`_select_single_pass_kernel` with CUB's warp-synchronous tile scan (compiled NVIDIA
+    kernels; modes flagged, heads and non-trivial runs, 1-D indices). The tile is *warp-striped*
+    (warp ``w`` holds items ``w*32*ITEMS + s*32 + lane``, ``s < ITEMS``): loads are coalesced, one
+    ballot per register slot gives each item its count of selected items in lower lanes and the
+    slot's count (:func:`~tritoncub.warp.scan.warp_ballot_count`), slot counts are scanned in
+    registers and warp counts across warps; the selected items of a slot land in consecutive output
+    slots, so the scatter is coalesced too. The tile count is chained by the warp-window look-back
+    (:func:`~tritoncub.agent.lookback.count_look_back`). Positions are int32 unless ``INDEX64``."""
+    TILE: gl.constexpr = WARPS * ITEMS * 32
+    L3: gl.constexpr = gl.BlockedLayout([1, ITEMS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
+    status_ptr = state_ptr + _STATE_STATUS   # (word 0: the tile counter, word 8: the total)
+    tile = gl.atomic_add(state_ptr, 1, sem="relaxed").to(gl.int32)
+    base = tile.to(gl.int64) * TILE
+    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L3)))
+    s = gl.arange(0, ITEMS, layout=gl.SliceLayout(0, gl.SliceLayout(2, L3)))
+    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, L3)))
+    local = (gl.expand_dims(gl.expand_dims(w, 1), 2) * (32 * ITEMS) + gl.expand_dims(gl.expand_dims(s, 0), 2) * 32
+             + gl.expand_dims(gl.expand_dims(ln, 0), 1))
+    rem = gl.minimum(n - base, TILE).to(gl.int32)
+    inb = local < rem
+    # (tile-relative int32 offsets from here on: nothing 64-bit per item stays live across the look-back)
+    xb = x_ptr + base
+    # what decides selection, and everything the scatter reads, before the look-back
+    if LOAD_X:
+        x = gl.load(xb + local, mask=inb)
+    if MODE == SELECT_FLAGGED:
+        f = gl.load(flags_ptr + base + local, mask=inb, other=0)
+        sel = inb & (f != 0)
+    else:
+        first = (local == 0) & (tile == 0)
+        prev = gl.load(xb + local - 1, mask=inb & ~first)
+        heads = inb & (first | (x != prev))
+        sel = heads
+        if MODE == SELECT_NONTRIVIAL or WRITE_ENDS:
+            has_next = local + 1 < gl.minimum(n - base, TILE + 1).to(gl.int32)   # idx + 1 < n
+            nxt = gl.load(xb + local + 1, mask=inb & has_next)
+            if MODE == SELECT_NONTRIVIAL:
+                sel = heads & has_next & (nxt == x)
+            tails = inb & (~has_next | (nxt != x))   # the last item of its run
+            if MODE == SELECT_NONTRIVIAL:
+                tails = tails & ~heads
+    if WRITE_KEYS:
+        if not LOAD_X:
+            x = gl.load(xb + local, mask=sel)
+    if WITH_VALUES:
+        v = gl.load(vals_ptr + base + local, mask=sel)
+    # the tile scan: lanes by ballot, slots in registers, warps through shared memory
+    lower, slot_count = warp_ballot_count(sel)
+    slot_excl = gl.associative_scan(slot_count, 1, _add_gl) - slot_count
+    warp_count = gl.sum(slot_count, 1)    # [WARPS, 32], the same in every lane of a warp
+    LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
+    warp_incl = gl.associative_scan(gl.convert_layout(warp_count, LC), 0, _add_gl)   # in each thread
+    agg = gl.max(gl.max(warp_incl, 0), 0)
+    warp_excl = gl.convert_layout(warp_incl, gl.SliceLayout(1, L3)) - warp_count
+    if tile == 0 or PROBE == 1:   # (PROBE 1, measurement only: no look-back, wrong positions)
+        count_publish(status_ptr, tile, agg, 2)
+        prefix = agg.to(gl.int64) * 0
+    else:
+        count_publish(status_ptr, tile, agg, 1)
+        prefix = count_look_back(status_ptr, tile, WARPS, LOOKBACK_WINDOW, LOOKBACK_SLEEP)
+        count_publish(status_ptr, tile, prefix + agg, 2)
+    if tile == num_tiles - 1:
+        gl.store(state_ptr + 8, prefix + agg)
+    if INDEX64:
+        start = prefix
+    else:
+        start = prefix.to(gl.int32)
+    before = (start + gl.expand_dims(warp_excl, 1) + slot_excl + lower).to(start.dtype)
+    if PROBE == 2:   # (measurement only: one store per warp instead of the scatter)
+        sel = sel & (local == 0)
+    if WRITE_KEYS:
+        gl.store(out_ptr + before, x, mask=sel)
+    if WITH_VALUES:
+        gl.store(out_vals_ptr + before, v, mask=sel)
+    if WRITE_INDEX:
+        if ADD_BASE:
+            gl.store(out_idx_ptr + before, base + gl.load(index_base_ptr) + local, mask=sel)
+        else:
+            gl.store(out_idx_ptr + before, base + local, mask=sel)
+    run = before + sel.to(before.dtype) - 1
+    if WRITE_INVERSE:
+        gl.store(out_inv_ptr + base + local, run.to(gl.int64), mask=inb)
+    if WRITE_ENDS:
+        gl.store(out_len_ptr + run, base + 1 + local, mask=tails)
+
+
+@gluon.jit
+def _add_gl(a, b):
+    return a + b
+
+
 _POLICY = policy.register(
     "select",
-    space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128],
-           "num_warps": [4, 8, 16], "num_stages": [1, 2]},
-    fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "num_warps": 4, "num_stages": 1},
+    space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128, 256],
+           "WARP_SYNC": [0, 1], "LOOKBACK_SLEEP": [0, 1], "num_warps": [4, 8, 16], "num_stages": [1, 2]},
+    fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "LOOKBACK_SLEEP": 1, "num_warps": 4,
+              "num_stages": 1},
     buckets=("default", "runs"),
     bucket_fallbacks={"runs": {"TILE": 2048}},
     doc="TILE items per program of the compaction. PASSES 1: single pass with decoupled look-back "
-        "(LOOKBACK_WINDOW predecessors read at once); 2: count pass, then scatter pass (partition and "
+        "(LOOKBACK_WINDOW predecessors read at once; WARP_SYNC 1: on NVIDIA GPUs, the warp-synchronous "
+        "kernel, TILE / (32 num_warps) items per thread, for flagged selections and runs; LOOKBACK_SLEEP 1: "
+        "its look-back sleeps briefly between reads of an unpublished slot); 2: count pass, then scatter pass (partition and "
         "nonzero always take two passes: they need the total before scattering). Bucket 'runs': run-length "
         "encoding (run heads plus their lengths), 'default': every other selection.")
 
@@ -325,6 +446,10 @@ _COUNT_PROGRAMS_PER_SM = 8
 #: the single pass counts in int32 below this many items (one packed status word per tile), else in
 #: int64 (the split status layout); a module constant so tests can force the int64 path
 _COUNT32_LIMIT = 1 << 31
+#: measurement switch for bench/probes only (see _select_warp_sync_kernel); 0 in any real use
+_PROBE = 0
+#: the warp-synchronous single pass keeps positions in int32 below this many items
+_INDEX32_LIMIT = 1 << 31
 #: the single pass's count types and look-back
 _TL_COUNT = {torch.int32: tl.int32, torch.int64: tl.int64}
 _LB_COUNT = lookback_reduce(_count_add, 1)
@@ -345,8 +470,17 @@ class Plan:
         self.num_tiles = nt = max(1, cdiv(n, tile))
         dev = x.device
         three = mode == SELECT_THREE_WAY
+        self.warp_sync = False
         self.single_pass = not (two_pass or three or self.pol["PASSES"] == 2)
         if self.single_pass:
+            # the warp-synchronous kernel (NVIDIA, sm_80+) for the selections it implements
+            self.warp_sync = (bool(self.pol["WARP_SYNC"]) and smem_atomics_ok(dev)
+                              and (mode == SELECT_FLAGGED or (load_x and mode in (SELECT_HEADS, SELECT_NONTRIVIAL))))
+            if self.warp_sync:
+                # one zeroed buffer the kernel splits itself (fewer host-side views per call): the tile
+                # counter (word 0), the total (word 8), the status words (from STATUS_HEADER_WORDS)
+                self.state = torch.zeros(STATUS_HEADER_WORDS + nt, dtype=torch.int64, device=dev)
+                return
             # one zeroed buffer: the tile counter, the total (a scratch word of its header), the status words
             count_dtype = torch.int32 if n < _COUNT32_LIMIT else torch.int64
             self.count_dtype = count_dtype
@@ -368,6 +502,13 @@ class Plan:
                    TILE=tile, SCAN_BLOCK=min(4096, max(128, 1 << (nt - 1).bit_length())),
                    num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
 
+    def __getattr__(self, name):
+        # the warp-synchronous plan's views of its one buffer, made when first asked for
+        if name in ("totals", "offsets", "offsets2") and "state" in self.__dict__:
+            self.totals = self.offsets = self.offsets2 = self.state[8:10]
+            return self.totals
+        raise AttributeError(name)
+
     @property
     def num_selected(self) -> torch.Tensor:
         """The number selected (device int64 scalar; for three-way, a pair)."""
@@ -382,39 +523,70 @@ class Plan:
             return
         if out_lengths is not None and out_index is None:
             raise ValueError("internal: run lengths need the run starts (out_index)")
-        dummy = self.offsets
         ndim = 1 if shape is None else len(shape)
-        shape_t = _shape_tensor(shape, self.x.device) if ndim > 1 else dummy
-        nt = self.num_tiles
+        shape_t = _shape_tensor(shape, self.x.device) if ndim > 1 else None
         if self.single_pass:
             if partition:
                 raise ValueError("internal: partition needs the two-pass plan (two_pass=True)")
-            launch(_select_single_pass_kernel, (nt,),
-                   self.x, self.flags if self.flags is not None else self.x,
-                   values if values is not None else self.x, self.counter, self.status, self.plane_stride,
-                   self.totals, shape_t, index_base if index_base is not None else dummy,
-                   out if out is not None else dummy, out_values if out_values is not None else dummy,
-                   out_index if out_index is not None else dummy,
-                   out_lengths if out_lengths is not None else dummy,
-                   out_inverse if out_inverse is not None else dummy, n, nt,
-                   MODE=self.mode, PRED=self.pred or _never, LOAD_X=self.load_x,
-                   WRITE_KEYS=out is not None, WITH_VALUES=values is not None,
-                   WRITE_INDEX=out_index is not None, NDIM=ndim, ADD_BASE=index_base is not None,
-                   WRITE_ENDS=out_lengths is not None, WRITE_INVERSE=out_inverse is not None,
-                   COUNT=_TL_COUNT[self.count_dtype], LB_REDUCE=_LB_COUNT, PACKED=self.packed, TILE=self.tile,
-                   LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
-                   num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+            if self.warp_sync and ndim == 1:
+                self._scatter_warp_sync(values, out, out_values, out_index, out_lengths, out_inverse, index_base)
+            else:
+                self._scatter_single_pass(values, out, out_values, out_index, out_lengths, out_inverse, index_base,
+                                          shape_t, ndim)
         else:
             self._scatter_two_pass(values, out, out_values, out_index, out_lengths, out_inverse, index_base,
                                    shape_t, ndim, partition)
         if out_lengths is not None:
             block = 4096
             launch(_finish_lengths_kernel, (max(1, cdiv(out_lengths.numel(), block)),),
-                   out_lengths, out_index, self.totals, BLOCK=block, num_warps=8)
+                   out_lengths, out_index, self.totals, n, BLOCK=block, FROM_STARTS=self._ends_from_starts(ndim),
+                   num_warps=8)
+
+    def _ends_from_starts(self, ndim) -> bool:
+        """Whether run lengths come from consecutive run starts (the warp-synchronous kernel in heads
+        mode) rather than from ends written by the scatter."""
+        return self.single_pass and self.warp_sync and ndim == 1 and self.mode == SELECT_HEADS
+
+    def _scatter_warp_sync(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base):
+        dummy, nw = self.state, self.pol.num_warps
+        launch(_select_warp_sync_kernel, (self.num_tiles,),
+               self.x, self.flags if self.flags is not None else self.x,
+               values if values is not None else self.x, self.state,
+               index_base if index_base is not None else dummy,
+               out if out is not None else dummy, out_values if out_values is not None else dummy,
+               out_index if out_index is not None else dummy, out_lengths if out_lengths is not None else dummy,
+               out_inverse if out_inverse is not None else dummy, self.n, self.num_tiles,
+               MODE=self.mode, LOAD_X=self.load_x, WRITE_KEYS=out is not None, WITH_VALUES=values is not None,
+               WRITE_INDEX=out_index is not None, ADD_BASE=index_base is not None,
+               WRITE_ENDS=out_lengths is not None and not self._ends_from_starts(1),
+               WRITE_INVERSE=out_inverse is not None, INDEX64=self.n >= _INDEX32_LIMIT, WARPS=nw,
+               ITEMS=self.tile // (32 * nw), LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
+               LOOKBACK_SLEEP=bool(self.pol["LOOKBACK_SLEEP"]), PROBE=_PROBE, num_warps=nw)
+
+    def _scatter_single_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base,
+                             shape_t, ndim):
+        n, nt, dummy = self.n, self.num_tiles, self.offsets
+        shape_t = dummy if shape_t is None else shape_t
+        launch(_select_single_pass_kernel, (nt,),
+               self.x, self.flags if self.flags is not None else self.x,
+               values if values is not None else self.x, self.counter, self.status, self.plane_stride,
+               self.totals, shape_t, index_base if index_base is not None else dummy,
+               out if out is not None else dummy, out_values if out_values is not None else dummy,
+               out_index if out_index is not None else dummy,
+               out_lengths if out_lengths is not None else dummy,
+               out_inverse if out_inverse is not None else dummy, n, nt,
+               MODE=self.mode, PRED=self.pred or _never, LOAD_X=self.load_x,
+               WRITE_KEYS=out is not None, WITH_VALUES=values is not None,
+               WRITE_INDEX=out_index is not None, NDIM=ndim, ADD_BASE=index_base is not None,
+               WRITE_ENDS=out_lengths is not None, WRITE_INVERSE=out_inverse is not None,
+               COUNT=_TL_COUNT[self.count_dtype], LB_REDUCE=_LB_COUNT, PACKED=self.packed, TILE=self.tile,
+               LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
+               num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
 
     def _scatter_two_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base, shape_t,
                           ndim, partition):
         n, dummy = self.n, self.offsets
+        shape_t = dummy if shape_t is None else shape_t
         launch(_compact_kernel, (self.num_tiles,),
                self.x, self.flags if self.flags is not None else self.x,
                values if values is not None else self.x, self.offsets, self.offsets2, self.totals, shape_t,

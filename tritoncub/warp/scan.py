@@ -20,6 +20,8 @@ along axis 1 lowers to in-register and warp-shuffle steps chosen by Triton. The 
 """
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 
 @triton.constexpr_function
@@ -168,3 +170,31 @@ def warp_segmented_inclusive_scan(tile, head_flags, COMBINE: tl.constexpr):
         pulled = tl.gather(acc, tl.maximum(partner, 0), 1)
         acc = tl.where(partner >= start, COMBINE(pulled, acc), acc)
     return acc.to(tile.dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# Warp-synchronous flag counting (compiled NVIDIA kernels only, through Gluon)
+# ----------------------------------------------------------------------------------------------
+# CUB's BlockScan of 0/1 flags over a warp-striped tile reduces, per register slot, to one ballot:
+# the lanes below this one that hold a set flag are popc(ballot & lanemask_lt), the slot's count is
+# popc(ballot). $2: the flag (nonzero = set); $0: set flags in lower lanes, $1: set flags in the warp.
+_BALLOT_COUNT = gl.constexpr("""{
+.reg .pred p;
+.reg .b32 b, m;
+setp.ne.u32 p, $2, 0;
+vote.sync.ballot.b32 b, p, -1;
+mov.u32 m, %lanemask_lt;
+and.b32 m, m, b;
+popc.b32 $0, m;
+popc.b32 $1, b;
+}""")
+
+
+@gluon.jit
+def warp_ballot_count(flags):
+    """For every item of a warp-striped tile (lane ``l`` of a warp holds the item of lane ``l`` in each
+    register slot; whole warps converged): ``(lower, slot_count)`` — the number of set ``flags`` in the
+    lower lanes of the same slot, and in the whole slot of the warp (int32; the same in every lane).
+    One ``vote.ballot`` and two ``popc`` per item."""
+    return gl.inline_asm_elementwise(_BALLOT_COUNT, "=r,=r,r", [flags.to(gl.int32)], dtype=(gl.int32, gl.int32),
+                                     is_pure=False, pack=1)

@@ -1,0 +1,57 @@
+"""Where the warp-synchronous single-pass compaction spends its time: GPU time (torch.profiler) of
+``_select_warp_sync_kernel`` as shipped (PROBE 0), without the look-back (PROBE 1: every tile's
+prefix taken as 0 — wrong output, timing only) and without the scatter (PROBE 2: one store per
+warp), for a few tile shapes, on masked_select 2^26 fp32 (1% and 50%) and unique_consecutive 2^26
+int32 (2^20 sorted runs).
+
+    PYTHONPATH=. python bench/probes/select_lookback_probe.py [--sweep]
+
+``--sweep``: instead, the shipped kernel under look-back variants (window of 32 read by each warp,
+or 128/256 spread over the warps; spinning with or without a nanosleep between reads).
+"""
+import sys
+
+import torch
+
+import tritoncub  # noqa: F401
+from tritoncub import policy
+from tritoncub.device import select as S
+
+ops = torch.ops.tritoncub
+n = 1 << 26
+g = torch.Generator(device="cuda").manual_seed(0)
+x = torch.randn(n, device="cuda", generator=g)
+masks = {d: torch.rand(n, device="cuda", generator=g) < d for d in (0.01, 0.5)}
+runs = torch.sort(torch.randint(0, 1 << 20, (n,), device="cuda", generator=g, dtype=torch.int32)).values
+cases = [("masked_select 0.01", lambda: ops.masked_select(x, masks[0.01])),
+         ("masked_select 0.5", lambda: ops.masked_select(x, masks[0.5])),
+         ("unique_consecutive", lambda: ops.unique_consecutive(runs))]
+
+
+def kernel_us(fn):
+    fn()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(10):
+            fn()
+        torch.cuda.synchronize()
+    return sum(e.device_time_total / e.count for e in prof.key_averages() if "warp_sync" in e.key)
+
+
+if "--sweep" in sys.argv:   # look-back window and sleeping spin, per tile shape (PROBE 0)
+    for tile, warps in ((2048, 4), (4096, 4), (4096, 8), (8192, 4), (8192, 8)):
+        for win, sleep in ((32, 0), (32, 1), (128, 1), (256, 1)):
+            cfg = {"PASSES": 1, "WARP_SYNC": 1, "TILE": tile, "num_warps": warps, "LOOKBACK_WINDOW": win,
+                   "LOOKBACK_SLEEP": sleep}
+            with policy.override("select", cfg):
+                row = ", ".join(f"{name} {kernel_us(fn):.1f}" for name, fn in cases)
+                print(f"T{tile} w{warps} window {win} sleep {sleep}: {row} (us)", flush=True)
+    sys.exit(0)
+
+for tile, warps in ((2048, 4), (4096, 4), (8192, 4), (8192, 8)):
+    with policy.override("select", {"PASSES": 1, "WARP_SYNC": 1, "TILE": tile, "num_warps": warps}):
+        for probe in (0, 1, 2):
+            S._PROBE = probe
+            row = ", ".join(f"{name} {kernel_us(fn):.1f}" for name, fn in cases)
+            print(f"T{tile} w{warps} PROBE {probe}: {row} (us)", flush=True)
+S._PROBE = 0
