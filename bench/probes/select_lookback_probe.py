@@ -4,10 +4,11 @@ prefix taken as 0 — wrong output, timing only) and without the scatter (PROBE 
 warp), for a few tile shapes, on masked_select 2^26 fp32 (1% and 50%) and unique_consecutive 2^26
 int32 (2^20 sorted runs).
 
-    PYTHONPATH=. python bench/probes/select_lookback_probe.py [--sweep]
+    PYTHONPATH=. python bench/probes/select_lookback_probe.py [--sweep | --vec]
 
 ``--sweep``: instead, the shipped kernel under look-back variants (window of 32 read by each warp,
-or 128/256 spread over the warps; spinning with or without a nanosleep between reads).
+or 128/256 spread over the warps; spinning with or without a nanosleep between reads), one item
+per load (VEC 1). ``--vec``: the loads' vector width (VEC 1, 4, 16) per tile shape.
 """
 import sys
 
@@ -38,14 +39,22 @@ def kernel_us(fn):
     return sum(e.device_time_total / e.count for e in prof.key_averages() if "warp_sync" in e.key)
 
 
+def sweep(configs):
+    for cfg in configs:
+        with policy.override("select", {"PASSES": 1, "WARP_SYNC": 1, **cfg}):
+            row = ", ".join(f"{name} {kernel_us(fn):.1f}" for name, fn in cases)
+            print(" ".join(f"{k}={v}" for k, v in cfg.items()) + f": {row} (us)", flush=True)
+
+
 if "--sweep" in sys.argv:   # look-back window and sleeping spin, per tile shape (PROBE 0)
-    for tile, warps in ((2048, 4), (4096, 4), (4096, 8), (8192, 4), (8192, 8)):
-        for win, sleep in ((32, 0), (32, 1), (128, 1), (256, 1)):
-            cfg = {"PASSES": 1, "WARP_SYNC": 1, "TILE": tile, "num_warps": warps, "LOOKBACK_WINDOW": win,
-                   "LOOKBACK_SLEEP": sleep}
-            with policy.override("select", cfg):
-                row = ", ".join(f"{name} {kernel_us(fn):.1f}" for name, fn in cases)
-                print(f"T{tile} w{warps} window {win} sleep {sleep}: {row} (us)", flush=True)
+    sweep([{"TILE": tile, "num_warps": warps, "LOOKBACK_WINDOW": win, "LOOKBACK_SLEEP": sleep, "VEC": 1}
+           for tile, warps in ((2048, 4), (4096, 4), (4096, 8), (8192, 4), (8192, 8))
+           for win, sleep in ((32, 0), (32, 1), (128, 1), (256, 1))])
+    sys.exit(0)
+if "--vec" in sys.argv:   # vector width of the tile's loads, per tile shape (window 128, sleeping spin)
+    sweep([{"TILE": tile, "num_warps": warps, "VEC": vec, "LOOKBACK_WINDOW": 128, "LOOKBACK_SLEEP": 1}
+           for tile, warps in ((2048, 4), (4096, 4), (4096, 8), (8192, 4), (8192, 8), (16384, 8))
+           for vec in (1, 4, 16) if tile // (32 * warps) % vec == 0])
     sys.exit(0)
 
 for tile, warps in ((2048, 4), (4096, 4), (8192, 4), (8192, 8)):

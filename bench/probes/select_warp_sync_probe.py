@@ -34,8 +34,9 @@ def v(name, tile, warps, ws=1, bucket="default", **kw):
             {"PASSES": 1, "TILE": tile, "num_warps": warps, "num_stages": 1, "WARP_SYNC": ws, **kw})
 
 
-variants = [v("portable T4096 w4 (shipped)", 4096, 4, 0, LOOKBACK_WINDOW=64)] + \
-    [v(None, t_, w_) for t_, w_ in ((2048, 4), (4096, 4), (4096, 8), (8192, 8), (8192, 16), (16384, 16))]
+variants = [v("portable T4096 w4 (previous sm_90)", 4096, 4, 0, LOOKBACK_WINDOW=64)] + \
+    [v(f"warp-sync T{t_} w{w_} vec{vec}", t_, w_, VEC=vec, LOOKBACK_WINDOW=128)
+     for t_, w_, vec in ((4096, 4, 1), (4096, 4, 4), (4096, 4, 16), (8192, 8, 4), (16384, 8, 16))]
 
 # correctness on every variant first (a hang shows here, under the caller's timeout)
 edge = [1, 31, 32, 33, 4095, 4096, 4097, 8191, 8193, 100_003, (1 << 20) + 7]

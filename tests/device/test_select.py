@@ -164,8 +164,9 @@ ENGINES = [  # (name, policy values, module limit forced to 0)
     ("warp-sync-index64", {"PASSES": 1, "WARP_SYNC": 1}, "_INDEX32_LIMIT"),
 ]
 if not interpreter_active():   # the warp-synchronous kernel at other items per thread (2 .. 32)
-    ENGINES += [(f"warp-sync-T{t}-w{w}", {"PASSES": 1, "WARP_SYNC": 1, "TILE": t, "num_warps": w}, None)
-                for t, w in ((1024, 16), (1024, 4), (2048, 8), (8192, 8))]
+    ENGINES += [(f"warp-sync-T{t}-w{w}-vec{v}", {"PASSES": 1, "WARP_SYNC": 1, "TILE": t, "num_warps": w, "VEC": v},
+                 None)
+                for t, w, v in ((1024, 16, 1), (1024, 4, 4), (2048, 8, 4), (4096, 4, 1), (4096, 4, 16), (8192, 8, 16))]
     ENGINES += [("warp-sync-window32-spin", {"PASSES": 1, "WARP_SYNC": 1, "LOOKBACK_WINDOW": 32, "LOOKBACK_SLEEP": 0},
                  None),
                 ("warp-sync-window256-w4", {"PASSES": 1, "WARP_SYNC": 1, "LOOKBACK_WINDOW": 256, "num_warps": 4}, None)]
@@ -187,6 +188,8 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
     with policy.override("select", {**cfg, **({"TILE": TILE} if interpreter_active() else {})}):
         out, k = S.flagged(x, x > 0.2)
         assert_equal(out[:int(k)].cpu(), x.cpu()[x.cpu() > 0.2])
+        out, k = S.flagged(x[1:], x[:-1] > 0.2)   # inputs not 16-byte aligned: no vector loads
+        assert_equal(out[:int(k)].cpu(), x.cpu()[1:][x.cpu()[:-1] > 0.2])
         out, k = S.if_(x, positive)
         assert_equal(out[:int(k)].cpu(), x.cpu()[x.cpu() > 0])
         vals = torch.arange(n, device=DEVICE)

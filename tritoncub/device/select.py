@@ -34,6 +34,8 @@ Counts are integers, so either way the result does not depend on timing.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 import triton
 import triton.language as tl
@@ -47,7 +49,7 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               tile_index)
 from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, num_sms, smem_atomics_ok
-from ..warp.scan import warp_ballot_count
+from ..warp.scan import warp_ballot_sum
 
 # selection modes (what decides that an item is selected)
 SELECT_FLAGGED = tl.constexpr(0)    # flags[i] != 0
@@ -323,40 +325,63 @@ _STATE_STATUS = gl.constexpr(STATUS_HEADER_WORDS)
 
 
 @gluon.jit
+def _load_tile(ptr, local, full, inb, mask=None):
+    """Items ``ptr[local]`` of a tile: unmasked (vector loads) when the tile is ``full``, else only the
+    items in bounds; ``mask`` (constant over each thread's vector) narrows the full-tile load."""
+    if full:
+        if mask is None:
+            v = gl.load(ptr + local)
+        else:
+            v = gl.load(ptr + local, mask=mask)
+    else:
+        if mask is None:
+            v = gl.load(ptr + local, mask=inb)
+        else:
+            v = gl.load(ptr + local, mask=inb & mask)
+    return v
+
+
+@gluon.jit
 def _select_warp_sync_kernel(
         x_ptr, flags_ptr, vals_ptr, state_ptr, index_base_ptr,
         out_ptr, out_vals_ptr, out_idx_ptr, out_len_ptr, out_inv_ptr, n, num_tiles,
         MODE: gl.constexpr, LOAD_X: gl.constexpr, WRITE_KEYS: gl.constexpr, WITH_VALUES: gl.constexpr,
         WRITE_INDEX: gl.constexpr, ADD_BASE: gl.constexpr, WRITE_ENDS: gl.constexpr, WRITE_INVERSE: gl.constexpr,
-        INDEX64: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, LOOKBACK_WINDOW: gl.constexpr,
-        LOOKBACK_SLEEP: gl.constexpr, PROBE: gl.constexpr = 0):
+        INDEX64: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, VEC: gl.constexpr,
+        LOOKBACK_WINDOW: gl.constexpr, LOOKBACK_SLEEP: gl.constexpr, PROBE: gl.constexpr = 0):
     """:func:`_select_single_pass_kernel` with CUB's warp-synchronous tile scan (compiled NVIDIA
-    kernels; modes flagged, heads and non-trivial runs, 1-D indices). The tile is *warp-striped*
-    (warp ``w`` holds items ``w*32*ITEMS + s*32 + lane``, ``s < ITEMS``): loads are coalesced, one
-    ballot per register slot gives each item its count of selected items in lower lanes and the
-    slot's count (:func:`~tritoncub.warp.scan.warp_ballot_count`), slot counts are scanned in
-    registers and warp counts across warps; the selected items of a slot land in consecutive output
-    slots, so the scatter is coalesced too. The tile count is chained by the warp-window look-back
-    (:func:`~tritoncub.agent.lookback.count_look_back`). Positions are int32 unless ``INDEX64``."""
+    kernels; modes flagged, heads and non-trivial runs, 1-D indices). The tile is *warp-striped* in
+    vectors: warp ``w`` holds ``ITEMS // VEC`` register slots of ``32 * VEC`` consecutive items, lane
+    ``l`` the ``VEC`` items ``l*VEC ..`` of each slot, so full tiles load with vector loads. Per
+    slot, each lane counts its selected items, :func:`~tritoncub.warp.scan.warp_ballot_sum` gives
+    the counts of the lower lanes and of the slot (one ballot per bit of the count), slot counts are
+    scanned in registers and warp counts across warps; the selected items of a slot land in
+    consecutive output slots. The tile count is chained by
+    :func:`~tritoncub.agent.lookback.count_look_back`. Positions are int32 unless ``INDEX64``."""
     TILE: gl.constexpr = WARPS * ITEMS * 32
-    L3: gl.constexpr = gl.BlockedLayout([1, ITEMS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
+    SLOTS: gl.constexpr = ITEMS // VEC
+    L4: gl.constexpr = gl.BlockedLayout([1, SLOTS, 1, VEC], [1, 1, 32, 1], [WARPS, 1, 1, 1], [3, 2, 1, 0])
+    LS: gl.constexpr = gl.SliceLayout(3, L4)     # one value per (warp, slot, lane)
     status_ptr = state_ptr + _STATE_STATUS   # (word 0: the tile counter, word 8: the total)
     tile = gl.atomic_add(state_ptr, 1, sem="relaxed").to(gl.int32)
     base = tile.to(gl.int64) * TILE
-    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L3)))
-    s = gl.arange(0, ITEMS, layout=gl.SliceLayout(0, gl.SliceLayout(2, L3)))
-    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, L3)))
-    local = (gl.expand_dims(gl.expand_dims(w, 1), 2) * (32 * ITEMS) + gl.expand_dims(gl.expand_dims(s, 0), 2) * 32
-             + gl.expand_dims(gl.expand_dims(ln, 0), 1))
+    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, LS)))
+    s = gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, LS)))
+    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, LS)))
+    e = gl.arange(0, VEC, layout=gl.SliceLayout(0, gl.SliceLayout(1, gl.SliceLayout(2, L4))))
+    lane_first = ((gl.expand_dims(gl.expand_dims(w, 1), 2) * SLOTS + gl.expand_dims(gl.expand_dims(s, 0), 2)) * 32
+                  + gl.expand_dims(gl.expand_dims(ln, 0), 1)) * VEC
+    local = gl.expand_dims(lane_first, 3) + gl.expand_dims(gl.expand_dims(gl.expand_dims(e, 0), 1), 2)
     rem = gl.minimum(n - base, TILE).to(gl.int32)
+    full = rem == TILE
     inb = local < rem
     # (tile-relative int32 offsets from here on: nothing 64-bit per item stays live across the look-back)
     xb = x_ptr + base
     # what decides selection, and everything the scatter reads, before the look-back
     if LOAD_X:
-        x = gl.load(xb + local, mask=inb)
+        x = _load_tile(xb, local, full, inb)
     if MODE == SELECT_FLAGGED:
-        f = gl.load(flags_ptr + base + local, mask=inb, other=0)
+        f = _load_tile(flags_ptr + base, local, full, inb)
         sel = inb & (f != 0)
     else:
         first = (local == 0) & (tile == 0)
@@ -371,19 +396,27 @@ def _select_warp_sync_kernel(
             tails = inb & (~has_next | (nxt != x))   # the last item of its run
             if MODE == SELECT_NONTRIVIAL:
                 tails = tails & ~heads
+    s32 = sel.to(gl.int32)
+    lane_count = gl.sum(s32, 3)
     if WRITE_KEYS:
-        if not LOAD_X:
-            x = gl.load(xb + local, mask=sel)
+        if not LOAD_X:   # only the vectors holding a selected item
+            x = _load_tile(xb, local, full, sel, gl.expand_dims(lane_count, 3) != 0)
     if WITH_VALUES:
-        v = gl.load(vals_ptr + base + local, mask=sel)
-    # the tile scan: lanes by ballot, slots in registers, warps through shared memory
-    lower, slot_count = warp_ballot_count(sel)
-    slot_excl = gl.associative_scan(slot_count, 1, _add_gl) - slot_count
+        v = _load_tile(vals_ptr + base, local, full, sel, gl.expand_dims(lane_count, 3) != 0)
+    # the tile scan: within the lane in registers, lanes by ballot, slots in registers, warps
+    # through shared memory
+    in_lane = gl.associative_scan(s32, 3, _add_gl) - s32
+    lower, slot_count = warp_ballot_sum(lane_count, VEC.bit_length())
+    # (scans take blocked layouts: LS3 places the values exactly as LS does, the conversion is free)
+    LS3: gl.constexpr = gl.BlockedLayout([1, SLOTS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
+    slot_count = gl.convert_layout(slot_count, LS3)
+    slot_excl = gl.convert_layout(gl.associative_scan(slot_count, 1, _add_gl) - slot_count, LS)
     warp_count = gl.sum(slot_count, 1)    # [WARPS, 32], the same in every lane of a warp
     LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
     warp_incl = gl.associative_scan(gl.convert_layout(warp_count, LC), 0, _add_gl)   # in each thread
     agg = gl.max(gl.max(warp_incl, 0), 0)
-    warp_excl = gl.convert_layout(warp_incl, gl.SliceLayout(1, L3)) - warp_count
+    warp_excl = gl.convert_layout(gl.convert_layout(warp_incl, gl.SliceLayout(1, LS3)) - warp_count,
+                                  gl.SliceLayout(1, LS))
     if tile == 0 or PROBE == 1:   # (PROBE 1, measurement only: no look-back, wrong positions)
         count_publish(status_ptr, tile, agg, 2)
         prefix = agg.to(gl.int64) * 0
@@ -397,7 +430,8 @@ def _select_warp_sync_kernel(
         start = prefix
     else:
         start = prefix.to(gl.int32)
-    before = (start + gl.expand_dims(warp_excl, 1) + slot_excl + lower).to(start.dtype)
+    lane_before = (start + gl.expand_dims(warp_excl, 1) + slot_excl + lower).to(start.dtype)
+    before = gl.expand_dims(lane_before, 3) + in_lane.to(start.dtype)
     if PROBE == 2:   # (measurement only: one store per warp instead of the scatter)
         sel = sel & (local == 0)
     if WRITE_KEYS:
@@ -424,15 +458,17 @@ def _add_gl(a, b):
 _POLICY = policy.register(
     "select",
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128, 256],
-           "WARP_SYNC": [0, 1], "LOOKBACK_SLEEP": [0, 1], "num_warps": [4, 8, 16], "num_stages": [1, 2]},
-    fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "LOOKBACK_SLEEP": 1, "num_warps": 4,
-              "num_stages": 1},
+           "WARP_SYNC": [0, 1], "VEC": [1, 4, 16], "LOOKBACK_SLEEP": [0, 1], "num_warps": [4, 8, 16],
+           "num_stages": [1, 2]},
+    fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
+              "num_warps": 4, "num_stages": 1},
     buckets=("default", "runs"),
     bucket_fallbacks={"runs": {"TILE": 2048}},
     doc="TILE items per program of the compaction. PASSES 1: single pass with decoupled look-back "
         "(LOOKBACK_WINDOW predecessors read at once; WARP_SYNC 1: on NVIDIA GPUs, the warp-synchronous "
         "kernel, TILE / (32 num_warps) items per thread, for flagged selections and runs; LOOKBACK_SLEEP 1: "
-        "its look-back sleeps briefly between reads of an unpublished slot); 2: count pass, then scatter pass (partition and "
+        "its look-back sleeps briefly between reads of an unpublished slot; VEC: items per thread loaded as "
+        "one vector, at most the items per thread); 2: count pass, then scatter pass (partition and "
         "nonzero always take two passes: they need the total before scattering). Bucket 'runs': run-length "
         "encoding (run heads plus their lengths), 'default': every other selection.")
 
@@ -549,6 +585,7 @@ class Plan:
 
     def _scatter_warp_sync(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base):
         dummy, nw = self.state, self.pol.num_warps
+        items = self.tile // (32 * nw)
         launch(_select_warp_sync_kernel, (self.num_tiles,),
                self.x, self.flags if self.flags is not None else self.x,
                values if values is not None else self.x, self.state,
@@ -560,7 +597,7 @@ class Plan:
                WRITE_INDEX=out_index is not None, ADD_BASE=index_base is not None,
                WRITE_ENDS=out_lengths is not None and not self._ends_from_starts(1),
                WRITE_INVERSE=out_inverse is not None, INDEX64=self.n >= _INDEX32_LIMIT, WARPS=nw,
-               ITEMS=self.tile // (32 * nw), LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
+               ITEMS=items, VEC=math.gcd(self.pol["VEC"], items), LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
                LOOKBACK_SLEEP=bool(self.pol["LOOKBACK_SLEEP"]), PROBE=_PROBE, num_warps=nw)
 
     def _scatter_single_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base,

@@ -175,26 +175,48 @@ def warp_segmented_inclusive_scan(tile, head_flags, COMBINE: tl.constexpr):
 # ----------------------------------------------------------------------------------------------
 # Warp-synchronous flag counting (compiled NVIDIA kernels only, through Gluon)
 # ----------------------------------------------------------------------------------------------
-# CUB's BlockScan of 0/1 flags over a warp-striped tile reduces, per register slot, to one ballot:
-# the lanes below this one that hold a set flag are popc(ballot & lanemask_lt), the slot's count is
-# popc(ballot). $2: the flag (nonzero = set); $0: set flags in lower lanes, $1: set flags in the warp.
-_BALLOT_COUNT = gl.constexpr("""{
-.reg .pred p;
-.reg .b32 b, m;
-setp.ne.u32 p, $2, 0;
-vote.sync.ballot.b32 b, p, -1;
-mov.u32 m, %lanemask_lt;
-and.b32 m, m, b;
-popc.b32 $0, m;
-popc.b32 $1, b;
-}""")
+# CUB's BlockScan of small counts over a warp-striped tile reduces, per register slot, to a few
+# ballots: one per bit of the count, each weighted by its bit (lanes below: popc(ballot & lanemask_lt);
+# the slot: popc(ballot)). $2: the count (0 .. 2**bits - 1); $0: the counts of the lower lanes
+# summed, $1: the slot's total.
+def _ballot_sum_asm(bits: int) -> str:
+    lines = ["{", ".reg .pred p;", ".reg .b32 b, m, t, lo, tot;", "mov.u32 m, %lanemask_lt;", "mov.u32 lo, 0;",
+             "mov.u32 tot, 0;"]
+    for i in range(bits):
+        lines += [f"and.b32 t, $2, {1 << i};", "setp.ne.u32 p, t, 0;", "vote.sync.ballot.b32 b, p, -1;",
+                  "and.b32 t, b, m;", "popc.b32 t, t;", f"shl.b32 t, t, {i};", "add.u32 lo, lo, t;",
+                  "popc.b32 t, b;", f"shl.b32 t, t, {i};", "add.u32 tot, tot, t;"]
+    lines += ["mov.u32 $0, lo;", "mov.u32 $1, tot;", "}"]
+    return "\n".join(lines)
+
+
+_BALLOT_SUM1 = gl.constexpr(_ballot_sum_asm(1))
+_BALLOT_SUM2 = gl.constexpr(_ballot_sum_asm(2))
+_BALLOT_SUM3 = gl.constexpr(_ballot_sum_asm(3))
+_BALLOT_SUM4 = gl.constexpr(_ballot_sum_asm(4))
+_BALLOT_SUM5 = gl.constexpr(_ballot_sum_asm(5))
 
 
 @gluon.jit
-def warp_ballot_count(flags):
+def warp_ballot_sum(counts, BITS: gl.constexpr):
     """For every item of a warp-striped tile (lane ``l`` of a warp holds the item of lane ``l`` in each
-    register slot; whole warps converged): ``(lower, slot_count)`` — the number of set ``flags`` in the
-    lower lanes of the same slot, and in the whole slot of the warp (int32; the same in every lane).
-    One ``vote.ballot`` and two ``popc`` per item."""
-    return gl.inline_asm_elementwise(_BALLOT_COUNT, "=r,=r,r", [flags.to(gl.int32)], dtype=(gl.int32, gl.int32),
-                                     is_pure=False, pack=1)
+    register slot; whole warps converged) holding a count in ``[0, 2**BITS)`` (``BITS`` 1..5):
+    ``(lower, slot_total)`` — the sum of the counts of the lower lanes of the same slot, and of the
+    whole slot of the warp (int32; the same in every lane). ``BITS = 1`` counts 0/1 flags: one
+    ``vote.ballot`` and two ``popc`` per item."""
+    c = counts.to(gl.int32)
+    if BITS == 1:
+        return gl.inline_asm_elementwise(_BALLOT_SUM1, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
+                                         pack=1)
+    elif BITS == 2:
+        return gl.inline_asm_elementwise(_BALLOT_SUM2, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
+                                         pack=1)
+    elif BITS == 3:
+        return gl.inline_asm_elementwise(_BALLOT_SUM3, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
+                                         pack=1)
+    elif BITS == 4:
+        return gl.inline_asm_elementwise(_BALLOT_SUM4, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
+                                         pack=1)
+    else:
+        return gl.inline_asm_elementwise(_BALLOT_SUM5, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
+                                         pack=1)
