@@ -141,14 +141,15 @@ def test_topk_candidates_path(dtype):
             check_exact(x, 3, True)
 
 
-@pytest.fixture(params=["fused", "launches"])
+@pytest.fixture(params=["fused", "overflow"])
 def radix_finish(request, monkeypatch):
-    """The radix select's end: one program per row over few candidates (``_rs_finish_kernel``), or
-    (forced) a histogram and resolve launch per digit and a compaction launch, with the sorted
-    result through the merge path instead of one tile sort (rows longer than MAX_BLOCK)."""
+    """The radix select's end: one program per row over the candidates (``_rs_finish_kernel``), or
+    (a one-item candidate buffer forced: nearly every row overflows it) the rows finished from the
+    keys — a histogram and resolve launch per digit and a compaction rewriting the output — with
+    the sorted result through the merge path instead of one tile sort (rows longer than MAX_BLOCK)."""
     from tritoncub.device import topk as T
-    if request.param == "launches":
-        monkeypatch.setattr(T, "_RS_FINISH_MAX", 0)
+    if request.param == "overflow":
+        monkeypatch.setattr(T, "_RS_FINISH_CAP", 1)
         with policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16}):
             yield request.param
     else:

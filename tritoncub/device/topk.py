@@ -16,11 +16,13 @@ row length, the key width and k (thresholds in the ``topk`` policy):
 * **radix select** (everything else: large k, 64-bit keys on long rows): 8-bit digit histograms from
   the most significant digit narrow the k-th key (a one-program-per-row resolve step after each;
   the first histogram, over every key, counts with shared-memory atomics on NVIDIA sm_80+ and
-  ``tl.histogram`` elsewhere, the later ones, over the candidates only, with ``tl.histogram``); after the first digit the items in the k-th key's bucket are compacted into a candidate
-  buffer (one device-to-host read of its size) and the remaining digits only look at those; a last
-  compaction writes the items above the k-th key and as many items equal to it as needed (with at
-  most ``_RS_FINISH_MAX`` candidates per row, the remaining digits and that compaction run in one
-  program per row: one launch). Then, if ``sorted``, the k results are sorted by value with their
+  ``tl.histogram`` elsewhere); after the full passes the items above the k-th key's bucket go to the
+  output and the items in it are compacted into a candidate buffer of ``_RS_FINISH_CAP`` items per
+  row, and one program per row runs the remaining digits over them and the last compaction (the
+  items above the k-th key and as many equal to it as needed). Nothing is read back to the host: a
+  row whose bucket holds more candidates than the buffer (e.g. many equal keys) is finished from
+  the keys instead — histogram and resolve launches for the remaining digits, then a compaction
+  that writes the whole output again — in kernels that every other row leaves at once. Then, if ``sorted``, the k results are sorted by value with their
   indices carried (a tile sort, or the merge path beyond a tile). Never a full sort of the row.
 
 Tie rule: the tile and candidate paths return, among equal values, the lowest indices first (a
@@ -152,14 +154,18 @@ def _topk_chunk_kernel(
 def _rs_hist_kernel(
         keys_ptr, cand_key_ptr, row_begin_ptr, row_len_ptr, cand_cnt_ptr, prefix_ptr, hist_ptr, cap,
         BLOCK: tl.constexpr, TILES: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr,
-        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
-    """Histogram of the 8-bit digit at SHIFT of the keys that match the row's prefix above it."""
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr,
+        ONLY_OVERFLOW: tl.constexpr = False):
+    """Histogram of the 8-bit digit at SHIFT of the keys that match the row's prefix above it.
+    ``ONLY_OVERFLOW``: only rows whose candidates overflowed their buffer (``cand_cnt > cap``)."""
     c = tl.program_id(0)
     row = tl.program_id(1).to(tl.int64)
     if FROM_KEYS:
         n = tl.load(row_len_ptr + row).to(tl.int64)
     else:
         n = tl.load(cand_cnt_ptr + row).to(tl.int64)
+    if ONLY_OVERFLOW:
+        n = tl.where(tl.load(cand_cnt_ptr + row) > cap, n, 0)
     start = c.to(tl.int64) * (BLOCK * TILES)
     if start < n:
         begin = tl.load(row_begin_ptr + row).to(tl.int64)
@@ -219,27 +225,38 @@ def _rs_hist_smem_kernel(keys_ptr, row_begin_ptr, row_len_ptr, prefix_ptr, hist_
 
 
 @triton.jit
-def _rs_resolve_kernel(hist_ptr, prefix_ptr, krem_ptr, bucket_ptr, k, SHIFT: tl.constexpr, FIRST: tl.constexpr):
+def _rs_resolve_kernel(hist_ptr, prefix_ptr, krem_ptr, bucket_ptr, k, cand_cnt_ptr, cap, out_cnt_ptr, tie_cnt_ptr,
+                       SHIFT: tl.constexpr, FIRST: tl.constexpr, ONLY_OVERFLOW: tl.constexpr = False,
+                       RESET_OUT: tl.constexpr = False):
     """Pick the digit holding the k-th largest key of the row; narrow prefix and k (``FIRST``: the
-    remaining k is ``k``, not read); clear the histogram."""
+    remaining k is ``k``, not read); clear the histogram. ``ONLY_OVERFLOW``: only rows whose
+    candidates overflowed their buffer (``cand_cnt > cap``); ``RESET_OUT``: those rows' output
+    counts restart at 0 (their select is redone from the keys, writing all k slots again)."""
     row = tl.program_id(0).to(tl.int64)
-    d = tl.arange(0, 256)
-    h = tl.load(hist_ptr + row * 256 + d).to(tl.int64)
-    if FIRST:
-        krem = tl.full((), k, tl.int64)
-    else:
-        krem = tl.load(krem_ptr + row)
-    total = tl.sum(h, axis=0)
-    above_incl = total - tl.cumsum(h, axis=0) + h
-    ds = tl.sum((above_incl >= krem).to(tl.int32), axis=0) - 1
-    sel = d == ds
-    above = tl.sum(tl.where(sel, above_incl - h, 0), axis=0)
-    bucket = tl.sum(tl.where(sel, h, 0), axis=0)
-    prefix = tl.load(prefix_ptr + row)
-    tl.store(prefix_ptr + row, prefix | (ds.to(tl.int64) << SHIFT))
-    tl.store(krem_ptr + row, krem - above)
-    tl.store(bucket_ptr + row, bucket)
-    tl.store(hist_ptr + row * 256 + d, tl.zeros([256], tl.int32))
+    active = True
+    if ONLY_OVERFLOW:
+        active = tl.load(cand_cnt_ptr + row) > cap
+    if active:
+        d = tl.arange(0, 256)
+        h = tl.load(hist_ptr + row * 256 + d).to(tl.int64)
+        if FIRST:
+            krem = tl.full((), k, tl.int64)
+        else:
+            krem = tl.load(krem_ptr + row)
+        total = tl.sum(h, axis=0)
+        above_incl = total - tl.cumsum(h, axis=0) + h
+        ds = tl.sum((above_incl >= krem).to(tl.int32), axis=0) - 1
+        sel = d == ds
+        above = tl.sum(tl.where(sel, above_incl - h, 0), axis=0)
+        bucket = tl.sum(tl.where(sel, h, 0), axis=0)
+        prefix = tl.load(prefix_ptr + row)
+        tl.store(prefix_ptr + row, prefix | (ds.to(tl.int64) << SHIFT))
+        tl.store(krem_ptr + row, krem - above)
+        tl.store(bucket_ptr + row, bucket)
+        tl.store(hist_ptr + row * 256 + d, tl.zeros([256], tl.int32))
+        if RESET_OUT:
+            tl.store(out_cnt_ptr + row, 0)
+            tl.store(tie_cnt_ptr + row, 0)
 
 
 @triton.jit
@@ -297,8 +314,9 @@ def _rs_compact_tile(
             else:
                 base = tl.atomic_add(cand_cnt_out_ptr + row, n_eq, sem="relaxed").to(tl.int64)
                 pos = base + tl.cumsum(eq.to(tl.int32), axis=0).to(tl.int64) - 1
-                tl.store(cand_key_out_ptr + row * cap_out + pos, ordp.to(tl.int64, bitcast=True), mask=eq)
-                tl.store(cand_idx_out_ptr + row * cap_out + pos, idx, mask=eq)
+                keep = eq & (pos < cap_out)   # (the count goes on past a full buffer: the row overflowed)
+                tl.store(cand_key_out_ptr + row * cap_out + pos, ordp.to(tl.int64, bitcast=True), mask=keep)
+                tl.store(cand_idx_out_ptr + row * cap_out + pos, idx, mask=keep)
 
 
 @triton.jit
@@ -308,16 +326,21 @@ def _rs_compact_kernel(
         out_cnt_ptr, tie_cnt_ptr, out_vals_ptr, out_idx_ptr, cap, cap_out, k, out_stride,
         BLOCK: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
         IDX_ABS: tl.constexpr,
-        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr,
+        ONLY_OVERFLOW: tl.constexpr = False):
     """Items whose key is above the prefix go to the output; those in its bucket become candidates
-    (or, on the last digit, fill the remaining output slots). The row's programs take its tiles
-    ``pid, pid + programs, ...`` (the per-row values are read once per program)."""
+    (at most ``cap_out`` stored per row; the count goes on) or, on the last digit, fill the remaining
+    output slots. The row's programs take its tiles ``pid, pid + programs, ...`` (the per-row values
+    are read once per program). ``ONLY_OVERFLOW`` (with ``FROM_KEYS``): only rows whose candidates
+    overflowed (``cand_cnt > cap``)."""
     c = tl.program_id(0)
     row = tl.program_id(1).to(tl.int64)
     if FROM_KEYS:
         n = tl.load(row_len_ptr + row).to(tl.int64)
     else:
         n = tl.load(cand_cnt_ptr + row).to(tl.int64)
+    if ONLY_OVERFLOW:
+        n = tl.where(tl.load(cand_cnt_ptr + row) > cap, n, 0)
     begin = tl.load(row_begin_ptr + row).to(tl.int64)
     prefix = tl.load(prefix_ptr + row).to(tl.uint64, bitcast=True)
     start = c.to(tl.int64) * BLOCK
@@ -350,6 +373,7 @@ def _rs_finish_kernel(keys_ptr, cand_key_ptr, cand_idx_ptr, row_begin_ptr, cand_
     instead of two per digit plus one (for few candidates the launches, not the work, cost)."""
     row = tl.program_id(0).to(tl.int64)
     n = tl.load(cand_cnt_ptr + row).to(tl.int64)
+    n = tl.where(n > cap, 0, n)   # candidates overflowed the buffer: the row is finished from the keys
     prefix = tl.load(prefix_ptr + row).to(tl.uint64, bitcast=True)
     krem = tl.load(krem_ptr + row)
     base = row * cap
@@ -486,8 +510,9 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
 
 
 _RS_SMEM_WARPS = 8   # warps per program of the shared-memory histogram passes
-#: candidates per row up to which one program per row finishes the select (_rs_finish_kernel), and its tile
-_RS_FINISH_MAX, _RS_FINISH_BLOCK = 1 << 16, 2048
+#: candidates per row kept for the one-program finish (_rs_finish_kernel; a module constant so tests can
+#: lower it and cover the overflow path), and its tile
+_RS_FINISH_CAP, _RS_FINISH_BLOCK = 1 << 16, 2048
 _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS = 2048, 8   # tile and warps of the compaction over every key
 
 
@@ -534,7 +559,8 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
                 launch(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
                        kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True,
                        **common)
-            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, SHIFT=shift, FIRST=p == 0)
+            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, bucket, 0, bucket, bucket, SHIFT=shift,
+                   FIRST=p == 0)
             if shift == 0 or p == full_passes - 1:
                 break
             shift -= 8
@@ -543,30 +569,34 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
                    kb, kb, kb, kb, kb, rb, rl, rl, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, 0, k, k,
                    BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **fcommon)
             continue
-        cap = max(1, int(bucket.max()))  # one device-to-host read: the candidate buffer's size
+        # no host read-back: the candidate buffers hold up to _RS_FINISH_CAP keys per row, the usual
+        # case (the keys in the k-th key's bucket of the digits so far); a row with more finishes
+        # from the keys below, in kernels every other row leaves at once
+        cap = max(1, min(max_len, _RS_FINISH_CAP))
         ckey = torch.empty((nr, cap), dtype=torch.int64, device=device)
         cidx = torch.empty((nr, cap), dtype=torch.int64, device=device)
         launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device), nr),
                kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
                BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs, **fcommon)
-        if cap <= _RS_FINISH_MAX:
-            # few candidates (the usual case): the remaining digits and the last compaction in one launch
-            launch(_rs_finish_kernel, (nr,), kb, ckey, cidx, rb, cand_cnt, prefix, krem, out_cnt, ov, oi, cap, k, k,
-                   SHIFT=shift, BLOCK=min(_RS_FINISH_BLOCK, max(256, next_power_of_2(cap))), IDX_ABS=idx_abs,
-                   num_warps=8)
+        # the remaining digits and the last compaction over the candidates, in one launch
+        launch(_rs_finish_kernel, (nr,), kb, ckey, cidx, rb, cand_cnt, prefix, krem, out_cnt, ov, oi, cap, k, k,
+               SHIFT=shift, BLOCK=min(_RS_FINISH_BLOCK, max(256, next_power_of_2(cap))), IDX_ABS=idx_abs,
+               num_warps=8)
+        if max_len <= cap:   # no row can have more candidates than keys
             continue
-        # many candidates: tiles sized to them, not to the full passes' block
-        cblock = min(block, max(256, next_power_of_2(cap)))
-        ctiles = tiles if cap > block else 1
+        # overflowed rows: the remaining digits counted over the keys, then the whole output again
+        first = True
         while shift > 0:
             shift -= 8
-            launch(_rs_hist_kernel, (cdiv(cap, cblock * ctiles), nr),
-                   kb, ckey, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=cblock, TILES=ctiles, SHIFT=shift,
-                   FROM_KEYS=False, **common)
-            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, SHIFT=shift, FIRST=False)
-        launch(_rs_compact_kernel, (_rs_programs(cap, cblock, nr, device), nr),
-               kb, ckey, cidx, kb, kb, rb, rl, cand_cnt, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0,
-               k, k, BLOCK=cblock, SHIFT=0, FROM_KEYS=False, FINAL=True, IDX_ABS=idx_abs, **common)
+            launch(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
+                   kb, kb, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=block, TILES=tiles, SHIFT=shift,
+                   FROM_KEYS=True, ONLY_OVERFLOW=True, **common)
+            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, cand_cnt, cap, out_cnt, tie_cnt,
+                   SHIFT=shift, FIRST=False, ONLY_OVERFLOW=True, RESET_OUT=first)
+            first = False
+        launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device), nr),
+               kb, kb, kb, kb, kb, rb, rl, cand_cnt, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0, k, k,
+               BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, ONLY_OVERFLOW=True, **fcommon)
 
 
 def _check_k(k, size):
