@@ -421,6 +421,19 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
            num_warps=pol.num_warps, num_stages=pol.num_stages)
 
 
+def _host_arrays_to_device(arrays, device) -> list[torch.Tensor]:
+    """Host int64 arrays as device tensors through one copy from pinned memory, queued without
+    waiting (a copy from pageable memory waits for the stream to drain: the GPU would then idle while
+    the host queues what follows)."""
+    sizes = [len(a) for a in arrays]
+    host = torch.from_numpy(np.concatenate([np.ascontiguousarray(a, dtype=np.int64) for a in arrays]))
+    if device.type == "cuda":
+        dev = host.pin_memory().to(device, non_blocking=True)
+    else:
+        dev = host.to(device)
+    return list(torch.split(dev, sizes))
+
+
 def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, descending, meta,
                      device) -> bool:
     """Long segments by one device radix sort (``tritoncub.device.radix_sort``) of composite keys
@@ -436,9 +449,8 @@ def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_n
         return False
     total = int(seg_len_np.sum())
     max_len = int(seg_len_np.max())
-    t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
-    s_begin, s_len = t(seg_begin_np), t(seg_len_np)
-    s_cum = t(np.cumsum(seg_len_np) - seg_len_np)
+    s_begin, s_len, s_cum = _host_arrays_to_device([seg_begin_np, seg_len_np, np.cumsum(seg_len_np) - seg_len_np],
+                                                   device)
     comp = torch.empty(total, dtype=torch.int64, device=device)
     pos = torch.empty(total, dtype=torch.int32 if max_len < 2**31 else torch.int64, device=device)
     block = 1024
@@ -495,12 +507,11 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
     chunk_no = np.arange(int(nchunks.sum())) - np.repeat(np.cumsum(nchunks) - nchunks, nchunks)
     c_begin = seg_begin_np[seg_of_chunk] + chunk_no * tile
     c_len = np.minimum(tile, seg_len_np[seg_of_chunk] - chunk_no * tile)
-    t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
+    d_cbegin, d_clen, d_cbase, s_begin, s_len = _host_arrays_to_device(
+        [c_begin, c_len, chunk_no * tile, seg_begin_np, seg_len_np], device)
     ck, ci = bufs[cur]
     _launch_tile_sort(kb, None, ck, None, ci, block=tile, num_segs=len(c_len), descending=descending,
-                      meta=meta, device=device, seg_begin=t(c_begin), seg_len=t(c_len),
-                      idx_base=t(chunk_no * tile), pol=pol)
-    s_begin, s_len = t(seg_begin_np), t(seg_len_np)
+                      meta=meta, device=device, seg_begin=d_cbegin, seg_len=d_clen, idx_base=d_cbase, pol=pol)
     run = tile
     grid = (cdiv(max_len, tile), nseg)
     for p in range(passes):

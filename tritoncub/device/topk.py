@@ -429,7 +429,7 @@ def _rs_finish_kernel(keys_ptr, cand_key_ptr, cand_idx_ptr, row_begin_ptr, cand_
 policy.register(
     "topk",
     space={"TILE_ITEMS": [1024, 2048, 4096], "ROW_MAX_BLOCK": [1024, 2048, 4096],
-           "CHUNK": [2048, 4096, 8192], "CAND_K_MAX": [16, 32, 64], "RS_BLOCK": [2048, 4096],
+           "CHUNK": [2048, 4096, 8192], "CAND_K_MAX": [0, 8, 16, 32, 64], "RS_BLOCK": [2048, 4096],
            "RS_TILES": [1, 4, 8], "NETWORK": ["own", "tl"], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "ROW_MAX_BLOCK": 4096, "CHUNK": 4096, "CAND_K_MAX": 32,
               "RS_BLOCK": 4096, "RS_TILES": 4, "NETWORK": "own", "num_warps": 4, "num_stages": 1},
