@@ -155,11 +155,13 @@ def _finish_lengths_kernel(lengths_ptr, starts_ptr, total_ptr, n, BLOCK: tl.cons
     """``lengths[r] = end[r] - start[r]`` for the ``*total_ptr`` runs (pass 2 stored each run's end
     in ``lengths``; with ``FROM_STARTS`` — runs of heads mode, which tile the input — run ``r`` ends
     where run ``r + 1`` starts, the last one at ``n``, and pass 2 wrote no ends); programs past the
-    runs exit at once."""
-    pid = tl.program_id(0)
-    r = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    runs exit at once. Programs stride over the runs (a grid sized for the worst case would be mostly
+    programs with nothing to do: the number of runs is known on the device only)."""
     total = tl.load(total_ptr)
-    if pid.to(tl.int64) * BLOCK < total:
+    r0 = tl.program_id(0).to(tl.int64) * BLOCK
+    step = tl.num_programs(0).to(tl.int64) * BLOCK
+    while r0 < total:
+        r = r0 + tl.arange(0, BLOCK)
         m = r < total
         if FROM_STARTS:
             end = tl.load(starts_ptr + r + 1, mask=r + 1 < total).to(tl.int64)
@@ -168,6 +170,7 @@ def _finish_lengths_kernel(lengths_ptr, starts_ptr, total_ptr, n, BLOCK: tl.cons
             end = tl.load(lengths_ptr + r, mask=m).to(tl.int64)
         start = tl.load(starts_ptr + r, mask=m).to(tl.int64)
         tl.store(lengths_ptr + r, end - start, mask=m)
+        r0 += step
 
 
 @triton.jit
@@ -574,7 +577,10 @@ class Plan:
                                    shape_t, ndim, partition)
         if out_lengths is not None:
             block = 4096
-            launch(_finish_lengths_kernel, (max(1, cdiv(out_lengths.numel(), block)),),
+            programs = cdiv(out_lengths.numel(), block)
+            if self.x.device.type == "cuda":
+                programs = min(programs, 4 * num_sms(self.x.device))
+            launch(_finish_lengths_kernel, (max(1, programs),),
                    out_lengths, out_index, self.totals, n, BLOCK=block, FROM_STARTS=self._ends_from_starts(ndim),
                    num_warps=8)
 
