@@ -8,28 +8,21 @@ against torch.histc first.
 import itertools
 
 import torch
-import triton.testing
 
 import tritoncub  # noqa: F401
 from tritoncub import policy
+from _timing import bench_ms, gpu_us as _gpu_us
 
 ops = torch.ops.tritoncub
 n = 1 << 26
 x = torch.rand(n, device="cuda", generator=torch.Generator(device="cuda").manual_seed(0))
 
 
-def t(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+t = bench_ms
 
 
 def gpu_us(fn):
-    fn()
-    torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(10):
-            fn()
-        torch.cuda.synchronize()
-    return sum(e.device_time_total for e in prof.key_averages()) / 10
+    return _gpu_us(fn, reps=10)
 
 
 shipped = policy.select("histogram", x.device)

@@ -17,6 +17,7 @@ import torch
 import tritoncub  # noqa: F401
 from tritoncub import policy
 from tritoncub.device import select as S
+from _timing import gpu_us
 
 ops = torch.ops.tritoncub
 n = 1 << 26
@@ -30,13 +31,7 @@ cases = [("masked_select 0.01", lambda: ops.masked_select(x, masks[0.01])),
 
 
 def kernel_us(fn):
-    fn()
-    torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(10):
-            fn()
-        torch.cuda.synchronize()
-    return sum(e.device_time_total / e.count for e in prof.key_averages() if "warp_sync" in e.key)
+    return gpu_us(fn, reps=10, match="warp_sync")
 
 
 def sweep(configs):

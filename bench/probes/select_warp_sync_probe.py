@@ -9,12 +9,12 @@ of each kernel (torch.profiler, no host time).
 import sys
 
 import torch
-import triton.testing
 
 import tritoncub  # noqa: F401
 from tritoncub import policy
 from tritoncub.device import run_length_encode as RLE
 from bench.harness import rotating
+from _timing import bench_ms, kernel_breakdown
 
 ops = torch.ops.tritoncub
 n = 1 << 26
@@ -25,8 +25,7 @@ runs = [torch.sort(torch.randint(0, 1 << 20, (n,), device="cuda", generator=g, d
         for _ in range(2)]
 
 
-def t(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+t = bench_ms
 
 
 def v(name, tile, warps, ws=1, bucket="default", **kw):
@@ -80,11 +79,5 @@ if "--profile" in sys.argv:
                               ("masked_select 0.01", lambda: ops.masked_select(xs[0], masks[0.01][0])),
                               ("unique_consecutive", lambda: ops.unique_consecutive(runs[0])),
                               ("rle", lambda: RLE.encode(runs[0]))):
-                fn()
-                torch.cuda.synchronize()
-                with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-                    for _ in range(5):
-                        fn()
-                    torch.cuda.synchronize()
-                ks = [(e.key, e.device_time_total / e.count) for e in prof.key_averages() if e.device_time_total > 0]
-                print(f"  {name} / {label}: " + ", ".join(f"{k[:28]} {us:.1f}us" for k, us in ks), flush=True)
+                ks = kernel_breakdown(fn)
+                print(f"  {name} / {label}: " + ", ".join(f"{k[:28]} {us:.1f}us" for k, us, _ in ks), flush=True)

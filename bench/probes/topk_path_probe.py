@@ -6,26 +6,14 @@ in the same run; every result checked against torch.topk first.
     PYTHONPATH=. python bench/probes/topk_path_probe.py
 """
 import torch
-import triton.testing
-
 import tritoncub  # noqa: F401
 from tritoncub import policy
+from _timing import bench_ms, gpu_us, kernel_breakdown
 
 ops = torch.ops.tritoncub
 
 
-def t(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
-
-
-def gpu_us(fn):
-    fn()
-    torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(5):
-            fn()
-        torch.cuda.synchronize()
-    return sum(e.device_time_total for e in prof.key_averages()) / 5
+t = bench_ms
 
 
 g = torch.Generator(device="cuda").manual_seed(0)
@@ -48,13 +36,6 @@ for shape, k in cases:
 # where the GPU time of the radix path goes (per kernel, 5 calls averaged)
 for shape, k in (((1 << 26,), 10000), ((16, 1 << 20), 1000)):
     x = torch.randn(*shape, device="cuda", generator=g)
-    fn = lambda: ops.topk(x, k, -1, True, True)   # noqa: E731
-    fn()
-    torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(5):
-            fn()
-        torch.cuda.synchronize()
-    ks = [(e.key, e.device_time_total / 5, e.count // 5) for e in prof.key_averages() if e.device_time_total > 0]
+    ks = kernel_breakdown(lambda: ops.topk(x, k, -1, True, True))
     print(f"{'x'.join(map(str, shape))} k={k} kernels: " + ", ".join(f"{n[:30]} x{c} {us:.1f}us" for n, us, c in ks),
           flush=True)

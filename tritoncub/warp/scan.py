@@ -179,7 +179,9 @@ def warp_segmented_inclusive_scan(tile, head_flags, COMBINE: tl.constexpr):
 # ballots: one per bit of the count, each weighted by its bit (lanes below: popc(ballot & lanemask_lt);
 # the slot: popc(ballot)). $2: the count (0 .. 2**bits - 1); $0: the counts of the lower lanes
 # summed, $1: the slot's total.
-def _ballot_sum_asm(bits: int) -> str:
+@triton.constexpr_function
+def _ballot_sum_asm(bits):
+    bits = int(bits)
     lines = ["{", ".reg .pred p;", ".reg .b32 b, m, t, lo, tot;", "mov.u32 m, %lanemask_lt;", "mov.u32 lo, 0;",
              "mov.u32 tot, 0;"]
     for i in range(bits):
@@ -190,33 +192,12 @@ def _ballot_sum_asm(bits: int) -> str:
     return "\n".join(lines)
 
 
-_BALLOT_SUM1 = gl.constexpr(_ballot_sum_asm(1))
-_BALLOT_SUM2 = gl.constexpr(_ballot_sum_asm(2))
-_BALLOT_SUM3 = gl.constexpr(_ballot_sum_asm(3))
-_BALLOT_SUM4 = gl.constexpr(_ballot_sum_asm(4))
-_BALLOT_SUM5 = gl.constexpr(_ballot_sum_asm(5))
-
-
 @gluon.jit
 def warp_ballot_sum(counts, BITS: gl.constexpr):
     """For every item of a warp-striped tile (lane ``l`` of a warp holds the item of lane ``l`` in each
-    register slot; whole warps converged) holding a count in ``[0, 2**BITS)`` (``BITS`` 1..5):
-    ``(lower, slot_total)`` — the sum of the counts of the lower lanes of the same slot, and of the
-    whole slot of the warp (int32; the same in every lane). ``BITS = 1`` counts 0/1 flags: one
-    ``vote.ballot`` and two ``popc`` per item."""
-    c = counts.to(gl.int32)
-    if BITS == 1:
-        return gl.inline_asm_elementwise(_BALLOT_SUM1, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
-                                         pack=1)
-    elif BITS == 2:
-        return gl.inline_asm_elementwise(_BALLOT_SUM2, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
-                                         pack=1)
-    elif BITS == 3:
-        return gl.inline_asm_elementwise(_BALLOT_SUM3, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
-                                         pack=1)
-    elif BITS == 4:
-        return gl.inline_asm_elementwise(_BALLOT_SUM4, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
-                                         pack=1)
-    else:
-        return gl.inline_asm_elementwise(_BALLOT_SUM5, "=r,=r,r", [c], dtype=(gl.int32, gl.int32), is_pure=False,
-                                         pack=1)
+    register slot; whole warps converged) holding a count in ``[0, 2**BITS)``: ``(lower, slot_total)``
+    — the sum of the counts of the lower lanes of the same slot, and of the whole slot of the warp
+    (int32; the same in every lane). ``BITS = 1`` counts 0/1 flags: one ``vote.ballot`` and two
+    ``popc`` per item."""
+    return gl.inline_asm_elementwise(_ballot_sum_asm(BITS), "=r,=r,r", [counts.to(gl.int32)],
+                                     dtype=(gl.int32, gl.int32), is_pure=False, pack=1)

@@ -1,0 +1,28 @@
+"""Timers shared by the probes (run as scripts: this directory is on ``sys.path``).
+
+* :func:`bench_ms` — ``triton.testing.do_bench`` median in ms, L2 flushed, as ``python -m bench``;
+* :func:`gpu_us` — GPU time per call in us from ``torch.profiler`` (no host time; ``match``: only the
+  kernels whose name contains it);
+* :func:`kernel_breakdown` — ``(name, us per call, launches per call)`` of every kernel of a call.
+"""
+import torch
+import triton.testing
+
+
+def bench_ms(fn, rep: int = 100) -> float:
+    return triton.testing.do_bench(fn, warmup=25, rep=rep, return_mode="median")
+
+
+def kernel_breakdown(fn, reps: int = 5):
+    fn()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    return [(e.key, e.device_time_total / reps, e.count // reps) for e in prof.key_averages()
+            if e.device_time_total > 0]
+
+
+def gpu_us(fn, reps: int = 5, match: str | None = None) -> float:
+    return sum(us for name, us, _ in kernel_breakdown(fn, reps) if match is None or match in name)
