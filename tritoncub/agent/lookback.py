@@ -488,25 +488,22 @@ def look_back_bounded(status_ptr, plane_stride, tile, first_tile, agg0, agg1, CO
 # Warp-window look-back of one count (compiled NVIDIA kernels only, through Gluon)
 # ----------------------------------------------------------------------------------------------
 # Status words of :func:`count_publish` / :func:`count_look_back`: int64, ``flag << 61 | count``
-# (flag 1 aggregate, 2 inclusive; 0 not yet published), one per tile, in a buffer made by
-# :func:`allocate_status` for one int32 value (one plane, zeroed).
+# (flag 1 aggregate, 2 inclusive; 0 not yet published), one per tile, zeroed before the launch.
 COUNT_FLAG_SHIFT = gl.constexpr(61)
 
-# $1: address of a status word, or 0 for a slot before tile 0 (read as "inclusive, 0": $2).
-# Spins (relaxed loads; with a nanosleep between reads: fewer polling requests competing with the
-# loads of the tiles in flight) until the word is published; returns it.
-def _spin_read_asm(sleep_ns: int) -> str:
+
+@triton.constexpr_function
+def _spin_read_asm(sleep):
+    """PTX: $1 is the address of a status word, or 0 for a slot before tile 0 (read as $2, "inclusive,
+    0"); spins with relaxed loads until the word is published and returns it. ``sleep``: a short
+    nanosleep between reads (fewer polling requests competing with the loads of the tiles in flight)."""
     lines = ["{", ".reg .pred p;", ".reg .b64 a;", "mov.b64 a, $1;", "mov.b64 $0, $2;", "setp.eq.u64 p, a, 0;",
              "@p bra DONE${:uid};", "bra READ${:uid};", "LOOP${:uid}:"]
-    if sleep_ns:
-        lines.append(f"nanosleep.u32 {sleep_ns};")
+    if sleep:
+        lines.append("nanosleep.u32 64;")
     lines += ["READ${:uid}:", "ld.relaxed.gpu.global.b64 $0, [a];", "setp.eq.u64 p, $0, 0;", "@p bra LOOP${:uid};",
               "DONE${:uid}:", "}"]
     return "\n".join(lines)
-
-
-_SPIN_READ_WORD = gl.constexpr(_spin_read_asm(0))
-_SPIN_READ_WORD_SLEEP = gl.constexpr(_spin_read_asm(64))
 
 
 @gluon.jit
@@ -524,8 +521,9 @@ def count_look_back(status_ptr, tile, WARPS: gl.constexpr, WIN: gl.constexpr = 3
     predecessors: each thread reads one or more of them (spinning in registers while a slot is not
     published; ``SLEEP``: with a short ``nanosleep`` between reads), the program adds the counts up to
     the nearest inclusive prefix and stops there, or adds them all and moves the window back.
-    ``WIN = 32``: every warp reads the same window on its own (no synchronisation between warps);
-    wider windows are spread over the warps and reduced through shared memory. Integer sums do not
+    ``WIN = 32``: every warp reads the same window on its own (warp shuffles only, no barrier in the
+    loop, so warps may leave it an iteration apart); wider windows are spread over the warps and
+    reduced through shared memory (every thread takes the same decisions). Integer sums do not
     depend on where the inclusive prefix was met: the result is exact."""
     L: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
     j = gl.arange(0, WIN, layout=L)
@@ -536,12 +534,8 @@ def count_look_back(status_ptr, tile, WARPS: gl.constexpr, WIN: gl.constexpr = 3
     while end > 0:
         t = end - 1 - j
         addr = gl.where(t >= 0, (status_ptr + t).to(gl.int64, bitcast=True), 0)
-        if SLEEP:
-            w = gl.inline_asm_elementwise(_SPIN_READ_WORD_SLEEP, "=l,l,l", [addr, inclusive_zero], dtype=gl.int64,
-                                          is_pure=False, pack=1)
-        else:
-            w = gl.inline_asm_elementwise(_SPIN_READ_WORD, "=l,l,l", [addr, inclusive_zero], dtype=gl.int64,
-                                          is_pure=False, pack=1)
+        w = gl.inline_asm_elementwise(_spin_read_asm(SLEEP), "=l,l,l", [addr, inclusive_zero], dtype=gl.int64,
+                                      is_pure=False, pack=1)
         nearest = gl.min(gl.where((w >> COUNT_FLAG_SHIFT) == 2, j, WIN), 0)
         prefix += gl.sum(gl.where(j <= nearest, w & mask, 0), 0)
         if nearest < WIN:
