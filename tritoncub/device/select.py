@@ -44,9 +44,9 @@ from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
-from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, count_look_back,
-                              count_publish, look_back, lookback_reduce, packed_layout, publish, status_scratch,
-                              tile_index)
+from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status,
+                              count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
+                              status_scratch, tile_index)
 from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, num_sms, smem_atomics_ok
 from ..warp.scan import warp_ballot_sum
