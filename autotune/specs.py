@@ -152,13 +152,13 @@ def scan_spec():
     big = BIG
     return TuneSpec(
         op="scan",
-        problems={"4B": [_p(f"inclusive_sum float32 n={_n(big)}", make_f(big), 8 * big)],
+        problems={"sum": [_p(f"inclusive_sum float32 n={_n(big)}", make_f(big), 8 * big)],
                   "8B": [_p(f"inclusive_sum int32->int64 n={_n(big)}", make_i(big), 12 * big)]},
-        quick_problems={"4B": [_p("inclusive_sum float32 n=5000", make_f(5000), 40000)],
+        quick_problems={"sum": [_p("inclusive_sum float32 n=5000", make_f(5000), 40000)],
                         "8B": [_p("inclusive_sum int32->int64 n=5000", make_i(5000), 60000)]},
         call=lambda x: m.inclusive_sum(x, 0),
         reference=reference, check=check,
-        doc="single-pass inclusive sum of one long row; buckets = bytes of the scanned value")
+        doc="single-pass inclusive sum of one long row; buckets: sum (32-bit accumulators), 8B (64-bit)")
 
 
 def histogram_spec():

@@ -344,6 +344,65 @@ def test_opcheck():
         torch.library.opcheck(op, args)
 
 
+# the single-pass sum engines: the portable kernel, and on NVIDIA GPUs the warp-synchronous one at
+# several tile shapes (2 .. 64 items per thread), vector widths and look-back windows
+SUM_ENGINES = [("portable", {"WARP_SYNC": 0, "TILE_ITEMS": 2048, "LOOKBACK_WINDOW": 32, "num_warps": 4})]
+if not interpreter_active():
+    SUM_ENGINES += [(f"warp-sync-T{t}-w{w}-vec{v}-win{win}-sleep{sl}-anchored{a}",
+                     {"WARP_SYNC": 1, "TILE_ITEMS": t, "num_warps": w, "VEC": v, "LOOKBACK_WINDOW": win,
+                      "LOOKBACK_SLEEP": sl, "ANCHORED": a})
+                    for t, w, v, win, sl, a in ((2048, 4, 4, 32, 1, 0), (1024, 16, 1, 64, 0, 0), (4096, 8, 4, 128, 1, 1),
+                                                (8192, 4, 4, 256, 1, 0), (8192, 4, 1, 32, 0, 1), (4096, 2, 4, 512, 1, 1),
+                                                (4096, 4, 4, 64, 1, 1))]
+
+
+@pytest.mark.parametrize("name,cfg", SUM_ENGINES, ids=[e[0] for e in SUM_ENGINES])
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_sum_engines(name, cfg, deterministic):
+    """Every single-pass sum engine on every form of sum it runs: float32 (against a float64 cumsum,
+    and bitwise repeatable when reproducible), float16, exact int32 accumulation, exclusive sums,
+    totals, a batch of long rows; sizes with a ragged last tile, one tile, one item."""
+    tile = cfg["TILE_ITEMS"] if not interpreter_active() else TILE
+    with policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64} if not interpreter_active() else {}):
+        for n in ((37 * tile + 45, tile, 1) if not interpreter_active() else (5 * TILE + 3,)):
+            x = make_data("random", n, torch.float32) / 64
+            ref = torch.cumsum(x.double(), 0)
+            out, total = S.inclusive_sum(x, deterministic=deterministic, return_total=True)
+            assert_close(out, ref.float(), rtol=1e-4, atol=1e-3)
+            assert_close(total, ref[-1].float(), rtol=1e-4, atol=1e-3)
+            assert_close(S.exclusive_sum(x, deterministic=deterministic), (ref - x.double()).float(),
+                         rtol=1e-4, atol=1e-3)
+            if deterministic:
+                assert_equal(S.inclusive_sum(x, deterministic=True), out, signed_zero=True)
+            h = make_data("random", n, torch.float16)
+            assert_close(S.inclusive_sum(h, deterministic=deterministic), torch.cumsum(h.double(), 0).half(),
+                         rtol=2e-2, atol=0.5)
+            xi = make_data("random", n, torch.int32) // 4
+            assert_equal(S.inclusive_sum(xi, dtype=torch.int32, deterministic=deterministic),
+                         torch.cumsum(xi, 0, dtype=torch.int32))
+            assert_equal(S.exclusive_sum(xi, dtype=torch.int32, deterministic=deterministic),
+                         torch.cumsum(xi, 0, dtype=torch.int32) - xi)
+        rows = make_data("random", 3 * (2 * tile + 5), torch.float32).reshape(3, -1) / 64
+        assert_close(S.inclusive_sum(rows, deterministic=deterministic), torch.cumsum(rows.double(), 1).float(),
+                     rtol=1e-4, atol=1e-3)
+
+
+def test_sum_signed_zero_and_specials():
+    """Sums of -0.0 are -0.0, as IEEE addition gives (the single pass pads and seeds with -0.0, the
+    exact identity; torch's CPU cumsum starts from +0.0 and gives +0.0), and NaN and infinities
+    propagate as in torch."""
+    n = SIZES[-1]
+    z = torch.full((n,), -0.0, device=DEVICE)
+    assert_equal(S.inclusive_sum(z), z, signed_zero=True)
+    assert_equal(S.inclusive_sum(z, deterministic=True), z, signed_zero=True)
+    x = torch.ones(n, device=DEVICE)
+    x[n // 3] = math.inf
+    x[2 * n // 3] = -math.inf
+    ref = torch.cumsum(x, 0)
+    assert_equal(S.inclusive_sum(x), ref)
+    assert_equal(S.exclusive_sum(x), torch.cat([torch.zeros(1, device=DEVICE), ref[:-1]]))
+
+
 @pytest.mark.parametrize("cfg", [{"TILE_ITEMS": 128, "LOOKBACK_WINDOW": 16, "num_warps": 4},
                                  {"TILE_ITEMS": 256, "LOOKBACK_WINDOW": 32, "num_warps": 8}]
                          if interpreter_active() else

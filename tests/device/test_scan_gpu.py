@@ -18,9 +18,13 @@ def test_stress_lookback_exact_and_reproducible():
     for n in sizes:
         x = torch.randint(-2**31, 2**31 - 1, (n,), device=DEVICE, generator=g, dtype=torch.int64).to(torch.int32)
         ref = torch.cumsum(x, 0)
+        ref32 = torch.cumsum(x, 0, dtype=torch.int32)   # (wrapping int32 sums: the warp-synchronous kernel)
         for rep in range(4):
             assert_equal(S.inclusive_sum(x), ref, msg=f"int32 n={n} rep={rep}")
             assert_equal(S.inclusive_sum(x, deterministic=True), ref, msg=f"int32 det n={n} rep={rep}")
+            assert_equal(S.inclusive_sum(x, dtype=torch.int32), ref32, msg=f"int32 acc n={n} rep={rep}")
+            assert_equal(S.inclusive_sum(x, dtype=torch.int32, deterministic=True), ref32,
+                         msg=f"int32 acc det n={n} rep={rep}")
         xs = (x // 65536).to(torch.int32)
         assert_equal(S.inclusive_sum(xs, dtype=torch.int32), torch.cumsum(xs, 0, dtype=torch.int32))
         v, i = S.cummax(xs, 0)

@@ -543,3 +543,69 @@ def count_look_back(status_ptr, tile, WARPS: gl.constexpr, WIN: gl.constexpr = 3
         else:
             end -= WIN
     return prefix
+
+
+# ----------------------------------------------------------------------------------------------
+# Warp-window look-back of one 32-bit sum (compiled NVIDIA kernels only, through Gluon)
+# ----------------------------------------------------------------------------------------------
+# Status words of :func:`value_publish` / :func:`value_look_back`: int64, ``flag << 32 | value bits``
+# (flag 1 aggregate, 2 inclusive; 0 not yet published), zeroed before the launch. The fast mode keeps
+# one plane of ``num_tiles`` words (a tile's inclusive prefix overwrites its aggregate); the
+# reproducible mode two: aggregates at ``status_ptr + tile``, inclusive prefixes at ``status_ptr +
+# num_tiles + tile`` (a tile needs the aggregates of tiles that may have published their inclusive
+# prefix already).
+
+@gluon.jit
+def _value_word(value, STATUS: gl.constexpr):
+    return value.to(gl.int32, bitcast=True).to(gl.uint32, bitcast=True).to(gl.int64) | (STATUS << 32)
+
+
+@gluon.jit
+def value_publish(status_ptr, tile, value, STATUS: gl.constexpr):
+    """Publish tile ``tile``'s 32-bit ``value`` (float32 or int32 scalar) as its aggregate (``STATUS=1``)
+    or inclusive prefix (``STATUS=2``) in the word at ``status_ptr + tile``: one relaxed 64-bit exchange
+    (flag and value in one word, so a reader never sees half of it)."""
+    gl.atomic_xchg(status_ptr + tile, _value_word(value, STATUS), sem="relaxed")
+
+
+@gluon.jit
+def value_look_back(status_ptr, tile, first_tile, num_tiles, identity, WARPS: gl.constexpr, WIN: gl.constexpr = 32,
+                    SLEEP: gl.constexpr = True, DETERMINISTIC: gl.constexpr = False):
+    """The exclusive prefix of tile ``tile > first_tile`` under ``+``: the sum of the values of tiles
+    ``first_tile .. tile-1`` (``identity``: a scalar of the value type, ``-0.0`` for floats so that
+    adding it is exact for every value, ``0`` for integers).
+
+    Fast mode: a window of ``WIN`` (a power of two >= 32) predecessors is read at once (each thread
+    spinning on its slots until published), summed up to the nearest inclusive prefix, or all of it
+    and the window moves back. Floats: the association depends on where the inclusive prefix was met
+    (timing). ``DETERMINISTIC``: the association is fixed by the tile index. Tile ``i`` waits for
+    the inclusive prefix of tile ``a = max(i - WIN, first_tile)`` and the aggregates of ``a+1 ..
+    i-1`` and sums them in a fixed tree (one read of the window; the same tree every run)."""
+    L: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+    j = gl.arange(0, WIN, layout=L)
+    ident = gl.full([WIN], identity, identity.dtype, L)
+    ident_word = _value_word(ident, 2)
+    if DETERMINISTIC:
+        a = gl.maximum(tile - WIN, first_tile)
+        t = tile - 1 - j
+        slot = gl.where(t == a, status_ptr + num_tiles + t, status_ptr + t)
+        addr = gl.where(t >= a, slot.to(gl.int64, bitcast=True), 0)
+        w = gl.inline_asm_elementwise(_spin_read_asm(SLEEP), "=l,l,l", [addr, ident_word], dtype=gl.int64,
+                                      is_pure=False, pack=1)
+        prefix = gl.sum(w.to(gl.int32).to(identity.dtype, bitcast=True), 0)
+    else:
+        prefix = identity
+        end = tile
+        while end > first_tile:
+            t = end - 1 - j
+            addr = gl.where(t >= first_tile, (status_ptr + t).to(gl.int64, bitcast=True), 0)
+            w = gl.inline_asm_elementwise(_spin_read_asm(SLEEP), "=l,l,l", [addr, ident_word], dtype=gl.int64,
+                                          is_pure=False, pack=1)
+            nearest = gl.min(gl.where((w >> 32) == 2, j, WIN), 0)
+            v = w.to(gl.int32).to(identity.dtype, bitcast=True)
+            prefix = gl.sum(gl.where(j <= nearest, v, ident), 0) + prefix
+            if nearest < WIN:
+                end = first_tile
+            else:
+                end -= WIN
+    return prefix

@@ -1,12 +1,15 @@
 """DeviceScan: prefix scans of a tensor along one dimension (CUB's ``DeviceScan``), and the torch
 operators ``tritoncub::cumsum``, ``cumprod``, ``cummax``, ``cummin`` and ``logcumsumexp``.
 
-Two kernels:
+Kernels:
 
 * **single pass** (rows longer than the policy's ``ROWS_MAX_LEN``, including 1-D inputs): tiles of
   ``TILE_ITEMS`` items taken in order from an atomic counter, chained by the decoupled look-back of
   :mod:`tritoncub.agent.lookback`. Each item is read once and written once. A batch of long rows is
   one launch: every row is a look-back *segment* (its first tile has no predecessor).
+* **warp-synchronous single pass** (sums of float32 / int32 accumulators on NVIDIA GPUs, forward,
+  policy buckets ``sum`` / ``sum_det``): the same scheme with CUB's warp-level tile scan, vector
+  loads and stores, and a look-back of one read per tile (:func:`_scan_warp_sync_kernel`).
 * **rows** (short rows): each program scans ``BLOCK_R`` whole rows of ``BLOCK_C`` slots with one
   ``tl.associative_scan`` along the row, no look-back.
 * **strided** (a dimension other than the last): each program walks ``BLOCK_I`` neighbouring
@@ -26,7 +29,9 @@ index order (``reverse=True``: from the last item, ``out[i] = x[i] ⊕ ... `` in
 between runs (where the look-back meets an inclusive prefix depends on timing). The reproducible
 mode (``deterministic=True``, or ``torch.are_deterministic_algorithms_enabled()``) fixes the
 association by the tile index (anchored look-back windows): bitwise identical results across runs
-for the same policy and GPU. The rows and strided kernels are deterministic in both modes.
+for the same policy and GPU. The rows and strided kernels are deterministic in both modes, and so
+is the warp-synchronous sum when its policy says ``ANCHORED`` (it does on sm_90: the anchored
+look-back was the faster one there, so the fast mode uses it too).
 
 **Tuning.** ``python bench/probes/scan_sweep.py`` on a GPU times tile shapes and look-back windows
 (fast and reproducible modes, 32-bit, 64-bit and pair values, short rows), checks every config and
@@ -40,14 +45,18 @@ import math
 import torch
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import cdiv, check_tensor, next_power_of_2, num_sms
-from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, allocate_status, bind_jit, look_back,
-                              lookback_reduce, packed_layout, publish, segmented_combine, tile_index)
+from .._utils import cdiv, check_tensor, next_power_of_2, num_sms, smem_atomics_ok
+from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
+                              look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
+                              value_look_back, value_publish)
 from ..block.scan import block_shift_right
+from ..warp.scan import striped_last_lane, striped_shift_up
 
 
 # ----------------------------------------------------------------------------------------------
@@ -456,6 +465,117 @@ def _scan_strided_kernel(
             tl.store(total1_ptr + pid_o * inner + cols, carry1.to(total1_ptr.dtype.element_ty), mask=cmask)
 
 
+_STATE_STATUS = gl.constexpr(STATUS_HEADER_WORDS)
+
+
+@gluon.jit
+def _add_gl(a, b):
+    return a + b
+
+
+@gluon.jit
+def _inclusive_exclusive_gl(ai, ae, bi, be):
+    """Scan operator on ``(inclusive, exclusive)`` sum pairs: scanning ``(x, identity)`` gives both
+    scans at once, with no subtraction (inexact for floats, NaN for infinities)."""
+    return ai + bi, ai + be
+
+
+@gluon.jit(do_not_specialize=["row_len", "tiles_per_row", "num_tiles"])
+def _scan_warp_sync_kernel(
+        x_ptr, y_ptr, init_ptr, total_ptr, state_ptr, row_len, stride_in, stride_out, tiles_per_row, num_tiles,
+        ACC: gl.constexpr, IDENTITY_BITS: gl.constexpr, EXCLUSIVE: gl.constexpr, HAS_INIT: gl.constexpr,
+        WRITE_TOTAL: gl.constexpr, DETERMINISTIC: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr,
+        VEC: gl.constexpr, LOOKBACK_WINDOW: gl.constexpr, LOOKBACK_SLEEP: gl.constexpr, PROBE: gl.constexpr = 0):
+    """The single-pass prefix *sum* of 32-bit accumulators (float32, int32) with CUB's
+    warp-synchronous tile scan (compiled NVIDIA kernels). The tile is warp-striped in vectors: warp
+    ``w`` holds ``ITEMS // VEC`` register slots of ``32 * VEC`` consecutive items, lane ``l`` the ``VEC``
+    items ``l*VEC ..`` of each slot, so full tiles load and store with vector accesses. The scan runs
+    within each lane's vector (registers), across the lanes of a slot (shuffles), along the slots
+    (registers) and across the warps (shared memory); tiles are chained by
+    :func:`~tritoncub.agent.lookback.value_look_back` (both modes). Every exclusive prefix is formed
+    without subtraction, and padding is the identity, given by its bits ``IDENTITY_BITS`` (``-0.0``
+    for floats: adding it is exact for every value; a float constant would lose its sign).
+    ``PROBE`` (measurement only, wrong results): 1 skips the look-back."""
+    TILE: gl.constexpr = WARPS * ITEMS * 32
+    SLOTS: gl.constexpr = ITEMS // VEC
+    L4: gl.constexpr = gl.BlockedLayout([1, SLOTS, 1, VEC], [1, 1, 32, 1], [WARPS, 1, 1, 1], [3, 2, 1, 0])
+    LS: gl.constexpr = gl.SliceLayout(3, L4)     # one value per (warp, slot, lane)
+    # (scans take blocked layouts: LS3 places the values exactly as LS does, the conversion is free)
+    LS3: gl.constexpr = gl.BlockedLayout([1, SLOTS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
+    LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])   # every warp in each thread
+    status_ptr = state_ptr + _STATE_STATUS   # (word 0: the tile counter)
+    tile = gl.atomic_add(state_ptr, 1, sem="relaxed").to(gl.int32)
+    row = tile // tiles_per_row
+    t = tile - row * tiles_per_row
+    first_tile = tile - t
+    start = t.to(gl.int64) * TILE
+    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, LS)))
+    s = gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, LS)))
+    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, LS)))
+    e = gl.arange(0, VEC, layout=gl.SliceLayout(0, gl.SliceLayout(1, gl.SliceLayout(2, L4))))
+    lane_first = ((gl.expand_dims(gl.expand_dims(w, 1), 2) * SLOTS + gl.expand_dims(gl.expand_dims(s, 0), 2)) * 32
+                  + gl.expand_dims(gl.expand_dims(ln, 0), 1)) * VEC
+    e4 = gl.expand_dims(gl.expand_dims(gl.expand_dims(e, 0), 1), 2)
+    local = gl.expand_dims(lane_first, 3) + e4
+    rem = gl.minimum(row_len - start, TILE).to(gl.int32)
+    xb = x_ptr + row.to(gl.int64) * stride_in + start
+    yb = y_ptr + row.to(gl.int64) * stride_out + start
+    ident4 = gl.full([WARPS, SLOTS, 32, VEC], IDENTITY_BITS, gl.int32, L4).to(ACC, bitcast=True)
+    if rem == TILE:
+        x = gl.load(xb + local).to(ACC)
+    else:
+        x = gl.where(local < rem, gl.load(xb + local, mask=local < rem).to(ACC), ident4)
+    # the tile scan: lane vectors, lanes of a slot, slots, warps
+    if EXCLUSIVE:
+        e_inc, e_exc = gl.associative_scan((x, ident4), 3, _inclusive_exclusive_gl)
+    else:
+        e_inc = gl.associative_scan(x, 3, _add_gl)
+    lane_total = gl.convert_layout(gl.sum(gl.where(e4 == VEC - 1, e_inc, ident4), 3), LS3)
+    lane_inc = gl.associative_scan(lane_total, 2, _add_gl)
+    ident3 = gl.full([WARPS, SLOTS, 32], IDENTITY_BITS, gl.int32, LS3).to(ACC, bitcast=True)
+    lane_exc = striped_shift_up(lane_inc, ident3)
+    slot_total = striped_last_lane(lane_inc)
+    slot_inc, slot_exc = gl.associative_scan((slot_total, ident3), 1, _inclusive_exclusive_gl)
+    s3 = gl.expand_dims(gl.expand_dims(gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, LS3))), 0), 2)
+    warp_total = gl.convert_layout(gl.sum(gl.where(s3 == SLOTS - 1, slot_inc, ident3), 1), LC)
+    identc = gl.full([WARPS, 32], IDENTITY_BITS, gl.int32, LC).to(ACC, bitcast=True)
+    warp_inc, warp_exc = gl.associative_scan((warp_total, identc), 0, _inclusive_exclusive_gl)
+    wc = gl.expand_dims(gl.arange(0, WARPS, layout=gl.SliceLayout(1, LC)), 1)
+    agg = gl.max(gl.sum(gl.where(wc == WARPS - 1, warp_inc, identc), 0), 0)   # (the same in every lane)
+    # the tile's prefix
+    identity = gl.max(gl.max(identc, 0), 0)
+    if t == 0 or PROBE == 1:
+        if DETERMINISTIC:
+            value_publish(status_ptr + num_tiles, tile, agg, 2)
+        else:
+            value_publish(status_ptr, tile, agg, 2)
+        prefix = identity
+    else:
+        value_publish(status_ptr, tile, agg, 1)
+        prefix = value_look_back(status_ptr, tile, first_tile, num_tiles, identity, WARPS, LOOKBACK_WINDOW,
+                                 LOOKBACK_SLEEP, DETERMINISTIC)
+        if DETERMINISTIC:
+            value_publish(status_ptr + num_tiles, tile, prefix + agg, 2)
+        else:
+            value_publish(status_ptr, tile, prefix + agg, 2)
+    if WRITE_TOTAL:
+        if t == tiles_per_row - 1:
+            gl.store(total_ptr + row, (prefix + agg).to(total_ptr.dtype.element_ty))
+    if HAS_INIT:
+        prefix = gl.load(init_ptr).to(ACC) + prefix
+    warp_seed = gl.convert_layout(prefix + warp_exc, gl.SliceLayout(1, LS3))
+    lane_seed = gl.convert_layout((gl.expand_dims(warp_seed, 1) + slot_exc) + lane_exc, LS)
+    if EXCLUSIVE:
+        out = gl.expand_dims(lane_seed, 3) + e_exc
+    else:
+        out = gl.expand_dims(lane_seed, 3) + e_inc
+    out = out.to(y_ptr.dtype.element_ty)
+    if rem == TILE:
+        gl.store(yb + local, out)
+    else:
+        gl.store(yb + local, out, mask=local < rem)
+
+
 # ----------------------------------------------------------------------------------------------
 # Policy
 # ----------------------------------------------------------------------------------------------
@@ -478,19 +598,26 @@ def _valid(cfg: dict) -> bool:
 # behind each other; the window costs one int64 word per tile read from L2.
 _DET = {"LOOKBACK_WINDOW": 512}
 _WIDE = {"TILE_ITEMS": 2048}
+# The warp-synchronous sum (buckets "sum", "sum_det"): 32 items a thread on 4 warps (108 registers),
+# the anchored look-back over 128 tiles (one read of the window per tile) in both modes.
+_SUM = {"TILE_ITEMS": 4096, "num_warps": 4, "LOOKBACK_WINDOW": 128}
 SCAN_POLICY = policy.register(
     "scan",
     space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [32, 64, 128, 256, 512],
-           "num_warps": [4, 8, 16], "num_stages": [1]},
+           "WARP_SYNC": [0, 1], "VEC": [1, 4], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1], "num_warps": [2, 4, 8, 16],
+           "num_stages": [1]},
     fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
-              "ROWS_WARPS": 8, "num_warps": 8, "num_stages": 1},
+              "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1, "ANCHORED": 1, "ROWS_WARPS": 8, "num_warps": 8, "num_stages": 1},
     valid=_valid,
-    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det"),
+    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "sum", "sum_det"),
     bucket_fallbacks={"4B_det": _DET, "8B": _WIDE, "16B": _WIDE, "8B_det": {**_WIDE, **_DET},
-                      "16B_det": {**_WIDE, **_DET}},
+                      "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
-        "_det: the reproducible mode",
+        "_det: the reproducible mode; sum, sum_det: sums of 32-bit accumulators (float32, int32), which on "
+        "NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back "
+        "sleeps briefly between reads of an unpublished slot; windows below 32 read 32; ANCHORED 1: the fast "
+        "mode uses the reproducible mode's look-back too, one read of the window per tile)",
 )
 
 
@@ -518,6 +645,9 @@ def _widen(dtype: torch.dtype) -> torch.dtype:
 
 
 _TL = {torch.int32: tl.int32, torch.int64: tl.int64, torch.float32: tl.float32, torch.float64: tl.float64}
+_GL = {torch.int32: gl.int32, torch.float32: gl.float32}
+#: measurement switch for bench/probes only (see _scan_warp_sync_kernel); 0 in any real use
+_PROBE = 0
 
 
 def _resolve_deterministic(deterministic) -> bool:
@@ -569,7 +699,13 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
         return outs, totals
     acc0 = acc_dtypes[0]
     acc1 = acc_dtypes[1] if num_values == 2 else acc0
-    bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic)
+    # sums of 32-bit accumulators have a kernel of their own on NVIDIA GPUs, and a policy bucket
+    warp_sum = (combine_fn is combine_add and num_values == 1 and not (by_key or reverse or x1_index) and store0
+                and acc0 in (torch.float32, torch.int32) and smem_atomics_ok(device))
+    if warp_sum:
+        bucket = "sum_det" if deterministic else "sum"
+    else:
+        bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic)
     pol = policy.select("scan", device, bucket)
     scan_fn, reduce_fn = tile_ops(combine_fn)
     common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, SCAN=scan_fn, REDUCE=reduce_fn,
@@ -626,23 +762,54 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
                BLOCK_R=block_r, BLOCK_C=block_c, num_warps=warps, num_stages=1, **common)
     else:
         tile = pol["TILE_ITEMS"]
-        tiles_per_row = cdiv(row_len, tile)
-        num_tiles = n_rows * tiles_per_row
         lb_dtypes = [acc0] if num_values == 1 else [torch.int32 if by_key else acc0, acc1]
-        packed = packed_layout(lb_dtypes, deterministic)
-        counter, status, plane_stride = allocate_status(num_tiles, lb_dtypes, deterministic, device)
-        one_row = n_rows == 1
-        launch(_scan_single_pass_kernel, (num_tiles,),
-               in0, in1, out0_t, out1_t, i0, i1, t0, t1, counter, status, plane_stride, row_len,
-               0 if one_row else in0.stride(0), 0 if one_row else out0_t.stride(0), tiles_per_row,
-               LB_REDUCE=lookback_reduce(combine_fn, num_values), DETERMINISTIC=deterministic, PACKED=packed,
-               TILE_ITEMS=tile, LOOKBACK_WINDOW=pol["LOOKBACK_WINDOW"], num_warps=pol.num_warps,
-               num_stages=pol.num_stages, **common)
+        if warp_sum and pol["WARP_SYNC"]:
+            _launch_warp_sync(in0, out0_t, i0, t0, n_rows, row_len, tile, acc0, pol, exclusive=exclusive,
+                              has_init=init is not None, want_total=want_total, deterministic=deterministic)
+        else:
+            _launch_single_pass(in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, tile, lb_dtypes,
+                                combine_fn, num_values, pol, deterministic, common)
     if not last:
         for o, ro in zip(outs, rows_out):
             if o is not None:
                 o.copy_(ro.reshape(o.movedim(dim, -1).shape).movedim(-1, dim))
     return outs, totals
+
+
+def _launch_single_pass(in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, tile, lb_dtypes, combine_fn,
+                        num_values, pol, deterministic, common):
+    tiles_per_row = cdiv(row_len, tile)
+    num_tiles = n_rows * tiles_per_row
+    packed = packed_layout(lb_dtypes, deterministic)
+    counter, status, plane_stride = allocate_status(num_tiles, lb_dtypes, deterministic, in0.device)
+    one_row = n_rows == 1
+    launch(_scan_single_pass_kernel, (num_tiles,),
+           in0, in1, out0_t, out1_t, i0, i1, t0, t1, counter, status, plane_stride, row_len,
+           0 if one_row else in0.stride(0), 0 if one_row else out0_t.stride(0), tiles_per_row,
+           LB_REDUCE=lookback_reduce(combine_fn, num_values), DETERMINISTIC=deterministic, PACKED=packed,
+           TILE_ITEMS=tile, LOOKBACK_WINDOW=pol["LOOKBACK_WINDOW"], num_warps=pol.num_warps,
+           num_stages=pol.num_stages, **common)
+
+
+def _launch_warp_sync(in0, out0_t, init, total, n_rows, row_len, tile, acc, pol, *, exclusive, has_init,
+                      want_total, deterministic):
+    """The warp-synchronous single pass (:func:`_scan_warp_sync_kernel`) over ``n_rows`` rows."""
+    warps = pol.num_warps
+    items = tile // (32 * warps)
+    tiles_per_row = cdiv(row_len, tile)
+    num_tiles = n_rows * tiles_per_row
+    anchored = deterministic or bool(pol["ANCHORED"])
+    # one zeroed buffer: the tile counter (word 0), then one plane of status words (two when anchored)
+    state = torch.zeros(STATUS_HEADER_WORDS + (2 if anchored else 1) * num_tiles, dtype=torch.int64,
+                        device=in0.device)
+    one_row = n_rows == 1
+    launch(_scan_warp_sync_kernel, (num_tiles,),
+           in0, out0_t, init, total, state, row_len, 0 if one_row else in0.stride(0),
+           0 if one_row else out0_t.stride(0), tiles_per_row, num_tiles,
+           ACC=_GL[acc], IDENTITY_BITS=-(1 << 31) if acc.is_floating_point else 0, EXCLUSIVE=exclusive, HAS_INIT=has_init,
+           WRITE_TOTAL=want_total, DETERMINISTIC=anchored, WARPS=warps, ITEMS=items,
+           VEC=math.gcd(pol["VEC"], items), LOOKBACK_WINDOW=max(32, pol["LOOKBACK_WINDOW"]),
+           LOOKBACK_SLEEP=pol["LOOKBACK_SLEEP"], PROBE=_PROBE, num_warps=warps)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -201,3 +201,30 @@ def warp_ballot_sum(counts, BITS: gl.constexpr):
     ``popc`` per item."""
     return gl.inline_asm_elementwise(_ballot_sum_asm(BITS), "=r,=r,r", [counts.to(gl.int32)],
                                      dtype=(gl.int32, gl.int32), is_pure=False, pack=1)
+
+
+# shuffles of 32-bit words within a warp (whole warps converged): $1 the lane's word, $2 what lane 0
+# gets from the shuffle up
+_SHUFFLE_UP_ASM = gl.constexpr("{ .reg .pred p; shfl.sync.up.b32 $0|p, $1, 1, 0, -1; @!p mov.b32 $0, $2; }")
+_SHUFFLE_LAST_ASM = gl.constexpr("shfl.sync.idx.b32 $0, $1, 31, 31, -1;")
+
+
+@gluon.jit
+def striped_shift_up(values, first):
+    """For every item of a warp-striped tile of 32-bit values: the value of the next lower lane of the
+    same register slot (lane 0: its item of ``first``, a tile like ``values``). An inclusive warp scan
+    shifted this way is the exclusive one, with no inverse operator needed."""
+    bits = values.to(gl.int32, bitcast=True)
+    first_bits = first.to(gl.int32, bitcast=True)
+    out = gl.inline_asm_elementwise(_SHUFFLE_UP_ASM, "=r,r,r", [bits, first_bits], dtype=gl.int32, is_pure=False,
+                                    pack=1)
+    return out.to(values.dtype, bitcast=True)
+
+
+@gluon.jit
+def striped_last_lane(values):
+    """For every item of a warp-striped tile of 32-bit values: lane 31's value of the same register slot
+    (an inclusive warp scan's warp total, bitwise)."""
+    bits = values.to(gl.int32, bitcast=True)
+    out = gl.inline_asm_elementwise(_SHUFFLE_LAST_ASM, "=r,r", [bits], dtype=gl.int32, is_pure=False, pack=1)
+    return out.to(values.dtype, bitcast=True)
