@@ -6,6 +6,7 @@ int32 (2^20 sorted runs).
 
     PYTHONPATH=. python bench/probes/select_lookback_probe.py [--sweep | --vec]
 
+``--anchored``: the anchored look-back (``ANCHORED 1``, windows 64-256) against the shipped one.
 ``--sweep``: instead, the shipped kernel under look-back variants (window of 32 read by each warp,
 or 128/256 spread over the warps; spinning with or without a nanosleep between reads), one item
 per load (VEC 1). ``--vec``: the loads' vector width (VEC 1, 4, 16) per tile shape.
@@ -45,6 +46,11 @@ if "--sweep" in sys.argv:   # look-back window and sleeping spin, per tile shape
     sweep([{"TILE": tile, "num_warps": warps, "LOOKBACK_WINDOW": win, "LOOKBACK_SLEEP": sleep, "VEC": 1}
            for tile, warps in ((2048, 4), (4096, 4), (4096, 8), (8192, 4), (8192, 8))
            for win, sleep in ((32, 0), (32, 1), (128, 1), (256, 1))])
+    sys.exit(0)
+if "--anchored" in sys.argv:   # the anchored look-back (one read of the window) against the nearest-inclusive one
+    sweep([{"TILE": tile, "num_warps": warps, "VEC": 4, "LOOKBACK_WINDOW": win, "LOOKBACK_SLEEP": 1, "ANCHORED": anch}
+           for tile, warps in ((2048, 4), (4096, 4), (8192, 4), (8192, 8))
+           for anch, win in ((0, 128), (1, 64), (1, 128), (1, 256))])
     sys.exit(0)
 if "--vec" in sys.argv:   # vector width of the tile's loads, per tile shape (window 128, sleeping spin)
     sweep([{"TILE": tile, "num_warps": warps, "VEC": vec, "LOOKBACK_WINDOW": 128, "LOOKBACK_SLEEP": 1}

@@ -169,7 +169,11 @@ if not interpreter_active():   # the warp-synchronous kernel at other items per 
                 for t, w, v in ((1024, 16, 1), (1024, 4, 4), (2048, 8, 4), (4096, 4, 1), (4096, 4, 16), (8192, 8, 16))]
     ENGINES += [("warp-sync-window32-spin", {"PASSES": 1, "WARP_SYNC": 1, "LOOKBACK_WINDOW": 32, "LOOKBACK_SLEEP": 0},
                  None),
-                ("warp-sync-window256-w4", {"PASSES": 1, "WARP_SYNC": 1, "LOOKBACK_WINDOW": 256, "num_warps": 4}, None)]
+                ("warp-sync-window256-w4", {"PASSES": 1, "WARP_SYNC": 1, "LOOKBACK_WINDOW": 256, "num_warps": 4}, None),
+                ("warp-sync-anchored", {"PASSES": 1, "WARP_SYNC": 1, "ANCHORED": 1}, None),
+                ("warp-sync-anchored-window32-spin", {"PASSES": 1, "WARP_SYNC": 1, "ANCHORED": 1, "LOOKBACK_WINDOW": 32,
+                                                      "LOOKBACK_SLEEP": 0}, None),
+                ("warp-sync-anchored-index64", {"PASSES": 1, "WARP_SYNC": 1, "ANCHORED": 1}, "_INDEX32_LIMIT")]
 
 
 @pytest.mark.parametrize("name,cfg,limit", ENGINES, ids=[e[0] for e in ENGINES])

@@ -515,7 +515,8 @@ def count_publish(status_ptr, tile, count, STATUS: gl.constexpr):
 
 
 @gluon.jit
-def count_look_back(status_ptr, tile, WARPS: gl.constexpr, WIN: gl.constexpr = 32, SLEEP: gl.constexpr = True):
+def count_look_back(status_ptr, tile, WARPS: gl.constexpr, WIN: gl.constexpr = 32, SLEEP: gl.constexpr = True,
+                    num_tiles=0, ANCHORED: gl.constexpr = False):
     """The exclusive prefix (int64 scalar) of tile ``tile >= 1``: the sum of the counts of tiles
     ``0 .. tile-1``, by decoupled look-back over a window of ``WIN`` (a power of two >= 32)
     predecessors: each thread reads one or more of them (spinning in registers while a slot is not
@@ -524,13 +525,26 @@ def count_look_back(status_ptr, tile, WARPS: gl.constexpr, WIN: gl.constexpr = 3
     ``WIN = 32``: every warp reads the same window on its own (warp shuffles only, no barrier in the
     loop, so warps may leave it an iteration apart); wider windows are spread over the warps and
     reduced through shared memory (every thread takes the same decisions). Integer sums do not
-    depend on where the inclusive prefix was met: the result is exact."""
+    depend on where the inclusive prefix was met: the result is exact.
+
+    ``ANCHORED`` (two planes of status words: aggregates at ``status_ptr + t``, inclusive prefixes at
+    ``status_ptr + num_tiles + t``, see :func:`value_look_back`): one read of the window, the inclusive
+    prefix of tile ``max(tile - WIN, 0)`` and the aggregates after it."""
     L: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
     j = gl.arange(0, WIN, layout=L)
     inclusive_zero = gl.full([WIN], 2 << COUNT_FLAG_SHIFT, gl.int64, L)
     mask = (1 << COUNT_FLAG_SHIFT) - 1
     prefix = tile.to(gl.int64) * 0
     end = tile
+    if ANCHORED:
+        a = gl.maximum(tile - WIN, 0)
+        t = tile - 1 - j
+        slot = gl.where(t == a, status_ptr + num_tiles + t, status_ptr + t)
+        addr = gl.where(t >= a, slot.to(gl.int64, bitcast=True), 0)
+        w = gl.inline_asm_elementwise(_spin_read_asm(SLEEP), "=l,l,l", [addr, inclusive_zero], dtype=gl.int64,
+                                      is_pure=False, pack=1)
+        prefix += gl.sum(w & mask, 0)
+        end = 0
     while end > 0:
         t = end - 1 - j
         addr = gl.where(t >= 0, (status_ptr + t).to(gl.int64, bitcast=True), 0)

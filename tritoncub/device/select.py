@@ -351,7 +351,8 @@ def _select_warp_sync_kernel(
         MODE: gl.constexpr, LOAD_X: gl.constexpr, WRITE_KEYS: gl.constexpr, WITH_VALUES: gl.constexpr,
         WRITE_INDEX: gl.constexpr, ADD_BASE: gl.constexpr, WRITE_ENDS: gl.constexpr, WRITE_INVERSE: gl.constexpr,
         INDEX64: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, VEC: gl.constexpr,
-        LOOKBACK_WINDOW: gl.constexpr, LOOKBACK_SLEEP: gl.constexpr, PROBE: gl.constexpr = 0):
+        LOOKBACK_WINDOW: gl.constexpr, LOOKBACK_SLEEP: gl.constexpr, ANCHORED: gl.constexpr = False,
+        PROBE: gl.constexpr = 0):
     """:func:`_select_single_pass_kernel` with CUB's warp-synchronous tile scan (compiled NVIDIA
     kernels; modes flagged, heads and non-trivial runs, 1-D indices). The tile is *warp-striped* in
     vectors: warp ``w`` holds ``ITEMS // VEC`` register slots of ``32 * VEC`` consecutive items, lane
@@ -420,13 +421,17 @@ def _select_warp_sync_kernel(
     agg = gl.max(gl.max(warp_incl, 0), 0)
     warp_excl = gl.convert_layout(gl.convert_layout(warp_incl, gl.SliceLayout(1, LS3)) - warp_count,
                                   gl.SliceLayout(1, LS))
+    if ANCHORED:
+        inclusive_ptr = status_ptr + num_tiles   # (a second plane: the aggregates stay readable)
+    else:
+        inclusive_ptr = status_ptr
     if tile == 0 or PROBE == 1:   # (PROBE 1, measurement only: no look-back, wrong positions)
-        count_publish(status_ptr, tile, agg, 2)
+        count_publish(inclusive_ptr, tile, agg, 2)
         prefix = agg.to(gl.int64) * 0
     else:
         count_publish(status_ptr, tile, agg, 1)
-        prefix = count_look_back(status_ptr, tile, WARPS, LOOKBACK_WINDOW, LOOKBACK_SLEEP)
-        count_publish(status_ptr, tile, prefix + agg, 2)
+        prefix = count_look_back(status_ptr, tile, WARPS, LOOKBACK_WINDOW, LOOKBACK_SLEEP, num_tiles, ANCHORED)
+        count_publish(inclusive_ptr, tile, prefix + agg, 2)
     if tile == num_tiles - 1:
         gl.store(state_ptr + 8, prefix + agg)
     if INDEX64:
@@ -461,16 +466,18 @@ def _add_gl(a, b):
 _POLICY = policy.register(
     "select",
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128, 256],
-           "WARP_SYNC": [0, 1], "VEC": [1, 4, 16], "LOOKBACK_SLEEP": [0, 1], "num_warps": [4, 8, 16],
+           "WARP_SYNC": [0, 1], "VEC": [1, 4, 16], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1], "num_warps": [4, 8, 16],
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
+              "ANCHORED": 0,
               "num_warps": 4, "num_stages": 1},
     buckets=("default", "runs"),
     bucket_fallbacks={"runs": {"TILE": 2048}},
     doc="TILE items per program of the compaction. PASSES 1: single pass with decoupled look-back "
         "(LOOKBACK_WINDOW predecessors read at once; WARP_SYNC 1: on NVIDIA GPUs, the warp-synchronous "
         "kernel, TILE / (32 num_warps) items per thread, for flagged selections and runs; LOOKBACK_SLEEP 1: "
-        "its look-back sleeps briefly between reads of an unpublished slot; VEC: items per thread loaded as "
+        "its look-back sleeps briefly between reads of an unpublished slot; ANCHORED 1: it reads the window once, "
+        "up to the inclusive prefix WINDOW tiles back (two planes of status words); VEC: items per thread loaded as "
         "one vector, at most the items per thread); 2: count pass, then scatter pass (partition and "
         "nonzero always take two passes: they need the total before scattering). Bucket 'runs': run-length "
         "encoding (run heads plus their lengths), 'default': every other selection.")
@@ -518,7 +525,9 @@ class Plan:
             if self.warp_sync:
                 # one zeroed buffer the kernel splits itself (fewer host-side views per call): the tile
                 # counter (word 0), the total (word 8), the status words (from STATUS_HEADER_WORDS)
-                self.state = torch.zeros(STATUS_HEADER_WORDS + nt, dtype=torch.int64, device=dev)
+                # (ANCHORED: two planes of status words)
+                planes = 2 if self.pol["ANCHORED"] else 1
+                self.state = torch.zeros(STATUS_HEADER_WORDS + planes * nt, dtype=torch.int64, device=dev)
                 return
             # one zeroed buffer: the tile counter, the total (a scratch word of its header), the status words
             count_dtype = torch.int32 if n < _COUNT32_LIMIT else torch.int64
@@ -603,6 +612,7 @@ class Plan:
                WRITE_INDEX=out_index is not None, ADD_BASE=index_base is not None,
                WRITE_ENDS=out_lengths is not None and not self._ends_from_starts(1),
                WRITE_INVERSE=out_inverse is not None, INDEX64=self.n >= _INDEX32_LIMIT, WARPS=nw,
+               ANCHORED=bool(self.pol["ANCHORED"]),
                ITEMS=items, VEC=math.gcd(self.pol["VEC"], items), LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
                LOOKBACK_SLEEP=bool(self.pol["LOOKBACK_SLEEP"]), PROBE=_PROBE, num_warps=nw)
 
