@@ -513,13 +513,16 @@ _RS_SMEM_WARPS = 8   # warps per program of the shared-memory histogram passes
 #: candidates per row kept for the one-program finish (_rs_finish_kernel; a module constant so tests can
 #: lower it and cover the overflow path), and its tile
 _RS_FINISH_CAP, _RS_FINISH_BLOCK = 1 << 16, 2048
-_RS_COMPACT_BLOCK, _RS_COMPACT_WARPS = 2048, 8   # tile and warps of the compaction over every key
+#: tile, warps and programs per SM of the compaction over every key: one-warp programs, whose per-tile
+#: reductions need no block barrier (H100, topk 2^26 fp32 k=10000: 286 -> 146 us against 2048 items on
+#: 8 warps, 8 programs per SM; bench/probes/topk_compact_probe.py)
+_RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM = 512, 1, 32
 
 
-def _rs_programs(length: int, block: int, rows: int, device) -> int:
-    """Programs per row of a compaction pass: one per tile, at most about 8 per SM over all rows
-    (each loops over its row's tiles)."""
-    return max(1, min(cdiv(length, block), cdiv(num_sms(device) * 8, rows)))
+def _rs_programs(length: int, block: int, rows: int, device, per_sm: int = 8) -> int:
+    """Programs per row of a compaction pass: one per tile, at most about ``per_sm`` per SM over all
+    rows (each loops over its row's tiles)."""
+    return max(1, min(cdiv(length, block), cdiv(num_sms(device) * per_sm, rows)))
 
 
 def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
@@ -541,10 +544,11 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         hist = state[6 * nr:].view(torch.int32).view(nr, 256)
         shift = nbits - 8
         smem = smem_atomics_ok(device)
-        # the compaction over every key: small tiles, many warps (few registers per thread, many
-        # programs resident: it is latency-bound) where the policy's histogram block is large
+        # the compaction over every key: small one-warp programs, many resident (it is latency-bound),
+        # where the policy's histogram block is large
         fblock = min(block, _RS_COMPACT_BLOCK) if smem else block
         fcommon = {**common, "num_warps": _RS_COMPACT_WARPS} if smem else common
+        fper_sm = _RS_COMPACT_PER_SM if smem else 8
         # digits counted over every key before the candidates are compacted: with the shared-memory
         # histogram a second full pass costs one read of the keys and leaves few candidates
         full_passes = 2 if smem else 1
@@ -565,7 +569,7 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
                 break
             shift -= 8
         if shift == 0:
-            launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device), nr),
+            launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
                    kb, kb, kb, kb, kb, rb, rl, rl, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, 0, k, k,
                    BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **fcommon)
             continue
@@ -575,7 +579,7 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         cap = max(1, min(max_len, _RS_FINISH_CAP))
         ckey = torch.empty((nr, cap), dtype=torch.int64, device=device)
         cidx = torch.empty((nr, cap), dtype=torch.int64, device=device)
-        launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device), nr),
+        launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
                kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
                BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs, **fcommon)
         # the remaining digits and the last compaction over the candidates, in one launch
@@ -594,7 +598,7 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
             launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, cand_cnt, cap, out_cnt, tie_cnt,
                    SHIFT=shift, FIRST=False, ONLY_OVERFLOW=True, RESET_OUT=first)
             first = False
-        launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device), nr),
+        launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
                kb, kb, kb, kb, kb, rb, rl, cand_cnt, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0, k, k,
                BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, ONLY_OVERFLOW=True, **fcommon)
 
@@ -641,9 +645,9 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
 
 def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool):
     """Sort the rows of a radix select's result by value (stable), the indices carried along: one
-    in-register tile sort when the rows fit a tile, else the merge path (tile-sorted chunks, then
-    merge passes: a few launches; ``sort_rows``' device radix sort of long rows, tuned for rows of
-    millions, spent about 1 ms of host time on one row of 10000 on an H100 host)."""
+    in-register tile sort when the rows fit a tile, else the long-segment path of the segmented
+    sort that its policy picks (``LONG_PATH``: the device radix sort, whose launches queue without a
+    host read-back below its ``SKIP_PLACES_MIN_N`` keys, or tile-sorted chunks and merge passes)."""
     rows, k = values.shape
     pol = policy.select("segmented_sort", values.device, "large")
     out_v, out_i = torch.empty_like(values), torch.empty_like(indices)
@@ -655,7 +659,7 @@ def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool):
     else:
         _sort_long(bits_view(values).view(-1), indices.view(-1), bits_view(out_v).view(-1), out_i.view(-1), None,
                    seg_begin_np=np.arange(rows, dtype=np.int64) * k, seg_len_np=np.full(rows, k, dtype=np.int64),
-                   descending=largest, meta=meta, device=values.device, merge_tile=pol["MERGE_TILE"])
+                   descending=largest, meta=meta, device=values.device)
     return out_v, out_i
 
 
