@@ -153,12 +153,12 @@ def scan_spec():
     return TuneSpec(
         op="scan",
         problems={"sum": [_p(f"inclusive_sum float32 n={_n(big)}", make_f(big), 8 * big)],
-                  "8B": [_p(f"inclusive_sum int32->int64 n={_n(big)}", make_i(big), 12 * big)]},
+                  "sum64": [_p(f"inclusive_sum int32->int64 n={_n(big)}", make_i(big), 12 * big)]},
         quick_problems={"sum": [_p("inclusive_sum float32 n=5000", make_f(5000), 40000)],
-                        "8B": [_p("inclusive_sum int32->int64 n=5000", make_i(5000), 60000)]},
+                        "sum64": [_p("inclusive_sum int32->int64 n=5000", make_i(5000), 60000)]},
         call=lambda x: m.inclusive_sum(x, 0),
         reference=reference, check=check,
-        doc="single-pass inclusive sum of one long row; buckets: sum (32-bit accumulators), 8B (64-bit)")
+        doc="single-pass inclusive sum of one long row; buckets: sum (32-bit accumulators), sum64 (64-bit)")
 
 
 def histogram_spec():

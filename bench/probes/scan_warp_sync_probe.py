@@ -4,7 +4,10 @@ reproducible modes, over tile shapes, look-back windows and the sleeping spin. E
 is checked against a float64 cumsum first (the reproducible mode also bitwise against a second run).
 ``PROBE 1`` (no look-back: wrong output, timing only) gives the ceiling of the tile work alone.
 
-    PYTHONPATH=. python bench/probes/scan_warp_sync_probe.py [--quick]
+    PYTHONPATH=. python bench/probes/scan_warp_sync_probe.py [--quick | --wide]
+
+``--wide``: instead, int32 -> int64 sums (64-bit accumulators) over tile shapes, against the portable
+kernel and torch.cumsum (exact results checked).
 
 Prints ms (``do_bench`` median, L2 flushed, as ``python -m bench``) and GB/s (read + write).
 """
@@ -42,6 +45,28 @@ def timed(label, n, x, ref, det, ref_err, cfg=None):
         ok, err = check(x, ref, det, ref_err)
         row(label, n, bench_ms(lambda: S.inclusive_sum(x, deterministic=det)), f"{'ok' if ok else 'WRONG'} err={err:.1e}")
 
+
+if "--wide" in sys.argv:   # 64-bit accumulators: int32 -> int64 (torch's promotion), exact
+    n = 1 << 28
+    xi = torch.randint(-1000, 1000, (n,), device="cuda", generator=g, dtype=torch.int32)
+    ref = torch.cumsum(xi, 0)
+    yi = torch.empty_like(xi)
+
+    def row64(label, ms, note=""):
+        print(f"int32->int64 n=2^28 {label:<52} {ms:8.4f} ms {12 * n / ms / 1e6:8.0f} GB/s {note}", flush=True)
+
+    row64("copy of the int32 input", bench_ms(lambda: yi.copy_(xi)))
+    row64("torch.cumsum", bench_ms(lambda: torch.cumsum(xi, 0)))
+    cfgs = [("portable T2048 w4 win128", {"WARP_SYNC": 0, "TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 128})]
+    cfgs += [(f"warp-sync T{t} w{w} win{win}", {"WARP_SYNC": 1, "TILE_ITEMS": t, "num_warps": w, "VEC": 4,
+                                                 "LOOKBACK_WINDOW": win, "LOOKBACK_SLEEP": 1})
+             for t, w, win in ((1024, 4, 128), (2048, 4, 128), (2048, 4, 256), (4096, 4, 128), (2048, 8, 128),
+                               (4096, 8, 128), (8192, 8, 256))]
+    for label, cfg in cfgs:
+        with policy.override("scan", cfg):
+            ok = torch.equal(S.inclusive_sum(xi), ref) and torch.equal(S.inclusive_sum(xi, deterministic=True), ref)
+            row64(label, bench_ms(lambda: S.inclusive_sum(xi)), "ok" if ok else "WRONG")
+    sys.exit(0)
 
 for n in ((1 << 28,) if quick else (1 << 24, 1 << 26, 1 << 28)):
     x = torch.randn(n, device="cuda", generator=g) / 16

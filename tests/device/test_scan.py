@@ -360,8 +360,8 @@ if not interpreter_active():
 @pytest.mark.parametrize("deterministic", [False, True])
 def test_sum_engines(name, cfg, deterministic):
     """Every single-pass sum engine on every form of sum it runs: float32 (against a float64 cumsum,
-    and bitwise repeatable when reproducible), float16, exact int32 accumulation, exclusive sums,
-    totals, a batch of long rows; sizes with a ragged last tile, one tile, one item."""
+    and bitwise repeatable when reproducible), float16, exact int32 and int64 accumulation, float64,
+    exclusive sums, totals, a batch of long rows; sizes with a ragged last tile, one tile, one item."""
     tile = cfg["TILE_ITEMS"] if not interpreter_active() else TILE
     with policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64} if not interpreter_active() else {}):
         for n in ((37 * tile + 45, tile, 1) if not interpreter_active() else (5 * TILE + 3,)):
@@ -385,6 +385,12 @@ def test_sum_engines(name, cfg, deterministic):
                          torch.cumsum(xi, 0, dtype=torch.int32))
             assert_equal(S.exclusive_sum(xi, dtype=torch.int32, deterministic=deterministic),
                          torch.cumsum(xi, 0, dtype=torch.int32) - xi)
+            # 64-bit accumulators: torch's int32 -> int64 promotion, float64
+            wide = make_data("random", n, torch.int32)
+            assert_equal(S.inclusive_sum(wide, deterministic=deterministic), torch.cumsum(wide, 0))
+            assert_equal(S.exclusive_sum(wide, deterministic=deterministic), torch.cumsum(wide, 0) - wide.long())
+            d = x.double()
+            assert_close(S.inclusive_sum(d, deterministic=deterministic), torch.cumsum(d, 0), rtol=1e-9, atol=1e-9)
         rows = make_data("random", 3 * (2 * tile + 5), torch.float32).reshape(3, -1) / 64
         assert_close(S.inclusive_sum(rows, deterministic=deterministic), torch.cumsum(rows.double(), 1).float(),
                      rtol=1e-4, atol=1e-3)

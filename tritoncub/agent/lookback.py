@@ -560,26 +560,70 @@ def count_look_back(status_ptr, tile, WARPS: gl.constexpr, WIN: gl.constexpr = 3
 
 
 # ----------------------------------------------------------------------------------------------
-# Warp-window look-back of one 32-bit sum (compiled NVIDIA kernels only, through Gluon)
+# Warp-window look-back of one 32- or 64-bit sum (compiled NVIDIA kernels only, through Gluon)
 # ----------------------------------------------------------------------------------------------
-# Status words of :func:`value_publish` / :func:`value_look_back`: int64, ``flag << 32 | value bits``
-# (flag 1 aggregate, 2 inclusive; 0 not yet published), zeroed before the launch. The fast mode keeps
-# one plane of ``num_tiles`` words (a tile's inclusive prefix overwrites its aggregate); the
-# reproducible mode two: aggregates at ``status_ptr + tile``, inclusive prefixes at ``status_ptr +
-# num_tiles + tile`` (a tile needs the aggregates of tiles that may have published their inclusive
-# prefix already).
+# Status words of :func:`value_publish` / :func:`value_look_back`: int64, ``flag << 32 | 32 value bits``
+# (flag 1 aggregate, 2 inclusive; 0 not yet published), zeroed before the launch; a 64-bit value takes
+# two words (low half, high half, each flagged: a value is read complete when both carry a flag,
+# whatever order they became visible in). The fast mode keeps one plane of ``num_tiles`` slots (a
+# tile's inclusive prefix overwrites its aggregate; 32-bit values only); the reproducible mode two:
+# aggregates at slot ``tile``, inclusive prefixes at slot ``num_tiles + tile`` (a tile needs the
+# aggregates of tiles that may have published their inclusive prefix already).
 
 @gluon.jit
-def _value_word(value, STATUS: gl.constexpr):
-    return value.to(gl.int32, bitcast=True).to(gl.uint32, bitcast=True).to(gl.int64) | (STATUS << 32)
+def _half_word(half32, STATUS: gl.constexpr):
+    return half32.to(gl.uint32, bitcast=True).to(gl.int64) | (STATUS << 32)
 
 
 @gluon.jit
-def value_publish(status_ptr, tile, value, STATUS: gl.constexpr):
-    """Publish tile ``tile``'s 32-bit ``value`` (float32 or int32 scalar) as its aggregate (``STATUS=1``)
-    or inclusive prefix (``STATUS=2``) in the word at ``status_ptr + tile``: one relaxed 64-bit exchange
-    (flag and value in one word, so a reader never sees half of it)."""
-    gl.atomic_xchg(status_ptr + tile, _value_word(value, STATUS), sem="relaxed")
+def _value_word(value, STATUS: gl.constexpr, HALF: gl.constexpr = 0):
+    """The status word of ``value`` (its half ``HALF`` when 64-bit)."""
+    if value.dtype.primitive_bitwidth == 64:
+        bits = value.to(gl.int64, bitcast=True)
+        if HALF == 0:
+            w = _half_word(bits.to(gl.int32), STATUS)
+        else:
+            w = _half_word((bits >> 32).to(gl.int32), STATUS)
+    else:
+        w = _half_word(value.to(gl.int32, bitcast=True), STATUS)
+    return w
+
+
+@gluon.jit
+def value_publish(status_ptr, slot, value, STATUS: gl.constexpr):
+    """Publish a tile's ``value`` (float32, int32, float64 or int64 scalar) as its aggregate
+    (``STATUS=1``) or inclusive prefix (``STATUS=2``) in status slot ``slot``: relaxed 64-bit exchanges
+    (flag and 32 value bits in one word, so a reader never sees half of a word)."""
+    if value.dtype.primitive_bitwidth == 64:
+        gl.atomic_xchg(status_ptr + 2 * slot, _value_word(value, STATUS, 0), sem="relaxed")
+        gl.atomic_xchg(status_ptr + 2 * slot + 1, _value_word(value, STATUS, 1), sem="relaxed")
+    else:
+        gl.atomic_xchg(status_ptr + slot, _value_word(value, STATUS), sem="relaxed")
+
+
+@gluon.jit
+def _spin_read(addr, default, SLEEP: gl.constexpr):
+    return gl.inline_asm_elementwise(_spin_read_asm(SLEEP), "=l,l,l", [addr, default], dtype=gl.int64,
+                                     is_pure=False, pack=1)
+
+
+@gluon.jit
+def _read_values(status_ptr, slot, valid, ident, SLEEP: gl.constexpr):
+    """The values of status slots ``slot`` where ``valid`` (``ident`` elsewhere), each read once its
+    words are published."""
+    if ident.dtype.primitive_bitwidth == 64:
+        lo = _spin_read(gl.where(valid, (status_ptr + 2 * slot).to(gl.int64, bitcast=True), 0),
+                        _value_word(ident, 2, 0), SLEEP)
+        hi = _spin_read(gl.where(valid, (status_ptr + 2 * slot + 1).to(gl.int64, bitcast=True), 0),
+                        _value_word(ident, 2, 1), SLEEP)
+        v = ((hi << 32) | lo.to(gl.int32).to(gl.uint32, bitcast=True).to(gl.int64)).to(ident.dtype, bitcast=True)
+        flags = lo >> 32
+    else:
+        w = _spin_read(gl.where(valid, (status_ptr + slot).to(gl.int64, bitcast=True), 0), _value_word(ident, 2),
+                       SLEEP)
+        v = w.to(gl.int32).to(ident.dtype, bitcast=True)
+        flags = w >> 32
+    return v, flags
 
 
 @gluon.jit
@@ -587,7 +631,7 @@ def value_look_back(status_ptr, tile, first_tile, num_tiles, identity, WARPS: gl
                     SLEEP: gl.constexpr = True, DETERMINISTIC: gl.constexpr = False):
     """The exclusive prefix of tile ``tile > first_tile`` under ``+``: the sum of the values of tiles
     ``first_tile .. tile-1`` (``identity``: a scalar of the value type, ``-0.0`` for floats so that
-    adding it is exact for every value, ``0`` for integers).
+    adding it is exact for every value, ``0`` for integers; 64-bit values: ``DETERMINISTIC`` only).
 
     Fast mode: a window of ``WIN`` (a power of two >= 32) predecessors is read at once (each thread
     spinning on its slots until published), summed up to the nearest inclusive prefix, or all of it
@@ -598,25 +642,19 @@ def value_look_back(status_ptr, tile, first_tile, num_tiles, identity, WARPS: gl
     L: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
     j = gl.arange(0, WIN, layout=L)
     ident = gl.full([WIN], identity, identity.dtype, L)
-    ident_word = _value_word(ident, 2)
     if DETERMINISTIC:
         a = gl.maximum(tile - WIN, first_tile)
         t = tile - 1 - j
-        slot = gl.where(t == a, status_ptr + num_tiles + t, status_ptr + t)
-        addr = gl.where(t >= a, slot.to(gl.int64, bitcast=True), 0)
-        w = gl.inline_asm_elementwise(_spin_read_asm(SLEEP), "=l,l,l", [addr, ident_word], dtype=gl.int64,
-                                      is_pure=False, pack=1)
-        prefix = gl.sum(w.to(gl.int32).to(identity.dtype, bitcast=True), 0)
+        v, _ = _read_values(status_ptr, gl.where(t == a, num_tiles + t, t), t >= a, ident, SLEEP)
+        prefix = gl.sum(v, 0)
     else:
+        gl.static_assert(identity.dtype.primitive_bitwidth == 32, "the fast look-back takes 32-bit values")
         prefix = identity
         end = tile
         while end > first_tile:
             t = end - 1 - j
-            addr = gl.where(t >= first_tile, (status_ptr + t).to(gl.int64, bitcast=True), 0)
-            w = gl.inline_asm_elementwise(_spin_read_asm(SLEEP), "=l,l,l", [addr, ident_word], dtype=gl.int64,
-                                          is_pure=False, pack=1)
-            nearest = gl.min(gl.where((w >> 32) == 2, j, WIN), 0)
-            v = w.to(gl.int32).to(identity.dtype, bitcast=True)
+            v, flags = _read_values(status_ptr, t, t >= first_tile, ident, SLEEP)
+            nearest = gl.min(gl.where(flags == 2, j, WIN), 0)
             prefix = gl.sum(gl.where(j <= nearest, v, ident), 0) + prefix
             if nearest < WIN:
                 end = first_tile

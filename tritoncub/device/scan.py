@@ -7,8 +7,8 @@ Kernels:
   ``TILE_ITEMS`` items taken in order from an atomic counter, chained by the decoupled look-back of
   :mod:`tritoncub.agent.lookback`. Each item is read once and written once. A batch of long rows is
   one launch: every row is a look-back *segment* (its first tile has no predecessor).
-* **warp-synchronous single pass** (sums of float32 / int32 accumulators on NVIDIA GPUs, forward,
-  policy buckets ``sum`` / ``sum_det``): the same scheme with CUB's warp-level tile scan, vector
+* **warp-synchronous single pass** (forward sums on NVIDIA GPUs, policy buckets ``sum`` / ``sum_det``
+  for float32 / int32 accumulators, ``sum64`` / ``sum64_det`` for float64 / int64): the same scheme with CUB's warp-level tile scan, vector
   loads and stores, and a look-back of one read per tile (:func:`_scan_warp_sync_kernel`).
 * **rows** (short rows): each program scans ``BLOCK_R`` whole rows of ``BLOCK_C`` slots with one
   ``tl.associative_scan`` along the row, no look-back.
@@ -483,10 +483,11 @@ def _inclusive_exclusive_gl(ai, ae, bi, be):
 @gluon.jit(do_not_specialize=["row_len", "tiles_per_row", "num_tiles"])
 def _scan_warp_sync_kernel(
         x_ptr, y_ptr, init_ptr, total_ptr, state_ptr, row_len, stride_in, stride_out, tiles_per_row, num_tiles,
-        ACC: gl.constexpr, IDENTITY_BITS: gl.constexpr, EXCLUSIVE: gl.constexpr, HAS_INIT: gl.constexpr,
+        ACC: gl.constexpr, BITS: gl.constexpr, IDENTITY_BITS: gl.constexpr, EXCLUSIVE: gl.constexpr, HAS_INIT: gl.constexpr,
         WRITE_TOTAL: gl.constexpr, DETERMINISTIC: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr,
         VEC: gl.constexpr, LOOKBACK_WINDOW: gl.constexpr, LOOKBACK_SLEEP: gl.constexpr, PROBE: gl.constexpr = 0):
-    """The single-pass prefix *sum* of 32-bit accumulators (float32, int32) with CUB's
+    """The single-pass prefix *sum* (float32, int32, float64 or int64 accumulators ``ACC``; ``BITS``: the
+    integer type of its width) with CUB's
     warp-synchronous tile scan (compiled NVIDIA kernels). The tile is warp-striped in vectors: warp
     ``w`` holds ``ITEMS // VEC`` register slots of ``32 * VEC`` consecutive items, lane ``l`` the ``VEC``
     items ``l*VEC ..`` of each slot, so full tiles load and store with vector accesses. The scan runs
@@ -520,7 +521,7 @@ def _scan_warp_sync_kernel(
     rem = gl.minimum(row_len - start, TILE).to(gl.int32)
     xb = x_ptr + row.to(gl.int64) * stride_in + start
     yb = y_ptr + row.to(gl.int64) * stride_out + start
-    ident4 = gl.full([WARPS, SLOTS, 32, VEC], IDENTITY_BITS, gl.int32, L4).to(ACC, bitcast=True)
+    ident4 = gl.full([WARPS, SLOTS, 32, VEC], IDENTITY_BITS, BITS, L4).to(ACC, bitcast=True)
     if rem == TILE:
         x = gl.load(xb + local).to(ACC)
     else:
@@ -532,32 +533,30 @@ def _scan_warp_sync_kernel(
         e_inc = gl.associative_scan(x, 3, _add_gl)
     lane_total = gl.convert_layout(gl.sum(gl.where(e4 == VEC - 1, e_inc, ident4), 3), LS3)
     lane_inc = gl.associative_scan(lane_total, 2, _add_gl)
-    ident3 = gl.full([WARPS, SLOTS, 32], IDENTITY_BITS, gl.int32, LS3).to(ACC, bitcast=True)
+    ident3 = gl.full([WARPS, SLOTS, 32], IDENTITY_BITS, BITS, LS3).to(ACC, bitcast=True)
     lane_exc = striped_shift_up(lane_inc, ident3)
     slot_total = striped_last_lane(lane_inc)
     slot_inc, slot_exc = gl.associative_scan((slot_total, ident3), 1, _inclusive_exclusive_gl)
     s3 = gl.expand_dims(gl.expand_dims(gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, LS3))), 0), 2)
     warp_total = gl.convert_layout(gl.sum(gl.where(s3 == SLOTS - 1, slot_inc, ident3), 1), LC)
-    identc = gl.full([WARPS, 32], IDENTITY_BITS, gl.int32, LC).to(ACC, bitcast=True)
+    identc = gl.full([WARPS, 32], IDENTITY_BITS, BITS, LC).to(ACC, bitcast=True)
     warp_inc, warp_exc = gl.associative_scan((warp_total, identc), 0, _inclusive_exclusive_gl)
     wc = gl.expand_dims(gl.arange(0, WARPS, layout=gl.SliceLayout(1, LC)), 1)
     agg = gl.max(gl.sum(gl.where(wc == WARPS - 1, warp_inc, identc), 0), 0)   # (the same in every lane)
     # the tile's prefix
     identity = gl.max(gl.max(identc, 0), 0)
+    if DETERMINISTIC:
+        inclusive_slot = num_tiles + tile   # (a second plane: the aggregates stay readable)
+    else:
+        inclusive_slot = tile
     if t == 0 or PROBE == 1:
-        if DETERMINISTIC:
-            value_publish(status_ptr + num_tiles, tile, agg, 2)
-        else:
-            value_publish(status_ptr, tile, agg, 2)
+        value_publish(status_ptr, inclusive_slot, agg, 2)
         prefix = identity
     else:
         value_publish(status_ptr, tile, agg, 1)
         prefix = value_look_back(status_ptr, tile, first_tile, num_tiles, identity, WARPS, LOOKBACK_WINDOW,
                                  LOOKBACK_SLEEP, DETERMINISTIC)
-        if DETERMINISTIC:
-            value_publish(status_ptr + num_tiles, tile, prefix + agg, 2)
-        else:
-            value_publish(status_ptr, tile, prefix + agg, 2)
+        value_publish(status_ptr, inclusive_slot, prefix + agg, 2)
     if WRITE_TOTAL:
         if t == tiles_per_row - 1:
             gl.store(total_ptr + row, (prefix + agg).to(total_ptr.dtype.element_ty))
@@ -601,6 +600,7 @@ _WIDE = {"TILE_ITEMS": 2048}
 # The warp-synchronous sum (buckets "sum", "sum_det"): 32 items a thread on 4 warps (108 registers),
 # the anchored look-back over 128 tiles (one read of the window per tile) in both modes.
 _SUM = {"TILE_ITEMS": 4096, "num_warps": 4, "LOOKBACK_WINDOW": 128}
+_SUM64 = {"TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 128}   # (64-bit: 16 items a thread)
 SCAN_POLICY = policy.register(
     "scan",
     space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [32, 64, 128, 256, 512],
@@ -609,15 +609,15 @@ SCAN_POLICY = policy.register(
     fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
               "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1, "ANCHORED": 1, "ROWS_WARPS": 8, "num_warps": 8, "num_stages": 1},
     valid=_valid,
-    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "sum", "sum_det"),
+    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "sum", "sum_det", "sum64", "sum64_det"),
     bucket_fallbacks={"4B_det": _DET, "8B": _WIDE, "16B": _WIDE, "8B_det": {**_WIDE, **_DET},
-                      "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM},
+                      "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM, "sum64": _SUM64, "sum64_det": _SUM64},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
-        "_det: the reproducible mode; sum, sum_det: sums of 32-bit accumulators (float32, int32), which on "
-        "NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back "
+        "_det: the reproducible mode; sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
+        "int64): sums, which on NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back "
         "sleeps briefly between reads of an unpublished slot; windows below 32 read 32; ANCHORED 1: the fast "
-        "mode uses the reproducible mode's look-back too, one read of the window per tile)",
+        "mode uses the reproducible mode's look-back too, one read of the window per tile; 64-bit sums always do)",
 )
 
 
@@ -645,7 +645,7 @@ def _widen(dtype: torch.dtype) -> torch.dtype:
 
 
 _TL = {torch.int32: tl.int32, torch.int64: tl.int64, torch.float32: tl.float32, torch.float64: tl.float64}
-_GL = {torch.int32: gl.int32, torch.float32: gl.float32}
+_GL = {torch.int32: gl.int32, torch.float32: gl.float32, torch.int64: gl.int64, torch.float64: gl.float64}
 #: measurement switch for bench/probes only (see _scan_warp_sync_kernel); 0 in any real use
 _PROBE = 0
 
@@ -699,11 +699,11 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
         return outs, totals
     acc0 = acc_dtypes[0]
     acc1 = acc_dtypes[1] if num_values == 2 else acc0
-    # sums of 32-bit accumulators have a kernel of their own on NVIDIA GPUs, and a policy bucket
+    # sums have a kernel of their own on NVIDIA GPUs, and policy buckets (32- and 64-bit accumulators)
     warp_sum = (combine_fn is combine_add and num_values == 1 and not (by_key or reverse or x1_index) and store0
-                and acc0 in (torch.float32, torch.int32) and smem_atomics_ok(device))
+                and smem_atomics_ok(device))
     if warp_sum:
-        bucket = "sum_det" if deterministic else "sum"
+        bucket = ("sum64" if acc0.itemsize == 8 else "sum") + ("_det" if deterministic else "")
     else:
         bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic)
     pol = policy.select("scan", device, bucket)
@@ -798,15 +798,19 @@ def _launch_warp_sync(in0, out0_t, init, total, n_rows, row_len, tile, acc, pol,
     items = tile // (32 * warps)
     tiles_per_row = cdiv(row_len, tile)
     num_tiles = n_rows * tiles_per_row
-    anchored = deterministic or bool(pol["ANCHORED"])
-    # one zeroed buffer: the tile counter (word 0), then one plane of status words (two when anchored)
-    state = torch.zeros(STATUS_HEADER_WORDS + (2 if anchored else 1) * num_tiles, dtype=torch.int64,
-                        device=in0.device)
+    wide = acc.itemsize == 8
+    anchored = deterministic or bool(pol["ANCHORED"]) or wide   # (64-bit values: the anchored look-back only)
+    # one zeroed buffer: the tile counter (word 0), then one plane of status slots (two when anchored) of
+    # one word per slot (two for 64-bit values)
+    state = torch.zeros(STATUS_HEADER_WORDS + (2 if anchored else 1) * (2 if wide else 1) * num_tiles,
+                        dtype=torch.int64, device=in0.device)
     one_row = n_rows == 1
     launch(_scan_warp_sync_kernel, (num_tiles,),
            in0, out0_t, init, total, state, row_len, 0 if one_row else in0.stride(0),
            0 if one_row else out0_t.stride(0), tiles_per_row, num_tiles,
-           ACC=_GL[acc], IDENTITY_BITS=-(1 << 31) if acc.is_floating_point else 0, EXCLUSIVE=exclusive, HAS_INIT=has_init,
+           ACC=_GL[acc], BITS=gl.int64 if wide else gl.int32,
+           IDENTITY_BITS=-(1 << (63 if wide else 31)) if acc.is_floating_point else 0, EXCLUSIVE=exclusive,
+           HAS_INIT=has_init,
            WRITE_TOTAL=want_total, DETERMINISTIC=anchored, WARPS=warps, ITEMS=items,
            VEC=math.gcd(pol["VEC"], items), LOOKBACK_WINDOW=max(32, pol["LOOKBACK_WINDOW"]),
            LOOKBACK_SLEEP=pol["LOOKBACK_SLEEP"], PROBE=_PROBE, num_warps=warps)

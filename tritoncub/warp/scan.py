@@ -210,21 +210,50 @@ _SHUFFLE_LAST_ASM = gl.constexpr("shfl.sync.idx.b32 $0, $1, 31, 31, -1;")
 
 
 @gluon.jit
+def _shuffle_up32(bits, first_bits):
+    return gl.inline_asm_elementwise(_SHUFFLE_UP_ASM, "=r,r,r", [bits, first_bits], dtype=gl.int32, is_pure=False,
+                                     pack=1)
+
+
+@gluon.jit
+def _shuffle_last32(bits):
+    return gl.inline_asm_elementwise(_SHUFFLE_LAST_ASM, "=r,r", [bits], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def _halves(values):
+    """A 64-bit tile's bits as (low, high) 32-bit words."""
+    bits = values.to(gl.int64, bitcast=True)
+    return bits.to(gl.int32), (bits >> 32).to(gl.int32)
+
+
+@gluon.jit
+def _from_halves(lo, hi, dtype: gl.constexpr):
+    return ((hi.to(gl.int64) << 32) | lo.to(gl.uint32, bitcast=True).to(gl.int64)).to(dtype, bitcast=True)
+
+
+@gluon.jit
 def striped_shift_up(values, first):
-    """For every item of a warp-striped tile of 32-bit values: the value of the next lower lane of the
-    same register slot (lane 0: its item of ``first``, a tile like ``values``). An inclusive warp scan
-    shifted this way is the exclusive one, with no inverse operator needed."""
-    bits = values.to(gl.int32, bitcast=True)
-    first_bits = first.to(gl.int32, bitcast=True)
-    out = gl.inline_asm_elementwise(_SHUFFLE_UP_ASM, "=r,r,r", [bits, first_bits], dtype=gl.int32, is_pure=False,
-                                    pack=1)
-    return out.to(values.dtype, bitcast=True)
+    """For every item of a warp-striped tile of 32- or 64-bit values: the value of the next lower lane of
+    the same register slot (lane 0: its item of ``first``, a tile like ``values``). An inclusive warp
+    scan shifted this way is the exclusive one, with no inverse operator needed."""
+    if values.dtype.primitive_bitwidth == 64:
+        lo, hi = _halves(values)
+        first_lo, first_hi = _halves(first)
+        out = _from_halves(_shuffle_up32(lo, first_lo), _shuffle_up32(hi, first_hi), values.dtype)
+    else:
+        bits = _shuffle_up32(values.to(gl.int32, bitcast=True), first.to(gl.int32, bitcast=True))
+        out = bits.to(values.dtype, bitcast=True)
+    return out
 
 
 @gluon.jit
 def striped_last_lane(values):
-    """For every item of a warp-striped tile of 32-bit values: lane 31's value of the same register slot
-    (an inclusive warp scan's warp total, bitwise)."""
-    bits = values.to(gl.int32, bitcast=True)
-    out = gl.inline_asm_elementwise(_SHUFFLE_LAST_ASM, "=r,r", [bits], dtype=gl.int32, is_pure=False, pack=1)
-    return out.to(values.dtype, bitcast=True)
+    """For every item of a warp-striped tile of 32- or 64-bit values: lane 31's value of the same
+    register slot (an inclusive warp scan's warp total, bitwise)."""
+    if values.dtype.primitive_bitwidth == 64:
+        lo, hi = _halves(values)
+        out = _from_halves(_shuffle_last32(lo), _shuffle_last32(hi), values.dtype)
+    else:
+        out = _shuffle_last32(values.to(gl.int32, bitcast=True)).to(values.dtype, bitcast=True)
+    return out
