@@ -600,7 +600,7 @@ _WIDE = {"TILE_ITEMS": 2048}
 # The warp-synchronous sum (buckets "sum", "sum_det"): 32 items a thread on 4 warps (108 registers),
 # the anchored look-back over 128 tiles (one read of the window per tile) in both modes.
 _SUM = {"TILE_ITEMS": 4096, "num_warps": 4, "LOOKBACK_WINDOW": 128}
-_SUM64 = {"TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 128}   # (64-bit: 16 items a thread)
+_SUM64 = _SUM
 SCAN_POLICY = policy.register(
     "scan",
     space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [32, 64, 128, 256, 512],
