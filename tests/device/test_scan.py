@@ -396,6 +396,23 @@ def test_sum_engines(name, cfg, deterministic):
                      rtol=1e-4, atol=1e-3)
 
 
+def test_short_rows_repeated_calls():
+    """Repeated sums of short rows of one shape (on the GPU the second call on takes the remembered
+    launch of the rows kernel): fresh data every call, inclusive and exclusive, an input one item
+    past an aligned address, and a policy override in between (a different config: no stale launch)."""
+    rows, cols = (5, 33) if interpreter_active() else (300, 128)
+    for rep in range(3):
+        x = make_data("random", rows * cols, torch.int32).reshape(rows, cols)
+        assert_equal(S.inclusive_sum(x), torch.cumsum(x, 1))
+        assert_equal(S.exclusive_sum(x), torch.cumsum(x, 1) - x.long())
+        assert_equal(torch.ops.tritoncub.cumsum(x, -1), torch.cumsum(x, -1))
+        f = make_data("random", rows * cols + 1, torch.float32)[1:].reshape(rows, cols)
+        assert_close(S.inclusive_sum(f), torch.cumsum(f.double(), 1).float(), rtol=1e-5, atol=1e-4)
+        if rep == 1:
+            with policy.override("scan", {"ROWS_TILE": 256, "ROWS_MAX_LEN": 256, "ROWS_WARPS": 1}):
+                assert_equal(S.inclusive_sum(x), torch.cumsum(x, 1))
+
+
 def test_sum_signed_zero_and_specials():
     """Sums of -0.0 are -0.0, as IEEE addition gives (the single pass pads and seeds with -0.0, the
     exact identity; torch's CPU cumsum starts from +0.0 and gives +0.0), and NaN and infinities
