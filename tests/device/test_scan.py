@@ -407,7 +407,7 @@ def test_short_rows_repeated_calls():
         assert_equal(S.exclusive_sum(x), torch.cumsum(x, 1) - x.long())
         assert_equal(torch.ops.tritoncub.cumsum(x, -1), torch.cumsum(x, -1))
         f = make_data("random", rows * cols + 1, torch.float32)[1:].reshape(rows, cols)
-        assert_close(S.inclusive_sum(f), torch.cumsum(f.double(), 1).float(), rtol=1e-5, atol=1e-4)
+        assert_close(S.inclusive_sum(f), torch.cumsum(f.double(), 1).float(), rtol=1e-4, atol=1e-3)
         if rep == 1:
             with policy.override("scan", {"ROWS_TILE": 256, "ROWS_MAX_LEN": 256, "ROWS_WARPS": 1}):
                 assert_equal(S.inclusive_sum(x), torch.cumsum(x, 1))
