@@ -40,6 +40,8 @@ of a called ``@triton.jit`` function on as a Python string and fails; the interp
 """
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 LOAD_DIRECT = tl.constexpr(0)
 LOAD_STRIPED = tl.constexpr(1)
@@ -125,3 +127,22 @@ def block_load(ptr, tile_base, num_items, BLOCK_THREADS: tl.constexpr, ITEMS_PER
         tile = tl.load(ptr + base + idx, mask=base + idx < num_items, other=other,
                        cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION)
     return tile
+
+
+@gluon.jit
+def warp_striped_vector_offsets(L4: gl.constexpr, WARPS: gl.constexpr, SLOTS: gl.constexpr, VEC: gl.constexpr):
+    """Tile offsets of the *warp-striped vector* arrangement (Gluon kernels; CUB's
+    ``BLOCK_LOAD_WARP_TRANSPOSE`` input side, in vectors): a ``[WARPS, SLOTS, 32, VEC]`` int32 tile in
+    layout ``L4`` (``BlockedLayout([1, SLOTS, 1, VEC], [1, 1, 32, 1], [WARPS, 1, 1, 1], [3, 2, 1, 0])``)
+    where warp ``w`` holds ``SLOTS`` register slots of ``32 * VEC`` consecutive items and lane ``l`` the
+    ``VEC`` items ``l*VEC ..`` of each slot: full tiles load and store with one vector access per slot.
+    Returns ``(offsets, e)``: the offsets, and the item's place in its vector (``[1, 1, 1, VEC]``)."""
+    LS: gl.constexpr = gl.SliceLayout(3, L4)
+    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, LS)))
+    s = gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, LS)))
+    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, LS)))
+    e = gl.arange(0, VEC, layout=gl.SliceLayout(0, gl.SliceLayout(1, gl.SliceLayout(2, L4))))
+    lane_first = ((gl.expand_dims(gl.expand_dims(w, 1), 2) * SLOTS + gl.expand_dims(gl.expand_dims(s, 0), 2)) * 32
+                  + gl.expand_dims(gl.expand_dims(ln, 0), 1)) * VEC
+    e4 = gl.expand_dims(gl.expand_dims(gl.expand_dims(e, 0), 1), 2)
+    return gl.expand_dims(lane_first, 3) + e4, e4

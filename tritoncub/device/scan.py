@@ -55,6 +55,7 @@ from .._utils import cdiv, check_tensor, next_power_of_2, num_sms, smem_atomics_
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
+from ..block.load import warp_striped_vector_offsets
 from ..block.scan import block_shift_right
 from ..warp.scan import striped_last_lane, striped_shift_up
 
@@ -510,14 +511,7 @@ def _scan_warp_sync_kernel(
     t = tile - row * tiles_per_row
     first_tile = tile - t
     start = t.to(gl.int64) * TILE
-    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, LS)))
-    s = gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, LS)))
-    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, LS)))
-    e = gl.arange(0, VEC, layout=gl.SliceLayout(0, gl.SliceLayout(1, gl.SliceLayout(2, L4))))
-    lane_first = ((gl.expand_dims(gl.expand_dims(w, 1), 2) * SLOTS + gl.expand_dims(gl.expand_dims(s, 0), 2)) * 32
-                  + gl.expand_dims(gl.expand_dims(ln, 0), 1)) * VEC
-    e4 = gl.expand_dims(gl.expand_dims(gl.expand_dims(e, 0), 1), 2)
-    local = gl.expand_dims(lane_first, 3) + e4
+    local, e4 = warp_striped_vector_offsets(L4, WARPS, SLOTS, VEC)
     rem = gl.minimum(row_len - start, TILE).to(gl.int32)
     xb = x_ptr + row.to(gl.int64) * stride_in + start
     yb = y_ptr + row.to(gl.int64) * stride_out + start

@@ -49,6 +49,7 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               status_scratch, tile_index)
 from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, num_sms, smem_atomics_ok
+from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
 # selection modes (what decides that an item is selected)
@@ -369,13 +370,7 @@ def _select_warp_sync_kernel(
     status_ptr = state_ptr + _STATE_STATUS   # (word 0: the tile counter, word 8: the total)
     tile = gl.atomic_add(state_ptr, 1, sem="relaxed").to(gl.int32)
     base = tile.to(gl.int64) * TILE
-    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, LS)))
-    s = gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, LS)))
-    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, LS)))
-    e = gl.arange(0, VEC, layout=gl.SliceLayout(0, gl.SliceLayout(1, gl.SliceLayout(2, L4))))
-    lane_first = ((gl.expand_dims(gl.expand_dims(w, 1), 2) * SLOTS + gl.expand_dims(gl.expand_dims(s, 0), 2)) * 32
-                  + gl.expand_dims(gl.expand_dims(ln, 0), 1)) * VEC
-    local = gl.expand_dims(lane_first, 3) + gl.expand_dims(gl.expand_dims(gl.expand_dims(e, 0), 1), 2)
+    local, _ = warp_striped_vector_offsets(L4, WARPS, SLOTS, VEC)
     rem = gl.minimum(n - base, TILE).to(gl.int32)
     full = rem == TILE
     inb = local < rem
