@@ -45,7 +45,8 @@ def timed(label, n, x, ref, det, ref_err, cfg=None):
     # (no override for the shipped policy: an override is merged over the built-in fallback, not the tuned file)
     with policy.override("scan", cfg) if cfg else contextlib.nullcontext():
         ok, err = check(x, ref, det, ref_err)
-        row(label, n, bench_ms(lambda: S.inclusive_sum(x, deterministic=det)), f"{'ok' if ok else 'WRONG'} err={err:.1e}")
+        row(label, n, bench_ms(lambda: S.inclusive_sum(x, deterministic=det)),
+            f"{'ok' if ok else 'WRONG'} err={err:.1e}")
 
 
 if "--wide" in sys.argv:   # 64-bit accumulators: int32 -> int64 (torch's promotion), exact

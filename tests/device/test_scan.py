@@ -351,8 +351,9 @@ if not interpreter_active():
     SUM_ENGINES += [(f"warp-sync-T{t}-w{w}-vec{v}-win{win}-sleep{sl}-anchored{a}",
                      {"WARP_SYNC": 1, "TILE_ITEMS": t, "num_warps": w, "VEC": v, "LOOKBACK_WINDOW": win,
                       "LOOKBACK_SLEEP": sl, "ANCHORED": a})
-                    for t, w, v, win, sl, a in ((2048, 4, 4, 32, 1, 0), (1024, 16, 1, 64, 0, 0), (4096, 8, 4, 128, 1, 1),
-                                                (8192, 4, 4, 256, 1, 0), (8192, 4, 1, 32, 0, 1), (4096, 2, 4, 512, 1, 1),
+                    for t, w, v, win, sl, a in ((2048, 4, 4, 32, 1, 0), (1024, 16, 1, 64, 0, 0),
+                                                (4096, 8, 4, 128, 1, 1), (8192, 4, 4, 256, 1, 0),
+                                                (8192, 4, 1, 32, 0, 1), (4096, 2, 4, 512, 1, 1),
                                                 (4096, 4, 4, 64, 1, 1))]
 
 

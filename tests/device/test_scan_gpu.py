@@ -57,3 +57,22 @@ def test_stress_rows_segments():
         b = torch.randn(shape, device=DEVICE)
         _, rb = S.inclusive_scan((a, b), S.combine_linear_recurrence, dim=-1)
         assert torch.isfinite(rb).all()
+
+
+@pytest.mark.gpu
+def test_sums_past_2_to_31_items():
+    """A sum over more than 2^31 items (int8 input): int32 accumulation (wrapping, as torch's) and
+    torch's int64 promotion, compared with torch.cumsum over every item; the tile index, the tile
+    offsets and the look-back stay exact past 32-bit item indices."""
+    n = (1 << 31) + 4099
+    free, _ = torch.cuda.mem_get_info()
+    if free < 48 * 2**30:
+        pytest.skip("needs 48 GiB of free GPU memory")
+    g = torch.Generator(device=DEVICE).manual_seed(2)
+    x = torch.randint(-1, 3, (n,), device=DEVICE, generator=g, dtype=torch.int8)
+    ref = torch.cumsum(x, 0)                        # int64
+    out = S.inclusive_sum(x)
+    assert out.dtype == torch.int64 and torch.equal(out, ref)
+    del out
+    out32 = S.inclusive_sum(x, dtype=torch.int32)
+    assert torch.equal(out32, ref.to(torch.int32))  # (the same wrapped values)

@@ -484,12 +484,13 @@ def _inclusive_exclusive_gl(ai, ae, bi, be):
 @gluon.jit(do_not_specialize=["row_len", "tiles_per_row", "num_tiles"])
 def _scan_warp_sync_kernel(
         x_ptr, y_ptr, init_ptr, total_ptr, state_ptr, row_len, stride_in, stride_out, tiles_per_row, num_tiles,
-        ACC: gl.constexpr, BITS: gl.constexpr, IDENTITY_BITS: gl.constexpr, EXCLUSIVE: gl.constexpr, HAS_INIT: gl.constexpr,
-        WRITE_TOTAL: gl.constexpr, DETERMINISTIC: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr,
-        VEC: gl.constexpr, LOOKBACK_WINDOW: gl.constexpr, LOOKBACK_SLEEP: gl.constexpr, PROBE: gl.constexpr = 0):
-    """The single-pass prefix *sum* (float32, int32, float64 or int64 accumulators ``ACC``; ``BITS``: the
-    integer type of its width) with CUB's
-    warp-synchronous tile scan (compiled NVIDIA kernels). The tile is warp-striped in vectors: warp
+        ACC: gl.constexpr, BITS: gl.constexpr, IDENTITY_BITS: gl.constexpr, EXCLUSIVE: gl.constexpr,
+        HAS_INIT: gl.constexpr, WRITE_TOTAL: gl.constexpr, DETERMINISTIC: gl.constexpr, WARPS: gl.constexpr,
+        ITEMS: gl.constexpr, VEC: gl.constexpr, LOOKBACK_WINDOW: gl.constexpr, LOOKBACK_SLEEP: gl.constexpr,
+        PROBE: gl.constexpr = 0):
+    """The single-pass prefix *sum* (float32, int32, float64 or int64 accumulators ``ACC``; ``BITS``:
+    the integer type of its width) with CUB's warp-synchronous tile scan (compiled NVIDIA kernels;
+    ``DETERMINISTIC``: the anchored look-back). The tile is warp-striped in vectors: warp
     ``w`` holds ``ITEMS // VEC`` register slots of ``32 * VEC`` consecutive items, lane ``l`` the ``VEC``
     items ``l*VEC ..`` of each slot, so full tiles load and store with vector accesses. The scan runs
     within each lane's vector (registers), across the lanes of a slot (shuffles), along the slots
@@ -598,20 +599,23 @@ _SUM64 = _SUM
 SCAN_POLICY = policy.register(
     "scan",
     space={"TILE_ITEMS": [2048, 4096, 8192, 16384], "LOOKBACK_WINDOW": [32, 64, 128, 256, 512],
-           "WARP_SYNC": [0, 1], "VEC": [1, 4], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1], "num_warps": [2, 4, 8, 16],
-           "num_stages": [1]},
+           "WARP_SYNC": [0, 1], "VEC": [1, 4], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1],
+           "num_warps": [2, 4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
-              "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1, "ANCHORED": 1, "ROWS_WARPS": 8, "num_warps": 8, "num_stages": 1},
+              "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1, "ANCHORED": 1, "ROWS_WARPS": 8, "num_warps": 8,
+              "num_stages": 1},
     valid=_valid,
     buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "sum", "sum_det", "sum64", "sum64_det"),
     bucket_fallbacks={"4B_det": _DET, "8B": _WIDE, "16B": _WIDE, "8B_det": {**_WIDE, **_DET},
-                      "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM, "sum64": _SUM64, "sum64_det": _SUM64},
+                      "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM, "sum64": _SUM64,
+                      "sum64_det": _SUM64},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
         "_det: the reproducible mode; sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
-        "int64): sums, which on NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back "
-        "sleeps briefly between reads of an unpublished slot; windows below 32 read 32; ANCHORED 1: the fast "
-        "mode uses the reproducible mode's look-back too, one read of the window per tile; 64-bit sums always do)",
+        "int64): sums, which on NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per "
+        "thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back sleeps briefly between reads of an "
+        "unpublished slot; windows below 32 read 32; ANCHORED 1: the fast mode uses the reproducible mode's "
+        "look-back too, one read of the window per tile; 64-bit sums always do)",
 )
 
 
