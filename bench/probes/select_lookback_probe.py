@@ -19,13 +19,12 @@ import tritoncub  # noqa: F401
 from tritoncub import policy
 from tritoncub.device import select as S
 from _timing import gpu_us
+from _inputs import select_inputs
 
 ops = torch.ops.tritoncub
 n = 1 << 26
-g = torch.Generator(device="cuda").manual_seed(0)
-x = torch.randn(n, device="cuda", generator=g)
-masks = {d: torch.rand(n, device="cuda", generator=g) < d for d in (0.01, 0.5)}
-runs = torch.sort(torch.randint(0, 1 << 20, (n,), device="cuda", generator=g, dtype=torch.int32)).values
+_, (x,), masks, (runs,) = select_inputs(n, (0.01, 0.5))
+masks = {d: m[0] for d, m in masks.items()}
 cases = [("masked_select 0.01", lambda: ops.masked_select(x, masks[0.01])),
          ("masked_select 0.5", lambda: ops.masked_select(x, masks[0.5])),
          ("unique_consecutive", lambda: ops.unique_consecutive(runs))]

@@ -13,14 +13,11 @@ import tritoncub  # noqa: F401
 from tritoncub import policy
 from tritoncub.device import run_length_encode as RLE
 from bench.harness import rotating
+from _inputs import select_inputs
 
 ops = torch.ops.tritoncub
 n = 1 << 26
-g = torch.Generator(device="cuda").manual_seed(0)
-xs = [torch.randn(n, device="cuda", generator=g) for _ in range(2)]
-masks = {d: [torch.rand(n, device="cuda", generator=g) < d for _ in range(2)] for d in (0.01, 0.5, 0.99)}
-runs = [torch.sort(torch.randint(0, 1 << 20, (n,), device="cuda", generator=g, dtype=torch.int32)).values
-        for _ in range(2)]
+g, xs, masks, runs = select_inputs(n, (0.01, 0.5, 0.99), copies=2)
 uq = [torch.randint(0, 1 << 20, (n,), device="cuda", generator=g, dtype=torch.int32) for _ in range(2)]
 
 
