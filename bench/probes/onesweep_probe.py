@@ -279,13 +279,13 @@ def timing(quick):
                              bench(lambda: torch.sort(xs))))
                 if ok:
                     small_variants.append((t, extra))
-            hist = torch.zeros(4, 256, device=dev, dtype=torch.int64)
+            hist = torch.zeros(5, 256, device=dev, dtype=torch.int64)
             sms = torch.cuda.get_device_properties(0).multi_processor_count
             for hi in (() if "--variants" in sys.argv else (8, 16)):
                 tile = 8 * hi * 32
                 nt = N // tile
                 def runh():
-                    rs._histogram_gluon_kernel[(min(nt, sms * 4),)](x, hist, hist, N, nt, 0, 32, NUM_PLACES=4, RADIX_BITS=8,
+                    rs._histogram_gluon_kernel[(min(nt, sms * 4),)](x, hist, N, nt, 0, 32, NUM_PLACES=4, RADIX_BITS=8,
                                                                     DESCENDING=False, WARPS=8, ITEMS=hi, SMEM_ROWS=32,
                                                                     num_warps=8)
                 th = bench(runh)

@@ -77,24 +77,33 @@ def test_sort_op_values_and_indices_equal_torch(dtype, kind):
         assert torch.equal(torch.ops.tritoncub.argsort(x, -1, True, True).cpu(), _ref(x, True)[1])
 
 
+@pytest.mark.parametrize("packed", [1, 0], ids=["packed", "apart"])
 @pytest.mark.parametrize("narrow_limit", [1 << 31, 0], ids=["int32-positions", "int64-positions"])
-def test_generated_positions_int32_and_int64(monkeypatch, narrow_limit):
-    # sort/argsort carry the generated positions as int32 between passes (int64 at and past the limit)
-    # and return int64 from the last pass, whatever the number of passes that run
+def test_generated_positions(monkeypatch, narrow_limit, packed):
+    # sort/argsort carry the generated positions packed with the keys in uint64 words (PACKED_POSITIONS,
+    # keys of up to 32 bits) or apart, as int32 between passes (int64 at and past the limit), and return
+    # int64 from the last pass, whatever the number of passes that run (odd and even counts alternate the
+    # word buffers differently); packed float keys are restored from the input for -0.0 and NaN
     monkeypatch.setattr(rs, "_NARROW_INDEX_LIMIT", narrow_limit)
     n = 2 * TILE + 5
     cases = {"4 passes": make_data("random", n, torch.int32),
+             "3 passes": make_data("random", n, torch.int32) & 0xFFFFFF,
+             "2 passes": make_data("random", n, torch.int32) & 0xFFFF,
              "1 pass (upper places skipped)": make_data("random", n, torch.int32) & 255,
              "no pass (all equal)": make_data("equal", n, torch.int32),
-             "2 keys": make_data("random", 2, torch.int32)}
-    for name, x in cases.items():
-        for desc in (False, True):
-            v, i = rs._sort_lastdim(x.view(1, -1), desc)
-            rv, ri = _ref(x, desc)
-            assert i.dtype == torch.int64, name
-            _eq(v.view(-1), rv, f"{name} desc={desc}")
-            assert torch.equal(i.view(-1).cpu(), ri), f"{name} desc={desc}"
-    with policy.override("radix_sort", {"SMALL_N": 256}):
+             "2 keys": make_data("random", 2, torch.int32),
+             "float32 specials": make_data("special", n, torch.float32),
+             "float16 specials": make_data("special", n, torch.float16),
+             "int8": make_data("random", n, torch.int8)}
+    with policy.override("radix_sort", {"PACKED_POSITIONS": packed}):
+        for name, x in cases.items():
+            for desc in (False, True):
+                v, i = rs._sort_lastdim(x.view(1, -1), desc)
+                rv, ri = _ref(x, desc)
+                assert i.dtype == torch.int64, name
+                _eq(v.view(-1), rv, f"{name} desc={desc}")
+                assert torch.equal(i.view(-1).cpu(), ri), f"{name} desc={desc}"
+    with policy.override("radix_sort", {"SMALL_N": 256, "PACKED_POSITIONS": packed}):
         x = make_data("few_unique", 200, torch.float32)
         v, i = rs._sort_lastdim(x.view(1, -1), False)
         assert i.dtype == torch.int64 and torch.equal(i.view(-1).cpu(), _ref(x)[1])
@@ -253,10 +262,13 @@ def test_opcheck_and_autograd():
     assert torch.equal(xs.grad, ref.grad)
 
 
+@pytest.mark.parametrize("once_words", [1 << 22, 0], ids=["status-once", "status-reused"])
 @pytest.mark.parametrize("skip_min", [0, 1 << 20], ids=["read-back", "no-read-back"])
-def test_places_without_histogram_read_back(skip_min):
+def test_places_without_histogram_read_back(monkeypatch, skip_min, once_words):
     # below SKIP_PLACES_MIN_N every place runs (no host sync): places where all keys agree are sorted
-    # anyway, with the same result
+    # anyway, with the same result. Look-back words: one zeroed set per pass after the histogram
+    # (small sorts), or one set zeroed before each pass
+    monkeypatch.setattr(rs, "_STATUS_ONCE_WORDS", once_words)
     x = make_data("random", 2 * TILE + 7, torch.int32) & 0x00FF00F0   # two places hold one digit
     x[::7] = -x[::7]
     with policy.override("radix_sort", {"SKIP_PLACES_MIN_N": skip_min}):

@@ -129,3 +129,31 @@ def test_gpu_float_keys_with_and_without_special_values(dtype):
             bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
             # the original bits, in torch's order
             assert torch.equal(k.cpu().view(bits), x.cpu()[r.indices].view(bits)), (name, desc)
+
+
+@pytest.mark.gpu
+def test_gpu_queued_sorts_repeated_calls():
+    # sorts below SKIP_PLACES_MIN_N re-launch remembered kernels (per size, dtypes, alignment and
+    # policy): fresh data on every call, an unaligned input, and policy changes in between
+    rs._QUEUED_PLANS.clear()
+    for n in ((1 << 20) + 1, 3 * 4096 + 5):
+        for dtype in (torch.float32, torch.int32, torch.float16):
+            for rep in range(3):
+                x = make_data("special" if dtype.is_floating_point else "random", n + 1, dtype)
+                x = x[1:] if rep == 1 else x[:n]      # rep 1: not 16-byte aligned
+                for desc in (False, True):
+                    v, i = rs.sort(x, descending=desc)
+                    r = torch.sort(x, descending=desc, stable=True)
+                    assert torch.equal(i, r.indices), (n, dtype, rep, desc)
+                    assert torch.equal(v.nan_to_num(7), r.values.nan_to_num(7)), (n, dtype, rep, desc)
+                k, pv = rs.sort_pairs(x, x.to(torch.float64))
+                r = torch.sort(x, stable=True)
+                assert torch.equal(pv.nan_to_num(7), r.values.to(torch.float64).nan_to_num(7)), (n, dtype, rep)
+    assert rs._QUEUED_PLANS, "no sort took the queued path"
+    x = make_data("random", (1 << 20) + 1, torch.int32)
+    r = torch.sort(x, stable=True)
+    for cfg in ({"ITEMS": 8}, {"SKIP_PLACES_MIN_N": 0}, {}):
+        with policy.override("radix_sort", cfg):
+            for _ in range(2):
+                v, i = rs.sort(x)
+                assert torch.equal(i, r.indices) and torch.equal(v, r.values), cfg

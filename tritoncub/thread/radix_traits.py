@@ -182,6 +182,27 @@ def from_ordered_bits(b, KEY_DTYPE: tl.constexpr, DESCENDING: tl.constexpr = Fal
 
 
 @triton.jit
+def pack_key_position(bits, position):
+    """One uint64 word: ordered key bits (of at most 32 bits) above a 32-bit position. Words sort by
+    the key over bits ``[32 + begin, 32 + end)``, and carry where the key came from."""
+    return (bits.to(tl.uint64) << 32) | position.to(tl.uint64)
+
+
+@triton.jit
+def unpack_key_position(word, KEY_DTYPE: tl.constexpr, DESCENDING: tl.constexpr = False):
+    """Inverse of :func:`pack_key_position` (with :func:`from_ordered_bits`): ``(key, position)``,
+    the position as int64."""
+    hi = word >> 32
+    if KEY_DTYPE.primitive_bitwidth <= 8:
+        b = hi.to(tl.uint8)
+    elif KEY_DTYPE.primitive_bitwidth == 16:
+        b = hi.to(tl.uint16)
+    else:
+        b = hi.to(tl.uint32)
+    return from_ordered_bits(b, KEY_DTYPE, DESCENDING), (word & 0xFFFFFFFF).to(tl.int64)
+
+
+@triton.jit
 def extract_digit(b, shift, NUM_BITS: tl.constexpr):
     """``(b >> shift) & (2**NUM_BITS - 1)`` as int32 (``b`` ordered bits, ``shift`` may be a tensor)."""
     return ((b >> tl.cast(shift, b.dtype)) & ((1 << NUM_BITS) - 1)).to(tl.int32)
