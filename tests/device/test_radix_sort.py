@@ -109,6 +109,26 @@ def test_generated_positions(monkeypatch, narrow_limit, packed):
         assert i.dtype == torch.int64 and torch.equal(i.view(-1).cpu(), _ref(x)[1])
 
 
+@pytest.mark.parametrize("packed", [1, 0], ids=["packed", "apart"])
+@pytest.mark.parametrize("b,length,kind,dtype", [
+    (3, 300, "random", torch.int32), (5, 129, "special", torch.float32), (2, 700, "few_unique", torch.float16),
+    (4, 200, "equal", torch.int8), (3, 257, "small", torch.int32), (257, 3, "random", torch.int32)],
+    ids=lambda v: str(v).replace("torch.", ""))
+def test_rows_sorted_as_one_problem(b, length, kind, dtype, packed):
+    # rows longer than the segmented sort's tiles: up to 256 rows sort as one problem with positions
+    # packed as row and column and a last pass over the row ids (PACKED_POSITIONS); more rows (or
+    # positions apart) by a second stable sort of the row ids
+    x = make_data("random" if kind == "small" else kind, b * length, dtype).view(b, length)
+    if kind == "small":
+        x = x & 0xFF     # the upper places are skipped: one key pass, then the row pass
+    with policy.override("radix_sort", {"PACKED_POSITIONS": packed}):
+        for desc in (False, True):
+            v, i = rs._sort_lastdim(x, desc)
+            r = torch.sort(x.cpu(), dim=-1, descending=desc, stable=True)
+            assert torch.equal(i.cpu(), r.indices), desc
+            _eq(v, r.values, f"desc={desc}")
+
+
 def test_sort_nd_rows_and_dims():
     x = make_data("few_unique", 3 * 5 * 12, torch.float32).view(3, 5, 12)
     for dim, desc in ((-1, False), (0, True), (1, False)):

@@ -157,3 +157,17 @@ def test_gpu_queued_sorts_repeated_calls():
             for _ in range(2):
                 v, i = rs.sort(x)
                 assert torch.equal(i, r.indices) and torch.equal(v, r.values), cfg
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("b,length", [(16, (1 << 20) + 3), (256, 5000), (300, 4099)])
+def test_gpu_long_rows(b, length):
+    # rows past the segmented sort's tiles: up to 256 rows as one problem with a pass over the row
+    # ids, more by a second sort of the row ids
+    for dtype in (torch.float32, torch.int16):
+        x = make_data("special" if dtype.is_floating_point else "few_unique", b * length, dtype).view(b, length)
+        for desc in (False, True):
+            v, i = rs.sort(x, dim=-1, descending=desc)
+            r = torch.sort(x, dim=-1, descending=desc, stable=True)
+            assert torch.equal(i, r.indices), (dtype, desc)
+            assert torch.equal(v.nan_to_num(7), r.values.nan_to_num(7)), (dtype, desc)

@@ -70,12 +70,14 @@ from ..thread.radix_traits import (KEY_DTYPES, extract_digit, is_special_float, 
 
 
 @triton.jit
-def _digit_lookback(status_ptr, tile, dig, kw, tot, RADIX: tl.constexpr, FLAG_SHIFT: tl.constexpr):
+def _digit_lookback(status_ptr, tile, dig, kw, tot, parity, RADIX: tl.constexpr, FLAG_SHIFT: tl.constexpr):
     """Decoupled look-back over per-digit status words; returns earlier tiles' count per digit.
 
     ``status_ptr`` points at ``[tiles, RADIX]`` words (int32 with ``FLAG_SHIFT=29``, int64 with
-    61), zero before the pass. Word = ``flag << FLAG_SHIFT | count``; flag 1: this tile's count
-    (aggregate), 2: count of this tile and all before it (inclusive). ``dig`` ``[RADIX]`` digit ids
+    61), zero before the first pass that uses them. Word = ``flag << FLAG_SHIFT | count``; flag
+    ``1 | 4*parity``: this tile's count (aggregate), ``2 | 4*parity``: count of this tile and all
+    before it (inclusive). Passes sharing the words alternate ``parity``: a word left by the pass
+    before reads as unpublished, so the words are zeroed once, not before every pass. ``dig`` ``[RADIX]`` digit ids
     and ``tot`` ``[RADIX]`` this tile's counts (same layout); ``kw`` ``[WINDOW]`` = 0..WINDOW-1 in
     the layout whose ``[RADIX, WINDOW]`` parent slices to ``dig``'s (row = digit, a window of
     predecessors per thread). Each step reads ``WINDOW`` predecessors of every digit at once: the
@@ -86,8 +88,9 @@ def _digit_lookback(status_ptr, tile, dig, kw, tot, RADIX: tl.constexpr, FLAG_SH
     zero = tv * 0
     ptrs = status_ptr + tile.to(tl.int64) * RADIX + dig
     first = tile == 0
+    par = parity * 4
     # flag and count share one word, so readers never need ordering beyond the word itself
-    tl.atomic_xchg(ptrs, tv | tl.where(first, zero + (2 << FLAG_SHIFT), zero + (1 << FLAG_SHIFT)), sem="relaxed")
+    tl.atomic_xchg(ptrs, tv | ((zero + tl.where(first, 2, 1) + par) << FLAG_SHIFT), sem="relaxed")
     WINDOW: tl.constexpr = kw.shape[0]
     excl = zero
     j = (dig * 0 + tile - 1).to(tl.int64)       # nearest predecessor not yet folded in
@@ -97,12 +100,13 @@ def _digit_lookback(status_ptr, tile, dig, kw, tot, RADIX: tl.constexpr, FLAG_SH
         t2 = j[:, None] - kw[None, :]            # [RADIX, WINDOW]: j, j-1, ...
         live = (~done)[:, None] & (t2 >= 0)
         w = tl.load(status_ptr + t2 * RADIX + dig[:, None], mask=live, other=0, volatile=True)
-        # below tile 0 reads as an inclusive zero (never reached: tile 0 is inclusive)
-        w = tl.where((t2 < 0) & (~done)[:, None], (w * 0) + (2 << FLAG_SHIFT), w)
-        flag = w >> FLAG_SHIFT
+        # this pass's flags as 1 (aggregate) and 2 (inclusive); below tile 0 reads as an inclusive
+        # zero (never reached: tile 0 is inclusive)
+        flag = ((w >> FLAG_SHIFT) & 7) ^ par
+        flag = tl.where((t2 < 0) & (~done)[:, None], 2, flag)
         kk = (t2 * 0 + kw[None, :]).to(tl.int32)
         first_inc = tl.min(tl.where(flag == 2, kk, WINDOW), 1)
-        first_zero = tl.min(tl.where(flag == 0, kk, WINDOW), 1)
+        first_zero = tl.min(tl.where((flag != 1) & (flag != 2), kk, WINDOW), 1)
         stop = tl.minimum(first_inc, first_zero)
         take = (kk < stop[:, None]) | ((kk == first_inc[:, None]) & (first_inc < first_zero)[:, None])
         excl += tl.sum(tl.where(take & live, w & ((1 << FLAG_SHIFT) - 1), w * 0), 1).to(excl.dtype)
@@ -110,16 +114,17 @@ def _digit_lookback(status_ptr, tile, dig, kw, tot, RADIX: tl.constexpr, FLAG_SH
         j = j - stop.to(tl.int64)
         todo = tl.sum((~done).to(tl.int32), 0)
     if tile > 0:
-        tl.atomic_xchg(ptrs, (excl + tv) | (zero + (2 << FLAG_SHIFT)), sem="relaxed")
+        tl.atomic_xchg(ptrs, (excl + tv) | ((zero + 2 + par) << FLAG_SHIFT), sem="relaxed")
     return excl
 
 
 # Per-thread spin look-back of one digit (CUB's scheme): $1 = address of the nearest predecessor's
-# status word of this thread's digit (0: no predecessor), $2 = bytes between two tiles' words.
+# status word of this thread's digit (0: no predecessor), $2 = bytes between two tiles' words, $3 =
+# 4 * parity (see _digit_lookback: flags xor $3 are 1, aggregate, or 2, inclusive, once published).
 # Walks back one tile per step, waiting on unpublished words, summing counts until an inclusive one.
 _SPIN_LOOKBACK32 = gl.constexpr("""{
 .reg .pred p, q;
-.reg .b32 w, f, v, acc;
+.reg .b32 w, f, h, v, acc;
 .reg .b64 a, st;
 mov.b32 acc, 0;
 mov.b64 a, $1;
@@ -129,7 +134,9 @@ cvt.u64.u32 st, $2;
 LOOP${:uid}:
 ld.relaxed.gpu.global.b32 w, [a];
 shr.u32 f, w, 29;
-setp.eq.u32 q, f, 0;
+xor.b32 f, f, $3;
+sub.u32 h, f, 1;
+setp.gt.u32 q, h, 1;
 @q bra LOOP${:uid};
 and.b32 v, w, 0x1FFFFFFF;
 add.u32 acc, acc, v;
@@ -143,16 +150,19 @@ mov.b32 $0, acc;
 
 _SPIN_LOOKBACK64 = gl.constexpr("""{
 .reg .pred p, q;
-.reg .b64 w, f, v, acc, a, st;
+.reg .b64 w, f, h, v, acc, a, st, par;
 mov.b64 acc, 0;
 mov.b64 a, $1;
 setp.eq.u64 p, a, 0;
 @p bra DONE${:uid};
 cvt.u64.u32 st, $2;
+cvt.u64.u32 par, $3;
 LOOP${:uid}:
 ld.relaxed.gpu.global.b64 w, [a];
 shr.u64 f, w, 61;
-setp.eq.u64 q, f, 0;
+xor.b64 f, f, par;
+sub.u64 h, f, 1;
+setp.gt.u64 q, h, 1;
 @q bra LOOP${:uid};
 and.b64 v, w, 0x1FFFFFFFFFFFFFFF;
 add.u64 acc, acc, v;
@@ -166,17 +176,17 @@ mov.b64 $0, acc;
 
 
 @gluon.jit
-def _publish_aggregate(status_ptr, tile, dig, tot, RADIX: gl.constexpr, FLAG_SHIFT: gl.constexpr):
+def _publish_aggregate(status_ptr, tile, dig, tot, parity, RADIX: gl.constexpr, FLAG_SHIFT: gl.constexpr):
     """Publish this tile's digit counts (inclusive for tile 0) as soon as they are known."""
     tv = tot.to(status_ptr.dtype.element_ty)
     zero = tv * 0
     first = tile == 0
     gl.atomic_xchg(status_ptr + tile.to(gl.int64) * RADIX + dig,
-                   tv | gl.where(first, zero + (2 << FLAG_SHIFT), zero + (1 << FLAG_SHIFT)), sem="relaxed")
+                   tv | ((zero + gl.where(first, 2, 1) + parity * 4) << FLAG_SHIFT), sem="relaxed")
 
 
 @gluon.jit
-def _digit_lookback_spin(status_ptr, tile, dig, tot, RADIX: gl.constexpr, FLAG_SHIFT: gl.constexpr):
+def _digit_lookback_spin(status_ptr, tile, dig, tot, parity, RADIX: gl.constexpr, FLAG_SHIFT: gl.constexpr):
     """Second half of :func:`_digit_lookback` after :func:`_publish_aggregate`, each thread spinning on
     its own digit (no block synchronisation per step); for compiled NVIDIA kernels."""
     tv = tot.to(status_ptr.dtype.element_ty)
@@ -184,14 +194,15 @@ def _digit_lookback_spin(status_ptr, tile, dig, tot, RADIX: gl.constexpr, FLAG_S
     ptrs = status_ptr + tile.to(gl.int64) * RADIX + dig
     prev = gl.where(dig * 0 + tile > 0, (ptrs - RADIX).to(gl.int64, bitcast=True), 0)
     stride = dig * 0 + RADIX * (status_ptr.dtype.element_ty.primitive_bitwidth // 8)
+    par = dig * 0 + parity * 4
     if FLAG_SHIFT == 29:
-        excl = gl.inline_asm_elementwise(_SPIN_LOOKBACK32, "=r,l,r", [prev, stride], dtype=gl.int32,
+        excl = gl.inline_asm_elementwise(_SPIN_LOOKBACK32, "=r,l,r,r", [prev, stride, par], dtype=gl.int32,
                                          is_pure=False, pack=1)
     else:
-        excl = gl.inline_asm_elementwise(_SPIN_LOOKBACK64, "=l,l,r", [prev, stride], dtype=gl.int64,
+        excl = gl.inline_asm_elementwise(_SPIN_LOOKBACK64, "=l,l,r,r", [prev, stride, par], dtype=gl.int64,
                                          is_pure=False, pack=1)
     if tile > 0:
-        gl.atomic_xchg(ptrs, (excl + tv) | (zero + (2 << FLAG_SHIFT)), sem="relaxed")
+        gl.atomic_xchg(ptrs, (excl + tv) | ((zero + 2 + parity * 4) << FLAG_SHIFT), sem="relaxed")
     return excl
 
 
@@ -231,20 +242,49 @@ def _restore_special_keys(key, pos, keys_in, mask, CANONICAL: tl.constexpr):
 
 
 @triton.jit
-def _digit_offsets_kernel(hist_ptr, NUM_PLACES: tl.constexpr, RADIX: tl.constexpr):
+def _row_position(pos, row_len, col_bits, ROWS: tl.constexpr):
+    """The position packed with a key: the flat position, or for a batch of rows of ``row_len``
+    keys ``row << col_bits | column`` (a final pass over those row bits groups the rows)."""
+    if ROWS:   # (positions < 2**31 here: a 32-bit division)
+        p32 = pos.to(tl.int32)
+        r = p32 // row_len
+        pos = (r.to(tl.int64) << col_bits) | (p32 - r * row_len).to(tl.int64)
+    return pos
+
+
+@triton.jit
+def _unpacked_row_position(pos, row_len, col_bits, ROWS: tl.constexpr):
+    """Inverse of :func:`_row_position`: ``(flat position, output index)`` (the column for rows)."""
+    if ROWS:
+        r = pos >> col_bits
+        col = pos - (r << col_bits)
+        return r * row_len + col, col
+    return pos, pos
+
+
+@triton.jit
+def _digit_offsets_kernel(hist_ptr, rows, row_len, NUM_PLACES: tl.constexpr, RADIX: tl.constexpr,
+                          ROW_PLACE: tl.constexpr = False):
     """Digit offsets of place ``program_id``: the exclusive prefix of its counts (row p of ``hist``),
-    written to row ``NUM_PLACES + 1 + p`` (after the row of special-key counts)."""
+    written to row ``NUM_PLACES + 1 + p`` (after the row of special-key counts). ``ROW_PLACE``: one
+    more program writes the offsets of the place of row ids (``rows`` of ``row_len`` keys)."""
     p = tl.program_id(0)
     d = tl.arange(0, RADIX)
-    h = tl.load(hist_ptr + p * RADIX + d)
-    tl.store(hist_ptr + (NUM_PLACES + 1 + p) * RADIX + d, tl.cumsum(h, 0) - h)
+    if ROW_PLACE and p == NUM_PLACES:
+        off = tl.minimum(d, rows).to(tl.int64) * row_len
+    else:
+        h = tl.load(hist_ptr + p * RADIX + d)
+        off = tl.cumsum(h, 0) - h
+    tl.store(hist_ptr + (NUM_PLACES + 1 + p) * RADIX + d, off)
 
 
-@triton.jit(do_not_specialize=["n", "shift", "width", "status_off", "counter_off", "hist_off"])
+@triton.jit(do_not_specialize=["n", "shift", "width", "status_off", "counter_off", "hist_off", "parity",
+                              "row_len", "col_bits"])
 def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, hist_ptr,
-                        n, shift, width, status_off, counter_off, hist_off, RADIX_BITS: tl.constexpr,
-                        DESCENDING: tl.constexpr, VALUE_MODE: tl.constexpr, FLAG_SHIFT: tl.constexpr,
-                        TILE: tl.constexpr, WINDOW: tl.constexpr):
+                        n, shift, width, status_off, counter_off, hist_off, parity, row_len, col_bits,
+                        RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr, VALUE_MODE: tl.constexpr,
+                        FLAG_SHIFT: tl.constexpr, TILE: tl.constexpr, WINDOW: tl.constexpr,
+                        ROWS: tl.constexpr = False):
     RADIX: tl.constexpr = 1 << RADIX_BITS
     status_ptr += status_off
     tile = tl.atomic_add(counter_ptr + counter_off, 1, sem="relaxed")
@@ -257,19 +297,21 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
     d = extract_digit(to_ordered_bits(k, DESCENDING and VALUE_MODE != 4), shift, RADIX_BITS) & ((1 << width) - 1)
     ranks, excl, counts = block_radix_rank(d, RADIX_BITS, valid)
     dig = tl.arange(0, RADIX)
-    earlier = _digit_lookback(status_ptr, tile, dig, tl.arange(0, WINDOW), counts, RADIX, FLAG_SHIFT)
+    earlier = _digit_lookback(status_ptr, tile, dig, tl.arange(0, WINDOW), counts, parity, RADIX, FLAG_SHIFT)
     # destination = digit offset + keys of the digit in earlier tiles + rank among the tile's
     # keys of the digit (= tile rank - tile's exclusive digit prefix)
     adj = tl.load(hist_ptr + hist_off + dig) + earlier.to(tl.int64) - excl.to(tl.int64)
     onehot = d[:, None] == dig[None, :]
     dest = tl.sum(tl.where(onehot, adj[None, :], 0), 1) + ranks.to(tl.int64)
     if VALUE_MODE == 3:
-        tl.store(keys_out + dest, pack_key_position(to_ordered_bits(k, DESCENDING), offs), mask=valid)
+        tl.store(keys_out + dest, pack_key_position(to_ordered_bits(k, DESCENDING),
+                                                    _row_position(offs, row_len, col_bits, ROWS)), mask=valid)
     elif VALUE_MODE == 4:
         key, pos = unpack_key_position(k, keys_out.dtype.element_ty, DESCENDING)
-        key = _restore_special_keys(key, pos, vals_in, valid, True)
+        flat, index = _unpacked_row_position(pos, row_len, col_bits, ROWS)
+        key = _restore_special_keys(key, flat, vals_in, valid, True)
         tl.store(keys_out + dest, key, mask=valid)
-        tl.store(vals_out + dest, pos, mask=valid)
+        tl.store(vals_out + dest, index, mask=valid)
     else:
         tl.store(keys_out + dest, k, mask=valid)
     if VALUE_MODE == 1:
@@ -370,9 +412,10 @@ def _warp_rank(word, RADIX_BITS: gl.constexpr, RANK_PACK: gl.constexpr, RANK_MAT
         return warp_match_rank_packed(word, RANK_PACK)
 
 
-@gluon.jit(do_not_specialize=["n", "shift", "width", "status_off", "counter_off", "hist_off"])
+@gluon.jit(do_not_specialize=["n", "shift", "width", "status_off", "counter_off", "hist_off", "parity",
+                             "row_len", "col_bits"])
 def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, hist_ptr,
-                           n, shift, width, status_off, counter_off, hist_off,
+                           n, shift, width, status_off, counter_off, hist_off, parity, row_len, col_bits,
                            RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                            VALUE_MODE: gl.constexpr, FLAG_SHIFT: gl.constexpr, WARPS: gl.constexpr,
                            ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr, WINDOW: gl.constexpr,
@@ -380,7 +423,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                            RANK_PACK: gl.constexpr, EXCHANGE_APART: gl.constexpr, EARLY_COUNTS: gl.constexpr = 0,
                            RANK_MATCH: gl.constexpr = 0, CANONICAL: gl.constexpr = True,
                            RECOMPUTE_WORD: gl.constexpr = False, FUSED_EXCHANGE: gl.constexpr = False,
-                           PROBE: gl.constexpr = 0):
+                           ROWS: gl.constexpr = False, PROBE: gl.constexpr = 0):
     """One onesweep pass over one tile (see the module doc).
 
     The pass's look-back words start at ``status_ptr + status_off``, its tile counter is
@@ -405,7 +448,9 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     positions (keys of up to 32 bits sorted with their positions, :func:`pack_key_position`): 3 the
     first pass, keys in, uint64 words out; middle passes are mode 0 over the words (``shift`` + 32,
     not descending); 4 the last pass, words in, keys and int64 positions out (``vals_in``: the input
-    keys, re-read for -0.0 and NaN, which the words hold in canonical form). ``CANONICAL=False`` (float keys with no ``-0.0``
+    keys, re-read for -0.0 and NaN, which the words hold in canonical form). ``ROWS`` (modes 3 and
+    4): a batch of rows of ``row_len`` keys, positions packed as ``row << col_bits | column``, the last
+    pass grouping the rows by those bits and writing columns (:func:`_row_position`). ``CANONICAL=False`` (float keys with no ``-0.0``
     and no NaN, counted by the histogram): the keys' order bits without the canonicalisation.
     """
     RADIX: gl.constexpr = 1 << RADIX_BITS
@@ -463,7 +508,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         cnt = smem.slice(CNT // RADIX, WARPS, 0).load(LC)
         tot = gl.convert_layout(gl.sum(cnt, 0), LD)
         if PROBE == 0 and WINDOW == 0 and EARLY_COUNTS:
-            _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
+            _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, parity, RADIX, FLAG_SHIFT)
         wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         texcl = gl.associative_scan(tot, 0, _add) - tot
         # each thread rewrites the very columns it read: no barrier needed before the store
@@ -473,14 +518,14 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         tot = gl.convert_layout(gl.sum(cnt, 0), LD)
         if PROBE == 0 and WINDOW == 0 and EARLY_COUNTS:
-            _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
+            _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, parity, RADIX, FLAG_SHIFT)
         texcl = gl.associative_scan(tot, 0, _add) - tot
         gl.thread_barrier()
         # tile-local sorted position of every key -> exchange buffer (source index, sorted order)
         smem.slice(CNT // RADIX, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LH)), 0))
     if PROBE == 0 and WINDOW == 0 and not EARLY_COUNTS:
         # successors may use this tile's counts from now on
-        _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, RADIX, FLAG_SHIFT)
+        _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, parity, RADIX, FLAG_SHIFT)
     gl.thread_barrier()
     if EARLY_COUNTS:
         if RECOMPUTE_WORD and k.dtype.primitive_bitwidth == 32:
@@ -514,14 +559,14 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         adj = gl.load(digit_off_ptr + dig) - texcl.to(gl.int64)
     elif WINDOW == 0:
         dig = gl.arange(0, RADIX, layout=LD)
-        earlier = _digit_lookback_spin(status_ptr, tile, dig, tot, RADIX, FLAG_SHIFT)
+        earlier = _digit_lookback_spin(status_ptr, tile, dig, tot, parity, RADIX, FLAG_SHIFT)
         adj = gl.load(digit_off_ptr + dig) + earlier.to(gl.int64) - texcl.to(gl.int64)
     else:
         LW: gl.constexpr = gl.BlockedLayout([1, WINDOW], [32, 1], [WARPS, 1], [1, 0])
         dig = gl.arange(0, RADIX, layout=gl.SliceLayout(1, LW))
         kw = gl.arange(0, WINDOW, layout=gl.SliceLayout(0, LW))
         earlier = _digit_lookback(status_ptr, tile, dig, kw, gl.convert_layout(tot, gl.SliceLayout(1, LW)),
-                                  RADIX, FLAG_SHIFT)
+                                  parity, RADIX, FLAG_SHIFT)
         adj = gl.convert_layout(gl.load(digit_off_ptr + dig) + earlier.to(gl.int64), LD) - texcl.to(gl.int64)
     smem.slice(ADJ // RADIX, 1, 0).store(gl.expand_dims(gl.convert_layout((adj & 0xFFFFFFFF).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     smem.slice(ADJ // RADIX + 1, 1, 0).store(gl.expand_dims(gl.convert_layout((adj >> 32).to(gl.int32), gl.SliceLayout(0, LH)), 0))
@@ -547,13 +592,14 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         if PROBE == 2:
             mi = mi & (k2 == 12345)
         if VALUE_MODE == 3:     # packed positions, first pass: key bits and position in one word
-            gl.store(keys_out + dest, pack_key_position(to_ordered_bits(k2, DESCENDING, CANONICAL), base + src),
-                     mask=mi)
+            gl.store(keys_out + dest, pack_key_position(to_ordered_bits(k2, DESCENDING, CANONICAL),
+                                                        _row_position(base + src, row_len, col_bits, ROWS)), mask=mi)
         elif VALUE_MODE == 4:   # packed positions, last pass: the key and its int64 position
             key, pos = unpack_key_position(k2, keys_out.dtype.element_ty, DESCENDING)
-            key = _restore_special_keys(key, pos, vals_in, mi, CANONICAL)
+            flat, index = _unpacked_row_position(pos, row_len, col_bits, ROWS)
+            key = _restore_special_keys(key, flat, vals_in, mi, CANONICAL)
             gl.store(keys_out + dest, key, mask=mi)
-            gl.store(vals_out + dest, pos, mask=mi)
+            gl.store(vals_out + dest, index, mask=mi)
         else:
             gl.store(keys_out + dest, k2, mask=mi)
         if VALUE_MODE == 1:
@@ -705,7 +751,7 @@ def _bits_view(x: torch.Tensor) -> torch.Tensor:
 def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descending: bool, begin_bit: int,
                    end_bit: int, gen_indices: bool = False, keys_src: Optional[torch.Tensor] = None,
                    values_src: Optional[torch.Tensor] = None, indices_out: Optional[torch.Tensor] = None,
-                   words: Optional[torch.Tensor] = None) -> None:
+                   words: Optional[torch.Tensor] = None, rows: Optional[tuple[int, int]] = None) -> None:
     """Sort ``keys.current`` (and ``values.current``) into one of the two buffers (selector updated).
 
     ``keys_src``/``values_src``, when given, are read by the first pass instead of the current
@@ -717,7 +763,10 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     keys of at most 32 bits, not bool; ``values`` None): a uint64 scratch buffer of ``n`` words; keys and
     positions then travel packed in one word between the first and the last pass (one 8-byte scatter
     per key instead of two 4-byte ones), and ``indices_out`` is the second word buffer. The result
-    lands in ``keys.alternate`` (a caller passes the output buffer as both buffers).
+    lands in ``keys.alternate`` (a caller passes the output buffer as both buffers). ``rows`` (with
+    ``words``): ``(B, L)``, the keys are B rows of L keys (B <= 256, ceil(log2(B)) + ceil(log2(L)) <=
+    32) sorted each on its own, positions packed as row and column, one last pass over the row bits
+    grouping the rows; ``indices_out`` gets the columns (``torch.sort(x, dim=-1)``'s indices).
     """
     kin = keys.current if keys_src is None else keys_src
     n = kin.numel()
@@ -735,7 +784,10 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         if values is not None or indices_out is not None:
             if gen_indices:
                 dst = values.current if indices_out is None else indices_out
-                torch.arange(n, device=dev, dtype=dst.dtype, out=dst)
+                if rows is not None:
+                    dst.copy_(torch.arange(rows[1], device=dev, dtype=dst.dtype).repeat(rows[0]))
+                else:
+                    torch.arange(n, device=dev, dtype=dst.dtype, out=dst)
             elif values_src is not None:
                 values.current.copy_(values_src)
 
@@ -767,9 +819,11 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     n_tiles = cdiv(n, tile)
     status64 = n >= (1 << 29)
     read_back = n >= pol.get("SKIP_PLACES_MIN_N", 0)
-    hist_words = (2 * num_places + 1) * radix
-    status_once = num_places * n_tiles * radix <= _STATUS_ONCE_WORDS and not status64
-    hist = torch.zeros(hist_words + (cdiv(num_places * (n_tiles * radix + 1), 2) if status_once else 0),
+    row_place = 0 if rows is None else 1     # (the place of row ids, after the key places)
+    hist_words = (2 * num_places + 1 + row_place) * radix
+    max_passes = num_places + row_place
+    status_once = max_passes * n_tiles * radix <= _STATUS_ONCE_WORDS and not status64
+    hist = torch.zeros(hist_words + (cdiv(max_passes * (n_tiles * radix + 1), 2) if status_once else 0),
                        device=dev, dtype=torch.int64)
     # a sort that reads nothing back queues all its launches; their bound forms are remembered per
     # problem (sizes, dtypes, alignments, policy), so a repeated call skips the launch bookkeeping
@@ -780,6 +834,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             values.current, values.alternate, values_src if values_src is not None else values.current,
             indices_out if indices_out is not None else values.current))
         memo_key = (n, kin.dtype, descending, begin_bit, end_bit, gen_indices, indices_out is not None, words is not None,
+                    rows,
                     None if values is None else values.current.dtype, dev, _PROBE,
                     tuple(t.data_ptr() & 15 == 0 for t in tensors))
         plan = _QUEUED_PLANS.get(memo_key)
@@ -811,12 +866,13 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     else:
         launch(_histogram_tl_kernel, (n_tiles,), kin, hist, n, begin_bit, end_bit, NUM_PLACES=num_places,
                RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
-    run(1, _digit_offsets_kernel, (num_places,), (hist,), lambda: dict(NUM_PLACES=num_places, RADIX=radix, num_warps=4))
+    run(1, _digit_offsets_kernel, (max_passes,), (hist, 1, 1) if rows is None else (hist, *rows),
+        lambda: dict(NUM_PLACES=num_places, RADIX=radix, ROW_PLACE=rows is not None, num_warps=4))
     # 2. skip places where all keys share one digit (one device-to-host copy, which also says
     #    whether float keys hold -0.0 or NaN: without them the passes skip the canonicalisation)
     #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical)
     if read_back:
-        h2 = hist[:hist_words].view(2 * num_places + 1, radix)
+        h2 = hist[:hist_words].view(2 * num_places + 1 + row_place, radix)
         *hmax, specials = torch.cat([h2[:num_places].max(dim=1).values, h2[num_places, :1]]).tolist()
         canonical = not (fast and count_special and specials == 0)
         places = [p for p in range(num_places) if hmax[p] != n]
@@ -826,14 +882,21 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         finish_without_passes()
         return
 
-    # 3. one pass per remaining place
-    n_places = len(places)
+    # 3. one pass per remaining place (then one over the row ids)
+    passes = [(p, begin_bit + p * rb, min(rb, end_bit - begin_bit - p * rb)) for p in places]
+    if rows is not None:
+        col_bits = max(1, (rows[1] - 1).bit_length())
+        passes.append((num_places, col_bits, max(1, (rows[0] - 1).bit_length())))
+        row_args = (rows[1], col_bits)
+    else:
+        row_args = (1, 0)
+    n_places = len(passes)
     if status_once:   # (int32 words after the int64 ones: n < 2**29 here)
         status = counters = hist.view(torch.int32)
         status_step, status_base = n_tiles * radix, 2 * hist_words
-        counter_base = status_base + num_places * n_tiles * radix
-    else:  # one set of look-back words, zeroed before each pass
-        status = torch.empty(n_tiles * radix, device=dev, dtype=torch.int64 if status64 else torch.int32)
+        counter_base = status_base + max_passes * n_tiles * radix
+    else:  # one set of look-back words, zeroed once (the passes alternate their flags' parity)
+        status = torch.zeros(n_tiles * radix, device=dev, dtype=torch.int64 if status64 else torch.int32)
         counters = torch.zeros(n_places, device=dev, dtype=torch.int32)
         status_step, status_base, counter_base = 0, 0, 0
     # packed positions: pass 0 writes words, the middle passes move words between ``words`` and
@@ -841,9 +904,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     # of passes is even) and writes keys and positions
     packed = words is not None and n_places >= 2
     word_bufs = (words, indices_out.view(torch.uint64)) if packed else None
-    for i, p in enumerate(places):
-        shift = begin_bit + p * rb
-        width = min(rb, end_bit - shift)
+    for i, (p, shift, width) in enumerate(passes):
         pass_desc = descending
         if packed:
             first, last = i == 0, i == n_places - 1
@@ -852,7 +913,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             vm = 3 if first else (4 if last else 0)
             src_v, dst_v = (kin, indices_out) if last else (kin, kin)
             if not first:
-                shift += 32
+                if p < num_places:   # a key place: in the upper half of the word
+                    shift += 32
                 pass_desc = descending and last   # (mode 4 decodes with it; words are plain bits)
         else:
             src_k = kin if i == 0 else keys.current
@@ -866,16 +928,16 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 src_v, dst_v = _bits_view(src_v), _bits_view(dst_v)
             else:
                 vm, src_v, dst_v = 0, kin, kin
-        if not status_step:
-            status.zero_()
         args = (src_k, dst_k, src_v, dst_v, status, counters, hist, n, shift, width, status_base + i * status_step,
-                counter_base + i, (num_places + 1 + p) * radix)
+                counter_base + i, (num_places + 1 + p) * radix, i % 2, *row_args)
+        row_modes = rows is not None and vm in (3, 4)
         if fast:
             run(i + 2, _onesweep_gluon_kernel, (n_tiles,), args,
-                lambda: _pass_kwargs(pol, src_k, vm, rb, pass_desc, status64, tile, n, canonical))
+                lambda: _pass_kwargs(pol, src_k, vm, rb, pass_desc, status64, tile, n, canonical, row_modes))
         else:
             launch(_onesweep_tl_kernel, (n_tiles,), *args, RADIX_BITS=rb, DESCENDING=pass_desc, VALUE_MODE=vm,
-                   FLAG_SHIFT=61 if status64 else 29, TILE=tile, WINDOW=max(1, pol["WINDOW"]), num_warps=4)
+                   FLAG_SHIFT=61 if status64 else 29, TILE=tile, WINDOW=max(1, pol["WINDOW"]), ROWS=row_modes,
+                   num_warps=4)
         if not packed or i == n_places - 1:
             keys.selector ^= 1
             if values is not None:
@@ -890,7 +952,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
 _QUEUED_PLANS: dict = {}
 
 
-def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical) -> dict:
+def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, rows=False) -> dict:
     """Compile-time arguments of one fast-path pass (``kin``: the keys the pass reads)."""
     radix = 1 << rb
     # keys alone of 32 bits: the tight register cap; values or wider keys need more registers
@@ -907,7 +969,7 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical) -> 
         RANK_PACK=pol["RANK_PACK"], EXCHANGE_APART=bool(pol["EXCHANGE_APART"]),
         EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
         CANONICAL=canonical, RECOMPUTE_WORD=bool(pol.get("RECOMPUTE_WORD", 0)),
-        FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), PROBE=_PROBE, num_warps=pol["WARPS"],
+        FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), ROWS=rows, PROBE=_PROBE, num_warps=pol["WARPS"],
         **({"maxnreg": cap} if cap else {}))
 
 
@@ -924,17 +986,19 @@ def _prepare(keys, values, descending, begin_bit, end_bit):
     return begin_bit, end_bit
 
 
-def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False):
-    """Sort into fresh tensors; the last pass lands in the returned buffers (no final copy)."""
+def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, rows=None):
+    """Sort into fresh tensors; the last pass lands in the returned buffers (no final copy).
+    ``rows`` (packed positions only, see :func:`_radix_sort_db`): sort B rows of L keys each."""
     n = keys.numel()
     out_k = torch.empty_like(keys)
-    if gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT and _packs_positions(keys):
+    if rows is not None or (gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT
+                            and _packs_positions(keys)):
         # keys and positions packed in uint64 words between the first and the last pass
         indices_out = torch.empty(n, device=keys.device, dtype=torch.int64)
         words = torch.empty(n, device=keys.device, dtype=torch.uint64)
         kdb = DoubleBuffer(out_k, out_k)
         _radix_sort_db(kdb, None, descending, begin_bit, end_bit, gen_indices=True, keys_src=keys,
-                       indices_out=indices_out, words=words)
+                       indices_out=indices_out, words=words, rows=rows)
         return out_k, indices_out
     alt_k = torch.empty_like(keys) if n > 1 else out_k
     kdb = DoubleBuffer(alt_k, out_k)  # selector flips every pass; fixed up below
@@ -1009,8 +1073,10 @@ def sort_pairs_double_buffer(keys: DoubleBuffer, values: DoubleBuffer, descendin
 def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torch.Tensor]:
     """Sort the rows of a contiguous 2-D tensor [B, L]: values and int64 indices, torch.sort's result.
 
-    Rows form a batch by a second stable sort of the row ids: sort every item by key (carrying its
-    flat position), then stably by row (carrying the flat position); the row sort needs only
+    Up to 256 rows (of keys of at most 32 bits, positions packed with the keys, ``B * L`` within 32
+    bits of row and column) sort as one problem with one more pass over the row ids. Otherwise rows
+    form a batch by a second stable sort of the row ids: sort every item by key (carrying its flat
+    position), then stably by row (carrying the flat position); the row sort needs only
     ceil(log2(B)) bits.
     """
     b, length = x.shape
@@ -1018,6 +1084,10 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     if b == 1:
         vals, idx = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)
         return vals.view(1, length), idx.view(1, length)
+    if (b <= 256 and (b - 1).bit_length() + (length - 1).bit_length() <= 32 and flat.numel() < _NARROW_INDEX_LIMIT
+            and _packs_positions(flat)):
+        vals, idx = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True, rows=(b, length))
+        return vals.view(b, length), idx.view(b, length)
     _, pos = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)
     row = (pos // length).to(torch.int32)
     _, pos2 = _sort_into(row, pos, False, 0, max(1, (b - 1).bit_length()))
