@@ -442,7 +442,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     ``red.shared.add`` per key; they are published to successors before the ranking, scanned into
     each warp's starting offset per digit, and the match-based ranking then bumps those offsets, so
     it yields every key's final position in the tile. Otherwise the ranking counts within each warp
-    and the scanned counters are added afterwards.
+    and the scanned counters are added afterwards. ``CANONICAL=False`` (float keys with no ``-0.0``
+    and no NaN, counted by the histogram): the keys' order bits without the canonicalisation.
 
     ``VALUE_MODE``: 0 keys only, 1 values carried, 2 positions generated (first pass); packed
     positions (keys of up to 32 bits sorted with their positions, :func:`pack_key_position`): 3 the
@@ -450,8 +451,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     not descending); 4 the last pass, words in, keys and int64 positions out (``vals_in``: the input
     keys, re-read for -0.0 and NaN, which the words hold in canonical form). ``ROWS`` (modes 3 and
     4): a batch of rows of ``row_len`` keys, positions packed as ``row << col_bits | column``, the last
-    pass grouping the rows by those bits and writing columns (:func:`_row_position`). ``CANONICAL=False`` (float keys with no ``-0.0``
-    and no NaN, counted by the histogram): the keys' order bits without the canonicalisation.
+    pass grouping the rows by those bits and writing columns (:func:`_row_position`).
     """
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
@@ -859,10 +859,10 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         # (measured on the H100: 2^20 keys 47 us at 4 per SM, 19 us at 1; 2^28 605 / 806 us)
         sms = num_sms(dev)
         grid = (max(1, min(h_tiles, sms * (4 if h_tiles >= 64 * sms else 1))),)
-        rows = 1 << (num_places * warps - 1).bit_length()
+        smem_rows = 1 << (num_places * warps - 1).bit_length()
         run(0, _histogram_gluon_kernel, grid, (kin, hist, n, h_tiles, begin_bit, end_bit),
             lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
-                         SMEM_ROWS=rows, COUNT_SPECIAL=count_special, num_warps=warps))
+                         SMEM_ROWS=smem_rows, COUNT_SPECIAL=count_special, num_warps=warps))
     else:
         launch(_histogram_tl_kernel, (n_tiles,), kin, hist, n, begin_bit, end_bit, NUM_PLACES=num_places,
                RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
