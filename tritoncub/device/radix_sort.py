@@ -1070,6 +1070,13 @@ def sort_pairs_double_buffer(keys: DoubleBuffer, values: DoubleBuffer, descendin
     return keys, values
 
 
+def rows_in_one_sort(x: torch.Tensor) -> bool:
+    """Whether the rows of the 2-D ``x`` [B, L] sort as one problem (see :func:`_sort_lastdim`)."""
+    b, length = x.shape
+    return (1 < b <= 256 and (b - 1).bit_length() + (length - 1).bit_length() <= 32
+            and x.numel() < _NARROW_INDEX_LIMIT and _packs_positions(x))
+
+
 def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torch.Tensor]:
     """Sort the rows of a contiguous 2-D tensor [B, L]: values and int64 indices, torch.sort's result.
 
@@ -1084,8 +1091,7 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     if b == 1:
         vals, idx = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)
         return vals.view(1, length), idx.view(1, length)
-    if (b <= 256 and (b - 1).bit_length() + (length - 1).bit_length() <= 32 and flat.numel() < _NARROW_INDEX_LIMIT
-            and _packs_positions(flat)):
+    if rows_in_one_sort(x):
         vals, idx = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True, rows=(b, length))
         return vals.view(b, length), idx.view(b, length)
     _, pos = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)

@@ -540,7 +540,9 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     Contract (what ``torch.sort(x, dim=-1, descending=..., stable=True)`` returns): ``values`` has
     ``x``'s shape and dtype, ``indices`` int64 positions within the row. Always stable (``stable`` is
     accepted for signature compatibility). Any row length: rows of up to the policy's ``MAX_BLOCK``
-    items are sorted in registers, several rows per program; longer rows take the merge path.
+    items are sorted in registers, several rows per program; longer rows: up to 256 of them (keys of
+    at most 32 bits) sort as one device radix sort whose last pass groups the rows
+    (:func:`tritoncub.device.radix_sort.rows_in_one_sort`), more by the long-segment path.
     NaN sorts above +inf; -0.0 and +0.0 are equal (input order kept); output values are the input's
     bits. Works on non-contiguous input (a contiguous copy is made). 0-d input is one row of one item.
     """
@@ -552,13 +554,20 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     L = shape[-1]
     rows = x.numel() // L if L > 0 else int(np.prod(shape[:-1]))
     xc = x.contiguous().view(rows, L)
+    pol = policy.select("segmented_sort", x.device, "large")
+    if L > pol["MAX_BLOCK"] and rows > 1:
+        from .radix_sort import _sort_lastdim, rows_in_one_sort   # (that module imports this one)
+        if rows_in_one_sort(xc):
+            # a few long rows: one device radix sort whose last pass groups the rows
+            _check_runnable(x, "x")
+            v, i = _sort_lastdim(xc, descending)
+            return v.view(shape), i.view(shape)
     values = torch.empty_like(xc)
     indices = torch.empty(xc.shape, dtype=torch.int64, device=x.device)
     if rows == 0 or L == 0:
         return values.view(shape), indices.view(shape)
     _check_runnable(x, "x")
     kb, ob = bits_view(xc), bits_view(values)
-    pol = policy.select("segmented_sort", x.device, "large")
     if L <= pol["MAX_BLOCK"]:
         block = max(MIN_BLOCK, next_power_of_2(L))
         _launch_tile_sort(kb, None, ob, None, indices, block=block, num_segs=rows, descending=descending,
