@@ -77,8 +77,8 @@ def test_sort_op_values_and_indices_equal_torch(dtype, kind):
         assert torch.equal(torch.ops.tritoncub.argsort(x, -1, True, True).cpu(), _ref(x, True)[1])
 
 
-@pytest.mark.parametrize("packed", [1, 0], ids=["packed", "apart"])
-@pytest.mark.parametrize("narrow_limit", [1 << 31, 0], ids=["int32-positions", "int64-positions"])
+@pytest.mark.parametrize("narrow_limit,packed", [(1 << 31, 1), (1 << 31, 0), (0, 1)],
+                         ids=["packed", "int32-positions", "int64-positions"])
 def test_generated_positions(monkeypatch, narrow_limit, packed):
     # sort/argsort carry the generated positions packed with the keys in uint64 words (PACKED_POSITIONS,
     # keys of up to 32 bits) or apart, as int32 between passes (int64 at and past the limit), and return
@@ -109,10 +109,10 @@ def test_generated_positions(monkeypatch, narrow_limit, packed):
         assert i.dtype == torch.int64 and torch.equal(i.view(-1).cpu(), _ref(x)[1])
 
 
-@pytest.mark.parametrize("packed", [1, 0], ids=["packed", "apart"])
-@pytest.mark.parametrize("b,length,kind,dtype", [
-    (3, 300, "random", torch.int32), (5, 129, "special", torch.float32), (2, 700, "few_unique", torch.float16),
-    (4, 200, "equal", torch.int8), (3, 257, "small", torch.int32), (257, 3, "random", torch.int32)],
+@pytest.mark.parametrize("b,length,kind,dtype,packed", [
+    (3, 300, "random", torch.int32, 1), (5, 129, "special", torch.float32, 1), (2, 700, "few_unique", torch.float16, 1),
+    (4, 200, "equal", torch.int8, 1), (3, 257, "small", torch.int32, 1), (257, 3, "random", torch.int32, 1),
+    (5, 129, "special", torch.float32, 0)],
     ids=lambda v: str(v).replace("torch.", ""))
 def test_rows_sorted_as_one_problem(b, length, kind, dtype, packed):
     # rows longer than the segmented sort's tiles: up to 256 rows sort as one problem with positions
