@@ -58,7 +58,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active, num_sms
+from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active, next_power_of_2, num_sms
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_ballot_rank, warp_ballot_rank_store, warp_match_rank_packed)
 from ..thread.radix_traits import (KEY_DTYPES, extract_digit, is_special_float, key_bits, pack_key_position,
@@ -176,6 +176,16 @@ mov.b64 $0, acc;
 
 
 @gluon.jit
+def _digit_base(digit_off_ptr, dig, ROWS: gl.constexpr):
+    """The place's digit offsets (0 for rows: each key adds its row's own in the write-back)."""
+    if ROWS:
+        base = dig.to(gl.int64) * 0
+    else:
+        base = gl.load(digit_off_ptr + dig)
+    return base
+
+
+@gluon.jit
 def _publish_aggregate(status_ptr, tile, dig, tot, parity, RADIX: gl.constexpr, FLAG_SHIFT: gl.constexpr):
     """Publish this tile's digit counts (inclusive for tile 0) as soon as they are known."""
     tv = tot.to(status_ptr.dtype.element_ty)
@@ -219,16 +229,18 @@ def _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS: tl.constexpr):
 @triton.jit(do_not_specialize=["n", "begin_bit", "end_bit"])
 def _histogram_tl_kernel(keys_ptr, hist_ptr, n, begin_bit, end_bit, NUM_PLACES: tl.constexpr,
                          RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr, TILE: tl.constexpr):
+    # (rows as the fast kernel's: num_programs(1) rows of n keys, counted apart)
     RADIX: tl.constexpr = 1 << RADIX_BITS
     pid = tl.program_id(0)
+    row = tl.program_id(1)
     offs = pid.to(tl.int64) * TILE + tl.arange(0, TILE)
     valid = offs < n
-    bits = to_ordered_bits(tl.load(keys_ptr + offs, mask=valid), DESCENDING)
+    bits = to_ordered_bits(tl.load(keys_ptr + row.to(tl.int64) * n + offs, mask=valid), DESCENDING)
     bins = tl.arange(0, RADIX)
     for p in tl.static_range(NUM_PLACES):
         d = _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS)
         h = tl.sum(((d[:, None] == bins[None, :]) & valid[:, None]).to(tl.int64), 0)
-        tl.atomic_add(hist_ptr + p * RADIX + bins, h, sem="relaxed")
+        tl.atomic_add(hist_ptr + (p * tl.num_programs(1) + row) * RADIX + bins, h, sem="relaxed")
 
 
 @triton.jit
@@ -244,12 +256,23 @@ def _restore_special_keys(key, pos, keys_in, mask, CANONICAL: tl.constexpr):
 @triton.jit
 def _row_position(pos, row_len, col_bits, ROWS: tl.constexpr):
     """The position packed with a key: the flat position, or for a batch of rows of ``row_len``
-    keys ``row << col_bits | column`` (a final pass over those row bits groups the rows)."""
+    keys ``row << col_bits | column`` (the passes read the row there, the last one the column)."""
     if ROWS:   # (positions < 2**31 here: a 32-bit division)
         p32 = pos.to(tl.int32)
         r = p32 // row_len
         pos = (r.to(tl.int64) << col_bits) | (p32 - r * row_len).to(tl.int64)
     return pos
+
+
+@triton.jit
+def _key_row(key_or_word, flat, row_len, col_bits, VALUE_MODE: tl.constexpr):
+    """Row of a key in a batch of rows: from its flat position (first pass, mode 3), else from the
+    position packed in its word."""
+    if VALUE_MODE == 3:
+        r = flat.to(tl.int32) // row_len
+    else:
+        r = ((key_or_word & 0xFFFFFFFF) >> col_bits).to(tl.int32)
+    return r
 
 
 @triton.jit
@@ -263,19 +286,28 @@ def _unpacked_row_position(pos, row_len, col_bits, ROWS: tl.constexpr):
 
 
 @triton.jit
-def _digit_offsets_kernel(hist_ptr, rows, row_len, NUM_PLACES: tl.constexpr, RADIX: tl.constexpr,
-                          ROW_PLACE: tl.constexpr = False):
-    """Digit offsets of place ``program_id``: the exclusive prefix of its counts (row p of ``hist``),
-    written to row ``NUM_PLACES + 1 + p`` (after the row of special-key counts). ``ROW_PLACE``: one
-    more program writes the offsets of the place of row ids (``rows`` of ``row_len`` keys)."""
+def _digit_offsets_kernel(hist_ptr, row_len, rows, NUM_PLACES: tl.constexpr, RADIX: tl.constexpr,
+                          ROWS_BLOCK: tl.constexpr = 1):
+    """Destination offsets of place ``program_id(0)`` for row ``program_id(1)`` of ``rows`` rows
+    (the grid's second dimension, at most ``ROWS_BLOCK``) of ``row_len`` keys, from the counts ``hist[place][row][digit]``,
+    written after them and the row of special-key counts.
+
+    One row (a plain sort): the exclusive prefix of the digit counts. Rows: ``row * row_len`` + the
+    row's exclusive prefix - the counts of the digit in all earlier rows; the passes' look-back
+    counts keys of every row before a tile, so subtracting the earlier rows' counts leaves the
+    count within the row, and each row lands in its own slice."""
     p = tl.program_id(0)
+    r = tl.program_id(1)
     d = tl.arange(0, RADIX)
-    if ROW_PLACE and p == NUM_PLACES:
-        off = tl.minimum(d, rows).to(tl.int64) * row_len
-    else:
-        h = tl.load(hist_ptr + p * RADIX + d)
-        off = tl.cumsum(h, 0) - h
-    tl.store(hist_ptr + (NUM_PLACES + 1 + p) * RADIX + d, off)
+    h = tl.load(hist_ptr + (p * rows + r) * RADIX + d)
+    earlier_rows = tl.zeros([RADIX], tl.int64)
+    CH: tl.constexpr = 16 if ROWS_BLOCK > 16 else ROWS_BLOCK
+    for q0 in tl.static_range(0, ROWS_BLOCK, CH):
+        q = q0 + tl.arange(0, CH)
+        blk = tl.load(hist_ptr + (p * rows + q[:, None]) * RADIX + d[None, :], mask=(q < r)[:, None], other=0)
+        earlier_rows += tl.sum(blk, 0)
+    off = r.to(tl.int64) * row_len + tl.cumsum(h, 0) - h - earlier_rows
+    tl.store(hist_ptr + ((NUM_PLACES + p) * rows + r + 1) * RADIX + d, off)
 
 
 @triton.jit(do_not_specialize=["n", "shift", "width", "status_off", "counter_off", "hist_off", "parity",
@@ -300,9 +332,14 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
     earlier = _digit_lookback(status_ptr, tile, dig, tl.arange(0, WINDOW), counts, parity, RADIX, FLAG_SHIFT)
     # destination = digit offset + keys of the digit in earlier tiles + rank among the tile's
     # keys of the digit (= tile rank - tile's exclusive digit prefix)
-    adj = tl.load(hist_ptr + hist_off + dig) + earlier.to(tl.int64) - excl.to(tl.int64)
+    adj = earlier.to(tl.int64) - excl.to(tl.int64)
+    if not ROWS:
+        adj += tl.load(hist_ptr + hist_off + dig)
     onehot = d[:, None] == dig[None, :]
     dest = tl.sum(tl.where(onehot, adj[None, :], 0), 1) + ranks.to(tl.int64)
+    if ROWS:   # each key's row's offsets (see _digit_offsets_kernel)
+        row = _key_row(k, offs, row_len, col_bits, VALUE_MODE)
+        dest += tl.load(hist_ptr + hist_off + row.to(tl.int64) * RADIX + d, mask=valid, other=0)
     if VALUE_MODE == 3:
         tl.store(keys_out + dest, pack_key_position(to_ordered_bits(k, DESCENDING),
                                                     _row_position(offs, row_len, col_bits, ROWS)), mask=valid)
@@ -354,9 +391,11 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
                             NUM_PLACES: gl.constexpr, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                             WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
                             COUNT_SPECIAL: gl.constexpr = False):
-    """All digit places' histograms (``hist_ptr``: NUM_PLACES rows of RADIX int64 counts), per-warp
-    shared counters (red.shared), persistent over tiles. ``COUNT_SPECIAL`` (float keys): also adds the
-    number of ``-0.0`` and NaN keys to ``hist_ptr[NUM_PLACES * RADIX]``."""
+    """All digit places' histograms (``hist_ptr``: NUM_PLACES x rows x RADIX int64 counts), per-warp
+    shared counters (red.shared), persistent over tiles. The keys are ``num_programs(1)`` rows of
+    ``n`` keys (one row: a plain sort), ``n_tiles`` tiles per row, each row counted apart.
+    ``COUNT_SPECIAL`` (float keys): also adds the number of ``-0.0`` and NaN keys to
+    ``hist_ptr[NUM_PLACES * rows * RADIX]``."""
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
@@ -368,10 +407,13 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
     i = gl.arange(0, TILE, layout=LB)
     wid = i // (32 * ITEMS)
     special = i * 0
+    row = gl.program_id(1)
+    rows = gl.num_programs(1)
+    row_ptr = keys_ptr + row.to(gl.int64) * n
     for t in range(gl.program_id(0), n_tiles, gl.num_programs(0)):
         offs = t.to(gl.int64) * TILE + i
         valid = offs < n
-        k = gl.load(keys_ptr + offs, mask=valid)
+        k = gl.load(row_ptr + offs, mask=valid)
         if COUNT_SPECIAL:
             special += (is_special_float(k) & valid).to(gl.int32)
         bits = to_ordered_bits(k, DESCENDING)
@@ -387,9 +429,9 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
     for p in gl.static_range(NUM_PLACES):
         c = gl.sum(smem.slice(p * WARPS, WARPS, 0).load(LH), 0)
         # relaxed: only the sums matter (the default acq_rel fences every atomic)
-        gl.atomic_add(hist_ptr + p * RADIX + dig, c.to(gl.int64) - pad, sem="relaxed")
+        gl.atomic_add(hist_ptr + (p * rows + row) * RADIX + dig, c.to(gl.int64) - pad, sem="relaxed")
     if COUNT_SPECIAL:
-        gl.atomic_add(hist_ptr + NUM_PLACES * RADIX, gl.sum(special, 0).to(gl.int64), sem="relaxed")
+        gl.atomic_add(hist_ptr + NUM_PLACES * rows * RADIX, gl.sum(special, 0).to(gl.int64), sem="relaxed")
 
 
 _MOV32 = gl.constexpr("mov.b32 $0, $1;")
@@ -449,9 +491,11 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     positions (keys of up to 32 bits sorted with their positions, :func:`pack_key_position`): 3 the
     first pass, keys in, uint64 words out; middle passes are mode 0 over the words (``shift`` + 32,
     not descending); 4 the last pass, words in, keys and int64 positions out (``vals_in``: the input
-    keys, re-read for -0.0 and NaN, which the words hold in canonical form). ``ROWS`` (modes 3 and
-    4): a batch of rows of ``row_len`` keys, positions packed as ``row << col_bits | column``, the last
-    pass grouping the rows by those bits and writing columns (:func:`_row_position`).
+    keys, re-read for -0.0 and NaN, which the words hold in canonical form). ``ROWS`` (packed
+    positions): a batch of rows of ``row_len`` keys sorted each on its own, positions packed as
+    ``row << col_bits | column`` (:func:`_row_position`); ``hist_off`` then locates a table of
+    offsets per row and digit (:func:`_digit_offsets_kernel`) that each key adds for its row, and the
+    last pass writes columns.
     """
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
@@ -554,20 +598,21 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     # chain the tile's digit counts with the tiles before it
     # (PROBE: measurement switch of the probes only; 1 skips the look-back, 2 also the scatter:
     #  wrong results, never used by the launchers)
+    # (ROWS: each key adds its row's offset of its digit in the write-back instead)
     if PROBE >= 1:
         dig = gl.arange(0, RADIX, layout=LD)
-        adj = gl.load(digit_off_ptr + dig) - texcl.to(gl.int64)
+        adj = _digit_base(digit_off_ptr, dig, ROWS) - texcl.to(gl.int64)
     elif WINDOW == 0:
         dig = gl.arange(0, RADIX, layout=LD)
         earlier = _digit_lookback_spin(status_ptr, tile, dig, tot, parity, RADIX, FLAG_SHIFT)
-        adj = gl.load(digit_off_ptr + dig) + earlier.to(gl.int64) - texcl.to(gl.int64)
+        adj = _digit_base(digit_off_ptr, dig, ROWS) + earlier.to(gl.int64) - texcl.to(gl.int64)
     else:
         LW: gl.constexpr = gl.BlockedLayout([1, WINDOW], [32, 1], [WARPS, 1], [1, 0])
         dig = gl.arange(0, RADIX, layout=gl.SliceLayout(1, LW))
         kw = gl.arange(0, WINDOW, layout=gl.SliceLayout(0, LW))
         earlier = _digit_lookback(status_ptr, tile, dig, kw, gl.convert_layout(tot, gl.SliceLayout(1, LW)),
                                   parity, RADIX, FLAG_SHIFT)
-        adj = gl.convert_layout(gl.load(digit_off_ptr + dig) + earlier.to(gl.int64), LD) - texcl.to(gl.int64)
+        adj = gl.convert_layout(_digit_base(digit_off_ptr, dig, ROWS) + earlier.to(gl.int64), LD) - texcl.to(gl.int64)
     smem.slice(ADJ // RADIX, 1, 0).store(gl.expand_dims(gl.convert_layout((adj & 0xFFFFFFFF).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     smem.slice(ADJ // RADIX + 1, 1, 0).store(gl.expand_dims(gl.convert_layout((adj >> 32).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     gl.thread_barrier()
@@ -589,6 +634,9 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             dest = (hi << 32) + lo + i
         else:   # every destination < 2**31: the low word is the whole adjustment
             dest = (smem_load_words(ADJ + d2) + i).to(gl.int64)
+        if ROWS:   # each key's row's offsets (see _digit_offsets_kernel)
+            row = _key_row(k2, base + src, row_len, col_bits, VALUE_MODE)
+            dest += gl.load(digit_off_ptr + row.to(gl.int64) * RADIX + d2, mask=mi, other=0)
         if PROBE == 2:
             mi = mi & (k2 == 12345)
         if VALUE_MODE == 3:     # packed positions, first pass: key bits and position in one word
@@ -765,8 +813,9 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     per key instead of two 4-byte ones), and ``indices_out`` is the second word buffer. The result
     lands in ``keys.alternate`` (a caller passes the output buffer as both buffers). ``rows`` (with
     ``words``): ``(B, L)``, the keys are B rows of L keys (B <= 256, ceil(log2(B)) + ceil(log2(L)) <=
-    32) sorted each on its own, positions packed as row and column, one last pass over the row bits
-    grouping the rows; ``indices_out`` gets the columns (``torch.sort(x, dim=-1)``'s indices).
+    32) sorted each on its own: the histogram counts per row, each pass's keys add their row's
+    offsets (:func:`_digit_offsets_kernel`), positions are packed as row and column, and
+    ``indices_out`` gets the columns (``torch.sort(x, dim=-1)``'s indices).
     """
     kin = keys.current if keys_src is None else keys_src
     n = kin.numel()
@@ -812,16 +861,18 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             values.selector ^= 1
         return
 
-    # 1. upfront histogram of every place: rows of ``radix`` int64 counts, and one more row whose first
-    #    word counts the -0.0 and NaN keys (fast path), then the places' digit offsets. Small sorts
-    #    keep every pass's look-back words and tile counter (int32) after them: one zeroed buffer
+    # 1. upfront histogram of every place: ``radix`` int64 counts per place and row (one row unless
+    #    ``rows``), one more row whose first word counts the -0.0 and NaN keys (fast path), then the
+    #    places' digit offsets (per row). Small sorts keep every pass's look-back words and tile
+    #    counter (int32) after them: one zeroed buffer
     tile = pol["WARPS"] * pol["ITEMS"] * 32 if fast else pol["TL_TILE"]
     n_tiles = cdiv(n, tile)
     status64 = n >= (1 << 29)
     read_back = n >= pol.get("SKIP_PLACES_MIN_N", 0)
-    row_place = 0 if rows is None else 1     # (the place of row ids, after the key places)
-    hist_words = (2 * num_places + 1 + row_place) * radix
-    max_passes = num_places + row_place
+    n_rows, row_len = rows if rows is not None else (1, n)
+    hist_words = (2 * num_places * n_rows + 1) * radix
+    # (rows: a lone place runs twice, so that a first pass packs and a last one unpacks)
+    max_passes = max(num_places, 2) if rows is not None else num_places
     status_once = max_passes * n_tiles * radix <= _STATUS_ONCE_WORDS and not status64
     hist = torch.zeros(hist_words + (cdiv(max_passes * (n_tiles * radix + 1), 2) if status_once else 0),
                        device=dev, dtype=torch.int64)
@@ -854,26 +905,28 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     count_special = kin.dtype.is_floating_point
     if fast:
         warps, items = pol["WARPS"], pol["HIST_ITEMS"]
-        h_tiles = cdiv(n, warps * items * 32)
+        h_tiles = cdiv(row_len, warps * items * 32)   # (per row)
         # persistent programs; their final atomics contend, so small inputs take one program per SM
         # (measured on the H100: 2^20 keys 47 us at 4 per SM, 19 us at 1; 2^28 605 / 806 us)
         sms = num_sms(dev)
-        grid = (max(1, min(h_tiles, sms * (4 if h_tiles >= 64 * sms else 1))),)
+        programs = sms * (4 if h_tiles * n_rows >= 64 * sms else 1)
+        grid = (max(1, min(h_tiles, cdiv(programs, n_rows))), n_rows)
         smem_rows = 1 << (num_places * warps - 1).bit_length()
-        run(0, _histogram_gluon_kernel, grid, (kin, hist, n, h_tiles, begin_bit, end_bit),
+        run(0, _histogram_gluon_kernel, grid, (kin, hist, row_len, h_tiles, begin_bit, end_bit),
             lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
                          SMEM_ROWS=smem_rows, COUNT_SPECIAL=count_special, num_warps=warps))
     else:
-        launch(_histogram_tl_kernel, (n_tiles,), kin, hist, n, begin_bit, end_bit, NUM_PLACES=num_places,
-               RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
-    run(1, _digit_offsets_kernel, (max_passes,), (hist, 1, 1) if rows is None else (hist, *rows),
-        lambda: dict(NUM_PLACES=num_places, RADIX=radix, ROW_PLACE=rows is not None, num_warps=4))
+        launch(_histogram_tl_kernel, (cdiv(row_len, tile), n_rows), kin, hist, row_len, begin_bit, end_bit,
+               NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
+    run(1, _digit_offsets_kernel, (num_places, n_rows), (hist, row_len, n_rows),
+        lambda: dict(NUM_PLACES=num_places, RADIX=radix, ROWS_BLOCK=next_power_of_2(n_rows), num_warps=4))
     # 2. skip places where all keys share one digit (one device-to-host copy, which also says
     #    whether float keys hold -0.0 or NaN: without them the passes skip the canonicalisation)
     #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical)
     if read_back:
-        h2 = hist[:hist_words].view(2 * num_places + 1 + row_place, radix)
-        *hmax, specials = torch.cat([h2[:num_places].max(dim=1).values, h2[num_places, :1]]).tolist()
+        counts = hist[:num_places * n_rows * radix].view(num_places, n_rows, radix).sum(1)
+        special_at = num_places * n_rows * radix
+        *hmax, specials = torch.cat([counts.max(dim=1).values, hist[special_at:special_at + 1]]).tolist()
         canonical = not (fast and count_special and specials == 0)
         places = [p for p in range(num_places) if hmax[p] != n]
     else:
@@ -882,12 +935,12 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         finish_without_passes()
         return
 
-    # 3. one pass per remaining place (then one over the row ids)
+    # 3. one pass per remaining place
     passes = [(p, begin_bit + p * rb, min(rb, end_bit - begin_bit - p * rb)) for p in places]
     if rows is not None:
-        col_bits = max(1, (rows[1] - 1).bit_length())
-        passes.append((num_places, col_bits, max(1, (rows[0] - 1).bit_length())))
-        row_args = (rows[1], col_bits)
+        if len(passes) == 1:   # (sorting by the same digit again changes nothing)
+            passes = passes * 2
+        row_args = (row_len, max(1, (row_len - 1).bit_length()))
     else:
         row_args = (1, 0)
     n_places = len(passes)
@@ -913,8 +966,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             vm = 3 if first else (4 if last else 0)
             src_v, dst_v = (kin, indices_out) if last else (kin, kin)
             if not first:
-                if p < num_places:   # a key place: in the upper half of the word
-                    shift += 32
+                shift += 32   # (the key bits: the upper half of the word)
                 pass_desc = descending and last   # (mode 4 decodes with it; words are plain bits)
         else:
             src_k = kin if i == 0 else keys.current
@@ -929,8 +981,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             else:
                 vm, src_v, dst_v = 0, kin, kin
         args = (src_k, dst_k, src_v, dst_v, status, counters, hist, n, shift, width, status_base + i * status_step,
-                counter_base + i, (num_places + 1 + p) * radix, i % 2, *row_args)
-        row_modes = rows is not None and vm in (3, 4)
+                counter_base + i, (num_places * n_rows + 1 + p * n_rows) * radix, i % 2, *row_args)
+        row_modes = rows is not None
         if fast:
             run(i + 2, _onesweep_gluon_kernel, (n_tiles,), args,
                 lambda: _pass_kwargs(pol, src_k, vm, rb, pass_desc, status64, tile, n, canonical, row_modes))
