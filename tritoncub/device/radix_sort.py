@@ -1174,6 +1174,8 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     if x.dtype in segmented_sort.SORT_DTYPES and \
             length <= policy.select("segmented_sort", x.device, "large")["MAX_BLOCK"]:
         v, i = segmented_sort.sort_rows(xt, descending)
+    elif xt.dim() == 1:   # (one row: no reshaping)
+        v, i = _sort_into(xt, None, descending, 0, key_bits(x.dtype), gen_indices=True)
     else:
         v, i = _sort_lastdim(xt.view(-1, length), descending)
         v, i = v.view(shape), i.view(shape)
