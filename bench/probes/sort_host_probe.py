@@ -10,7 +10,8 @@
    ``sort`` fp32 with indices at 2^24 and 2^28.
 
 4. tile sizes of the policy's 'small' bucket at 2^16..2^21 keys;
-5. sort with indices, positions packed with the keys or apart (PACKED_POSITIONS), 2^20..2^28.
+5. sort with indices, positions packed with the keys or apart (PACKED_POSITIONS), 2^20..2^28;
+6. sort 2^20 as the bench calls it, packed or apart, with a cProfile.
 
     PYTHONPATH=. python bench/probes/sort_host_probe.py [part1 part2 part3 part4]
 """
@@ -153,6 +154,35 @@ def part5():
                 res.append(f"packed={packed}: ok={ok} {t:.1f} us (GPU {sum(us for _, us, _ in kb):.1f}, "
                            f"passes {passes})")
             print(f"sort {str(dt)[6:]} 2^{lg}: " + "; ".join(res), flush=True)
+
+
+def part6():
+    """sort 2^20 as the bench calls it (4 input copies in rotation, the torch operator): positions
+    packed or apart (shipped policy, no override), and a cProfile of the packed calls."""
+    n = 1 << 20
+    xs = [torch.randn(n, device="cuda") for _ in range(4)]
+    it = [0]
+
+    def call():
+        it[0] += 1
+        return torch.ops.tritoncub.sort(xs[it[0] % 4])
+    real = rs._packs_positions
+    for name, fn in (("packed", real), ("apart", lambda k: False)):
+        rs._packs_positions = fn
+        kb = kernel_breakdown(call)
+        print(f"sort fp32 2^20 {name}: {bench_ms(call) * 1e3:.1f} us per call, GPU {sum(us for _, us, _ in kb):.1f} us, "
+              f"host {host_us(call, 100):.1f} us; torch {bench_ms(lambda: torch.sort(xs[0])) * 1e3:.1f} us", flush=True)
+    rs._packs_positions = real
+    for sort_by in ("tottime", "cumulative"):
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(200):
+            call()
+        torch.cuda.synchronize()
+        pr.disable()
+        st = io.StringIO()
+        pstats.Stats(pr, stream=st).sort_stats(sort_by).print_stats(25)
+        print("\n".join(st.getvalue().splitlines()[4:]), flush=True)
 
 
 if __name__ == "__main__":
