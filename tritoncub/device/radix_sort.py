@@ -286,6 +286,34 @@ def _unpacked_row_position(pos, row_len, col_bits, ROWS: tl.constexpr):
 
 
 @triton.jit
+def _write_back(keys_out, vals_in, vals_out, offsets_ptr, dest, k, d, pos, mask, row_len, col_bits,
+                RADIX: tl.constexpr, VALUE_MODE: tl.constexpr, DESCENDING: tl.constexpr, CANONICAL: tl.constexpr,
+                ROWS: tl.constexpr):
+    """A pass's write-back (both pass kernels): key ``k`` of digit ``d`` read from flat position
+    ``pos`` goes to ``dest`` (plus, for ``ROWS``, its row's offset of the digit from the table at
+    ``offsets_ptr``), with what ``VALUE_MODE`` carries (see :func:`_onesweep_gluon_kernel`)."""
+    if ROWS:   # each key's row's offsets (see _digit_offsets_kernel)
+        row = _key_row(k, pos, row_len, col_bits, VALUE_MODE)
+        dest += tl.load(offsets_ptr + row.to(tl.int64) * RADIX + d, mask=mask, other=0)
+    if VALUE_MODE == 3:     # packed positions, first pass: key bits and position in one word
+        tl.store(keys_out + dest, pack_key_position(to_ordered_bits(k, DESCENDING, CANONICAL),
+                                                    _row_position(pos, row_len, col_bits, ROWS)), mask=mask)
+    elif VALUE_MODE == 4:   # packed positions, last pass: the key and its int64 position (or column)
+        key, packed_pos = unpack_key_position(k, keys_out.dtype.element_ty, DESCENDING)
+        flat, index = _unpacked_row_position(packed_pos, row_len, col_bits, ROWS)
+        key = _restore_special_keys(key, flat, vals_in, mask, CANONICAL)
+        tl.store(keys_out + dest, key, mask=mask)
+        tl.store(vals_out + dest, index, mask=mask)
+    else:
+        tl.store(keys_out + dest, k, mask=mask)
+    if VALUE_MODE == 1:
+        v = tl.load(vals_in + pos, mask=mask)
+        tl.store(vals_out + dest, v.to(vals_out.dtype.element_ty), mask=mask)   # int32 -> int64 positions too
+    elif VALUE_MODE == 2:
+        tl.store(vals_out + dest, pos.to(vals_out.dtype.element_ty), mask=mask)
+
+
+@triton.jit
 def _digit_offsets_kernel(hist_ptr, row_len, rows, NUM_PLACES: tl.constexpr, RADIX: tl.constexpr,
                           ROWS_BLOCK: tl.constexpr = 1):
     """Destination offsets of place ``program_id(0)`` for row ``program_id(1)`` of ``rows`` rows
@@ -337,25 +365,8 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
         adj += tl.load(hist_ptr + hist_off + dig)
     onehot = d[:, None] == dig[None, :]
     dest = tl.sum(tl.where(onehot, adj[None, :], 0), 1) + ranks.to(tl.int64)
-    if ROWS:   # each key's row's offsets (see _digit_offsets_kernel)
-        row = _key_row(k, offs, row_len, col_bits, VALUE_MODE)
-        dest += tl.load(hist_ptr + hist_off + row.to(tl.int64) * RADIX + d, mask=valid, other=0)
-    if VALUE_MODE == 3:
-        tl.store(keys_out + dest, pack_key_position(to_ordered_bits(k, DESCENDING),
-                                                    _row_position(offs, row_len, col_bits, ROWS)), mask=valid)
-    elif VALUE_MODE == 4:
-        key, pos = unpack_key_position(k, keys_out.dtype.element_ty, DESCENDING)
-        flat, index = _unpacked_row_position(pos, row_len, col_bits, ROWS)
-        key = _restore_special_keys(key, flat, vals_in, valid, True)
-        tl.store(keys_out + dest, key, mask=valid)
-        tl.store(vals_out + dest, index, mask=valid)
-    else:
-        tl.store(keys_out + dest, k, mask=valid)
-    if VALUE_MODE == 1:
-        v = tl.load(vals_in + offs, mask=valid)
-        tl.store(vals_out + dest, v.to(vals_out.dtype.element_ty), mask=valid)   # int32 -> int64 positions too
-    elif VALUE_MODE == 2:
-        tl.store(vals_out + dest, offs.to(vals_out.dtype.element_ty), mask=valid)
+    _write_back(keys_out, vals_in, vals_out, hist_ptr + hist_off, dest, k, d, offs, valid, row_len, col_bits,
+                RADIX, VALUE_MODE, DESCENDING, True, ROWS)
 
 
 @triton.jit(do_not_specialize=["n", "begin_bit", "end_bit"])
@@ -634,27 +645,10 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             dest = (hi << 32) + lo + i
         else:   # every destination < 2**31: the low word is the whole adjustment
             dest = (smem_load_words(ADJ + d2) + i).to(gl.int64)
-        if ROWS:   # each key's row's offsets (see _digit_offsets_kernel)
-            row = _key_row(k2, base + src, row_len, col_bits, VALUE_MODE)
-            dest += gl.load(digit_off_ptr + row.to(gl.int64) * RADIX + d2, mask=mi, other=0)
         if PROBE == 2:
             mi = mi & (k2 == 12345)
-        if VALUE_MODE == 3:     # packed positions, first pass: key bits and position in one word
-            gl.store(keys_out + dest, pack_key_position(to_ordered_bits(k2, DESCENDING, CANONICAL),
-                                                        _row_position(base + src, row_len, col_bits, ROWS)), mask=mi)
-        elif VALUE_MODE == 4:   # packed positions, last pass: the key and its int64 position
-            key, pos = unpack_key_position(k2, keys_out.dtype.element_ty, DESCENDING)
-            flat, index = _unpacked_row_position(pos, row_len, col_bits, ROWS)
-            key = _restore_special_keys(key, flat, vals_in, mi, CANONICAL)
-            gl.store(keys_out + dest, key, mask=mi)
-            gl.store(vals_out + dest, index, mask=mi)
-        else:
-            gl.store(keys_out + dest, k2, mask=mi)
-        if VALUE_MODE == 1:
-            v = gl.load(vals_in + base + src, mask=mi)
-            gl.store(vals_out + dest, v.to(vals_out.dtype.element_ty), mask=mi)   # int32 -> int64 positions too
-        elif VALUE_MODE == 2:
-            gl.store(vals_out + dest, (base + src).to(vals_out.dtype.element_ty), mask=mi)
+        _write_back(keys_out, vals_in, vals_out, digit_off_ptr, dest, k2, d2, base + src, mi, row_len, col_bits,
+                    RADIX, VALUE_MODE, DESCENDING, CANONICAL, ROWS)
 
 
 # ==============================================================================================
