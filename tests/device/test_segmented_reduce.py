@@ -201,6 +201,35 @@ def test_offsets_vs_loop(strategy, op):
         assert float(out[i]) == ref, (i, float(out[i]), ref)
 
 
+@pytest.mark.parametrize("op", ["sum", "min", "max", "mean"])
+def test_split_covers_skewed_segments(op):
+    """The split is sized from the mean segment length; a segment many times longer than the mean still
+    has every item reduced (pieces grow past SPLIT_CHUNK), and a short one after it too."""
+    lengths = [530, 1, 1, 0, 2, 1, 40]
+    offs = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), device=DEVICE)
+    x = make_data("random", int(offs[-1]), torch.float32)
+    x[517] = 1e6   # the extremes sit past what SPLIT_CHUNK-item pieces would cover
+    x[300] = -1e6
+    out = S.segmented_reduce(x, offs, None, op, pol=pol(1, 32, split=16))
+    for i in range(len(lengths)):
+        seg = x[offs[i]:offs[i + 1]]
+        if op in ("sum", "mean"):
+            if seg.numel():
+                assert_sum_close(out[i:i + 1], seg.reshape(1, -1), op)
+        else:
+            ref = {"min": math.inf, "max": -math.inf}[op] if seg.numel() == 0 else float(
+                {"min": seg.min, "max": seg.max}[op]())
+            assert float(out[i]) == ref, (i, float(out[i]), ref)
+
+
+def test_split_second_pass_rows_power_of_two():
+    """A split into so many pieces (here 100) that 4096 // pieces is not a power of two: the second pass's
+    rows per program are rounded down to one."""
+    x = make_data("random", 2 * 3200, torch.float32).reshape(2, 3200)
+    out = S.reduce_rows(x, "max", pol=pol(1, 32, split=32))
+    assert_equal(out, x.amax(1))
+
+
 def test_begin_end_offsets_cub_style():
     # gaps between segments, overlapping segments, an inverted (empty) one
     x = make_data("random", 100, torch.int32)
@@ -236,6 +265,25 @@ def test_user_combine():
     assert_equal(out, ref)
     rows = S.reduce_rows(x[:60].reshape(4, 15), "user", combine_fn=max_fn, init=-math.inf, pol=STRATEGIES["short"])
     assert_equal(rows, x[:60].reshape(4, 15).amax(1))
+
+
+@triton.jit
+def add_fn(a, b):
+    return a + b
+
+
+@pytest.mark.parametrize("strategy", ["short", "medium", "long"])
+def test_user_combine_init_once(strategy):
+    """``init`` is combined once per segment, not once per lane (it need not be an identity); an empty
+    segment gives ``init``."""
+    lengths = [4, 0, 6, 1, 37, 3]
+    offs = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), device=DEVICE)
+    x = torch.randint(-1000, 1000, (int(offs[-1]),), dtype=torch.int32, device=DEVICE)
+    out = S.segmented_reduce(x, offs, None, "user", combine_fn=add_fn, init=10, pol=STRATEGIES[strategy])
+    ref = torch.stack([x[a:b].sum() + 10 for a, b in zip(offs[:-1].tolist(), offs[1:].tolist())])
+    assert_equal(out.to(torch.int64), ref.to(torch.int64))
+    rows = S.reduce_rows(x[:36].reshape(4, 9), "user", combine_fn=add_fn, init=-3, pol=STRATEGIES[strategy])
+    assert_equal(rows.to(torch.int64), x[:36].reshape(4, 9).to(torch.int64).sum(1) - 3)
 
 
 @pytest.mark.parametrize("reduce", ["sum", "max", "min", "mean"])

@@ -12,8 +12,9 @@ unless ``dtype`` is given), ``min``, ``max`` (NaN propagates, as torch), ``argmi
 (value and *offset within the segment* of the first extreme, as CUB's KeyValuePair; a NaN wins),
 ``mean`` (sum / length; an empty segment gives NaN, as torch.segment_reduce). Empty segments give the
 identity: 0 for sum, +inf / the largest integer for min, -inf / the smallest for max (as
-``torch.segment_reduce``), index -1 for argmin/argmax (no item). For ``op="user"`` the ``init`` value
-pads the tiles, so it must be an identity of ``combine_fn`` (unlike the device-wide ``reduce``).
+``torch.segment_reduce``), index -1 for argmin/argmax (no item). For ``op="user"`` each segment gives
+``init (+) x_b (+) ... (+) x_(e-1)`` with ``init`` combined exactly once, as the device-wide ``reduce``
+(an empty segment gives ``init``); ``combine_fn`` must be associative and commutative.
 
 Strategy by segment length, through the ``segmented_reduce`` policy's buckets (one kernel, its
 constexprs chosen by the bucket — CUB's small/medium/large segment agents):
@@ -48,7 +49,7 @@ from .._launch import bind, direct_ok, launch
 from .._utils import cdiv, check_same_device, check_tensor, interpreter_active, next_power_of_2
 from ..block.reduce import combine_max_propagate_nan, combine_min_propagate_nan
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES,
-                     _builtin_tile_reduce, _call_combine, _define_op, _tree_reduce, acc_dtype, identity,
+                     _builtin_tile_reduce, _define_op, _log2, _shr, acc_dtype, identity,
                      sum_dtype)
 
 OPS = ("sum", "min", "max", "argmin", "argmax", "mean", "user")
@@ -57,7 +58,9 @@ _OP_CODE = {"sum": 0, "mean": 0, "min": 1, "max": 2, "argmin": 3, "argmax": 4, "
 
 @triton.jit
 def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.constexpr):
-    """[begin, end) of work items ``work`` (segment ``work // split``, piece ``work % split``)."""
+    """[begin, end) of work items ``work`` (segment ``work // split``, piece ``work % split``). Pieces
+    are ``chunk`` items, or ``ceil(length / split)`` for a segment longer than ``split * chunk`` (the
+    split is sized from the mean length: the pieces must still cover every segment)."""
     seg = work // split
     part = work - seg * split
     if UNIFORM:
@@ -66,8 +69,9 @@ def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.const
     else:
         b = tl.load(begins + seg).to(tl.int64)
         e = tl.load(ends + seg).to(tl.int64)
-    b2 = b + part.to(tl.int64) * chunk
-    e2 = tl.minimum(e, b2 + chunk)
+    piece = tl.maximum((e - b + split - 1) // split, chunk)
+    b2 = b + part.to(tl.int64) * piece
+    e2 = tl.minimum(e, b2 + piece)
     return b, b2, tl.maximum(e2 - b2, 0)
 
 
@@ -94,7 +98,9 @@ def _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident,
     elif OP == OP_MAX:
         acc = combine_max_propagate_nan(acc, v)
     elif OP == OP_USER:
-        acc = tl.where(m, COMBINE(acc, v), acc)
+        # acc_i >= 0: the lane holds an item (its first item is taken as it is: no identity needed)
+        acc = tl.where(m, tl.where(acc_i >= 0, COMBINE(acc, v), v), acc)
+        acc_i = tl.where(m, 0, acc_i)
     else:
         # later columns hold larger offsets in the same lane: ties keep the earlier item; a lane's
         # first item is always taken (it may equal the identity, e.g. -inf for argmax)
@@ -105,6 +111,18 @@ def _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident,
         acc = tl.where(take, v, acc)
         acc_i = tl.where(take, rel, acc_i)
     return acc, acc_i
+
+
+@triton.jit
+def _tree_reduce_present(acc, present, ROWS: tl.constexpr, N: tl.constexpr, COMBINE: tl.constexpr):
+    """Reduce ``[ROWS, N]`` lanes along axis 1 by a pairwise tree, skipping lanes that hold no item
+    (``present`` false): ``([ROWS, 1] result, [ROWS, 1] whether any lane held an item)``."""
+    for s in tl.static_range(_log2(N)):
+        a, b = tl.split(tl.reshape(acc, (ROWS, _shr(N, s + 1), 2)))
+        pa, pb = tl.split(tl.reshape(present, (ROWS, _shr(N, s + 1), 2)))
+        acc = tl.where(pa & pb, COMBINE(a, b), tl.where(pa, a, b))
+        present = pa | pb
+    return acc, present
 
 
 @triton.jit
@@ -129,8 +147,7 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
     length = tl.where(valid, length, 0)
     ACC: tl.constexpr = out_ptr.dtype.element_ty
     if OP == OP_USER:
-        init = tl.load(init_ptr).to(ACC)
-        acc = tl.zeros([ROWS, BLOCK], ACC) + init
+        acc = tl.zeros([ROWS, BLOCK], ACC)
     else:
         acc = (tl.zeros([ROWS, BLOCK], ACC) + ident).to(ACC)
     acc_i = tl.zeros([ROWS, BLOCK], tl.int64) - 1
@@ -156,7 +173,9 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
                                        COMBINE, BLOCK, CACHE_MODIFIER, EVICTION)
             k += BLOCK
     if OP == OP_USER:
-        r = _tree_reduce((acc,), ROWS, BLOCK, COMBINE, 1)[0]
+        r, present = _tree_reduce_present(acc, acc_i >= 0, ROWS, BLOCK, COMBINE)
+        init = tl.zeros([ROWS, 1], ACC) + tl.load(init_ptr).to(ACC)
+        r = tl.where(present, COMBINE(init, r), init)
         tl.store(out_ptr + work[:, None], r, mask=valid[:, None])
     else:
         # arg ops: lanes that never took an item keep index -1 and the identity value; they must
@@ -326,7 +345,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     if split > 1:  # second pass: each segment's partials as one row
         partials = out
         out = torch.empty(num_segments, dtype=acc, device=device)
-        p2 = policy.Policy(pol.op, {**pol.values, "ROWS": _bi.max(1, _bi.min(64, 4096 // _bi.max(split, 1))),
+        rows2 = _bi.max(1, _bi.min(64, 4096 // split))
+        p2 = policy.Policy(pol.op, {**pol.values, "ROWS": 1 << (rows2.bit_length() - 1),   # (a power of two)
                                     "BLOCK": _bi.min(1024, next_power_of_2(split))}, 4, 1, pol.source)
         launch(_segmented_reduce_kernel, (cdiv(num_segments, p2["ROWS"]),),
                partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident, out,
