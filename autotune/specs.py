@@ -298,12 +298,12 @@ def topk_spec():
 
     return TuneSpec(
         op="topk",
-        problems={"rows": [prob(65536, 128, 8)], "long": [prob(16, 1 << 20, 8)]},
+        problems={"rows": [prob(65536, 128, 8)], "long": [prob(16, 1 << 20, 8), prob(1, 1 << 26, 100)]},
         quick_problems={"rows": [prob(8, 64, 4)]},
         call=lambda p: tuple(m.topk(p[0], p[1])),
         reference=lambda p: (p[0], torch.topk(p[0], p[1]).values),
         check=check,
-        doc="top-8 of many short rows and of a few long rows")
+        doc="top-8 of many short rows; top-8 of a few long rows and top-100 of 2^26 items")
 
 
 def segmented_reduce_spec():

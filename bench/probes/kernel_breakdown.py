@@ -21,6 +21,11 @@ def _cases(name):
         yield "topk 2^26 k=10000", lambda: ops.topk(x, 10000)
         yield "topk 16x2^20 k=8", lambda: ops.topk(r, 8)
         yield "torch.topk 2^26 k=100", lambda: torch.topk(x, 100)
+    elif name == "rows":
+        for shape in ((4096, 1024), (65536, 128)):
+            r = torch.randn(*shape, device="cuda", generator=g)
+            yield f"sort rows {shape[0]}x{shape[1]}", lambda r=r: ops.sort(r)
+            yield f"torch.sort rows {shape[0]}x{shape[1]}", lambda r=r: torch.sort(r)
     elif name == "select":
         x = torch.randn(1 << 26, device="cuda", generator=g)
         m = torch.rand(1 << 26, device="cuda", generator=g) < 0.5

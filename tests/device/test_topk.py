@@ -130,15 +130,64 @@ def test_topk_policy_configs():
 
 # -- long rows: running k-best and radix select ------------------------------------------------------
 
+@pytest.fixture(params=["bitonic", "filter", "filter-fallback"])
+def cand_rounds(request, monkeypatch):
+    """The running k-best's rounds: bitonic top-k of each chunk; the group-maxima filter (64-item chunks,
+    so rows take several programs and rounds, the later ones over candidates); the filter with one group
+    and one slot per next_pow2(k), so that nearly every chunk has more words at the threshold than slots
+    and takes the filter's bitonic fallback."""
+    from tritoncub.device import topk as T
+    if request.param == "filter-fallback":
+        monkeypatch.setattr(T, "_FILTER_GROUPS_PER_K", 1)
+        monkeypatch.setattr(T, "_FILTER_CAP_PER_K", 1)
+    if request.param == "bitonic":
+        return dict(CAND, FILTER=0)
+    return dict(CAND, FILTER=1, FILTER_CHUNK=64)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int8], ids=str)
-def test_topk_candidates_path(dtype):
+def test_topk_candidates_path(dtype, cand_rounds):
     x = adversarial_rows(3, 90, dtype, seed=3)
-    with policy.override("topk", CAND):
+    with policy.override("topk", cand_rounds):
         check_exact(x, 5, True)
         check_exact(x, 8, False)
-    if dtype == torch.float32:
-        with policy.override("topk", dict(CAND, NETWORK="tl")):
+        check_exact(x, 1, True)    # top 1: the network reduces to a row maximum
+    if dtype == torch.float32 and cand_rounds["FILTER"] == 0:
+        with policy.override("topk", dict(cand_rounds, NETWORK="tl")):
             check_exact(x, 3, True)
+
+
+def test_topk_filter_counts(monkeypatch):
+    """The filter keeps every word of the chunk's top K2 and at most CAP words per chunk, zeros after them;
+    chunks whose threshold admits more than CAP words (data periodic in the group stride) take the
+    bitonic fallback and keep exactly the top K2."""
+    from tritoncub.device import topk as T
+    from tritoncub.device.segmented_sort import key_meta, bits_view
+    k2, chunk = 8, 1024
+    groups, cap = T._FILTER_GROUPS_PER_K * k2, T._FILTER_CAP_PER_K * k2
+    periodic = torch.where(torch.arange(chunk) % groups == 0, 1.0, 0.0)       # 32 large items in one group
+    periodic[::groups] += torch.arange(chunk // groups) * 0.5                 # ... and distinct
+    rows = torch.stack([torch.randn(2 * chunk + 37), torch.cat([periodic, periodic, torch.randn(37)])]).to(DEVICE)
+    n = rows.shape[1]
+    nchunks = -(-n // chunk)
+    out = torch.full((2, nchunks * cap), -7, dtype=torch.int64, device=DEVICE)
+    meta = key_meta(torch.float32)
+    rb = torch.tensor([0, n], device=DEVICE)
+    rl = torch.tensor([n, n], device=DEVICE)
+    T._topk_filter_kernel[(nchunks, 2)](bits_view(rows).view(-1), out, out, rb, rl, 0, CHUNK=chunk, LOG_CHUNK=10,
+                                        GROUPS=groups, LOG_GROUPS=groups.bit_length() - 1, CAP=cap, K2=k2,
+                                        K_LOG=3, FROM_KEYS=True, ASCENDING=False, **meta)
+    for r in range(2):
+        for c in range(nchunks):
+            words = out[r, c * cap:(c + 1) * cap].cpu()
+            x = rows[r, c * chunk:(c + 1) * chunk].cpu()
+            cols = ((0xFFFFFFFF - (words & 0xFFFFFFFF)) - c * chunk)[words != 0]
+            kept = set(cols.tolist())
+            top = torch.sort(x, descending=True, stable=True)[1][:k2].tolist()
+            assert set(top) <= kept, (r, c)
+            assert (words[len(cols):] == 0).all() and (words[:len(cols)] != 0).all()
+            if r == 1 and c < 2:   # the periodic chunks: the fallback keeps exactly the top K2
+                assert sorted(kept) == sorted(top)
 
 
 @pytest.fixture(params=["fused", "overflow"])
@@ -205,14 +254,15 @@ def test_topk_bad_input():
 
 # -- segmented -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("long_path", ["candidates", "radix"])
+@pytest.mark.parametrize("long_path", ["candidates", "filter", "radix"])
 def test_segmented_topk(long_path):
     lengths = [0, 1, 3, 4, 9, 16, 40, 2]
     offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
     x = make_data("few_unique" if long_path == "radix" else "special", sum(lengths), torch.float32, seed=6)
     x[30:40] = torch.arange(10, device=DEVICE, dtype=torch.float32) + 1000   # distinct top values: exact indices
     k = 4
-    with policy.override("topk", CAND if long_path == "candidates" else RADIX):   # the 40-item segment is long
+    cfg = {"candidates": dict(CAND, FILTER=0), "filter": dict(CAND, FILTER=1, FILTER_CHUNK=64), "radix": RADIX}
+    with policy.override("topk", cfg[long_path]):   # the 40-item segment is long
         v, i = tk.segmented_topk(x, offs, k)
     o = offs.tolist()
     for s, (a, b) in enumerate(zip(o[:-1], o[1:])):
@@ -259,3 +309,28 @@ def test_gpu_topk_all_equal_and_nan():
         rv, _ = torch.topk(x, k)
         assert torch.equal(v, rv) or torch.allclose(v, rv, equal_nan=True)
         assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape,k", [((16, 1 << 20), 1), ((16, 1 << 20), 8), ((1 << 24,), 100), ((5, 300001), 33)])
+@pytest.mark.parametrize("filter_chunk", [4096, 8192, 16384])
+@pytest.mark.parametrize("kind", ["random", "sorted", "equal", "periodic"])
+def test_gpu_topk_filter_rounds(shape, k, filter_chunk, kind):
+    """The filter rounds of the running k-best at full size, every chunk of the policy space, on data that
+    takes its fast compaction (random, sorted, all-equal) and its bitonic fallback (periodic: the large
+    items share one group), exact stable indices."""
+    n = shape[-1]
+    if kind == "random":
+        x = torch.randn(shape, device=DEVICE)
+    elif kind == "sorted":
+        x = torch.arange(n, device=DEVICE, dtype=torch.float32).expand(shape).contiguous()
+    elif kind == "equal":
+        x = torch.ones(shape, device=DEVICE)
+    else:
+        x = (torch.arange(n, device=DEVICE) % 512 == 0).float().expand(shape).contiguous()
+    with policy.override("topk", dict(FILTER=1, FILTER_CHUNK=filter_chunk, CAND_K_MAX=256, CHUNK=2048), "long"):
+        for largest in (True, False):
+            v, i = tk.topk(x, k, largest=largest)
+            rv, ri = torch.sort(x, dim=-1, descending=largest, stable=True)
+            assert torch.equal(v, rv[..., :k])
+            assert torch.equal(i, ri[..., :k])

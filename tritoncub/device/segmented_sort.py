@@ -115,7 +115,10 @@ def bitonic_sort_descending(x, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: t
 def bitonic_topk(x, ROWS: tl.constexpr, K_LOG: tl.constexpr, LOG_N: tl.constexpr, N_DIMS: tl.constexpr):
     """The 2**K_LOG largest items of each row of a [ROWS, 2**LOG_N] unsigned tile, largest first
     ([ROWS, 2**K_LOG]): sort runs of 2**K_LOG, then repeatedly keep the larger half of neighbouring
-    runs (an element-wise max) and re-merge."""
+    runs (an element-wise max) and re-merge. (The top 1 is the row maximum: with one row the
+    network would reduce to a scalar.)"""
+    if K_LOG == 0:
+        return tl.max(tl.reshape(x, [ROWS, 1 << LOG_N]), axis=1, keep_dims=True)
     h = tl.reshape(x, [2] * N_DIMS)
     for stage in tl.static_range(1, K_LOG + 1):
         h = _bitonic_merge(h, stage, 2 if stage < LOG_N else 1, N_DIMS)

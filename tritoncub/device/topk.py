@@ -11,8 +11,11 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   pairs instead. Never a full sort of
   anything but the tile.
 * **candidates** (long rows, keys of at most 32 bits, ``next_pow2(k) <= CAND_K_MAX``): each program
-  keeps the top-k of a ``CHUNK`` of the row (packed ``ordered_key << 32 | ~column``), the candidate
-  lists are reduced the same way until one chunk remains: a running k-best merge.
+  keeps a few candidates of a chunk of the row (packed ``ordered_key << 32 | ~column`` words), the
+  candidate lists are reduced the same way until one ``CHUNK`` remains, whose top-k is the result: a
+  running k-best merge. A round keeps either the chunk's bitonic top-k, or (policy ``FILTER``) the
+  words at or above a threshold no larger than the chunk's k-th word, found from the maxima of
+  strided groups of the chunk without sorting it (``_topk_filter_kernel``).
 * **radix select** (everything else: large k, 64-bit keys on long rows): 8-bit digit histograms from
   the most significant digit narrow the k-th key (a one-program-per-row resolve step after each;
   the first histogram, over every key, counts with shared-memory atomics on NVIDIA sm_80+ and
@@ -148,6 +151,55 @@ def _topk_chunk_kernel(
     else:
         n_out = tl.num_programs(0).to(tl.int64) * K2
         tl.store(cand_out_ptr + row * n_out + c * K2 + j, top.to(tl.int64, bitcast=True))
+
+
+@triton.jit
+def _topk_filter_kernel(
+        keys_ptr, cand_in_ptr, cand_out_ptr, row_begin_ptr, row_len_ptr, n_in,
+        CHUNK: tl.constexpr, LOG_CHUNK: tl.constexpr, GROUPS: tl.constexpr, LOG_GROUPS: tl.constexpr,
+        CAP: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr, FROM_KEYS: tl.constexpr,
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
+    """A round of the running k-best without sorting the chunk: ``CAP`` candidate words (packed
+    ``key << 32 | ~column``, all distinct) per ``CHUNK`` of one row, a superset of the chunk's top
+    ``K2``.
+
+    The chunk is cut into ``GROUPS`` strided groups (item ``i`` in group ``i % GROUPS``); the
+    ``K2``-th largest group maximum ``t`` is at most the chunk's ``K2``-th largest word (the ``K2``
+    largest maxima are ``K2`` distinct words ``>= t``), so the chunk's top ``K2`` are among its
+    words ``>= t``. When at most ``CAP`` words are (random data with ``GROUPS = 4 K2``: about
+    ``1.1 K2`` on average; sorted, reversed and all-equal chunks: exactly ``K2``), they are written in
+    input order and the other slots get 0, which is below every real word; otherwise (data periodic
+    in the group stride) the chunk's top ``K2`` come from the bitonic top-k, as in
+    :func:`_topk_chunk_kernel`."""
+    c = tl.program_id(0)
+    row = tl.program_id(1).to(tl.int64)
+    offs = c.to(tl.int64) * CHUNK + tl.arange(0, CHUNK)
+    if FROM_KEYS:
+        begin = tl.load(row_begin_ptr + row).to(tl.int64)
+        length = tl.load(row_len_ptr + row).to(tl.int64)
+        mask = offs < length
+        bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
+        ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
+        p = (ordp << 32) | (0xFFFFFFFF - offs).to(tl.uint64)
+        p = tl.where(mask, p, tl.zeros_like(p))
+    else:
+        mask = offs < n_in
+        p = tl.load(cand_in_ptr + row * n_in + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
+    group_max = tl.max(tl.reshape(p, [CHUNK // GROUPS, GROUPS]), axis=0)
+    best = bitonic_topk(tl.reshape(group_max, [1, GROUPS]), 1, K_LOG, LOG_GROUPS, LOG_GROUPS)
+    t = tl.min(tl.reshape(best, [K2]), axis=0)
+    sel = (p >= t) & (p != 0)
+    count = tl.sum(sel.to(tl.int32), axis=0)
+    out = cand_out_ptr + row * (tl.num_programs(0).to(tl.int64) * CAP) + c.to(tl.int64) * CAP
+    j = tl.arange(0, CAP)
+    if count <= CAP:
+        pos = tl.cumsum(sel.to(tl.int32), axis=0) - 1
+        tl.store(out + pos, p.to(tl.int64, bitcast=True), mask=sel)
+        tl.store(out + j, tl.zeros([CAP], tl.int64), mask=j >= count)
+    else:
+        top = tl.reshape(bitonic_topk(tl.reshape(p, [1, CHUNK]), 1, K_LOG, LOG_CHUNK, LOG_CHUNK), [K2])
+        tl.store(out + tl.arange(0, K2), top.to(tl.int64, bitcast=True))
+        tl.store(out + j, tl.zeros([CAP], tl.int64), mask=j >= K2)
 
 
 @triton.jit
@@ -429,16 +481,20 @@ def _rs_finish_kernel(keys_ptr, cand_key_ptr, cand_idx_ptr, row_begin_ptr, cand_
 policy.register(
     "topk",
     space={"TILE_ITEMS": [1024, 2048, 4096], "ROW_MAX_BLOCK": [1024, 2048, 4096],
-           "CHUNK": [2048, 4096, 8192], "CAND_K_MAX": [0, 8, 16, 32, 64], "RS_BLOCK": [2048, 4096],
-           "RS_TILES": [1, 4, 8], "NETWORK": ["own", "tl"], "num_warps": [4, 8, 16], "num_stages": [1]},
+           "CHUNK": [2048, 4096, 8192], "CAND_K_MAX": [0, 8, 16, 32, 64, 128, 256], "RS_BLOCK": [2048, 4096],
+           "RS_TILES": [1, 4, 8], "NETWORK": ["own", "tl"], "FILTER": [0, 1], "FILTER_CHUNK": [4096, 8192, 16384],
+           "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "ROW_MAX_BLOCK": 4096, "CHUNK": 4096, "CAND_K_MAX": 32,
-              "RS_BLOCK": 4096, "RS_TILES": 4, "NETWORK": "own", "num_warps": 4, "num_stages": 1},
+              "RS_BLOCK": 4096, "RS_TILES": 4, "NETWORK": "own", "FILTER": 1, "FILTER_CHUNK": 8192,
+              "num_warps": 4, "num_stages": 1},
     buckets=("rows", "long"),
     bucket_fallbacks={"long": {"num_warps": 8}},
     doc="Top-k. 'rows': rows of at most ROW_MAX_BLOCK items, TILE_ITEMS per program (ROWS = "
         "TILE_ITEMS // BLOCK rows). 'long': CHUNK items per program of the running k-best for "
-        "next_pow2(k) <= CAND_K_MAX and keys of <= 32 bits; otherwise radix select with RS_BLOCK * "
-        "RS_TILES items per program of the histogram passes.")
+        "next_pow2(k) <= CAND_K_MAX and keys of <= 32 bits (FILTER 1: its rounds keep the words above a "
+        "threshold from group maxima, FILTER_CHUNK items per program, where the chunk holds >= 8 next_pow2(k) "
+        "items; the bitonic top-k of CHUNK items otherwise and for the last round); otherwise radix select "
+        "with RS_BLOCK * RS_TILES items per program of the histogram passes.")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -476,37 +532,54 @@ def _ck(chunk):
     return dict(CHUNK=chunk, LOG_CHUNK=_log2(chunk))
 
 
+#: the filter round (_topk_filter_kernel) of the running k-best: strided groups per chunk and kept candidate
+#: slots per chunk, in units of next_pow2(k) (module constants so tests can force the bitonic fallback).
+#: A simulation over uniform random chunks of 4096-16384 items gave 1.07 K2 words >= the threshold on
+#: average and at most 1.6 K2 (K2 = 8, 32, 128), so 2 K2 slots almost never fall back
+_FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K = 4, 2
+#: items per warp of the filter round (its warps: FILTER_CHUNK // this, 16 packed words per thread: sm_90 builds
+#: of 8192 items then take 123 registers and no local memory; 1024 per warp took 192, 256 spilled)
+_FILTER_ITEMS_PER_WARP = 512
+
+
 def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
                 idx_abs=False):
-    """Running k-best over chunks (keys of <= 32 bits, rows longer than a tile)."""
+    """Running k-best over chunks (keys of <= 32 bits, rows longer than a tile): rounds that each keep
+    a few candidate words per chunk of the row (or of the previous round's candidates) until one
+    ``CHUNK`` of them remains, whose top k are the result. A round is the filter
+    (:func:`_topk_filter_kernel`, ``FILTER_CHUNK`` items per program) when the policy's ``FILTER`` is
+    on and the chunk holds at least 8 next_pow2(k) items, else the bitonic top-k of ``CHUNK`` items
+    (:func:`_topk_chunk_kernel`)."""
     pol = policy.select("topk", device, "long")
     chunk, k2 = pol["CHUNK"], next_power_of_2(k)
+    fchunk = pol["FILTER_CHUNK"]
+    groups, cap = _FILTER_GROUPS_PER_K * k2, _FILTER_CAP_PER_K * k2
+    use_filter = bool(pol["FILTER"]) and 2 * groups <= fchunk and cap < chunk
     nrows = row_begin.numel()
-    common = dict(K2=k2, K_LOG=_log2(k2), TL_SORT=pol["NETWORK"] == "tl", IDX_ABS=idx_abs, ASCENDING=ascending,
-                  **meta, num_warps=pol.num_warps,
-                  num_stages=pol.num_stages)
+    common = dict(K2=k2, K_LOG=_log2(k2), KEY_BITS=meta["KEY_BITS"], KEY_DTYPE=meta["KEY_DTYPE"],
+                  ASCENDING=ascending)
+    bitonic = dict(TL_SORT=pol["NETWORK"] == "tl", IDX_ABS=idx_abs, **common, num_warps=pol.num_warps,
+                   num_stages=pol.num_stages)
     for r0, r1 in _row_batches(nrows):
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
         ov, oi = out_vb[r0:r1], out_idx[r0:r1]
-        nchunks = cdiv(max_len, chunk)
-        if nchunks == 1:
-            launch(_topk_chunk_kernel, (1, r1 - r0), kb, kb, kb, ov, oi, rb, rl, 0, k, k, **_ck(chunk),
-                   FROM_KEYS=True, FINAL=True, **common)
-            continue
-        cand = torch.empty((r1 - r0, nchunks * k2), dtype=torch.int64, device=device)
-        launch(_topk_chunk_kernel, (nchunks, r1 - r0), kb, kb, cand, ov, oi, rb, rl, 0, k, k, **_ck(chunk),
-               FROM_KEYS=True, FINAL=False, **common)
-        n_in = nchunks * k2
-        while True:
-            nchunks = cdiv(n_in, chunk)
-            if nchunks == 1:
-                launch(_topk_chunk_kernel, (1, r1 - r0), kb, cand, cand, ov, oi, rb, rl, n_in, k, k,
-                       **_ck(next_power_of_2(n_in)), FROM_KEYS=False, FINAL=True, **common)
-                break
-            nxt = torch.empty((r1 - r0, nchunks * k2), dtype=torch.int64, device=device)
-            launch(_topk_chunk_kernel, (nchunks, r1 - r0), kb, cand, nxt, ov, oi, rb, rl, n_in, k, k, **_ck(chunk),
-                   FROM_KEYS=False, FINAL=False, **common)
-            cand, n_in = nxt, nchunks * k2
+        src, n_in, from_keys = kb, max_len, True
+        while n_in > chunk:
+            if use_filter:
+                nchunks, per_chunk = cdiv(n_in, fchunk), cap
+                nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
+                launch(_topk_filter_kernel, (nchunks, r1 - r0), kb, src, nxt, rb, rl, n_in, **_ck(fchunk),
+                       GROUPS=groups, LOG_GROUPS=_log2(groups), CAP=cap, FROM_KEYS=from_keys, **common,
+                       num_warps=max(1, fchunk // _FILTER_ITEMS_PER_WARP), num_stages=1)
+            else:
+                nchunks, per_chunk = cdiv(n_in, chunk), k2
+                nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
+                launch(_topk_chunk_kernel, (nchunks, r1 - r0), kb, src, nxt, ov, oi, rb, rl, n_in, k, k,
+                       **_ck(chunk), FROM_KEYS=from_keys, FINAL=False, **bitonic)
+            src, n_in, from_keys = nxt, nchunks * per_chunk, False
+        final = chunk if from_keys else next_power_of_2(n_in)
+        launch(_topk_chunk_kernel, (1, r1 - r0), kb, src, src, ov, oi, rb, rl, n_in, k, k, **_ck(final),
+               FROM_KEYS=from_keys, FINAL=True, **bitonic)
 
 
 _RS_SMEM_WARPS = 8   # warps per program of the shared-memory histogram passes
