@@ -265,6 +265,66 @@ def test_bad_input():
         rs.sort_keys_double_buffer(rs.DoubleBuffer(buf[:10], buf[5:15]))
     assert rs.sort_keys(x[:0]).numel() == 0
     assert rs.sort_keys(x[:1]).item() == 0
+    with pytest.raises(TypeError, match="begin_bit"):
+        rs.sort_keys(x, False, True)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        rs.sort(x.view(2, 5), dim=2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        rs.sort(x.view(2, 5), dim=-3)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        rs.sort(x[0], dim=1)
+    # double buffers: contiguous, one device; no buffer may alias another, keys against values too
+    with pytest.raises(ValueError, match="contiguous"):
+        rs.DoubleBuffer(buf[:10], buf[::2])
+    keys = rs.DoubleBuffer(x.clone(), torch.empty_like(x))
+    with pytest.raises(ValueError, match="overlap"):
+        rs.sort_pairs_double_buffer(keys, rs.DoubleBuffer(x.clone(), keys.alternate))
+    with pytest.raises(ValueError, match="overlap"):
+        rs.sort_pairs_double_buffer(keys, rs.DoubleBuffer(keys.current, torch.empty_like(x)))
+    with pytest.raises(TypeError, match="16-byte"):
+        rs.sort_pairs_double_buffer(keys, rs.DoubleBuffer(torch.zeros(10, dtype=torch.complex128, device=DEVICE),
+                                                          torch.zeros(10, dtype=torch.complex128, device=DEVICE)))
+
+
+@pytest.mark.parametrize("op", ["keys", "pairs"])
+def test_strided_inputs(op):
+    """1-D keys and values with any strides are sorted as the items they show (not their storage)."""
+    big = make_data("random", 24, torch.int8)
+    keys = big[::2]
+    vals = torch.arange(48, device=DEVICE)[::4]
+    if op == "keys":
+        assert_equal(rs.sort_keys(keys), torch.sort(keys.cpu(), stable=True).values.to(DEVICE))
+        assert_equal(torch.ops.tritoncub.sort_keys(keys), torch.sort(keys.cpu(), stable=True).values.to(DEVICE))
+    else:
+        k, v = rs.sort_pairs(keys, vals)
+        rk, ri = torch.sort(keys.cpu(), stable=True)
+        assert_equal(k, rk.to(DEVICE))
+        assert_equal(v, vals[ri.to(DEVICE)])
+
+
+def test_rows_skip_single_program_path():
+    """Rows sorted as one problem never take the single-program path for small inputs (it would sort
+    the batch as one flat array)."""
+    x = make_data("random", 3 * 300, torch.int32).view(3, 300)
+    with policy.override("radix_sort", {"SMALL_N": 8192}):
+        v, i = rs._sort_lastdim(x, False)
+    rv, ri = torch.sort(x.cpu(), dim=-1, stable=True)
+    assert_equal(v.cpu(), rv)
+    assert_equal(i.cpu(), ri)
+
+
+@pytest.mark.parametrize("vdtype", [torch.complex64, torch.complex128, torch.bool, torch.float64])
+def test_values_of_any_dtype(vdtype):
+    """Values move as raw bits whatever their dtype (complex64 as 8-byte words); 16-byte complex128
+    values are gathered through the sorted positions."""
+    keys = make_data("few_unique", 37, torch.int16)
+    vals = torch.randn(37, dtype=vdtype).to(DEVICE) if vdtype != torch.bool else \
+        (torch.arange(37, device=DEVICE) % 3 == 0)
+    for desc in (False, True):
+        k, v = rs.sort_pairs(keys, vals, descending=desc)
+        rk, ri = torch.sort(keys.cpu(), descending=desc, stable=True)
+        assert_equal(k.cpu(), rk)
+        assert torch.equal(v.cpu(), vals.cpu()[ri])
 
 
 def test_opcheck_and_autograd():
@@ -274,6 +334,9 @@ def test_opcheck_and_autograd():
     torch.library.opcheck(torch.ops.tritoncub.argsort.default, (x, -1, False, False))
     xs = make_data("random", 2 * 6, torch.float16).to(torch.float32).view(2, 6).requires_grad_()
     torch.library.opcheck(torch.ops.tritoncub.sort.default, (xs, -1, True, False))
+    # a transposed input: the results are contiguous, in the fake too
+    torch.library.opcheck(torch.ops.tritoncub.sort.default, (xs.detach().t(), -1, False, False))
+    torch.library.opcheck(torch.ops.tritoncub.sort_keys.default, (x[::2], False, 0, None))
     v, i = torch.ops.tritoncub.sort(xs, 1, False, False)
     g = torch.randn_like(v)
     v.backward(g)

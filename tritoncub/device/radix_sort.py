@@ -752,6 +752,11 @@ class DoubleBuffer:
     def __init__(self, current: torch.Tensor, alternate: torch.Tensor):
         if current.shape != alternate.shape or current.dtype != alternate.dtype:
             raise ValueError("DoubleBuffer buffers must have the same shape and dtype")
+        if current.device != alternate.device:
+            raise ValueError(f"DoubleBuffer buffers must be on one device (got {current.device} and "
+                             f"{alternate.device})")
+        if not (current.is_contiguous() and alternate.is_contiguous()):
+            raise ValueError("DoubleBuffer buffers must be contiguous (the passes write them as flat arrays)")
         self.buffers = [current, alternate]
         self.selector = 0
 
@@ -768,7 +773,7 @@ def _check_bits(dtype: torch.dtype, begin_bit: int, end_bit: Optional[int]) -> t
     width = key_bits(dtype)
     if end_bit is None:
         end_bit = width
-    if not isinstance(begin_bit, int) or not isinstance(end_bit, int):
+    if any(not isinstance(b, int) or isinstance(b, bool) for b in (begin_bit, end_bit)):
         raise TypeError("begin_bit and end_bit must be ints")
     if not (0 <= begin_bit <= end_bit <= width):
         raise ValueError(f"bit range [{begin_bit}, {end_bit}) is outside the {width}-bit key "
@@ -779,15 +784,26 @@ def _check_bits(dtype: torch.dtype, begin_bit: int, end_bit: Optional[int]) -> t
 def _check_keys(keys: torch.Tensor, name: str = "keys") -> None:
     check_tensor(keys, name, KEY_DTYPES)
     if keys.dim() != 1:
-        raise ValueError(f"{name} must be 1-D (got shape {tuple(keys.shape)}); use tritoncub.sort for "
-                         "N-d tensors")
+        raise ValueError(f"{name} must be 1-D (got shape {tuple(keys.shape)}); use torch.ops.tritoncub.sort "
+                         "(tritoncub.device.radix_sort.sort) for N-d tensors")
+
+
+#: same-size integer types, for values that travel as raw bits
+_INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+#: value dtypes the kernels take as they are (Triton has pointer types for them)
+_NATIVE_VALUE_DTYPES = frozenset(d for d in (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64,
+                                             getattr(torch, "uint16", None), getattr(torch, "uint32", None),
+                                             getattr(torch, "uint64", None), torch.float16, torch.bfloat16,
+                                             torch.float32, torch.float64) if d is not None)
 
 
 def _bits_view(x: torch.Tensor) -> torch.Tensor:
-    """Values travel as raw bits: a same-size integer view (any dtype, bool included)."""
-    if x.dtype == torch.bool:
-        return x.view(torch.uint8)
-    return x
+    """Values travel as raw bits: bool, complex and other dtypes without a Triton pointer type as a
+    same-size integer view (items of 1, 2, 4 or 8 bytes; wider values are sorted through their
+    indices, see :func:`sort_pairs`)."""
+    if x.dtype in _NATIVE_VALUE_DTYPES:
+        return x
+    return x.view(_INT_OF_SIZE[x.element_size()])
 
 
 def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descending: bool, begin_bit: int,
@@ -838,7 +854,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         finish_without_passes()
         return
 
-    if n <= pol["SMALL_N"] and key_bits(kin.dtype) <= 32:
+    if n <= pol["SMALL_N"] and key_bits(kin.dtype) <= 32 and rows is None:
         # small input: one program sorts everything (no histogram, no host sync, one launch)
         block = 1 << (n - 1).bit_length()
         if values is not None or gen_indices:
@@ -1077,16 +1093,22 @@ def _packs_positions(keys: torch.Tensor) -> bool:
 
 def sort_keys(keys: torch.Tensor, descending: bool = False, begin_bit: int = 0,
               end_bit: Optional[int] = None) -> torch.Tensor:
-    """Stable radix sort of a 1-D key tensor over bits ``[begin_bit, end_bit)`` of the ordered key
-    (``tritoncub.thread.radix_traits``); returns a new tensor."""
+    """Stable radix sort of a 1-D key tensor (any strides) over bits ``[begin_bit, end_bit)`` of the
+    ordered key (``tritoncub.thread.radix_traits``); returns a new contiguous tensor."""
     begin_bit, end_bit = _prepare(keys, None, descending, begin_bit, end_bit)
-    return _sort_into(keys, None, descending, begin_bit, end_bit)[0]
+    return _sort_into(keys.contiguous(), None, descending, begin_bit, end_bit)[0]
 
 
 def sort_pairs(keys: torch.Tensor, values: torch.Tensor, descending: bool = False, begin_bit: int = 0,
                end_bit: Optional[int] = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Stable radix sort of keys with values of any dtype carried along; returns new tensors."""
+    """Stable radix sort of keys with values of any dtype carried along (1-D, any strides); returns new
+    contiguous tensors. Values of 1, 2, 4 or 8 bytes move through the passes as raw bits; wider ones
+    (complex128) are gathered once through the sorted positions."""
     begin_bit, end_bit = _prepare(keys, values, descending, begin_bit, end_bit)
+    keys, values = keys.contiguous(), values.contiguous()
+    if values.element_size() not in _INT_OF_SIZE:
+        k, idx = _sort_into(keys, None, descending, begin_bit, end_bit, gen_indices=True)
+        return k, values[idx]
     return _sort_into(keys, values, descending, begin_bit, end_bit)
 
 
@@ -1106,8 +1128,14 @@ def sort_pairs_double_buffer(keys: DoubleBuffer, values: DoubleBuffer, descendin
     begin_bit, end_bit = _prepare(keys.current, values.current, descending, begin_bit, end_bit)
     if values.current.numel() != keys.current.numel():
         raise ValueError("keys and values must have the same length")
-    check_no_overlap(keys.buffers[0], keys.buffers[1], "keys.current", "keys.alternate")
-    check_no_overlap(values.buffers[0], values.buffers[1], "values.current", "values.alternate")
+    if values.current.element_size() not in _INT_OF_SIZE:
+        raise TypeError(f"values of {values.current.element_size()}-byte items ({values.current.dtype}) cannot "
+                        "move through the passes; use sort_pairs, or sort indices and gather")
+    named = [(keys.buffers[0], "keys.current"), (keys.buffers[1], "keys.alternate"),
+             (values.buffers[0], "values.current"), (values.buffers[1], "values.alternate")]
+    for i, (a, a_name) in enumerate(named):
+        for b, b_name in named[i + 1:]:
+            check_no_overlap(a, b, a_name, b_name)
     if values.selector != keys.selector:
         # keep both selectors equal so one pass count flips both the same way
         values.buffers.reverse()
@@ -1147,6 +1175,16 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     return vals, (pos2 % length).view(b, length)
 
 
+def _wrap_dim(dim, ndim: int) -> int:
+    """``dim`` in ``[-max(ndim, 1), max(ndim, 1))`` made non-negative, else torch's IndexError."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
 def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
 
@@ -1155,9 +1193,9 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     longer rows go through the onesweep device sort, all rows as one batch.
     """
     check_tensor(x, "x", KEY_DTYPES)
+    dim = _wrap_dim(dim, x.dim())
     if x.dim() == 0:
         return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
-    dim = dim % x.dim()
     moved = dim != x.dim() - 1
     xt = x.movedim(dim, -1).contiguous() if moved else x.contiguous()
     shape = xt.shape
@@ -1190,7 +1228,9 @@ def _sort_op(x: torch.Tensor, dim: int = -1, descending: bool = False,
 
 @_sort_op.register_fake
 def _(x, dim=-1, descending=False, stable=False):
-    return torch.empty_like(x), torch.empty(x.shape, dtype=torch.int64, device=x.device)
+    # (contiguous results, whatever x's strides, as the real op returns)
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device), torch.empty(x.shape, dtype=torch.int64,
+                                                                              device=x.device)
 
 
 def _sort_setup_context(ctx, inputs, output):
@@ -1229,7 +1269,7 @@ def _sort_keys_op(keys: torch.Tensor, descending: bool = False, begin_bit: int =
 
 @_sort_keys_op.register_fake
 def _(keys, descending=False, begin_bit=0, end_bit=None):
-    return torch.empty_like(keys)
+    return torch.empty(keys.shape, dtype=keys.dtype, device=keys.device)
 
 
 @custom_op("tritoncub::sort_pairs", mutates_args=())
@@ -1240,7 +1280,8 @@ def _sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, descending: bool = 
 
 @_sort_pairs_op.register_fake
 def _(keys, values, descending=False, begin_bit=0, end_bit=None):
-    return torch.empty_like(keys), torch.empty_like(values)
+    return (torch.empty(keys.shape, dtype=keys.dtype, device=keys.device),
+            torch.empty(values.shape, dtype=values.dtype, device=values.device))
 
 
 def argsort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> torch.Tensor:
