@@ -114,12 +114,18 @@ def test_sort_rows_policy_configs(cfg):
         check_rows(adversarial_rows(rows, 30, torch.float32, seed=5), descending=True)
 
 
-@pytest.mark.parametrize("path", ["merge", "radix"])
+@pytest.mark.parametrize("path", ["merge", "radix", "rows-in-one-sort"])
 @pytest.mark.parametrize("dtype,descending", [(torch.float32, False), (torch.int64, True)], ids=str)
-def test_sort_rows_long_paths(dtype, descending, path):
+def test_sort_rows_long_paths(dtype, descending, path, monkeypatch):
     # rows longer than MAX_BLOCK: merge (chunks of MERGE_TILE sorted in registers, then merge passes)
-    # or radix (one device radix sort of segment-tagged keys; 64-bit keys of 3 rows fall back to merge)
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH=path)):
+    # or radix (one device radix sort of segment-tagged keys; 64-bit keys of 3 rows fall back to merge);
+    # a few rows of keys of <= 32 bits go to the onesweep sort of all rows as one problem unless that is
+    # switched off here
+    import tritoncub.device.radix_sort as rs
+    if path != "rows-in-one-sort":
+        monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8,
+                                                LONG_PATH="merge" if path == "merge" else "radix")):
         x = adversarial_rows(3, 45, dtype, seed=11)
         x[1] = make_data("few_unique", 45, dtype, seed=1)
         check_rows(x, descending)
@@ -166,6 +172,34 @@ def test_segmented_sort_keys(dtype):
     assert_equal(out.cpu(), ref_segmented(keys, None, offs.cpu(), False)[0], signed_zero=True)
 
 
+@pytest.mark.parametrize("pairs", [False, True])
+def test_segmented_sort_autograd_and_end_offsets_op(pairs):
+    """Gradients flow back through the segment permutation (keys and values); the operators take CUB's
+    begin/end form too (items outside every segment pass through, gradients included)."""
+    x = torch.randn(12, dtype=torch.float32, device=DEVICE)
+    x[4] = x[5]   # a tie: the stable order decides where each gradient goes
+    begin = torch.tensor([0, 6], device=DEVICE)
+    end = torch.tensor([4, 11], device=DEVICE)
+    g = torch.randn(12, device=DEVICE)
+    xa = x.clone().requires_grad_()
+    ref = xa.detach().clone().requires_grad_()
+    ref_out = torch.cat([torch.sort(ref[0:4], descending=True, stable=True)[0], ref[4:6],
+                         torch.sort(ref[6:11], descending=True, stable=True)[0], ref[11:]])
+    if pairs:
+        va = torch.randn(12, device=DEVICE, requires_grad=True)
+        k, v = torch.ops.tritoncub.segmented_sort_pairs(xa, va, begin, True, end)
+        ((k * g).sum() + (v * g).sum()).backward()
+        perm = torch.ops.tritoncub.segmented_sort_pairs(x, torch.arange(12, device=DEVICE), begin, True, end)[1]
+        assert_equal(v.detach().cpu(), va.detach()[perm].cpu())
+        assert_equal(va.grad.cpu(), torch.zeros(12).scatter(0, perm.cpu(), g.cpu()))
+    else:
+        k = torch.ops.tritoncub.segmented_sort(xa, begin, True, end)
+        (k * g).sum().backward()
+    (ref_out * g).sum().backward()
+    assert_equal(k.detach().cpu(), ref_out.detach().cpu())
+    assert_equal(xa.grad.cpu(), ref.grad.cpu())
+
+
 def test_segmented_sort_begin_end_and_gaps():
     keys = make_data("random", 20, torch.int32, seed=4)
     begin = torch.tensor([2, 10, 15], device=DEVICE)
@@ -197,6 +231,12 @@ def test_segmented_bad_input():
         ss.segmented_sort(keys.view(2, 5), torch.tensor([0, 10], device=DEVICE))
     with pytest.raises(TypeError, match="dtype"):
         ss.sort_rows(torch.zeros(3, 3, dtype=torch.complex64, device=DEVICE))
+    with pytest.raises(ValueError, match="overlap"):   # begin/end segments sharing items
+        ss.segmented_sort(keys, torch.tensor([0, 2], device=DEVICE), torch.tensor([5, 7], device=DEVICE))
+    with pytest.raises(ValueError, match="overlap"):   # (listed out of order)
+        ss.segmented_sort(keys, torch.tensor([6, 0, 3], device=DEVICE), torch.tensor([9, 2, 7], device=DEVICE))
+    # touching and empty segments do not overlap
+    ss.segmented_sort(keys, torch.tensor([5, 0, 3, 3], device=DEVICE), torch.tensor([10, 3, 3, 5], device=DEVICE))
 
 
 def test_segmented_empty():
@@ -211,6 +251,28 @@ def test_opcheck():
     torch.library.opcheck(torch.ops.tritoncub.segmented_sort_pairs.default,
                           (keys, torch.arange(12, device=DEVICE), offs, True))
     torch.library.opcheck(torch.ops.tritoncub.sort_rows.default, (keys.view(3, 4), True))
+    torch.library.opcheck(torch.ops.tritoncub.segmented_sort.default,
+                          (keys, offs[:-1], True, torch.tensor([4, 5, 12], device=DEVICE)))
+
+
+def test_compile_fullgraph():
+    """The sort operators inside one compiled graph, a transposed input included (the fakes must give the
+    contiguous results the operators return)."""
+    x = make_data("random", 24, torch.float32, seed=3).view(4, 6)
+    offs = ragged_offsets([5, 0, 19])
+    ops = torch.ops.tritoncub
+
+    def f(a):
+        v, i = ops.sort(a.t(), -1, True, False)
+        r, _ = ops.sort_rows(a, False)
+        s = ops.segmented_sort(a.reshape(-1), offs, False)
+        return v * 2, i, r + 1, s
+
+    backend = "inductor" if DEVICE == "cuda" else "aot_eager"
+    got = torch.compile(f, fullgraph=True, backend=backend)(x)
+    ref = f(x)
+    for a, b in zip(got, ref):
+        assert_equal(a.cpu(), b.cpu())
 
 
 # -- GPU: sizes of the benchmark ------------------------------------------------------------------

@@ -275,12 +275,71 @@ def test_segmented_topk(long_path):
         tk.segmented_topk(x, torch.tensor([0, 5, 2], device=DEVICE), 2)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("k", [10, 30])
+def test_segmented_topk_lengths_around_k(dtype, largest, k):
+    """Segments shorter than k, short and long (more than ROW_MAX_BLOCK items): their first ``length``
+    slots hold all their items, best first, the rest value 0 / index -1; longer segments give exactly
+    the stable top k. Several long segments of different lengths share the launches."""
+    lengths = [0, 3, 20, 25, 47, 33, 17, 90]
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    x = make_data("few_unique", sum(lengths), dtype, seed=12)
+    # k = 10: the long segments through a filter round; k = 30: bitonic rounds, and three long segments
+    # shorter than k
+    with policy.override("topk", dict(CAND, CHUNK=64, FILTER=1, FILTER_CHUNK=128, CAND_K_MAX=32)):
+        v, i = tk.segmented_topk(x, offs, k, largest=largest)
+    o = offs.tolist()
+    for s_, (a, b) in enumerate(zip(o[:-1], o[1:])):
+        m = min(k, b - a)
+        rv, ri = stable_ref(x[a:b], m, largest)
+        assert_equal(v[s_, :m].cpu(), rv, msg=f"segment {s_}")
+        assert_equal(i[s_, :m].cpu(), ri + a, msg=f"segment {s_}")
+        assert (i[s_, m:] == -1).all() and (v[s_, m:] == 0).all()
+
+
+def test_segmented_topk_bad_input_and_autograd():
+    x = torch.randn(12, device=DEVICE)
+    offs = torch.tensor([0, 5, 12], device=DEVICE)
+    with pytest.raises(ValueError, match="out of range"):
+        tk.segmented_topk(x, torch.tensor([0, 13], device=DEVICE), 2)
+    with pytest.raises(ValueError, match="non-negative"):
+        tk.segmented_topk(x, offs, -1)
+    with pytest.raises(TypeError, match="k must be an int"):
+        tk.segmented_topk(x, offs, 1.5)
+    xa = x.clone().requires_grad_()
+    v, i = torch.ops.tritoncub.segmented_topk(xa, offs, 6, True)   # segment 0 has 5 items: one slot is padding
+    g = torch.randn_like(v)
+    (v * g).sum().backward()
+    ref = torch.zeros(12)
+    for s_ in range(2):
+        for j in range(6):
+            if int(i[s_, j]) >= 0:
+                ref[int(i[s_, j])] += float(g[s_, j])
+    assert_equal(xa.grad.cpu(), ref)
+
+
+def test_topk_whole_tensor_and_0d():
+    """A 1-D tensor is one long row (the long-row paths under small thresholds); a 0-d tensor gives its
+    item and index 0 for k = 0 and k = 1, as torch.topk does."""
+    x = make_data("special", 150, torch.float32, seed=13)
+    with policy.override("topk", dict(CAND, FILTER=1, FILTER_CHUNK=64)):
+        check_exact(x, 7, True)
+    with policy.override("topk", RADIX):
+        check_set(x, 40, False)
+    for k in (0, 1):
+        v, i = tk.topk(torch.tensor(2.5, device=DEVICE), k)
+        tv, ti = torch.topk(torch.tensor(2.5), k)
+        assert v.shape == tv.shape and i.shape == ti.shape and float(v) == 2.5 and int(i) == 0
+
+
 def test_opcheck():
     x = make_data("few_unique", 24, torch.float32, seed=9)
     torch.library.opcheck(torch.ops.tritoncub.topk.default, (x.view(4, 6), 3, -1, True, True))
     torch.library.opcheck(torch.ops.tritoncub.topk.default, (x.view(4, 6), 2, 0, False, True))
     offs = torch.tensor([0, 10, 10, 24], device=DEVICE)
     torch.library.opcheck(torch.ops.tritoncub.segmented_topk.default, (x, offs, 3, True))
+    torch.library.opcheck(torch.ops.tritoncub.topk.default, (x[0], 0, -1, True, True))   # 0-d
 
 
 # -- GPU: sizes of the benchmark ------------------------------------------------------------------

@@ -43,6 +43,7 @@ of 1024-item rows loses to torch here); long rows were measured only on the merg
 from __future__ import annotations
 
 import warnings
+from typing import Optional
 
 import numpy as np
 import torch
@@ -604,6 +605,15 @@ def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, k
     if begin.size and (end < begin).any():
         bad = int(np.flatnonzero(end < begin)[0])
         raise ValueError(f"offsets decrease: segment {bad} ends at {end[bad]} before it begins at {begin[bad]}")
+    if end_offsets is not None and begin.size > 1:
+        # non-empty segments, by where they begin: each must end before the next one begins
+        nz = np.flatnonzero(end > begin)
+        order = nz[np.argsort(begin[nz], kind="stable")]
+        clash = np.flatnonzero(begin[order[1:]] < end[order[:-1]])
+        if clash.size:
+            a, b = int(order[clash[0]]), int(order[clash[0] + 1])
+            raise ValueError(f"segments {a} [{begin[a]}, {end[a]}) and {b} [{begin[b]}, {end[b]}) overlap; "
+                             "segments must not share items")
     return begin, end - begin
 
 
@@ -677,24 +687,61 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
 
 
 @custom_op("tritoncub::segmented_sort", mutates_args=())
-def _segmented_sort_op(keys: torch.Tensor, offsets: torch.Tensor, descending: bool = False) -> torch.Tensor:
-    return segmented_sort(keys, offsets, descending=descending)
+def _segmented_sort_op(keys: torch.Tensor, offsets: torch.Tensor, descending: bool = False,
+                       end_offsets: Optional[torch.Tensor] = None) -> torch.Tensor:
+    return segmented_sort(keys, offsets, end_offsets, descending=descending)
 
 
 @_segmented_sort_op.register_fake
-def _(keys, offsets, descending=False):
-    return torch.empty_like(keys)
+def _(keys, offsets, descending=False, end_offsets=None):
+    return torch.empty(keys.shape, dtype=keys.dtype, device=keys.device)
 
 
 @custom_op("tritoncub::segmented_sort_pairs", mutates_args=())
 def _segmented_sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor,
-                             descending: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-    return segmented_sort_pairs(keys, values, offsets, descending=descending)
+                             descending: bool = False,
+                             end_offsets: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
+    return segmented_sort_pairs(keys, values, offsets, end_offsets, descending=descending)
 
 
 @_segmented_sort_pairs_op.register_fake
-def _(keys, values, offsets, descending=False):
-    return torch.empty_like(keys), torch.empty_like(values)
+def _(keys, values, offsets, descending=False, end_offsets=None):
+    return (torch.empty(keys.shape, dtype=keys.dtype, device=keys.device),
+            torch.empty(values.shape, dtype=values.dtype, device=values.device))
+
+
+def _segmented_sort_setup(ctx, inputs, output):
+    # the permutation is not an output: the backward sorts the positions again (only when a
+    # gradient is asked for)
+    keys, offsets, descending, end_offsets = inputs[0], inputs[-3], inputs[-2], inputs[-1]
+    ctx.descending = descending
+    ctx.save_for_backward(keys, offsets, end_offsets)
+
+
+def _segment_permutation(ctx):
+    """Where each output item came from (items outside every segment stay where they are)."""
+    keys, offsets, end_offsets = ctx.saved_tensors
+    pos = torch.arange(keys.numel(), device=keys.device, dtype=torch.int64)
+    return segmented_sort_pairs(keys.detach(), pos, offsets, end_offsets, descending=ctx.descending)[1]
+
+
+def _scatter_back(grad, perm):
+    return None if grad is None else torch.zeros_like(grad).scatter(0, perm, grad)
+
+
+def _segmented_sort_backward(ctx, grad_keys):
+    return _scatter_back(grad_keys, _segment_permutation(ctx)), None, None, None
+
+
+def _segmented_sort_pairs_backward(ctx, grad_keys, grad_values):
+    if grad_keys is None and grad_values is None:
+        return None, None, None, None, None
+    perm = _segment_permutation(ctx)
+    return _scatter_back(grad_keys, perm), _scatter_back(grad_values, perm), None, None, None
+
+
+_segmented_sort_op.register_autograd(_segmented_sort_backward, setup_context=_segmented_sort_setup)
+_segmented_sort_pairs_op.register_autograd(_segmented_sort_pairs_backward, setup_context=_segmented_sort_setup)
 
 
 @custom_op("tritoncub::sort_rows", mutates_args=())

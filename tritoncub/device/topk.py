@@ -542,6 +542,15 @@ _FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K = 4, 2
 _FILTER_ITEMS_PER_WARP = 512
 
 
+def _candidates_ok(meta, k, max_len, lpol) -> bool:
+    """Whether the running k-best takes rows of up to ``max_len`` keys: keys of at most 32 bits, columns
+    that fit the packed word, ``next_pow2(k) <= CAND_K_MAX``, and at most half a ``CHUNK`` kept per
+    chunk (every round must shrink the candidates)."""
+    k2 = next_power_of_2(k)
+    return (meta["KEY_BITS"] <= 32 and max_len < _IDX32_INT and k2 <= lpol["CAND_K_MAX"]
+            and 2 * k2 <= lpol["CHUNK"])
+
+
 def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
                 idx_abs=False):
     """Running k-best over chunks (keys of <= 32 bits, rows longer than a tile): rounds that each keep
@@ -705,7 +714,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     row_begin = torch.arange(rows, device=device, dtype=torch.int64) * L
     row_len = torch.full((rows,), L, device=device, dtype=torch.int64)
     lpol = policy.select("topk", device, "long")
-    if meta["KEY_BITS"] <= 32 and next_power_of_2(k) <= lpol["CAND_K_MAX"] and L < _IDX32_INT:
+    if _candidates_ok(meta, k, L, lpol):
         _chunk_topk(kb.view(-1), ovb, indices, k, row_begin=row_begin, row_len=row_len, max_len=L, meta=meta,
                     ascending=asc, device=device)
         return values, indices
@@ -752,9 +761,9 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
     if not -nd <= dim < nd:
         raise ValueError(f"dim {dim} out of range for a tensor of {x.dim()} dimension(s)")
     if x.dim() == 0:
+        # (torch returns the item and index 0 for k = 0 as well as for k = 1)
         _check_k(k, 1)
-        v, i = _topk_rows(x.reshape(1, 1).contiguous(), k, largest, sorted)
-        return v.reshape(()) if k else v.reshape(0), i.reshape(()) if k else i.reshape(0)
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
     dim = dim % x.dim()
     _check_k(k, x.shape[dim])
     xm = x.movedim(dim, -1)
@@ -765,6 +774,23 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
     v = v.reshape(*lead, k).movedim(-1, dim)
     i = i.reshape(*lead, k).movedim(-1, dim)
     return v.contiguous(), i.contiguous()
+
+
+def _all_of_segments(x, begin, length, ids, k, largest, values, indices):
+    """Rows ``ids`` of ``values``/``indices`` get every item of their segment (``length < k``), best
+    first with the tie rule of the tile path (a stable segmented sort carrying positions)."""
+    from .segmented_sort import segmented_sort_pairs
+    device = x.device
+    t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
+    d_begin, d_len = t(begin), t(length)
+    pos = torch.arange(x.numel(), device=device, dtype=torch.int64)
+    sk, sp = segmented_sort_pairs(x, pos, d_begin, d_begin + d_len, descending=largest)
+    j = torch.arange(k, device=device)
+    m = j[None, :] < d_len[:, None]
+    src = (d_begin[:, None] + j[None, :]).clamp(max=max(x.numel() - 1, 0))
+    sel = t(ids)
+    values[sel] = torch.where(m, sk[src], torch.zeros((), dtype=x.dtype, device=device))
+    indices[sel] = torch.where(m, sp[src], -1)
 
 
 def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool = True):
@@ -810,19 +836,19 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
         _tile_topk(kb, ovb, indices, k, block=int(block), num_rows=len(ids), meta=meta, ascending=asc,
                    device=device, seg_begin=d_begin, seg_len=d_len, seg_list=t(ids), idx_abs=True, pol=pol)
     long_ = length > pol["ROW_MAX_BLOCK"]
+    fewer = long_ & (length < k)
+    if fewer.any():
+        # long segments shorter than k: all their items, sorted (a segmented sort with positions)
+        _all_of_segments(x, begin[fewer], length[fewer], np.flatnonzero(fewer), k, largest, values, indices)
+        long_ = long_ & ~fewer
     if long_.any():
         ids = np.flatnonzero(long_)
         lv = torch.empty((len(ids), k), dtype=x.dtype, device=device)
         li = torch.empty((len(ids), k), dtype=torch.int64, device=device)
         lb, ll = t(begin[ids]), t(length[ids])
         ml = int(length[ids].max())
-        kk = min(k, int(length[ids].min()))
-        # segments shorter than k among the long ones cannot happen when k <= ROW_MAX_BLOCK
-        if kk != k:
-            raise ValueError(f"k={k} is larger than a segment of more than {pol['ROW_MAX_BLOCK']} items; "
-                             f"use k <= the shortest long segment")
         lpol = policy.select("topk", device, "long")
-        if meta["KEY_BITS"] <= 32 and next_power_of_2(k) <= lpol["CAND_K_MAX"]:
+        if _candidates_ok(meta, k, ml, lpol):
             _chunk_topk(kb, bits_view(lv), li, k, row_begin=lb, row_len=ll, max_len=ml, meta=meta,
                         ascending=asc, device=device, idx_abs=True)
         else:
