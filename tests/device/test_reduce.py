@@ -315,6 +315,15 @@ def test_sum_op_dtypes():
     assert_close(out, h.float().sum(0), rtol=1e-5, atol=1e-4)
     b = make_data("random", 60, torch.bool).reshape(3, 20)
     assert_equal(torch.ops.tritoncub.sum(b, [1]), b.sum(1))
+    # dtype= casts the items first where the cast can change them (torch sums x.to(dtype))
+    f = torch.tensor([7e4, -7e4, 1.0], device=DEVICE)
+    i = torch.tensor([70000, -70000, 300, 4], dtype=torch.int32, device=DEVICE)
+    for t, d, dim in [(f, torch.float16, None), (i, torch.float16, None), (i, torch.int8, None),
+                      (f, torch.bool, None), (torch.zeros(4, device=DEVICE), torch.bool, [0]),
+                      (x, torch.bool, [1]), (x.float(), torch.int32, [1]), (i, torch.float64, None)]:
+        out = torch.ops.tritoncub.sum(t, dim, False, d)
+        ref = torch.sum(t.cpu(), dim=dim if dim is not None else (), dtype=d)
+        assert_equal(out.cpu(), ref, msg=f"{t.dtype} -> {d}")
 
 
 @pytest.mark.parametrize("shape,dim", [s for s in SHAPES_DIMS if 0 not in s[0] and s[0] != ()])
@@ -350,10 +359,18 @@ def test_empty_ops():
     e = torch.empty(0, 4, device=DEVICE)
     assert_equal(torch.ops.tritoncub.sum(e, [0]), e.sum(0))
     assert_equal(torch.ops.tritoncub.amax(e, [1]), e.amax(1))
-    with pytest.raises(IndexError):
-        torch.ops.tritoncub.amax(e, [0])
-    with pytest.raises(RuntimeError):
-        torch.ops.tritoncub.argmax(torch.empty(0, device=DEVICE))
+    # torch's error types: a dim of size 0 named -> IndexError; an empty full reduction -> RuntimeError
+    # for amax/amin, IndexError for argmax/argmin
+    cases = [("amax", (e, [0])), ("amin", (e, [1, 0])), ("amax", (e, None)), ("amin", (e, [])),
+             ("argmax", (torch.empty(0, device=DEVICE),)), ("argmin", (e, 0))]
+    for name, args in cases:
+        ref_args = [a.cpu() if isinstance(a, torch.Tensor) else a for a in args]
+        if len(ref_args) > 1 and isinstance(ref_args[1], list) and not ref_args[1]:
+            ref_args[1] = ()
+        with pytest.raises(Exception) as ref:
+            getattr(torch, name)(*[a for a in ref_args if a is not None])
+        with pytest.raises(type(ref.value), match=r"Expected reduction dim"):
+            getattr(torch.ops.tritoncub, name)(*args)
 
 
 def test_autograd():

@@ -309,7 +309,7 @@ def test_segment_reduce_opcheck_and_compile():
     assert_close(f(x), torch.segment_reduce(x, "max", offsets=offs) * 2)
 
 
-def test_errors():
+def test_errors(monkeypatch):
     x = torch.randn(10, device=DEVICE)
     offs = torch.tensor([0, 5, 10], device=DEVICE)
     with pytest.raises(ValueError, match="unknown op"):
@@ -328,6 +328,11 @@ def test_errors():
         S.segmented_reduce(x, offs, offs[:2], "sum")
     with pytest.raises(ValueError, match="2 dimension"):
         S.reduce_rows(x, "sum")
+    with pytest.raises(ValueError, match="begin_offsets is on meta"):   # offsets on another device
+        S.segmented_reduce(x, offs.to("meta"), None, "sum")
+    monkeypatch.setenv("TRITONCUB_DEBUG", "1")   # the debug check through the operator
+    with pytest.raises(ValueError, match="out of range"):
+        torch.ops.tritoncub.segment_reduce(x, torch.tensor([0, 5, 11], device=DEVICE), "sum")
 
 
 @pytest.mark.gpu

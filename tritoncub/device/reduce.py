@@ -774,6 +774,18 @@ def _reduce_dims(x: torch.Tensor, dims: list[int], op: str, out_dtype=None):
     return r.reshape(kept_shape)
 
 
+def _sum_cast_preserves(src: torch.dtype, dst: torch.dtype) -> bool:
+    """Whether every ``src`` value is exactly a ``dst`` value (then accumulating ``src`` items in the
+    wider accumulator equals summing them cast to ``dst``, without the copy)."""
+    if dst == torch.int64:
+        return src in _INT_LIKE
+    if dst == torch.float32:
+        return src in (torch.float16, torch.bfloat16)
+    if dst == torch.float64:
+        return src in (torch.float16, torch.bfloat16, torch.float32)
+    return False
+
+
 def _sum_result_dtype(x: torch.Tensor, dtype) -> torch.dtype:
     return dtype if dtype is not None else sum_dtype(x.dtype)
 
@@ -818,6 +830,13 @@ def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> t
             return seg._run(x.view(-1), None, None, k, m, "sum", uniform=True, mean_len=k,
                             dtype=out_dtype).view(shape)
     _check_op_input(x, "sum")
+    if dtype is not None and dtype != x.dtype and not _sum_cast_preserves(x.dtype, dtype):
+        # torch.sum(x, dtype=d) sums x.to(d): a cast that can change values (narrowing, int -> float)
+        # happens first; bool sums are logical ors
+        if dtype == torch.bool:
+            return _sum_impl(x != 0, dim, keepdim, torch.int64) != 0
+        _check_op_input(torch.empty(0, dtype=dtype), "sum (dtype)")
+        x = x.to(dtype)
     dims = _norm_dims(x, dim)
     out_dtype = _sum_result_dtype(x, dtype)
     if x.numel() == 0 or any(x.shape[d] == 0 for d in dims):
@@ -869,9 +888,13 @@ def _make_minmax_op(name: str, op: str):
     def impl(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
         _check_op_input(x, name)
         dims = _norm_dims(x, dim)
-        if any(x.shape[d] == 0 for d in dims) or (x.numel() == 0 and not dims and x.dim() == 0):
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                             f"Specify the reduction dim with the 'dim' argument.")
+        if x.numel() == 0 and (dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0)):
+            # (torch's error types and texts)
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               f"Specify the reduction dim with the 'dim' argument.")
+        empty = [d for d in sorted(dims) if x.shape[d] == 0]
+        if empty:
+            raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
         shape = _out_shape(x, dims, keepdim)
         if x.numel() == 0:
             return x.new_empty(shape)
@@ -909,7 +932,7 @@ def _make_arg_op(name: str):
             raise RuntimeError(f"{name}(): does not support bool input (as torch)")
         if dim is None:
             if x.numel() == 0:
-                raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
             _, i = _arg(x, name)
             return i.reshape([1] * x.dim() if keepdim else [])
         dims = _norm_dims(x, [dim])
