@@ -87,12 +87,22 @@ def test_diff_bad_input():
         ops.diff(torch.tensor(1.0, device=DEVICE))
     with pytest.raises(IndexError):
         ops.diff(torch.zeros(3, device=DEVICE), 1, 2)
+    with pytest.raises(ValueError, match="non-negative"):
+        ops.diff(torch.zeros(3, device=DEVICE), -1)
+    with torch._subclasses.fake_tensor.FakeTensorMode():   # the fake checks the same
+        with pytest.raises(ValueError, match="one-dimensional"):
+            ops.diff(torch.empty(()), 1)
 
 
 def test_opcheck():
     x = torch.randn(6, 20, device=DEVICE)
     torch.library.opcheck(ops.diff, (x, 1, -1, None, None))
     torch.library.opcheck(ops.diff, (x, 2, 0, x[:1], None))
+    # prepend/append of another dtype: the result takes the concatenation's type (fake included)
+    xi = torch.tensor([1, 2, 4], device=DEVICE)
+    torch.library.opcheck(ops.diff, (xi, 1, -1, torch.tensor([0.5], device=DEVICE), None))
+    assert_equal(ops.diff(xi, 1, -1, torch.tensor([0.5], device=DEVICE), None).cpu(),
+                 torch.diff(xi.cpu(), prepend=torch.tensor([0.5])))
 
 
 @pytest.mark.gpu

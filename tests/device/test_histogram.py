@@ -167,6 +167,8 @@ def test_histogram_bad_input():
         H.multi_histogram_even(torch.zeros(7, dtype=torch.uint8, device=DEVICE), 4, 4, [3] * 4, [0] * 4, [9] * 4)
     with pytest.raises(TypeError):
         H.histogram_even([1, 2], 3, 0, 1)
+    with pytest.raises(ValueError, match="ascending"):
+        H.histogram_range(x, torch.tensor([3.0, 0.0, 5.0], device=DEVICE))
 
 
 @pytest.mark.parametrize("n", [0, 1, 900])

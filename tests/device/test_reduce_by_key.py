@@ -68,6 +68,23 @@ def test_reduce_by_key_float_sum(dtype):
     assert torch.equal(v[: int(nr)], v2[: int(nr)])
 
 
+@pytest.mark.parametrize("combine", ["sum", "max", "first"])
+def test_fixup_carry_across_steps(monkeypatch, combine):
+    """The fix-up scans the tile partials BLOCK tiles at a time: with a 2-tile step the running run
+    crosses steps (and, with long runs, spans several of them)."""
+    import tritoncub.device.reduce_by_key as R
+    monkeypatch.setattr(R, "_FIXUP_BLOCK", 2)
+    keys = _keys(N, 80)
+    vals = torch.randint(-50, 50, (N,), device=DEVICE, dtype=torch.int32)
+    k, v, nr = reduce_by_key(keys, vals, keep_first if combine == "first" else combine)
+    uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
+    fn = {"sum": lambda s: s.sum(), "max": lambda s: s.max(), "first": lambda s: s[0]}[combine]
+    ref = torch.stack([fn(s) for s in torch.split(vals.cpu(), cnt.tolist())]).to(torch.int32)
+    assert int(nr) == uk.numel()
+    assert_equal(k[: int(nr)].cpu(), uk)
+    assert_equal(v[: int(nr)].cpu(), ref)
+
+
 @pytest.mark.parametrize("n", [0, 1, 2, TILE, TILE + 1])
 def test_reduce_by_key_small(n):
     keys = torch.zeros(n, device=DEVICE, dtype=torch.int64)

@@ -127,8 +127,10 @@ def test_select_bad_input():
         ops.masked_select(x, torch.ones(10, dtype=torch.int32, device=DEVICE))
     with pytest.raises(ValueError, match="broadcast"):
         ops.masked_select(x, torch.ones(11, dtype=torch.bool, device=DEVICE))
-    with pytest.raises(ValueError, match="flags has 9 items"):
+    with pytest.raises(ValueError, match=r"flags has shape \(9,\)"):
         S.flagged(x, torch.ones(9, device=DEVICE))
+    with pytest.raises(ValueError, match="not broadcast"):   # same items, other shape
+        S.flagged(x, torch.ones(2, 5, device=DEVICE))
     with pytest.raises(TypeError, match="triton.jit"):
         S.if_(x, lambda v: v > 0)
     with pytest.raises(TypeError, match="dtype"):

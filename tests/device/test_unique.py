@@ -98,9 +98,33 @@ def test_unique_consecutive_2d_inverse_shape():
     assert_equal(counts.cpu(), rc)
 
 
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float32, torch.bool, torch.int8], ids=str)
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unique_dim(dtype, dim):
+    """unique / unique_consecutive over slices along ``dim``, against torch (values, inverse of
+    ``x.shape[dim]`` items, counts); special floats compare as ``!=`` does."""
+    x = torch.randint(0, 3, (9, 3, 2), device=DEVICE).to(dtype)
+    if dtype == torch.float32:
+        x[4, 1, 0] = -0.0
+        x[2, 2, 1] = float("inf")
+    def check(got, ref):
+        for g, r in zip(got, ref):
+            assert_equal(g.cpu(), r)
+    check(ops.unique(x, True, True, True, dim),
+          torch.unique(x.cpu(), dim=dim, return_inverse=True, return_counts=True))
+    check(ops.unique(x, False, False, False, dim)[:1], torch.unique(x.cpu(), dim=dim)[None])
+    xs = x.repeat_interleave(2, dim=dim)
+    check(ops.unique_consecutive(xs, True, True, dim),
+          torch.unique_consecutive(xs.cpu(), dim=dim, return_inverse=True, return_counts=True))
+    e = torch.empty(0, 3, device=DEVICE, dtype=dtype)
+    check(ops.unique(e, True, True, True, 0), torch.unique(e.cpu(), dim=0, return_inverse=True, return_counts=True))
+
+
 def test_bad_input():
-    with pytest.raises(ValueError, match="dim"):
-        ops.unique(torch.zeros(3, device=DEVICE), True, False, False, 0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        ops.unique(torch.zeros(3, device=DEVICE), True, False, False, 1)
+    with pytest.raises(ValueError, match="0 sized"):
+        ops.unique_consecutive(torch.zeros(3, 0, device=DEVICE), False, False, 0)
     with pytest.raises(TypeError, match="dtype"):
         ops.unique_consecutive(torch.zeros(3, dtype=torch.complex64, device=DEVICE))
 
@@ -110,6 +134,8 @@ def test_opcheck():
     torch.library.opcheck(ops.unique, (x, True, True, True))
     torch.library.opcheck(ops.unique, (x.float(), True, False, True))
     torch.library.opcheck(ops.unique_consecutive, (torch.sort(x).values, True, True))
+    torch.library.opcheck(ops.unique, (x[:24].view(4, 6).float(), True, True, True, 1))
+    torch.library.opcheck(ops.unique_consecutive, (x.view(40, 5) % 2, True, True, 0))
 
 
 @pytest.mark.gpu

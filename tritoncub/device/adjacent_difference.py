@@ -168,16 +168,21 @@ def _diff_once(x: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _diff_impl(x, n, dim, prepend, append):
-    check_tensor(x, "x", _DTYPES)
+def _diff_dim(x, n, dim) -> int:
+    """The checks of ``diff``'s arguments (shared by the operator and its fake); returns ``dim`` >= 0."""
     if x.dim() == 0:
         raise ValueError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise ValueError(f"diff: order n must be non-negative but got {n}")
-    d = dim % x.dim() if -x.dim() <= dim < x.dim() else None
-    if d is None:
+    if not -x.dim() <= dim < x.dim():
         raise IndexError(f"Dimension out of range (expected to be in range of [{-x.dim()}, {x.dim() - 1}], "
                          f"but got {dim})")
+    return dim % x.dim()
+
+
+def _diff_impl(x, n, dim, prepend, append):
+    check_tensor(x, "x", _DTYPES)
+    d = _diff_dim(x, n, dim)
     parts = []
     for t, nm in ((prepend, "prepend"), (x, "x"), (append, "append")):
         if t is None:
@@ -209,9 +214,12 @@ def diff(x: torch.Tensor, n: int = 1, dim: int = -1, prepend: torch.Tensor | Non
 
 @diff.register_fake
 def _(x, n=1, dim=-1, prepend=None, append=None):
-    d = dim % x.dim()
-    length = x.shape[d] + (prepend.shape[d] if prepend is not None else 0) + (
-        append.shape[d] if append is not None else 0)
+    d = _diff_dim(x, n, dim)
+    parts = [t for t in (prepend, x, append) if t is not None]
+    length = sum(t.shape[d] for t in parts)
     shape = list(x.shape)
-    shape[d] = max(length - n, 0)
-    return x.new_empty(shape)
+    shape[d] = max(length - n, 0) if n > 0 else length
+    dtype = x.dtype
+    for t in parts:
+        dtype = torch.promote_types(dtype, t.dtype)   # (the concatenation's type, as torch.cat)
+    return x.new_empty(shape, dtype=dtype)

@@ -534,6 +534,8 @@ def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=torc
     check_tensor(levels, "levels", _CHECK_DTYPES, ndim=1, device=x.device)
     if levels.numel() < 2:
         raise ValueError(f"levels must hold at least 2 boundaries, got {levels.numel()}")
+    if bool((levels[1:] < levels[:-1]).any()):   # (one small device-to-host read)
+        raise ValueError("levels must be ascending (each boundary at least the one before it)")
     if counter_dtype not in (torch.int32, torch.int64):
         raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
     int_math = not _is_float(x.dtype) and not _is_float(levels.dtype) and x.dtype != getattr(

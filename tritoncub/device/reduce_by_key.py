@@ -135,6 +135,10 @@ for _name, _tl in (("uint16", tl.uint16), ("uint32", tl.uint32), ("uint64", tl.u
         _TL[getattr(torch, _name)] = _tl
 
 
+#: tiles per step of the one-program fix-up (a module constant so tests can make the carry cross steps)
+_FIXUP_BLOCK = 1024
+
+
 def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     """Aggregate of every run of equal consecutive keys. Returns ``(unique_keys, aggregates,
     num_runs)`` (outputs of ``n`` slots, the first ``num_runs`` valid; ``num_runs`` on the device)."""
@@ -169,8 +173,8 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     launch(_rbk_kernel, (nt,), kf, vf, plan.offsets, out_k, out_acc, partial, has_head, fix, n, SEG_SCAN=seg,
            ACC=_TL[acc], TILE=pol["TILE"], num_warps=pol.num_warps, num_stages=pol.num_stages)
     if nt > 1:
-        launch(_rbk_fixup_kernel, (1,), partial, has_head, fix, out_acc, nt, COMBINE=combine, SEG_SCAN=seg, BLOCK=1024,
-               num_warps=8)
+        launch(_rbk_fixup_kernel, (1,), partial, has_head, fix, out_acc, nt, COMBINE=combine, SEG_SCAN=seg,
+               BLOCK=_FIXUP_BLOCK, num_warps=8)
     if out_acc is not out_v:
         out_v.copy_(out_acc)
     return out_k, out_v, plan.num_selected

@@ -687,8 +687,9 @@ def _check_pred(pred, name="pred"):
 def _check_flags(x: torch.Tensor, flags: torch.Tensor):
     check_tensor(flags, "flags", SELECTABLE_DTYPES)
     check_same_device(("x", x), ("flags", flags))
-    if flags.numel() != x.numel():
-        raise ValueError(f"flags has {flags.numel()} items but x has {x.numel()}; they must match")
+    if flags.shape != x.shape:
+        raise ValueError(f"flags has shape {tuple(flags.shape)} but x has {tuple(x.shape)}; they must match "
+                         "(flags are not broadcast)")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -32,7 +32,11 @@ views (or compact copies when the view would waste more than half, see ``select.
 dense path overflows, the sort path runs and reads its own count (a second sync, only then). NaN: every NaN is its own value (NaN != NaN),
 sorted last, as torch does; ``-0.0`` and ``0.0`` are one value.
 
-``dim`` other than ``None`` is not supported by these operators (ValueError).
+With ``dim``, both operators work on the slices ``x.select(dim, i)`` as torch does: the slices are
+rows ``[x.shape[dim], rest]``; ``unique`` orders them lexicographically by a stable radix sort of
+their positions per column, last column first (one sort per column), and both compact the heads of
+runs of equal rows (a row differs from the one before it where any item is ``!=``; NaN never equals
+NaN). The inverse then has ``x.shape[dim]`` items. One host sync for the result's size.
 """
 from __future__ import annotations
 
@@ -227,14 +231,69 @@ def _dense_path(xf, return_inverse, return_counts):
     return vals, inv, shrink(counts, k) if return_counts else counts
 
 
-def _check_dim(dim):
-    if dim is not None:
-        raise ValueError("tritoncub unique/unique_consecutive support dim=None only (flattened input)")
+def _wrap_dim(x: torch.Tensor, dim: int) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim must be an int or None, got {type(dim).__name__}")
+    nd = max(x.dim(), 1)
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    if x.dim() == 0:
+        raise ValueError("unique with dim needs a tensor of at least one dimension")
+    d = dim % nd
+    if x.numel() == 0 and x.shape[d] != 0:
+        raise ValueError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    return d
+
+
+def _unique_dim(x, d, sort, return_inverse, return_counts):
+    """``(values, inverse, counts)`` over the slices of ``x`` along ``d`` (see the module docstring)."""
+    moved = x.movedim(d, 0)
+    rows = moved.reshape(x.shape[d], moved[0].numel() if x.shape[d] else 0)
+    r = rows.shape[0]
+    dev = x.device
+    perm = torch.arange(r, device=dev, dtype=torch.int64)
+    if sort and r > 1:
+        for c in range(rows.shape[1] - 1, -1, -1):   # least significant column first: stable passes
+            _, perm = radix_sort.sort_pairs(rows[:, c][perm].contiguous(), perm)
+        rows = rows[perm]
+    heads = torch.ones(r, dtype=torch.bool, device=dev)
+    if r > 1:
+        heads[1:] = (rows[1:] != rows[:-1]).any(dim=1)
+    pos, k = _flag_positions(heads)
+    k = int(k)   # the one host sync
+    pos = pos[:k]
+    shape = list(x.movedim(d, 0).shape)
+    shape[0] = k
+    vals = rows[pos].reshape(shape).movedim(0, d).contiguous()
+    inv = torch.empty(0, dtype=torch.int64, device=dev)
+    if return_inverse:
+        run = torch.cumsum(heads, 0) - 1
+        inv = torch.empty(r, dtype=torch.int64, device=dev).scatter_(0, perm, run) if sort else run
+    counts = torch.empty(0, dtype=torch.int64, device=dev)
+    if return_counts:
+        counts = torch.diff(pos, append=torch.tensor([r], device=dev))
+    return vals, inv, counts
+
+
+def _flag_positions(flags):
+    """Positions of the nonzero flags (a buffer whose first ``count`` items hold them) and ``count``."""
+    from .select import flagged
+    return flagged(torch.arange(flags.numel(), device=flags.device, dtype=torch.int64), flags)
+
+
+def _dim_fake(x, dim, return_inverse, return_counts):
+    d = _wrap_dim(x, dim)
+    k = torch.library.get_ctx().new_dynamic_size()
+    shape = list(x.shape)
+    shape[d] = k
+    return (x.new_empty(shape), x.new_empty((x.shape[d],) if return_inverse else (0,), dtype=torch.int64),
+            x.new_empty((k,) if return_counts else (0,), dtype=torch.int64))
 
 
 def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
     check_tensor(x, "x", SELECTABLE_DTYPES)
-    _check_dim(dim)
+    if dim is not None:
+        return _unique_dim(x, _wrap_dim(x, dim), True, return_inverse, return_counts)
     xf = flat_input(x)
     if xf.numel() == 0:
         res = (xf.new_empty(0), torch.empty(x.shape if return_inverse else (0,), dtype=torch.int64,
@@ -254,14 +313,16 @@ def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
 @custom_op("tritoncub::unique", mutates_args=())
 def unique(x: torch.Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim: int | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """torch.unique (flattened): ``(values, inverse, counts)``; ``inverse`` (shape of ``x``) and
-    ``counts`` are empty unless requested. Values ascending; one host sync."""
+    """torch.unique: ``(values, inverse, counts)``; ``inverse`` (shape of ``x``, or ``x.shape[dim]``
+    items with ``dim``) and ``counts`` are empty unless requested. Values (or slices along ``dim``)
+    ascending; one host sync."""
     return _unique_impl(x, sorted, return_inverse, return_counts, dim)
 
 
 @unique.register_fake
 def _(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    _check_dim(dim)
+    if dim is not None:
+        return _dim_fake(x, dim, return_inverse, return_counts)
     ctx = torch.library.get_ctx()
     k = ctx.new_dynamic_size()
     return (x.new_empty((k,)), x.new_empty(x.shape if return_inverse else (0,), dtype=torch.int64),
@@ -270,7 +331,8 @@ def _(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
 
 def _unique_consecutive_impl(x, return_inverse, return_counts, dim):
     check_tensor(x, "x", SELECTABLE_DTYPES)
-    _check_dim(dim)
+    if dim is not None:
+        return _unique_dim(x, _wrap_dim(x, dim), False, return_inverse, return_counts)
     xf = flat_input(x)
     if xf.numel() == 0:
         return (xf.new_empty(0), torch.empty(x.shape if return_inverse else (0,), dtype=torch.int64,
@@ -284,14 +346,15 @@ def _unique_consecutive_impl(x, return_inverse, return_counts, dim):
 @custom_op("tritoncub::unique_consecutive", mutates_args=())
 def unique_consecutive(x: torch.Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """torch.unique_consecutive (flattened): ``(values, inverse, counts)``, the last two empty unless
-    requested. One host sync."""
+    """torch.unique_consecutive: ``(values, inverse, counts)``, the last two empty unless requested
+    (runs of equal slices along ``dim`` when given). One host sync."""
     return _unique_consecutive_impl(x, return_inverse, return_counts, dim)
 
 
 @unique_consecutive.register_fake
 def _(x, return_inverse=False, return_counts=False, dim=None):
-    _check_dim(dim)
+    if dim is not None:
+        return _dim_fake(x, dim, return_inverse, return_counts)
     ctx = torch.library.get_ctx()
     k = ctx.new_dynamic_size()
     return (x.new_empty((k,)), x.new_empty(x.shape if return_inverse else (0,), dtype=torch.int64),
