@@ -475,6 +475,9 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
     Bin ``j`` holds ``lower + j*w <= s < lower + (j+1)*w`` with ``w = (upper - lower) / bins``
     (CUB's rule: upper bound exclusive). NaN and out-of-range samples are not counted. Returns
     ``counter_dtype`` (int32 or int64) counts of shape ``(num_levels - 1,)``; exact and deterministic.
+    Integer samples are binned in exact integer arithmetic unless ``(upper - lower) * bins`` overflows
+    int64; then range test and bin are computed in float64, and samples beyond 2^53 in magnitude are
+    rounded first (e.g. ``2**62`` against an upper bound of ``2**62 + 1``: not counted).
     """
     check_tensor(x, "x", _CHECK_DTYPES)
     _check_levels_args(x, num_levels, lower, upper)
@@ -580,7 +583,9 @@ def _histc_impl(x: torch.Tensor, bins: int, lo: float, hi: float) -> torch.Tenso
 def histc(x: torch.Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0) -> torch.Tensor:
     """torch.histc: ``bins`` equal bins over ``[min, max]`` (top edge inclusive); ``min == max`` uses
     the data's min and max (then widened by 1 each side if they are equal); NaN and out-of-range
-    samples are ignored; the result has ``x``'s dtype."""
+    samples are ignored; the result has ``x``'s dtype. Floating samples only (torch's CPU histc; its
+    CUDA kernel also takes integers, with integer arithmetic that this operator does not reproduce:
+    use ``bincount`` or ``histogram_even`` for integer samples)."""
     return _histc_impl(x, bins, float(min), float(max))
 
 
