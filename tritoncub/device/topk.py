@@ -113,6 +113,24 @@ def _topk_tile_kernel(
 
 
 @triton.jit
+def _load_packed_chunk(keys_ptr, cand_in_ptr, row_begin_ptr, row_len_ptr, n_in, c, row, CHUNK: tl.constexpr,
+                       FROM_KEYS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
+    """Chunk ``c`` of row ``row`` as packed ``ordered_key << 32 | ~column`` words (``FROM_KEYS``), or of
+    the row's ``n_in`` candidate words; 0 (below every real word) past the end."""
+    offs = c.to(tl.int64) * CHUNK + tl.arange(0, CHUNK)
+    if FROM_KEYS:
+        begin = tl.load(row_begin_ptr + row).to(tl.int64)
+        mask = offs < tl.load(row_len_ptr + row).to(tl.int64)
+        bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
+        ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
+        p = (ordp << 32) | (0xFFFFFFFF - offs).to(tl.uint64)
+        p = tl.where(mask, p, tl.zeros_like(p))
+    else:
+        p = tl.load(cand_in_ptr + row * n_in + offs, mask=offs < n_in, other=0).to(tl.uint64, bitcast=True)
+    return p
+
+
+@triton.jit
 def _topk_chunk_kernel(
         keys_ptr, cand_in_ptr, cand_out_ptr, out_vals_ptr, out_idx_ptr, row_begin_ptr, row_len_ptr,
         n_in, k, out_stride,
@@ -124,17 +142,8 @@ def _topk_chunk_kernel(
     c = tl.program_id(0)
     row = tl.program_id(1).to(tl.int64)
     begin = tl.load(row_begin_ptr + row).to(tl.int64)
-    offs = c.to(tl.int64) * CHUNK + tl.arange(0, CHUNK)
-    if FROM_KEYS:
-        length = tl.load(row_len_ptr + row).to(tl.int64)
-        mask = offs < length
-        bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
-        ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
-        p = (ordp << 32) | (0xFFFFFFFF - offs).to(tl.uint64)
-        p = tl.where(mask, p, tl.zeros_like(p))
-    else:
-        mask = offs < n_in
-        p = tl.load(cand_in_ptr + row * n_in + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
+    p = _load_packed_chunk(keys_ptr, cand_in_ptr, row_begin_ptr, row_len_ptr, n_in, c, row, CHUNK, FROM_KEYS,
+                           KEY_DTYPE, ASCENDING)
     if TL_SORT:
         top = tl.topk(p, K2)
     else:
@@ -173,18 +182,8 @@ def _topk_filter_kernel(
     :func:`_topk_chunk_kernel`."""
     c = tl.program_id(0)
     row = tl.program_id(1).to(tl.int64)
-    offs = c.to(tl.int64) * CHUNK + tl.arange(0, CHUNK)
-    if FROM_KEYS:
-        begin = tl.load(row_begin_ptr + row).to(tl.int64)
-        length = tl.load(row_len_ptr + row).to(tl.int64)
-        mask = offs < length
-        bits = tl.load(keys_ptr + begin + offs, mask=mask, other=0)
-        ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
-        p = (ordp << 32) | (0xFFFFFFFF - offs).to(tl.uint64)
-        p = tl.where(mask, p, tl.zeros_like(p))
-    else:
-        mask = offs < n_in
-        p = tl.load(cand_in_ptr + row * n_in + offs, mask=mask, other=0).to(tl.uint64, bitcast=True)
+    p = _load_packed_chunk(keys_ptr, cand_in_ptr, row_begin_ptr, row_len_ptr, n_in, c, row, CHUNK, FROM_KEYS,
+                           KEY_DTYPE, ASCENDING)
     group_max = tl.max(tl.reshape(p, [CHUNK // GROUPS, GROUPS]), axis=0)
     best = bitonic_topk(tl.reshape(group_max, [1, GROUPS]), 1, K_LOG, LOG_GROUPS, LOG_GROUPS)
     t = tl.min(tl.reshape(best, [K2]), axis=0)
