@@ -536,9 +536,10 @@ def _ck(chunk):
 #: A simulation over uniform random chunks of 4096-16384 items gave 1.07 K2 words >= the threshold on
 #: average and at most 1.6 K2 (K2 = 8, 32, 128), so 2 K2 slots almost never fall back
 _FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K = 4, 2
-#: items per warp of the filter round (its warps: FILTER_CHUNK // this, 16 packed words per thread: sm_90 builds
-#: of 8192 items then take 123 registers and no local memory; 1024 per warp took 192, 256 spilled)
-_FILTER_ITEMS_PER_WARP = 512
+#: items per warp of the filter round (its warps: FILTER_CHUNK // this, at most 16; 16 packed words per thread:
+#: sm_90 builds of 8192 items then take 123 registers and no local memory, 1024 per warp took 192 and 256 spilled;
+#: 16384 items on 32 warps are capped at 64 registers and spill heavily, on 16 warps only a few bytes)
+_FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS = 512, 16
 
 
 def _candidates_ok(meta, k, max_len, lpol) -> bool:
@@ -578,7 +579,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
                 nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
                 launch(_topk_filter_kernel, (nchunks, r1 - r0), kb, src, nxt, rb, rl, n_in, **_ck(fchunk),
                        GROUPS=groups, LOG_GROUPS=_log2(groups), CAP=cap, FROM_KEYS=from_keys, **common,
-                       num_warps=max(1, fchunk // _FILTER_ITEMS_PER_WARP), num_stages=1)
+                       num_warps=min(_FILTER_MAX_WARPS, max(1, fchunk // _FILTER_ITEMS_PER_WARP)), num_stages=1)
             else:
                 nchunks, per_chunk = cdiv(n_in, chunk), k2
                 nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
