@@ -393,3 +393,23 @@ def test_gpu_topk_filter_rounds(shape, k, filter_chunk, kind):
             rv, ri = torch.sort(x, dim=-1, descending=largest, stable=True)
             assert torch.equal(v, rv[..., :k])
             assert torch.equal(i, ri[..., :k])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [8, 100, 3000])
+def test_gpu_segmented_topk(k):
+    """Ragged segments from empty to 2^20 items (every path: tile, running k-best or radix select, and
+    long segments shorter than k), values equal torch.topk's per segment, indices point at them."""
+    g = torch.Generator().manual_seed(k)
+    lengths = torch.cat([torch.tensor([0, 1, 5, 4095, 4097, 1 << 20]),
+                         (torch.rand(200, generator=g) ** 4 * 60000).long()])
+    offs = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)]).to(DEVICE)
+    x = torch.randn(int(offs[-1]), device=DEVICE)
+    for largest in (True, False):
+        v, i = tk.segmented_topk(x, offs, k, largest=largest)
+        for s_, (a, b) in enumerate(zip(offs[:-1].tolist(), offs[1:].tolist())):
+            m = min(k, b - a)
+            rv = torch.topk(x[a:b], m, largest=largest).values
+            assert torch.equal(v[s_, :m], rv), s_
+            assert torch.equal(x[i[s_, :m]], rv), s_
+            assert (i[s_, m:] == -1).all()
