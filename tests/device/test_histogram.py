@@ -168,7 +168,9 @@ def test_histogram_bad_input():
     with pytest.raises(TypeError):
         H.histogram_even([1, 2], 3, 0, 1)
     with pytest.raises(ValueError, match="ascending"):
-        H.histogram_range(x, torch.tensor([3.0, 0.0, 5.0], device=DEVICE))
+        H.histogram_range(x, torch.tensor([3.0, 0.0, 5.0], device=DEVICE), validate=True)
+    with pytest.raises(ValueError, match="no NaN"):
+        H.histogram_range(x, torch.tensor([0.0, float("nan"), 5.0], device=DEVICE), validate=True)
 
 
 @pytest.mark.parametrize("n", [0, 1, 900])

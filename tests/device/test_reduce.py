@@ -326,6 +326,15 @@ def test_sum_op_dtypes():
         assert_equal(out.cpu(), ref, msg=f"{t.dtype} -> {d}")
 
 
+def test_sum_op_dtype_cast_repeated():
+    """A narrowing dtype= casts the items on every call (on a GPU the second call of a shape goes through
+    the repeat-call memo, which must not skip the cast)."""
+    x = torch.tensor([[2048.9, -2048.0], [1.5, 70000.0]], device=DEVICE)
+    ref = torch.sum(x.cpu(), dim=1, dtype=torch.float16)
+    for _ in range(3):
+        assert_equal(torch.ops.tritoncub.sum(x, [1], False, torch.float16).cpu(), ref)
+
+
 @pytest.mark.parametrize("shape,dim", [s for s in SHAPES_DIMS if 0 not in s[0] and s[0] != ()])
 @pytest.mark.parametrize("op", ["amax", "amin"])
 def test_amax_amin_op(shape, dim, op):

@@ -40,6 +40,7 @@ Counters are int32 by default (CUB's), int64 on request (``counter_dtype``).
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import torch
@@ -529,16 +530,21 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
     return [hist[c[3]: c[3] + c[2]] for c in chans]
 
 
-def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=torch.int32) -> torch.Tensor:
+def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=torch.int32,
+                    validate: bool = False) -> torch.Tensor:
     """Counts of ``x``'s samples in the bins ``[levels[j], levels[j+1])`` (``levels`` ascending, a
     1-D tensor on ``x``'s device with at least 2 entries). NaN and out-of-range samples are not
-    counted. Each sample's bin is found by a binary search over ``levels``."""
+    counted. Each sample's bin is found by a binary search over ``levels``.
+
+    Ascending levels (no NaN) are the caller's contract, as in CUB: ``validate=True`` (or
+    ``TRITONCUB_DEBUG=1``) checks them, at the price of a device-to-host synchronisation."""
     check_tensor(x, "x", _CHECK_DTYPES)
     check_tensor(levels, "levels", _CHECK_DTYPES, ndim=1, device=x.device)
     if levels.numel() < 2:
         raise ValueError(f"levels must hold at least 2 boundaries, got {levels.numel()}")
-    if bool((levels[1:] < levels[:-1]).any()):   # (one small device-to-host read)
-        raise ValueError("levels must be ascending (each boundary at least the one before it)")
+    if validate or os.environ.get("TRITONCUB_DEBUG", "0") not in ("", "0"):
+        if not bool((levels[1:] >= levels[:-1]).all()):
+            raise ValueError("levels must be ascending (each boundary at least the one before it, no NaN)")
     if counter_dtype not in (torch.int32, torch.int64):
         raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
     int_math = not _is_float(x.dtype) and not _is_float(levels.dtype) and x.dtype != getattr(

@@ -835,8 +835,10 @@ def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> t
         # happens first; bool sums are logical ors
         if dtype == torch.bool:
             return _sum_impl(x != 0, dim, keepdim, torch.int64) != 0
-        _check_op_input(torch.empty(0, dtype=dtype), "sum (dtype)")
-        x = x.to(dtype)
+        if dtype not in SUPPORTED_DTYPES:
+            raise TypeError(f"sum: dtype {str(dtype).replace('torch.', '')} is not supported; supported dtypes "
+                            "are " + ", ".join(str(d).replace("torch.", "") for d in SUPPORTED_DTYPES))
+        return _sum_impl(x.to(dtype), dim, keepdim, dtype)   # (the repeat-call memo is keyed on the cast x)
     dims = _norm_dims(x, dim)
     out_dtype = _sum_result_dtype(x, dtype)
     if x.numel() == 0 or any(x.shape[d] == 0 for d in dims):

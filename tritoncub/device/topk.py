@@ -484,7 +484,7 @@ policy.register(
            "RS_TILES": [1, 4, 8], "NETWORK": ["own", "tl"], "FILTER": [0, 1], "FILTER_CHUNK": [4096, 8192, 16384],
            "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "ROW_MAX_BLOCK": 4096, "CHUNK": 4096, "CAND_K_MAX": 32,
-              "RS_BLOCK": 4096, "RS_TILES": 4, "NETWORK": "own", "FILTER": 1, "FILTER_CHUNK": 8192,
+              "RS_BLOCK": 4096, "RS_TILES": 4, "NETWORK": "own", "FILTER": 0, "FILTER_CHUNK": 8192,
               "num_warps": 4, "num_stages": 1},
     buckets=("rows", "long"),
     bucket_fallbacks={"long": {"num_warps": 8}},
