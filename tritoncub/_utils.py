@@ -119,6 +119,17 @@ def check_no_overlap(a: torch.Tensor, b: torch.Tensor, a_name: str, b_name: str)
         raise ValueError(f"{a_name} and {b_name} overlap in memory; pass separate buffers")
 
 
+def wrap_dim(dim, ndim: int) -> int:
+    """``dim`` made non-negative by torch's rule (``[-max(ndim, 1), max(ndim, 1))``; a 0-d tensor takes 0
+    and -1), else torch's IndexError; a non-int ``dim`` is a TypeError."""
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 

@@ -19,7 +19,7 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_no_overlap, check_tensor
+from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_no_overlap, check_tensor, wrap_dim
 from .select import _check_pred
 
 _DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
@@ -174,10 +174,7 @@ def _diff_dim(x, n, dim) -> int:
         raise ValueError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise ValueError(f"diff: order n must be non-negative but got {n}")
-    if not -x.dim() <= dim < x.dim():
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-x.dim()}, {x.dim() - 1}], "
-                         f"but got {dim})")
-    return dim % x.dim()
+    return wrap_dim(dim, x.dim())
 
 
 def _diff_impl(x, n, dim, prepend, append):

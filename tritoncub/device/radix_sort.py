@@ -58,7 +58,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active, next_power_of_2, num_sms
+from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active, next_power_of_2, num_sms, wrap_dim
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_ballot_rank, warp_ballot_rank_store, warp_match_rank_packed)
 from ..thread.radix_traits import (KEY_DTYPES, extract_digit, is_special_float, key_bits, pack_key_position,
@@ -1175,16 +1175,6 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     return vals, (pos2 % length).view(b, length)
 
 
-def _wrap_dim(dim, ndim: int) -> int:
-    """``dim`` in ``[-max(ndim, 1), max(ndim, 1))`` made non-negative, else torch's IndexError."""
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
-
-
 def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
 
@@ -1193,7 +1183,7 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     longer rows go through the onesweep device sort, all rows as one batch.
     """
     check_tensor(x, "x", KEY_DTYPES)
-    dim = _wrap_dim(dim, x.dim())
+    dim = wrap_dim(dim, x.dim())
     if x.dim() == 0:
         return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
     moved = dim != x.dim() - 1

@@ -55,7 +55,7 @@ from triton.runtime.jit import constexpr_function
 from .. import policy
 from .._library import Op
 from .._launch import bind, direct_ok, launch
-from .._utils import check_device, check_same_device, interpreter_active, next_power_of_2, num_sms
+from .._utils import check_device, check_same_device, interpreter_active, next_power_of_2, num_sms, wrap_dim
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
 from ..block.reduce import (combine_add, combine_argmax, combine_argmin, combine_max_propagate_nan,
@@ -721,10 +721,7 @@ def _norm_dims(x: torch.Tensor, dim) -> list[int]:
     dims = [dim] if isinstance(dim, int) else list(dim)
     out = []
     for d in dims:
-        lim = _bi.max(nd, 1)
-        if not -lim <= d < lim:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-lim}, {lim - 1}], but got {d})")
-        d = d % lim
+        d = wrap_dim(d, nd)
         if d in out:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         out.append(d)

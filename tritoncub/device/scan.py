@@ -51,7 +51,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import cdiv, check_tensor, next_power_of_2, num_sms, smem_atomics_ok
+from .._utils import cdiv, check_tensor, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
@@ -1040,10 +1040,7 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
 # ----------------------------------------------------------------------------------------------
 
 def _norm_dim(x: torch.Tensor, dim: int) -> int:
-    nd = max(x.dim(), 1)
-    if not -nd <= dim < nd:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-    return dim % nd
+    return wrap_dim(dim, x.dim())
 
 
 @custom_op("tritoncub::cumsum", mutates_args=())

@@ -49,7 +49,7 @@ from triton.experimental.gluon import language as gl
 
 from .._library import custom_op
 from .._launch import launch
-from .._utils import INT_DTYPES, cdiv, check_tensor, num_sms, smem_atomics_ok
+from .._utils import INT_DTYPES, cdiv, check_tensor, num_sms, smem_atomics_ok, wrap_dim
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -231,15 +231,11 @@ def _dense_path(xf, return_inverse, return_counts):
     return vals, inv, shrink(counts, k) if return_counts else counts
 
 
-def _wrap_dim(x: torch.Tensor, dim: int) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"dim must be an int or None, got {type(dim).__name__}")
-    nd = max(x.dim(), 1)
-    if not -nd <= dim < nd:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+def _slice_dim(x: torch.Tensor, dim: int) -> int:
+    """``dim`` of unique over slices, checked as torch does."""
+    d = wrap_dim(dim, x.dim())
     if x.dim() == 0:
         raise ValueError("unique with dim needs a tensor of at least one dimension")
-    d = dim % nd
     if x.numel() == 0 and x.shape[d] != 0:
         raise ValueError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
     return d
@@ -282,7 +278,7 @@ def _flag_positions(flags):
 
 
 def _dim_fake(x, dim, return_inverse, return_counts):
-    d = _wrap_dim(x, dim)
+    d = _slice_dim(x, dim)
     k = torch.library.get_ctx().new_dynamic_size()
     shape = list(x.shape)
     shape[d] = k
@@ -293,7 +289,7 @@ def _dim_fake(x, dim, return_inverse, return_counts):
 def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
     check_tensor(x, "x", SELECTABLE_DTYPES)
     if dim is not None:
-        return _unique_dim(x, _wrap_dim(x, dim), True, return_inverse, return_counts)
+        return _unique_dim(x, _slice_dim(x, dim), True, return_inverse, return_counts)
     xf = flat_input(x)
     if xf.numel() == 0:
         res = (xf.new_empty(0), torch.empty(x.shape if return_inverse else (0,), dtype=torch.int64,
@@ -332,7 +328,7 @@ def _(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
 def _unique_consecutive_impl(x, return_inverse, return_counts, dim):
     check_tensor(x, "x", SELECTABLE_DTYPES)
     if dim is not None:
-        return _unique_dim(x, _wrap_dim(x, dim), False, return_inverse, return_counts)
+        return _unique_dim(x, _slice_dim(x, dim), False, return_inverse, return_counts)
     xf = flat_input(x)
     if xf.numel() == 0:
         return (xf.new_empty(0), torch.empty(x.shape if return_inverse else (0,), dtype=torch.int64,
