@@ -27,7 +27,9 @@ def _sort_keys_kernel(k_ptr, ok_ptr, B: tl.constexpr, E: tl.constexpr, RB: tl.co
 
 
 @pytest.mark.parametrize("dtype,desc", [(torch.int16, False), (torch.float16, True), (torch.uint8, False),
-                                        (torch.int8, True), (torch.bfloat16, False)], ids=str)
+                                        (torch.int8, True), (torch.bfloat16, False), (torch.bool, True),
+                                        (torch.int32, False), (torch.float32, True), (torch.int64, True),
+                                        (torch.float64, False)], ids=str)
 def test_pairs_full_width(dtype, desc):
     n, tile = 100, 128
     k = torch.cat([make_data("special", 50, dtype, device="cpu"), make_data("few_unique", 50, dtype, device="cpu")])
