@@ -92,3 +92,38 @@ def test_rejects_other_namespaces_and_mutation():
         custom_op("other::f")
     with pytest.raises(ValueError, match="functional"):
         custom_op("tritoncub::_test_mut", mutates_args=("x",))
+
+
+def _cpu_calls():
+    import tritoncub  # noqa: F401  (registers the operators)
+    ops = torch.ops.tritoncub
+    x, i = torch.randn(8), torch.arange(8)
+    offs = torch.tensor([0, 3, 8])
+    return {
+        "sum": lambda: ops.sum(x), "amax": lambda: ops.amax(x), "amin": lambda: ops.amin(x),
+        "argmax": lambda: ops.argmax(x), "argmin": lambda: ops.argmin(x),
+        "segment_reduce": lambda: ops.segment_reduce(x, offs, "sum"), "cumsum": lambda: ops.cumsum(x, 0),
+        "cumprod": lambda: ops.cumprod(x, 0), "cummax": lambda: ops.cummax(x, 0), "cummin": lambda: ops.cummin(x, 0),
+        "logcumsumexp": lambda: ops.logcumsumexp(x, 0), "sort": lambda: ops.sort(x), "argsort": lambda: ops.argsort(x),
+        "sort_keys": lambda: ops.sort_keys(i), "sort_pairs": lambda: ops.sort_pairs(i, x),
+        "sort_rows": lambda: ops.sort_rows(x.view(2, 4)), "segmented_sort": lambda: ops.segmented_sort(x, offs),
+        "segmented_sort_pairs": lambda: ops.segmented_sort_pairs(x, i, offs), "topk": lambda: ops.topk(x, 2),
+        "segmented_topk": lambda: ops.segmented_topk(x, offs, 2), "masked_select": lambda: ops.masked_select(x, x > 0),
+        "nonzero": lambda: ops.nonzero(x), "unique": lambda: ops.unique(i),
+        "unique_consecutive": lambda: ops.unique_consecutive(i), "diff": lambda: ops.diff(x),
+        "histc": lambda: ops.histc(x), "bincount": lambda: ops.bincount(i),
+    }
+
+
+def test_every_operator_names_a_cpu_tensor_without_the_interpreter(monkeypatch):
+    """Every registered operator, given CPU tensors with the interpreter off, raises the clear error
+    (never a crash inside Triton); the list covers every operator in the namespace."""
+    from tritoncub import _utils
+    calls = _cpu_calls()
+    registered = {n.split("::")[1].split(".")[0] for n in torch._C._dispatch_get_all_op_names()
+                  if n.startswith("tritoncub::") and not n.startswith("tritoncub::_")}   # (_: backward helpers)
+    assert registered <= set(calls), f"operators without a case here: {sorted(registered - set(calls))}"
+    monkeypatch.setattr(_utils, "_INTERPRETER", False)
+    for name, call in calls.items():
+        with pytest.raises(ValueError, match="CPU tensor, but tritoncub kernels need a GPU tensor"):
+            call()
