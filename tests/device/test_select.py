@@ -260,3 +260,21 @@ def test_torch_compile_data_dependent_sizes():
     m = x > 0.2
     for got, ref in zip(g(x, m), f(x, m)):
         assert_equal(got.cpu(), ref.cpu())
+
+
+def test_torch_compile_histograms_and_unique_dim():
+    """histc, bincount (size from the data), unique_consecutive and unique over slices in one compiled
+    graph (inductor on a GPU)."""
+    def f(x, i):
+        h = ops.histc(x, 10, -2.0, 2.0)
+        b = ops.bincount(i, None, 0)
+        v, inv, c = ops.unique_consecutive(torch.sort(i).values, True, True)
+        rows, rinv, rc = ops.unique((i.view(-1, 2) % 3), True, True, True, 0)
+        return h * 2, b + 1, v, inv, c, rows, rinv, rc
+
+    backend = "inductor" if DEVICE == "cuda" else "aot_eager"
+    g = torch.compile(f, fullgraph=True, backend=backend)
+    x = torch.randn(300, device=DEVICE)
+    i = torch.randint(0, 40, (300,), device=DEVICE)
+    for got, ref in zip(g(x, i), f(x, i)):
+        assert_equal(got.cpu(), ref.cpu())
