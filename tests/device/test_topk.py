@@ -413,3 +413,21 @@ def test_gpu_segmented_topk(k):
             assert torch.equal(v[s_, :m], rv), s_
             assert torch.equal(x[i[s_, :m]], rv), s_
             assert (i[s_, m:] == -1).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float64, torch.int16], ids=str)
+@pytest.mark.parametrize("k", [100, 5000])
+def test_gpu_topk_radix_select_dtypes(dtype, k):
+    """The radix select (k above CAND_K_MAX) on long rows of 8-, 16- and 64-bit keys, largest and smallest,
+    floats with NaN and -0.0 among them."""
+    x = (torch.randn(3, 1 << 20, device=DEVICE) * 100).to(dtype)
+    if dtype.is_floating_point:
+        x[0, ::1000] = float("nan")
+        x[1, ::7] = -0.0
+    for largest in (True, False):
+        v, i = tk.topk(x, k, largest=largest)
+        rv, _ = torch.topk(x, k, largest=largest)
+        assert torch.equal(v, rv) or (dtype.is_floating_point and torch.allclose(v.double(), rv.double(), equal_nan=True))
+        assert torch.equal(x.gather(-1, i), v) or torch.allclose(x.gather(-1, i).double(), v.double(), equal_nan=True)
+        assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
