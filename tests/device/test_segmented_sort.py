@@ -131,6 +131,33 @@ def test_sort_rows_long_paths(dtype, descending, path, monkeypatch):
         check_rows(x, descending)
 
 
+def test_long_rows_fall_back_to_merge_when_radix_does_not_compile(monkeypatch):
+    """A device radix sort that fails to compile for the GPU: one warning, then the merge path, with the
+    same results."""
+    import triton
+    from tritoncub.device import segmented_sort as S
+
+    class NoBuild(triton.CompilationError):
+        def __init__(self):
+            Exception.__init__(self, "no build for this GPU")
+
+        def __repr__(self):
+            return "NoBuild()"
+
+    def fail(*args, **kwargs):
+        raise NoBuild()
+
+    monkeypatch.setattr(S, "_sort_long_radix", fail)
+    monkeypatch.setattr(S, "_RADIX_UNAVAILABLE", [])
+    monkeypatch.setattr("tritoncub.device.radix_sort.rows_in_one_sort", lambda x: False)
+    x = adversarial_rows(3, 45, torch.float32, seed=2)
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="radix")):
+        with pytest.warns(UserWarning, match="device radix sort unavailable"):
+            check_rows(x, False)
+        check_rows(x, True)   # (no second warning needed: the merge path from now on)
+    assert S._RADIX_UNAVAILABLE
+
+
 def test_sort_rows_autograd():
     x = torch.randn(3, 7, dtype=torch.float32, device=DEVICE, requires_grad=True)
     v, _ = torch.ops.tritoncub.sort_rows(x, False)
