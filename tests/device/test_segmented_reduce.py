@@ -286,15 +286,23 @@ def test_user_combine_init_once(strategy):
     assert_equal(rows.to(torch.int64), x[:36].reshape(4, 9).to(torch.int64).sum(1) - 3)
 
 
-@pytest.mark.parametrize("reduce", ["sum", "max", "min", "mean"])
+@pytest.mark.parametrize("reduce", ["sum", "max", "min", "mean", "prod"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
 def test_segment_reduce_op(reduce, dtype):
     offs = random_offsets(9, 40, seed=11).to(DEVICE)
     x = make_data("random", int(offs[-1]), dtype)
+    if reduce == "prod":   # items near 1: products of ~40 stay finite
+        x = (1 + torch.randn(int(offs[-1]), device=DEVICE) * 0.05).to(dtype)
     out = torch.ops.tritoncub.segment_reduce(x, offs, reduce)
     # fp16 sums accumulate in fp32 here (torch's CPU kernel accumulates fp16 in fp16)
     assert out.dtype == torch.segment_reduce(x, reduce, offsets=offs).dtype
-    if reduce in ("sum", "mean"):
+    if reduce == "prod":   # (empty segments give 1; about n roundings of relative size u each)
+        ref = torch.segment_reduce(x.double(), "prod", offsets=offs)
+        tol = 100 * unit_roundoff(dtype)
+        assert_close(out.double(), ref, rtol=tol, atol=0)
+        e = torch.ops.tritoncub.segment_reduce(x[:5], torch.tensor([0, 2, 2, 5], device=DEVICE), "prod")
+        assert float(e[1]) == 1.0   # an empty segment: the product's identity, as torch
+    elif reduce in ("sum", "mean"):
         assert_sum_close(out, x, reduce, offsets=offs)
     else:
         assert_equal(out, torch.segment_reduce(x, reduce, offsets=offs))

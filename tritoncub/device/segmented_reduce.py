@@ -422,7 +422,12 @@ def segmented_reduce(x: torch.Tensor, begin_offsets: torch.Tensor, end_offsets: 
 # torch operator
 # ----------------------------------------------------------------------------------------------
 
-_SEGMENT_REDUCES = ("sum", "max", "min", "mean")
+_SEGMENT_REDUCES = ("sum", "max", "min", "mean", "prod")
+
+
+@triton.jit
+def _mul(a, b):
+    return a * b
 
 
 def _check_segment_args(x, offsets, reduce):
@@ -440,6 +445,8 @@ def _check_segment_args(x, offsets, reduce):
 def _segment_reduce_impl(x: torch.Tensor, offsets: torch.Tensor, reduce: str) -> torch.Tensor:
     """``torch.segment_reduce(x, reduce, offsets=offsets)`` for 1-D floating-point ``x``."""
     _check_segment_args(x, offsets, reduce)
+    if reduce == "prod":   # (a user combine: init 1 combined once, so an empty segment gives 1, as torch)
+        return segmented_reduce(x, offsets, None, "user", combine_fn=_mul, init=1.0).to(x.dtype)
     return segmented_reduce(x, offsets, None, reduce)
 
 
