@@ -333,6 +333,21 @@ def test_topk_whole_tensor_and_0d():
         assert v.shape == tv.shape and i.shape == ti.shape and float(v) == 2.5 and int(i) == 0
 
 
+def test_compile_fullgraph():
+    """topk (a transposed input) and segmented_topk in one compiled graph, values differentiable."""
+    x = make_data("random", 40, torch.float32, seed=4).view(5, 8)
+    offs = torch.tensor([0, 10, 10, 40], device=DEVICE)
+
+    def f(a):
+        v, i = torch.ops.tritoncub.topk(a.t(), 3, -1, True, True)
+        sv, si = torch.ops.tritoncub.segmented_topk(a.reshape(-1), offs, 4, False)
+        return v * 2, i, sv + 1, si
+
+    backend = "inductor" if DEVICE == "cuda" else "aot_eager"
+    for got, ref in zip(torch.compile(f, fullgraph=True, backend=backend)(x), f(x)):
+        assert_equal(got.cpu(), ref.cpu())
+
+
 def test_opcheck():
     x = make_data("few_unique", 24, torch.float32, seed=9)
     torch.library.opcheck(torch.ops.tritoncub.topk.default, (x.view(4, 6), 3, -1, True, True))
