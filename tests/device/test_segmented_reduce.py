@@ -286,6 +286,30 @@ def test_user_combine_init_once(strategy):
     assert_equal(rows.to(torch.int64), x[:36].reshape(4, 9).to(torch.int64).sum(1) - 3)
 
 
+@triton.jit
+def square_fn(v):
+    return v.to(tl.float32) * v.to(tl.float32)
+
+
+@pytest.mark.parametrize("strategy", ["short", "medium"])
+def test_user_transform_reduce(strategy):
+    """Segmented transform_reduce: ``init (+) t(x_b) (+) ...`` per segment (sum of squares of int16 items
+    in an fp32 accumulator; an empty segment gives init), and transform_fn without a user op is refused."""
+    lengths = [5, 0, 9, 1, 30]
+    offs = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), device=DEVICE)
+    x = torch.randint(-300, 300, (int(offs[-1]),), dtype=torch.int16, device=DEVICE)
+    out = S.segmented_reduce(x, offs, None, "user", combine_fn=add_fn, init=0.5, transform_fn=square_fn,
+                             dtype=torch.float32, pol=STRATEGIES[strategy])
+    ref = torch.stack([(x[a:b].double() ** 2).sum() + 0.5 for a, b in zip(offs[:-1].tolist(), offs[1:].tolist())])
+    assert out.dtype == torch.float32
+    assert_equal(out.double().cpu(), ref.cpu())   # (integers below 2^24: exact in fp32)
+    rows = S.reduce_rows(x[:30].view(3, 10), "user", combine_fn=add_fn, init=0.0, transform_fn=square_fn,
+                         dtype=torch.float32, pol=STRATEGIES[strategy])
+    assert_equal(rows.double().cpu(), (x[:30].view(3, 10).double() ** 2).sum(1).cpu())
+    with pytest.raises(ValueError, match="transform_fn"):
+        S.segmented_reduce(x, offs, None, "sum", transform_fn=square_fn)
+
+
 @pytest.mark.parametrize("reduce", ["sum", "max", "min", "mean", "prod"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
 def test_segment_reduce_op(reduce, dtype):

@@ -6,6 +6,7 @@ Device API::
                                                                 x[begin[i]:end[i]] (empty -> identity)
     reduce_rows(x2d, op)                                        every row of a 2-D tensor
     segmented_reduce(..., op="user", combine_fn=f, init=v)      a user ``@triton.jit`` combine
+    segmented_reduce(..., op="user", ..., transform_fn=t)       the same of t(x) (transform_reduce)
 
 ``op`` is one of ``sum`` (fp16/bf16 accumulate in fp32, integers in int64; the result keeps x's dtype
 unless ``dtype`` is given), ``min``, ``max`` (NaN propagates, as torch), ``argmin``, ``argmax``
@@ -78,7 +79,7 @@ def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.const
 @triton.jit
 def _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
                   COMBINE: tl.constexpr, BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr,
-                  EVICTION: tl.constexpr):
+                  EVICTION: tl.constexpr, TRANSFORM: tl.constexpr = None):
     """Fold items ``[k, k + BLOCK)`` of each row's load window into the ``[ROWS, BLOCK]`` accumulator.
 
     The window starts ``lead`` items before the row and is padded to whole vectors, so the load's
@@ -90,6 +91,8 @@ def _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident,
                 eviction_policy=EVICTION)
     rel = col - lead[:, None]
     m = vm & (rel >= 0) & (rel < length[:, None])
+    if TRANSFORM is not None:   # (user reductions: transform_fn of each item, then the combine)
+        v = TRANSFORM(v)
     v = tl.where(m, v.to(acc.dtype), ident).to(acc.dtype)
     if OP == OP_SUM:
         acc = acc + v
@@ -131,7 +134,7 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
                              OP: tl.constexpr, COMBINE: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                              UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
                              VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False,
-                             EVICTION: tl.constexpr = tl.constexpr("")):
+                             EVICTION: tl.constexpr = tl.constexpr(""), TRANSFORM: tl.constexpr = None):
     """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
     each per step, into ``out[work]`` (and ``out_idx[work]``: offset in the segment, arg ops).
 
@@ -165,12 +168,12 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
     if FOR_LOOP:
         for k in range(0, longest, BLOCK):
             acc, acc_i = _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP,
-                                       COMBINE, BLOCK, CACHE_MODIFIER, EVICTION)
+                                       COMBINE, BLOCK, CACHE_MODIFIER, EVICTION, TRANSFORM)
     else:  # the interpreter cannot take a runtime bound in range()
         k = longest * 0
         while k < longest:
             acc, acc_i = _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP,
-                                       COMBINE, BLOCK, CACHE_MODIFIER, EVICTION)
+                                       COMBINE, BLOCK, CACHE_MODIFIER, EVICTION, TRANSFORM)
             k += BLOCK
     if OP == OP_USER:
         r, present = _tree_reduce_present(acc, acc_i >= 0, ROWS, BLOCK, COMBINE)
@@ -287,7 +290,7 @@ _PLAN_OPS = ("sum", "min", "max")
 
 
 def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, combine_fn=None, init=None,
-         dtype=None, pol=None, vec=None):
+         dtype=None, pol=None, vec=None, transform_fn=None):
     device = x_flat.device
     plan_key = None
     if (uniform and pol is None and vec is None and combine_fn is None and op in _PLAN_OPS
@@ -311,6 +314,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
             raise ValueError("segmented_reduce: op='user' needs combine_fn and init")
         init_t = (init.reshape(1) if isinstance(init, torch.Tensor) else torch.tensor([init])).to(device=device,
                                                                                                  dtype=acc)
+    elif transform_fn is not None:
+        raise ValueError("segmented_reduce: transform_fn goes with op='user' (a user combine_fn and init)")
     split = 1
     if chunk_items and op in ("sum", "mean", "min", "max") and mean_len > chunk_items:
         split = -(-int(mean_len) // chunk_items) if uniform else _bi.max(2, -(-int(2 * mean_len) // chunk_items))
@@ -321,6 +326,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     dummy = out_idx if begins is None else begins
     vec = _vector_width(xv) if vec is None else vec
     meta = dict(OP=code, COMBINE=combine_fn, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec,
+                **({"TRANSFORM": transform_fn} if transform_fn is not None else {}),
                 CACHE_MODIFIER=pol["CACHE_MODIFIER"], EVICTION=pol.get("EVICTION", ""),
                 FOR_LOOP=not interpreter_active(),
                 num_warps=pol.num_warps, num_stages=pol.num_stages)
@@ -369,8 +375,10 @@ def _check_op(op: str):
         raise ValueError(f"segmented_reduce: unknown op {op!r}; supported: {', '.join(OPS)}")
 
 
-def reduce_rows(x: torch.Tensor, op: str = "sum", *, combine_fn=None, init=None, dtype=None, pol=None):
+def reduce_rows(x: torch.Tensor, op: str = "sum", *, combine_fn=None, init=None, dtype=None, pol=None,
+                transform_fn=None):
     """Reduce every row of a 2-D tensor (any strides: non-contiguous rows are copied first).
+    ``transform_fn`` (``op="user"``): a ``@triton.jit`` function applied to each item before the combine.
 
     Returns a tensor of ``x.shape[0]`` results (arg ops: ``(values, offsets within the row)``)."""
     _check_op(op)
@@ -379,13 +387,15 @@ def reduce_rows(x: torch.Tensor, op: str = "sum", *, combine_fn=None, init=None,
     if x.stride(-1) != 1 or (m > 1 and x.stride(0) != k):
         x = x.contiguous()
     return _run(x.reshape(-1), None, None, k, m, op, uniform=True, mean_len=k, combine_fn=combine_fn, init=init,
-                dtype=dtype, pol=pol)
+                dtype=dtype, pol=pol, transform_fn=transform_fn)
 
 
 def segmented_reduce(x: torch.Tensor, begin_offsets: torch.Tensor, end_offsets: torch.Tensor | None = None,
                      op: str = "sum", *, combine_fn=None, init=None, dtype=None, validate: bool = False,
-                     pol=None):
+                     pol=None, transform_fn=None):
     """Reduce ``x[begin[i]:end[i]]`` for every segment ``i`` (CUB's DeviceSegmentedReduce).
+    ``op="user"`` with ``transform_fn`` (a ``@triton.jit`` function of an item tile) is the segmented
+    ``transform_reduce``: ``init (+) transform_fn(x_b) (+) ...``; ``dtype`` sets the accumulator.
 
     ``end_offsets=None`` takes ``begin_offsets`` as ``num_segments + 1`` monotone offsets (segment
     ``i`` = ``[off[i], off[i+1])``). Returns one result per segment (arg ops: ``(values, offsets)``)."""
@@ -415,7 +425,7 @@ def segmented_reduce(x: torch.Tensor, begin_offsets: torch.Tensor, end_offsets: 
             raise ValueError("offsets are not monotone (non-decreasing)")
     mean_len = x.numel() / _bi.max(num_segments, 1)
     return _run(x, begins, ends, 0, num_segments, op, uniform=False, mean_len=mean_len, combine_fn=combine_fn,
-                init=init, dtype=dtype, pol=pol)
+                init=init, dtype=dtype, pol=pol, transform_fn=transform_fn)
 
 
 # ----------------------------------------------------------------------------------------------
