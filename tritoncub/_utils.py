@@ -119,6 +119,10 @@ def check_no_overlap(a: torch.Tensor, b: torch.Tensor, a_name: str, b_name: str)
         raise ValueError(f"{a_name} and {b_name} overlap in memory; pass separate buffers")
 
 
+#: the integer dtype of each item size: raw-bits views of keys and values (sorts move bits, not values)
+INT_OF_SIZE = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
 def wrap_dim(dim, ndim: int) -> int:
     """``dim`` made non-negative by torch's rule (``[-max(ndim, 1), max(ndim, 1))``; a 0-d tensor takes 0
     and -1), else torch's IndexError; a non-int ``dim`` is a TypeError."""

@@ -58,7 +58,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import cdiv, check_no_overlap, check_tensor, interpreter_active, next_power_of_2, num_sms, wrap_dim
+from .._utils import (INT_OF_SIZE, cdiv, check_no_overlap, check_tensor, interpreter_active, next_power_of_2,
+                      num_sms, wrap_dim)
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_ballot_rank, warp_ballot_rank_store, warp_match_rank_packed)
 from ..thread.radix_traits import (KEY_DTYPES, extract_digit, is_special_float, key_bits, pack_key_position,
@@ -788,8 +789,6 @@ def _check_keys(keys: torch.Tensor, name: str = "keys") -> None:
                          "(tritoncub.device.radix_sort.sort) for N-d tensors")
 
 
-#: same-size integer types, for values that travel as raw bits
-_INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 #: value dtypes the kernels take as they are (Triton has pointer types for them)
 _NATIVE_VALUE_DTYPES = frozenset(d for d in (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64,
                                              getattr(torch, "uint16", None), getattr(torch, "uint32", None),
@@ -803,7 +802,7 @@ def _bits_view(x: torch.Tensor) -> torch.Tensor:
     indices, see :func:`sort_pairs`)."""
     if x.dtype in _NATIVE_VALUE_DTYPES:
         return x
-    return x.view(_INT_OF_SIZE[x.element_size()])
+    return x.view(INT_OF_SIZE[x.element_size()])
 
 
 def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descending: bool, begin_bit: int,
@@ -1106,7 +1105,7 @@ def sort_pairs(keys: torch.Tensor, values: torch.Tensor, descending: bool = Fals
     (complex128) are gathered once through the sorted positions."""
     begin_bit, end_bit = _prepare(keys, values, descending, begin_bit, end_bit)
     keys, values = keys.contiguous(), values.contiguous()
-    if values.element_size() not in _INT_OF_SIZE:
+    if values.element_size() not in INT_OF_SIZE:
         k, idx = _sort_into(keys, None, descending, begin_bit, end_bit, gen_indices=True)
         return k, values[idx]
     return _sort_into(keys, values, descending, begin_bit, end_bit)
@@ -1128,7 +1127,7 @@ def sort_pairs_double_buffer(keys: DoubleBuffer, values: DoubleBuffer, descendin
     begin_bit, end_bit = _prepare(keys.current, values.current, descending, begin_bit, end_bit)
     if values.current.numel() != keys.current.numel():
         raise ValueError("keys and values must have the same length")
-    if values.current.element_size() not in _INT_OF_SIZE:
+    if values.current.element_size() not in INT_OF_SIZE:
         raise TypeError(f"values of {values.current.element_size()}-byte items ({values.current.dtype}) cannot "
                         "move through the passes; use sort_pairs, or sort indices and gather")
     named = [(keys.buffers[0], "keys.current"), (keys.buffers[1], "keys.alternate"),

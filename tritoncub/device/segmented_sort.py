@@ -53,7 +53,7 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import cdiv, check_tensor, check_same_device, next_power_of_2, interpreter_active
+from .._utils import INT_OF_SIZE, cdiv, check_tensor, check_same_device, next_power_of_2, interpreter_active
 from ..thread.radix_traits import to_ordered_bits
 
 # ----------------------------------------------------------------------------------------------
@@ -358,7 +358,6 @@ def _bucket(block: int) -> str:
 # Launchers
 # ----------------------------------------------------------------------------------------------
 
-_BITS_VIEW = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 _FLOAT_INF = {torch.float16: 0x7C00, torch.bfloat16: 0x7F80, torch.float32: 0x7F800000,
               torch.float64: 0x7FF0000000000000}
 _SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
@@ -384,7 +383,7 @@ def key_meta(dtype: torch.dtype) -> dict:
 
 def bits_view(x: torch.Tensor) -> torch.Tensor:
     """``x`` reinterpreted as signed ints of its width (what the kernels load)."""
-    return x.view(_BITS_VIEW[x.element_size()])
+    return x.view(INT_OF_SIZE[x.element_size()])
 
 
 def pack_mode(key_bits: int, log_n: int) -> int:
@@ -673,7 +672,7 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
         raise TypeError(f"values must be a torch.Tensor, got {type(values).__name__}")
     if values.dim() != 1 or values.numel() != keys.numel():
         raise ValueError(f"values must be 1-D with {keys.numel()} items like keys, got shape {tuple(values.shape)}")
-    if values.element_size() not in _BITS_VIEW or values.dtype.is_complex or values.dtype == torch.bool:
+    if values.element_size() not in INT_OF_SIZE or values.dtype.is_complex or values.dtype == torch.bool:
         raise TypeError(f"values of dtype {values.dtype} are not supported (need a 1, 2, 4 or 8-byte "
                         f"integer or float dtype)")
     check_same_device(("keys", keys), ("values", values))
