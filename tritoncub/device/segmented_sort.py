@@ -118,15 +118,19 @@ def bitonic_topk(x, ROWS: tl.constexpr, K_LOG: tl.constexpr, LOG_N: tl.constexpr
     ([ROWS, 2**K_LOG]): sort runs of 2**K_LOG, then repeatedly keep the larger half of neighbouring
     runs (an element-wise max) and re-merge. (The top 1 is the row maximum: with one row the
     network would reduce to a scalar.)"""
+    # (one return after a constexpr if/else: the compiler, unlike the interpreter, also builds the
+    # statements after an early return in a constexpr branch)
     if K_LOG == 0:
-        return tl.max(tl.reshape(x, [ROWS, 1 << LOG_N]), axis=1, keep_dims=True)
-    h = tl.reshape(x, [2] * N_DIMS)
-    for stage in tl.static_range(1, K_LOG + 1):
-        h = _bitonic_merge(h, stage, 2 if stage < LOG_N else 1, N_DIMS)
-    for i in tl.static_range(K_LOG + 1, LOG_N + 1):
-        h = tl.max(h, axis=N_DIMS - (i - K_LOG - 1) - 1 - K_LOG)
-        h = _bitonic_merge(h, K_LOG, 2 if i < LOG_N else 1, N_DIMS - (i - K_LOG))
-    return tl.reshape(h, [ROWS, 1 << K_LOG])
+        top = tl.max(tl.reshape(x, [ROWS, 1 << LOG_N]), axis=1, keep_dims=True)
+    else:
+        h = tl.reshape(x, [2] * N_DIMS)
+        for stage in tl.static_range(1, K_LOG + 1):
+            h = _bitonic_merge(h, stage, 2 if stage < LOG_N else 1, N_DIMS)
+        for i in tl.static_range(K_LOG + 1, LOG_N + 1):
+            h = tl.max(h, axis=N_DIMS - (i - K_LOG - 1) - 1 - K_LOG)
+            h = _bitonic_merge(h, K_LOG, 2 if i < LOG_N else 1, N_DIMS - (i - K_LOG))
+        top = tl.reshape(h, [ROWS, 1 << K_LOG])
+    return top
 
 
 @triton.jit
