@@ -157,6 +157,20 @@ def test_topk_candidates_path(dtype, cand_rounds):
             check_exact(x, 3, True)
 
 
+@pytest.mark.parametrize("max_len, path", [(89, "_radix_select"), (90, "_chunk_topk")])
+def test_topk_cand_max_len_picks_path(monkeypatch, max_len, path):
+    """Rows longer than CAND_MAX_LEN take the radix select even where k fits the running k-best; rows
+    of exactly CAND_MAX_LEN keys keep the candidates (the stable top k; the radix select's ties may
+    come from any position, as torch.topk's)."""
+    calls = []
+    real = getattr(tk, path)
+    monkeypatch.setattr(tk, path, lambda *a, **kw: (calls.append(path), real(*a, **kw))[1])
+    x = adversarial_rows(3, 90, torch.float32, seed=5)
+    with policy.override("topk", dict(CAND, CAND_MAX_LEN=max_len)):
+        (check_set if path == "_radix_select" else check_exact)(x, 5, True)
+    assert calls == [path]
+
+
 def test_topk_filter_counts(monkeypatch):
     """The filter keeps every word of the chunk's top K2 and at most CAP words per chunk, zeros after them;
     chunks whose threshold admits more than CAP words (data periodic in the group stride) take the

@@ -482,15 +482,15 @@ policy.register(
     space={"TILE_ITEMS": [1024, 2048, 4096], "ROW_MAX_BLOCK": [1024, 2048, 4096],
            "CHUNK": [2048, 4096, 8192], "CAND_K_MAX": [0, 8, 16, 32, 64, 128, 256], "RS_BLOCK": [2048, 4096],
            "RS_TILES": [1, 4, 8], "NETWORK": ["own", "tl"], "FILTER": [0, 1], "FILTER_CHUNK": [4096, 8192, 16384],
-           "num_warps": [4, 8, 16], "num_stages": [1]},
+           "CAND_MAX_LEN": [1 << 22, 1 << 31], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "ROW_MAX_BLOCK": 4096, "CHUNK": 4096, "CAND_K_MAX": 32,
               "RS_BLOCK": 4096, "RS_TILES": 4, "NETWORK": "own", "FILTER": 0, "FILTER_CHUNK": 8192,
-              "num_warps": 4, "num_stages": 1},
+              "CAND_MAX_LEN": 1 << 31, "num_warps": 4, "num_stages": 1},
     buckets=("rows", "long"),
     bucket_fallbacks={"long": {"num_warps": 8}},
     doc="Top-k. 'rows': rows of at most ROW_MAX_BLOCK items, TILE_ITEMS per program (ROWS = "
         "TILE_ITEMS // BLOCK rows). 'long': CHUNK items per program of the running k-best for "
-        "next_pow2(k) <= CAND_K_MAX and keys of <= 32 bits (FILTER 1: its rounds keep the words above a "
+        "next_pow2(k) <= CAND_K_MAX, rows of at most CAND_MAX_LEN items and keys of <= 32 bits (FILTER 1: its rounds keep the words above a "
         "threshold from group maxima, FILTER_CHUNK items per program, where the chunk holds >= 8 next_pow2(k) "
         "items; the bitonic top-k of CHUNK items otherwise and for the last round); otherwise radix select "
         "with RS_BLOCK * RS_TILES items per program of the histogram passes.")
@@ -544,11 +544,12 @@ _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS = 512, 16
 
 def _candidates_ok(meta, k, max_len, lpol) -> bool:
     """Whether the running k-best takes rows of up to ``max_len`` keys: keys of at most 32 bits, columns
-    that fit the packed word, ``next_pow2(k) <= CAND_K_MAX``, and at most half a ``CHUNK`` kept per
-    chunk (every round must shrink the candidates)."""
+    that fit the packed word, ``next_pow2(k) <= CAND_K_MAX``, rows of at most ``CAND_MAX_LEN`` keys
+    (the radix select gains on very long rows), and at most half a ``CHUNK`` kept per chunk (every
+    round must shrink the candidates)."""
     k2 = next_power_of_2(k)
     return (meta["KEY_BITS"] <= 32 and max_len < _IDX32_INT and k2 <= lpol["CAND_K_MAX"]
-            and 2 * k2 <= lpol["CHUNK"])
+            and max_len <= lpol["CAND_MAX_LEN"] and 2 * k2 <= lpol["CHUNK"])
 
 
 def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
