@@ -10,13 +10,15 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   ``NETWORK="tl"``) keeps the best ``next_pow2(k)``; 64-bit keys sort the row tile as (key, index)
   pairs instead. Never a full sort of
   anything but the tile.
-* **candidates** (long rows, keys of at most 32 bits, ``next_pow2(k) <= CAND_K_MAX``): each program
+* **candidates** (long rows of at most ``CAND_MAX_LEN`` keys of at most 32 bits,
+  ``next_pow2(k) <= CAND_K_MAX``): each program
   keeps a few candidates of a chunk of the row (packed ``ordered_key << 32 | ~column`` words), the
   candidate lists are reduced the same way until one ``CHUNK`` remains, whose top-k is the result: a
   running k-best merge. A round keeps either the chunk's bitonic top-k, or (policy ``FILTER``) the
   words at or above a threshold no larger than the chunk's k-th word, found from the maxima of
   strided groups of the chunk without sorting it (``_topk_filter_kernel``).
-* **radix select** (everything else: large k, 64-bit keys on long rows): 8-bit digit histograms from
+* **radix select** (everything else: large k, 64-bit keys on long rows, rows longer than
+  ``CAND_MAX_LEN``): 8-bit digit histograms from
   the most significant digit narrow the k-th key (a one-program-per-row resolve step after each;
   the first histogram, over every key, counts with shared-memory atomics on NVIDIA sm_80+ and
   ``tl.histogram`` elsewhere); after the full passes the items above the k-th key's bucket go to the
