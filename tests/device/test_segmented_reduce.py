@@ -9,7 +9,7 @@ import triton.language as tl
 import tritoncub  # noqa: F401
 from tritoncub import policy
 from tritoncub.device import segmented_reduce as S
-from helpers import DEVICE, assert_close, assert_equal, make_data
+from helpers import DEVICE, assert_close, assert_equal, make_data, poison_value
 
 GPU = DEVICE == "cuda"
 
@@ -308,6 +308,232 @@ def test_user_transform_reduce(strategy):
     assert_equal(rows.double().cpu(), (x[:30].view(3, 10).double() ** 2).sum(1).cpu())
     with pytest.raises(ValueError, match="transform_fn"):
         S.segmented_reduce(x, offs, None, "sum", transform_fn=square_fn)
+
+
+# ---- user reductions over tuples (k_in inputs, k accumulators) ----
+
+@triton.jit
+def argmax_pair(a, ai, b, bi):
+    take = (a > b) | ((a == b) & (ai < bi))   # ties: the lower index
+    return tl.where(take, a, b), tl.where(take, ai, bi)
+
+
+@triton.jit
+def min_max_pair(amin, amax, bmin, bmax):
+    return tl.minimum(amin, bmin), tl.maximum(amax, bmax)
+
+
+@triton.jit
+def sum_pair(a0, a1, b0, b1):
+    return a0 + b0, a1 + b1
+
+
+@triton.jit
+def sum_triple(a0, a1, a2, b0, b1, b2):
+    return a0 + b0, a1 + b1, a2 + b2
+
+
+@triton.jit
+def value_and_square(v):
+    return v, v * v
+
+
+@triton.jit
+def both_and_product(a, b):
+    return a, b, a * b
+
+
+@triton.jit
+def product_fn(a, b):
+    return a * b
+
+
+def _argmax_py(a, b):
+    return a if a[0] > b[0] or (a[0] == b[0] and a[1] < b[1]) else b
+
+
+def _as_tuple(v):
+    return v if isinstance(v, tuple) else (v,)
+
+
+def _acc(dtype):
+    return torch.float32 if dtype.is_floating_point else torch.int64
+
+
+def _low_high(dtype):
+    return (-math.inf, math.inf) if dtype.is_floating_point else (torch.iinfo(dtype).min, torch.iinfo(dtype).max)
+
+
+# name: (k_in, combine_fn, transform_fn, init(dtype), dtype=(dtype) or None, Python combine, Python transform).
+# Items are small integers (stored as the test dtype): every sum is exact, and ties are frequent.
+TUPLE_CASES = {
+    # (values, indices) -> (max, index of its first occurrence); k_in = k = 2, no transform
+    "argmax": (2, argmax_pair, None, lambda d: (_low_high(d)[0], 1 << 40), None, _argmax_py, None),
+    # (min of a, max of b) with an init that is not an identity (it shows in the result)
+    "minmax": (2, min_max_pair, None, lambda d: (50, -50), None,
+               lambda a, b: (min(a[0], b[0]), max(a[1], b[1])), None),
+    # (sum, sum of squares) of one input: k_in = 1 -> k = 2 through transform_fn; init combined once
+    "sum_sumsq": (1, sum_pair, value_and_square, lambda d: (3, -2), lambda d: (_acc(d), _acc(d)),
+                  lambda a, b: (a[0] + b[0], a[1] + b[1]), lambda v: (v, v * v)),
+    # k_in = 2 -> k = 3: (sum a, sum b, sum a*b)
+    "moments": (2, sum_triple, both_and_product, lambda d: (1, 2, 3), lambda d: (d, _acc(d), _acc(d)),
+                lambda a, b: tuple(p + q for p, q in zip(a, b)), lambda a, b: (a, b, a * b)),
+    # k_in = 2 -> k = 1: a segmented dot product (one tensor back; dtype one dtype, not a tuple)
+    "dot": (2, add_fn, product_fn, lambda d: 7, _acc, lambda a, b: (a[0] + b[0],), lambda a, b: (a * b,)),
+}
+
+
+def tuple_inputs(case, n, dtype):
+    """Fresh inputs of a tuple case: k_in tensors of ``n`` small integers (as ``dtype``); the argmax
+    case's second input is the item index."""
+    a = torch.randint(-9, 10, (n,), device=DEVICE).to(dtype)
+    if case == "argmax":
+        return (a, torch.arange(n, device=DEVICE))
+    if TUPLE_CASES[case][0] == 1:
+        return (a,)
+    return (a, torch.randint(-9, 10, (n,), device=DEVICE).to(dtype))
+
+
+def ref_tuple_reduce(xs, bounds, init, combine, transform):
+    """The user reduction of each segment ``[b, e)`` of the inputs ``xs``, folded item by item in
+    Python: ``init (+) t(x_b) (+) ... (+) t(x_(e-1))``; a list of k-tuples (an empty segment: init)."""
+    cols = [x.tolist() for x in xs]
+    out = []
+    for b, e in bounds:
+        acc = init
+        for i in range(b, e):
+            item = tuple(c[i] for c in cols)
+            acc = combine(acc, transform(*item) if transform else item)
+        out.append(acc)
+    return out
+
+
+def tuple_call(case, dtype, fn, *args, pol=None):
+    """``fn(*args, "user", ...)`` with the case's combine/transform/init/dtype; the results as a tuple."""
+    k_in, combine_fn, transform_fn, init, dtypes, _, _ = TUPLE_CASES[case]
+    init_v = init(dtype)
+    out = fn(*args, "user", combine_fn=combine_fn, transform_fn=transform_fn, init=init_v,
+             dtype=dtypes(dtype) if dtypes else None, pol=pol)
+    return out if isinstance(init_v, tuple) else (out,)
+
+
+def check_tuple(case, dtype, got, xs, bounds):
+    _, _, _, init, dtypes, combine, transform = TUPLE_CASES[case]
+    init_v = init(dtype)
+    init_t = init_v if isinstance(init_v, tuple) else (init_v,)
+    want_dtypes = _as_tuple(dtypes(dtype)) if dtypes else tuple(_acc(t.dtype) if t.dtype.is_floating_point else t.dtype
+                                                      for t in xs)
+    ref = ref_tuple_reduce(xs, bounds, init_t, combine, transform)
+    assert len(got) == len(init_t)
+    for j, (g, d) in enumerate(zip(got, want_dtypes)):
+        assert g.dtype == d, (case, j, g.dtype, d)
+        r = torch.tensor([t[j] for t in ref], dtype=torch.float64 if d.is_floating_point else torch.int64)
+        assert_equal(g.cpu().to(r.dtype), r, msg=f"{case}: result {j}")
+
+
+def _tuple_lengths(block):
+    # empty segments, 1, BLOCK-1, BLOCK, BLOCK+1, several blocks; 13 segments: several programs of 8 rows
+    return [0, 1, block - 1, block, block + 1, 0, 2 * block + 3, 3, 0, 1, 5, block + 1, 7]
+
+
+@pytest.mark.parametrize("strategy", ["short", "medium", "default"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+@pytest.mark.parametrize("case", list(TUPLE_CASES))
+def test_user_tuple_segments(case, dtype, strategy):
+    """Tuple reductions per segment against a Python fold, on fresh data; the outputs of a first call
+    are poisoned and freed before a second call on new data (its results must all be written anew)."""
+    p = STRATEGIES[strategy] if strategy != "default" else None
+    block = p["BLOCK"] if p is not None else S._INTERPRETER_OVERRIDE["segments"]["BLOCK"]
+    lengths = _tuple_lengths(block)
+    offs = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), device=DEVICE)
+    bounds = list(zip(offs[:-1].tolist(), offs[1:].tolist()))
+    for _ in range(2):
+        xs = tuple_inputs(case, int(offs[-1]), dtype)
+        got = tuple_call(case, dtype, S.segmented_reduce, xs if len(xs) > 1 else xs[0], offs, None, pol=p)
+        check_tuple(case, dtype, got, xs, bounds)
+        for g in got:
+            g.fill_(poison_value(g.dtype))
+        del got
+
+
+@pytest.mark.parametrize("strategy", ["short", "medium", "default"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+@pytest.mark.parametrize("case", list(TUPLE_CASES))
+def test_user_tuple_rows(case, dtype, strategy):
+    """Tuple reductions of every row (equal rows: 1, BLOCK-1, BLOCK+1 and 0 items; more rows than a
+    program takes) against a Python fold."""
+    p = STRATEGIES[strategy] if strategy != "default" else None
+    block = p["BLOCK"] if p is not None else S._INTERPRETER_OVERRIDE["short"]["BLOCK"]
+    runs = []
+    for rows, cols in [(9, 1), (9, block - 1), (10, block + 1), (2, 0)]:
+        xs = tuple(x.reshape(rows, cols) for x in tuple_inputs(case, rows * cols, dtype))
+        got = tuple_call(case, dtype, S.reduce_rows, xs if len(xs) > 1 else xs[0], pol=p)
+        runs.append((xs, got))
+    for xs, got in runs:
+        rows, cols = xs[0].shape
+        check_tuple(case, dtype, got, [x.reshape(-1) for x in xs], [(r * cols, (r + 1) * cols) for r in range(rows)])
+
+
+def test_user_tuple_non_contiguous_and_default_dtypes():
+    """Non-contiguous tuple members (rows and a strided 1-D view), fp16/int8 items accumulate as
+    fp32/int8 by default, begin/end offsets with gaps and an inverted (empty) segment."""
+    a = torch.randint(-9, 10, (12, 7), device=DEVICE).to(torch.float16)
+    b = torch.randint(-9, 10, (7, 12), device=DEVICE).to(torch.int8).t()
+    mn, mx = S.reduce_rows((a, b), "user", combine_fn=min_max_pair, init=(50, -50), pol=STRATEGIES["short"])
+    x = torch.randint(-9, 10, (200,), device=DEVICE).to(torch.float16)[::2]
+    y = torch.randint(-9, 10, (100,), device=DEVICE).to(torch.int8)
+    begins = torch.tensor([0, 10, 50, 40, 90, 7], device=DEVICE)
+    ends = torch.tensor([5, 10, 100, 60, 80, 9], device=DEVICE)
+    smn, smx = S.segmented_reduce((x, y), begins, ends, "user", combine_fn=min_max_pair, init=(50, -50),
+                                  pol=STRATEGIES["medium"])
+    assert (mn.dtype, mx.dtype, smn.dtype, smx.dtype) == (torch.float32, torch.int8, torch.float32, torch.int8)
+    assert_equal(mn, a.float().amin(1).clamp(max=50))
+    assert_equal(mx, b.amax(1).clamp(min=-50))
+    bounds = list(zip(begins.tolist(), ends.tolist()))
+    ref = ref_tuple_reduce((x.float(), y), bounds, (50, -50), TUPLE_CASES["minmax"][5], None)
+    assert_equal(smn, torch.tensor([r[0] for r in ref], dtype=torch.float32, device=DEVICE))
+    assert_equal(smx, torch.tensor([r[1] for r in ref], dtype=torch.int8, device=DEVICE))
+
+
+def test_user_tuple_errors():
+    x = torch.randn(10, device=DEVICE)
+    i = torch.arange(10, device=DEVICE)
+    offs = torch.tensor([0, 5, 10], device=DEVICE)
+    seg = S.segmented_reduce
+    with pytest.raises(ValueError, match="goes with op='user'"):
+        seg((x, i), offs, None, "sum")
+    with pytest.raises(ValueError, match="goes with op='user'"):
+        seg(x, offs, None, "max", init=(0.0, 0))
+    with pytest.raises(ValueError, match="goes with op='user'"):
+        S.reduce_rows(x.view(2, 5), "min", dtype=(torch.float32,))
+    with pytest.raises(ValueError, match="differ in length"):
+        seg((x, i[:7]), offs, None, "user", combine_fn=argmax_pair, init=(0.0, 0))
+    with pytest.raises(ValueError, match="differ in shape"):
+        S.reduce_rows((x.view(2, 5), i.view(5, 2)), "user", combine_fn=argmax_pair, init=(0.0, 0))
+    with pytest.raises(ValueError, match="2 dimension"):
+        S.reduce_rows((x.view(2, 5), i), "user", combine_fn=argmax_pair, init=(0.0, 0))
+    with pytest.raises(ValueError, match=r"x\[1\] is on meta"):
+        seg((x, i.to("meta")), offs, None, "user", combine_fn=argmax_pair, init=(0.0, 0))
+    with pytest.raises(TypeError, match=r"x\[1\] must be a torch.Tensor"):
+        seg((x, [1] * 10), offs, None, "user", combine_fn=argmax_pair, init=(0.0, 0))
+    with pytest.raises(ValueError, match="empty tuple"):
+        seg((), offs, None, "user", combine_fn=add_fn, init=0.0)
+    with pytest.raises(ValueError, match="empty tuple"):
+        seg(x, offs, None, "user", combine_fn=add_fn, init=())
+    with pytest.raises(ValueError, match="init has 2 operand"):   # k = 2 accumulators from one input
+        seg(x, offs, None, "user", combine_fn=sum_pair, init=(0.0, 0.0))
+    with pytest.raises(ValueError, match="init has 1 operand"):
+        seg((x, i), offs, None, "user", combine_fn=add_fn, init=0.0)
+    with pytest.raises(ValueError, match="pass dtype="):   # a transform that changes the operand count
+        seg(x, offs, None, "user", combine_fn=sum_pair, transform_fn=value_and_square, init=(0.0, 0.0))
+    with pytest.raises(ValueError, match="dtype gives 1"):
+        seg((x, i), offs, None, "user", combine_fn=argmax_pair, init=(0.0, 0), dtype=torch.float32)
+    with pytest.raises(ValueError, match="dtype gives 3"):
+        seg((x, i), offs, None, "user", combine_fn=argmax_pair, init=(0.0, 0), dtype=(torch.float32,) * 3)
+    with pytest.raises(TypeError, match=r"dtype\[1\] must be a torch.dtype"):
+        seg((x, i), offs, None, "user", combine_fn=argmax_pair, init=(0.0, 0), dtype=(torch.float32, "int64"))
+    with pytest.raises(ValueError, match="needs combine_fn and init"):
+        seg((x, i), offs, None, "user", init=(0.0, 0))
 
 
 @pytest.mark.parametrize("reduce", ["sum", "max", "min", "mean", "prod"])

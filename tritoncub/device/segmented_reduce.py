@@ -7,6 +7,8 @@ Device API::
     reduce_rows(x2d, op)                                        every row of a 2-D tensor
     segmented_reduce(..., op="user", combine_fn=f, init=v)      a user ``@triton.jit`` combine
     segmented_reduce(..., op="user", ..., transform_fn=t)       the same of t(x) (transform_reduce)
+    segmented_reduce((x1, x2), ..., op="user", combine_fn=f,    tuples: k_in inputs, k accumulators
+                     init=(v1, v2))                             (as the device-wide ``reduce``)
 
 ``op`` is one of ``sum`` (fp16/bf16 accumulate in fp32, integers in int64; the result keeps x's dtype
 unless ``dtype`` is given), ``min``, ``max`` (NaN propagates, as torch), ``argmin``, ``argmax``
@@ -15,7 +17,14 @@ unless ``dtype`` is given), ``min``, ``max`` (NaN propagates, as torch), ``argmi
 identity: 0 for sum, +inf / the largest integer for min, -inf / the smallest for max (as
 ``torch.segment_reduce``), index -1 for argmin/argmax (no item). For ``op="user"`` each segment gives
 ``init (+) x_b (+) ... (+) x_(e-1)`` with ``init`` combined exactly once, as the device-wide ``reduce``
-(an empty segment gives ``init``); ``combine_fn`` must be associative and commutative.
+(an empty segment gives ``init``); ``combine_fn`` must be associative and commutative. User reductions
+take the device-wide ``reduce``'s tuple forms: ``x`` a tuple of k_in equally long tensors (rows: equally
+shaped), ``init`` and ``dtype`` k-tuples, ``combine_fn`` of 2k arguments returning a k-tuple,
+``transform_fn`` from k_in tiles to k tiles; the result is then a tuple of k tensors (e.g. an argmax
+over ``(values, indices)``, or ``(sum, sum of squares)`` of one input through a transform). The
+user path needs no identity: lanes that have not taken an item yet are tracked, and skipped by the
+final tree. One kernel body serves both paths: the built-in ops launch it through plain pointer
+arguments (the cheapest launch), user ops through tuples of pointers.
 
 Strategy by segment length, through the ``segmented_reduce`` policy's buckets (one kernel, its
 constexprs chosen by the bucket — CUB's small/medium/large segment agents):
@@ -49,9 +58,9 @@ from .. import policy
 from .._launch import bind, direct_ok, launch
 from .._utils import cdiv, check_same_device, check_tensor, interpreter_active, next_power_of_2
 from ..block.reduce import combine_max_propagate_nan, combine_min_propagate_nan
-from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES,
-                     _builtin_tile_reduce, _define_op, _log2, _shr, acc_dtype, identity,
-                     sum_dtype)
+from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES, _as_tuple,
+                     _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view, acc_dtype,
+                     identity, sum_dtype)
 
 OPS = ("sum", "min", "max", "argmin", "argmax", "mean", "user")
 _OP_CODE = {"sum": 0, "mean": 0, "min": 1, "max": 2, "argmin": 3, "argmax": 4, "user": 5}
@@ -77,67 +86,96 @@ def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.const
 
 
 @triton.jit
-def _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
-                  COMBINE: tl.constexpr, BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr,
-                  EVICTION: tl.constexpr, TRANSFORM: tl.constexpr = None):
-    """Fold items ``[k, k + BLOCK)`` of each row's load window into the ``[ROWS, BLOCK]`` accumulator.
+def _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
+                  COMBINE: tl.constexpr, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
+                  BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr):
+    """Fold items ``[k, k + BLOCK)`` of each row's load window into the ``[ROWS, BLOCK]`` accumulators
+    (a k-tuple: one tile for the built-in ops; user ops: ``K`` tiles from ``K_IN`` inputs).
 
     The window starts ``lead`` items before the row and is padded to whole vectors, so the load's
     mask (``col < win_len``) is constant over a vector and the loads are vectorised; the row's own
     items are then picked by ``0 <= col - lead < length``."""
     col = k + tl.arange(0, BLOCK)[None, :]
     vm = col < win_len[:, None]
-    v = tl.load(x_ptr + (win_start[:, None] + col), mask=vm, other=0, cache_modifier=CACHE_MODIFIER,
-                eviction_policy=EVICTION)
+    offs = win_start[:, None] + col
+    vals = ()
+    for j in tl.static_range(K_IN):
+        vals = vals + (tl.load(xs[j] + offs, mask=vm, other=0, cache_modifier=CACHE_MODIFIER,
+                               eviction_policy=EVICTION),)
     rel = col - lead[:, None]
     m = vm & (rel >= 0) & (rel < length[:, None])
-    if TRANSFORM is not None:   # (user reductions: transform_fn of each item, then the combine)
-        v = TRANSFORM(v)
-    v = tl.where(m, v.to(acc.dtype), ident).to(acc.dtype)
-    if OP == OP_SUM:
-        acc = acc + v
-    elif OP == OP_MIN:
-        acc = combine_min_propagate_nan(acc, v)
-    elif OP == OP_MAX:
-        acc = combine_max_propagate_nan(acc, v)
-    elif OP == OP_USER:
+    if OP == OP_USER:
+        if TRANSFORM is not None:   # (transform_reduce: transform_fn of each item, then the combine)
+            if K == 1:
+                vals = (TRANSFORM(*vals),)
+            else:
+                vals = TRANSFORM(*vals)
+        vs = ()
+        for j in tl.static_range(K):
+            vs = vs + (vals[j].to(accs[j].dtype),)
+        both = _call_combine(accs, vs, COMBINE, K)
         # acc_i >= 0: the lane holds an item (its first item is taken as it is: no identity needed)
-        acc = tl.where(m, tl.where(acc_i >= 0, COMBINE(acc, v), v), acc)
+        res = ()
+        for j in tl.static_range(K):
+            res = res + (tl.where(m, tl.where(acc_i >= 0, both[j].to(accs[j].dtype), vs[j]), accs[j]),)
+        accs = res
         acc_i = tl.where(m, 0, acc_i)
     else:
-        # later columns hold larger offsets in the same lane: ties keep the earlier item; a lane's
-        # first item is always taken (it may equal the identity, e.g. -inf for argmax)
-        if OP == OP_ARGMIN:
-            take = m & ((acc_i < 0) | (v < acc) | ((v != v) & (acc == acc)))
+        acc = accs[0]
+        v = tl.where(m, vals[0].to(acc.dtype), ident).to(acc.dtype)
+        if OP == OP_SUM:
+            acc = acc + v
+        elif OP == OP_MIN:
+            acc = combine_min_propagate_nan(acc, v)
+        elif OP == OP_MAX:
+            acc = combine_max_propagate_nan(acc, v)
         else:
-            take = m & ((acc_i < 0) | (v > acc) | ((v != v) & (acc == acc)))
-        acc = tl.where(take, v, acc)
-        acc_i = tl.where(take, rel, acc_i)
-    return acc, acc_i
+            # later columns hold larger offsets in the same lane: ties keep the earlier item; a lane's
+            # first item is always taken (it may equal the identity, e.g. -inf for argmax)
+            if OP == OP_ARGMIN:
+                take = m & ((acc_i < 0) | (v < acc) | ((v != v) & (acc == acc)))
+            else:
+                take = m & ((acc_i < 0) | (v > acc) | ((v != v) & (acc == acc)))
+            acc = tl.where(take, v, acc)
+            acc_i = tl.where(take, rel, acc_i)
+        accs = (acc,)
+    return accs, acc_i
 
 
 @triton.jit
-def _tree_reduce_present(acc, present, ROWS: tl.constexpr, N: tl.constexpr, COMBINE: tl.constexpr):
-    """Reduce ``[ROWS, N]`` lanes along axis 1 by a pairwise tree, skipping lanes that hold no item
-    (``present`` false): ``([ROWS, 1] result, [ROWS, 1] whether any lane held an item)``."""
+def _tree_reduce_present(accs, present, ROWS: tl.constexpr, N: tl.constexpr, COMBINE: tl.constexpr,
+                         K: tl.constexpr):
+    """Reduce a k-tuple of ``[ROWS, N]`` tiles along axis 1 by a pairwise tree, skipping lanes that hold
+    no item (``present`` false): ``(k-tuple of [ROWS, 1] results, [ROWS, 1] whether any lane held an
+    item)``."""
     for s in tl.static_range(_log2(N)):
-        a, b = tl.split(tl.reshape(acc, (ROWS, _shr(N, s + 1), 2)))
+        lo = ()
+        hi = ()
+        for j in tl.static_range(K):
+            a, b = tl.split(tl.reshape(accs[j], (ROWS, _shr(N, s + 1), 2)))
+            lo = lo + (a,)
+            hi = hi + (b,)
         pa, pb = tl.split(tl.reshape(present, (ROWS, _shr(N, s + 1), 2)))
-        acc = tl.where(pa & pb, COMBINE(a, b), tl.where(pa, a, b))
+        both = _call_combine(lo, hi, COMBINE, K)
+        res = ()
+        for j in tl.static_range(K):
+            res = res + (tl.where(pa & pb, both[j].to(lo[j].dtype), tl.where(pa, lo[j], hi[j])),)
+        accs = res
         present = pa | pb
-    return acc, present
+    return accs, present
 
 
 @triton.jit
-def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, split, out_ptr, out_idx_ptr,
-                             ident, init_ptr,
-                             OP: tl.constexpr, COMBINE: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
-                             UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
-                             VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False,
-                             EVICTION: tl.constexpr = tl.constexpr(""), TRANSFORM: tl.constexpr = None):
+def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split, outs, out_idx_ptr, ident, inits,
+                              OP: tl.constexpr, COMBINE: tl.constexpr, TRANSFORM: tl.constexpr,
+                              K_IN: tl.constexpr, K: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
+                              UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
+                              VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr):
     """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
-    each per step, into ``out[work]`` (and ``out_idx[work]``: offset in the segment, arg ops).
+    each per step, into ``outs[j][work]`` (and ``out_idx[work]``: offset in the segment, arg ops).
 
+    ``xs``/``outs``/``inits``: tuples of pointers; built-in ops read ``xs[0]`` into ``outs[0]``, user
+    ops read ``K_IN`` inputs into ``K`` accumulators (``inits[j]``: the j-th init, one item).
     ``VEC`` > 1 (a 16-byte aligned ``x``): each row is read through a window widened to whole
     ``VEC``-item vectors (at most ``VEC - 1`` extra items on each side, inside the same 16-byte
     granules as the row's first and last items), so every load is a full vector load.
@@ -148,11 +186,12 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
     seg_begin, starts, length = _segment_bounds(tl.where(valid, work, 0), begins, ends, row_len, chunk,
                                                 split, UNIFORM)
     length = tl.where(valid, length, 0)
-    ACC: tl.constexpr = out_ptr.dtype.element_ty
     if OP == OP_USER:
-        acc = tl.zeros([ROWS, BLOCK], ACC)
+        accs = ()
+        for j in tl.static_range(K):
+            accs = accs + (tl.zeros([ROWS, BLOCK], outs[j].dtype.element_ty),)
     else:
-        acc = (tl.zeros([ROWS, BLOCK], ACC) + ident).to(ACC)
+        accs = ((tl.zeros([ROWS, BLOCK], outs[0].dtype.element_ty) + ident).to(outs[0].dtype.element_ty),)
     acc_i = tl.zeros([ROWS, BLOCK], tl.int64) - 1
     if WHOLE_ROWS:
         # equal rows, one program per row: the row itself is the window (vector loads whenever
@@ -167,28 +206,59 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
     longest = tl.max(win_len, 0)
     if FOR_LOOP:
         for k in range(0, longest, BLOCK):
-            acc, acc_i = _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP,
-                                       COMBINE, BLOCK, CACHE_MODIFIER, EVICTION, TRANSFORM)
+            accs, acc_i = _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
+                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION)
     else:  # the interpreter cannot take a runtime bound in range()
         k = longest * 0
         while k < longest:
-            acc, acc_i = _segment_step(acc, acc_i, x_ptr, win_start, k, win_len, lead, length, ident, OP,
-                                       COMBINE, BLOCK, CACHE_MODIFIER, EVICTION, TRANSFORM)
+            accs, acc_i = _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
+                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION)
             k += BLOCK
     if OP == OP_USER:
-        r, present = _tree_reduce_present(acc, acc_i >= 0, ROWS, BLOCK, COMBINE)
-        init = tl.zeros([ROWS, 1], ACC) + tl.load(init_ptr).to(ACC)
-        r = tl.where(present, COMBINE(init, r), init)
-        tl.store(out_ptr + work[:, None], r, mask=valid[:, None])
+        r, present = _tree_reduce_present(accs, acc_i >= 0, ROWS, BLOCK, COMBINE, K)
+        init = ()
+        for j in tl.static_range(K):
+            init = init + (tl.zeros([ROWS, 1], outs[j].dtype.element_ty)
+                           + tl.load(inits[j]).to(outs[j].dtype.element_ty),)
+        r = _call_combine(init, r, COMBINE, K)   # init combined once, before the segment's items
+        for j in tl.static_range(K):
+            tl.store(outs[j] + work[:, None], tl.where(present, r[j].to(init[j].dtype), init[j]),
+                     mask=valid[:, None])
     else:
         # arg ops: lanes that never took an item keep index -1 and the identity value; they must
         # lose ties against real items, so give them an index past every real one
         idx = tl.where(acc_i < 0, 9223372036854775807, acc_i)
-        r, ri = _builtin_tile_reduce(acc, idx, 1, OP)
-        tl.store(out_ptr + work, r, mask=valid)
+        r, ri = _builtin_tile_reduce(accs[0], idx, 1, OP)
+        tl.store(outs[0] + work, r, mask=valid)
         if (OP == OP_ARGMIN) or (OP == OP_ARGMAX):
             ri = tl.where(ri == 9223372036854775807, -1, ri + (starts - seg_begin))
             tl.store(out_idx_ptr + work, ri, mask=valid)
+
+
+@triton.jit
+def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, split, out_ptr, out_idx_ptr, ident,
+                             OP: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
+                             UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
+                             VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False,
+                             EVICTION: tl.constexpr = tl.constexpr("")):
+    """A built-in reduction (sum/min/max/argmin/argmax) of each work item (plain pointer arguments:
+    the cheapest launch, and the one the rows plan records)."""
+    _segmented_reduce_program((x_ptr,), begins, ends, row_len, num_work, chunk, split, (out_ptr,), out_idx_ptr,
+                              ident, (out_ptr,), OP, None, None, 1, 1, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION)
+
+
+@triton.jit
+def _segmented_reduce_user_kernel(xs, begins, ends, row_len, num_segments, outs, inits,
+                                  COMBINE: tl.constexpr, TRANSFORM: tl.constexpr, K_IN: tl.constexpr,
+                                  K: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
+                                  UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
+                                  VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr):
+    """A user reduction of each segment over ``K_IN`` inputs into ``K`` accumulators (tuples of
+    pointers ``xs``, ``outs``, ``inits``); one program per ``ROWS`` segments (no split)."""
+    _segmented_reduce_program(xs, begins, ends, row_len, num_segments, 1 << 62, 1, outs, outs[0], 0, inits,
+                              OP_USER, COMBINE, TRANSFORM, K_IN, K, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION)
 
 
 def _valid(c: dict) -> bool:
@@ -252,13 +322,10 @@ def _debug() -> bool:
 
 
 def _out_dtype(op: str, dtype: torch.dtype, out_dtype) -> tuple[torch.dtype, torch.dtype]:
-    """(result dtype, accumulator dtype)."""
+    """(result dtype, accumulator dtype) of a built-in op."""
     if op in ("sum", "mean"):
         res = out_dtype if out_dtype is not None else dtype if dtype.is_floating_point else sum_dtype(dtype)
         return res, acc_dtype(res)
-    if op == "user":
-        d = out_dtype if out_dtype is not None else acc_dtype(dtype) if dtype.is_floating_point else dtype
-        return d, d
     # min/max of fp16/bf16 compare in fp32 (exact: the result is one of the items)
     st = torch.uint8 if dtype == torch.bool else torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
     return dtype, st
@@ -281,7 +348,7 @@ class _RowsPlan:
     def __call__(self, x_flat):
         out = torch.empty(self.num_work, dtype=self.acc, device=x_flat.device)
         s = self.scratch
-        self.run(x_flat, s, s, *self.ints, out, s, self.ident, out)
+        self.run(x_flat, s, s, *self.ints, out, s, self.ident)
         return out if out.dtype == self.res_dtype else out.to(self.res_dtype)
 
 
@@ -291,9 +358,17 @@ _PLAN_OPS = ("sum", "min", "max")
 
 def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, combine_fn=None, init=None,
          dtype=None, pol=None, vec=None, transform_fn=None):
+    """Reduce the segments of the flat ``x_flat`` (``op="user"``: a tensor or a tuple of equally long
+    flat tensors). ``begins``/``ends`` None: ``num_segments`` rows of ``row_len`` items."""
+    if op == "user":
+        return _run_user(_as_tuple(x_flat), begins, ends, row_len, num_segments, uniform=uniform,
+                         mean_len=mean_len, combine_fn=combine_fn, init=init, dtype=dtype, pol=pol, vec=vec,
+                         transform_fn=transform_fn)
+    if transform_fn is not None:
+        raise ValueError("segmented_reduce: transform_fn goes with op='user' (a user combine_fn and init)")
     device = x_flat.device
     plan_key = None
-    if (uniform and pol is None and vec is None and combine_fn is None and op in _PLAN_OPS
+    if (uniform and pol is None and vec is None and op in _PLAN_OPS
             and x_flat.dtype != torch.bool and device.type == "cuda" and direct_ok()):
         plan_key = (op, x_flat.dtype, dtype, row_len, num_segments, x_flat.data_ptr() & 15 == 0, device,
                     torch.cuda.current_device())   # launches go to the current device, as launch() does
@@ -306,16 +381,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     pol = _select(device, mean_len, pol, uniform)
     rows, block = int(pol["ROWS"]), int(pol["BLOCK"])
     chunk_items = int(pol["SPLIT_CHUNK"])
-    xv = x_flat.view(torch.uint8) if x_flat.dtype == torch.bool else x_flat
-    ident = identity(op if op != "mean" else "sum", acc) if op != "user" else 0
-    init_t = None
-    if op == "user":
-        if combine_fn is None or init is None:
-            raise ValueError("segmented_reduce: op='user' needs combine_fn and init")
-        init_t = (init.reshape(1) if isinstance(init, torch.Tensor) else torch.tensor([init])).to(device=device,
-                                                                                                 dtype=acc)
-    elif transform_fn is not None:
-        raise ValueError("segmented_reduce: transform_fn goes with op='user' (a user combine_fn and init)")
+    xv = _storage_view(x_flat)
+    ident = identity(op if op != "mean" else "sum", acc)
     split = 1
     if chunk_items and op in ("sum", "mean", "min", "max") and mean_len > chunk_items:
         split = -(-int(mean_len) // chunk_items) if uniform else _bi.max(2, -(-int(2 * mean_len) // chunk_items))
@@ -325,14 +392,13 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     out_idx = torch.empty(num_work if is_arg else 1, dtype=torch.int64, device=device)
     dummy = out_idx if begins is None else begins
     vec = _vector_width(xv) if vec is None else vec
-    meta = dict(OP=code, COMBINE=combine_fn, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec,
-                **({"TRANSFORM": transform_fn} if transform_fn is not None else {}),
+    meta = dict(OP=code, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec,
                 CACHE_MODIFIER=pol["CACHE_MODIFIER"], EVICTION=pol.get("EVICTION", ""),
                 FOR_LOOP=not interpreter_active(),
                 num_warps=pol.num_warps, num_stages=pol.num_stages)
     if num_work:
         args = (xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_work, chunk,
-                split, out, out_idx, ident, init_t if init_t is not None else out)
+                split, out, out_idx, ident)
         grid = (cdiv(num_work, rows),)
         kw = dict(UNIFORM=uniform, WHOLE_ROWS=uniform and split == 1, **meta)
         run = None
@@ -355,8 +421,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
         p2 = policy.Policy(pol.op, {**pol.values, "ROWS": 1 << (rows2.bit_length() - 1),   # (a power of two)
                                     "BLOCK": _bi.min(1024, next_power_of_2(split))}, 4, 1, pol.source)
         launch(_segmented_reduce_kernel, (cdiv(num_segments, p2["ROWS"]),),
-               partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident, out,
-               OP=code, COMBINE=None, ROWS=p2["ROWS"], BLOCK=p2["BLOCK"], UNIFORM=True, CACHE_MODIFIER="",
+               partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident,
+               OP=code, ROWS=p2["ROWS"], BLOCK=p2["BLOCK"], UNIFORM=True, CACHE_MODIFIER="",
                FOR_LOOP=not interpreter_active(), VEC=1, num_warps=4, num_stages=1)
     if op == "mean":
         if uniform:
@@ -370,37 +436,134 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     return (out, out_idx) if is_arg else out
 
 
+def _user_dtypes(xs, inits, dtype, transform_fn) -> tuple:
+    """The k result dtypes of a user reduction of ``xs`` with k-tuple ``inits``, checked."""
+    k, k_in = len(inits), len(xs)
+    if transform_fn is None and k != k_in:
+        raise ValueError(f"segmented_reduce: init has {k} operand(s) but x has {k_in} (without transform_fn "
+                         "every input is one accumulator)")
+    if dtype is None:
+        if k != k_in:
+            raise ValueError(f"segmented_reduce: transform_fn gives {k} accumulator(s) (init) from {k_in} "
+                             f"input(s): pass dtype= (a {k}-tuple of accumulator dtypes)")
+        # fp16/bf16 accumulate in fp32; other dtypes are kept
+        return tuple(acc_dtype(t.dtype) if t.dtype.is_floating_point else t.dtype for t in xs)
+    dtypes = _as_tuple(dtype)
+    if len(dtypes) != k:
+        raise ValueError(f"segmented_reduce: init has {k} operand(s) but dtype gives {len(dtypes)} "
+                         "accumulator dtype(s)")
+    for j, d in enumerate(dtypes):
+        if not isinstance(d, torch.dtype):
+            raise TypeError(f"segmented_reduce: dtype{f'[{j}]' if k > 1 else ''} must be a torch.dtype, "
+                            f"got {type(d).__name__}")
+    return dtypes
+
+
+def _run_user(xs, begins, ends, row_len, num_segments, *, uniform, mean_len, combine_fn, init, dtype, pol, vec,
+              transform_fn):
+    """A user reduction of each segment over the k_in flat inputs ``xs`` into k accumulators: one tensor
+    of ``num_segments`` results (k = 1) or a tuple of k."""
+    if combine_fn is None or init is None:
+        raise ValueError("segmented_reduce: op='user' needs combine_fn and init")
+    if not isinstance(combine_fn, triton.JITFunction) and not interpreter_active():
+        raise TypeError("segmented_reduce: combine_fn must be a @triton.jit function")
+    inits = _as_tuple(init)
+    if not inits:
+        raise ValueError("segmented_reduce: init is an empty tuple")
+    dtypes = _user_dtypes(xs, inits, dtype, transform_fn)
+    k = len(inits)
+    device = xs[0].device
+    accs = tuple(torch.uint8 if d == torch.bool else d for d in dtypes)   # (bool accumulators as bytes)
+    init_t = tuple(v.reshape(1).to(device=device, dtype=a) if isinstance(v, torch.Tensor)
+                   else torch.tensor([v], dtype=a).to(device) for v, a in zip(inits, accs))
+    outs = tuple(torch.empty(num_segments, dtype=a, device=device) for a in accs)
+    if num_segments:
+        pol = _select(device, mean_len, pol, uniform)
+        xv = tuple(_storage_view(t) for t in xs)
+        vec = _bi.min(_vector_width(t) for t in xv) if vec is None else vec   # (one window for every input)
+        dummy = outs[0]
+        launch(_segmented_reduce_user_kernel, (cdiv(num_segments, int(pol["ROWS"])),),
+               xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_segments,
+               outs, init_t, COMBINE=combine_fn, TRANSFORM=transform_fn, K_IN=len(xs), K=k,
+               ROWS=int(pol["ROWS"]), BLOCK=_bi.max(int(pol["BLOCK"]), vec), UNIFORM=uniform,
+               CACHE_MODIFIER=pol["CACHE_MODIFIER"], FOR_LOOP=not interpreter_active(), VEC=vec,
+               WHOLE_ROWS=uniform, EVICTION=pol.get("EVICTION", ""),
+               num_warps=pol.num_warps, num_stages=pol.num_stages)
+    res = tuple(o if o.dtype == d else o.to(d) for o, d in zip(outs, dtypes))
+    return res[0] if k == 1 else res
+
+
 def _check_op(op: str):
     if op not in OPS:
         raise ValueError(f"segmented_reduce: unknown op {op!r}; supported: {', '.join(OPS)}")
 
 
-def reduce_rows(x: torch.Tensor, op: str = "sum", *, combine_fn=None, init=None, dtype=None, pol=None,
-                transform_fn=None):
+def _inputs(x, op: str, init, dtype, ndim=None) -> tuple:
+    """``x`` as a tuple of checked tensors. Tuples (of inputs, inits or dtypes) go with ``op="user"``;
+    tuple members must share the device and the shape (``ndim`` 2: rows) or the length (flattened)."""
+    if op != "user":
+        for name, v in (("x", x), ("init", init), ("dtype", dtype)):
+            if isinstance(v, (tuple, list)):
+                raise ValueError(f"segmented_reduce: a tuple {name} goes with op='user' (a user combine_fn "
+                                 f"of tuples), not op={op!r}")
+    if not isinstance(x, (tuple, list)):
+        check_tensor(x, "x", SUPPORTED_DTYPES, ndim=ndim)
+        return (x,)
+    xs = tuple(x)
+    if not xs:
+        raise ValueError("segmented_reduce: x is an empty tuple (no input tensors)")
+    for j, t in enumerate(xs):
+        check_tensor(t, f"x[{j}]", SUPPORTED_DTYPES, ndim=ndim)
+    check_same_device(*((f"x[{j}]", t) for j, t in enumerate(xs)))
+    if ndim is not None and any(t.shape != xs[0].shape for t in xs):
+        raise ValueError(f"reduce_rows: the input tensors differ in shape: {[tuple(t.shape) for t in xs]}")
+    if any(t.numel() != xs[0].numel() for t in xs):
+        raise ValueError(f"segmented_reduce: the input tensors differ in length: {[t.numel() for t in xs]}")
+    return xs
+
+
+def reduce_rows(x, op: str = "sum", *, combine_fn=None, init=None, dtype=None, pol=None, transform_fn=None):
     """Reduce every row of a 2-D tensor (any strides: non-contiguous rows are copied first).
-    ``transform_fn`` (``op="user"``): a ``@triton.jit`` function applied to each item before the combine.
 
-    Returns a tensor of ``x.shape[0]`` results (arg ops: ``(values, offsets within the row)``)."""
+    ``op="user"``: ``init (+) t(x[r, 0]) (+) t(x[r, 1]) (+) ...`` per row with a ``@triton.jit``
+    ``combine_fn``; ``x`` may be a tuple of k_in equally shaped 2-D tensors, ``init`` a k-tuple and
+    ``dtype`` a k-tuple (see :func:`segmented_reduce`). ``transform_fn``: a ``@triton.jit`` function
+    applied to the items (k_in tiles -> k tiles) before the combine.
+
+    Returns a tensor of ``x.shape[0]`` results (arg ops: ``(values, offsets within the row)``; a user
+    reduction with k > 1 accumulators: a tuple of k tensors)."""
     _check_op(op)
-    check_tensor(x, "x", SUPPORTED_DTYPES, ndim=2)
-    m, k = x.shape
-    if x.stride(-1) != 1 or (m > 1 and x.stride(0) != k):
-        x = x.contiguous()
-    return _run(x.reshape(-1), None, None, k, m, op, uniform=True, mean_len=k, combine_fn=combine_fn, init=init,
-                dtype=dtype, pol=pol, transform_fn=transform_fn)
+    xs = _inputs(x, op, init, dtype, ndim=2)
+    m, k = xs[0].shape
+    flat = tuple((t if t.stride(-1) == 1 and (m <= 1 or t.stride(0) == k) else t.contiguous()).reshape(-1)
+                 for t in xs)
+    return _run(flat if isinstance(x, (tuple, list)) else flat[0], None, None, k, m, op, uniform=True, mean_len=k,
+                combine_fn=combine_fn, init=init, dtype=dtype, pol=pol, transform_fn=transform_fn)
 
 
-def segmented_reduce(x: torch.Tensor, begin_offsets: torch.Tensor, end_offsets: torch.Tensor | None = None,
+def segmented_reduce(x, begin_offsets: torch.Tensor, end_offsets: torch.Tensor | None = None,
                      op: str = "sum", *, combine_fn=None, init=None, dtype=None, validate: bool = False,
                      pol=None, transform_fn=None):
     """Reduce ``x[begin[i]:end[i]]`` for every segment ``i`` (CUB's DeviceSegmentedReduce).
-    ``op="user"`` with ``transform_fn`` (a ``@triton.jit`` function of an item tile) is the segmented
-    ``transform_reduce``: ``init (+) transform_fn(x_b) (+) ...``; ``dtype`` sets the accumulator.
 
     ``end_offsets=None`` takes ``begin_offsets`` as ``num_segments + 1`` monotone offsets (segment
-    ``i`` = ``[off[i], off[i+1])``). Returns one result per segment (arg ops: ``(values, offsets)``)."""
+    ``i`` = ``[off[i], off[i+1])``). Returns one result per segment (arg ops: ``(values, offsets)``).
+
+    ``op="user"``: each segment gives ``init (+) t(x_b) (+) ... (+) t(x_(e-1))`` (``init`` combined
+    once; an empty segment gives ``init``), with
+
+    * ``x``: a tensor, or a tuple of k_in equally long tensors (flattened) read at the same offsets;
+    * ``combine_fn``: ``@triton.jit``, associative and commutative, of 2k arguments (the k
+      accumulators of one side, then of the other) returning a k-tuple, or one tile when k = 1;
+    * ``init``: a number (or one-item tensor) or a k-tuple of them;
+    * ``transform_fn`` (optional, the segmented ``transform_reduce``): ``@triton.jit``, k_in tiles
+      -> k tiles (one tile when k = 1); without it k = k_in;
+    * ``dtype``: the accumulator and result dtype, or a k-tuple of them; by default fp16/bf16 -> fp32
+      and other dtypes unchanged, per input (needs k = k_in).
+
+    A user reduction returns one tensor (k = 1) or a tuple of k tensors of ``num_segments`` results."""
     _check_op(op)
-    check_tensor(x, "x", SUPPORTED_DTYPES)
+    xs = _inputs(x, op, init, dtype)
     idx_types = (torch.int32, torch.int64)
     check_tensor(begin_offsets, "begin_offsets", idx_types, ndim=1)
     if end_offsets is None:
@@ -414,18 +577,20 @@ def segmented_reduce(x: torch.Tensor, begin_offsets: torch.Tensor, end_offsets: 
                              f"{tuple(end_offsets.shape)}")
         begins, ends = begin_offsets, end_offsets
         check_same_device(("begin_offsets", begin_offsets), ("end_offsets", end_offsets))
-    check_same_device(("x", x), ("begin_offsets", begin_offsets))
-    x = x.reshape(-1) if x.is_contiguous() else x.contiguous().reshape(-1)
+    check_same_device(("x" if len(xs) == 1 else "x[0]", xs[0]), ("begin_offsets", begin_offsets))
+    flat = tuple(t.reshape(-1) if t.is_contiguous() else t.contiguous().reshape(-1) for t in xs)
     begins, ends = begins.contiguous(), ends.contiguous()
     num_segments = begins.numel()
+    n = flat[0].numel()
     if validate or _debug():
-        if num_segments and (bool((begins < 0).any()) or bool((ends > x.numel()).any())):
-            raise ValueError(f"segment offsets out of range [0, {x.numel()}]")
+        if num_segments and (bool((begins < 0).any()) or bool((ends > n).any())):
+            raise ValueError(f"segment offsets out of range [0, {n}]")
         if end_offsets is None and num_segments and bool((ends < begins).any()):
             raise ValueError("offsets are not monotone (non-decreasing)")
-    mean_len = x.numel() / _bi.max(num_segments, 1)
-    return _run(x, begins, ends, 0, num_segments, op, uniform=False, mean_len=mean_len, combine_fn=combine_fn,
-                init=init, dtype=dtype, pol=pol, transform_fn=transform_fn)
+    mean_len = n / _bi.max(num_segments, 1)
+    return _run(flat if isinstance(x, (tuple, list)) else flat[0], begins, ends, 0, num_segments, op, uniform=False,
+                mean_len=mean_len, combine_fn=combine_fn, init=init, dtype=dtype, pol=pol,
+                transform_fn=transform_fn)
 
 
 # ----------------------------------------------------------------------------------------------
