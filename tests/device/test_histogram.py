@@ -100,10 +100,240 @@ def test_histc_bad_input():
         ops.histc(x, 0, 0, 1)
     with pytest.raises(ValueError, match="larger than min"):
         ops.histc(x, 4, 2, 1)
-    with pytest.raises(TypeError, match="dtype"):
-        ops.histc(torch.arange(10, device=DEVICE), 4, 0, 10)
+    with pytest.raises(TypeError, match="dtype bool"):
+        ops.histc(torch.ones(10, dtype=torch.bool, device=DEVICE), 4, 0, 10)
     with pytest.raises(ValueError, match="not finite"):
         ops.histc(torch.tensor([1.0, math.nan], device=DEVICE), 4)
+
+
+# ----------------------------------------------------------------------------------------------
+# histc of integer samples: a model of torch's CUDA kernel in exact Python-int arithmetic
+# ----------------------------------------------------------------------------------------------
+
+HISTC_INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
+INT_SIZES = [0, 1, TILE - 1, TILE + 1] if interpreter_active() else [0, 1, 4095, 4097, (1 << 20) + 3]
+
+
+def _exact_even(vals, lo: int, hi: int, bins: int, top_inclusive: bool = False) -> np.ndarray:
+    """int64 counts of the Python-int samples ``vals`` in ``bins`` equal bins of ``[lo, hi)`` (``[lo,
+    hi]`` when ``top_inclusive``): bin ``(v - lo) * bins // (hi - lo)`` (exact: Python ints, no
+    overflow), bin ``bins`` folded into the last."""
+    v = np.array(list(vals), dtype=object)
+    valid = (v >= lo) & ((v <= hi) if top_inclusive else (v < hi)) if v.size else np.zeros(0, bool)
+    b = np.minimum((v[valid] - lo) * bins // (hi - lo), bins - 1).astype(np.int64)
+    return np.bincount(b, minlength=bins).astype(np.int64)
+
+
+def _to_i64(v) -> int:
+    """torch's Scalar.to<int64_t>: a float truncated toward zero."""
+    return math.trunc(v) if isinstance(v, float) else int(v)
+
+
+def _histc_int_model(x: torch.Tensor, bins: int, mn, mx) -> torch.Tensor:
+    """torch's CUDA histc of integer samples, as its source (aten/src/ATen/native/cuda/SummaryOps.cu)
+    computes it: bounds converted to int64 (acc_type of every integer type); equal bounds replaced
+    by the data's min and max, equal ones widened by 1 each side; a sample counts when
+    ``lo <= v <= hi``, in bin ``(v - lo) * bins / (hi - lo)`` (int64 division), bin ``bins`` folded
+    into the last; counts in ``x``'s dtype (atomics of that type: they wrap). Exact Python ints
+    here: equal to torch wherever its int64 products do not overflow."""
+    vals = x.cpu().reshape(-1).tolist()
+    lo, hi = _to_i64(mn), _to_i64(mx)
+    if lo == hi and vals:
+        lo, hi = min(vals), max(vals)
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    assert lo < hi
+    return torch.from_numpy(_exact_even(vals, lo, hi, bins, top_inclusive=True)).to(x.dtype)
+
+
+def _edge_samples(lo: int, hi: int, bins: int, dtype: torch.dtype) -> list:
+    """Every bin's first value, the values beside it, the bounds and the dtype's extremes (those
+    that the dtype holds)."""
+    info = torch.iinfo(dtype)
+    w = hi - lo
+    vals = {lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, info.min, info.min + 1, info.max, info.max - 1, 0}
+    for b in range(bins + 1):
+        e = lo - (-b * w // bins)    # lo + ceil(b * w / bins)
+        vals.update((e - 1, e, e + 1))
+    return sorted(v for v in vals if info.min <= v <= info.max)
+
+
+def _int_tensor(vals, dtype: torch.dtype) -> torch.Tensor:
+    """Python ints into a ``dtype`` tensor (uint64 through int64 bit patterns)."""
+    if dtype == getattr(torch, "uint64", None):
+        return torch.tensor([v - (1 << 64) if v >= 1 << 63 else v for v in vals],
+                            dtype=torch.int64).view(torch.uint64).to(DEVICE)
+    return torch.tensor(list(vals), dtype=dtype, device=DEVICE)
+
+
+def _random_ints(n: int, dtype: torch.dtype, lo: int, hi: int, gen: torch.Generator) -> torch.Tensor:
+    """``n`` random samples of ``dtype`` spread a little beyond ``[lo, hi]``, clamped to the dtype."""
+    info = torch.iinfo(dtype)
+    a, b = max(info.min, lo - 3), min(info.max, hi + 3)
+    return torch.randint(a, min(b + 1, 2**63 - 1), (n,), generator=gen, dtype=torch.int64).to(dtype).to(DEVICE)
+
+
+@pytest.mark.parametrize("n", INT_SIZES)
+@pytest.mark.parametrize("dtype", HISTC_INT_DTYPES)
+def test_histc_int_matches_model(n, dtype):
+    """Random samples (fresh seed) around and inside ranges that do not divide into the bins, a
+    float range truncated to ints, a unit-width range (no division) and the data's own range."""
+    gen = torch.Generator().manual_seed(int(torch.randint(0, 2**31 - 1, (1,))))
+    info = torch.iinfo(dtype)
+    for bins, mn, mx in ((7, max(info.min, -100), 100), (13, -0.5, 50.7), (255, 0, 255), (3, 5, 5)):
+        x = _random_ints(n, dtype, _to_i64(mn), _to_i64(mx), gen)
+        out = ops.histc(x, bins, mn, mx)
+        assert out.dtype == dtype and out.shape == (bins,)
+        assert_equal(out.cpu(), _histc_int_model(x, bins, mn, mx), msg=f"bins={bins} [{mn}, {mx}]")
+
+
+@pytest.mark.parametrize("dtype", HISTC_INT_DTYPES)
+def test_histc_int_edges(dtype):
+    """Samples on, just below and just above every bin edge, at min and max, outside the range and
+    at the dtype's extremes; negative ranges; the full range of the dtype."""
+    info = torch.iinfo(dtype)
+    ranges = [(5, 0, 9), (7, -13, 30), (3, info.min, info.max), (64, info.min, 0 if info.min else 17)]
+    for bins, lo, hi in ranges:
+        x = _int_tensor(_edge_samples(lo, hi, bins, dtype), dtype)
+        assert_equal(ops.histc(x, bins, lo, hi).cpu(), _histc_int_model(x, bins, lo, hi), msg=f"{bins} [{lo}, {hi}]")
+
+
+def test_histc_int_range_rules():
+    """The data's range when the int64 bounds are equal (also after truncation: 0.3 and 0.7 are
+    both 0), widened around a single value; an empty input; counts wrapping in the input's dtype."""
+    x = torch.tensor([3, 9, -4, 9, 0], dtype=torch.int32, device=DEVICE)
+    for mn, mx in ((0, 0), (0.3, 0.7), (-0.9, 0.9), (6, 6)):
+        assert_equal(ops.histc(x, 4, mn, mx).cpu(), _histc_int_model(x, 4, mn, mx), msg=f"[{mn}, {mx}]")
+    same = torch.full((5,), -7, dtype=torch.int16, device=DEVICE)   # data range [-7, -7] -> [-8, -6]
+    assert ops.histc(same, 2, 0, 0).cpu().tolist() == [0, 5]
+    empty = torch.zeros(0, dtype=torch.int64, device=DEVICE)
+    assert_equal(ops.histc(empty, 3, 4, 4).cpu(), torch.zeros(3, dtype=torch.int64))
+    for dtype in (torch.int8, torch.uint8):  # 300 samples in one bin: 300 mod 256 in an 8-bit count
+        x = torch.full((300,), 5, dtype=dtype, device=DEVICE)
+        out = ops.histc(x, 2, 0, 10)
+        assert out.cpu().tolist() == [0, 44]
+        assert_equal(out.cpu(), _histc_int_model(x, 2, 0, 10))
+
+
+def test_histc_int64_extremes():
+    """int64 ranges where CUDA torch's ``(s - min) * bins`` overflows int64 (there its result is
+    undefined: wrapped bins, writes outside the histogram): exact bins here, equal to the model."""
+    top, bot = 2**63 - 1, -2**63
+    for bins, lo, hi in ((10, bot, top), (3, bot, 0), (7, -2**62 - 5, 2**62 + 3), (1000, 0, top), (2, top - 4, top)):
+        x = _int_tensor(_edge_samples(lo, hi, bins, torch.int64), torch.int64)
+        assert_equal(ops.histc(x, bins, lo, hi).cpu(), _histc_int_model(x, bins, lo, hi), msg=f"{bins} [{lo}, {hi}]")
+    x = torch.tensor([bot, top, 0], dtype=torch.int64, device=DEVICE)
+    assert_equal(ops.histc(x, 4, 0, 0).cpu(), _histc_int_model(x, 4, 0, 0))   # the data's range, 2^64 - 1 wide
+
+
+def test_histc_int_bad_input():
+    x = torch.arange(10, device=DEVICE)
+    with pytest.raises(ValueError, match="larger than min"):
+        ops.histc(x, 4, 5, 3)
+    with pytest.raises(ValueError, match="larger than min"):
+        ops.histc(x, 4, 5.9, 5.1 - 1)
+    for bad in (2**63, 2**64 - 1, -2.0**63 - 2**11, 2.0**63, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="cannot be converted to int64"):
+            ops.histc(x, 4, 0, bad)
+    with pytest.raises(OverflowError):   # torch's argument parsing: no Scalar holds it
+        ops.histc(x, 4, -2**63 - 1, 0)
+    top = torch.full((3,), 2**63 - 1, dtype=torch.int64, device=DEVICE)
+    with pytest.raises(ValueError, match="overflows int64"):
+        ops.histc(top, 4)
+    with pytest.raises(ValueError, match="overflows int64"):
+        ops.histc(torch.zeros(0, dtype=torch.int64, device=DEVICE), 4, -2**63, -2**63)
+    for dtype in (torch.bool, torch.uint16, torch.uint32, torch.uint64):
+        with pytest.raises(TypeError, match="does not take either"):
+            ops.histc(torch.zeros(3, dtype=dtype, device=DEVICE), 4, 0, 1)
+    with pytest.raises(ValueError, match="bins"):
+        ops.histc(x, 0, 0, 1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", HISTC_INT_DTYPES)
+def test_histc_int_matches_torch_cuda_gpu(dtype):
+    """The operator and the model against torch's CUDA histc itself, for every integer dtype: random
+    samples, every bin edge, truncated float bounds, the data's range, counts that wrap."""
+    gen = torch.Generator().manual_seed(7)
+    info = torch.iinfo(dtype)
+    # no range whose (max - min) * bins overflows int64: torch's kernel is undefined there
+    full = (1000, info.min, info.max) if dtype != torch.int64 else (1000, -2**52 - 7, 2**52)
+    cases = [(7, max(info.min, -100), 100), (13, -0.5, 50.7), (256, 0, 255), (3, 5, 5), full, (5, 0.3, 0.7),
+             (100, -2, 97)]
+    for bins, mn, mx in cases:
+        lo, hi = _to_i64(mn), _to_i64(mx)
+        # (int64 extremes left out: the data's range of [5, 5] would be 2^64 - 1 wide)
+        edges = [v for v in _edge_samples(lo, hi, bins, dtype) if abs(v) < 2**60]
+        for x in (_random_ints((1 << 20) + 3, dtype, lo, hi, gen), _int_tensor(edges, dtype),
+                  torch.full((1000,), min(max(lo, info.min), info.max), dtype=dtype, device="cuda")):
+            ref = torch.histc(x, bins, mn, mx)
+            assert_equal(ops.histc(x, bins, mn, mx), ref, msg=f"{dtype} bins={bins} [{mn}, {mx}]")
+            if x.numel() < 10000:
+                assert_equal(_histc_int_model(x, bins, mn, mx), ref.cpu(), msg=f"model {dtype} bins={bins}")
+
+
+# ----------------------------------------------------------------------------------------------
+# histogram_even of int64/uint64 samples over any integer range (the wide exact path)
+# ----------------------------------------------------------------------------------------------
+
+_U64 = getattr(torch, "uint64", None)
+WIDE_RANGES = [
+    (torch.int64, -2**63, 2**63, 7), (torch.int64, -2**63, 2**63 - 1, 10), (torch.int64, -2**62 - 3, 2**62 + 5, 13),
+    (torch.int64, 0, 2**62 + 1, 2), (torch.int64, 2**62, 2**62 + 2**61 + 7, 9), (torch.int64, -2**63, -2**62, 1000),
+    (torch.int64, -2**70, 2**70 + 11, 6), (torch.int64, 2**62 - 5, 2**62 + 7, 5),
+    (torch.uint64, 0, 2**64, 7), (torch.uint64, 0, 2**64 - 1, 11), (torch.uint64, 2**63 - 3, 2**64 - 1, 6),
+    (torch.uint64, 5, 2**63 + 17, 3), (torch.uint64, 2**64 - 10, 2**64 + 10, 4), (torch.uint64, -5, 5, 3),
+    (torch.int8, -1000, 2**63 + 100, 5), (torch.int32, -2**40, 2**62, 100),
+]
+
+
+def _range_id(r):
+    return f"{str(r[0]).replace('torch.', '')}-{r[1]}-{r[2]}-{r[3]}"
+
+
+@pytest.mark.parametrize("rng", WIDE_RANGES, ids=_range_id)
+def test_histogram_even_wide_ranges(rng):
+    """Ranges near +-2^62 and 2^63, the whole of int64/uint64 (upper bound inclusive of the largest
+    value or not), bounds beyond the samples' type: samples on and beside every bin edge, at the
+    bounds and the type's extremes, and random ones, against exact Python-int bins."""
+    dtype, lo, hi, bins = rng
+    gen = torch.Generator().manual_seed(int(torch.randint(0, 2**31 - 1, (1,))))
+    info = torch.iinfo(dtype)
+    a, b = max(info.min, lo), min(info.max, hi)
+    rand = [a + int(f * (b - a)) for f in torch.rand(200, generator=gen, dtype=torch.float64).tolist()]
+    vals = _edge_samples(lo, hi, bins, dtype) + rand
+    x = _int_tensor(vals, dtype)
+    out = H.histogram_even(x, bins + 1, lo, hi, counter_dtype=torch.int64)
+    assert_equal(out.cpu(), torch.from_numpy(_exact_even(vals, lo, hi, bins)))
+
+
+def test_histogram_even_wide_paths_and_channels():
+    """The wide path through the per-sample atomics and the tensor-core one-hot counts, and per
+    channel in a multi-channel histogram next to int64-safe channels."""
+    lo, hi, bins = -2**62 - 3, 2**63 - 1, 300
+    vals = _edge_samples(lo, hi, bins, torch.int64)
+    x = _int_tensor(vals, torch.int64)
+    ref = torch.from_numpy(_exact_even(vals, lo, hi, bins))
+    for cfg in ({"MAX_PRIVATE_BINS": 128, "ATOMIC_COPIES": 8}, {"PRIVATE_ALGO": 1}):
+        with policy.override("histogram", {**SMALL, **cfg} if interpreter_active() else cfg):
+            assert_equal(H.histogram_even(x, bins + 1, lo, hi, counter_dtype=torch.int64).cpu(), ref, msg=str(cfg))
+    n = x.numel() - x.numel() % 3
+    chans = [(lo, hi, 17), (-100, 100, 8), (0, 2**64, 5)]
+    hs = H.multi_histogram_even(x[:n], 3, 3, [c[2] + 1 for c in chans], [c[0] for c in chans], [c[1] for c in chans])
+    for c, (h, (clo, chi, cb)) in enumerate(zip(hs, chans)):
+        assert_equal(h.cpu().long(), torch.from_numpy(_exact_even(vals[c:n:3], clo, chi, cb)), msg=f"channel {c}")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("algo", [0, 1, 2])
+def test_histogram_even_wide_gpu(algo):
+    """The wide exact path compiled, through every counting path (shared-memory atomics included)."""
+    for dtype, lo, hi, bins in WIDE_RANGES[:4] + WIDE_RANGES[8:11]:
+        vals = _edge_samples(lo, hi, bins, dtype) * 64
+        x = _int_tensor(vals, dtype)
+        with policy.override("histogram", {"PRIVATE_ALGO": algo}):
+            out = H.histogram_even(x, bins + 1, lo, hi)
+        assert_equal(out.cpu().long(), torch.from_numpy(_exact_even(vals, lo, hi, bins)), msg=_range_id((dtype, lo, hi, bins)))
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64])
@@ -210,6 +440,7 @@ def test_policy_configs(cfg):
 def test_opcheck():
     x = torch.randn(600, device=DEVICE)
     torch.library.opcheck(ops.histc, (x, 10, -1.0, 1.0))
+    torch.library.opcheck(ops.histc, (torch.randint(-9, 50, (300,), device=DEVICE), 10, -3, 40))
     xi = torch.randint(0, 20, (300,), device=DEVICE)
     torch.library.opcheck(ops.bincount, (xi, None, 0))
     torch.library.opcheck(ops.bincount, (xi, torch.rand(300, device=DEVICE, dtype=torch.float64), 25))

@@ -5,14 +5,17 @@
   (bin ``j`` holds ``levels[j] <= s < levels[j+1]``).
 * :func:`multi_histogram_even` — 1..4 interleaved channels (e.g. RGBA pixels), each with its own
   levels, the first ``num_active_channels`` counted; one pass over the samples for all channels.
-* torch operators ``torch.ops.tritoncub.histc(x, bins, min, max)`` and
-  ``torch.ops.tritoncub.bincount(x, weights, minlength)`` with torch's results.
+* torch operators ``torch.ops.tritoncub.histc(x, bins, min, max)`` (float and integer samples)
+  and ``torch.ops.tritoncub.bincount(x, weights, minlength)`` with CUDA torch's results.
 
 Samples may be of any integer or float dtype. Bin arithmetic: float samples are binned in fp32
 (fp64 for fp64 samples) as ``(s - lower) * bins / (upper - lower)`` (CUDA torch's formula, so
-``histc`` matches it bin for bin); integer samples in exact int64 arithmetic
-(``(s - lower) * bins // (upper - lower)``) when that cannot overflow, else in fp64. NaN samples fall in
-no bin. Samples outside the range are ignored.
+``histc`` matches it bin for bin); integer samples with integer bounds exactly,
+``floor((s - lower) * bins / (upper - lower))``, for every range: in int64 when
+``(upper - lower) * bins < 2^63``, else through a float64 estimate corrected with exact 64-bit
+bin edges (:func:`_wide_params`: int64/uint64 ranges near 2^63 and 2^64, bounds outside the samples'
+type); integer samples with a float bound in fp64. NaN samples fall in no bin. Samples outside the
+range are ignored.
 
 How the counting works (CUB's privatised histograms). On compiled NVIDIA GPUs (sm_80+) with the
 policy's ``PRIVATE_ALGO=2`` (the tuned sm_90 choice), unweighted equal-width bins are counted with
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import math
 import os
+import struct
 
 import numpy as np
 import torch
@@ -52,8 +56,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, cdiv, check_tensor,
-                      interpreter_active, next_power_of_2, num_sms, smem_atomics_ok)
+from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, cdiv, check_tensor,
+                      dtype_names, interpreter_active, next_power_of_2, num_sms, smem_atomics_ok)
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
 from ..thread.trunc_div import fast_ok, trunc_div_rn
@@ -82,47 +86,95 @@ def _channel_param(params_ptr, slot: tl.constexpr, ch, NUM_CHANNELS: tl.constexp
 
 
 @triton.jit
+def _wide_edge(k, q, r, rb, g, nb):
+    """First offset ``d`` (from the clamped lower bound) of bin ``first + k`` of the wide exact path,
+    ``k*q + ceil((rb + k*r) / nb) - g`` in wrapping uint64 arithmetic (exact: see :func:`_wide_params`)."""
+    c = ((rb + k * r + nb - 1) // nb).to(tl.uint64, bitcast=True)
+    return k.to(tl.uint64, bitcast=True) * q + c - g
+
+
+@triton.jit
+def _wide_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr):
+    """(bin within the channel, valid) of integer samples for any integer range, exactly:
+    ``floor((s - lower) * bins / (upper - lower))`` with no int64 overflow (see :func:`_wide_params`
+    for the parameters and the argument). A float64 estimate of the bin is off by at most one; the
+    exact first offsets of the estimated bin and of the next one move it to the right bin."""
+    lo = _channel_param(params_ptr, 0, ch, NUM_CHANNELS)
+    top = _channel_param(params_ptr, 1, ch, NUM_CHANNELS)
+    if s.dtype == tl.uint64:  # bounds are uint64 bit patterns: unsigned compares
+        lo_u = lo.to(tl.uint64, bitcast=True)
+        valid = (s >= lo_u) & (s <= top.to(tl.uint64, bitcast=True))
+        d = s - lo_u
+    else:
+        v = s.to(tl.int64)
+        valid = (v >= lo) & (v <= top)
+        d = v.to(tl.uint64, bitcast=True) - lo.to(tl.uint64, bitcast=True)   # v - lo, < 2^64
+    nb = _channel_param(params_ptr, 2, ch, NUM_CHANNELS)
+    first = _channel_param(params_ptr, 4, ch, NUM_CHANNELS)
+    last = _channel_param(params_ptr, 5, ch, NUM_CHANNELS)
+    q = _channel_param(params_ptr, 6, ch, NUM_CHANNELS).to(tl.uint64, bitcast=True)
+    r = _channel_param(params_ptr, 7, ch, NUM_CHANNELS)
+    rb = _channel_param(params_ptr, 8, ch, NUM_CHANNELS)
+    g = _channel_param(params_ptr, 9, ch, NUM_CHANNELS).to(tl.uint64, bitcast=True)
+    scale = _channel_param(params_ptr, 10, ch, NUM_CHANNELS).to(tl.float64, bitcast=True)
+    base = _channel_param(params_ptr, 11, ch, NUM_CHANNELS).to(tl.float64, bitcast=True)
+    est = tl.minimum(d.to(tl.float64) * scale + base, nb.to(tl.float64))  # (bounded for invalid samples)
+    b = tl.minimum(tl.maximum(est.to(tl.int64), first), last)
+    k = b - first
+    down = (b > first) & (d < _wide_edge(k, q, r, rb, g, nb))
+    up = (b < last) & (d >= _wide_edge(k + 1, q, r, rb, g, nb))
+    b = tl.where(down, b - 1, tl.where(up, b + 1, b))
+    return b.to(tl.int32), valid
+
+
+@triton.jit
 def _even_bins(s, ch, params_ptr, NUM_CHANNELS: tl.constexpr, NUM_ACTIVE: tl.constexpr,
                INT_MATH: tl.constexpr, COMPUTE: tl.constexpr, TOP_INCLUSIVE: tl.constexpr,
                FAST_DIV: tl.constexpr = False):
-    """(global bin index, valid) of each sample for equal-width bins. ``params``: 16 values,
-    lower[4], upper[4], bins[4], offset[4] (int64 when ``INT_MATH``, else float64). ``INT_MATH``:
-    0 float arithmetic, 1 exact integer arithmetic, 2 integer bins one value wide (every channel's
-    ``upper - lower == bins``: the bin is ``s - lower``, no division). ``FAST_DIV`` (one channel, fp32
+    """(global bin index, valid) of each sample for equal-width bins. ``params``: lower[4], upper[4],
+    bins[4], offset[4] (int64 when ``INT_MATH``, else float64), then for ``INT_MATH=3`` the further
+    slots of :func:`_wide_params`. ``INT_MATH``: 0 float arithmetic, 1 exact int64 arithmetic
+    (``(upper - lower) * bins < 2^63``), 2 integer bins one value wide (every channel's
+    ``upper - lower == bins``: the bin is ``s - lower``, no division), 3 exact integer arithmetic for
+    any range (:func:`_wide_bins`; the range test is folded into its clamped bounds, so
+    ``TOP_INCLUSIVE`` does not apply). ``FAST_DIV`` (one channel, fp32
     arithmetic, compiled for NVIDIA, a divisor :func:`~tritoncub.thread.trunc_div.fast_ok` accepts):
     the bin division through :func:`~tritoncub.thread.trunc_div.trunc_div_rn`'s fast path."""
-    lo = _channel_param(params_ptr, 0, ch, NUM_CHANNELS)
-    hi = _channel_param(params_ptr, 1, ch, NUM_CHANNELS)
-    nb = _channel_param(params_ptr, 2, ch, NUM_CHANNELS).to(tl.int32)
     off = _channel_param(params_ptr, 3, ch, NUM_CHANNELS).to(tl.int32)
-    if INT_MATH:
-        v = s.to(tl.int64)
-        if TOP_INCLUSIVE:
-            valid = (v >= lo) & (v <= hi)
-        else:
-            valid = (v >= lo) & (v < hi)
-        if INT_MATH == 2:
-            b = v - lo
-        else:
-            b = ((v - lo) * nb.to(tl.int64)) // (hi - lo)
-        b = tl.minimum(b, nb.to(tl.int64) - 1).to(tl.int32)
+    if INT_MATH == 3:
+        b, valid = _wide_bins(s, ch, params_ptr, NUM_CHANNELS)
     else:
-        v = s.to(COMPUTE)
-        lo_c = lo.to(COMPUTE)
-        hi_c = hi.to(COMPUTE)
-        if TOP_INCLUSIVE:
-            valid = (v >= lo_c) & (v <= hi_c)
-        else:
-            valid = (v >= lo_c) & (v < hi_c)
-        if COMPUTE == tl.float32:  # IEEE division, as torch (Triton's fp32 '/' is approximate)
-            d = hi_c - lo_c
-            if FAST_DIV:  # one channel: d is a scalar, so is its reciprocal
-                b = trunc_div_rn((v - lo_c) * nb.to(COMPUTE), d, tl.math.div_rn(1.0, d), True)
+        lo = _channel_param(params_ptr, 0, ch, NUM_CHANNELS)
+        hi = _channel_param(params_ptr, 1, ch, NUM_CHANNELS)
+        nb = _channel_param(params_ptr, 2, ch, NUM_CHANNELS).to(tl.int32)
+        if INT_MATH:
+            v = s.to(tl.int64)
+            if TOP_INCLUSIVE:
+                valid = (v >= lo) & (v <= hi)
             else:
-                b = trunc_div_rn((v - lo_c) * nb.to(COMPUTE), d, d, False)
-        else:  # fp64 '/' is IEEE already
-            b = ((v - lo_c) * nb.to(COMPUTE) / (hi_c - lo_c)).to(tl.int32)
-        b = tl.maximum(tl.minimum(b, nb - 1), 0)
+                valid = (v >= lo) & (v < hi)
+            if INT_MATH == 2:
+                b = v - lo
+            else:
+                b = ((v - lo) * nb.to(tl.int64)) // (hi - lo)
+            b = tl.minimum(b, nb.to(tl.int64) - 1).to(tl.int32)
+        else:
+            v = s.to(COMPUTE)
+            lo_c = lo.to(COMPUTE)
+            hi_c = hi.to(COMPUTE)
+            if TOP_INCLUSIVE:
+                valid = (v >= lo_c) & (v <= hi_c)
+            else:
+                valid = (v >= lo_c) & (v < hi_c)
+            if COMPUTE == tl.float32:  # IEEE division, as torch (Triton's fp32 '/' is approximate)
+                d = hi_c - lo_c
+                if FAST_DIV:  # one channel: d is a scalar, so is its reciprocal
+                    b = trunc_div_rn((v - lo_c) * nb.to(COMPUTE), d, tl.math.div_rn(1.0, d), True)
+                else:
+                    b = trunc_div_rn((v - lo_c) * nb.to(COMPUTE), d, d, False)
+            else:  # fp64 '/' is IEEE already
+                b = ((v - lo_c) * nb.to(COMPUTE) / (hi_c - lo_c)).to(tl.int32)
+            b = tl.maximum(tl.minimum(b, nb - 1), 0)
     if NUM_ACTIVE < NUM_CHANNELS:
         valid = valid & (ch < NUM_ACTIVE)
     b = tl.where(valid, b + off, 0)
@@ -333,14 +385,16 @@ def _compute_dtype(dtype: torch.dtype):
 
 
 def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_channels: int,
-            num_active: int, int_math: bool, top_inclusive: bool, weights: torch.Tensor | None = None,
+            num_active: int, int_math: int, top_inclusive: bool, weights: torch.Tensor | None = None,
             levels: torch.Tensor | None = None, pol: policy.Policy | None = None) -> None:
-    """Run the kernel. ``channels``: per active channel (lower, upper, bins, offset into ``hist``)."""
+    """Run the kernel. ``channels``: per active channel (lower, upper, bins, offset into ``hist``);
+    ``int_math``: 0 float bins, 1 int64 bins, 3 wide exact integer bins (see :func:`_even_bins`)."""
     n = x.numel()
     if n == 0:
         return
-    params = _params(channels, int_math, x.device)
-    if int_math and levels is None and all(int(c[1]) - int(c[0]) == int(c[2]) for c in channels):
+    int_math = int(int_math)
+    params = _params(channels, int_math, x.device, x.dtype, top_inclusive)
+    if int_math == 1 and levels is None and all(int(c[1]) - int(c[0]) == int(c[2]) for c in channels):
         int_math = 2   # unit-width integer bins (bincount, 8-bit pixels): no division per sample
     pol = pol or policy.select("histogram", x.device)
     tile = pol["TILE"]
@@ -422,16 +476,74 @@ def _smem_limit(device: torch.device) -> int:
 
 
 _PARAMS_CACHE: dict = {}
+_U64 = getattr(torch, "uint64", None)
 
 
-def _params(channels, int_math: bool, device) -> torch.Tensor:
+def _int_limits(dtype: torch.dtype) -> tuple[int, int]:
+    """(smallest, largest) value of an integer dtype."""
+    bits = dtype.itemsize * 8
+    if dtype.is_signed:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def _s64(v: int) -> int:
+    """``v`` modulo 2^64 as a signed int64 value (the bit pattern the kernel reinterprets)."""
+    return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
+
+
+def _f64_bits(v: float) -> int:
+    return struct.unpack("<q", struct.pack("<d", v))[0]
+
+
+def _wide_params(lower: int, upper: int, bins: int, offset: int, dtype: torch.dtype,
+                 top_inclusive: bool) -> tuple:
+    """The 12 per-channel parameters of the wide exact path (``INT_MATH=3``, :func:`_wide_bins`):
+    ``bin(s) = floor((s - lower) * bins / w)``, ``w = upper - lower``, for any Python-int range and
+    integer samples of ``dtype``, with no product wider than 64 bits in the kernel.
+
+    * The range is clamped to the samples' type: samples lie in ``[lo, top]`` (``lo = max(lower,
+      dtype min)``, ``top = min(upper or upper - 1, dtype max)``), so ``d = s - lo`` fits uint64.
+      With ``c = lo - lower``, the bin is ``floor((d + c) * bins / w)``; only bins ``first`` (that of
+      ``lo``) to ``last`` (that of ``top``, at most ``bins - 1``) can be hit.
+    * Bin ``b`` starts at ``E(b) = ceil(b * w / bins)`` (``d + c >= E(b)`` exactly when the bin is at
+      least ``b``). With ``w = q*bins + r`` and ``first*w = A*bins + rb`` (``r, rb < bins``),
+      ``E(first + k) - c = k*q + ceil((rb + k*r) / bins) - g``, ``g = c - A``. For ``1 <= k <=
+      last - first`` that value lies in ``[1, 2^64)``, so computing it modulo 2^64 (wrapping uint64
+      products, ``q`` and ``g`` reduced mod 2^64) is exact; ``k*r < bins^2 < 2^62``.
+    * The kernel estimates the bin as ``floor(fl(d) * fl(bins / w) + fl(c * bins / w))`` in float64
+      (an error of a few ulps of ``bins``, far below one bin for ``bins < 2^31``), clamps it to
+      ``[first, last]`` and moves it by one where the exact start of the estimated or the next bin
+      says so.
+
+    No sample in range (``lo > top``): bounds that no value passes and a single bin."""
+    dmin, dmax = _int_limits(dtype)
+    w = upper - lower
+    lo = max(lower, dmin)
+    top = min(upper if top_inclusive else upper - 1, dmax)
+    if lo > top:
+        return (_s64(dmax), _s64(dmin), bins, offset) + (0,) * 6 + (_f64_bits(0.0),) * 2
+    c = lo - lower
+    first = min(c * bins // w, bins - 1)
+    last = min((top - lower) * bins // w, bins - 1)
+    q, r = divmod(w, bins)
+    a, rb = divmod(first * w, bins)
+    return (_s64(lo), _s64(top), bins, offset, first, last, _s64(q), r, rb, _s64(c - a),
+            _f64_bits(bins / w), _f64_bits(c * bins / w))
+
+
+def _params(channels, int_math: int, device, dtype: torch.dtype | None = None,
+            top_inclusive: bool = False) -> torch.Tensor:
     """The kernel's per-channel parameter block on ``device`` (cached: repeated calls with the same
-    levels copy nothing to the device)."""
+    levels copy nothing to the device): slot ``k`` of channel ``c`` at ``4*k + c``."""
     ch = list(channels) + [channels[-1]] * (MAX_CHANNELS - len(channels))
-    conv = int if int_math else float
-    vals = tuple(conv(c[0]) for c in ch) + tuple(conv(c[1]) for c in ch) + tuple(
-        conv(c[2]) for c in ch) + tuple(conv(c[3]) for c in ch)
-    key = (vals, int_math, str(device))
+    if int_math == 3:
+        rows = [_wide_params(int(c[0]), int(c[1]), int(c[2]), int(c[3]), dtype, top_inclusive) for c in ch]
+        vals = tuple(row[k] for k in range(len(rows[0])) for row in rows)
+    else:
+        conv = int if int_math else float
+        vals = tuple(conv(c[k]) for k in range(4) for c in ch)
+    key = (vals, bool(int_math), str(device))
     t = _PARAMS_CACHE.get(key)
     if t is None:
         if len(_PARAMS_CACHE) > 256:
@@ -441,14 +553,17 @@ def _params(channels, int_math: bool, device) -> torch.Tensor:
     return t
 
 
-def _int_math_ok(dtype: torch.dtype, lower, upper, bins: int) -> bool:
-    """Exact int64 binning is safe when ``(s - lower) * bins`` cannot overflow int64 for in-range
-    samples (uint64 samples above 2^63 do not convert to int64: they use fp64)."""
-    if _is_float(dtype) or dtype == getattr(torch, "uint64", None):
-        return False
-    if isinstance(lower, float) or isinstance(upper, float):
-        return False
-    return (int(upper) - int(lower)) * bins < 2 ** 63
+def _int_math(dtype: torch.dtype, ranges) -> int:
+    """How equal-width bins of ``dtype`` samples over ``ranges`` ((lower, upper, bins) per channel)
+    are computed: 0 in floats (float samples, or a float bound), 1 in int64 when no channel's
+    ``(s - lower) * bins`` can overflow int64 (and no uint64 sample above 2^63 could pass the range
+    test as a negative int64), else 3 (exact for any integer range, :func:`_wide_params`)."""
+    if _is_float(dtype) or any(isinstance(v, float) for r in ranges for v in r[:2]):
+        return 0
+    for lo, hi, bins in ranges:
+        if not (-2 ** 63 <= lo and hi < 2 ** 63 and (hi - lo) * bins < 2 ** 63) or (dtype == _U64 and lo < 0):
+            return 3
+    return 1
 
 
 def _check_levels_args(x, num_levels, lower, upper, name="num_levels"):
@@ -456,6 +571,8 @@ def _check_levels_args(x, num_levels, lower, upper, name="num_levels"):
         raise TypeError(f"{name} must be an int, got {type(num_levels).__name__}")
     if num_levels < 2:
         raise ValueError(f"{name} must be >= 2 (bins = {name} - 1), got {num_levels}")
+    if num_levels > 2 ** 31:
+        raise ValueError(f"{name} must be at most 2^31 (bin indices are int32), got {num_levels}")
     for v, nm in ((lower, "lower"), (upper, "upper")):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise TypeError(f"{nm} must be a Python int or float, got {type(v).__name__}")
@@ -476,9 +593,11 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
     Bin ``j`` holds ``lower + j*w <= s < lower + (j+1)*w`` with ``w = (upper - lower) / bins``
     (CUB's rule: upper bound exclusive). NaN and out-of-range samples are not counted. Returns
     ``counter_dtype`` (int32 or int64) counts of shape ``(num_levels - 1,)``; exact and deterministic.
-    Integer samples are binned in exact integer arithmetic unless ``(upper - lower) * bins`` overflows
-    int64; then range test and bin are computed in float64, and samples beyond 2^53 in magnitude are
-    rounded first (e.g. ``2**62`` against an upper bound of ``2**62 + 1``: not counted).
+    Integer samples with int bounds are binned exactly, ``floor((s - lower) * bins / (upper - lower))``
+    for any Python-int range (int64 arithmetic when ``(upper - lower) * bins < 2^63``, else the wide
+    exact path: ranges near or beyond 2^63, uint64 samples up to 2^64 - 1, bounds outside the
+    samples' type). Integer samples with a float bound are binned in float64 (samples beyond 2^53
+    in magnitude rounded first).
     """
     check_tensor(x, "x", _CHECK_DTYPES)
     _check_levels_args(x, num_levels, lower, upper)
@@ -486,11 +605,8 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
         raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
     bins = num_levels - 1
     hist = torch.zeros(bins, dtype=counter_dtype, device=x.device)
-    im = _int_math_ok(x.dtype, lower, upper, bins)
-    if not _is_float(x.dtype) and not im:
-        lower, upper = float(lower), float(upper)
     _launch(_flat(x), hist, channels=[(lower, upper, bins, 0)], num_channels=1, num_active=1,
-            int_math=im, top_inclusive=False)
+            int_math=_int_math(x.dtype, [(lower, upper, bins)]), top_inclusive=False)
     return hist
 
 
@@ -517,16 +633,14 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
         raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
     chans = []
     offset = 0
-    im = True
     for c in range(num_active_channels):
         _check_levels_args(x, num_levels[c], lower[c], upper[c], f"num_levels[{c}]")
         bins = num_levels[c] - 1
-        im = im and _int_math_ok(x.dtype, lower[c], upper[c], bins)
         chans.append((lower[c], upper[c], bins, offset))
         offset += bins
     hist = torch.zeros(offset, dtype=counter_dtype, device=x.device)
-    _launch(_flat(x), hist, channels=chans, num_channels=num_channels,
-            num_active=num_active_channels, int_math=im, top_inclusive=False)
+    _launch(_flat(x), hist, channels=chans, num_channels=num_channels, num_active=num_active_channels,
+            int_math=_int_math(x.dtype, [c[:3] for c in chans]), top_inclusive=False)
     return [hist[c[3]: c[3] + c[2]] for c in chans]
 
 
@@ -560,43 +674,105 @@ def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=torc
 # torch operators
 # ----------------------------------------------------------------------------------------------
 
-def _histc_impl(x: torch.Tensor, bins: int, lo: float, hi: float) -> torch.Tensor:
+#: sample dtypes of torch's CUDA histc (its dispatch takes the float and the signed/unsigned byte to
+#: long types; not bool, not uint16/32/64)
+_HISTC_INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+
+
+def _histc_bound(v, name: str, dtype: torch.dtype):
+    """A histc bound as torch's CUDA kernel takes it (``Scalar.to<acc_type>``): float32 for 16/32-bit
+    float samples, float64 for float64, int64 for integer samples (a float truncated toward zero;
+    a value that int64 or float32 cannot hold is an error)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"histc: {name} must be a real number, got {type(v).__name__}")
+    if dtype.is_floating_point:
+        v = float(v)
+        if dtype != torch.float64 and math.isfinite(v):
+            v32 = float(np.float32(v)) if abs(v) <= float(np.finfo(np.float32).max) else math.inf
+            if not math.isfinite(v32):
+                raise ValueError(f"histc: {name} ({v}) cannot be converted to float32 without overflow")
+            v = v32
+        return v
+    if isinstance(v, float):
+        if not (math.isfinite(v) and -2.0 ** 63 <= v < 2.0 ** 63):
+            raise ValueError(f"histc: {name} ({v}) cannot be converted to int64 (the bounds of integer "
+                             f"samples are int64)")
+        return math.trunc(v)
+    if not -2 ** 63 <= v < 2 ** 63:
+        raise ValueError(f"histc: {name} ({v}) cannot be converted to int64 (the bounds of integer "
+                         f"samples are int64)")
+    return v
+
+
+def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
     if bins <= 0:
         raise ValueError(f"histc: bins must be > 0, got {bins}")
-    check_tensor(x, "x", FLOAT_DTYPES)
+    if bins >= 2 ** 31:
+        raise ValueError(f"histc: bins must be below 2^31 (bin indices are int32), got {bins}")
+    if isinstance(x, torch.Tensor) and x.dtype in (torch.bool,) + UINT_DTYPES[1:]:
+        raise TypeError(f"histc: x has dtype {str(x.dtype).replace('torch.', '')}, which torch's CUDA "
+                        f"histc does not take either; supported dtypes are "
+                        f"{dtype_names(FLOAT_DTYPES + _HISTC_INT_DTYPES)}")
+    check_tensor(x, "x", FLOAT_DTYPES + _HISTC_INT_DTYPES)
+    lo, hi = _histc_bound(lo, "min", x.dtype), _histc_bound(hi, "max", x.dtype)
+    xf = _flat(x)
     if lo > hi:
         raise ValueError(f"histc: max ({hi}) must be larger than min ({lo})")
-    xf = _flat(x)
     if lo == hi:
-        if xf.numel() == 0:
-            lo, hi = 0.0, 0.0
-        else:  # torch's rule: the data's own range (one host sync, as torch does)
+        if xf.numel():  # torch's rule: the data's own range (one host sync, as torch does)
             mn, mx = torch.aminmax(xf)
-            lo, hi = (float(v) for v in torch.stack([mn, mx]).double().tolist())
-        if not (math.isfinite(lo) and math.isfinite(hi)):
+            if _is_float(x.dtype):
+                lo, hi = (float(v) for v in torch.stack([mn, mx]).double().tolist())
+            else:
+                lo, hi = (int(v) for v in torch.stack([mn, mx]).long().tolist())
+        if _is_float(x.dtype) and not (math.isfinite(lo) and math.isfinite(hi)):
             raise ValueError(f"histc: range of [{lo}, {hi}] is not finite")
-        if lo == hi:
-            lo, hi = lo - 1, hi + 1
+        if lo == hi:  # in the bound type, as torch (float32 for 16/32-bit floats)
+            if x.dtype in (torch.float16, torch.bfloat16, torch.float32):
+                lo, hi = float(np.float32(lo) - np.float32(1)), float(np.float32(hi) + np.float32(1))
+            else:
+                lo, hi = lo - 1, hi + 1
+            if not (_is_float(x.dtype) or -2 ** 63 <= lo < hi < 2 ** 63):
+                raise ValueError(f"histc: the range [{lo}, {hi}] widened around the single value {lo + 1} "
+                                 f"overflows int64 (the bound type of torch's CUDA histc for integers)")
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise ValueError(f"histc: range of [{lo}, {hi}] is not finite")
+    if not lo < hi:
+        raise ValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     counts = torch.zeros(bins, dtype=torch.int64 if xf.numel() >= 2 ** 31 else torch.int32, device=x.device)
-    _launch(xf, counts, channels=[(lo, hi, bins, 0)], num_channels=1, num_active=1, int_math=False,
-            top_inclusive=True)
+    _launch(xf, counts, channels=[(lo, hi, bins, 0)], num_channels=1, num_active=1,
+            int_math=_int_math(x.dtype, [(lo, hi, bins)]), top_inclusive=True)
     return counts.to(x.dtype)
 
 
-@custom_op("tritoncub::histc", mutates_args=())
-def histc(x: torch.Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0) -> torch.Tensor:
-    """torch.histc: ``bins`` equal bins over ``[min, max]`` (top edge inclusive); ``min == max`` uses
-    the data's min and max (then widened by 1 each side if they are equal); NaN and out-of-range
-    samples are ignored; the result has ``x``'s dtype. Floating samples only (torch's CPU histc; its
-    CUDA kernel also takes integers, with integer arithmetic that this operator does not reproduce:
-    use ``bincount`` or ``histogram_even`` for integer samples)."""
-    return _histc_impl(x, bins, float(min), float(max))
+@custom_op("tritoncub::histc", mutates_args=(), schema="(Tensor x, int bins=100, Scalar min=0, Scalar max=0) -> Tensor")
+def histc(x: torch.Tensor, bins: int = 100, min: float = 0, max: float = 0) -> torch.Tensor:
+    """torch.histc with the results of torch's CUDA kernel: ``bins`` equal bins over ``[min, max]``
+    (top edge inclusive); NaN and out-of-range samples are ignored; the result has ``x``'s dtype.
+
+    The bounds are first converted as torch's CUDA kernel converts them: float32 for 16/32-bit float
+    samples, float64 for float64 samples, int64 for integer samples (a float bound truncated toward
+    zero: ``min=-0.5, max=4.9`` is ``[0, 4]``; one beyond int64 is an error). If the converted bounds
+    are equal, the data's min and max are used instead (one host sync), and if those are equal too
+    the range is widened by 1 on each side; then ``min < max`` is required.
+
+    Float samples (fp16/bf16/fp32 binned in fp32, fp64 in fp64): bin ``(s - min) * bins / (max - min)``
+    truncated, as CUDA torch computes it (CPU torch's ``(s - min) / (max - min) * bins`` may differ for
+    a sample on a bin edge).
+
+    Integer samples (int8/16/32/64, uint8, as CUDA torch; bool and uint16/32/64 raise, as there): a
+    sample counts when ``min <= s <= max`` and falls in bin ``(s - min) * bins // (max - min)``
+    (integer division), bin ``bins`` (``s == max``) folded into the last. Counts are returned in ``x``'s
+    dtype, so they wrap as CUDA torch's do (``int8`` counts modulo 256). Where CUDA torch's int64
+    arithmetic overflows — ``(s - min) * bins >= 2^63``, possible only for int64 samples over ranges
+    near 2^63 wide or with huge ``bins`` — its bins wrap around and its kernel writes outside its
+    histogram; this operator bins such samples exactly (the wide exact path of
+    :func:`histogram_even`), which agrees with torch wherever torch does not overflow."""
+    return _histc_impl(x, bins, min, max)
 
 
 @histc.register_fake
-def _(x, bins=100, min=0.0, max=0.0):
+def _(x, bins=100, min=0, max=0):
     if bins <= 0:
         raise ValueError(f"histc: bins must be > 0, got {bins}")
     return x.new_empty((bins,))
