@@ -130,13 +130,16 @@ def test_topk_policy_configs():
 
 # -- long rows: running k-best and radix select ------------------------------------------------------
 
-@pytest.fixture(params=["bitonic", "filter", "filter-fallback"])
+@pytest.fixture(params=["bitonic", "filter", "filter-words", "filter-fallback"])
 def cand_rounds(request, monkeypatch):
     """The running k-best's rounds: bitonic top-k of each chunk; the group-maxima filter (64-item chunks,
-    so rows take several programs and rounds, the later ones over candidates); the filter with one group
+    so rows take several programs and rounds, the later ones over candidates), its threshold taken on the
+    keys first, or on the packed words only ("filter-words"); the filter with one group
     and one slot per next_pow2(k), so that nearly every chunk has more words at the threshold than slots
     and takes the filter's bitonic fallback."""
     from tritoncub.device import topk as T
+    if request.param == "filter-words":
+        monkeypatch.setattr(T, "_FILTER_KEY_THRESHOLD", False)
     if request.param == "filter-fallback":
         monkeypatch.setattr(T, "_FILTER_GROUPS_PER_K", 1)
         monkeypatch.setattr(T, "_FILTER_CAP_PER_K", 1)
@@ -171,27 +174,31 @@ def test_topk_cand_max_len_picks_path(monkeypatch, max_len, path):
     assert calls == [path]
 
 
-def test_topk_filter_counts(monkeypatch):
+@pytest.mark.parametrize("key_threshold", [True, False])
+def test_topk_filter_counts(key_threshold):
     """The filter keeps every word of the chunk's top K2 and at most CAP words per chunk, zeros after them;
     chunks whose threshold admits more than CAP words (data periodic in the group stride) take the
-    bitonic fallback and keep exactly the top K2."""
+    bitonic fallback and keep exactly the top K2. Row 2 is all-equal keys: the key threshold admits every
+    item, the packed words (distinct) exactly the first K2."""
     from tritoncub.device import topk as T
     from tritoncub.device.segmented_sort import key_meta, bits_view
     k2, chunk = 8, 1024
     groups, cap = T._FILTER_GROUPS_PER_K * k2, T._FILTER_CAP_PER_K * k2
     periodic = torch.where(torch.arange(chunk) % groups == 0, 1.0, 0.0)       # 32 large items in one group
     periodic[::groups] += torch.arange(chunk // groups) * 0.5                 # ... and distinct
-    rows = torch.stack([torch.randn(2 * chunk + 37), torch.cat([periodic, periodic, torch.randn(37)])]).to(DEVICE)
+    rows = torch.stack([torch.randn(2 * chunk + 37), torch.cat([periodic, periodic, torch.randn(37)]),
+                        torch.full((2 * chunk + 37,), -1.5)]).to(DEVICE)
     n = rows.shape[1]
     nchunks = -(-n // chunk)
-    out = torch.full((2, nchunks * cap), -7, dtype=torch.int64, device=DEVICE)
+    out = torch.full((3, nchunks * cap), -7, dtype=torch.int64, device=DEVICE)
     meta = key_meta(torch.float32)
-    rb = torch.tensor([0, n], device=DEVICE)
-    rl = torch.tensor([n, n], device=DEVICE)
-    T._topk_filter_kernel[(nchunks, 2)](bits_view(rows).view(-1), out, out, rb, rl, 0, CHUNK=chunk, LOG_CHUNK=10,
+    rb = torch.tensor([0, n, 2 * n], device=DEVICE)
+    rl = torch.tensor([n, n, n], device=DEVICE)
+    T._topk_filter_kernel[(nchunks, 3)](bits_view(rows).view(-1), out, out, rb, rl, 0, CHUNK=chunk, LOG_CHUNK=10,
                                         GROUPS=groups, LOG_GROUPS=groups.bit_length() - 1, CAP=cap, K2=k2,
-                                        K_LOG=3, FROM_KEYS=True, ASCENDING=False, **meta)
-    for r in range(2):
+                                        K_LOG=3, FROM_KEYS=True, ASCENDING=False, KEY_THRESHOLD=key_threshold,
+                                        **meta)
+    for r in range(3):
         for c in range(nchunks):
             words = out[r, c * cap:(c + 1) * cap].cpu()
             x = rows[r, c * chunk:(c + 1) * chunk].cpu()
@@ -200,7 +207,7 @@ def test_topk_filter_counts(monkeypatch):
             top = torch.sort(x, descending=True, stable=True)[1][:k2].tolist()
             assert set(top) <= kept, (r, c)
             assert (words[len(cols):] == 0).all() and (words[:len(cols)] != 0).all()
-            if r == 1 and c < 2:   # the periodic chunks: the fallback keeps exactly the top K2
+            if (r == 1 and c < 2) or r == 2:   # periodic and all-equal chunks: exactly the top K2
                 assert sorted(kept) == sorted(top)
 
 

@@ -50,6 +50,7 @@ from .._library import custom_op
 from .._launch import launch
 from .._utils import cdiv, check_tensor, check_same_device, next_power_of_2, num_sms, smem_atomics_ok
 from ..block.radix_rank import smem_count_words_if
+from ..thread.radix_traits import to_ordered_bits
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
                              sort_tile_descending, bitonic_topk, _check_runnable, _launch_tile_sort, _log2,
                              _sort_long)
@@ -165,42 +166,100 @@ def _topk_chunk_kernel(
 
 
 @triton.jit
+def _kth_group_max(v, GROUPS: tl.constexpr, LOG_GROUPS: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr):
+    """The ``K2``-th largest of the column maxima of a ``[CHUNK // GROUPS, GROUPS]`` chunk tile (the
+    groups are its columns): at most the chunk's ``K2``-th largest item, since the ``K2`` largest
+    maxima are ``K2`` distinct items at or above it."""
+    best = bitonic_topk(tl.reshape(tl.max(v, axis=0), [1, GROUPS]), 1, K_LOG, LOG_GROUPS, LOG_GROUPS)
+    return tl.min(tl.reshape(best, [K2]), axis=0)
+
+
+@triton.jit
+def _store_selected(hi, lo, sel, out, CAP: tl.constexpr):
+    """Compact the selected words of a chunk tile, in input (row-major) order, into ``out`` when at
+    most ``CAP`` are, 0 (below every real word) in the other slots; returns whether they fitted. The
+    words are ``hi << 32 | lo`` of two uint32 tiles (formed only here, just before the store: fewer
+    live registers), or ``hi`` itself when ``lo`` is None. The positions come from scans along the
+    tile's own axes (per-row counts, then within rows)."""
+    row_count = tl.sum(sel.to(tl.int32), axis=1)
+    count = tl.sum(row_count, axis=0)
+    if count <= CAP:
+        pos = (tl.cumsum(row_count, axis=0) - row_count)[:, None] + tl.cumsum(sel.to(tl.int32), axis=1) - 1
+        if lo is None:
+            p = hi
+        else:
+            p = (hi.to(tl.uint64) << 32) | lo.to(tl.uint64)
+        # (stored as 1-D tiles: the row-major reshape keeps every item in its thread, while a scattered
+        # 2-D store got a layout of its own, and a conversion through shared memory, from the compiler)
+        n: tl.constexpr = p.shape[0] * p.shape[1]
+        tl.store(out + tl.reshape(pos, [n]), tl.reshape(p, [n]).to(tl.int64, bitcast=True), mask=tl.reshape(sel, [n]))
+        j = tl.arange(0, CAP)
+        tl.store(out + j, tl.zeros([CAP], tl.int64), mask=j >= count)
+    return count <= CAP
+
+
+@triton.jit
+def _filter_words(p, out, CHUNK: tl.constexpr, LOG_CHUNK: tl.constexpr, GROUPS: tl.constexpr,
+                  LOG_GROUPS: tl.constexpr, CAP: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr):
+    """Candidates of a chunk tile of distinct packed words (0 = no item): the words at or above the
+    ``K2``-th group maximum when at most ``CAP`` are, else the chunk's bitonic top ``K2``."""
+    t = _kth_group_max(p, GROUPS, LOG_GROUPS, K2, K_LOG)
+    if not _store_selected(p, None, (p >= t) & (p != 0), out, CAP):
+        top = tl.reshape(bitonic_topk(tl.reshape(p, [1, CHUNK]), 1, K_LOG, LOG_CHUNK, LOG_CHUNK), [K2])
+        tl.store(out + tl.arange(0, K2), top.to(tl.int64, bitcast=True))
+        j = tl.arange(0, CAP)
+        tl.store(out + j, tl.zeros([CAP], tl.int64), mask=j >= K2)
+
+
+@triton.jit
 def _topk_filter_kernel(
         keys_ptr, cand_in_ptr, cand_out_ptr, row_begin_ptr, row_len_ptr, n_in,
         CHUNK: tl.constexpr, LOG_CHUNK: tl.constexpr, GROUPS: tl.constexpr, LOG_GROUPS: tl.constexpr,
         CAP: tl.constexpr, K2: tl.constexpr, K_LOG: tl.constexpr, FROM_KEYS: tl.constexpr,
-        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr,
+        KEY_THRESHOLD: tl.constexpr = True):
     """A round of the running k-best without sorting the chunk: ``CAP`` candidate words (packed
     ``key << 32 | ~column``, all distinct) per ``CHUNK`` of one row, a superset of the chunk's top
     ``K2``.
 
-    The chunk is cut into ``GROUPS`` strided groups (item ``i`` in group ``i % GROUPS``); the
-    ``K2``-th largest group maximum ``t`` is at most the chunk's ``K2``-th largest word (the ``K2``
-    largest maxima are ``K2`` distinct words ``>= t``), so the chunk's top ``K2`` are among its
-    words ``>= t``. When at most ``CAP`` words are (random data with ``GROUPS = 4 K2``: about
-    ``1.1 K2`` on average; sorted, reversed and all-equal chunks: exactly ``K2``), they are written in
-    input order and the other slots get 0, which is below every real word; otherwise (data periodic
-    in the group stride) the chunk's top ``K2`` come from the bitonic top-k, as in
-    :func:`_topk_chunk_kernel`."""
+    The chunk is loaded as a ``[CHUNK // GROUPS, GROUPS]`` tile (item ``i`` at ``(i // GROUPS,
+    i % GROUPS)``), whose columns are ``GROUPS`` strided groups: every reduction and scan then runs
+    along an axis of the loaded tile's own layout (a 1-D chunk reshaped into groups was moved
+    through shared memory). The ``K2``-th largest group maximum ``t`` is at most the chunk's
+    ``K2``-th largest word, so the chunk's top ``K2`` are among its words ``>= t``. When at most
+    ``CAP`` words are (random data with ``GROUPS = 4 K2``: about ``1.1 K2`` on average; sorted,
+    reversed and all-equal chunks: exactly ``K2``), they are written in input order and the other
+    slots get 0, which is below every real word; otherwise (data periodic in the group stride) the
+    chunk's top ``K2`` come from the bitonic top-k, as in :func:`_topk_chunk_kernel`.
+
+    ``KEY_THRESHOLD`` (rounds over the keys): the threshold is first taken on the 32-bit ordered
+    keys alone (the same argument holds for keys; half the work of 64-bit words), selecting the
+    items whose key is ``>=`` it; only when more than ``CAP`` are (ties at the threshold, e.g.
+    all-equal keys) does the round fall back to the packed words, which are distinct."""
     c = tl.program_id(0)
     row = tl.program_id(1).to(tl.int64)
-    p = _load_packed_chunk(keys_ptr, cand_in_ptr, row_begin_ptr, row_len_ptr, n_in, c, row, CHUNK, FROM_KEYS,
-                           KEY_DTYPE, ASCENDING)
-    group_max = tl.max(tl.reshape(p, [CHUNK // GROUPS, GROUPS]), axis=0)
-    best = bitonic_topk(tl.reshape(group_max, [1, GROUPS]), 1, K_LOG, LOG_GROUPS, LOG_GROUPS)
-    t = tl.min(tl.reshape(best, [K2]), axis=0)
-    sel = (p >= t) & (p != 0)
-    count = tl.sum(sel.to(tl.int32), axis=0)
     out = cand_out_ptr + row * (tl.num_programs(0).to(tl.int64) * CAP) + c.to(tl.int64) * CAP
-    j = tl.arange(0, CAP)
-    if count <= CAP:
-        pos = tl.cumsum(sel.to(tl.int32), axis=0) - 1
-        tl.store(out + pos, p.to(tl.int64, bitcast=True), mask=sel)
-        tl.store(out + j, tl.zeros([CAP], tl.int64), mask=j >= count)
+    R: tl.constexpr = CHUNK // GROUPS
+    local = tl.arange(0, R)[:, None] * GROUPS + tl.arange(0, GROUPS)[None, :]   # (int32 per item)
+    base = c.to(tl.int64) * CHUNK
+    if FROM_KEYS:
+        begin = tl.load(row_begin_ptr + row).to(tl.int64)
+        mask = local < tl.minimum(tl.load(row_len_ptr + row).to(tl.int64) - base, CHUNK).to(tl.int32)
+        bits = tl.load(keys_ptr + (begin + base) + local, mask=mask, other=0)
+        key = tl.where(mask, to_ordered_bits(bits.to(KEY_DTYPE, bitcast=True), ASCENDING).to(tl.uint32), 0)
+        inv = (0xFFFFFFFF - base).to(tl.uint32) - local.to(tl.uint32)   # ~column (columns < 2^32 - 1)
+        if KEY_THRESHOLD:
+            t = _kth_group_max(key, GROUPS, LOG_GROUPS, K2, K_LOG)
+            if not _store_selected(key, inv, mask & (key >= t), out, CAP):
+                p = tl.where(mask, (key.to(tl.uint64) << 32) | inv.to(tl.uint64), 0)
+                _filter_words(p, out, CHUNK, LOG_CHUNK, GROUPS, LOG_GROUPS, CAP, K2, K_LOG)
+        else:
+            p = tl.where(mask, (key.to(tl.uint64) << 32) | inv.to(tl.uint64), 0)
+            _filter_words(p, out, CHUNK, LOG_CHUNK, GROUPS, LOG_GROUPS, CAP, K2, K_LOG)
     else:
-        top = tl.reshape(bitonic_topk(tl.reshape(p, [1, CHUNK]), 1, K_LOG, LOG_CHUNK, LOG_CHUNK), [K2])
-        tl.store(out + tl.arange(0, K2), top.to(tl.int64, bitcast=True))
-        tl.store(out + j, tl.zeros([CAP], tl.int64), mask=j >= K2)
+        mask = local < tl.minimum(n_in - base, CHUNK).to(tl.int32)
+        p = tl.load(cand_in_ptr + (row * n_in + base) + local, mask=mask, other=0).to(tl.uint64, bitcast=True)
+        _filter_words(p, out, CHUNK, LOG_CHUNK, GROUPS, LOG_GROUPS, CAP, K2, K_LOG)
 
 
 @triton.jit
@@ -542,6 +601,8 @@ _FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K = 4, 2
 #: sm_90 builds of 8192 items then take 123 registers and no local memory, 1024 per warp took 192 and 256 spilled;
 #: 16384 items on 32 warps are capped at 64 registers and spill heavily, on 16 warps only a few bytes)
 _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS = 512, 16
+#: filter rounds over the keys take their threshold on the 32-bit ordered keys first (``KEY_THRESHOLD``)
+_FILTER_KEY_THRESHOLD = True
 
 
 def _candidates_ok(meta, k, max_len, lpol) -> bool:
@@ -581,7 +642,8 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
                 nchunks, per_chunk = cdiv(n_in, fchunk), cap
                 nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
                 launch(_topk_filter_kernel, (nchunks, r1 - r0), kb, src, nxt, rb, rl, n_in, **_ck(fchunk),
-                       GROUPS=groups, LOG_GROUPS=_log2(groups), CAP=cap, FROM_KEYS=from_keys, **common,
+                       GROUPS=groups, LOG_GROUPS=_log2(groups), CAP=cap, FROM_KEYS=from_keys,
+                       KEY_THRESHOLD=_FILTER_KEY_THRESHOLD, **common,
                        num_warps=min(_FILTER_MAX_WARPS, max(1, fchunk // _FILTER_ITEMS_PER_WARP)), num_stages=1)
             else:
                 nchunks, per_chunk = cdiv(n_in, chunk), k2
