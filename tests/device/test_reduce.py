@@ -255,6 +255,32 @@ def test_user_reduce_tuples():
     assert_equal(mx, torch.amax(x))
 
 
+@triton.jit
+def or_fn(a, b):
+    return a | b
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float32, torch.bool], ids=str)
+@pytest.mark.parametrize("n", [1, 3, 129, 1000])
+def test_user_reduce_bool_accumulator(dtype, n):
+    """A bool accumulator takes each item as ``item != 0`` (256, 0.5, -3 and NaN are true), as torch
+    converts to bool, not its low 8 bits; the result is a bool tensor; a non-zero init is true."""
+    gen = torch.Generator().manual_seed(n)
+    vals = torch.tensor([0, 256, 0.5, -3, float("nan"), 512], dtype=torch.float64)
+    idx = torch.randint(0, len(vals), (n,), generator=gen)
+    for density in (0.0, 0.01, 1.0):   # all zero, one non-zero item in the middle, random
+        x = torch.where(torch.rand(n, generator=gen) < density, vals[idx], 0.0)
+        if density == 0.01:
+            x[n // 2] = 256.0
+        if dtype != torch.float32:
+            x = torch.nan_to_num(x, nan=1024.0)
+        x = x.to(dtype).to(DEVICE)
+        out = R.reduce(x, or_fn, False, dtype=torch.bool)
+        assert out.dtype == torch.bool and out.shape == ()
+        assert bool(out) == bool((x.cpu().double() != 0).any()), (density, x.cpu().tolist()[:8])
+        assert bool(R.reduce(x, or_fn, 256, dtype=torch.bool))   # init 256 is true, not 0
+
+
 def test_transform_reduce_sum_of_squares():
     x = make_data("random", 555, torch.float32)
     out = R.transform_reduce(x, square_fn, add_fn, 0.0)

@@ -495,6 +495,37 @@ def test_user_tuple_non_contiguous_and_default_dtypes():
     assert_equal(smx, torch.tensor([r[1] for r in ref], dtype=torch.int8, device=DEVICE))
 
 
+@triton.jit
+def or_fn(a, b):
+    return a | b
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float32], ids=str)
+@pytest.mark.parametrize("strategy", ["short", "medium"])
+def test_user_bool_accumulator(dtype, strategy):
+    """A bool accumulator (``dtype=torch.bool``) takes each item as ``item != 0`` (256, 512, 0.5 and NaN
+    are true, not their low 8 bits); results are bool; an empty segment gives init (256: true)."""
+    lengths = [3, 0, 5, 1, 40, 2, 7]
+    offs = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), device=DEVICE)
+    n = int(offs[-1])
+    x = torch.zeros(n, dtype=torch.float64)
+    x[1], x[4], x[9], x[30], x[49] = 256.0, 512.0, 0.5, float("nan"), -3.0
+    if dtype != torch.float32:
+        x = torch.nan_to_num(x, nan=1024.0)
+    x = x.to(dtype).to(DEVICE)
+    nz = (x.cpu().double() != 0)
+    for init in (False, 256):
+        out = S.segmented_reduce(x, offs, None, "user", combine_fn=or_fn, init=init, dtype=torch.bool,
+                                 pol=STRATEGIES[strategy])
+        ref = [bool(init) or bool(nz[a:b].any()) for a, b in zip(offs[:-1].tolist(), offs[1:].tolist())]
+        assert out.dtype == torch.bool
+        assert out.cpu().tolist() == ref, (init, out.cpu().tolist(), ref)
+    rows = S.reduce_rows(x[:56].reshape(7, 8), "user", combine_fn=or_fn, init=False, dtype=torch.bool,
+                         pol=STRATEGIES[strategy])
+    assert rows.dtype == torch.bool
+    assert rows.cpu().tolist() == nz[:56].reshape(7, 8).any(1).tolist()
+
+
 def test_user_tuple_errors():
     x = torch.randn(10, device=DEVICE)
     i = torch.arange(10, device=DEVICE)

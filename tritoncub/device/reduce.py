@@ -161,10 +161,22 @@ def _builtin_combine(a, ai, b, bi, OP: tl.constexpr):
 
 
 @triton.jit
+def to_accumulator(v, ACC: tl.constexpr, IS_BOOL: tl.constexpr):
+    """An operand as accumulator type ``ACC``; a bool accumulator (stored as uint8) takes ``v != 0``,
+    as torch converts to bool, not a truncation to 8 bits."""
+    if IS_BOOL:
+        r = (v != 0).to(ACC)
+    else:
+        r = v.to(ACC)
+    return r
+
+
+@triton.jit
 def _load_operands(xs, offs, outs, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
-                   CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr):
+                   CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr, BOOL_MASK: tl.constexpr):
     """User ops: load the k_in inputs at ``offs`` (unmasked), apply ``TRANSFORM`` (if any), cast each
-    operand to its accumulator type (the element type of ``outs[j]``). Returns a k-tuple."""
+    operand to its accumulator type (the element type of ``outs[j]``; bit ``j`` of ``BOOL_MASK``: a
+    bool accumulator, see :func:`to_accumulator`). Returns a k-tuple."""
     vals = ()
     for j in tl.static_range(K_IN):
         vals = vals + (tl.load(xs[j] + offs, cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION),)
@@ -175,20 +187,20 @@ def _load_operands(xs, offs, outs, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, 
             vals = TRANSFORM(*vals)
     res = ()
     for j in tl.static_range(K):
-        res = res + (vals[j].to(outs[j].dtype.element_ty),)
+        res = res + (to_accumulator(vals[j], outs[j].dtype.element_ty, (BOOL_MASK >> j) & 1),)
     return res
 
 
 @triton.jit
 def _reduce_exact_chunks(xs, base, count, acc, outs, MAX_LOG2: tl.constexpr, TRANSFORM: tl.constexpr,
-                         COMBINE: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr):
+                         COMBINE: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr, BOOL_MASK: tl.constexpr):
     """``acc (+)`` items ``[base, base + count)`` of ``xs`` (``count < 2^(MAX_LOG2+1)``), reduced in
     power-of-two chunks that hold only real items: user combines need no identity. ``acc`` and the
     result are k-tuples of ``[1, 1]`` tiles."""
     for s in tl.static_range(MAX_LOG2 + 1):
         if ((count >> (MAX_LOG2 - s)) & 1) != 0:
             offs = base + tl.arange(0, _pow2(MAX_LOG2 - s))[None, :]
-            vals = _load_operands(xs, offs, outs, TRANSFORM, K_IN, K, "", "")
+            vals = _load_operands(xs, offs, outs, TRANSFORM, K_IN, K, "", "", BOOL_MASK)
             acc = _call_combine(acc, _tree_reduce(vals, 1, _pow2(MAX_LOG2 - s), COMBINE, K), COMBINE, K)
             base += _pow2(MAX_LOG2 - s)
     return acc
@@ -246,7 +258,8 @@ def _reduce_program(xs, n, outs, parts, inits, counter_ptr, ident, num_full_tile
                     K_IN: tl.constexpr, K: tl.constexpr,
                     TILE: tl.constexpr, MAPPING: tl.constexpr, VECTORIZE: tl.constexpr,
                     CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
-                    PART_LOG2: tl.constexpr, TAIL_LOG2: tl.constexpr, FOR_LOOP: tl.constexpr):
+                    PART_LOG2: tl.constexpr, TAIL_LOG2: tl.constexpr, FOR_LOOP: tl.constexpr,
+                    BOOL_MASK: tl.constexpr):
     """DeviceReduce in one launch: per-program partials of the full tiles; the last program to
     finish combines (init,) the partials in program order and the ragged tail."""
     pid = tl.program_id(0)
@@ -260,17 +273,17 @@ def _reduce_program(xs, n, outs, parts, inits, counter_ptr, ident, num_full_tile
         tile = _even_share_tile(pid, 0, num_programs, q, r, MAPPING)
         if OP == OP_USER:
             acc = _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM, K_IN, K,
-                                 CACHE_MODIFIER, EVICTION)
+                                 CACHE_MODIFIER, EVICTION, BOOL_MASK)
             step = 1
             while step < q:  # (user ops: no software pipelining needed)
                 tile = _even_share_tile(pid, step, num_programs, q, r, MAPPING)
                 acc = _call_combine(acc, _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM,
-                                                        K_IN, K, CACHE_MODIFIER, EVICTION), COMBINE, K)
+                                                        K_IN, K, CACHE_MODIFIER, EVICTION, BOOL_MASK), COMBINE, K)
                 step += 1
             if pid < r:
                 tile = _even_share_tile(pid, q, num_programs, q, r, MAPPING)
                 acc = _call_combine(acc, _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM,
-                                                        K_IN, K, CACHE_MODIFIER, EVICTION), COMBINE, K)
+                                                        K_IN, K, CACHE_MODIFIER, EVICTION, BOOL_MASK), COMBINE, K)
             res = _tree_reduce(_rows(acc, K), 1, TILE, COMBINE, K)
             for j in tl.static_range(K):
                 tl.store(parts[j] + pid + tl.arange(0, 1)[None, :], res[j])
@@ -312,9 +325,10 @@ def _reduce_program(xs, n, outs, parts, inits, counter_ptr, ident, num_full_tile
             res = ()
             for j in tl.static_range(K):
                 res = res + (tl.load(inits[j] + tl.arange(0, 1)[None, :]),)
-            res = _reduce_exact_chunks(parts, tail_base * 0, num_partials, res, outs, PART_LOG2, None, COMBINE, K, K)
+            res = _reduce_exact_chunks(parts, tail_base * 0, num_partials, res, outs, PART_LOG2, None, COMBINE, K, K,
+                                       0)
             res = _reduce_exact_chunks(xs, tail_base, n - tail_base, res, outs, TAIL_LOG2, TRANSFORM,
-                                       COMBINE, K_IN, K)
+                                       COMBINE, K_IN, K, BOOL_MASK)
             for j in tl.static_range(K):
                 tl.store(outs[j] + tl.arange(0, 1)[None, :], res[j])
         else:
@@ -345,11 +359,13 @@ def _reduce_kernel(xs, n, outs, parts, inits, counter_ptr, num_full_tiles, q, r,
                    COMBINE: tl.constexpr, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
                    TILE: tl.constexpr, MAPPING: tl.constexpr, VECTORIZE: tl.constexpr,
                    CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
-                   PART_LOG2: tl.constexpr, TAIL_LOG2: tl.constexpr, FOR_LOOP: tl.constexpr):
-    """DeviceReduce with a user combine over k_in inputs and k accumulators (tuples of pointers)."""
+                   PART_LOG2: tl.constexpr, TAIL_LOG2: tl.constexpr, FOR_LOOP: tl.constexpr,
+                   BOOL_MASK: tl.constexpr = 0):
+    """DeviceReduce with a user combine over k_in inputs and k accumulators (tuples of pointers;
+    ``BOOL_MASK``: which accumulators are bool, see :func:`to_accumulator`)."""
     _reduce_program(xs, n, outs, parts, inits, counter_ptr, 0, num_full_tiles, q, r, num_partials, OP_USER,
                     COMBINE, TRANSFORM, K_IN, K, TILE, MAPPING, VECTORIZE, CACHE_MODIFIER, EVICTION,
-                    PART_LOG2, TAIL_LOG2, FOR_LOOP)
+                    PART_LOG2, TAIL_LOG2, FOR_LOOP, BOOL_MASK)
 
 
 @triton.jit
@@ -361,7 +377,7 @@ def _reduce_builtin_kernel(x_ptr, n, out_ptr, out_idx_ptr, part_ptr, part_idx_pt
     """DeviceReduce with a built-in reduction (plain pointer arguments: the cheapest launch)."""
     _reduce_program((x_ptr,), n, (out_ptr, out_idx_ptr), (part_ptr, part_idx_ptr), (out_ptr,), counter_ptr,
                     ident, num_full_tiles, q, r, num_partials, OP, None, None, 1, 2, TILE, MAPPING, VECTORIZE,
-                    CACHE_MODIFIER, EVICTION, PART_LOG2, 0, FOR_LOOP)
+                    CACHE_MODIFIER, EVICTION, PART_LOG2, 0, FOR_LOOP, 0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -516,7 +532,8 @@ _BUILTIN_PLANS: dict = {}
 
 def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Sequence[torch.dtype], *,
             combine=None, transform=None, inits: Sequence[torch.Tensor] | None = None, ident=0,
-            bucket_dtype: torch.dtype | None = None, pol: policy.Policy | None = None) -> list[torch.Tensor]:
+            bucket_dtype: torch.dtype | None = None, pol: policy.Policy | None = None,
+            bool_mask: int = 0) -> list[torch.Tensor]:
     """Run the reduce kernel over 1-D contiguous ``xs`` (n >= 1 items); returns 1-element tensors."""
     x0 = xs[0]
     n = x0.numel()
@@ -556,7 +573,7 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
         launch(_reduce_kernel, (programs,),
                tuple(_storage_view(x) for x in xs), n, outs, parts, tuple(inits), _counter(device),
                num_full, q, r, num_partials, COMBINE=combine, TRANSFORM=transform, K_IN=len(xs),
-               K=len(out_dtypes), TAIL_LOG2=tail_log2, **common)
+               K=len(out_dtypes), TAIL_LOG2=tail_log2, BOOL_MASK=bool_mask, **common)
     else:
         counter = _counter(device)
         args = (_storage_view(x0), n, outs[0], outs[-1], parts[0], parts[-1], counter, ident, num_full, q, r,
@@ -655,6 +672,55 @@ def _as_tuple(v):
     return tuple(v) if isinstance(v, (tuple, list)) else (v,)
 
 
+class UserAccumulators:
+    """The accumulators of a user reduction, checked (shared by the device-wide and the segmented
+    reduce): ``dtypes`` (k result dtypes), ``storage`` (the same with bool stored as uint8),
+    ``bool_mask`` (bit j: accumulator j is bool: operands converted by ``!= 0``, results returned as
+    bool) and :meth:`init_tensors`."""
+
+    def __init__(self, xs, init, dtype, transform_fn, name: str):
+        self.inits = _as_tuple(init)
+        k, k_in = len(self.inits), len(xs)
+        if k == 0:
+            raise ValueError(f"{name}: init is an empty tuple")
+        if transform_fn is None and k != k_in:
+            raise ValueError(f"{name}: init has {k} operand(s) but x has {k_in} (without transform_fn every "
+                             "input is one accumulator)")
+        if dtype is None:
+            if k != k_in:
+                raise ValueError(f"{name}: transform_fn gives {k} accumulator(s) (init) from {k_in} input(s): "
+                                 f"pass dtype= (a {k}-tuple of accumulator dtypes)")
+            # fp16/bf16 accumulate in fp32; other dtypes are kept
+            dtypes = tuple(acc_dtype(t.dtype) if t.dtype.is_floating_point else t.dtype for t in xs)
+        else:
+            dtypes = _as_tuple(dtype)
+            if len(dtypes) != k:
+                raise ValueError(f"{name}: init has {k} operand(s) but dtype gives {len(dtypes)} accumulator "
+                                 "dtype(s)")
+            for j, d in enumerate(dtypes):
+                if not isinstance(d, torch.dtype):
+                    raise TypeError(f"{name}: dtype{f'[{j}]' if k > 1 else ''} must be a torch.dtype, got "
+                                    f"{type(d).__name__}")
+        self.dtypes = dtypes
+        self.storage = tuple(torch.uint8 if d == torch.bool else d for d in dtypes)
+        self.bool_mask = _bi.sum(1 << j for j, d in enumerate(dtypes) if d == torch.bool)
+
+    def init_tensors(self, device) -> tuple:
+        """One-item tensors of the inits in the storage dtypes (a bool init is ``v != 0``)."""
+        out = []
+        for v, d, a in zip(self.inits, self.dtypes, self.storage):
+            if isinstance(v, torch.Tensor):
+                v = v.reshape(1).to(device)
+                out.append((v != 0).to(a) if d == torch.bool else v.to(a))
+            else:
+                out.append(torch.tensor([bool(v) if d == torch.bool else v], dtype=a).to(device))
+        return tuple(out)
+
+    def results(self, res):
+        """Results in the storage dtypes -> the result dtypes (uint8 storage of bool viewed as bool)."""
+        return tuple(r.view(torch.bool) if d == torch.bool else r for r, d in zip(res, self.dtypes))
+
+
 def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
     """``init (+) transform_fn(x_0) (+) transform_fn(x_1) ...`` with a user ``@triton.jit`` combine.
 
@@ -663,7 +729,9 @@ def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
     ``combine_fn``: ``@triton.jit``, associative and commutative, of 2k arguments returning a k-tuple
     (or one tile when k = 1). ``init``: a number or a k-tuple, combined exactly once (it need not be
     an identity). ``dtype``: accumulator dtype(s); by default fp16/bf16 -> fp32, others unchanged,
-    which needs k == k_in. Returns a 0-d tensor (k = 1) or a tuple of 0-d tensors. Deterministic.
+    which needs k == k_in. A bool accumulator takes each operand as ``operand != 0`` (as torch
+    converts to bool) and is combined as uint8 0/1 values. Returns a 0-d tensor (k = 1) or a tuple
+    of 0-d tensors. Deterministic.
     """
     xs = _as_tuple(x)
     if not xs:
@@ -675,31 +743,17 @@ def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
         raise ValueError(f"reduce: the input tensors differ in size: {[t.numel() for t in xs]}")
     if not isinstance(combine_fn, triton.JITFunction) and not interpreter_active():
         raise TypeError("reduce: combine_fn must be a @triton.jit function")
-    inits = _as_tuple(init)
-    if dtype is None:
-        if transform_fn is not None and len(inits) != len(xs):
-            raise ValueError("transform_reduce: pass dtype= when the transform changes the operand count")
-        dtypes = tuple(acc_dtype(t.dtype) if t.dtype in (torch.float16, torch.bfloat16) else t.dtype for t in xs)
-        if transform_fn is not None and len(dtypes) != len(inits):
-            raise ValueError("transform_reduce: dtype= needed")
-    else:
-        dtypes = _as_tuple(dtype)
-    dtypes = tuple(torch.uint8 if d == torch.bool else d for d in dtypes)
-    k = len(inits)
-    if len(dtypes) != k:
-        raise ValueError(f"reduce: init has {k} operand(s) but the accumulator has {len(dtypes)}")
-    if transform_fn is None and k != len(xs):
-        raise ValueError(f"reduce: init has {k} operand(s) but x has {len(xs)}")
-    device = xs[0].device
-    init_t = [torch.tensor([v], dtype=d).to(device) if not isinstance(v, torch.Tensor)
-              else v.reshape(1).to(device=device, dtype=d) for v, d in zip(inits, dtypes)]
+    accs = UserAccumulators(xs, init, dtype, transform_fn, "reduce")
+    k = len(accs.inits)
+    init_t = accs.init_tensors(xs[0].device)
     if xs[0].numel() == 0:
         res = [t.reshape(()) for t in init_t]
     else:
         flat = [_storage_view(_flat(t)) for t in xs]
-        res = [r.reshape(()) for r in _launch("user", OP_CODES["user"], flat, dtypes, combine=combine_fn,
+        res = [r.reshape(()) for r in _launch("user", OP_CODES["user"], flat, accs.storage, combine=combine_fn,
                                               transform=transform_fn, inits=init_t,
-                                              bucket_dtype=dtypes[0])]
+                                              bucket_dtype=accs.storage[0], bool_mask=accs.bool_mask)]
+    res = accs.results(res)
     return res[0] if k == 1 else tuple(res)
 
 

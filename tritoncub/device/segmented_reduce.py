@@ -58,9 +58,9 @@ from .. import policy
 from .._launch import bind, direct_ok, launch
 from .._utils import cdiv, check_same_device, check_tensor, interpreter_active, next_power_of_2
 from ..block.reduce import combine_max_propagate_nan, combine_min_propagate_nan
-from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES, _as_tuple,
-                     _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view, acc_dtype,
-                     identity, sum_dtype)
+from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES, UserAccumulators,
+                     _as_tuple, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
+                     acc_dtype, identity, sum_dtype, to_accumulator)
 
 OPS = ("sum", "min", "max", "argmin", "argmax", "mean", "user")
 _OP_CODE = {"sum": 0, "mean": 0, "min": 1, "max": 2, "argmin": 3, "argmax": 4, "user": 5}
@@ -88,9 +88,11 @@ def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.const
 @triton.jit
 def _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
                   COMBINE: tl.constexpr, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
-                  BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr):
+                  BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
+                  BOOL_MASK: tl.constexpr):
     """Fold items ``[k, k + BLOCK)`` of each row's load window into the ``[ROWS, BLOCK]`` accumulators
-    (a k-tuple: one tile for the built-in ops; user ops: ``K`` tiles from ``K_IN`` inputs).
+    (a k-tuple: one tile for the built-in ops; user ops: ``K`` tiles from ``K_IN`` inputs; bit ``j`` of
+    ``BOOL_MASK``: accumulator ``j`` is bool, see :func:`~tritoncub.device.reduce.to_accumulator`).
 
     The window starts ``lead`` items before the row and is padded to whole vectors, so the load's
     mask (``col < win_len``) is constant over a vector and the loads are vectorised; the row's own
@@ -112,7 +114,7 @@ def _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, O
                 vals = TRANSFORM(*vals)
         vs = ()
         for j in tl.static_range(K):
-            vs = vs + (vals[j].to(accs[j].dtype),)
+            vs = vs + (to_accumulator(vals[j], accs[j].dtype, (BOOL_MASK >> j) & 1),)
         both = _call_combine(accs, vs, COMBINE, K)
         # acc_i >= 0: the lane holds an item (its first item is taken as it is: no identity needed)
         res = ()
@@ -170,7 +172,8 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
                               OP: tl.constexpr, COMBINE: tl.constexpr, TRANSFORM: tl.constexpr,
                               K_IN: tl.constexpr, K: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                               UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
-                              VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr):
+                              VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr,
+                              BOOL_MASK: tl.constexpr):
     """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
     each per step, into ``outs[j][work]`` (and ``out_idx[work]``: offset in the segment, arg ops).
 
@@ -207,12 +210,12 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
     if FOR_LOOP:
         for k in range(0, longest, BLOCK):
             accs, acc_i = _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
-                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION)
+                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK)
     else:  # the interpreter cannot take a runtime bound in range()
         k = longest * 0
         while k < longest:
             accs, acc_i = _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
-                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION)
+                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK)
             k += BLOCK
     if OP == OP_USER:
         r, present = _tree_reduce_present(accs, acc_i >= 0, ROWS, BLOCK, COMBINE, K)
@@ -245,7 +248,7 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
     the cheapest launch, and the one the rows plan records)."""
     _segmented_reduce_program((x_ptr,), begins, ends, row_len, num_work, chunk, split, (out_ptr,), out_idx_ptr,
                               ident, (out_ptr,), OP, None, None, 1, 1, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
-                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION)
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, 0)
 
 
 @triton.jit
@@ -253,12 +256,14 @@ def _segmented_reduce_user_kernel(xs, begins, ends, row_len, num_segments, outs,
                                   COMBINE: tl.constexpr, TRANSFORM: tl.constexpr, K_IN: tl.constexpr,
                                   K: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                                   UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
-                                  VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr):
+                                  VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr,
+                                  BOOL_MASK: tl.constexpr = 0):
     """A user reduction of each segment over ``K_IN`` inputs into ``K`` accumulators (tuples of
-    pointers ``xs``, ``outs``, ``inits``); one program per ``ROWS`` segments (no split)."""
+    pointers ``xs``, ``outs``, ``inits``; ``BOOL_MASK``: which accumulators are bool); one program per
+    ``ROWS`` segments (no split)."""
     _segmented_reduce_program(xs, begins, ends, row_len, num_segments, 1 << 62, 1, outs, outs[0], 0, inits,
                               OP_USER, COMBINE, TRANSFORM, K_IN, K, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
-                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION)
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, BOOL_MASK)
 
 
 def _valid(c: dict) -> bool:
@@ -436,29 +441,6 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     return (out, out_idx) if is_arg else out
 
 
-def _user_dtypes(xs, inits, dtype, transform_fn) -> tuple:
-    """The k result dtypes of a user reduction of ``xs`` with k-tuple ``inits``, checked."""
-    k, k_in = len(inits), len(xs)
-    if transform_fn is None and k != k_in:
-        raise ValueError(f"segmented_reduce: init has {k} operand(s) but x has {k_in} (without transform_fn "
-                         "every input is one accumulator)")
-    if dtype is None:
-        if k != k_in:
-            raise ValueError(f"segmented_reduce: transform_fn gives {k} accumulator(s) (init) from {k_in} "
-                             f"input(s): pass dtype= (a {k}-tuple of accumulator dtypes)")
-        # fp16/bf16 accumulate in fp32; other dtypes are kept
-        return tuple(acc_dtype(t.dtype) if t.dtype.is_floating_point else t.dtype for t in xs)
-    dtypes = _as_tuple(dtype)
-    if len(dtypes) != k:
-        raise ValueError(f"segmented_reduce: init has {k} operand(s) but dtype gives {len(dtypes)} "
-                         "accumulator dtype(s)")
-    for j, d in enumerate(dtypes):
-        if not isinstance(d, torch.dtype):
-            raise TypeError(f"segmented_reduce: dtype{f'[{j}]' if k > 1 else ''} must be a torch.dtype, "
-                            f"got {type(d).__name__}")
-    return dtypes
-
-
 def _run_user(xs, begins, ends, row_len, num_segments, *, uniform, mean_len, combine_fn, init, dtype, pol, vec,
               transform_fn):
     """A user reduction of each segment over the k_in flat inputs ``xs`` into k accumulators: one tensor
@@ -467,16 +449,11 @@ def _run_user(xs, begins, ends, row_len, num_segments, *, uniform, mean_len, com
         raise ValueError("segmented_reduce: op='user' needs combine_fn and init")
     if not isinstance(combine_fn, triton.JITFunction) and not interpreter_active():
         raise TypeError("segmented_reduce: combine_fn must be a @triton.jit function")
-    inits = _as_tuple(init)
-    if not inits:
-        raise ValueError("segmented_reduce: init is an empty tuple")
-    dtypes = _user_dtypes(xs, inits, dtype, transform_fn)
-    k = len(inits)
+    accs = UserAccumulators(xs, init, dtype, transform_fn, "segmented_reduce")
+    k = len(accs.inits)
     device = xs[0].device
-    accs = tuple(torch.uint8 if d == torch.bool else d for d in dtypes)   # (bool accumulators as bytes)
-    init_t = tuple(v.reshape(1).to(device=device, dtype=a) if isinstance(v, torch.Tensor)
-                   else torch.tensor([v], dtype=a).to(device) for v, a in zip(inits, accs))
-    outs = tuple(torch.empty(num_segments, dtype=a, device=device) for a in accs)
+    init_t = accs.init_tensors(device)
+    outs = tuple(torch.empty(num_segments, dtype=a, device=device) for a in accs.storage)
     if num_segments:
         pol = _select(device, mean_len, pol, uniform)
         xv = tuple(_storage_view(t) for t in xs)
@@ -487,9 +464,9 @@ def _run_user(xs, begins, ends, row_len, num_segments, *, uniform, mean_len, com
                outs, init_t, COMBINE=combine_fn, TRANSFORM=transform_fn, K_IN=len(xs), K=k,
                ROWS=int(pol["ROWS"]), BLOCK=_bi.max(int(pol["BLOCK"]), vec), UNIFORM=uniform,
                CACHE_MODIFIER=pol["CACHE_MODIFIER"], FOR_LOOP=not interpreter_active(), VEC=vec,
-               WHOLE_ROWS=uniform, EVICTION=pol.get("EVICTION", ""),
+               WHOLE_ROWS=uniform, EVICTION=pol.get("EVICTION", ""), BOOL_MASK=accs.bool_mask,
                num_warps=pol.num_warps, num_stages=pol.num_stages)
-    res = tuple(o if o.dtype == d else o.to(d) for o, d in zip(outs, dtypes))
+    res = accs.results(outs)
     return res[0] if k == 1 else res
 
 
