@@ -324,6 +324,21 @@ def test_histogram_even_wide_paths_and_channels():
         assert_equal(h.cpu().long(), torch.from_numpy(_exact_even(vals[c:n:3], clo, chi, cb)), msg=f"channel {c}")
 
 
+def test_histogram_even_whole_float_bounds_are_exact():
+    """Whole-number float bounds of integer samples (``0.0``, ``float(2**62)``) bin exactly, as int
+    bounds: near 2^62 float64 binning would move edge samples; in a multi-channel histogram too."""
+    w = 2**62
+    lo, hi, bins = 0, w, 3
+    vals = _edge_samples(lo, hi, bins, torch.int64)
+    x = _int_tensor(vals, torch.int64)
+    ref = torch.from_numpy(_exact_even(vals, lo, hi, bins))
+    assert_equal(H.histogram_even(x, bins + 1, 0.0, float(w), counter_dtype=torch.int64).cpu(), ref)
+    n = x.numel() - x.numel() % 2
+    hs = H.multi_histogram_even(x[:n], 2, 2, [bins + 1, 5], [0.0, -100], [float(w), 100.0])
+    for c, (h, (clo, chi, cb)) in enumerate(zip(hs, [(lo, hi, bins), (-100, 100, 4)])):
+        assert_equal(h.cpu().long(), torch.from_numpy(_exact_even(vals[c:n:2], clo, chi, cb)), msg=f"channel {c}")
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("algo", [0, 1, 2])
 def test_histogram_even_wide_gpu(algo):
@@ -506,3 +521,16 @@ def test_histc_bin_edges_gpu(bins, algo):
         with policy.override("histogram", {"PRIVATE_ALGO": algo}):
             out = ops.histc(x, bins, lo, hi)
         assert_equal(out, torch.histc(x, bins, lo, hi), msg=f"range [{lo}, {hi})")
+
+
+def test_histc_fake_checks_like_the_op():
+    """The fake implementation (torch.compile's shapes) refuses what the op refuses: dtypes torch's
+    CUDA histc does not take, bins of 2^31 or more; it gives ``(bins,)`` in ``x``'s dtype otherwise."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        with pytest.raises(TypeError, match="histc"):
+            torch.ops.tritoncub.histc(torch.empty(10, dtype=torch.bool), 4, 0, 1)
+        with pytest.raises(ValueError, match="below 2"):
+            torch.ops.tritoncub.histc(torch.empty(10), 2 ** 31, 0, 1)
+        out = torch.ops.tritoncub.histc(torch.empty(10, dtype=torch.int16), 7, 0, 1)
+        assert out.shape == (7,) and out.dtype == torch.int16

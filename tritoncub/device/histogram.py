@@ -553,6 +553,14 @@ def _params(channels, int_math: int, device, dtype: torch.dtype | None = None,
     return t
 
 
+def _integral_bound(v, dtype: torch.dtype):
+    """A bound of integer samples given as a whole float (``0.0``, ``255.0``) as the int it is: such
+    ranges are binned exactly, like int bounds (the bins are the same numbers)."""
+    if not _is_float(dtype) and isinstance(v, float) and math.isfinite(v) and v.is_integer():
+        return int(v)
+    return v
+
+
 def _int_math(dtype: torch.dtype, ranges) -> int:
     """How equal-width bins of ``dtype`` samples over ``ranges`` ((lower, upper, bins) per channel)
     are computed: 0 in floats (float samples, or a float bound), 1 in int64 when no channel's
@@ -596,11 +604,12 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
     Integer samples with int bounds are binned exactly, ``floor((s - lower) * bins / (upper - lower))``
     for any Python-int range (int64 arithmetic when ``(upper - lower) * bins < 2^63``, else the wide
     exact path: ranges near or beyond 2^63, uint64 samples up to 2^64 - 1, bounds outside the
-    samples' type). Integer samples with a float bound are binned in float64 (samples beyond 2^53
-    in magnitude rounded first).
+    samples' type); a whole-number float bound (``255.0``) counts as an int. Integer samples with a
+    fractional float bound are binned in float64 (samples beyond 2^53 in magnitude rounded first).
     """
     check_tensor(x, "x", _CHECK_DTYPES)
     _check_levels_args(x, num_levels, lower, upper)
+    lower, upper = _integral_bound(lower, x.dtype), _integral_bound(upper, x.dtype)
     if counter_dtype not in (torch.int32, torch.int64):
         raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
     bins = num_levels - 1
@@ -616,7 +625,9 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
     ``x[p*num_channels + c]``), one per active channel (the first ``num_active_channels``).
 
     ``num_levels``, ``lower``, ``upper`` are sequences with one entry per active channel. The length of
-    ``x`` must be a multiple of ``num_channels``. All channels are counted in one pass."""
+    ``x`` must be a multiple of ``num_channels``. All channels are counted in one pass, with one bin
+    arithmetic: integer samples are binned exactly (see :func:`histogram_even`) unless some channel
+    has a fractional float bound, which puts every channel in float64."""
     check_tensor(x, "x", _CHECK_DTYPES)
     if not (1 <= num_channels <= MAX_CHANNELS):
         raise ValueError(f"num_channels must be in 1..{MAX_CHANNELS}, got {num_channels}")
@@ -636,7 +647,7 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
     for c in range(num_active_channels):
         _check_levels_args(x, num_levels[c], lower[c], upper[c], f"num_levels[{c}]")
         bins = num_levels[c] - 1
-        chans.append((lower[c], upper[c], bins, offset))
+        chans.append((_integral_bound(lower[c], x.dtype), _integral_bound(upper[c], x.dtype), bins, offset))
         offset += bins
     hist = torch.zeros(offset, dtype=counter_dtype, device=x.device)
     _launch(_flat(x), hist, channels=chans, num_channels=num_channels, num_active=num_active_channels,
@@ -704,7 +715,8 @@ def _histc_bound(v, name: str, dtype: torch.dtype):
     return v
 
 
-def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
+def _check_histc_args(x, bins: int) -> None:
+    """The checks of histc's arguments that need no data (the real op and its fake implementation)."""
     if bins <= 0:
         raise ValueError(f"histc: bins must be > 0, got {bins}")
     if bins >= 2 ** 31:
@@ -713,6 +725,10 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
         raise TypeError(f"histc: x has dtype {str(x.dtype).replace('torch.', '')}, which torch's CUDA "
                         f"histc does not take either; supported dtypes are "
                         f"{dtype_names(FLOAT_DTYPES + _HISTC_INT_DTYPES)}")
+
+
+def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
+    _check_histc_args(x, bins)
     check_tensor(x, "x", FLOAT_DTYPES + _HISTC_INT_DTYPES)
     lo, hi = _histc_bound(lo, "min", x.dtype), _histc_bound(hi, "max", x.dtype)
     xf = _flat(x)
@@ -767,14 +783,20 @@ def histc(x: torch.Tensor, bins: int = 100, min: float = 0, max: float = 0) -> t
     arithmetic overflows — ``(s - min) * bins >= 2^63``, possible only for int64 samples over ranges
     near 2^63 wide or with huge ``bins`` — its bins wrap around and its kernel writes outside its
     histogram; this operator bins such samples exactly (the wide exact path of
-    :func:`histogram_even`), which agrees with torch wherever torch does not overflow."""
+    :func:`histogram_even`), which agrees with torch wherever torch does not overflow.
+
+    These are the rules of torch 2.11's CUDA histc, which the GPU tests compare with; earlier torch
+    releases narrowed the int64 bounds to the sample dtype first (e.g. int8 samples with
+    ``max=255`` were refused there)."""
     return _histc_impl(x, bins, min, max)
 
 
 @histc.register_fake
 def _(x, bins=100, min=0, max=0):
-    if bins <= 0:
-        raise ValueError(f"histc: bins must be > 0, got {bins}")
+    _check_histc_args(x, bins)
+    if x.dtype not in FLOAT_DTYPES + _HISTC_INT_DTYPES:
+        raise TypeError(f"histc: x has dtype {x.dtype}; supported dtypes are "
+                        f"{dtype_names(FLOAT_DTYPES + _HISTC_INT_DTYPES)}")
     return x.new_empty((bins,))
 
 
