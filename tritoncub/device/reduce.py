@@ -55,10 +55,10 @@ from triton.runtime.jit import constexpr_function
 from .. import policy
 from .._library import Op
 from .._launch import bind, direct_ok, launch
-from .._utils import check_device, check_same_device, interpreter_active, next_power_of_2, num_sms, wrap_dim
+from .._utils import check_device, check_same_device, interpreter_active, num_sms, wrap_dim
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
-from ..block.reduce import (combine_add, combine_argmax, combine_argmin, combine_max_propagate_nan,
+from ..block.reduce import (combine_argmax, combine_argmin, combine_max_propagate_nan,
                             combine_min_propagate_nan)
 
 # reduction kinds (constexpr OP of the kernels)
@@ -172,14 +172,10 @@ def to_accumulator(v, ACC: tl.constexpr, IS_BOOL: tl.constexpr):
 
 
 @triton.jit
-def _load_operands(xs, offs, outs, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
-                   CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr, BOOL_MASK: tl.constexpr):
-    """User ops: load the k_in inputs at ``offs`` (unmasked), apply ``TRANSFORM`` (if any), cast each
-    operand to its accumulator type (the element type of ``outs[j]``; bit ``j`` of ``BOOL_MASK``: a
-    bool accumulator, see :func:`to_accumulator`). Returns a k-tuple."""
-    vals = ()
-    for j in tl.static_range(K_IN):
-        vals = vals + (tl.load(xs[j] + offs, cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION),)
+def user_operands(vals, outs, TRANSFORM: tl.constexpr, K: tl.constexpr, BOOL_MASK: tl.constexpr):
+    """User ops: the k_in loaded input tiles ``vals`` -> ``TRANSFORM`` (if any) -> each of the k
+    operands cast to its accumulator type (the element type of ``outs[j]``; bit ``j`` of
+    ``BOOL_MASK``: a bool accumulator, see :func:`to_accumulator`). Returns a k-tuple."""
     if TRANSFORM is not None:
         if K == 1:
             vals = (TRANSFORM(*vals),)
@@ -189,6 +185,16 @@ def _load_operands(xs, offs, outs, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, 
     for j in tl.static_range(K):
         res = res + (to_accumulator(vals[j], outs[j].dtype.element_ty, (BOOL_MASK >> j) & 1),)
     return res
+
+
+@triton.jit
+def _load_operands(xs, offs, outs, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
+                   CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr, BOOL_MASK: tl.constexpr):
+    """User ops: load the k_in inputs at ``offs`` (unmasked), then :func:`user_operands`."""
+    vals = ()
+    for j in tl.static_range(K_IN):
+        vals = vals + (tl.load(xs[j] + offs, cache_modifier=CACHE_MODIFIER, eviction_policy=EVICTION),)
+    return user_operands(vals, outs, TRANSFORM, K, BOOL_MASK)
 
 
 @triton.jit

@@ -60,7 +60,7 @@ from .._utils import cdiv, check_same_device, check_tensor, interpreter_active, 
 from ..block.reduce import combine_max_propagate_nan, combine_min_propagate_nan
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES, UserAccumulators,
                      _as_tuple, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
-                     acc_dtype, identity, sum_dtype, to_accumulator)
+                     acc_dtype, identity, sum_dtype, user_operands)
 
 OPS = ("sum", "min", "max", "argmin", "argmax", "mean", "user")
 _OP_CODE = {"sum": 0, "mean": 0, "min": 1, "max": 2, "argmin": 3, "argmax": 4, "user": 5}
@@ -86,7 +86,7 @@ def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.const
 
 
 @triton.jit
-def _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
+def _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
                   COMBINE: tl.constexpr, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
                   BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
                   BOOL_MASK: tl.constexpr):
@@ -107,14 +107,7 @@ def _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, O
     rel = col - lead[:, None]
     m = vm & (rel >= 0) & (rel < length[:, None])
     if OP == OP_USER:
-        if TRANSFORM is not None:   # (transform_reduce: transform_fn of each item, then the combine)
-            if K == 1:
-                vals = (TRANSFORM(*vals),)
-            else:
-                vals = TRANSFORM(*vals)
-        vs = ()
-        for j in tl.static_range(K):
-            vs = vs + (to_accumulator(vals[j], accs[j].dtype, (BOOL_MASK >> j) & 1),)
+        vs = user_operands(vals, outs, TRANSFORM, K, BOOL_MASK)   # (transform_fn, then accumulator types)
         both = _call_combine(accs, vs, COMBINE, K)
         # acc_i >= 0: the lane holds an item (its first item is taken as it is: no identity needed)
         res = ()
@@ -209,12 +202,12 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
     longest = tl.max(win_len, 0)
     if FOR_LOOP:
         for k in range(0, longest, BLOCK):
-            accs, acc_i = _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
+            accs, acc_i = _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
                                         TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK)
     else:  # the interpreter cannot take a runtime bound in range()
         k = longest * 0
         while k < longest:
-            accs, acc_i = _segment_step(accs, acc_i, xs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
+            accs, acc_i = _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
                                         TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK)
             k += BLOCK
     if OP == OP_USER:
