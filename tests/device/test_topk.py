@@ -249,6 +249,43 @@ def test_topk_radix_ties(radix_finish):
         check_set(x, 37, True)
 
 
+@pytest.mark.parametrize("bucket, cfg, shape", [
+    ("rows", dict(NETWORK="tl", TILE_ITEMS=64), (2, 100)),          # one row per program (ROWS = 1)
+    ("long", dict(CAND, NETWORK="tl", FILTER=0), (2, 90)),          # the running k-best's rounds
+])
+def test_topk_top1_with_tl_network(bucket, cfg, shape):
+    """k = 1 with the ``tl.topk`` network: a program's single row reduces to its maximum (tl.topk of
+    one row would be a scalar), on the tile path and the candidate rounds."""
+    x = adversarial_rows(shape[0], shape[1], torch.float32, seed=21)
+    with policy.override("topk", cfg, bucket=bucket):
+        check_exact(x, 1, True)
+        check_exact(x, 1, False)
+        check_exact(x, 2, True)
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 0), -1), ((0,), 0), ((2, 0, 3), 1)])
+def test_topk_empty_dim_k0(shape, dim):
+    """k = 0 over an empty dimension gives torch's empty results (shapes and dtypes)."""
+    x = torch.empty(shape, device=DEVICE)
+    v, i = torch.ops.tritoncub.topk(x, 0, dim, True, True)
+    r = torch.topk(x, 0, dim)
+    assert v.shape == r.values.shape and i.shape == r.indices.shape and i.dtype == torch.int64
+
+
+def test_segmented_topk_k_beyond_every_segment():
+    """k far beyond every segment's length: each segment's tile stays its own size (not next_pow2(k))."""
+    x = make_data("random", 10, torch.float32, seed=4)
+    offs = torch.tensor([0, 3, 10], device=DEVICE)
+    k = 5000
+    v, i = tk.segmented_topk(x, offs, k)
+    assert v.shape == (2, k) and i.shape == (2, k)
+    for s_, (a, b) in enumerate([(0, 3), (3, 10)]):
+        rv, ri = stable_ref(x[a:b], b - a, True)
+        assert_equal(v[s_, :b - a].cpu(), rv)
+        assert_equal(i[s_, :b - a].cpu(), ri + a)
+        assert (i[s_, b - a:] == -1).all() and (v[s_, b - a:] == 0).all()
+
+
 def test_topk_autograd():
     x = torch.randn(4, 9, dtype=torch.float32, device=DEVICE, requires_grad=True)
     v, _ = torch.ops.tritoncub.topk(x, 3, 1, True, True)

@@ -244,7 +244,7 @@ def _topk_filter_kernel(
     base = c.to(tl.int64) * CHUNK
     if FROM_KEYS:
         begin = tl.load(row_begin_ptr + row).to(tl.int64)
-        mask = local < tl.minimum(tl.load(row_len_ptr + row).to(tl.int64) - base, CHUNK).to(tl.int32)
+        mask = local < tl.maximum(tl.minimum(tl.load(row_len_ptr + row).to(tl.int64) - base, CHUNK), 0).to(tl.int32)
         bits = tl.load(keys_ptr + (begin + base) + local, mask=mask, other=0)
         key = tl.where(mask, to_ordered_bits(bits.to(KEY_DTYPE, bitcast=True), ASCENDING).to(tl.uint32), 0)
         inv = (0xFFFFFFFF - base).to(tl.uint32) - local.to(tl.uint32)   # ~column (columns < 2^32 - 1)
@@ -257,7 +257,7 @@ def _topk_filter_kernel(
             p = tl.where(mask, (key.to(tl.uint64) << 32) | inv.to(tl.uint64), 0)
             _filter_words(p, out, CHUNK, LOG_CHUNK, GROUPS, LOG_GROUPS, CAP, K2, K_LOG)
     else:
-        mask = local < tl.minimum(n_in - base, CHUNK).to(tl.int32)
+        mask = local < tl.maximum(tl.minimum(n_in - base, CHUNK), 0).to(tl.int32)
         p = tl.load(cand_in_ptr + (row * n_in + base) + local, mask=mask, other=0).to(tl.uint64, bitcast=True)
         _filter_words(p, out, CHUNK, LOG_CHUNK, GROUPS, LOG_GROUPS, CAP, K2, K_LOG)
 
@@ -564,13 +564,20 @@ policy.register(
 _MAX_GRID_Y = 65535
 
 
+def _tl_sort(pol, k2: int) -> bool:
+    """Whether a top-k network is ``tl.topk`` (policy ``NETWORK="tl"``); never for the top 1, which
+    ``tl.topk`` of a single row reduces to a scalar it cannot reshape (``bitonic_topk`` takes the row
+    maximum instead)."""
+    return pol["NETWORK"] == "tl" and k2 > 1
+
+
 def _tile_topk(kb, out_vb, out_idx, k, *, block, num_rows, meta, ascending, device, uniform=False,
                row_len=0, row_stride=0, seg_begin=None, seg_len=None, seg_list=None, idx_abs=False, pol=None):
     if num_rows == 0:
         return
     pol = pol or policy.select("topk", device, "rows")
-    k2 = next_power_of_2(k)
-    block = max(block, k2)
+    # (a row shorter than k gives all its items: the tile keeps at most its own BLOCK, however large k is)
+    k2 = next_power_of_2(min(k, block))
     rows = max(1, min(256, pol["TILE_ITEMS"] // block))
     log_n = _log2(block)
     d = kb
@@ -578,7 +585,7 @@ def _tile_topk(kb, out_vb, out_idx, k, *, block, num_rows, meta, ascending, devi
            kb, out_vb, out_idx, seg_begin if seg_begin is not None else d, seg_len if seg_len is not None else d,
            seg_list if seg_list is not None else d, num_rows, row_len, row_stride, k, k,
            BLOCK=block, ROWS=rows, K2=k2, K_LOG=_log2(k2), LOG_N=log_n, N_DIMS=log_n + _log2(rows),
-           PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl",
+           PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=_tl_sort(pol, k2),
            UNIFORM=uniform, HAS_LIST=seg_list is not None,
            IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
 
@@ -631,7 +638,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
     nrows = row_begin.numel()
     common = dict(K2=k2, K_LOG=_log2(k2), KEY_BITS=meta["KEY_BITS"], KEY_DTYPE=meta["KEY_DTYPE"],
                   ASCENDING=ascending)
-    bitonic = dict(TL_SORT=pol["NETWORK"] == "tl", IDX_ABS=idx_abs, **common, num_warps=pol.num_warps,
+    bitonic = dict(TL_SORT=_tl_sort(pol, k2), IDX_ABS=idx_abs, **common, num_warps=pol.num_warps,
                    num_stages=pol.num_stages)
     for r0, r1 in _row_batches(nrows):
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
@@ -834,7 +841,7 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
     xm = x.movedim(dim, -1)
     L = xm.shape[-1]
     lead = xm.shape[:-1]
-    xc = xm.contiguous().reshape(-1, L)
+    xc = xm.contiguous().reshape(lead.numel(), L)   # (not -1: L may be 0)
     v, i = _topk_rows(xc, k, largest, sorted)
     v = v.reshape(*lead, k).movedim(-1, dim)
     i = i.reshape(*lead, k).movedim(-1, dim)
