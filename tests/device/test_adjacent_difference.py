@@ -82,6 +82,40 @@ def test_diff_bool_int_prepend_append():
     assert_equal(ops.diff(x, 2, 1, p, a).cpu(), torch.diff(x.cpu(), 2, 1, p.cpu(), a.cpu()))
 
 
+def test_diff_n0_ignores_prepend_append_and_bf16():
+    """``n = 0`` is a copy of x (torch uses neither prepend nor append then, nor their dtype); bf16 and
+    fp16 differences equal torch's (subtracted in fp32, rounded once)."""
+    x = torch.randn(4, 5, 6, device=DEVICE).half()
+    p = torch.randn(1, 5, 6, device=DEVICE)
+    out = ops.diff(x, 0, 0, p, p)
+    ref = torch.diff(x.cpu(), 0, 0, p.cpu(), p.cpu())
+    assert out.data_ptr() != x.data_ptr()
+    assert_equal(out.cpu(), ref)
+    with torch._subclasses.fake_tensor.FakeTensorMode():
+        fx, fp = torch.empty(4, 5, 6, dtype=torch.float16), torch.empty(1, 5, 6)
+        f = ops.diff(fx, 0, 0, fp, fp)
+        assert f.shape == ref.shape and f.dtype == ref.dtype
+    for dtype in (torch.float16, torch.bfloat16):
+        xb = (torch.randn(300, device=DEVICE) * 100).to(dtype)
+        for out, ref in ((ops.diff(xb).cpu(), torch.diff(xb.cpu())), (A.subtract_left(xb).cpu(), _left(xb.cpu()))):
+            if dtype == torch.bfloat16 and interpreter_active():
+                # Triton 3.6's interpreter rounds fp32 -> bf16 toward zero (compiled kernels round to
+                # nearest, as torch): at most one bf16 step apart there
+                step = torch.ldexp(torch.ones(()), torch.frexp(ref.float())[1] - 8)
+                assert ((out.float() - ref.float()).abs() <= step).all()
+            else:
+                assert_equal(out, ref)
+
+
+def test_diff_rows_kernel_mask_is_64_bit():
+    """The rows kernel's bound ``rows * (length - 1)`` is formed in int64: 65536 rows of 65537 items
+    (2^32 outputs) still write program 0's tile (an int32 product wrapped to 0 and wrote nothing)."""
+    x = torch.arange(300, dtype=torch.float32, device=DEVICE)
+    out = torch.full((TILE,), -7.0, device=DEVICE)
+    A._diff_rows_kernel[(1,)](x, out, 65536, 65537, OP=A.difference, TILE=TILE)
+    assert_equal(out.cpu(), torch.ones(TILE))
+
+
 def test_diff_bad_input():
     with pytest.raises(ValueError, match="one-dimensional"):
         ops.diff(torch.tensor(1.0, device=DEVICE))
@@ -89,9 +123,13 @@ def test_diff_bad_input():
         ops.diff(torch.zeros(3, device=DEVICE), 1, 2)
     with pytest.raises(ValueError, match="non-negative"):
         ops.diff(torch.zeros(3, device=DEVICE), -1)
+    with pytest.raises(ValueError, match="prepend of shape"):
+        ops.diff(torch.zeros(4, 5, device=DEVICE), 1, 0, torch.zeros(5, device=DEVICE))
     with torch._subclasses.fake_tensor.FakeTensorMode():   # the fake checks the same
         with pytest.raises(ValueError, match="one-dimensional"):
             ops.diff(torch.empty(()), 1)
+        with pytest.raises(ValueError, match="append of shape"):
+            ops.diff(torch.empty(4, 5), 1, 0, None, torch.empty(1, 6))
 
 
 def test_opcheck():

@@ -70,6 +70,40 @@ def test_unique_empty_and_single():
         _check_unique(x, True, True)
 
 
+def test_unique_counts_in_int64_slots(monkeypatch):
+    """Inputs of 2^31 items or more count in int64 slots (int32 ones could wrap): the same results
+    (forced here for small inputs)."""
+    monkeypatch.setattr(U, "_COUNT64_MIN_N", 0)
+    x = torch.randint(-50, 50, (N,), device=DEVICE, dtype=torch.int32)
+    _check_unique(x, True, True)
+    _check_unique(x, False, True)
+
+
+@pytest.mark.parametrize("name", ["uint16", "uint32"])
+def test_unique_unsigned_16_32(name):
+    dtype = getattr(torch, name, None)
+    if dtype is None:
+        pytest.skip(f"no torch.{name} in this torch")   # (added in torch 2.3)
+    x = torch.tensor([3, 1, 1, 70000 % (1 << 16), 0, 3], dtype=torch.int64).to(dtype).to(DEVICE)
+    vals, inv, counts = ops.unique(x, True, True, True)
+    ref_v, ref_i, ref_c = torch.unique(x.cpu().to(torch.int64), sorted=True, return_inverse=True, return_counts=True)
+    assert vals.dtype == dtype
+    assert_equal(vals.cpu().to(torch.int64), ref_v)
+    assert_equal(inv.cpu(), ref_i)
+    assert_equal(counts.cpu(), ref_c)
+
+
+def test_fake_checks_dtype_and_broadcast():
+    """The fake implementations refuse what the operators refuse."""
+    with torch._subclasses.fake_tensor.FakeTensorMode():
+        with pytest.raises(TypeError, match="supported dtypes"):
+            ops.unique(torch.empty(4, dtype=torch.complex64), True, False, False)
+        with pytest.raises(TypeError, match="supported dtypes"):
+            ops.unique_consecutive(torch.empty(4, dtype=torch.complex64), False, False)
+        with pytest.raises(ValueError, match="does not broadcast"):
+            ops.masked_select(torch.empty(3), torch.empty(4, dtype=torch.bool))
+
+
 def test_unique_dense_overflow_falls_back_to_sort():
     x = torch.tensor([-2**63, 2**63 - 1, 0, 0], device=DEVICE, dtype=torch.int64)
     _check_unique(x, True, True)

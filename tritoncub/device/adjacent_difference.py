@@ -27,11 +27,15 @@ _DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
 
 @triton.jit
 def difference(a, b):
-    """``a - b``; for int1 (bool) tiles, ``a != b`` (torch's diff of bools)."""
+    """``a - b``; for int1 (bool) tiles, ``a != b`` (torch's diff of bools); 16-bit floats subtract in
+    fp32 and round once, as torch computes them (the same correctly rounded result)."""
     if a.dtype == tl.int1:
-        return a != b
+        r = a != b
+    elif (a.dtype == tl.float16) or (a.dtype == tl.bfloat16):
+        r = (a.to(tl.float32) - b.to(tl.float32)).to(a.dtype, fp_downcast_rounding="rtne")
     else:
-        return a - b
+        r = a - b
+    return r
 
 
 @triton.jit
@@ -87,7 +91,8 @@ def _diff_rows_kernel(x_ptr, out_ptr, rows, length, OP: tl.constexpr, TILE: tl.c
     pid = tl.program_id(0)
     i = pid.to(tl.int64) * TILE + tl.arange(0, TILE)
     out_len = length - 1
-    m = i < rows * out_len
+    # (int64: rows and length are 32-bit arguments; tl.cast, not .to: an argument equal to 1 is a constexpr)
+    m = i < tl.cast(rows, tl.int64) * out_len
     r = i // out_len
     j = i - r * out_len
     src = r * length + j
@@ -168,18 +173,25 @@ def _diff_once(x: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _diff_dim(x, n, dim) -> int:
+def _diff_dim(x, n, dim, prepend=None, append=None) -> int:
     """The checks of ``diff``'s arguments (shared by the operator and its fake); returns ``dim`` >= 0."""
     if x.dim() == 0:
         raise ValueError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise ValueError(f"diff: order n must be non-negative but got {n}")
-    return wrap_dim(dim, x.dim())
+    d = wrap_dim(dim, x.dim())
+    for t, nm in ((prepend, "prepend"), (append, "append")):
+        if t is not None and (t.dim() != x.dim() or any(t.shape[i] != x.shape[i] for i in range(x.dim()) if i != d)):
+            raise ValueError(f"diff: {nm} of shape {tuple(t.shape)} does not match x of shape {tuple(x.shape)} "
+                             f"outside dim {d}")
+    return d
 
 
 def _diff_impl(x, n, dim, prepend, append):
     check_tensor(x, "x", _DTYPES)
-    d = _diff_dim(x, n, dim)
+    d = _diff_dim(x, n, dim, prepend, append)
+    if n == 0:   # torch: the input itself (a copy); prepend and append are not used
+        return x.clone()
     parts = []
     for t, nm in ((prepend, "prepend"), (x, "x"), (append, "append")):
         if t is None:
@@ -188,8 +200,6 @@ def _diff_impl(x, n, dim, prepend, append):
         parts.append(t)
     if len(parts) > 1:
         x = torch.cat(parts, dim=d)
-    if n == 0:
-        return x.clone() if len(parts) == 1 else x
     y = x.movedim(d, -1).contiguous()
     applied = False
     for _ in range(n):
@@ -205,17 +215,20 @@ def _diff_impl(x, n, dim, prepend, append):
 def diff(x: torch.Tensor, n: int = 1, dim: int = -1, prepend: torch.Tensor | None = None,
          append: torch.Tensor | None = None) -> torch.Tensor:
     """torch.diff: the ``n``-th forward difference along ``dim`` (``x[..., 1:] - x[..., :-1]``; xor for
-    bool), after concatenating ``prepend``/``append`` along ``dim``."""
+    bool), after concatenating ``prepend``/``append`` along ``dim``; ``n = 0`` returns a copy of ``x``
+    (prepend and append unused, as torch)."""
     return _diff_impl(x, n, dim, prepend, append)
 
 
 @diff.register_fake
 def _(x, n=1, dim=-1, prepend=None, append=None):
-    d = _diff_dim(x, n, dim)
+    d = _diff_dim(x, n, dim, prepend, append)
+    if n == 0:
+        return x.new_empty(x.shape)
     parts = [t for t in (prepend, x, append) if t is not None]
     length = sum(t.shape[d] for t in parts)
     shape = list(x.shape)
-    shape[d] = max(length - n, 0) if n > 0 else length
+    shape[d] = max(length - n, 0)
     dtype = x.dtype
     for t in parts:
         dtype = torch.promote_types(dtype, t.dtype)   # (the concatenation's type, as torch.cat)

@@ -48,7 +48,8 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
                               status_scratch, tile_index)
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, num_sms, smem_atomics_ok
+from .._utils import (ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, dtype_names, num_sms,
+                      smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -777,8 +778,15 @@ def masked_select(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 @masked_select.register_fake
 def _(x, mask):
+    if x.dtype not in SELECTABLE_DTYPES:
+        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(SELECTABLE_DTYPES)}")
     if mask.dtype != torch.bool:
         raise TypeError(f"mask has dtype {mask.dtype}; supported dtypes are bool")
+    try:
+        torch.broadcast_shapes(x.shape, mask.shape)
+    except RuntimeError:
+        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
+                         f"{tuple(x.shape)}") from None
     ctx = torch.library.get_ctx()
     k = ctx.new_dynamic_size()
     return x.new_empty((k,))

@@ -22,13 +22,14 @@ implementation does). Two algorithms, chosen on the device without a host round 
 * **otherwise** (floats, wide integer ranges): sort with tritoncub's onesweep radix sort
   (:mod:`tritoncub.device.radix_sort`; keys only, or keys and the permutation when the inverse is
   wanted), then the head compaction of the sorted items; the inverse is scattered back through the
-  permutation. The radix sort orders ``-0.0`` with ``+0.0`` and NaNs last, as torch does; it
-  canonicalises ``-0.0`` to ``+0.0`` and NaN payloads in the values it returns.
+  permutation. The radix sort orders ``-0.0`` with ``+0.0`` and NaNs last, as torch does; of equal
+  zeros the value returned is the first in input order (``-0.0`` or ``+0.0``: torch's choice of the
+  sign varies with the size).
 
 Both paths queue all their GPU work first and then read exactly one value back to the host (the
 number of distinct values, with the dense path's overflow flag in the same read), so the GPU never
 waits for the host in the middle; results are written into worst-case-sized buffers and returned as
-views (or compact copies when the view would waste more than half, see ``select.shrink``). When the
+views (or compact copies when the view would be less than a quarter full, see ``select.shrink``). When the
 dense path overflows, the sort path runs and reads its own count (a second sync, only then). NaN: every NaN is its own value (NaN != NaN),
 sorted last, as torch does; ``-0.0`` and ``0.0`` are one value.
 
@@ -49,7 +50,7 @@ from triton.experimental.gluon import language as gl
 
 from .._library import custom_op
 from .._launch import launch
-from .._utils import INT_DTYPES, cdiv, check_tensor, num_sms, smem_atomics_ok, wrap_dim
+from .._utils import INT_DTYPES, cdiv, check_tensor, dtype_names, num_sms, smem_atomics_ok, wrap_dim
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -124,7 +125,7 @@ def _mark_kernel(x_ptr, n, minmax_ptr, slots_ptr, cap, skip_below, overflow_ptr,
         v = tl.load(x_ptr + idx, mask=inb, other=0).to(tl.int64)
         slot = v - mn
         if COUNT:
-            tl.atomic_add(slots_ptr + slot, tl.full((TILE,), 1, tl.int32), mask=inb, sem="relaxed")
+            tl.atomic_add(slots_ptr + slot, tl.full((TILE,), 1, slots_ptr.dtype.element_ty), mask=inb, sem="relaxed")
         else:
             tl.store(slots_ptr + slot, tl.full((TILE,), 1, tl.int8), mask=inb)
     if not fits:
@@ -192,15 +193,23 @@ def _heads(xf, return_inverse, return_counts, perm=None):
     return shrink(vals, k), inv, shrink(counts, k) if return_counts else counts
 
 
+#: inputs of at least this many items count in int64 slots (int32 ones could wrap)
+_COUNT64_MIN_N = 1 << 31
+
+
 def _dense_path(xf, return_inverse, return_counts):
     """Returns None when the value range does not fit (then the caller sorts)."""
     n = xf.numel()
     dev = xf.device
     cap = min(max(n, 4096), RANGE_CAP_MAX)
     xs = xf.view(torch.uint8) if xf.dtype == torch.bool else xf
-    mn, mx = torch.aminmax(xs)
+    try:
+        mn, mx = torch.aminmax(xs)
+    except (NotImplementedError, RuntimeError):   # (uint16/uint32 where torch's aminmax lacks them)
+        mn, mx = torch.aminmax(xs.to(torch.int64))
     minmax = torch.stack([mn.to(torch.int64), mx.to(torch.int64)])
-    slots = torch.zeros(cap, dtype=torch.int32 if return_counts else torch.int8, device=dev)
+    count_dtype = torch.int64 if n >= _COUNT64_MIN_N else torch.int32   # (a count may reach n)
+    slots = torch.zeros(cap, dtype=count_dtype if return_counts else torch.int8, device=dev)
     overflow = torch.zeros(1, dtype=torch.int64, device=dev)
     bitmap_limit = 0
     if not return_counts and _bitmap_ok(dev):
@@ -277,6 +286,12 @@ def _flag_positions(flags):
     return flagged(torch.arange(flags.numel(), device=flags.device, dtype=torch.int64), flags)
 
 
+def _check_fake_dtype(x):
+    """The dtype check of the real operators, for their fake implementations."""
+    if x.dtype not in SELECTABLE_DTYPES:
+        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(SELECTABLE_DTYPES)}")
+
+
 def _dim_fake(x, dim, return_inverse, return_counts):
     d = _slice_dim(x, dim)
     k = torch.library.get_ctx().new_dynamic_size()
@@ -317,6 +332,7 @@ def unique(x: torch.Tensor, sorted: bool = True, return_inverse: bool = False, r
 
 @unique.register_fake
 def _(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    _check_fake_dtype(x)
     if dim is not None:
         return _dim_fake(x, dim, return_inverse, return_counts)
     ctx = torch.library.get_ctx()
@@ -349,6 +365,7 @@ def unique_consecutive(x: torch.Tensor, return_inverse: bool = False, return_cou
 
 @unique_consecutive.register_fake
 def _(x, return_inverse=False, return_counts=False, dim=None):
+    _check_fake_dtype(x)
     if dim is not None:
         return _dim_fake(x, dim, return_inverse, return_counts)
     ctx = torch.library.get_ctx()
