@@ -134,6 +134,18 @@ def wrap_dim(dim, ndim: int) -> int:
     return dim % n
 
 
+#: the largest grid size on axes 1 and 2 of a CUDA launch (axis 0 takes 2^31 - 1)
+MAX_GRID_Y = 65535
+
+
+def grid_y_batches(n: int):
+    """``(start, stop)`` batches of ``n`` items (segments, rows) for launches that put them on grid
+    axis 1, at most :data:`MAX_GRID_Y` per launch."""
+    step = MAX_GRID_Y
+    for start in range(0, n, step):
+        yield start, min(n, start + step)
+
+
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 

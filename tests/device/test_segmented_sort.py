@@ -174,9 +174,15 @@ def ragged_offsets(lengths):
     return torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), dtype=torch.int64, device=DEVICE)
 
 
+@pytest.mark.parametrize("grid_y", [None, 1])
 @pytest.mark.parametrize("descending,path", [(False, "merge"), (True, "radix"), (False, "radix")])
-def test_segmented_sort_pairs_ragged(descending, path):
-    # empty segments, length 1, power-of-two and ragged lengths, one long segment (merge path)
+def test_segmented_sort_pairs_ragged(descending, path, grid_y, monkeypatch):
+    # empty segments, length 1, power-of-two and ragged lengths, two long segments (merge or radix path);
+    # grid_y 1: the long segments' launches split into one launch per segment (on a GPU grid axis 1
+    # takes at most 65535 segments per launch)
+    if grid_y is not None:
+        import tritoncub._utils as U
+        monkeypatch.setattr(U, "MAX_GRID_Y", grid_y)
     lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7, 21]
     n = sum(lengths)
     keys = make_data("few_unique" if descending else "special", n, torch.float32, seed=7)

@@ -1168,7 +1168,7 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
         vals, idx = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True, rows=(b, length))
         return vals.view(b, length), idx.view(b, length)
     _, pos = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)
-    row = (pos // length).to(torch.int32)
+    row = (pos // length).to(torch.int32 if b < 2 ** 31 else torch.int64)   # (row ids past int32: int64)
     _, pos2 = _sort_into(row, pos, False, 0, max(1, (b - 1).bit_length()))
     vals = flat[pos2].view(b, length)
     return vals, (pos2 % length).view(b, length)

@@ -53,7 +53,8 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import INT_OF_SIZE, cdiv, check_tensor, check_same_device, next_power_of_2, interpreter_active
+from .._utils import (INT_OF_SIZE, cdiv, check_device, check_tensor, check_same_device, grid_y_batches,
+                      next_power_of_2)
 from ..thread.radix_traits import to_ordered_bits
 
 # ----------------------------------------------------------------------------------------------
@@ -240,12 +241,13 @@ def _segment_tile_sort_kernel(
 @triton.jit
 def _merge_pass_kernel(
         src_keys_ptr, src_idx_ptr, dst_keys_ptr, dst_idx_ptr, vals_ptr, out_vals_ptr,
-        seg_begin_ptr, seg_len_ptr, run,
+        seg_begin_ptr, seg_len_ptr, run, seg_base,
         SEARCH_STEPS: tl.constexpr, BLOCK: tl.constexpr, FINAL_VALS: tl.constexpr, WRITE_IDX: tl.constexpr,
         KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
-    """Merge neighbouring sorted runs of ``run`` items of each long segment (runs 2j and 2j+1)."""
+    """Merge neighbouring sorted runs of ``run`` items of each long segment (runs 2j and 2j+1); the
+    launch's segments start at ``seg_base`` (grid axis 1 holds at most 65535)."""
     t = tl.program_id(0)
-    s = tl.program_id(1)
+    s = tl.program_id(1) + seg_base
     begin = tl.load(seg_begin_ptr + s).to(tl.int64)
     length = tl.load(seg_len_ptr + s).to(tl.int64)
     tile_start = t.to(tl.int64) * BLOCK
@@ -281,13 +283,14 @@ def _merge_pass_kernel(
 
 @triton.jit
 def _pack_composite_kernel(
-        keys_ptr, comp_ptr, idx_ptr, seg_begin_ptr, seg_len_ptr, seg_cum_ptr,
+        keys_ptr, comp_ptr, idx_ptr, seg_begin_ptr, seg_len_ptr, seg_cum_ptr, seg_base,
         BLOCK: tl.constexpr, SEG_IN_KEY: tl.constexpr,
         KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, DESCENDING: tl.constexpr):
     """Long segments -> one array of composite keys ``segment << KEY_BITS | ordered_key`` (ascending
-    order = the wanted order) and in-segment positions, for one device radix sort."""
+    order = the wanted order) and in-segment positions, for one device radix sort (segments from
+    ``seg_base`` on: grid axis 1 holds at most 65535)."""
     t = tl.program_id(0)
-    s = tl.program_id(1)
+    s = tl.program_id(1) + seg_base
     begin = tl.load(seg_begin_ptr + s).to(tl.int64)
     length = tl.load(seg_len_ptr + s).to(tl.int64)
     cum = tl.load(seg_cum_ptr + s).to(tl.int64)
@@ -306,11 +309,12 @@ def _pack_composite_kernel(
 @triton.jit
 def _unpack_composite_kernel(
         keys_ptr, vals_ptr, idx_ptr, out_keys_ptr, out_vals_ptr, out_idx_ptr, seg_begin_ptr, seg_len_ptr,
-        seg_cum_ptr, BLOCK: tl.constexpr, HAS_VALS: tl.constexpr, WRITE_KEYS: tl.constexpr,
+        seg_cum_ptr, seg_base, BLOCK: tl.constexpr, HAS_VALS: tl.constexpr, WRITE_KEYS: tl.constexpr,
         WRITE_IDX: tl.constexpr):
-    """Sorted in-segment positions -> sorted keys, values and indices at the segments' places."""
+    """Sorted in-segment positions -> sorted keys, values and indices at the segments' places (segments
+    from ``seg_base`` on)."""
     t = tl.program_id(0)
-    s = tl.program_id(1)
+    s = tl.program_id(1) + seg_base
     begin = tl.load(seg_begin_ptr + s).to(tl.int64)
     length = tl.load(seg_len_ptr + s).to(tl.int64)
     cum = tl.load(seg_cum_ptr + s).to(tl.int64)
@@ -461,17 +465,17 @@ def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_n
     comp = torch.empty(total, dtype=torch.int64, device=device)
     pos = torch.empty(total, dtype=torch.int32 if max_len < 2**31 else torch.int64, device=device)
     block = 1024
-    grid = (cdiv(max_len, block), nseg)
-    launch(_pack_composite_kernel, grid, kb, comp, pos, s_begin, s_len, s_cum, BLOCK=block, SEG_IN_KEY=seg_bits > 0,
-           DESCENDING=bool(descending), **meta)
+    for s0, s1 in grid_y_batches(nseg):
+        launch(_pack_composite_kernel, (cdiv(max_len, block), s1 - s0), kb, comp, pos, s_begin, s_len, s_cum, s0,
+               BLOCK=block, SEG_IN_KEY=seg_bits > 0, DESCENDING=bool(descending), **meta)
     _, pos_sorted = radix_sort_pairs(comp.view(torch.uint64), pos, begin_bit=0,
                                      end_bit=meta["KEY_BITS"] + seg_bits)
     d = kb
-    launch(_unpack_composite_kernel, grid, kb, vb if vb is not None else d, pos_sorted,
-           out_kb if out_kb is not None else d, out_vb if out_vb is not None else d,
-           out_idx if out_idx is not None else d, s_begin, s_len, s_cum, BLOCK=block,
-           HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
-           WRITE_IDX=out_idx is not None)
+    for s0, s1 in grid_y_batches(nseg):
+        launch(_unpack_composite_kernel, (cdiv(max_len, block), s1 - s0), kb, vb if vb is not None else d,
+               pos_sorted, out_kb if out_kb is not None else d, out_vb if out_vb is not None else d,
+               out_idx if out_idx is not None else d, s_begin, s_len, s_cum, s0, BLOCK=block,
+               HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None, WRITE_IDX=out_idx is not None)
     return True
 
 
@@ -520,24 +524,19 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
     _launch_tile_sort(kb, None, ck, None, ci, block=tile, num_segs=len(c_len), descending=descending,
                       meta=meta, device=device, seg_begin=d_cbegin, seg_len=d_clen, idx_base=d_cbase, pol=pol)
     run = tile
-    grid = (cdiv(max_len, tile), nseg)
     for p in range(passes):
         src, dst = bufs[cur], bufs[1 - cur]
         final = p == passes - 1
-        launch(_merge_pass_kernel, grid,
-               src[0], src[1], dst[0], dst[1], vb if vb is not None else kb,
-               out_vb if out_vb is not None else kb, s_begin, s_len, run,
-               SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None,
-               WRITE_IDX=True, ASCENDING=not descending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
+        for s0, s1 in grid_y_batches(nseg):
+            launch(_merge_pass_kernel, (cdiv(max_len, tile), s1 - s0),
+                   src[0], src[1], dst[0], dst[1], vb if vb is not None else kb,
+                   out_vb if out_vb is not None else kb, s_begin, s_len, run, s0,
+                   SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None,
+                   WRITE_IDX=True, ASCENDING=not descending, **meta, num_warps=pol.num_warps,
+                   num_stages=pol.num_stages)
         cur = 1 - cur
         run *= 2
     assert passes > 0, "the merge path is for segments longer than MERGE_TILE"
-
-
-def _check_runnable(x: torch.Tensor, name: str):
-    if x.device.type == "cpu" and not interpreter_active():
-        raise ValueError(f"{name} is a CPU tensor, but tritoncub kernels need a GPU tensor; to run on the "
-                         f"CPU set TRITON_INTERPRET=1 before importing triton (slow, for testing only)")
 
 
 def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
@@ -566,14 +565,14 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
         from .radix_sort import _sort_lastdim, rows_in_one_sort   # (that module imports this one)
         if rows_in_one_sort(xc):
             # a few long rows: one device radix sort whose last pass groups the rows
-            _check_runnable(x, "x")
+            check_device(x, "x")
             v, i = _sort_lastdim(xc, descending)
             return v.view(shape), i.view(shape)
     values = torch.empty_like(xc)
     indices = torch.empty(xc.shape, dtype=torch.int64, device=x.device)
     if rows == 0 or L == 0:
         return values.view(shape), indices.view(shape)
-    _check_runnable(x, "x")
+    check_device(x, "x")
     kb, ob = bits_view(xc), bits_view(values)
     if L <= pol["MAX_BLOCK"]:
         block = max(MIN_BLOCK, next_power_of_2(L))
@@ -627,7 +626,7 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending):
     out_v = values.clone() if values is not None else None
     if keys.numel() == 0 or len_np.size == 0:
         return out_k, out_v
-    _check_runnable(keys, "keys")
+    check_device(keys, "keys")
     kb, okb = bits_view(keys), bits_view(out_k)
     vb = bits_view(values) if values is not None else None
     ovb = bits_view(out_v) if values is not None else None

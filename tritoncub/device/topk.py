@@ -48,11 +48,12 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import cdiv, check_tensor, check_same_device, next_power_of_2, num_sms, smem_atomics_ok
+from .._utils import (cdiv, check_device, check_tensor, check_same_device, grid_y_batches, next_power_of_2,
+                      num_sms, smem_atomics_ok)
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
-                             sort_tile_descending, bitonic_topk, _check_runnable, _launch_tile_sort, _log2,
+                             sort_tile_descending, bitonic_topk, _launch_tile_sort, _log2,
                              _sort_long)
 
 _IDX32_INT = 0xFFFFFFFF   # the inverted-column field of a packed candidate (literal in the kernels)
@@ -561,9 +562,6 @@ policy.register(
 # Launchers
 # ----------------------------------------------------------------------------------------------
 
-_MAX_GRID_Y = 65535
-
-
 def _tl_sort(pol, k2: int) -> bool:
     """Whether a top-k network is ``tl.topk`` (policy ``NETWORK="tl"``); never for the top 1, which
     ``tl.topk`` of a single row reduces to a scalar it cannot reshape (``bitonic_topk`` takes the row
@@ -588,11 +586,6 @@ def _tile_topk(kb, out_vb, out_idx, k, *, block, num_rows, meta, ascending, devi
            PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=_tl_sort(pol, k2),
            UNIFORM=uniform, HAS_LIST=seg_list is not None,
            IDX_ABS=idx_abs, ASCENDING=ascending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
-
-
-def _row_batches(nrows):
-    for r0 in range(0, nrows, _MAX_GRID_Y):
-        yield r0, min(nrows, r0 + _MAX_GRID_Y)
 
 
 def _ck(chunk):
@@ -640,7 +633,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
                   ASCENDING=ascending)
     bitonic = dict(TL_SORT=_tl_sort(pol, k2), IDX_ABS=idx_abs, **common, num_warps=pol.num_warps,
                    num_stages=pol.num_stages)
-    for r0, r1 in _row_batches(nrows):
+    for r0, r1 in grid_y_batches(nrows):
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
         ov, oi = out_vb[r0:r1], out_idx[r0:r1]
         src, n_in, from_keys = kb, max_len, True
@@ -687,7 +680,7 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
     nbits = meta["KEY_BITS"]
     common = dict(KEY_BITS=nbits, KEY_DTYPE=meta["KEY_DTYPE"], ASCENDING=ascending,
                   num_warps=pol.num_warps, num_stages=pol.num_stages)
-    for r0, r1 in _row_batches(row_begin.numel()):
+    for r0, r1 in grid_y_batches(row_begin.numel()):
         nr = r1 - r0
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
         ov, oi = out_vb[r0:r1], out_idx[r0:r1]
@@ -774,7 +767,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     indices = torch.empty((rows, k), dtype=torch.int64, device=device)
     if rows == 0 or k == 0:
         return values, indices
-    _check_runnable(xc, "x")
+    check_device(xc, "x")
     meta = key_meta(xc.dtype)
     kb, ovb = bits_view(xc), bits_view(values)
     asc = not largest
@@ -892,7 +885,7 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
     indices = torch.full((S, k), -1, dtype=torch.int64, device=device)
     if S == 0 or k == 0 or x.numel() == 0:
         return values, indices
-    _check_runnable(x, "x")
+    check_device(x, "x")
     x = x.contiguous()
     meta = key_meta(x.dtype)
     kb, ovb = bits_view(x), bits_view(values)
