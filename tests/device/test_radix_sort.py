@@ -284,6 +284,15 @@ def test_bad_input():
     with pytest.raises(TypeError, match="16-byte"):
         rs.sort_pairs_double_buffer(keys, rs.DoubleBuffer(torch.zeros(10, dtype=torch.complex128, device=DEVICE),
                                                           torch.zeros(10, dtype=torch.complex128, device=DEVICE)))
+    # selector and buffers are plain attributes: checked again by every sort
+    bad = rs.DoubleBuffer(x.clone(), torch.empty_like(x))
+    bad.selector = 2
+    with pytest.raises(ValueError, match="selector must be 0 or 1"):
+        rs.sort_keys_double_buffer(bad)
+    bad.selector = 0
+    bad.buffers[1] = torch.empty(3, dtype=x.dtype, device=DEVICE)
+    with pytest.raises(ValueError, match="same shape"):
+        rs.sort_keys_double_buffer(bad)
 
 
 @pytest.mark.parametrize("op", ["keys", "pairs"])

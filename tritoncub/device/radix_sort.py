@@ -751,15 +751,24 @@ class DoubleBuffer:
     """
 
     def __init__(self, current: torch.Tensor, alternate: torch.Tensor):
-        if current.shape != alternate.shape or current.dtype != alternate.dtype:
-            raise ValueError("DoubleBuffer buffers must have the same shape and dtype")
-        if current.device != alternate.device:
-            raise ValueError(f"DoubleBuffer buffers must be on one device (got {current.device} and "
-                             f"{alternate.device})")
-        if not (current.is_contiguous() and alternate.is_contiguous()):
-            raise ValueError("DoubleBuffer buffers must be contiguous (the passes write them as flat arrays)")
         self.buffers = [current, alternate]
         self.selector = 0
+        self.validate()
+
+    def validate(self, name: str = "DoubleBuffer") -> None:
+        """Check the buffers and the selector (also before every sort: both are plain attributes)."""
+        if self.selector not in (0, 1):
+            raise ValueError(f"{name}.selector must be 0 or 1, got {self.selector!r}")
+        if len(self.buffers) != 2 or not all(isinstance(b, torch.Tensor) for b in self.buffers):
+            raise ValueError(f"{name}.buffers must be two tensors")
+        current, alternate = self.buffers
+        if current.shape != alternate.shape or current.dtype != alternate.dtype:
+            raise ValueError(f"{name} buffers must have the same shape and dtype")
+        if current.device != alternate.device:
+            raise ValueError(f"{name} buffers must be on one device (got {current.device} and "
+                             f"{alternate.device})")
+        if not (current.is_contiguous() and alternate.is_contiguous()):
+            raise ValueError(f"{name} buffers must be contiguous (the passes write them as flat arrays)")
 
     @property
     def current(self) -> torch.Tensor:
@@ -1115,6 +1124,7 @@ def sort_keys_double_buffer(keys: DoubleBuffer, descending: bool = False, begin_
                             end_bit: Optional[int] = None) -> DoubleBuffer:
     """Sort ``keys.current`` using ``keys.alternate`` as scratch; the result is ``keys.current``
     afterwards (``keys.selector`` updated). No other key-sized memory is allocated."""
+    keys.validate("keys")
     begin_bit, end_bit = _prepare(keys.current, None, descending, begin_bit, end_bit)
     check_no_overlap(keys.buffers[0], keys.buffers[1], "keys.current", "keys.alternate")
     _radix_sort_db(keys, None, descending, begin_bit, end_bit)
@@ -1123,7 +1133,10 @@ def sort_keys_double_buffer(keys: DoubleBuffer, descending: bool = False, begin_
 
 def sort_pairs_double_buffer(keys: DoubleBuffer, values: DoubleBuffer, descending: bool = False,
                              begin_bit: int = 0, end_bit: Optional[int] = None) -> tuple[DoubleBuffer, DoubleBuffer]:
-    """Pairs version of :func:`sort_keys_double_buffer`."""
+    """Pairs version of :func:`sort_keys_double_buffer` (when the two selectors differ, ``values.buffers``
+    is reordered so that they agree; ``values.current`` is the same tensor before and after that)."""
+    keys.validate("keys")
+    values.validate("values")
     begin_bit, end_bit = _prepare(keys.current, values.current, descending, begin_bit, end_bit)
     if values.current.numel() != keys.current.numel():
         raise ValueError("keys and values must have the same length")
