@@ -371,3 +371,24 @@ def test_places_without_histogram_read_back(monkeypatch, skip_min, once_words):
             assert torch.equal(i.view(-1).cpu(), ri)
         f = make_data("special", TILE + 3, torch.float16)
         _eq(rs.sort_keys(f), _ref(f)[0])
+
+
+def test_fakes_check_arguments_as_the_ops():
+    """Under FakeTensorMode (torch.compile's tracing) the operators refuse what the real ones refuse."""
+    ops = torch.ops.tritoncub
+    with torch._subclasses.fake_tensor.FakeTensorMode():
+        x = torch.empty(4, 5)
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            ops.sort(x, 5, False, False)
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            ops.argsort(x, -3, False, False)
+        with pytest.raises(TypeError, match="supported dtypes"):
+            ops.sort(torch.empty(4, dtype=torch.complex64), -1, False, False)
+        with pytest.raises(ValueError, match="1-D"):
+            ops.sort_keys(x, False, 0, None)
+        with pytest.raises(ValueError, match="end_bit"):
+            ops.sort_keys(torch.empty(4), False, 0, 99)
+        with pytest.raises(ValueError, match="values must be 1-D"):
+            ops.sort_pairs(torch.empty(4), torch.empty(5), False, 0, None)
+        v, i = ops.sort(x, 1, False, False)
+        assert v.shape == x.shape and i.dtype == torch.int64

@@ -1230,6 +1230,8 @@ def _sort_op(x: torch.Tensor, dim: int = -1, descending: bool = False,
 
 @_sort_op.register_fake
 def _(x, dim=-1, descending=False, stable=False):
+    check_tensor(x, "x", KEY_DTYPES)   # (the real op's argument checks)
+    wrap_dim(dim, x.dim())
     # (contiguous results, whatever x's strides, as the real op returns)
     return torch.empty(x.shape, dtype=x.dtype, device=x.device), torch.empty(x.shape, dtype=torch.int64,
                                                                               device=x.device)
@@ -1260,6 +1262,8 @@ def _argsort_op(x: torch.Tensor, dim: int = -1, descending: bool = False, stable
 
 @_argsort_op.register_fake
 def _(x, dim=-1, descending=False, stable=False):
+    check_tensor(x, "x", KEY_DTYPES)
+    wrap_dim(dim, x.dim())
     return torch.empty(x.shape, dtype=torch.int64, device=x.device)
 
 
@@ -1271,6 +1275,7 @@ def _sort_keys_op(keys: torch.Tensor, descending: bool = False, begin_bit: int =
 
 @_sort_keys_op.register_fake
 def _(keys, descending=False, begin_bit=0, end_bit=None):
+    _prepare(keys, None, descending, begin_bit, end_bit)
     return torch.empty(keys.shape, dtype=keys.dtype, device=keys.device)
 
 
@@ -1282,6 +1287,7 @@ def _sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, descending: bool = 
 
 @_sort_pairs_op.register_fake
 def _(keys, values, descending=False, begin_bit=0, end_bit=None):
+    _prepare(keys, values, descending, begin_bit, end_bit)
     return (torch.empty(keys.shape, dtype=keys.dtype, device=keys.device),
             torch.empty(values.shape, dtype=values.dtype, device=values.device))
 
