@@ -525,3 +525,37 @@ def test_gpu_builtin_plan_reuse(dtype):
         before = policy.override_hits("reduce")
         assert torch.allclose(R.sum(y).double().cpu(), torch.sum(y).double().cpu(), rtol=rtol, atol=1e-1)
         assert policy.override_hits("reduce") > before
+
+
+def test_ops_take_a_bare_int_dim_and_bool_sum_dtype():
+    """``dim`` may be an int as in torch (schema ``int[1]?``); a bool-dtype sum is a logical or, also
+    over every dim."""
+    x = make_data("random", 60, torch.float32).view(3, 4, 5)
+    assert_close(torch.ops.tritoncub.sum(x, 1), x.sum(1), rtol=1e-5, atol=1e-5)
+    assert_equal(torch.ops.tritoncub.amax(x, -1, True), x.amax(-1, True))
+    assert_equal(torch.ops.tritoncub.amin(x, 0), x.amin(0))
+    b = torch.tensor([[True, False], [False, False]], device=DEVICE)
+    for dim in (None, [1], 0):
+        ref = torch.sum(b, dtype=torch.bool) if dim is None else torch.sum(b, dim, dtype=torch.bool)
+        assert_equal(torch.ops.tritoncub.sum(b, dim, False, torch.bool), ref)
+    assert_equal(torch.ops.tritoncub.sum(torch.tensor([256, 0], device=DEVICE, dtype=torch.int32), None, False,
+                                         torch.bool), torch.tensor(True))
+
+
+def test_fakes_check_arguments_as_the_ops():
+    """Under FakeTensorMode (torch.compile's tracing) the operators refuse what the real ones refuse."""
+    ops = torch.ops.tritoncub
+    with torch._subclasses.fake_tensor.FakeTensorMode():
+        with pytest.raises(RuntimeError, match="Expected reduction dim"):
+            ops.amax(torch.empty(0, 3))
+        with pytest.raises(IndexError, match="non-zero size"):
+            ops.amin(torch.empty(0, 3), [0])
+        with pytest.raises(RuntimeError, match="bool"):
+            ops.argmax(torch.ones(3, dtype=torch.bool))
+        with pytest.raises(IndexError, match="Expected reduction dim"):
+            ops.argmin(torch.empty(0))
+        with pytest.raises(TypeError, match="supported dtypes"):
+            ops.sum(torch.empty(3, dtype=torch.complex64))
+        with pytest.raises(TypeError, match="not supported"):
+            ops.sum(torch.empty(3), None, False, torch.complex64)
+        assert ops.sum(torch.empty(3, 4), 1).shape == (3,)

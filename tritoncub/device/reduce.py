@@ -886,15 +886,12 @@ def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> t
             m, k, shape, out_dtype = known
             return seg._run(x.view(-1), None, None, k, m, "sum", uniform=True, mean_len=k,
                             dtype=out_dtype).view(shape)
-    _check_op_input(x, "sum")
+    _check_sum_args(x, dtype)
+    if dtype == torch.bool:   # a bool sum is a logical or (of x != 0), whatever x's dtype
+        return _sum_impl(x != 0, dim, keepdim, torch.int64) != 0
     if dtype is not None and dtype != x.dtype and not _sum_cast_preserves(x.dtype, dtype):
         # torch.sum(x, dtype=d) sums x.to(d): a cast that can change values (narrowing, int -> float)
-        # happens first; bool sums are logical ors
-        if dtype == torch.bool:
-            return _sum_impl(x != 0, dim, keepdim, torch.int64) != 0
-        if dtype not in SUPPORTED_DTYPES:
-            raise TypeError(f"sum: dtype {str(dtype).replace('torch.', '')} is not supported; supported dtypes "
-                            "are " + ", ".join(str(d).replace("torch.", "") for d in SUPPORTED_DTYPES))
+        # happens first
         return _sum_impl(x.to(dtype), dim, keepdim, dtype)   # (the repeat-call memo is keyed on the cast x)
     dims = _norm_dims(x, dim)
     out_dtype = _sum_result_dtype(x, dtype)
@@ -914,7 +911,16 @@ def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> t
     return r.view(_out_shape(x, dims, keepdim)) if keepdim else r
 
 
+def _check_sum_args(x, dtype) -> None:
+    """The argument checks of the sum operator (shared with its fake implementation)."""
+    _check_op_input(x, "sum")
+    if dtype is not None and dtype != torch.bool and dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"sum: dtype {str(dtype).replace('torch.', '')} is not supported; supported dtypes "
+                        "are " + ", ".join(str(d).replace("torch.", "") for d in SUPPORTED_DTYPES))
+
+
 def _sum_fake(x, dim=None, keepdim=False, dtype=None):
+    _check_sum_args(x, dtype)
     dims = _norm_dims(x, dim)
     return x.new_empty(_out_shape(x, dims, keepdim), dtype=_sum_result_dtype(x, dtype))
 
@@ -939,12 +945,13 @@ def _sum_backward(ctx, grad):
     return g.expand(ctx.shape).to(ctx.in_dtype), None, None, None
 
 
-_define_op("sum", "(Tensor x, int[]? dim=None, bool keepdim=False, ScalarType? dtype=None) -> Tensor",
+_define_op("sum", "(Tensor x, int[1]? dim=None, bool keepdim=False, ScalarType? dtype=None) -> Tensor",
            _sum_impl, _sum_fake, _sum_backward, _sum_setup)
 
 
 def _make_minmax_op(name: str, op: str):
-    def impl(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
+    def check(x, dim):
+        """The argument checks (shared with the fake implementation); returns the reduced dims."""
         _check_op_input(x, name)
         dims = _norm_dims(x, dim)
         if x.numel() == 0 and (dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0)):
@@ -954,14 +961,17 @@ def _make_minmax_op(name: str, op: str):
         empty = [d for d in sorted(dims) if x.shape[d] == 0]
         if empty:
             raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
+        return dims
+
+    def impl(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
+        dims = check(x, dim)
         shape = _out_shape(x, dims, keepdim)
         if x.numel() == 0:
             return x.new_empty(shape)
         return _reduce_dims(x, dims, op).reshape(shape)
 
     def fake(x, dim=None, keepdim=False):
-        dims = _norm_dims(x, dim)
-        return x.new_empty(_out_shape(x, dims, keepdim))
+        return x.new_empty(_out_shape(x, check(x, dim), keepdim))
 
     def setup(ctx, inputs, output):
         x, dim, keepdim = (tuple(inputs) + (None, False))[:3]
@@ -976,7 +986,7 @@ def _make_minmax_op(name: str, op: str):
         count = mask.sum(dim=ctx.dims, keepdim=True) if ctx.dims else mask
         return _restore_dims(grad, ctx.dims, ctx.keepdim) * mask / count, None, None
 
-    _define_op(name, "(Tensor x, int[]? dim=None, bool keepdim=False) -> Tensor", impl, fake, backward, setup)
+    _define_op(name, "(Tensor x, int[1]? dim=None, bool keepdim=False) -> Tensor", impl, fake, backward, setup)
     return impl
 
 
@@ -985,18 +995,25 @@ _amin_impl = _make_minmax_op("amin", "min")
 
 
 def _make_arg_op(name: str):
-    def impl(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
+    def check(x, dim):
+        """The argument checks (shared with the fake implementation); the reduced dims (None: all)."""
         _check_op_input(x, name)
         if x.dtype == torch.bool:
             raise RuntimeError(f"{name}(): does not support bool input (as torch)")
         if dim is None:
             if x.numel() == 0:
                 raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-            _, i = _arg(x, name)
-            return i.reshape([1] * x.dim() if keepdim else [])
+            return None
         dims = _norm_dims(x, [dim])
         if any(x.shape[d] == 0 for d in dims):
             raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+        return dims
+
+    def impl(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
+        dims = check(x, dim)
+        if dims is None:
+            _, i = _arg(x, name)
+            return i.reshape([1] * x.dim() if keepdim else [])
         shape = _out_shape(x, dims, keepdim)
         if x.numel() == 0:
             return torch.empty(shape, dtype=torch.int64, device=x.device)
@@ -1006,9 +1023,9 @@ def _make_arg_op(name: str):
         return i.reshape(shape)
 
     def fake(x, dim=None, keepdim=False):
-        if dim is None:
+        dims = check(x, dim)
+        if dims is None:
             return x.new_empty([1] * x.dim() if keepdim else [], dtype=torch.int64)
-        dims = _norm_dims(x, [dim])
         return x.new_empty(_out_shape(x, dims, keepdim), dtype=torch.int64)
 
     _define_op(name, "(Tensor x, int? dim=None, bool keepdim=False) -> Tensor", impl, fake)
