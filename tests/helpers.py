@@ -148,3 +148,21 @@ def assert_close(out: torch.Tensor, ref: torch.Tensor, rtol: float = 1e-5, atol:
     assert out.dtype == ref.dtype, f"{msg} dtype {out.dtype} != {ref.dtype}"
     torch.testing.assert_close(out.detach().cpu().to(torch.float64), ref.detach().cpu().to(torch.float64),
                                rtol=rtol, atol=atol, equal_nan=True, msg=msg or None)
+
+
+def limit_grid_y(monkeypatch, module, limit: int) -> list:
+    """Make launches put at most ``limit`` programs on grid axis 1 (``tritoncub._utils.MAX_GRID_Y``, CUDA's
+    65535 on a GPU) and record every grid ``module.launch`` sends; a launch over the limit fails, as it
+    would on a GPU (the interpreter has no limit of its own)."""
+    import tritoncub._utils as U
+    monkeypatch.setattr(U, "MAX_GRID_Y", limit)
+    grids = []
+    real = module.launch
+
+    def checked(kernel, grid, *args, **kwargs):
+        grids.append(tuple(grid))
+        assert len(grid) < 2 or grid[1] <= limit, f"{kernel.__name__}: grid {grid} over the axis-1 limit {limit}"
+        return real(kernel, grid, *args, **kwargs)
+
+    monkeypatch.setattr(module, "launch", checked)
+    return grids

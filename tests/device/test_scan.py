@@ -13,7 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
-from helpers import DEVICE, assert_close, assert_equal, make_data
+from helpers import DEVICE, assert_close, assert_equal, limit_grid_y, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import scan as S
@@ -38,6 +38,11 @@ SIZES = [1, 7, 33, TILE, TILE + 1, 4 * TILE + 21] if interpreter_active() else \
 @triton.jit
 def _max(a, b):
     return tl.maximum(a, b)
+
+
+@triton.jit
+def _add(a, b):
+    return a + b
 
 
 @triton.jit
@@ -190,6 +195,13 @@ def test_by_key(n):
     assert_equal(S.exclusive_sum_by_key(keys, v).cpu().long(), r - v.cpu().long())
     assert_equal(S.inclusive_scan_by_key(keys, v, _max).cpu().long(), rm)
     assert_equal(S.inclusive_sum_by_key(keys, v, reverse=True).cpu().long(), rr)
+    # a non-zero init is combined into every item of every run (a run's head gets init itself)
+    ex = r - v.cpu().long()
+    assert_equal(S.exclusive_scan_by_key(keys, v, _add, 10).cpu().long(), ex + 10)
+    heads = torch.ones(n, dtype=torch.bool)
+    heads[1:] = keys.cpu()[1:] != keys.cpu()[:-1]
+    exm = torch.where(heads, torch.full_like(rm, -10**9), torch.cat([rm[:1], rm[:-1]]))
+    assert_equal(S.exclusive_scan_by_key(keys, v, _max, 7).cpu().long(), torch.maximum(exm, torch.tensor(7)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -265,6 +277,10 @@ def test_cumprod_logcumsumexp():
     assert_equal(OPS.logcumsumexp(s, 0), torch.logcumsumexp(s, 0))
     s2 = torch.tensor([-math.inf, -math.inf, 3.0], device=DEVICE)
     assert_equal(OPS.logcumsumexp(s2, 0), torch.logcumsumexp(s2, 0))
+    # a tiny second term keeps its bits (log1p, not log(1 + e))
+    for dtype, t in ((torch.float32, -17.0), (torch.float64, -40.0)):
+        s3 = torch.tensor([0.0, t], device=DEVICE, dtype=dtype)
+        assert_close(OPS.logcumsumexp(s3, 0), torch.logcumsumexp(s3.cpu(), 0), rtol=1e-6, atol=0)
     with pytest.raises(TypeError):
         OPS.logcumsumexp(torch.arange(4, device=DEVICE), 0)
 
@@ -299,6 +315,12 @@ def test_bad_input():
         S.inclusive_scan((x, x, x), S.combine_linear_recurrence)
     with pytest.raises(TypeError):
         S.inclusive_sum("not a tensor")
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        S.inclusive_sum(torch.tensor(1.0, device=DEVICE), dim=5)
+    with pytest.raises(ValueError, match="needs an init"):
+        S.exclusive_scan_by_key(torch.tensor([0, 1], device=DEVICE), x[:2], _add, None)
+    with pytest.raises(ValueError, match="must be scalars"):
+        S.exclusive_scan(x, _add, torch.tensor([1.0, 2.0], device=DEVICE))
     if interpreter_active():
         return
     with pytest.raises(ValueError):
@@ -340,8 +362,24 @@ def test_opcheck():
     cases = [(OPS.cumsum.default, (x, 1)), (OPS.cumsum.default, (xi, 0, torch.int64)),
              (OPS.cumprod.default, (x, 1)), (OPS.cummax.default, (x, 1)), (OPS.cummin.default, (xi, 0)),
              (OPS.logcumsumexp.default, (x, -1))]
+    xt = torch.randn(36, 2, device=DEVICE, dtype=torch.float64).t()   # non-contiguous: contiguous results
+    cases += [(OPS.cumsum.default, (xt, 0)), (OPS.cummax.default, (xt, 1)), (OPS.logcumsumexp.default, (xt, 0))]
     for op, args in cases:
         torch.library.opcheck(op, args)
+    with torch._subclasses.fake_tensor.FakeTensorMode():   # the fakes refuse what the ops refuse
+        with pytest.raises(TypeError, match="supported dtypes"):
+            OPS.cumsum(torch.empty(4, dtype=torch.complex64), 0)
+
+
+def test_strided_scan_outer_batches(monkeypatch):
+    """Scans along a middle dim launch the strided kernel with the outer index on grid axis 1, in
+    batches (CUDA takes at most 65535 there): forced to 2 per launch here."""
+    grids = limit_grid_y(monkeypatch, S, 2)
+    x = make_data("random", 5 * 70 * 3, torch.float32).view(5, 70, 3)
+    assert_close(OPS.cumsum(x, 1), torch.cumsum(x.cpu(), 1), rtol=1e-5, atol=1e-4)
+    ci, ri = OPS.cummax(x, 1)[1], torch.cummax(x.cpu(), 1)[1]
+    assert_equal(ci, ri)
+    assert any(len(g) == 2 and g[1] == 1 for g in grids)   # (the 5 outer indices went out as 2 + 2 + 1)
 
 
 # the single-pass sum engines: the portable kernel, and on NVIDIA GPUs the warp-synchronous one at

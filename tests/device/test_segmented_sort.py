@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import ALL_DTYPES, DEVICE, assert_equal, make_data, poisoned  # noqa: F401
+from helpers import ALL_DTYPES, DEVICE, assert_equal, limit_grid_y, make_data, poisoned  # noqa: F401
 from tritoncub import policy
 from tritoncub.device import segmented_sort as ss
 
@@ -181,8 +181,7 @@ def test_segmented_sort_pairs_ragged(descending, path, grid_y, monkeypatch):
     # grid_y 1: the long segments' launches split into one launch per segment (on a GPU grid axis 1
     # takes at most 65535 segments per launch)
     if grid_y is not None:
-        import tritoncub._utils as U
-        monkeypatch.setattr(U, "MAX_GRID_Y", grid_y)
+        limit_grid_y(monkeypatch, ss, grid_y)
     lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7, 21]
     n = sum(lengths)
     keys = make_data("few_unique" if descending else "special", n, torch.float32, seed=7)

@@ -51,7 +51,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import cdiv, check_tensor, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim
+from .._utils import (cdiv, check_tensor, dtype_names, grid_y_batches, next_power_of_2, num_sms, smem_atomics_ok,
+                      wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
@@ -94,7 +95,11 @@ def combine_logaddexp(a, b):
     """log(exp(a) + exp(b)) as torch's logcumsumexp: equal infinities give themselves, NaN spreads."""
     mx = tl.maximum(a, b)
     mn = tl.minimum(a, b)
-    r = mx + tl.log(1.0 + tl.exp(mn - mx))
+    e = tl.exp(mn - mx)
+    # log1p(e) without losing a small e: log(u) * e / (u - 1), u = 1 + e (exact where u rounds to 1)
+    u = 1.0 + e
+    one = u == 1.0
+    r = mx + tl.where(one, e, tl.log(u) * (e / tl.where(one, 1.0, u - 1.0)))
     same_inf = (mn == mx) & (tl.abs(mn) == float("inf"))
     r = tl.where(same_inf, a, r)
     return tl.where((a != a) | (b != b), a + b, r)
@@ -279,8 +284,13 @@ def _seed_tile(l0, l1, heads, p0, p1, has_prefix, init0_ptr, init1_ptr, k, COMBI
         o0 = tl.where(first, b0, c0)
         o1 = tl.where(first, b1, c1)
         if BY_KEY:
-            init1 = tl.load(init1_ptr).to(l1.dtype)
-            o1 = tl.where(heads != 0, init1, o1)
+            # o1 is each item's exclusive prefix within its run (the heads restart the segmented
+            # combine, init included); init (+) it: the segmented combine of two non-head pairs
+            # is the user's combine
+            init1 = tl.broadcast_to(tl.load(init1_ptr).to(l1.dtype), o1.shape)
+            no_head = tl.zeros_like(o0)
+            _, w1 = _combine(no_head, init1, no_head, o1, COMBINE, NUM_VALUES)
+            o1 = tl.where(heads != 0, init1, w1.to(l1.dtype))
     else:
         o0 = tl.where(has_seed, c0, l0)
         o1 = tl.where(has_seed, c1, l1)
@@ -412,16 +422,17 @@ def _scan_rows_kernel(
 @triton.jit
 def _scan_strided_kernel(
         x0_ptr, x1_ptr, y0_ptr, y1_ptr, init0_ptr, init1_ptr, total0_ptr, total1_ptr,
-        scan_len, inner,
+        scan_len, inner, outer_base,
         ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr, SCAN: tl.constexpr, REDUCE: tl.constexpr,
         NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
         EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
         BLOCK_L: tl.constexpr, BLOCK_I: tl.constexpr):
     """A scan along a middle dimension of an ``[outer, scan_len, inner]`` tensor, in place (no
     transposing copies): program ``(i, o)`` walks ``BLOCK_I`` neighbouring columns of outer index
-    ``o`` down the scan dimension in chunks of ``BLOCK_L`` rows, carrying each column's prefix."""
+    ``o`` down the scan dimension in chunks of ``BLOCK_L`` rows, carrying each column's prefix (outer
+    indices from ``outer_base`` on: grid axis 1 holds at most 65535)."""
     pid_i = tl.program_id(0)
-    pid_o = tl.program_id(1).to(tl.int64)
+    pid_o = tl.program_id(1).to(tl.int64) + outer_base
     cols = pid_i * BLOCK_I + tl.arange(0, BLOCK_I)[None, :]
     cmask = cols < inner
     kk = tl.arange(0, BLOCK_L)[:, None]
@@ -676,6 +687,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     shape = x0.shape
     ndim = x0.dim()
     if ndim == 0:
+        wrap_dim(dim, 0)   # (torch's check: 0 and -1 only)
         dim = 0
     elif not -ndim <= dim < ndim:
         raise IndexError(f"dim {dim} out of range for a tensor of {ndim} dimension(s)")
@@ -734,9 +746,10 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
             tt1 = totals[1] if (totals is not None and num_values == 2) else tt0
             warps = max(1, min(pol["ROWS_WARPS"], block_l * block_i // 128))
             warps = 1 << (warps.bit_length() - 1)
-            launch(_scan_strided_kernel, (cdiv(inner, block_i), outer),
-                   in0, in1, o0, o1, i0, i1, tt0, tt1, row_len, inner, BLOCK_L=block_l, BLOCK_I=block_i,
-                   num_warps=warps, num_stages=1, **common)
+            for ob, oe in grid_y_batches(outer):
+                launch(_scan_strided_kernel, (cdiv(inner, block_i), oe - ob),
+                       in0, in1, o0, o1, i0, i1, tt0, tt1, row_len, inner, ob, BLOCK_L=block_l, BLOCK_I=block_i,
+                       num_warps=warps, num_stages=1, **common)
             return outs, totals
     rows_in = [_as_rows(t, dim) for t in xs]
     last = dim == ndim - 1 or ndim == 0
@@ -863,6 +876,9 @@ def _init_tuple(init, n):
     vals = tuple(init) if isinstance(init, (tuple, list)) else (init,)
     if len(vals) != n:
         raise ValueError(f"init must have {n} value(s), got {len(vals)}")
+    for v in vals:
+        if isinstance(v, torch.Tensor) and v.numel() != 1:
+            raise ValueError(f"init values must be scalars (one item), got a tensor of shape {tuple(v.shape)}")
     return vals  # tensors, or Python numbers (made on the device by the launcher)
 
 
@@ -969,6 +985,8 @@ def _by_key(keys, values, combine_fn, init, exclusive, reverse, deterministic):
     acc = _widen(values.dtype)
     init_t = None
     if exclusive:
+        if init is None:
+            raise ValueError("exclusive_scan_by_key needs an init value (each run's first item gets it)")
         init_t = (0, _init_tuple(init, 1)[0])
     outs, _ = scan_rows_launch((keys, values), segmented_combine(combine_fn, 1),
                                acc_dtypes=(torch.int32, acc), out_dtypes=(torch.int32, values.dtype),
@@ -1048,10 +1066,18 @@ def _cumsum_op(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> t
     return inclusive_sum(x, _norm_dim(x, dim), dtype)
 
 
+def _fake_like(x, dim, dtype=None):
+    """The fake result of a scan operator: the real ops' checks (dim, dtype), then a contiguous
+    tensor of x's shape (the real ops return contiguous results whatever x's strides)."""
+    _norm_dim(x, dim)
+    if x.dtype not in SCAN_DTYPES:
+        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(SCAN_DTYPES)}")
+    return x.new_empty(x.shape, dtype=x.dtype if dtype is None else dtype)
+
+
 @_cumsum_op.register_fake
 def _(x, dim, dtype=None):
-    _norm_dim(x, dim)
-    return torch.empty_like(x, dtype=_sum_dtypes(x, dtype)[1])
+    return _fake_like(x, dim, _sum_dtypes(x, dtype)[1])
 
 
 def _cumsum_setup(ctx, inputs, output):
@@ -1075,7 +1101,7 @@ def _reverse_cumsum_op(x: torch.Tensor, dim: int) -> torch.Tensor:
 
 @_reverse_cumsum_op.register_fake
 def _(x, dim):
-    return torch.empty_like(x, dtype=_sum_dtypes(x, None)[1])
+    return _fake_like(x, dim, _sum_dtypes(x, None)[1])
 
 
 def _revsum_backward(ctx, grad):
@@ -1097,8 +1123,7 @@ def _cumprod_op(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> 
 
 @_cumprod_op.register_fake
 def _(x, dim, dtype=None):
-    _norm_dim(x, dim)
-    return torch.empty_like(x, dtype=_sum_dtypes(x, dtype)[1])
+    return _fake_like(x, dim, _sum_dtypes(x, dtype)[1])
 
 
 def _cumprod_setup(ctx, inputs, output):
@@ -1134,8 +1159,7 @@ def _register_extreme(name, fn):
 
     @op.register_fake
     def _(x, dim):
-        _norm_dim(x, dim)
-        return torch.empty_like(x), torch.empty_like(x, dtype=torch.int64)
+        return _fake_like(x, dim), _fake_like(x, dim, torch.int64)
 
     def setup(ctx, inputs, output):
         x, dim = inputs
@@ -1168,10 +1192,9 @@ def _logcumsumexp_op(x: torch.Tensor, dim: int) -> torch.Tensor:
 
 @_logcumsumexp_op.register_fake
 def _(x, dim):
-    _norm_dim(x, dim)
     if not x.dtype.is_floating_point:
         raise TypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
-    return torch.empty_like(x)
+    return _fake_like(x, dim)
 
 
 @custom_op("tritoncub::_reverse_logcumsumexp", mutates_args=())
@@ -1181,7 +1204,7 @@ def _reverse_lcse_op(x: torch.Tensor, dim: int) -> torch.Tensor:
 
 @_reverse_lcse_op.register_fake
 def _(x, dim):
-    return torch.empty_like(x)
+    return _fake_like(x, dim)
 
 
 def _lcse_setup(ctx, inputs, output):
