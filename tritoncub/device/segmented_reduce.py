@@ -57,9 +57,8 @@ import triton.language as tl
 from .. import policy
 from .._launch import bind, direct_ok, launch
 from .._utils import cdiv, check_same_device, check_tensor, interpreter_active, next_power_of_2
-from ..block.reduce import combine_max_propagate_nan, combine_min_propagate_nan
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUPPORTED_DTYPES, UserAccumulators,
-                     _as_tuple, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
+                     _as_tuple, _builtin_combine, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
                      acc_dtype, identity, sum_dtype, user_operands)
 
 OPS = ("sum", "min", "max", "argmin", "argmax", "mean", "user")
@@ -118,12 +117,8 @@ def _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, id
     else:
         acc = accs[0]
         v = tl.where(m, vals[0].to(acc.dtype), ident).to(acc.dtype)
-        if OP == OP_SUM:
-            acc = acc + v
-        elif OP == OP_MIN:
-            acc = combine_min_propagate_nan(acc, v)
-        elif OP == OP_MAX:
-            acc = combine_max_propagate_nan(acc, v)
+        if (OP == OP_SUM) or (OP == OP_MIN) or (OP == OP_MAX):
+            acc, _ = _builtin_combine(acc, acc_i, v, acc_i, OP)
         else:
             # later columns hold larger offsets in the same lane: ties keep the earlier item; a lane's
             # first item is always taken (it may equal the identity, e.g. -inf for argmax)
