@@ -723,8 +723,9 @@ class UserAccumulators:
         return tuple(out)
 
     def results(self, res):
-        """Results in the storage dtypes -> the result dtypes (uint8 storage of bool viewed as bool)."""
-        return tuple(r.view(torch.bool) if d == torch.bool else r for r, d in zip(res, self.dtypes))
+        """Results in the storage dtypes -> the result dtypes (uint8 storage of bool: ``!= 0``, which also
+        normalises a combine that left a value other than 0/1, e.g. ``a + b``)."""
+        return tuple(r != 0 if d == torch.bool else r for r, d in zip(res, self.dtypes))
 
 
 def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
