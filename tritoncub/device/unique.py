@@ -56,8 +56,10 @@ from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
 
 RANGE_CAP_MAX = 1 << 22
-_DENSE_DTYPES = INT_DTYPES + (torch.uint8, torch.bool) + tuple(
-    d for d in (getattr(torch, "uint16", None), getattr(torch, "uint32", None)) if d is not None)
+#: uint16/uint32 where this torch has them (min/max taken through int64: torch's aminmax lacks them in
+#: some builds, e.g. on the CPU)
+_WIDE_UNSIGNED = tuple(d for d in (getattr(torch, "uint16", None), getattr(torch, "uint32", None)) if d is not None)
+_DENSE_DTYPES = INT_DTYPES + (torch.uint8, torch.bool) + _WIDE_UNSIGNED
 
 
 @gluon.jit
@@ -193,7 +195,6 @@ def _heads(xf, return_inverse, return_counts, perm=None):
     return shrink(vals, k), inv, shrink(counts, k) if return_counts else counts
 
 
-_WIDE_UNSIGNED = tuple(d for d in (getattr(torch, "uint16", None), getattr(torch, "uint32", None)) if d is not None)
 #: inputs of at least this many items count in int64 slots (int32 ones could wrap)
 _COUNT64_MIN_N = 1 << 31
 
@@ -204,7 +205,6 @@ def _dense_path(xf, return_inverse, return_counts):
     dev = xf.device
     cap = min(max(n, 4096), RANGE_CAP_MAX)
     xs = xf.view(torch.uint8) if xf.dtype == torch.bool else xf
-    # uint16/uint32: through int64 (torch's aminmax lacks them in some builds, e.g. on the CPU)
     mn, mx = torch.aminmax(xs.to(torch.int64) if xs.dtype in _WIDE_UNSIGNED else xs)
     minmax = torch.stack([mn.to(torch.int64), mx.to(torch.int64)])
     count_dtype = torch.int64 if n >= _COUNT64_MIN_N else torch.int32   # (a count may reach n)
