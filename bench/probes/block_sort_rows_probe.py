@@ -113,7 +113,7 @@ def block_sort_rows(x: torch.Tensor, descending: bool = False, warps: int = 4, r
 
 def _check(x, descending, **kw):
     v, i = block_sort_rows(x, descending, **kw)
-    rv, ri = torch.sort(x, -1, descending=descending, stable=True)
+    rv, ri = torch.sort(x, dim=-1, descending=descending, stable=True)
     same_v = torch.equal(v.view(torch.int32), rv.view(torch.int32)) if x.dtype == torch.float32 else torch.equal(v, rv)
     assert same_v and torch.equal(i, ri), (tuple(x.shape), x.dtype, descending, kw)
 
@@ -137,7 +137,7 @@ def main():
     records = []
     for shape, warps_list in (((4096, 1024), (2, 4, 8)), ((65536, 128), (1, 2, 4))):
         x = torch.randn(*shape, device="cuda", generator=g)
-        t_torch = bench_ms(lambda: torch.sort(x, -1, stable=True))
+        t_torch = bench_ms(lambda: torch.sort(x, dim=-1, stable=True))
         t_ship = bench_ms(lambda: torch.ops.tritoncub.sort(x, -1, False, True))
         line = [f"torch {t_torch:.4f} ms", f"tritoncub.sort {t_ship:.4f} ms"]
         for warps in warps_list:

@@ -9,6 +9,8 @@ from helpers import ALL_DTYPES, DEVICE, assert_equal, limit_grid_y, make_data, p
 from tritoncub import policy
 from tritoncub.device import segmented_sort as ss
 
+ss_launch = ss.launch
+
 def _np_take(x, a, i):
     """x's items at positions i along the last axis (numpy; torch lacks gather for uint16/32/64 on CPU)."""
     v = np.take_along_axis(a, i, -1)
@@ -172,6 +174,96 @@ def test_sort_rows_autograd():
 
 def ragged_offsets(lengths):
     return torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), dtype=torch.int64, device=DEVICE)
+
+
+# -- the shared-memory block radix sort (compiled NVIDIA kernels only) --------------------------------
+
+# (RADIX_MIN_BLOCK 8: every segment of 2+ items goes to the block radix sort)
+RADIX_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=8, RADIX_BITS=b, RADIX_ITEMS=i)
+              for b, i in ((8, 8), (6, 4), (8, 16), (7, 2), (5, 1))]
+NARROW_DTYPES = [d for d in ALL_DTYPES if d.itemsize <= 4]
+
+
+@pytest.fixture
+def block_radix_calls(monkeypatch):
+    """The results of every block radix sort launch (False: fell back); skips where it cannot run."""
+    from tritoncub._utils import interpreter_active
+    if interpreter_active():
+        pytest.skip("the block radix sort runs in compiled NVIDIA kernels only (the interpreter uses the tile sort)")
+    calls = []
+    real = ss._launch_block_radix_sort
+
+    def spy(*args, **kwargs):
+        calls.append(real(*args, **kwargs))
+        return calls[-1]
+    monkeypatch.setattr(ss, "_launch_block_radix_sort", spy)
+    return calls
+
+
+@pytest.mark.parametrize("L", [1, 31, 33, 100, 256, 1000, 1025, 4096])
+@pytest.mark.parametrize("dtype", NARROW_DTYPES, ids=str)
+def test_block_radix_sort_rows(dtype, L, block_radix_calls):
+    # 6 adversarial rows (NaN, +-0, +-inf, all-equal, few unique, sorted, reversed), both orders, one
+    # policy config per case (every radix width and warp count is covered across the cases)
+    i = NARROW_DTYPES.index(dtype) + L
+    cfg = RADIX_CFGS[i % len(RADIX_CFGS)]
+    x = adversarial_rows(6, L, dtype, seed=i)
+    with policy.override("segmented_sort", cfg):
+        check_rows(x, descending=i % 2 == 1)
+    assert block_radix_calls == [True]
+
+
+@pytest.mark.parametrize("cfg", RADIX_CFGS, ids=lambda c: f"r{c['RADIX_BITS']}i{c['RADIX_ITEMS']}")
+def test_block_radix_segmented_pairs_and_merge_chunks(cfg, block_radix_calls):
+    # ragged segments binned by length (segment lists, several bins), values carried; then rows longer
+    # than MAX_BLOCK by the merge path, whose MERGE_TILE chunks the block radix sort presorts (index bases)
+    lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7, 21, 300, 64, 65]
+    n = sum(lengths)
+    keys = make_data("special", n, torch.float32, seed=17)
+    vals = torch.arange(n, dtype=torch.int32, device=DEVICE)
+    offs = ragged_offsets(lengths)
+    for desc in (False, True):
+        with policy.override("segmented_sort", dict(cfg, MAX_BLOCK=4096)):
+            k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=desc)
+        rk, rv = ref_segmented(keys, vals, offs.cpu(), desc)
+        assert_equal(k.cpu(), rk, signed_zero=True)
+        assert_equal(v.cpu(), rv)
+    x = adversarial_rows(3, 300, torch.int32, seed=3)
+    with policy.override("segmented_sort", dict(cfg, MAX_BLOCK=64, MERGE_TILE=64, LONG_PATH="merge")):
+        check_rows(x, descending=True)
+    assert len(block_radix_calls) >= 4 and all(block_radix_calls)
+
+
+def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):
+    with policy.override("segmented_sort", RADIX_CFGS[0]):
+        check_rows(adversarial_rows(6, 50, torch.float64, seed=4), descending=False)
+    assert block_radix_calls == []
+
+
+def test_block_radix_sort_falls_back_when_it_does_not_compile(monkeypatch):
+    """A block radix sort that fails to build for the GPU: one warning, then the tile sort, same results."""
+    import triton
+
+    class NoBuild(triton.CompilationError):
+        def __init__(self):
+            Exception.__init__(self, "no build for this GPU")
+
+        def __repr__(self):
+            return "NoBuild()"
+
+    def fail(*args, **kwargs):
+        raise NoBuild()
+
+    monkeypatch.setattr(ss, "launch", lambda kernel, *a, **k: fail() if kernel is ss._segment_block_radix_sort_kernel
+                        else ss_launch(kernel, *a, **k))
+    monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", [])
+    monkeypatch.setattr(ss, "_block_radix_available", lambda device: not ss._BLOCK_RADIX_UNAVAILABLE)
+    x = adversarial_rows(4, 40, torch.float32, seed=9)
+    with policy.override("segmented_sort", RADIX_CFGS[0]):
+        with pytest.warns(UserWarning, match="block radix sort unavailable"):
+            check_rows(x, False)
+        check_rows(x, True)
+    assert ss._BLOCK_RADIX_UNAVAILABLE
 
 
 @pytest.mark.parametrize("grid_y", [None, 1])

@@ -14,16 +14,27 @@ consecutive ranks be coalesced. In Triton a tile is a tensor whose register layo
 picks, so "striped" is a permutation of the returned tile, not a register assignment.
 
 Cost: per pass a one-hot rank (O(TILE x 2**RADIX_BITS)) and a bitonic ``tl.sort`` of the tile: meant
-for tiles of up to a few thousand keys inside other kernels (segmented sorts of short rows, CPU
-tests); the device-wide sort uses the onesweep kernels of ``tritoncub.device.radix_sort``.
+for tiles of up to a few thousand keys inside other kernels (CPU tests, the portable path); the
+device-wide sort uses the onesweep kernels of ``tritoncub.device.radix_sort``.
+
+**Shared-memory BlockRadixSort** (compiled NVIDIA kernels only, ``triton.experimental.gluon``):
+:func:`block_radix_sort_smem` sorts a *warp-striped* tile (see ``radix_rank``) the way CUB's
+``BlockRadixSort`` does: per pass the warps rank their keys with ballots
+(:func:`~tritoncub.block.radix_rank.warp_ballot_rank`, leaving per-warp digit counts in shared
+memory), the ``[WARPS, RADIX]`` counts are scanned into each warp's first position per digit, and
+every key and its source column are scattered to their positions in shared memory and read back in
+tile order. The segmented and batched-row sort (``tritoncub.device.segmented_sort``) uses it for
+rows of a few hundred to a few thousand keys.
 """
 from __future__ import annotations
 
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 from ..thread.radix_traits import extract_digit, to_ordered_bits
-from .radix_rank import block_radix_rank
+from .radix_rank import block_radix_rank, smem_load_words, smem_store_words, warp_ballot_rank
 
 
 @triton.jit
@@ -90,3 +101,79 @@ def block_radix_sort_keys(keys, BEGIN_BIT: tl.constexpr, END_BIT: tl.constexpr, 
     out, _ = block_radix_sort_pairs(keys, keys, BEGIN_BIT, END_BIT, RADIX_BITS, DESCENDING, STRIPED, THREADS,
                                     valid)
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Shared-memory BlockRadixSort (compiled NVIDIA kernels only)
+# ----------------------------------------------------------------------------------------------
+
+@gluon.jit
+def _add(a, b):
+    return a + b
+
+
+@gluon.jit
+def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr, RADIX_BITS: gl.constexpr,
+                          WARPS: gl.constexpr):
+    """Stable ascending LSD radix sort of one warp-striped tile by its ``KEY_BITS`` low bits.
+
+    ``bits``: int32 ordered key bits (``to_ordered_bits``, widened), a ``[WARPS, ITEMS, 32]`` tile in
+    the warp-striped layout (warp ``w`` holds items ``w*32*ITEMS + s*32 + lane``); ``valid``: the
+    items that take part (the first ones: ``local < length``; the others sort after every valid key,
+    in item order); ``local``: each item's index in the tile; ``warp``: its warp (``[WARPS, 1, 1]``).
+    Returns, at every tile position, the index of the item that sorts there (items of equal keys keep
+    their order).
+
+    The exchange of a pass moves keys whose bits and item index fit one 32-bit word
+    (``KEY_BITS + log2(TILE) <= 32``: 8- and 16-bit keys) as that word, wider ones as two words.
+
+    ``smem``: the kernel's first shared-memory allocation (so it starts ``global_smem``), int32
+    ``[rows, 2**RADIX_BITS]`` of at least ``WARPS * 2**RADIX_BITS + 2 * TILE`` words; ``RADIX_BITS``
+    in 5..8. Calls ``gl.thread_barrier()``: the whole block must call it.
+    """
+    RADIX: gl.constexpr = 1 << RADIX_BITS
+    TILE: gl.constexpr = bits.shape[0] * bits.shape[1] * bits.shape[2]
+    LOG_TILE: gl.constexpr = TILE.bit_length() - 1
+    PACKED: gl.constexpr = KEY_BITS + LOG_TILE <= 32
+    SHIFT0: gl.constexpr = LOG_TILE if PACKED else 0
+    PASSES: gl.constexpr = (KEY_BITS + RADIX_BITS - 1) // RADIX_BITS
+    XK: gl.constexpr = WARPS * RADIX            # exchange buffer of key bits (or packed words)
+    XI: gl.constexpr = WARPS * RADIX + TILE     # exchange buffer of item indices (not PACKED)
+    LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
+    LD: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+    counters = smem.slice(0, WARPS, 0)            # words [0, WARPS * RADIX): one row per warp
+    col = local
+    if PACKED:
+        bits = (bits << LOG_TILE) | local
+    for p in gl.static_range(PASSES):
+        counters.store(gl.zeros([WARPS, RADIX], gl.int32, LC))
+        gl.thread_barrier()
+        d = extract_digit(bits.to(gl.uint32, bitcast=True), SHIFT0 + p * RADIX_BITS, RADIX_BITS)
+        word = warp * RADIX + gl.where(valid, d, RADIX - 1)
+        rank = warp_ballot_rank(word, RADIX_BITS)     # among the warp's keys; counts per warp left
+        gl.thread_barrier()
+        # each thread holds one digit's counts of every warp: the scan over warps stays in-thread
+        cnt = counters.load(LC)
+        tot = gl.convert_layout(gl.sum(cnt, 0), LD)
+        wexcl = gl.associative_scan(cnt, 0, _add) - cnt
+        texcl = gl.associative_scan(tot, 0, _add) - tot
+        # (each thread rewrites the words it read: no barrier before the store)
+        counters.store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
+        gl.thread_barrier()
+        pos = smem_load_words(word) + rank
+        if PACKED:
+            smem_store_words(XK + pos, bits)
+            gl.thread_barrier()
+            bits = smem_load_words(XK + local)
+        else:
+            if p < PASSES - 1:
+                smem_store_words(XK + pos, bits)
+            smem_store_words(XI + pos, col)
+            gl.thread_barrier()
+            if p < PASSES - 1:
+                bits = smem_load_words(XK + local)
+            col = smem_load_words(XI + local)
+        gl.thread_barrier()   # (the next pass zeroes the counters, which this pass's positions read)
+    if PACKED:
+        col = bits & (TILE - 1)
+    return col

@@ -19,6 +19,12 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   ``-0.0``, NaN payloads are kept).
   Tiny segments (a "logical warp" in CUB) are the same kernel with a small ``BLOCK`` and many
   ``ROWS`` per program.
+* **block radix sort** (``TILE_SORT="radix"``: segments whose ``BLOCK`` is at least
+  ``RADIX_MIN_BLOCK``, keys of at most 32 bits, compiled NVIDIA kernels): one program per segment
+  runs CUB's ``BlockRadixSort`` in shared memory (``tritoncub.block.radix_sort.block_radix_sort_smem``:
+  LSD passes of ``RADIX_BITS``, warps ranking by ballots, counters scanned, keys and their columns
+  exchanged through shared memory); stable. Keys and values are then gathered from the input by the
+  sorted columns, as above. Elsewhere (the interpreter, other GPUs, 64-bit keys) the tile sort.
 * **device radix sort** (longer segments, the default): the long segments' keys become one array
   of composite keys ``segment << key_bits | ordered_key`` sorted by one stable onesweep radix sort
   (``tritoncub.device.radix_sort``) with in-segment positions as values; keys and values are then
@@ -35,10 +41,11 @@ bin. ``sort_rows`` is the batched path the ``sort`` operator can dispatch rows t
 Guarantees: stable for every dtype, deterministic, torch's order (NaN last ascending / first
 descending, ``-0.0 == +0.0`` in input order), int64-safe offsets.
 
-Measured (H100, fallback policy, fp32 values + int64 indices): 65536 rows x 128 in 0.115 ms
-(torch.sort 0.449 ms, 3.9x); 4096 x 1024 in 0.292 ms (torch 0.168 ms: the in-register bitonic sort
-of 1024-item rows loses to torch here); long rows were measured only on the merge path (16 x 2^20:
-14.7 ms vs torch 1.67 ms), which is why long segments now default to the device radix sort.
+Measured (H100, fp32 values + int64 indices, torch.sort(dim=-1) in the same run): 65536 rows x 128,
+bitonic tile sort 0.114 ms (torch 0.449), block radix sort 0.153; 4096 x 1024, bitonic 0.251 ms,
+block radix sort 0.070 (torch 0.169); 1024 x 4096, bitonic 0.514, block radix 0.097 (torch 0.165)
+(bench/results/logs/block_radix_rows_tune-20261123.*). Long rows on the merge path: 16 x 2^20 in
+14.7 ms vs torch 1.67 ms, which is why long segments default to the device radix sort.
 """
 from __future__ import annotations
 
@@ -49,12 +56,15 @@ import numpy as np
 import torch
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (INT_OF_SIZE, cdiv, check_device, check_tensor, check_same_device, grid_y_batches,
-                      next_power_of_2)
+from .._utils import (INT_OF_SIZE, cdiv, check_device, check_tensor, check_same_device, compile_only,
+                      grid_y_batches, interpreter_active, next_power_of_2)
+from ..block.radix_sort import block_radix_sort_smem
 from ..thread.radix_traits import to_ordered_bits
 
 # ----------------------------------------------------------------------------------------------
@@ -238,6 +248,56 @@ def _segment_tile_sort_kernel(
         tl.store(out_idx_ptr + dst, idx, mask=mask)
 
 
+@gluon.jit
+def _segment_block_radix_sort_kernel(
+        keys_ptr, vals_ptr, out_keys_ptr, out_vals_ptr, out_idx_ptr,
+        seg_begin_ptr, seg_len_ptr, seg_list_ptr, idx_base_ptr,
+        num_segs, row_len, row_stride,
+        UNIFORM: gl.constexpr, HAS_LIST: gl.constexpr, HAS_IDX_BASE: gl.constexpr,
+        HAS_VALS: gl.constexpr, WRITE_KEYS: gl.constexpr, WRITE_IDX: gl.constexpr,
+        KEY_BITS: gl.constexpr, KEY_DTYPE: gl.constexpr, ASCENDING: gl.constexpr,
+        RADIX_BITS: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr):
+    """One program sorts one segment of at most WARPS*ITEMS*32 keys of at most 32 bits in shared
+    memory (``block_radix_sort_smem``); arguments as :func:`_segment_tile_sort_kernel`'s."""
+    RADIX: gl.constexpr = 1 << RADIX_BITS
+    L3: gl.constexpr = gl.BlockedLayout([1, ITEMS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
+    # the kernel's first and only explicit allocation: word i of it is word i of global_smem
+    smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    pid = gl.program_id(0)
+    if UNIFORM:
+        seg = pid.to(gl.int64)
+        begin = seg * row_stride
+        length = row_len
+    else:
+        if HAS_LIST:
+            seg = gl.load(seg_list_ptr + pid).to(gl.int64)
+        else:
+            seg = pid.to(gl.int64)
+        begin = gl.load(seg_begin_ptr + seg).to(gl.int64)
+        length = gl.load(seg_len_ptr + seg).to(gl.int64)
+    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L3)))
+    s = gl.arange(0, ITEMS, layout=gl.SliceLayout(0, gl.SliceLayout(2, L3)))
+    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, L3)))
+    warp = gl.expand_dims(gl.expand_dims(w, 1), 2)
+    local = (warp * (32 * ITEMS) + gl.expand_dims(gl.expand_dims(s, 0), 2) * 32
+             + gl.expand_dims(gl.expand_dims(ln, 0), 1))
+    valid = local < length
+    raw = gl.load(keys_ptr + begin + local, mask=valid, other=0)
+    bits = to_ordered_bits(raw.to(KEY_DTYPE, bitcast=True), not ASCENDING).to(gl.uint32).to(gl.int32, bitcast=True)
+    col = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS)
+    src = begin + col
+    dst = begin + local
+    if WRITE_KEYS:
+        gl.store(out_keys_ptr + dst, gl.load(keys_ptr + src, mask=valid), mask=valid)
+    if HAS_VALS:
+        gl.store(out_vals_ptr + dst, gl.load(vals_ptr + src, mask=valid), mask=valid)
+    if WRITE_IDX:
+        idx = col.to(gl.int64)
+        if HAS_IDX_BASE:
+            idx += gl.load(idx_base_ptr + seg).to(gl.int64)
+        gl.store(out_idx_ptr + dst, idx, mask=valid)
+
+
 @triton.jit
 def _merge_pass_kernel(
         src_keys_ptr, src_idx_ptr, dst_keys_ptr, dst_idx_ptr, vals_ptr, out_vals_ptr,
@@ -339,9 +399,11 @@ policy.register(
     "segmented_sort",
     space={"TILE_ITEMS": [1024, 2048, 4096, 8192], "MAX_BLOCK": [2048, 4096, 8192],
            "MERGE_TILE": [1024, 2048, 4096], "LONG_PATH": ["radix", "merge"],
-           "NETWORK": ["own", "tl"], "num_warps": [4, 8, 16],
-           "num_stages": [1]},
+           "NETWORK": ["own", "tl"], "TILE_SORT": ["bitonic", "radix"],
+           "RADIX_MIN_BLOCK": [128, 256, 512], "RADIX_ITEMS": [4, 8, 16], "RADIX_BITS": [6, 7, 8],
+           "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "LONG_PATH": "radix", "NETWORK": "own",
+              "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8, "RADIX_BITS": 8,
               "num_warps": 4, "num_stages": 1},
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
@@ -352,7 +414,11 @@ policy.register(
         "(ROWS = TILE_ITEMS // BLOCK segments per program); MAX_BLOCK: longest segment sorted in "
         "registers; longer segments: LONG_PATH 'radix' (one device radix sort of segment-tagged "
         "keys, when the key and segment bits fit 64) or 'merge' (MERGE_TILE chunks, then merge passes). "
-        "NETWORK: our bitonic network or tl.sort for packed words (same results).")
+        "NETWORK: our bitonic network or tl.sort for packed words (same results). TILE_SORT 'radix': "
+        "segments of keys of at most 32 bits whose BLOCK is at least RADIX_MIN_BLOCK sorted one per "
+        "program by the shared-memory block radix sort (RADIX_ITEMS items per thread, so BLOCK / "
+        "(32 * RADIX_ITEMS) warps, 1 to 16; RADIX_BITS per pass; compiled NVIDIA kernels only), the "
+        "rest by the in-register tile sort; 'bitonic': the tile sort for every segment.")
 
 MIN_BLOCK = 8
 _RADIX_UNAVAILABLE: list = []   # set when the device radix sort failed to build here
@@ -406,30 +472,66 @@ def _log2(n: int) -> int:
     return n.bit_length() - 1
 
 
+_BLOCK_RADIX_UNAVAILABLE: list = []   # set when the block radix sort failed to build here
+
+
+def _block_radix_available(device: torch.device) -> bool:
+    """The shared-memory block radix sort needs a compiled NVIDIA kernel (warp ballots, Gluon)."""
+    if _BLOCK_RADIX_UNAVAILABLE or interpreter_active():
+        return False
+    if compile_only():
+        return True
+    return device.type == "cuda" and torch.version.hip is None and torch.cuda.get_device_capability(device)[0] >= 7
+
+
+def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, **flags) -> bool:
+    """One program per segment through the shared-memory block radix sort; False when it cannot
+    build here (then the caller uses the tile sort from now on, and a warning says so once)."""
+    warps = max(1, min(16, block // (32 * pol["RADIX_ITEMS"])))
+    items = max(1, block // (32 * warps))
+    radix_bits = pol["RADIX_BITS"]
+    radix = 1 << radix_bits
+    smem_rows = next_power_of_2(cdiv(warps * radix + 2 * warps * items * 32, radix))
+    try:
+        launch(_segment_block_radix_sort_kernel, (num_segs,), *args, **flags, ASCENDING=not descending, **meta,
+               RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items, SMEM_ROWS=smem_rows, num_warps=warps)
+    except triton.CompilationError as e:
+        _BLOCK_RADIX_UNAVAILABLE.append(repr(e))
+        warnings.warn(f"tritoncub.segmented_sort: block radix sort unavailable ({e!r}); segments use the "
+                      f"in-register tile sort", stacklevel=4)
+        return False
+    return True
+
+
 def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, descending, meta, device,
                       uniform=False, row_len=0, row_stride=0, seg_begin=None, seg_len=None, seg_list=None,
                       idx_base=None, rows=None, pol=None):
-    """Launch the in-register tile sort on ``num_segs`` segments of at most ``block`` items."""
+    """Sort ``num_segs`` segments of at most ``block`` items each in one launch: by the policy's
+    ``TILE_SORT``, the shared-memory block radix sort (one segment per program) or the in-register
+    tile sort (several segments per program)."""
     if num_segs == 0:
         return
     pol = pol or policy.select("segmented_sort", device, _bucket(block))
+    dummy = kb
+    args = (kb, vb if vb is not None else dummy, out_kb if out_kb is not None else dummy,
+            out_vb if out_vb is not None else dummy, out_idx if out_idx is not None else dummy,
+            seg_begin if seg_begin is not None else dummy, seg_len if seg_len is not None else dummy,
+            seg_list if seg_list is not None else dummy, idx_base if idx_base is not None else dummy,
+            num_segs, row_len, row_stride)
+    flags = dict(UNIFORM=uniform, HAS_LIST=seg_list is not None, HAS_IDX_BASE=idx_base is not None,
+                 HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None, WRITE_IDX=out_idx is not None)
+    if (pol["TILE_SORT"] == "radix" and block >= pol["RADIX_MIN_BLOCK"] and rows is None and meta["KEY_BITS"] <= 32
+            and num_segs < 2**31 and _block_radix_available(device)):
+        if _launch_block_radix_sort(args, block=block, num_segs=num_segs, descending=descending, meta=meta,
+                                    pol=pol, **flags):
+            return
     if rows is None:
         rows = max(1, min(256, pol["TILE_ITEMS"] // block))
     log_n = _log2(block)
-    dummy = kb
-    grid = (cdiv(num_segs, rows),)
-    launch(_segment_tile_sort_kernel, grid,
-           kb, vb if vb is not None else dummy, out_kb if out_kb is not None else dummy,
-           out_vb if out_vb is not None else dummy, out_idx if out_idx is not None else dummy,
-           seg_begin if seg_begin is not None else dummy, seg_len if seg_len is not None else dummy,
-           seg_list if seg_list is not None else dummy, idx_base if idx_base is not None else dummy,
-           num_segs, row_len, row_stride,
+    launch(_segment_tile_sort_kernel, (cdiv(num_segs, rows),), *args,
            BLOCK=block, ROWS=rows, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
-           PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl",
-           UNIFORM=uniform, HAS_LIST=seg_list is not None,
-           HAS_IDX_BASE=idx_base is not None, HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
-           WRITE_IDX=out_idx is not None, ASCENDING=not descending, **meta,
-           num_warps=pol.num_warps, num_stages=pol.num_stages)
+           PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl", **flags,
+           ASCENDING=not descending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
 
 
 def _host_arrays_to_device(arrays, device) -> list[torch.Tensor]:
