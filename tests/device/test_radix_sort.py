@@ -376,7 +376,7 @@ def test_places_without_histogram_read_back(monkeypatch, skip_min, once_words):
 def test_fakes_check_arguments_as_the_ops():
     """Under FakeTensorMode (torch.compile's tracing) the operators refuse what the real ones refuse."""
     ops = torch.ops.tritoncub
-    with torch._subclasses.fake_tensor.FakeTensorMode():
+    with torch.device(DEVICE), torch._subclasses.fake_tensor.FakeTensorMode():   # (fakes of GPU tensors on a GPU)
         x = torch.empty(4, 5)
         with pytest.raises(IndexError, match="Dimension out of range"):
             ops.sort(x, 5, False, False)

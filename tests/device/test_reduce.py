@@ -545,7 +545,7 @@ def test_ops_take_a_bare_int_dim_and_bool_sum_dtype():
 def test_fakes_check_arguments_as_the_ops():
     """Under FakeTensorMode (torch.compile's tracing) the operators refuse what the real ones refuse."""
     ops = torch.ops.tritoncub
-    with torch._subclasses.fake_tensor.FakeTensorMode():
+    with torch.device(DEVICE), torch._subclasses.fake_tensor.FakeTensorMode():   # (fakes of GPU tensors on a GPU)
         with pytest.raises(RuntimeError, match="Expected reduction dim"):
             ops.amax(torch.empty(0, 3))
         with pytest.raises(IndexError, match="non-zero size"):

@@ -214,7 +214,7 @@ def test_block_radix_sort_rows(dtype, L, block_radix_calls):
 
 
 @pytest.mark.parametrize("cfg", RADIX_CFGS, ids=lambda c: f"r{c['RADIX_BITS']}i{c['RADIX_ITEMS']}")
-def test_block_radix_segmented_pairs_and_merge_chunks(cfg, block_radix_calls):
+def test_block_radix_segmented_pairs_and_merge_chunks(cfg, block_radix_calls, monkeypatch):
     # ragged segments binned by length (segment lists, several bins), values carried; then rows longer
     # than MAX_BLOCK by the merge path, whose MERGE_TILE chunks the block radix sort presorts (index bases)
     lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7, 21, 300, 64, 65]
@@ -228,10 +228,13 @@ def test_block_radix_segmented_pairs_and_merge_chunks(cfg, block_radix_calls):
         rk, rv = ref_segmented(keys, vals, offs.cpu(), desc)
         assert_equal(k.cpu(), rk, signed_zero=True)
         assert_equal(v.cpu(), rv)
+    assert len(block_radix_calls) >= 4 and all(block_radix_calls)
+    monkeypatch.setattr("tritoncub.device.radix_sort.rows_in_one_sort", lambda x: False)   # (the merge path)
+    del block_radix_calls[:]
     x = adversarial_rows(3, 300, torch.int32, seed=3)
     with policy.override("segmented_sort", dict(cfg, MAX_BLOCK=64, MERGE_TILE=64, LONG_PATH="merge")):
         check_rows(x, descending=True)
-    assert len(block_radix_calls) >= 4 and all(block_radix_calls)
+    assert block_radix_calls == [True]   # (the chunk presort: 15 chunks with index bases)
 
 
 def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):

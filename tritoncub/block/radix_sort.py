@@ -128,9 +128,11 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     (``KEY_BITS + log2(TILE) <= 32``: 8- and 16-bit keys) as that word, wider ones as two words.
 
     ``smem``: the kernel's first shared-memory allocation (so it starts ``global_smem``), int32
-    ``[rows, 2**RADIX_BITS]`` of at least ``WARPS * 2**RADIX_BITS + 2 * TILE`` words; ``RADIX_BITS``
-    in 5..8. Calls ``gl.thread_barrier()``: the whole block must call it.
+    ``[rows, 2**RADIX_BITS]`` of at least ``WARPS * 2**RADIX_BITS + 2 * TILE`` words (``+ TILE``
+    when packed); ``RADIX_BITS``
+    in 5..8 (checked). Calls ``gl.thread_barrier()``: the whole block must call it.
     """
+    gl.static_assert((RADIX_BITS >= 5) & (RADIX_BITS <= 8), "block_radix_sort_smem: RADIX_BITS must be 5..8")
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = bits.shape[0] * bits.shape[1] * bits.shape[2]
     LOG_TILE: gl.constexpr = TILE.bit_length() - 1
@@ -157,7 +159,8 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
         tot = gl.convert_layout(gl.sum(cnt, 0), LD)
         wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         texcl = gl.associative_scan(tot, 0, _add) - tot
-        # (each thread rewrites the words it read: no barrier before the store)
+        # (the compiler puts a barrier between this load and store of one allocation: threads that
+        # hold copies of a digit's column, when 32 * WARPS > RADIX, all read before any writes)
         counters.store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
         gl.thread_barrier()
         pos = smem_load_words(word) + rank

@@ -49,6 +49,7 @@ block radix sort 0.070 (torch 0.169); 1024 x 4096, bitonic 0.514, block radix 0.
 """
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Optional
 
@@ -58,6 +59,7 @@ import triton
 import triton.language as tl
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.runtime.errors import OutOfResources, PTXASError
 
 from .. import policy
 from .._library import custom_op
@@ -408,7 +410,8 @@ policy.register(
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
                       "large": {"TILE_ITEMS": 4096, "num_warps": 16}},
-    valid=lambda c: c["MERGE_TILE"] <= c["MAX_BLOCK"],
+    valid=lambda c: (c["MERGE_TILE"] <= c["MAX_BLOCK"] and 5 <= c["RADIX_BITS"] <= 8
+                     and c["RADIX_ITEMS"] > 0 and c["RADIX_ITEMS"] & (c["RADIX_ITEMS"] - 1) == 0),
     doc="Segmented/batched sort. Buckets by BLOCK (next power of two of the segment length): small "
         "<= 256, medium <= 1024, large above. TILE_ITEMS: items per program of the in-register sort "
         "(ROWS = TILE_ITEMS // BLOCK segments per program); MAX_BLOCK: longest segment sorted in "
@@ -476,26 +479,39 @@ _BLOCK_RADIX_UNAVAILABLE: list = []   # set when the block radix sort failed to 
 
 
 def _block_radix_available(device: torch.device) -> bool:
-    """The shared-memory block radix sort needs a compiled NVIDIA kernel (warp ballots, Gluon)."""
+    """The shared-memory block radix sort needs a compiled NVIDIA kernel (warp ballots, Gluon), sm_80+
+    as the onesweep sort's fast path."""
     if _BLOCK_RADIX_UNAVAILABLE or interpreter_active():
         return False
     if compile_only():
-        return True
-    return device.type == "cuda" and torch.version.hip is None and torch.cuda.get_device_capability(device)[0] >= 7
+        return os.environ.get("TRITONCUB_COMPILE_TARGET", "cuda").startswith("cuda")
+    return device.type == "cuda" and torch.version.hip is None and torch.cuda.get_device_capability(device)[0] >= 8
 
 
-def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, **flags) -> bool:
-    """One program per segment through the shared-memory block radix sort; False when it cannot
-    build here (then the caller uses the tile sort from now on, and a warning says so once)."""
+def _smem_per_block(device: torch.device) -> int:
+    """Shared memory one program may use on ``device`` (bytes)."""
+    if device.type != "cuda":   # (compile-only mode: the sm_90 limit)
+        return 227 * 1024
+    return getattr(torch.cuda.get_device_properties(device), "shared_memory_per_block_optin", 48 * 1024)
+
+
+def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, device, **flags) -> bool:
+    """One program per segment through the shared-memory block radix sort; False when it does not
+    apply (its shared memory exceeds the device's: this launch only) or cannot build here (then the
+    tile sort from now on, and a warning says so once)."""
     warps = max(1, min(16, block // (32 * pol["RADIX_ITEMS"])))
     items = max(1, block // (32 * warps))
     radix_bits = pol["RADIX_BITS"]
     radix = 1 << radix_bits
-    smem_rows = next_power_of_2(cdiv(warps * radix + 2 * warps * items * 32, radix))
+    tile = warps * items * 32
+    packed = meta["KEY_BITS"] + _log2(tile) <= 32   # (block_radix_sort_smem: one exchange buffer)
+    smem_rows = next_power_of_2(cdiv(warps * radix + (1 if packed else 2) * tile, radix))
+    if smem_rows * radix * 4 + 1024 > _smem_per_block(device):
+        return False
     try:
         launch(_segment_block_radix_sort_kernel, (num_segs,), *args, **flags, ASCENDING=not descending, **meta,
                RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items, SMEM_ROWS=smem_rows, num_warps=warps)
-    except triton.CompilationError as e:
+    except (triton.CompilationError, OutOfResources, PTXASError) as e:
         _BLOCK_RADIX_UNAVAILABLE.append(repr(e))
         warnings.warn(f"tritoncub.segmented_sort: block radix sort unavailable ({e!r}); segments use the "
                       f"in-register tile sort", stacklevel=4)
@@ -523,7 +539,7 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
     if (pol["TILE_SORT"] == "radix" and block >= pol["RADIX_MIN_BLOCK"] and rows is None and meta["KEY_BITS"] <= 32
             and num_segs < 2**31 and _block_radix_available(device)):
         if _launch_block_radix_sort(args, block=block, num_segs=num_segs, descending=descending, meta=meta,
-                                    pol=pol, **flags):
+                                    pol=pol, device=device, **flags):
             return
     if rows is None:
         rows = max(1, min(256, pol["TILE_ITEMS"] // block))
