@@ -179,8 +179,8 @@ def ragged_offsets(lengths):
 # -- the shared-memory block radix sort (compiled NVIDIA kernels only) --------------------------------
 
 # (RADIX_MIN_BLOCK 8: every segment of 2+ items goes to the block radix sort)
-RADIX_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=8, RADIX_BITS=b, RADIX_ITEMS=i)
-              for b, i in ((8, 8), (6, 4), (8, 16), (7, 2), (5, 1))]
+RADIX_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=8, RADIX_BITS=b, RADIX_ITEMS=i, RADIX_MAXNREG=cap)
+              for b, i, cap in ((8, 8, 64), (6, 4, 0), (8, 16, 56), (7, 2, 0), (5, 1, 0))]
 NARROW_DTYPES = [d for d in ALL_DTYPES if d.itemsize <= 4]
 
 

@@ -403,9 +403,10 @@ policy.register(
            "MERGE_TILE": [1024, 2048, 4096], "LONG_PATH": ["radix", "merge"],
            "NETWORK": ["own", "tl"], "TILE_SORT": ["bitonic", "radix"],
            "RADIX_MIN_BLOCK": [128, 256, 512], "RADIX_ITEMS": [4, 8, 16], "RADIX_BITS": [6, 7, 8],
+           "RADIX_MAXNREG": [0, 56, 64],
            "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "LONG_PATH": "radix", "NETWORK": "own",
-              "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8, "RADIX_BITS": 8,
+              "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8, "RADIX_BITS": 8, "RADIX_MAXNREG": 0,
               "num_warps": 4, "num_stages": 1},
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
@@ -420,7 +421,8 @@ policy.register(
         "NETWORK: our bitonic network or tl.sort for packed words (same results). TILE_SORT 'radix': "
         "segments of keys of at most 32 bits whose BLOCK is at least RADIX_MIN_BLOCK sorted one per "
         "program by the shared-memory block radix sort (RADIX_ITEMS items per thread, so BLOCK / "
-        "(32 * RADIX_ITEMS) warps, 1 to 16; RADIX_BITS per pass; compiled NVIDIA kernels only), the "
+        "(32 * RADIX_ITEMS) warps, 1 to 16; RADIX_BITS per pass; RADIX_MAXNREG a register cap per "
+        "thread, 0 none; compiled NVIDIA kernels only), the "
         "rest by the in-register tile sort; 'bitonic': the tile sort for every segment.")
 
 MIN_BLOCK = 8
@@ -510,7 +512,8 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
         return False
     try:
         launch(_segment_block_radix_sort_kernel, (num_segs,), *args, **flags, ASCENDING=not descending, **meta,
-               RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items, SMEM_ROWS=smem_rows, num_warps=warps)
+               RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items, SMEM_ROWS=smem_rows, num_warps=warps,
+               **({"maxnreg": pol["RADIX_MAXNREG"]} if pol["RADIX_MAXNREG"] else {}))
     except (triton.CompilationError, OutOfResources, PTXASError) as e:
         _BLOCK_RADIX_UNAVAILABLE.append(repr(e))
         warnings.warn(f"tritoncub.segmented_sort: block radix sort unavailable ({e!r}); segments use the "
