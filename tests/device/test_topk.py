@@ -145,7 +145,7 @@ def cand_rounds(request, monkeypatch):
         monkeypatch.setattr(T, "_FILTER_CAP_PER_K", 1)
     if request.param == "bitonic":
         return dict(CAND, FILTER=0)
-    return dict(CAND, FILTER=1, FILTER_CHUNK=64)
+    return dict(CAND, FILTER=1, FILTER_CHUNK=64, FILTER_MAXNREG=64 if request.param == "filter" else 0)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int8], ids=str)
@@ -460,7 +460,8 @@ def test_gpu_topk_filter_rounds(shape, k, filter_chunk, kind):
         x = torch.ones(shape, device=DEVICE)
     else:
         x = (torch.arange(n, device=DEVICE) % 512 == 0).float().expand(shape).contiguous()
-    with policy.override("topk", dict(FILTER=1, FILTER_CHUNK=filter_chunk, CAND_K_MAX=256, CHUNK=2048), "long"):
+    with policy.override("topk", dict(FILTER=1, FILTER_CHUNK=filter_chunk, CAND_K_MAX=256, CHUNK=2048,
+                                      FILTER_MAXNREG=64), "long"):
         for largest in (True, False):
             v, i = tk.topk(x, k, largest=largest)
             rv, ri = torch.sort(x, dim=-1, descending=largest, stable=True)

@@ -544,17 +544,18 @@ policy.register(
     space={"TILE_ITEMS": [1024, 2048, 4096], "ROW_MAX_BLOCK": [1024, 2048, 4096],
            "CHUNK": [2048, 4096, 8192], "CAND_K_MAX": [0, 8, 16, 32, 64, 128, 256], "RS_BLOCK": [2048, 4096],
            "RS_TILES": [1, 4, 8], "NETWORK": ["own", "tl"], "FILTER": [0, 1], "FILTER_CHUNK": [4096, 8192, 16384],
-           "CAND_MAX_LEN": [1 << 22, 1 << 31], "num_warps": [4, 8, 16], "num_stages": [1]},
+           "FILTER_MAXNREG": [0, 64, 80], "CAND_MAX_LEN": [1 << 22, 1 << 31], "num_warps": [4, 8, 16],
+           "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "ROW_MAX_BLOCK": 4096, "CHUNK": 4096, "CAND_K_MAX": 32,
               "RS_BLOCK": 4096, "RS_TILES": 4, "NETWORK": "own", "FILTER": 0, "FILTER_CHUNK": 8192,
-              "CAND_MAX_LEN": 1 << 31, "num_warps": 4, "num_stages": 1},
+              "FILTER_MAXNREG": 0, "CAND_MAX_LEN": 1 << 31, "num_warps": 4, "num_stages": 1},
     buckets=("rows", "long"),
     bucket_fallbacks={"long": {"num_warps": 8}},
     doc="Top-k. 'rows': rows of at most ROW_MAX_BLOCK items, TILE_ITEMS per program (ROWS = "
         "TILE_ITEMS // BLOCK rows). 'long': CHUNK items per program of the running k-best for "
         "next_pow2(k) <= CAND_K_MAX, rows of at most CAND_MAX_LEN items and keys of <= 32 bits (FILTER 1: its rounds keep the words above a "
-        "threshold from group maxima, FILTER_CHUNK items per program, where the chunk holds >= 8 next_pow2(k) "
-        "items; the bitonic top-k of CHUNK items otherwise and for the last round); otherwise radix select "
+        "threshold from group maxima, FILTER_CHUNK items per program, FILTER_MAXNREG registers per thread at "
+        "most (0: no cap), where the chunk holds >= 8 next_pow2(k) items; the bitonic top-k of CHUNK items otherwise and for the last round); otherwise radix select "
         "with RS_BLOCK * RS_TILES items per program of the histogram passes.")
 
 
@@ -644,7 +645,8 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
                 launch(_topk_filter_kernel, (nchunks, r1 - r0), kb, src, nxt, rb, rl, n_in, **_ck(fchunk),
                        GROUPS=groups, LOG_GROUPS=_log2(groups), CAP=cap, FROM_KEYS=from_keys,
                        KEY_THRESHOLD=_FILTER_KEY_THRESHOLD, **common,
-                       num_warps=min(_FILTER_MAX_WARPS, max(1, fchunk // _FILTER_ITEMS_PER_WARP)), num_stages=1)
+                       num_warps=min(_FILTER_MAX_WARPS, max(1, fchunk // _FILTER_ITEMS_PER_WARP)), num_stages=1,
+                       **({"maxnreg": pol["FILTER_MAXNREG"]} if pol["FILTER_MAXNREG"] else {}))
             else:
                 nchunks, per_chunk = cdiv(n_in, chunk), k2
                 nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
