@@ -101,3 +101,38 @@ def test_specialisation_key_separates_what_triton_specialises_on():
     k2 = _launch._key(kern, 0, (base, base, 10, 2, 0.0, 256, 0), {})
     k3 = _launch._key(kern, 0, (base, base, 10, 2, 0.0, 128, 16), {})
     assert len({k1, k2, k3}) == 3
+
+
+def test_tensor_device_names_the_first_tensor_argument():
+    """Launches go to the GPU of the first tensor argument (a plain one, or the first of a leading tuple)."""
+    cpu = torch.zeros(2)
+    assert _launch._tensor_device((3, cpu)) == -1          # a CPU tensor: no switch
+    assert _launch._tensor_device((1, 2.0)) == -1          # no tensor at all
+    assert _launch._tensor_device(((cpu, cpu), 5)) == -1
+    if torch.cuda.is_available():
+        g = torch.zeros(2, device="cuda")
+        assert _launch._tensor_device((7, (g,), cpu)) == g.get_device()
+        assert _launch._tensor_device((cpu, g)) == -1      # only the first tensor counts
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs two GPUs")
+def test_ops_run_on_the_tensors_gpu_not_the_current_one():
+    """Inputs on cuda:1 while cuda:0 is current: every result is right and on cuda:1 (Triton alone would
+    launch on cuda:0), including the second call of each op (memoised launch plans)."""
+    ops = torch.ops.tritoncub
+    torch.cuda.set_device(0)
+    x = torch.randn(3000, 70, device="cuda:1")
+    for _ in range(2):
+        assert torch.allclose(ops.sum(x, [1], False, None), x.sum(1), rtol=1e-4, atol=1e-4)
+        assert torch.allclose(ops.sum(x.view(-1), None, False, None), x.sum(), rtol=1e-4)
+        v, i = ops.sort(x, -1, False, True)
+        rv, ri = torch.sort(x, dim=-1, stable=True)
+        assert torch.equal(v, rv) and torch.equal(i, ri) and v.device == x.device
+        tv, _ = ops.topk(x.view(-1), 10, -1, True, True)
+        assert torch.equal(tv, torch.topk(x.view(-1), 10).values)
+        assert torch.allclose(ops.cumsum(x, 1), torch.cumsum(x, 1), rtol=1e-4, atol=1e-3)
+        m = x > 0
+        assert torch.equal(ops.masked_select(x, m), torch.masked_select(x, m))
+        assert torch.equal(ops.diff(x, 1, -1, None, None), torch.diff(x))
+    assert torch.cuda.current_device() == 0

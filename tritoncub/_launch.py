@@ -106,12 +106,33 @@ def _key(kernel, device, args, kwargs):
     return (device, specs, tuple(kwargs.items()))
 
 
+def _tensor_device(args) -> int:
+    """CUDA device index of the first tensor argument (or first tensor of a leading tuple); -1 for
+    none or a CPU tensor."""
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            return a.get_device()
+        if isinstance(a, tuple) and a and isinstance(a[0], torch.Tensor):
+            return a[0].get_device()
+    return -1
+
+
 def launch(kernel, grid: tuple, *args, **kwargs) -> None:
-    """``kernel[grid](*args, **kwargs)``, through the compiled-kernel table when possible."""
+    """``kernel[grid](*args, **kwargs)``, through the compiled-kernel table when possible, on the GPU
+    of the first tensor argument (Triton launches on the current device: tensors on another GPU
+    switch it for the launch, as torch's own ops do)."""
+    dev = _tensor_device(args)
+    if dev >= 0:
+        device = torch.cuda.current_device()
+        if dev != device:
+            with torch.cuda.device(dev):
+                launch(kernel, grid, *args, **kwargs)
+            return
     if not _direct_ok():
         kernel[grid](*args, **kwargs)
         return
-    device = torch.cuda.current_device()
+    if dev < 0:
+        device = torch.cuda.current_device()
     try:
         key = _key(kernel, device, args, kwargs)
         table = _TABLES.get(kernel)
@@ -153,7 +174,12 @@ def bind(kernel, grid: tuple, *args, **kwargs):
     kernel on the same grid with new runtime arguments of the same specialisation (same dtypes,
     16-byte alignment, int classes: the caller guarantees it, e.g. by keying its own cache on them).
     Returns None off the direct path (interpreter, compile check, launch hooks), where callers keep
-    using :func:`launch`."""
+    using :func:`launch`. The returned function launches on the GPU it was bound on, whatever the
+    current device is then."""
+    dev = _tensor_device(args)
+    if dev >= 0 and dev != torch.cuda.current_device():
+        with torch.cuda.device(dev):
+            return bind(kernel, grid, *args, **kwargs)
     launch(kernel, grid, *args, **kwargs)
     if not _direct_ok():
         return None
@@ -171,14 +197,21 @@ def bind(kernel, grid: tuple, *args, **kwargs):
     g2 = grid[2] if len(grid) > 2 else 1
     run, function, meta = k.run, k.function, k.packed_metadata
     stream = torch._C._cuda_getCurrentRawStream
+    current = torch.cuda.current_device
     if entry.prefix is not None:
         c_launch, prefix = entry.prefix
 
         def bound_c_run(*new_args):
+            if current() != device:
+                with torch.cuda.device(device):
+                    return bound_c_run(*new_args)
             c_launch(g0, g1, g2, stream(device), *prefix, *new_args, *tail)
         return bound_c_run
 
     def bound_run(*new_args):
+        if current() != device:
+            with torch.cuda.device(device):
+                return bound_run(*new_args)
         run(g0, g1, g2, stream(device), function, meta, None, None, None, *new_args, *tail)
     return bound_run
 

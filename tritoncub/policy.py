@@ -48,6 +48,7 @@ from typing import Any, Callable
 import torch
 import triton
 
+from ._launch import _tensor_device
 from ._utils import interpreter_active
 
 POLICY_DIR = Path(__file__).parent / "policies"
@@ -424,6 +425,11 @@ def launch(op: str, kernel, grid: Callable[[dict], tuple], *args, device=None, b
     persist in Triton's on-disk cache. Otherwise the fixed policy from :func:`select` is used.
     Returns the policy used (or None when autotuning).
     """
+    dev = _tensor_device(args)
+    if dev >= 0 and dev != torch.cuda.current_device():   # (Triton launches on the current device)
+        with torch.cuda.device(dev):
+            return launch(op, kernel, grid, *args, device=device, bucket=bucket, autotune_key=autotune_key,
+                          reset_to_zero=reset_to_zero, **kwargs)
     if autotune_enabled() and not overridden(op, bucket):
         key = (op, bucket, kernel, _device_key(device))
         tuned = _AUTOTUNED.get(key)
