@@ -1190,8 +1190,9 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
 def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
 
-    Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items are
-    sorted in registers, several rows per program (:func:`tritoncub.device.segmented_sort.sort_rows`);
+    Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items go to
+    :func:`tritoncub.device.segmented_sort.sort_rows` (short rows: several per program in registers;
+    rows of a few hundred keys and more: one per program, the shared-memory block radix sort);
     longer rows go through the onesweep device sort, all rows as one batch.
     """
     check_tensor(x, "x", KEY_DTYPES)

@@ -667,7 +667,9 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     Contract (what ``torch.sort(x, dim=-1, descending=..., stable=True)`` returns): ``values`` has
     ``x``'s shape and dtype, ``indices`` int64 positions within the row. Always stable (``stable`` is
     accepted for signature compatibility). Any row length: rows of up to the policy's ``MAX_BLOCK``
-    items are sorted in registers, several rows per program; longer rows: up to 256 of them (keys of
+    items are sorted by the tile strategies of the module doc (in registers, several rows per
+    program, or one row per program by the block radix sort from ``RADIX_MIN_BLOCK`` items, keys of
+    at most 32 bits, compiled NVIDIA kernels); longer rows: up to 256 of them (keys of
     at most 32 bits) sort as one device radix sort whose last pass groups the rows
     (:func:`tritoncub.device.radix_sort.rows_in_one_sort`), more by the long-segment path.
     NaN sorts above +inf; -0.0 and +0.0 are equal (input order kept); output values are the input's

@@ -794,8 +794,8 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
 
 def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool):
     """Sort the rows of a radix select's result by value (stable), the indices carried along: one
-    in-register tile sort when the rows fit a tile, else the merge path (tile-sorted chunks, then
-    merge passes). The device radix sort takes less GPU time for k = 10000 on an H100 (49 against
+    tile sort launch (segmented_sort's tile strategies) when the rows fit a tile, else the merge path
+    (tile-sorted chunks, then merge passes). The device radix sort takes less GPU time for k = 10000 on an H100 (49 against
     154 us) but more host time (1.01 against 0.76 ms per topk call, which is host-bound), and one
     program sorting 16384 items took 0.5-1 ms (bench/results/logs/topk_sort_selected-*.log)."""
     rows, k = values.shape
