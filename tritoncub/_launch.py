@@ -9,7 +9,8 @@ for each positional argument, exactly the properties Triton specialises on (a te
 Python type of anything else) — to the compiled kernel. The first launch of a key goes through
 Triton's own path (which compiles and launches); later launches with the same key call the compiled
 kernel's launcher directly, on the current stream (its C function itself when the kernel needs no
-scratch memory).
+scratch memory). Every launch goes to the GPU of the first tensor argument: when that is not the
+current device, it becomes the current one for the launch (Triton launches on the current device).
 
 The direct path is used only on a GPU with no launch hooks installed; under the interpreter, in
 the compile-check mode, or when a profiler hook is set, every launch goes through ``kernel[grid]``.
@@ -197,7 +198,7 @@ def bind(kernel, grid: tuple, *args, **kwargs):
     g2 = grid[2] if len(grid) > 2 else 1
     run, function, meta = k.run, k.function, k.packed_metadata
     stream = torch._C._cuda_getCurrentRawStream
-    current = torch.cuda.current_device
+    current = torch._C._cuda_getDevice   # (torch.cuda.current_device without its Python layer)
     if entry.prefix is not None:
         c_launch, prefix = entry.prefix
 

@@ -42,6 +42,16 @@ def smem_atomics_ok(device: torch.device) -> bool:
     return _capability(device.index if device.index is not None else torch.cuda.current_device())[0] >= 8
 
 
+def maxnreg_kwargs(cap: int) -> dict:
+    """Launch keyword arguments for a register cap per thread of ``cap`` (0: none): ``maxnreg`` is an
+    NVIDIA option (Triton's AMD backend refuses it; the interpreter ignores it)."""
+    if not cap or torch.version.hip is not None:
+        return {}
+    if compile_only() and not os.environ.get("TRITONCUB_COMPILE_TARGET", "cuda").startswith("cuda"):
+        return {}
+    return {"maxnreg": cap}
+
+
 @functools.lru_cache(maxsize=None)
 def _capability(index: int):
     """(major, minor) of CUDA device ``index``, asked once per process."""

@@ -547,8 +547,7 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
     plan_key = None
     if pol is None and op_code != 5 and device.type == "cuda" and direct_ok():
         pol = policy.select("reduce", device, reduce_bucket(kind, bucket_dtype or x0.dtype, n))
-        plan_key = (op_code, x0.dtype, tuple(out_dtypes), n, x0.data_ptr() & 15 == 0, ident, _stream_key(device),
-                    torch.cuda.current_device())   # launches go to the current device, as launch() does
+        plan_key = (op_code, x0.dtype, tuple(out_dtypes), n, x0.data_ptr() & 15 == 0, ident, _stream_key(device))
         plan = _BUILTIN_PLANS.get(plan_key)
         if plan is not None and plan.pol is pol:
             return plan(_storage_view(x0))

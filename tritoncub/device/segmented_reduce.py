@@ -363,8 +363,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     plan_key = None
     if (uniform and pol is None and vec is None and op in _PLAN_OPS
             and x_flat.dtype != torch.bool and device.type == "cuda" and direct_ok()):
-        plan_key = (op, x_flat.dtype, dtype, row_len, num_segments, x_flat.data_ptr() & 15 == 0, device,
-                    torch.cuda.current_device())   # launches go to the current device, as launch() does
+        plan_key = (op, x_flat.dtype, dtype, row_len, num_segments, x_flat.data_ptr() & 15 == 0, device)
         plan = _PLANS.get(plan_key)
         if plan is not None and plan.pol is _select(device, mean_len, None, True):
             return plan(x_flat)

@@ -65,7 +65,7 @@ from .. import policy
 from .._library import custom_op
 from .._launch import launch
 from .._utils import (INT_OF_SIZE, cdiv, check_device, check_tensor, check_same_device, compile_only,
-                      grid_y_batches, interpreter_active, next_power_of_2)
+                      grid_y_batches, interpreter_active, maxnreg_kwargs, next_power_of_2)
 from ..block.radix_sort import block_radix_sort_smem
 from ..thread.radix_traits import to_ordered_bits
 
@@ -513,7 +513,7 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     try:
         launch(_segment_block_radix_sort_kernel, (num_segs,), *args, **flags, ASCENDING=not descending, **meta,
                RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items, SMEM_ROWS=smem_rows, num_warps=warps,
-               **({"maxnreg": pol["RADIX_MAXNREG"]} if pol["RADIX_MAXNREG"] else {}))
+               **maxnreg_kwargs(pol["RADIX_MAXNREG"]))
     except (triton.CompilationError, OutOfResources, PTXASError) as e:
         _BLOCK_RADIX_UNAVAILABLE.append(repr(e))
         warnings.warn(f"tritoncub.segmented_sort: block radix sort unavailable ({e!r}); segments use the "

@@ -48,8 +48,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (cdiv, check_device, check_tensor, check_same_device, grid_y_batches, next_power_of_2,
-                      num_sms, smem_atomics_ok)
+from .._utils import (cdiv, check_device, check_tensor, check_same_device, grid_y_batches, maxnreg_kwargs,
+                      next_power_of_2, num_sms, smem_atomics_ok)
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
@@ -646,7 +646,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
                        GROUPS=groups, LOG_GROUPS=_log2(groups), CAP=cap, FROM_KEYS=from_keys,
                        KEY_THRESHOLD=_FILTER_KEY_THRESHOLD, **common,
                        num_warps=min(_FILTER_MAX_WARPS, max(1, fchunk // _FILTER_ITEMS_PER_WARP)), num_stages=1,
-                       **({"maxnreg": pol["FILTER_MAXNREG"]} if pol["FILTER_MAXNREG"] else {}))
+                       **maxnreg_kwargs(pol["FILTER_MAXNREG"]))
             else:
                 nchunks, per_chunk = cdiv(n_in, chunk), k2
                 nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
