@@ -6,7 +6,7 @@ import torch
 import triton
 import triton.language as tl
 
-from helpers import ALL_DTYPES, _np, make_data, poisoned
+from helpers import ALL_DTYPES, DEVICE, _np, make_data, poisoned
 from tritoncub.block.adjacent_difference import block_subtract_left, block_subtract_right
 from tritoncub.block.discontinuity import (block_flag_heads, block_flag_heads_and_tails, block_flag_tails)
 
@@ -125,3 +125,23 @@ def test_discontinuity_and_adjacent_difference(dtype):
 
 def test_one_item_per_thread():
     _run(torch.int32, 32, 1, 2, 1)
+
+
+@triton.jit
+def _past_tile_kernel(x_ptr, flags_ptr, diff_ptr, valid, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(flags_ptr + tl.arange(0, N), block_flag_tails(x, valid_items=valid).to(tl.int8))
+    tl.store(diff_ptr + tl.arange(0, N), block_subtract_right(x, valid_items=valid))
+
+
+@pytest.mark.parametrize("valid", [8, 9, 100])
+def test_valid_items_past_the_tile(valid):
+    """valid_items >= the tile (a full tile given num_items - tile_base): the tile's last item ends it,
+    as without valid_items and no successor (it used to compare the last item with itself)."""
+    x = torch.tensor([1, 2, 2, 5, 7, 7, 8, float("nan")], device=DEVICE)
+    flags, diff = poisoned(8, torch.int8), poisoned(8, torch.float32)
+    _past_tile_kernel[(1,)](x, flags, diff, valid, N=8)
+    np.testing.assert_array_equal(_np(flags), [1, 0, 1, 1, 0, 1, 1, 1])
+    ref = _np(x.cpu())[:-1] - _np(x.cpu())[1:]
+    np.testing.assert_array_equal(_np(diff)[:-1], ref)
+    assert np.isnan(_np(diff)[-1])     # the last item unchanged (NaN), not x - x

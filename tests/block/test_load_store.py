@@ -143,3 +143,22 @@ def test_vectorize_emits_16_byte_loads_in_ptx():
     assert rows["vectorize fp64 BT=128 IPT=4 n%16!=0"]["ld_bytes"] == 16
     assert "ld.global.cg.v4.b32" in rows["vectorize fp32 load.cg store.cg"]["ops"]
     assert "st.global.cs.v4.b32" in rows["vectorize fp32 load/evict_first store.cs"]["ops"]
+
+
+@triton.jit
+def _literal_base_kernel(x_ptr, out_ptr, n, BT: tl.constexpr, IPT: tl.constexpr):
+    slot = tl.arange(0, BT)[:, None] * IPT + tl.arange(0, IPT)[None, :]
+    t = block_load(x_ptr, 0, n, BT, IPT, 0, "", "", -1)     # a literal tile base
+    block_store(out_ptr, 0, n, t, BT, IPT, 0, "", "")
+    tl.store(out_ptr + 100 + slot, t)
+
+
+def test_literal_tile_base():
+    """A tile base given as a Python literal (it used to fail: an int has no .to())."""
+    x = make_data("random", 6, torch.float32)
+    out = poisoned(108, torch.float32)
+    _literal_base_kernel[(1,)](x, out, 6, BT=4, IPT=2)
+    got = _np(out)
+    np.testing.assert_array_equal(got[:6], _np(x))
+    np.testing.assert_array_equal(got[100:106], _np(x))
+    np.testing.assert_array_equal(got[106:108], [-1, -1])

@@ -57,3 +57,19 @@ def test_fast_ok_range():
     assert fast_ok(1.0) and fast_ok(-3.5) and fast_ok(2.0 ** 100)
     assert not fast_ok(0.0) and not fast_ok(2.0 ** 101) and not fast_ok(1e-38) and not fast_ok(float("inf"))
     assert not fast_ok(float("nan"))
+
+
+@pytest.mark.parametrize("d", [0.37, -0.37, 1 / 3, -7.0, 3e5, -65535.0])
+def test_trunc_div_rn_negative_quotients(d):
+    """Negative dividends or divisors (quotients below 0): the fast path's closeness test takes |q| (it
+    compared with a negative threshold, never divided exactly, and was one off near integers)."""
+    d = np.float32(d)
+    a = _adversarial(np.float32(abs(d)), np.random.default_rng(1))
+    a = np.concatenate([-a, a]) if d > 0 else np.concatenate([a, -a])
+    n = a.size
+    out = torch.full((n,), -7, dtype=torch.int32, device=DEVICE)   # poisoned
+    _trunc_div_kernel[(triton.cdiv(n, BLOCK),)](torch.from_numpy(a).to(DEVICE), torch.tensor([d], device=DEVICE),
+                                                out, n, FAST=FAST, BLOCK=BLOCK, num_warps=4)
+    with np.errstate(all="ignore"):
+        ref = np.trunc(a / d).astype(np.int64)
+    assert_equal(out.cpu().to(torch.int64), torch.from_numpy(ref))

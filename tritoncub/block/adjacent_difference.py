@@ -72,5 +72,5 @@ def block_subtract_right(tile, DIFF_OP: tl.constexpr = diff_subtract, tile_succe
             last = tl.where(has_successor, DIFF_OP(flat, succ), flat)
         out = tl.where(idx == N - 1, last, diff)
     else:
-        out = tl.where(idx < valid_items - 1, diff, flat)
+        out = tl.where(idx < tl.minimum(idx * 0 + valid_items, N) - 1, diff, flat)   # (valid_items may pass N)
     return _narrow(tl.reshape(out, tile.shape), tile.dtype)

@@ -72,7 +72,8 @@ def block_flag_tails(tile, FLAG_OP: tl.constexpr = flag_inequality, tile_success
     if valid_items is None:
         flags = tl.where(idx == N - 1, last, flags)
     else:
-        flags = tl.where(idx == valid_items - 1, True, flags) & (idx < valid_items)
+        v = tl.minimum(idx * 0 + valid_items, N)   # (valid_items past the tile: the tile's last item ends it)
+        flags = tl.where(idx == v - 1, True, flags) & (idx < v)
     return tl.reshape(flags, tile.shape)
 
 

@@ -69,7 +69,7 @@ def load_tile(ptr, tile_base, num_items, TILE_ITEMS: tl.constexpr, VECTORIZE: tl
     ``TILE_ITEMS`` is a power of two."""
     tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
                      "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
-    base = tile_base.to(tl.int64)
+    base = tl.cast(tile_base, tl.int64)
     offs = tl.arange(0, TILE_ITEMS)
     if VECTORIZE:
         VEC: tl.constexpr = vector_items(ptr)
@@ -110,7 +110,7 @@ def block_load(ptr, tile_base, num_items, BLOCK_THREADS: tl.constexpr, ITEMS_PER
     tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
                      "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
     TILE: tl.constexpr = BLOCK_THREADS * ITEMS_PER_THREAD
-    base = tile_base.to(tl.int64)
+    base = tl.cast(tile_base, tl.int64)
     if ALGORITHM == LOAD_STRIPED:
         idx = tile_indices(BLOCK_THREADS, ITEMS_PER_THREAD, True)
         tile = tl.load(ptr + base + idx, mask=base + idx < num_items, other=other,

@@ -27,7 +27,7 @@ def store_tile(ptr, tile_base, num_items, vals, TILE_ITEMS: tl.constexpr, VECTOR
     ``>= num_items``. ``VECTORIZE`` gives full tiles an unmasked, vectorisable path."""
     tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
                      "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
-    base = tile_base.to(tl.int64)
+    base = tl.cast(tile_base, tl.int64)
     offs = tl.arange(0, TILE_ITEMS)
     if VECTORIZE:
         VEC: tl.constexpr = vector_items(ptr)
@@ -51,7 +51,7 @@ def block_store(ptr, tile_base, num_items, tile, BLOCK_THREADS: tl.constexpr, IT
     tl.static_assert((CACHE_MODIFIER == "") or (EVICTION == ""),
                      "a cache modifier and an eviction policy cannot be combined (ptxas rejects it)")
     TILE: tl.constexpr = BLOCK_THREADS * ITEMS_PER_THREAD
-    base = tile_base.to(tl.int64)
+    base = tl.cast(tile_base, tl.int64)
     if ALGORITHM == STORE_STRIPED:
         idx = tile_indices(BLOCK_THREADS, ITEMS_PER_THREAD, True)
         tl.store(ptr + base + idx, tile, mask=base + idx < num_items,

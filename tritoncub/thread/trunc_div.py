@@ -47,7 +47,8 @@ def _asm(pack: int) -> str:
                   f"sub.rn.f32 t{i}, t{i}, 0f4B400000;",
                   f"sub.rn.f32 t{i}, q{i}, t{i};",
                   f"abs.f32 t{i}, t{i};",
-                  f"mul.f32 c{i}, q{i}, 0f35000000;",      # q * 2^-21
+                  f"mul.f32 c{i}, q{i}, 0f35000000;",      # |q| * 2^-21
+                  f"abs.f32 c{i}, c{i};",
                   f"setp.leu.f32 u{i}, t{i}, c{i};"]        # close to an integer, or NaN: divide
     lines.append("mov.pred any, u0;")
     for i in range(1, pack):
