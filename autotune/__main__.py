@@ -8,7 +8,7 @@ Examples::
     python -m autotune                           # every op, default budget; writes policies/<arch>/
     python -m autotune --ops reduce,scan --time-budget 300
     python -m autotune --resume                  # continue an interrupted run
-    python -m autotune --target device           # a file for this device name (nvidia-h200), not the arch
+    python -m autotune --target device           # a file for this device name (nvidia-h200-...), not the arch
     python -m autotune --compare                 # tuned policy vs built-in fallback, per op
 """
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _resolve_target(arg: str | None, arch: str, name: str) -> str:
     if arg in (None, "", "arch"):
         return arch
     if arg == "device":
-        return policy.device_short_slug(name)
+        return policy.device_slug(name)
     return arg
 
 
@@ -179,7 +179,7 @@ def main(argv=None) -> int:
                     help="policy directory to write <target>/<op>.json into (default: the package's "
                          "tritoncub/policies if writable, else ~/.cache/tritoncub/policies)")
     ap.add_argument("--target", default=None,
-                    help="'arch' (default: sm_90...), 'device' (the device-name slug, e.g. nvidia-h200) or a name")
+                    help="'arch' (default: sm_90...), 'device' (the device-name slug, e.g. nvidia-h100-80gb-hbm3) or a name")
     ap.add_argument("--state", type=Path, default=None, help="resume file (default: in ~/.cache/tritoncub)")
     ap.add_argument("--quick", action="store_true", help="the specs' small problems (a smoke run)")
     ap.add_argument("--seed", type=int, default=0)

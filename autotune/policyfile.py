@@ -117,13 +117,22 @@ def merge(existing: dict | None, *, op: str, target: str, device_name: str, resu
                                  else "new")
         if r.get("candidates"):
             data["candidates"][bucket] = [strip(c) for c in r["candidates"]]
-    old_log = (existing or {}).get("log")
-    log = {"autotune": {**run_log, "decisions": decisions}}
-    if old_log:
-        log["previous"] = {k: v for k, v in old_log.items() if k != "previous"} if isinstance(old_log, dict) \
-            else old_log
-    data["log"] = log
+    data["log"] = _next_log((existing or {}).get("log"), {**run_log, "decisions": decisions})
     return data
+
+
+def _next_log(old_log, run: dict) -> dict:
+    """The file's log after a run: this run's record, the previous run's record under ``previous``,
+    and every other entry of the old log (notes written by hand: why a value was set, what a probe
+    measured) kept as it was."""
+    log = {"autotune": run}
+    if isinstance(old_log, dict):
+        log.update({k: v for k, v in old_log.items() if k not in ("autotune", "previous")})
+        if "autotune" in old_log:
+            log["previous"] = {"autotune": old_log["autotune"]}
+    elif old_log:
+        log["previous"] = old_log
+    return log
 
 
 def install(src: dict, dst: dict | None) -> tuple[dict, list[str]]:
@@ -158,8 +167,6 @@ def install(src: dict, dst: dict | None) -> tuple[dict, list[str]]:
         else:
             msgs.append(f"{src.get('op')}[{b}]: kept the current value (the file changed since the run compared "
                         f"against it); re-run python -m autotune --ops {src.get('op')} to compare again")
-    old_log = dst.get("log")
-    out["log"] = {"autotune": log, **({"previous": {k: v for k, v in old_log.items() if k != "previous"}}
-                                      if isinstance(old_log, dict) and old_log else {})}
+    out["log"] = _next_log(dst.get("log"), log)
     out["device_name"] = src.get("device_name", dst.get("device_name"))
     return out, msgs

@@ -209,6 +209,8 @@ class BucketResult:
                     self.winner_score) else None,
                 "problems": self.problems, "configs_timed": self.timed, "space": self.space,
                 "previous": self.previous, "previous_score": fin(self.previous_score),
+                # (an infinite previous score, written as None above: the file's value failed or is stale)
+                "previous_failed": self.previous_score is not None and not math.isfinite(self.previous_score),
                 "rejected": self.rejected[:10], "n_rejected": len(self.rejected),
                 "candidates": self.candidates, "seconds": round(self.seconds, 1), "note": self.note}
 
@@ -287,15 +289,19 @@ class Tuner:
     def existing_file(self, op: str) -> dict | None:
         return policyfile.read(policyfile.path_for(self.out_dir, self.target, op))
 
-    def priority_configs(self, op: str, bucket: str, fallback: dict) -> tuple[list[dict], dict | None]:
+    def priority_configs(self, op: str, bucket: str, fallback: dict) -> tuple[list[dict], dict | None, bool]:
         """(configs timed first: the fallback, the target file's current value, the chain's current
-        choice, the file's shortlist; the file's current value for the bucket or None)."""
+        choice, the file's shortlist; the file's current value for the bucket or None; whether the
+        file holds a value for the bucket that the op no longer accepts: a stale value, which the
+        library ignores, so this run must replace it)."""
         pri = [fallback]
         existing = self.existing_file(op)
-        prev = None
+        prev, stale = None, False
         if existing:
             tuned = existing.get("tuned", {})
-            prev = self._complete(op, bucket, tuned.get(bucket, tuned.get("default")))
+            raw = tuned.get(bucket, tuned.get("default"))
+            prev = self._complete(op, bucket, raw)
+            stale = raw is not None and prev is None
             if prev is not None:
                 pri.append(prev)
         try:
@@ -310,7 +316,7 @@ class Tuner:
                 c = self._complete(op, bucket, c)
                 if c is not None:
                     pri.append(c)
-        return [c for c in (self._complete(op, bucket, c) for c in pri) if c is not None], prev
+        return [c for c in (self._complete(op, bucket, c) for c in pri) if c is not None], prev, stale
 
     # ------------------------------------------------------------------------------------------
     def tune_bucket(self, spec: TuneSpec, bucket: str, share_s: float,
@@ -327,12 +333,13 @@ class Tuner:
                              prev_result.get("fallback", fallback), prev_result.get("problems", []),
                              prev_result.get("configs_timed", 0), prev_result.get("space", len(space)),
                              prev_result.get("candidates", []), prev_result.get("previous"),
-                             prev_result.get("previous_score"), prev_result.get("rejected", []),
+                             math.inf if prev_result.get("previous_failed") else prev_result.get("previous_score"),
+                             prev_result.get("rejected", []),
                              prev_result.get("seconds", 0.0), "resumed")
             if r.winner_score is None:
                 r.winner_score = math.inf
             return r
-        priority, prev = self.priority_configs(op, bucket, fallback)
+        priority, prev, prev_stale = self.priority_configs(op, bucket, fallback)
         search = Search(space, priority, keys, seed=self.seed)
         n_total = len(search)
         deadline = t_start + share_s
@@ -416,6 +423,9 @@ class Tuner:
             if self._verify_fresh(spec, bucket, problems, k, by_key[k], get, rejected):
                 winner, winner_score = by_key[k], s
                 break
+        if prev_stale or (prev_key is not None and any(r["config"] == prev_key for r in rejected)):
+            # the file's value is one the library ignores, or it gave wrong results: never keep it
+            prev_score = math.inf
         note = ""
         if (winner is not None and prev is not None and prev_score is not None and math.isfinite(prev_score)
                 and config_key(winner) != prev_key and winner_score > prev_score * (1 - self.margin)):

@@ -82,11 +82,12 @@ def test_chain_falls_back_to_nearest_lower_arch(fake_op, policy_dir, monkeypatch
 
 def test_device_name_file_wins_over_arch(fake_op, policy_dir, monkeypatch):
     _write(policy_dir, "sm_90", {"default": {"BLOCK": 1024, "ITEMS": 1}})
-    _write(policy_dir, "nvidia-h100", {"default": {"BLOCK": 256}})
+    _write(policy_dir, "nvidia-h100", {"default": {"BLOCK": 999}})             # a short slug: no target
+    _write(policy_dir, "nvidia-h100-80gb-hbm3", {"default": {"BLOCK": 256}})
     _fake_device(monkeypatch, "sm_90", "NVIDIA H100 80GB HBM3")
-    assert policy.lookup_order()[:2] == ["nvidia-h100", "sm_90"]
+    assert policy.lookup_order()[:2] == ["nvidia-h100-80gb-hbm3", "sm_90"]
     pol = policy.select(OP)
-    assert pol.values["BLOCK"] == 256 and "nvidia-h100" in pol.source
+    assert pol.values["BLOCK"] == 256 and "nvidia-h100-80gb-hbm3" in pol.source
 
 
 def test_no_file_uses_fallback_and_warns(fake_op, policy_dir, monkeypatch):
@@ -165,7 +166,7 @@ def test_describe(fake_op, policy_dir, monkeypatch):
     _fake_device(monkeypatch, "sm_90", "NVIDIA H100 80GB HBM3")
     text = policy.describe(OP)
     lines = text.splitlines()
-    assert lines[0].startswith("device: NVIDIA H100 80GB HBM3 (target sm_90); files searched: nvidia-h100/<op>.json, sm_90/<op>.json")
+    assert lines[0].startswith("device: NVIDIA H100 80GB HBM3 (target sm_90); files searched: nvidia-h100-80gb-hbm3/<op>.json, sm_90/<op>.json")
     assert len(lines) == 1 + 3  # one line per bucket
     assert f"{OP}[default]: BLOCK=256, ITEMS=2, LOAD=direct, num_warps=4, num_stages=1  <- policies/sm_86/{OP}.json[default] (fallback from sm_90)" in lines
     assert any(line.startswith(f"{OP}[8B]: BLOCK=256, ITEMS=1") for line in lines)

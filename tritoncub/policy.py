@@ -10,7 +10,7 @@ algorithm, the cache modifier, the grid mapping, radix bits... An op declares, i
 
 Tuned values are **data files**, not code: ``tritoncub/policies/<target>/<op>.json``. ``<target>`` is
 an architecture name (``sm_80``, ``sm_90``, ``sm_100``, ``gfx942``...) or a device-name slug
-(``nvidia-h200``) for two GPUs that share an architecture but not their speed. Lookup for a device
+(``nvidia-h100-80gb-hbm3``, the full name) for two GPUs that share an architecture but not their speed. Lookup for a device
 walks, in order:
 
 1. the device-name slug's file,
@@ -163,7 +163,8 @@ def device_slug(name: str) -> str:
 
 
 def device_short_slug(name: str) -> str:
-    """The first two words of the slug, 'nvidia-h100': the name a device-specific policy dir uses."""
+    """The first two words of the slug, 'nvidia-h100' (a short label; not a policy target: 'nvidia-geforce'
+    or 'amd-instinct' would name GPUs of several architectures)."""
     return "-".join(device_slug(name).split("-")[:2])
 
 
@@ -229,7 +230,7 @@ def lookup_order(device=None) -> list[str]:
     arch, name = device_target(device)
     if arch == INTERPRETER_TARGET:
         return []
-    return [device_short_slug(name)] + arch_chain(arch)
+    return [device_slug(name)] + arch_chain(arch)
 
 
 def find_policy_file(op: str, device=None) -> tuple[str, dict] | None:
@@ -273,7 +274,7 @@ def _select_cached(op: str, device_key: str, bucket: str) -> Policy:
                           f"({'unknown keys ' + str(unknown) if unknown else 'not valid'}); using built-in "
                           f"defaults. Re-run `python -m autotune --ops {op}`.", stacklevel=3)
             vals, src = base, f"built-in fallback ({src} is stale)"
-        elif target != arch and target != device_short_slug(name):
+        elif target != arch and target != device_slug(name):
             src += f" (fallback from {arch})"
             if (arch, op) not in _warned_untuned:
                 _warned_untuned.add((arch, op))

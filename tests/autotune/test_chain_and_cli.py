@@ -55,7 +55,7 @@ def test_chain_uses_nearest_lower_architecture(fake_gpu):
 
 def test_chain_prefers_device_slug_then_arch_and_user_dir(fake_gpu):
     _put(fake_gpu / "pkg", "sm_90", {"default": {"BLOCK": 32}})
-    _put(fake_gpu / "pkg", "nvidia-h100", {"big": {"BLOCK": 64, "num_warps": 2}})
+    _put(fake_gpu / "pkg", "nvidia-h100-80gb-hbm3", {"big": {"BLOCK": 64, "num_warps": 2}})
     assert policy.select(toy.OP, "cuda:0", "big")["BLOCK"] == 64
     _put(fake_gpu / "user", "sm_90", {"big": {"BLOCK": 16}})
     policy.clear_cache()

@@ -244,7 +244,7 @@ def test_merge_keeps_faster_existing_value_and_logs_both(tmp_path):
     assert data["tuned"]["extra"] == {"BLOCK": 32}             # untouched bucket kept
     assert data["log"]["autotune"]["decisions"]["small"] == "new"   # new bucket added
     assert data["tuned"]["small"] == existing                  # (the fake timer favours it everywhere)
-    assert data["log"]["previous"] == {"by": "an op's own sweep"}
+    assert data["log"]["by"] == "an op's own sweep" and "previous" not in data["log"]   # hand notes stay
     b = data["log"]["autotune"]["buckets"]["big"]
     assert b["previous"] == existing and b["previous_score"] is not None
     assert res[toy.OP]["big"].winner == existing
@@ -265,10 +265,58 @@ def test_merge_margin_keeps_existing_within_noise(tmp_path):
     assert json.loads(p.read_text())["tuned"]["big"] == existing
 
 
-def test_existing_file_with_invalid_value_is_not_trusted(tmp_path):
-    _write_existing(tmp_path, {"BLOCK": 16, "BUG": 0, "num_warps": 2, "num_stages": 1})  # not valid
+@pytest.mark.parametrize("stale", [{"BLOCK": 16, "BUG": 0, "num_warps": 2, "num_stages": 1},     # not valid
+                                   {"BLOCK": 32, "OLD_KNOB": 3, "num_warps": 1, "num_stages": 1}],  # a removed knob
+                         ids=["invalid", "unknown-key"])
+def test_existing_file_with_a_stale_value_is_replaced(tmp_path, stale):
+    """A file value the op no longer accepts (the library ignores it, with a warning telling the user to
+    re-tune) is never trusted, and the run replaces it in the file."""
+    p = _write_existing(tmp_path, stale)
     res = make_tuner(tmp_path, FakeTimer()).run([toy.OP])
     assert res[toy.OP]["big"].winner["BLOCK"] == 64
+    data = json.loads(p.read_text())
+    assert data["tuned"]["big"]["BLOCK"] == 64 and "OLD_KNOB" not in data["tuned"]["big"]
+    assert data["log"]["autotune"]["decisions"]["big"].startswith("replaced")
+
+
+def test_file_value_wrong_on_fresh_inputs_is_replaced(tmp_path, monkeypatch):
+    """The file's value passes on the tuning inputs but fails the check on fresh ones: replaced."""
+    spec = toy.AUTOTUNE[0]
+    orig = spec.call
+    first = []
+
+    def call(x):
+        y = orig(x)
+        if not first:
+            first.append(x[0].item())
+        if policy.select(toy.OP, x.device, "big")["BLOCK"] == 64 and x[0].item() not in first:
+            y = y + 1     # wrong on inputs other than the first ones only
+        return y
+    monkeypatch.setattr(spec, "call", call)
+    p = _write_existing(tmp_path, {"BLOCK": 64, "BUG": 0, "num_warps": 1, "num_stages": 1})
+    res = make_tuner(tmp_path, FakeTimer()).run([toy.OP])
+    assert res[toy.OP]["big"].winner["BLOCK"] != 64
+    data = json.loads(p.read_text())
+    assert data["tuned"]["big"]["BLOCK"] != 64
+
+
+def test_resumed_run_still_replaces_a_failing_file_value(tmp_path):
+    """A bucket finished before an interruption keeps its verdict on resume: a file value with wrong
+    output is replaced as in an uninterrupted run (its infinite score used to come back as 'not timed')."""
+    p = policyfile.path_for(tmp_path / "policies", "sm_test", toy.OP)
+    policyfile.write(p, {"op": toy.OP, "tuned": {"small": {"BLOCK": 64, "BUG": 1, "num_warps": 1, "num_stages": 1}}})
+
+    class StopInBig(FakeTimer):
+        def __call__(self, fn, *, op, bucket, problem, config):
+            if bucket == "big":
+                raise KeyboardInterrupt
+            return super().__call__(fn, op=op, bucket=bucket, problem=problem, config=config)
+    with pytest.raises(KeyboardInterrupt):
+        make_tuner(tmp_path, StopInBig()).run([toy.OP])
+    make_tuner(tmp_path, FakeTimer(), resume=True).run([toy.OP])
+    data = json.loads(p.read_text())
+    assert data["tuned"]["small"]["BUG"] == 0
+    assert data["log"]["autotune"]["decisions"]["small"].startswith("replaced")
 
 
 def test_policyfile_validate_rejects_bad_shapes(tmp_path):
@@ -311,7 +359,7 @@ def test_merge_keeps_a_file_value_this_run_did_not_time():
                                            "previous_score": None}}, run_log={})
     assert data["tuned"]["b"] == {"A": 2}
     assert "not timed" in data["log"]["autotune"]["decisions"]["b"]
-    assert data["log"]["previous"] == {"by": "hand"}
+    assert data["log"]["by"] == "hand"
 
 
 def test_resolve_buckets_asks_the_op():
@@ -408,7 +456,7 @@ def test_install_takes_only_buckets_unchanged_since_the_run(tmp_path):
     assert out["tuned"]["a"] == {"T": 2} and out["candidates"]["a"] == [{"T": 2}]   # unchanged since: installed
     assert out["tuned"]["b"] == {"T": 16}                  # someone set b after the run: kept
     assert out["tuned"]["d"] == {"T": 3} and "c" not in out["tuned"]
-    assert out["log"]["previous"] == {"by": "sweep"} and any("kept the current value" in m for m in msgs)
+    assert out["log"]["by"] == "sweep" and any("kept the current value" in m for m in msgs)
     new, msgs = policyfile.install(src, None)
     assert new is src and msgs == ["x: new file"]
 
