@@ -1,7 +1,7 @@
 """``python -m bench [families...] [--quick] [--report]``
 
 Families are the ``bench/bench_<family>.py`` modules (``reduce``, ``scan``, ``sort``, ...); with none
-named, all run. ``--quick`` uses small sizes (a smoke run). ``--report`` only rebuilds the markdown
+named, all run. ``--quick`` uses small sizes (a smoke run, not saved). ``--report`` only rebuilds the markdown
 report (and plots, where the report module exists) from ``bench/results/*.json``.
 """
 from __future__ import annotations
@@ -59,7 +59,8 @@ def main(argv=None) -> int:
         mod = importlib.import_module(f"bench.bench_{fam}")
         rows = harness.run_cases(mod.cases(ctx))
         torch.cuda.empty_cache()
-        if not args.no_save:  # saved family by family: a run cut short keeps what it measured
+        if not (args.no_save or args.quick):  # saved family by family: a run cut short keeps what it measured
+            # (a --quick smoke run's small sizes never replace the results)
             path = harness.save(rows, env, copy_gbs)
             print(f"# wrote {path}", flush=True)
     return 0

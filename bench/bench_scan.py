@@ -90,7 +90,8 @@ def _cumsum_cases(ctx, shape, dtype, dim=-1, out_dtype=None, cub=True, compiled=
         cxs = [to_cupy(x) for x in xs]
         cdt = cp.int64 if res_dtype == torch.int64 else None
         yield Case("cumsum", "cub", name, n, rotating(cxs, lambda x: cp.cumsum(x, dtype=cdt)), moved, shape=shp,
-                   variant="cupy")
+                   variant="cupy",
+                   subtract=rotating(cxs, lambda x: x.astype(cdt or x.dtype, order="C", copy=True)))
 
 
 def _linrec_cases(ctx, n):

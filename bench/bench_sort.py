@@ -70,7 +70,8 @@ def cases(ctx):
                    variant="uniform", check=lambda x=x: _check_keys(x, ops.sort_keys(x)))
         if cp is not None:
             cx = to_cupy(x)
-            yield Case("sort_keys", "cub", _name(dtype), big, lambda cx=cx: cp.sort(cx), moved, variant="uniform")
+            yield Case("sort_keys", "cub", _name(dtype), big, lambda cx=cx: cp.sort(cx), moved, variant="uniform",
+                       subtract=lambda cx=cx: cx.copy())
         yield Case("sort_keys", "torch", _name(dtype), big, lambda x=x: torch.sort(x.view(torch.int32) if dtype == u32 else x),
                    moved, variant="uniform (values+indices)")
     # distributions (uint32 keys only)
@@ -80,7 +81,8 @@ def cases(ctx):
                    check=lambda x=x: _check_keys(x, ops.sort_keys(x)))
         if cp is not None:
             cx = to_cupy(x)
-            yield Case("sort_keys", "cub", _name(u32), big, lambda cx=cx: cp.sort(cx), 8 * big, variant=kind)
+            yield Case("sort_keys", "cub", _name(u32), big, lambda cx=cx: cp.sort(cx), 8 * big, variant=kind,
+                       subtract=lambda cx=cx: cx.copy())
     # 16 significant bits by bit range
     x = _keys(ctx, big, u32)
     yield Case("sort_keys", "tritoncub", _name(u32), big, lambda x=x: ops.sort_keys(x, False, 0, 16), 8 * big,
@@ -106,7 +108,8 @@ def cases(ctx):
                check=lambda: _check_keys(x, ops.sort_keys(x)))
     if cp is not None:
         cx64 = to_cupy(x)
-        yield Case("sort_keys", "cub", "int64", big, lambda: cp.sort(cx64), 16 * big, variant="uniform")
+        yield Case("sort_keys", "cub", "int64", big, lambda: cp.sort(cx64), 16 * big, variant="uniform",
+                   subtract=lambda: cx64.copy())
     v = torch.arange(big, device=ctx.device)
     yield Case("sort_pairs", "tritoncub", "int64+int64", big, lambda: ops.sort_pairs(x, v), 32 * big)
     yield Case("sort_pairs", "torch", "int64+int64", big, lambda: torch.sort(x), 32 * big,

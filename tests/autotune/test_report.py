@@ -96,3 +96,27 @@ def test_policies_section_summarises_autotune_logs(tmp_path):
     sec = md.split("## Shipped policies")[1]
     assert "| sm_90 | reduce[sum_f4] | 12 of 1792 | 20.5 s | 1.30× |" in sec and "| new |" in sec
     assert "| sm_90 | scan" not in sec and "sm_90/scan.json: buckets  (no tuning log)" in sec
+
+
+def test_harness_subtracts_the_extra_work_and_replaces_old_rows_per_op(tmp_path, monkeypatch):
+    """A case's ``subtract`` callable (e.g. the input copy cupy.sort makes) is timed alone and taken off;
+    a save replaces every old row of the ops it measured (a case gone from the sweep leaves no stale
+    row) and keeps other ops' rows; failing batched cases key like passing ones."""
+    from bench import harness
+    times = {"sort": 5.0, "copy": 0.75}
+    monkeypatch.setattr(harness, "time_case", lambda c, **kw: times[c.fn()])
+    monkeypatch.setattr(harness, "RESULTS_DIR", tmp_path)
+    rows = harness.run_cases([harness.Case("sort_keys", "cub", "uint32", 8, lambda: "sort", 64,
+                                           subtract=lambda: "copy"),
+                              harness.Case("sort_rows", "tritoncub", "float32", 8, lambda: 1 / 0, 64, shape=(2, 4))],
+                             verbose=False)
+    assert rows[0]["ms"] == 4.25 and rows[0]["timed_ms"] == 5.0 and rows[0]["subtracted_ms"] == 0.75
+    assert rows[1]["shape"] == [2, 4] and rows[1]["ms"] is None
+    env = {"device": "GPU X", "date": "d1"}
+    old = [dict(op="sort_keys", impl="cub", dtype="uint32", n=8, shape=None, variant="gone", ms=1.0),
+           dict(op="sort_rows", impl="tritoncub", dtype="float32", n=8, shape=[2, 4], variant="", ms=1.0),
+           dict(op="sum", impl="torch", dtype="float32", n=8, shape=None, variant="", ms=2.0)]
+    harness.results_path("GPU X").write_text(json.dumps({"device": "GPU X", "rows": old}))
+    data = json.loads(harness.save(rows, env, 3000.0).read_text())
+    assert sorted((r["op"], r.get("variant"), r["ms"]) for r in data["rows"]) == [
+        ("sort_keys", "", 4.25), ("sort_rows", "", None), ("sum", "", 2.0)]
