@@ -85,8 +85,12 @@ def cases(ctx):
                        subtract=lambda cx=cx: cx.copy())
     # 16 significant bits by bit range
     x = _keys(ctx, big, u32)
+    def check16(x=x):
+        xi = x.view(torch.int32)
+        ref = xi[torch.sort(xi & 0xFFFF, stable=True).indices]     # stably by the 16 bits sorted on
+        assert torch.equal(ops.sort_keys(x, False, 0, 16).view(torch.int32), ref), "end_bit=16"
     yield Case("sort_keys", "tritoncub", _name(u32), big, lambda x=x: ops.sort_keys(x, False, 0, 16), 8 * big,
-               variant="end_bit=16")
+               variant="end_bit=16", check=check16)
     # torch's API: values + int64 indices
     for lg in ((16, 20, 22) if ctx.quick else (20, 24, 28)):
         n = 1 << lg
@@ -111,6 +115,11 @@ def cases(ctx):
         yield Case("sort_keys", "cub", "int64", big, lambda: cp.sort(cx64), 16 * big, variant="uniform",
                    subtract=lambda: cx64.copy())
     v = torch.arange(big, device=ctx.device)
-    yield Case("sort_pairs", "tritoncub", "int64+int64", big, lambda: ops.sort_pairs(x, v), 32 * big)
+    def check_pairs():
+        k, vv = ops.sort_pairs(x, v)
+        r = torch.sort(x, stable=True)
+        assert torch.equal(k, r.values) and torch.equal(vv, r.indices), "sort_pairs differs from torch.sort"
+    yield Case("sort_pairs", "tritoncub", "int64+int64", big, lambda: ops.sort_pairs(x, v), 32 * big,
+               check=check_pairs)
     yield Case("sort_pairs", "torch", "int64+int64", big, lambda: torch.sort(x), 32 * big,
                variant="torch.sort values+indices")
