@@ -143,9 +143,14 @@ def assert_equal(out: torch.Tensor, ref: torch.Tensor, signed_zero: bool = False
 
 def assert_close(out: torch.Tensor, ref: torch.Tensor, rtol: float = 1e-5, atol: float = 1e-6,
                  msg: str = "") -> None:
-    """Float comparison with tolerances; NaN must match NaN, inf must match inf."""
+    """Float comparison with tolerances; NaN must match NaN, inf must match inf. Integer and bool
+    results are compared exactly (``assert_equal``: float64 would round int64 past 2^53)."""
     assert out.shape == ref.shape, f"{msg} shape {tuple(out.shape)} != {tuple(ref.shape)}"
     assert out.dtype == ref.dtype, f"{msg} dtype {out.dtype} != {ref.dtype}"
+    assert not out.dtype.is_complex, f"{msg} assert_close takes real dtypes, not {out.dtype}"
+    if not out.dtype.is_floating_point:
+        assert_equal(out, ref, msg=msg)
+        return
     torch.testing.assert_close(out.detach().cpu().to(torch.float64), ref.detach().cpu().to(torch.float64),
                                rtol=rtol, atol=atol, equal_nan=True, msg=msg or None)
 

@@ -133,11 +133,9 @@ def test_sort_rows_long_paths(dtype, descending, path, monkeypatch):
         check_rows(x, descending)
 
 
-def test_long_rows_fall_back_to_merge_when_radix_does_not_compile(monkeypatch):
-    """A device radix sort that fails to compile for the GPU: one warning, then the merge path, with the
-    same results."""
+def _fail_to_build(*args, **kwargs):
+    """Stand-in for a kernel launch that fails to compile for the GPU."""
     import triton
-    from tritoncub.device import segmented_sort as S
 
     class NoBuild(triton.CompilationError):
         def __init__(self):
@@ -145,11 +143,14 @@ def test_long_rows_fall_back_to_merge_when_radix_does_not_compile(monkeypatch):
 
         def __repr__(self):
             return "NoBuild()"
+    raise NoBuild()
 
-    def fail(*args, **kwargs):
-        raise NoBuild()
 
-    monkeypatch.setattr(S, "_sort_long_radix", fail)
+def test_long_rows_fall_back_to_merge_when_radix_does_not_compile(monkeypatch):
+    """A device radix sort that fails to compile for the GPU: one warning, then the merge path, with the
+    same results."""
+    from tritoncub.device import segmented_sort as S
+    monkeypatch.setattr(S, "_sort_long_radix", _fail_to_build)
     monkeypatch.setattr(S, "_RADIX_UNAVAILABLE", [])
     monkeypatch.setattr("tritoncub.device.radix_sort.rows_in_one_sort", lambda x: False)
     x = adversarial_rows(3, 45, torch.float32, seed=2)
@@ -245,19 +246,7 @@ def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):
 
 def test_block_radix_sort_falls_back_when_it_does_not_compile(monkeypatch):
     """A block radix sort that fails to build for the GPU: one warning, then the tile sort, same results."""
-    import triton
-
-    class NoBuild(triton.CompilationError):
-        def __init__(self):
-            Exception.__init__(self, "no build for this GPU")
-
-        def __repr__(self):
-            return "NoBuild()"
-
-    def fail(*args, **kwargs):
-        raise NoBuild()
-
-    monkeypatch.setattr(ss, "launch", lambda kernel, *a, **k: fail() if kernel is ss._segment_block_radix_sort_kernel
+    monkeypatch.setattr(ss, "launch", lambda kernel, *a, **k: _fail_to_build() if kernel is ss._segment_block_radix_sort_kernel
                         else ss_launch(kernel, *a, **k))
     monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", [])
     monkeypatch.setattr(ss, "_block_radix_available", lambda device: not ss._BLOCK_RADIX_UNAVAILABLE)
