@@ -111,10 +111,6 @@ def environment(device: torch.device) -> dict:
     return env
 
 
-def row_key(r: dict) -> tuple:
-    return (r["op"], r["impl"], r["dtype"], r["n"], str(r.get("shape")), r.get("variant", ""))
-
-
 def run_cases(cases: Iterable[Case], *, verbose: bool = True) -> list[dict]:
     rows = []
     for c in cases:
@@ -126,6 +122,9 @@ def run_cases(cases: Iterable[Case], *, verbose: bool = True) -> list[dict]:
             if c.subtract is not None:
                 sub_ms = time_case(Case(c.op, c.impl, c.dtype, c.n, c.subtract, c.bytes_moved))
                 extra.update(timed_ms=ms, subtracted_ms=sub_ms)
+                if sub_ms >= ms:
+                    raise RuntimeError(f"the subtracted work ({sub_ms:.4f} ms) took as long as the whole call "
+                                       f"({ms:.4f} ms): no time left to report")
                 ms = ms - sub_ms
         except Exception as e:  # a failing case is reported, not hidden
             rows.append(dict(op=c.op, impl=c.impl, dtype=c.dtype, n=c.n, shape=list(c.shape) if c.shape else None,

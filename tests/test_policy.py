@@ -213,7 +213,6 @@ def test_policy_object():
 
 def test_device_slugs():
     assert policy.device_slug("NVIDIA H100 80GB HBM3") == "nvidia-h100-80gb-hbm3"
-    assert policy.device_short_slug("NVIDIA H100 80GB HBM3") == "nvidia-h100"
 
 
 def _shipped_configs():

@@ -123,8 +123,8 @@ def launch(kernel, grid: tuple, *args, **kwargs) -> None:
     of the first tensor argument (Triton launches on the current device: tensors on another GPU
     switch it for the launch, as torch's own ops do)."""
     dev = _tensor_device(args)
-    if dev >= 0:
-        device = torch.cuda.current_device()
+    if dev >= 0:   # (a CUDA tensor: CUDA is initialised, torch.cuda.current_device() without its Python layer)
+        device = torch._C._cuda_getDevice()
         if dev != device:
             with torch.cuda.device(dev):
                 launch(kernel, grid, *args, **kwargs)

@@ -42,14 +42,30 @@ def smem_atomics_ok(device: torch.device) -> bool:
     return _capability(device.index if device.index is not None else torch.cuda.current_device())[0] >= 8
 
 
+def compile_target_is_cuda() -> bool:
+    """In the compile-check mode: whether kernels are built for an NVIDIA target."""
+    return os.environ.get("TRITONCUB_COMPILE_TARGET", "cuda").startswith("cuda")
+
+
 def maxnreg_kwargs(cap: int) -> dict:
     """Launch keyword arguments for a register cap per thread of ``cap`` (0: none): ``maxnreg`` is an
     NVIDIA option (Triton's AMD backend refuses it; the interpreter ignores it)."""
-    if not cap or torch.version.hip is not None:
-        return {}
-    if compile_only() and not os.environ.get("TRITONCUB_COMPILE_TARGET", "cuda").startswith("cuda"):
+    if not cap or torch.version.hip is not None or (compile_only() and not compile_target_is_cuda()):
         return {}
     return {"maxnreg": cap}
+
+
+@functools.lru_cache(maxsize=None)
+def _smem_optin(index: int) -> int:
+    return getattr(torch.cuda.get_device_properties(index), "shared_memory_per_block_optin", 48 * 1024)
+
+
+def smem_per_block(device: torch.device) -> int:
+    """Shared memory one program may use on ``device`` (bytes, the opt-in maximum; asked once per
+    device). In the compile-check mode (no GPU): the sm_90 limit."""
+    if device.type != "cuda":
+        return 227 * 1024
+    return _smem_optin(device.index if device.index is not None else torch.cuda.current_device())
 
 
 @functools.lru_cache(maxsize=None)

@@ -162,12 +162,6 @@ def device_slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-def device_short_slug(name: str) -> str:
-    """The first two words of the slug, 'nvidia-h100' (a short label; not a policy target: 'nvidia-geforce'
-    or 'amd-instinct' would name GPUs of several architectures)."""
-    return "-".join(device_slug(name).split("-")[:2])
-
-
 @functools.lru_cache(maxsize=None)
 def _cuda_target(index: int) -> tuple[str, str]:
     props = torch.cuda.get_device_properties(index)

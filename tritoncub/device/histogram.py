@@ -57,7 +57,8 @@ from .. import policy
 from .._library import custom_op
 from .._launch import launch
 from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, cdiv, check_tensor,
-                      dtype_names, interpreter_active, next_power_of_2, num_sms, smem_atomics_ok)
+                      dtype_names, interpreter_active, next_power_of_2, num_sms, smem_atomics_ok,
+                      smem_per_block)
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
 from ..thread.trunc_div import fast_ok, trunc_div_rn
@@ -471,8 +472,7 @@ _MAX_BIN_CHUNKS = 8
 
 def _smem_limit(device: torch.device) -> int:
     """Bytes of shared memory one program may use for its histograms."""
-    props = torch.cuda.get_device_properties(device)
-    return int(getattr(props, "shared_memory_per_block_optin", 48 << 10)) - (4 << 10)
+    return smem_per_block(device) - (4 << 10)
 
 
 _PARAMS_CACHE: dict = {}

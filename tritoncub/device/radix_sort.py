@@ -58,8 +58,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import (INT_OF_SIZE, cdiv, check_no_overlap, check_tensor, interpreter_active, next_power_of_2,
-                      num_sms, wrap_dim)
+from .._utils import (INT_OF_SIZE, cdiv, check_no_overlap, check_tensor, interpreter_active, maxnreg_kwargs,
+                      next_power_of_2, num_sms, wrap_dim)
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_ballot_rank, warp_ballot_rank_store, warp_match_rank_packed)
 from ..thread.radix_traits import (KEY_DTYPES, extract_digit, is_special_float, key_bits, pack_key_position,
@@ -567,7 +567,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             _publish_aggregate(status_ptr, tile, gl.arange(0, RADIX, layout=LD), tot, parity, RADIX, FLAG_SHIFT)
         wexcl = gl.associative_scan(cnt, 0, _add) - cnt
         texcl = gl.associative_scan(tot, 0, _add) - tot
-        # each thread rewrites the very columns it read: no barrier needed before the store
+        # (the compiler puts a barrier between this load and store of one allocation: threads holding
+        # copies of a column, when 32 * WARPS > RADIX, all read before any writes)
         smem.slice(CNT // RADIX, WARPS, 0).store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
     else:
         cnt = smem.slice(CNT // RADIX, WARPS, 0).load(LH)
@@ -1040,7 +1041,7 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
         EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
         CANONICAL=canonical, RECOMPUTE_WORD=bool(pol.get("RECOMPUTE_WORD", 0)),
         FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), ROWS=rows, PROBE=_PROBE, num_warps=pol["WARPS"],
-        **({"maxnreg": cap} if cap else {}))
+        **maxnreg_kwargs(cap))
 
 
 def _prepare(keys, values, descending, begin_bit, end_bit):

@@ -49,7 +49,6 @@ block radix sort 0.070 (torch 0.169); 1024 x 4096, bitonic 0.514, block radix 0.
 """
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Optional
 
@@ -65,7 +64,8 @@ from .. import policy
 from .._library import custom_op
 from .._launch import launch
 from .._utils import (INT_OF_SIZE, cdiv, check_device, check_tensor, check_same_device, compile_only,
-                      grid_y_batches, interpreter_active, maxnreg_kwargs, next_power_of_2)
+                      compile_target_is_cuda, grid_y_batches, interpreter_active, maxnreg_kwargs, next_power_of_2,
+                      smem_atomics_ok, smem_per_block)
 from ..block.radix_sort import block_radix_sort_smem
 from ..thread.radix_traits import to_ordered_bits
 
@@ -477,7 +477,8 @@ def _log2(n: int) -> int:
     return n.bit_length() - 1
 
 
-_BLOCK_RADIX_UNAVAILABLE: list = []   # set when the block radix sort failed to build here
+_BLOCK_RADIX_UNAVAILABLE: list = []   # set when the block radix sort failed to compile here
+_BLOCK_RADIX_FAILED: set = set()       # configs that built but cannot run here (registers, shared memory)
 
 
 def _block_radix_available(device: torch.device) -> bool:
@@ -486,36 +487,35 @@ def _block_radix_available(device: torch.device) -> bool:
     if _BLOCK_RADIX_UNAVAILABLE or interpreter_active():
         return False
     if compile_only():
-        return os.environ.get("TRITONCUB_COMPILE_TARGET", "cuda").startswith("cuda")
-    return device.type == "cuda" and torch.version.hip is None and torch.cuda.get_device_capability(device)[0] >= 8
-
-
-def _smem_per_block(device: torch.device) -> int:
-    """Shared memory one program may use on ``device`` (bytes)."""
-    if device.type != "cuda":   # (compile-only mode: the sm_90 limit)
-        return 227 * 1024
-    return getattr(torch.cuda.get_device_properties(device), "shared_memory_per_block_optin", 48 * 1024)
+        return compile_target_is_cuda()
+    return smem_atomics_ok(device)
 
 
 def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, device, **flags) -> bool:
     """One program per segment through the shared-memory block radix sort; False when it does not
-    apply (its shared memory exceeds the device's: this launch only) or cannot build here (then the
-    tile sort from now on, and a warning says so once)."""
+    apply (its shared memory exceeds the device's, or this config failed to run here: this launch
+    only) or does not compile here (then the tile sort from now on, and a warning says so once)."""
     warps = max(1, min(16, block // (32 * pol["RADIX_ITEMS"])))
     items = max(1, block // (32 * warps))
     radix_bits = pol["RADIX_BITS"]
     radix = 1 << radix_bits
     tile = warps * items * 32
-    packed = meta["KEY_BITS"] + _log2(tile) <= 32   # (block_radix_sort_smem: one exchange buffer)
+    packed = pack_mode(meta["KEY_BITS"], _log2(tile)) == 32   # (block_radix_sort_smem: one exchange buffer)
     smem_rows = next_power_of_2(cdiv(warps * radix + (1 if packed else 2) * tile, radix))
-    if smem_rows * radix * 4 + 1024 > _smem_per_block(device):
+    config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"])
+    if smem_rows * radix * 4 + 1024 > smem_per_block(device) or config in _BLOCK_RADIX_FAILED:
         return False
     try:
         launch(_segment_block_radix_sort_kernel, (num_segs,), *args, **flags, ASCENDING=not descending, **meta,
                RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items, SMEM_ROWS=smem_rows, num_warps=warps,
                **maxnreg_kwargs(pol["RADIX_MAXNREG"]))
     except (triton.CompilationError, OutOfResources, PTXASError) as e:
-        _BLOCK_RADIX_UNAVAILABLE.append(repr(e))
+        if compile_only():
+            raise      # (the compile-check mode is there to see it)
+        if isinstance(e, triton.CompilationError):
+            _BLOCK_RADIX_UNAVAILABLE.append(repr(e))
+        else:
+            _BLOCK_RADIX_FAILED.add(config)
         warnings.warn(f"tritoncub.segmented_sort: block radix sort unavailable ({e!r}); segments use the "
                       f"in-register tile sort", stacklevel=4)
         return False

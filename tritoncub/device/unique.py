@@ -50,7 +50,8 @@ from triton.experimental.gluon import language as gl
 
 from .._library import custom_op
 from .._launch import launch
-from .._utils import INT_DTYPES, cdiv, check_tensor, dtype_names, num_sms, smem_atomics_ok, wrap_dim
+from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, num_sms, smem_atomics_ok, smem_per_block,
+                      wrap_dim)
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -160,8 +161,7 @@ def _bitmap_ok(device) -> bool:
     hold the bitmap in shared memory (the kernel is then one program per SM)."""
     if not smem_atomics_ok(device):
         return False
-    props = torch.cuda.get_device_properties(device)
-    return getattr(props, "shared_memory_per_block_optin", 0) >= BITMAP_BITS // 8 + 1024
+    return smem_per_block(device) >= BITMAP_BITS // 8 + 1024
 
 
 def _sort(x: torch.Tensor, with_indices: bool):

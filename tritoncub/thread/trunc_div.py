@@ -8,7 +8,7 @@ other: in the shared-memory histogram kernel (sm_90 SASS) it was about a third o
 per sample.
 
 :func:`trunc_div_rn` computes ``q = a * inv`` with ``inv = div_rn(1, d)`` (one per program) and keeps
-``trunc(q)`` unless ``q`` lies within ``q * 2^-21`` of an integer. The bound is safe: ``inv`` and the
+``trunc(q)`` unless ``q`` lies within ``|q| * 2^-21`` of an integer. The bound is safe: ``inv`` and the
 product are each rounded once (relative error ``<= 2^-24`` each) and the exact quotient ``x`` rounds to
 ``div_rn(a, d)`` within ``2^-24 x``, so ``|q - div_rn(a, d)| <= 1.5 * 2^-23 q`` (normal numbers), and
 no integer lies between the two unless ``q`` is that close to one. The few items that are close (or
