@@ -534,3 +534,17 @@ def test_histc_fake_checks_like_the_op():
             torch.ops.tritoncub.histc(torch.empty(10), 2 ** 31, 0, 1)
         out = torch.ops.tritoncub.histc(torch.empty(10, dtype=torch.int16), 7, 0, 1)
         assert out.shape == (7,) and out.dtype == torch.int16
+
+
+def test_histc_bincount_fakes_check_arguments_as_the_ops():
+    ops = torch.ops.tritoncub
+    with torch.device(DEVICE), torch._subclasses.fake_tensor.FakeTensorMode():
+        with pytest.raises(ValueError, match="must be larger than min"):
+            ops.histc(torch.empty(10), 4, 3, 1)
+        with pytest.raises(TypeError):
+            ops.bincount(torch.empty(10), None, 0)
+        with pytest.raises(ValueError):
+            ops.bincount(torch.empty(2, 5, dtype=torch.int64), None, 0)
+        with pytest.raises(ValueError, match="minlength"):
+            ops.bincount(torch.empty(5, dtype=torch.int64), None, -1)
+        assert ops.histc(torch.empty(10), 4, 0, 1).shape == (4,)

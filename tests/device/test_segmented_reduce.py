@@ -589,6 +589,18 @@ def test_segment_reduce_op(reduce, dtype):
         assert_equal(out, torch.segment_reduce(x, reduce, offsets=offs))
 
 
+def test_segment_reduce_offsets_and_names_as_torch():
+    """torch's "amax"/"amin" spellings are accepted; offsets that decrease or leave the data raise (they
+    used to give silent results: [6, 0, 25] for offsets [0, 3, 2, 7])."""
+    x = torch.arange(1.0, 8.0, device=DEVICE)
+    offs = torch.tensor([0, 3, 3, 7], device=DEVICE)
+    for name, alias in (("amax", "max"), ("amin", "min")):
+        assert_equal(torch.ops.tritoncub.segment_reduce(x, offs, name), torch.segment_reduce(x, alias, offsets=offs))
+    for bad in ([0, 3, 2, 7], [3, 1], [-1, 3], [0, 8]):
+        with pytest.raises(ValueError, match="non-decreasing and within"):
+            torch.ops.tritoncub.segment_reduce(x, torch.tensor(bad, device=DEVICE), "sum")
+
+
 def test_segment_reduce_opcheck_and_compile():
     offs = torch.tensor([0, 3, 3, 10], device=DEVICE)
     x = torch.randn(10, device=DEVICE)
@@ -621,7 +633,7 @@ def test_errors(monkeypatch):
         S.segmented_reduce(x, offs.to("meta"), None, "sum")
     monkeypatch.setenv("TRITONCUB_DEBUG", "1")   # the debug check through the operator
     with pytest.raises(ValueError, match="out of range"):
-        torch.ops.tritoncub.segment_reduce(x, torch.tensor([0, 5, 11], device=DEVICE), "sum")
+        S.segmented_reduce(x, torch.tensor([0, 5, 11], device=DEVICE), None, "sum")
 
 
 @pytest.mark.gpu

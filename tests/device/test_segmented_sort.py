@@ -427,3 +427,19 @@ def test_gpu_segmented_power_law():
         sk, p = torch.sort(keys, descending=desc, stable=True)
         _, q = torch.sort(seg[p], stable=True)
         assert torch.equal(k, sk[q]) and torch.equal(v, vals[p[q]])
+
+
+def test_fakes_check_arguments_as_the_ops():
+    """Under FakeTensorMode the segmented and row sorts refuse what the ops refuse."""
+    ops = torch.ops.tritoncub
+    with torch.device(DEVICE), torch._subclasses.fake_tensor.FakeTensorMode():
+        offs = torch.zeros(3, dtype=torch.int64)
+        with pytest.raises(ValueError, match="1 dimension"):
+            ops.segmented_sort(torch.empty(2, 4), offs, False)
+        with pytest.raises(TypeError):
+            ops.segmented_sort(torch.empty(8, dtype=torch.bool), offs, False)
+        with pytest.raises(ValueError, match="values must be 1-D"):
+            ops.segmented_sort_pairs(torch.empty(8), torch.empty(7), offs, False)
+        with pytest.raises(TypeError):
+            ops.sort_rows(torch.empty(2, 4, dtype=torch.bool), False)
+        assert ops.segmented_sort(torch.empty(8), offs, False).shape == (8,)

@@ -505,3 +505,26 @@ def test_gpu_topk_radix_select_dtypes(dtype, k):
         assert torch.equal(v, rv) or (dtype.is_floating_point and torch.allclose(v.double(), rv.double(), equal_nan=True))
         assert torch.equal(x.gather(-1, i), v) or torch.allclose(x.gather(-1, i).double(), v.double(), equal_nan=True)
         assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
+
+
+def test_fakes_check_arguments_as_the_ops():
+    """Under FakeTensorMode (torch.compile's tracing) topk and segmented_topk refuse what the ops refuse."""
+    ops = torch.ops.tritoncub
+    with torch.device(DEVICE), torch._subclasses.fake_tensor.FakeTensorMode():
+        x = torch.empty(2, 5)
+        with pytest.raises(ValueError, match="out of range"):
+            ops.topk(x, 9, -1, True, True)
+        with pytest.raises(ValueError, match="out of range"):
+            ops.topk(torch.empty(0), 2, -1, True, True)
+        with pytest.raises(ValueError, match="dim 5 out of range"):
+            ops.topk(torch.empty(()), 1, 5, True, True)
+        with pytest.raises(TypeError):
+            ops.topk(torch.empty(4, dtype=torch.bool), 1, -1, True, True)
+        v, i = ops.topk(x, 3, 0 - 1, True, True)
+        assert v.shape == (2, 3) and i.dtype == torch.int64
+        offs = torch.zeros(3, dtype=torch.int64)
+        with pytest.raises(ValueError, match="1 dimension"):
+            ops.segmented_topk(torch.empty(2, 4), offs, 1, True)
+        with pytest.raises(ValueError, match="non-negative"):
+            ops.segmented_topk(torch.empty(8), offs, -1, True)
+        assert ops.segmented_topk(torch.empty(8), offs, 2, True)[0].shape == (2, 2)

@@ -797,6 +797,9 @@ def _(x, bins=100, min=0, max=0):
     if x.dtype not in FLOAT_DTYPES + _HISTC_INT_DTYPES:
         raise TypeError(f"histc: x has dtype {x.dtype}; supported dtypes are "
                         f"{dtype_names(FLOAT_DTYPES + _HISTC_INT_DTYPES)}")
+    lo, hi = _histc_bound(min, "min", x.dtype), _histc_bound(max, "max", x.dtype)
+    if lo > hi:   # (as the op: the bounds are not data)
+        raise ValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     return x.new_empty((bins,))
 
 
@@ -845,6 +848,9 @@ def bincount(x: torch.Tensor, weights: torch.Tensor | None = None, minlength: in
 
 @bincount.register_fake
 def _(x, weights=None, minlength=0):
+    check_tensor(x, "x", INT_DTYPES + (torch.uint8,), ndim=1)
+    if minlength < 0:
+        raise ValueError(f"bincount: minlength must be non-negative, got {minlength}")
     ctx = torch.library.get_ctx()
     size = ctx.new_dynamic_size(min=minlength)
     if weights is None or x.numel() == 0:

@@ -561,7 +561,7 @@ def segmented_reduce(x, begin_offsets: torch.Tensor, end_offsets: torch.Tensor |
 # torch operator
 # ----------------------------------------------------------------------------------------------
 
-_SEGMENT_REDUCES = ("sum", "max", "min", "mean", "prod")
+_SEGMENT_REDUCES = ("sum", "max", "min", "mean", "prod", "amax", "amin")   # (torch takes both spellings)
 
 
 @triton.jit
@@ -584,6 +584,12 @@ def _check_segment_args(x, offsets, reduce):
 def _segment_reduce_impl(x: torch.Tensor, offsets: torch.Tensor, reduce: str) -> torch.Tensor:
     """``torch.segment_reduce(x, reduce, offsets=offsets)`` for 1-D floating-point ``x``."""
     _check_segment_args(x, offsets, reduce)
+    reduce = {"amax": "max", "amin": "min"}.get(reduce, reduce)
+    # torch refuses offsets that decrease or leave the data: checked as torch does, with one read of
+    # the result (segmented_reduce itself leaves that to its validate flag)
+    n = x.shape[0]
+    if offsets.numel() > 1 and bool(((offsets[1:] < offsets[:-1]).any() | (offsets[0] < 0) | (offsets[-1] > n))):
+        raise ValueError(f"segment_reduce: offsets must be non-decreasing and within [0, {n}]")
     if reduce == "prod":   # (a user combine: init 1 combined once, so an empty segment gives 1, as torch)
         return segmented_reduce(x, offsets, None, "user", combine_fn=_mul, init=1.0).to(x.dtype)
     return segmented_reduce(x, offsets, None, reduce)

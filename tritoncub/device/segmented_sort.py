@@ -786,13 +786,8 @@ def segmented_sort(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch
     return _segmented_sort_impl(keys.contiguous(), None, begin, length, descending)[0]
 
 
-def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor,
-                         end_offsets: torch.Tensor | None = None, descending: bool = False):
-    """DeviceSegmentedSort::SortPairs (stable): sort each segment's keys, carrying ``values`` along.
-
-    ``values`` is 1-D with as many items as ``keys`` (any dtype of 1, 2, 4 or 8 bytes). Offsets as in
-    :func:`segmented_sort`. Returns ``(sorted_keys, sorted_values)``.
-    """
+def _check_pairs(keys: torch.Tensor, values: torch.Tensor) -> None:
+    """segmented_sort_pairs' checks of keys and values (the operator's fake runs them too)."""
     check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
     if not isinstance(values, torch.Tensor):
         raise TypeError(f"values must be a torch.Tensor, got {type(values).__name__}")
@@ -802,6 +797,16 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
         raise TypeError(f"values of dtype {values.dtype} are not supported (need a 1, 2, 4 or 8-byte "
                         f"integer or float dtype)")
     check_same_device(("keys", keys), ("values", values))
+
+
+def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor,
+                         end_offsets: torch.Tensor | None = None, descending: bool = False):
+    """DeviceSegmentedSort::SortPairs (stable): sort each segment's keys, carrying ``values`` along.
+
+    ``values`` is 1-D with as many items as ``keys`` (any dtype of 1, 2, 4 or 8 bytes). Offsets as in
+    :func:`segmented_sort`. Returns ``(sorted_keys, sorted_values)``.
+    """
+    _check_pairs(keys, values)
     begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
     return _segmented_sort_impl(keys.contiguous(), values.contiguous(), begin, length, descending)
 
@@ -819,6 +824,8 @@ def _segmented_sort_op(keys: torch.Tensor, offsets: torch.Tensor, descending: bo
 
 @_segmented_sort_op.register_fake
 def _(keys, offsets, descending=False, end_offsets=None):
+    check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
+    check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
     return torch.empty(keys.shape, dtype=keys.dtype, device=keys.device)
 
 
@@ -831,6 +838,8 @@ def _segmented_sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, offsets: 
 
 @_segmented_sort_pairs_op.register_fake
 def _(keys, values, offsets, descending=False, end_offsets=None):
+    _check_pairs(keys, values)
+    check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
     return (torch.empty(keys.shape, dtype=keys.dtype, device=keys.device),
             torch.empty(values.shape, dtype=values.dtype, device=values.device))
 
@@ -876,6 +885,7 @@ def _sort_rows_op(x: torch.Tensor, descending: bool = False) -> tuple[torch.Tens
 
 @_sort_rows_op.register_fake
 def _(x, descending=False):
+    check_tensor(x, "x", SORT_DTYPES)
     return torch.empty_like(x, memory_format=torch.contiguous_format), \
         torch.empty(x.shape, dtype=torch.int64, device=x.device)
 

@@ -813,6 +813,35 @@ def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool):
     return out_v, out_i
 
 
+def _topk_args(x: torch.Tensor, k: int, dim: int) -> int:
+    """topk's argument checks (the operator's fake runs them too); returns ``dim`` wrapped (0 for 0-d)."""
+    check_tensor(x, "x", SORT_DTYPES)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    nd = max(x.dim(), 1)
+    if not -nd <= dim < nd:
+        raise ValueError(f"dim {dim} out of range for a tensor of {x.dim()} dimension(s)")
+    if x.dim() == 0:
+        _check_k(k, 1)
+        return 0
+    dim = dim % x.dim()
+    _check_k(k, x.shape[dim])
+    return dim
+
+
+def _segmented_topk_args(x: torch.Tensor, offsets: torch.Tensor, k: int) -> None:
+    """segmented_topk's checks that need no data (the operator's fake runs them too)."""
+    check_tensor(x, "x", SORT_DTYPES, ndim=1)
+    check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
+    check_same_device(("x", x), ("offsets", offsets))
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"k must be an int, got {type(k).__name__}")
+    if k < 0:
+        raise ValueError(f"k must be non-negative, got {k}")
+    if offsets.numel() == 0:
+        raise ValueError("offsets must hold num_segments + 1 items (at least one)")
+
+
 def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """``torch.topk``: the ``k`` largest (or smallest) items of ``x`` along ``dim``: ``(values, indices)``.
 
@@ -821,18 +850,10 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
     point at items holding the returned values; tie rule in the module docstring. ``k`` in
     ``[0, size]``, else ``ValueError``.
     """
-    check_tensor(x, "x", SORT_DTYPES)
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
-    nd = max(x.dim(), 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"dim {dim} out of range for a tensor of {x.dim()} dimension(s)")
+    dim = _topk_args(x, k, dim)
     if x.dim() == 0:
         # (torch returns the item and index 0 for k = 0 as well as for k = 1)
-        _check_k(k, 1)
         return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
-    dim = dim % x.dim()
-    _check_k(k, x.shape[dim])
     xm = x.movedim(dim, -1)
     L = xm.shape[-1]
     lead = xm.shape[:-1]
@@ -867,15 +888,7 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
     fewer than ``k`` items fills its first ``length`` slots; the other slots hold value 0 and index -1.
     One device-to-host read of the offsets (binning by length).
     """
-    check_tensor(x, "x", SORT_DTYPES, ndim=1)
-    check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
-    check_same_device(("x", x), ("offsets", offsets))
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be an int, got {type(k).__name__}")
-    if k < 0:
-        raise ValueError(f"k must be non-negative, got {k}")
-    if offsets.numel() == 0:
-        raise ValueError("offsets must hold num_segments + 1 items (at least one)")
+    _segmented_topk_args(x, offsets, k)
     o = offsets.detach().cpu().numpy().astype(np.int64)
     if o.min() < 0 or o.max() > x.numel():
         raise ValueError(f"offsets out of range: segments must lie within [0, {x.numel()}]")
@@ -941,6 +954,7 @@ def _topk_op(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True,
 
 @_topk_op.register_fake
 def _(x, k, dim=-1, largest=True, sorted=True):
+    dim = _topk_args(x, k, dim)
     shape = list(x.shape)
     if shape:
         shape[dim] = k
@@ -972,6 +986,7 @@ def _segmented_topk_op(x: torch.Tensor, offsets: torch.Tensor, k: int,
 
 @_segmented_topk_op.register_fake
 def _(x, offsets, k, largest=True):
+    _segmented_topk_args(x, offsets, k)
     s = offsets.shape[0] - 1
     return x.new_empty((s, k)), x.new_empty((s, k), dtype=torch.int64)
 
