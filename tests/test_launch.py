@@ -136,3 +136,66 @@ def test_ops_run_on_the_tensors_gpu_not_the_current_one():
         assert torch.equal(ops.masked_select(x, m), torch.masked_select(x, m))
         assert torch.equal(ops.diff(x, 1, -1, None, None), torch.diff(x))
     assert torch.cuda.current_device() == 0
+
+
+def _plan_call(memo, key, x, y, n, scale, tag=None, blocks=((128, 0), (64, 3))):
+    """Two launches through one LaunchPlan: y = x*scale + offset + ADD over n items, twice."""
+    plan = _launch.LaunchPlan(memo, key, tag=tag)
+    for block, add in blocks:
+        plan(_affine_kernel, (triton.cdiv(n, block),), x, y, n, scale, 1.5, BLOCK=block, ADD=add)
+    plan.done()
+
+
+@pytest.mark.parametrize("direct", [False, True])
+def test_launch_plan_records_then_replays_with_new_arguments(monkeypatch, direct):
+    """The first call with a key records bound launches, later calls replay them with their new
+    arguments (results as launch() gives). ``direct`` False: the table path is off (interpreter, CPU):
+    every call launches. True: on a CPU the direct path is stood in for by a binder that relaunches
+    through launch() with the recorded grid and constexprs, which checks the plan's bookkeeping."""
+    bound = []
+    if direct:
+        monkeypatch.setattr(_launch, "_direct_ok", lambda: True)
+
+        def fake_bind(kernel, grid, *args, **kwargs):
+            bound.append(kernel)
+            kernel[grid](*args, **kwargs)
+            return lambda *new_args: kernel[grid](*new_args, **kwargs)
+        monkeypatch.setattr(_launch, "bind", fake_bind)
+    memo, tag = {}, object()
+    for rep in range(3):
+        x = torch.randn(300, device=DEVICE)
+        y = torch.full_like(x, float("nan"))
+        _plan_call(memo, ("k", 300), x, y, 300, 2, tag=tag)
+        assert_equal(y, x * 2 + 1.5 + 3)   # (the second launch overwrites the first)
+    assert len(bound) == (2 if direct else 0), "only the first call records"
+    assert bool(memo) == direct
+    if direct:
+        # another tag (e.g. a policy override) records again
+        x = torch.randn(300, device=DEVICE)
+        y = torch.empty_like(x)
+        _plan_call(memo, ("k", 300), x, y, 300, 2, tag=object())
+        assert len(bound) == 4
+        assert_equal(y, x * 2 + 1.5 + 3)
+        # a key that does not fix the sequence is an error, not a silent partial replay
+        with pytest.raises(RuntimeError, match="only in part"):
+            _plan_call(memo, ("k", 300), x, y, 300, 2, tag=memo[("k", 300)][0], blocks=((128, 0),))
+
+
+def test_launch_plan_without_key_launches():
+    memo = {}
+    x = torch.randn(70, device=DEVICE)
+    y = torch.empty_like(x)
+    _plan_call(memo, None, x, y, 70, 16)
+    assert_equal(y, x * 16 + 1.5 + 3)
+    assert not memo
+
+
+@pytest.mark.gpu
+def test_launch_plan_replays_on_the_gpu():
+    memo = {}
+    for n in (300, 300, 300):
+        x = torch.randn(n, device=DEVICE)
+        y = torch.empty_like(x)
+        _plan_call(memo, ("gpu", n), x, y, n, 2)
+        assert_equal(y, x * 2 + 1.5 + 3)
+    assert memo and all(r is not None for r in memo[("gpu", 300)][1])

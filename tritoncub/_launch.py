@@ -220,3 +220,53 @@ def bind(kernel, grid: tuple, *args, **kwargs):
 def direct_ok() -> bool:
     """Whether launches may call compiled kernels directly now (a GPU, no launch hooks)."""
     return _direct_ok()
+
+
+class LaunchPlan:
+    """The launches of one call, remembered per problem: the first call with a ``key`` launches as
+    :func:`launch` does and keeps each launch's bound form (:func:`bind`); later calls with the same
+    key re-launch them with their new runtime arguments, skipping the per-launch bookkeeping (the
+    specialisation key of every argument). Calls without a key, or off the direct launch path,
+    launch normally.
+
+    The caller's ``key`` must determine the whole sequence: which kernels run, in which order, on
+    which grids, with which constexprs, and the specialisation of every runtime argument (tensor
+    dtypes and 16-byte alignments, int classes) — e.g. the sizes, dtypes and alignments the launcher
+    branches and computes on. Use::
+
+        plan = LaunchPlan(_MEMO, key, tag=pol)
+        plan(kernel, grid, *args, **constexprs)   # instead of launch(...), for every launch
+        plan.done()                               # remember the sequence (if it was recorded)
+    """
+    __slots__ = ("memo", "key", "tag", "steps", "recording", "step")
+
+    def __init__(self, memo: dict, key, tag=None):
+        """``tag``: an object the remembered sequence was made under (e.g. the policy), compared by
+        identity: a sequence made under another is made again."""
+        self.memo, self.key, self.tag, self.step = memo, key, tag, 0
+        self.steps = self.recording = None
+        if key is not None and _direct_ok():
+            entry = memo.get(key)
+            if entry is not None and entry[0] is tag:
+                self.steps = entry[1]
+            else:
+                self.recording = []
+
+    def __call__(self, kernel, grid: tuple, *args, **kwargs) -> None:
+        if self.steps is not None:
+            self.steps[self.step](*args)
+            self.step += 1
+        elif self.recording is not None:
+            self.recording.append(bind(kernel, grid, *args, **kwargs))
+        else:
+            launch(kernel, grid, *args, **kwargs)
+
+    def done(self) -> None:
+        if self.steps is not None and self.step != len(self.steps):
+            raise RuntimeError("internal: a remembered launch sequence was replayed only in part "
+                               f"({self.step} of {len(self.steps)} launches): its key is incomplete")
+        if self.recording is not None and self.recording and all(r is not None for r in self.recording):
+            if len(self.memo) >= MAX_ENTRIES:
+                self.memo.clear()
+            self.memo[self.key] = (self.tag, self.recording)
+        self.recording = None

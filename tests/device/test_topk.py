@@ -249,6 +249,23 @@ def test_topk_radix_ties(radix_finish):
         check_set(x, 37, True)
 
 
+@pytest.mark.parametrize("sort_path", ["radix", "merge"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bfloat16], ids=str)
+def test_topk_one_long_row_sorted(monkeypatch, dtype, sort_path):
+    """One row whose k selected items exceed a tile: sorted by the device radix sort (forced here: on
+    a CPU the radix sort's policy reads back, which the choice avoids) or by the merge path."""
+    monkeypatch.setattr(tk, "_RADIX_SORT_SELECTED", sort_path == "radix")
+    monkeypatch.setattr(tk, "reads_back", lambda n, device: False)
+    calls = []
+    real = tk.radix_sort_pairs
+    monkeypatch.setattr(tk, "radix_sort_pairs", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    for kind, largest in (("special", True), ("few_unique", False)):
+        x = make_data(kind, 150, dtype, seed=7)[None]
+        with policy.override("topk", RADIX), policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16}):
+            check_set(x, 40, largest)
+    assert len(calls) == (2 if sort_path == "radix" else 0)
+
+
 @pytest.mark.parametrize("bucket, cfg, shape", [
     ("rows", dict(NETWORK="tl", TILE_ITEMS=64), (2, 100)),          # one row per program (ROWS = 1)
     ("long", dict(CAND, NETWORK="tl", FILTER=0), (2, 90)),          # the running k-best's rounds
@@ -428,6 +445,24 @@ def test_gpu_topk_large(shape, k, dtype):
         v, i = tk.topk(x, k, largest=largest)
         rv, _ = torch.topk(x, k, largest=largest)
         assert torch.equal(v, rv)
+        assert torch.equal(x.gather(-1, i), v)
+        assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape,k", [((1 << 22,), 10000), ((16, 1 << 18), 1000)])
+def test_gpu_topk_radix_select_repeated(shape, k):
+    """Repeated radix selects of one size replay remembered launches (a new alignment of the input
+    records its own): every call on fresh data, the all-equal case (rows overflowing the candidate
+    buffer) among them, gives torch's values."""
+    base = torch.randn(shape[0] * (shape[-1] if len(shape) > 1 else 1) + 4, device=DEVICE)
+    for rep, offset in enumerate((0, 0, 1, 1, 0)):
+        x = base[offset:offset + base.numel() - 4].view(shape)
+        x.normal_(generator=torch.Generator(device=DEVICE).manual_seed(rep))
+        if rep == 3:
+            x.fill_(0.5)
+        v, i = tk.topk(x, k)
+        assert torch.equal(v, torch.topk(x, k)[0]), f"call {rep}"
         assert torch.equal(x.gather(-1, i), v)
         assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
 

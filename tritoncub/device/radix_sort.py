@@ -721,6 +721,16 @@ def _bucket(n: int) -> str:
     return "small" if n < (1 << 22) else "default"
 
 
+def _reads_back(pol, n: int) -> bool:
+    return n >= pol.get("SKIP_PLACES_MIN_N", 0)
+
+
+def reads_back(n: int, device: torch.device) -> bool:
+    """Whether a sort of ``n`` keys on ``device`` reads its digit counts back to the host (one sync,
+    to skip digit places all keys share): from the policy's ``SKIP_PLACES_MIN_N`` keys on."""
+    return _reads_back(policy.select("radix_sort", device if device.type == "cuda" else None, _bucket(n)), n)
+
+
 #: set True to run the portable kernels on a GPU too (tests compare the two paths)
 FORCE_PORTABLE = False
 #: sorts with generated positions (``sort``, ``argsort``) carry them as int32 below this many keys
@@ -887,7 +897,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     tile = pol["WARPS"] * pol["ITEMS"] * 32 if fast else pol["TL_TILE"]
     n_tiles = cdiv(n, tile)
     status64 = n >= (1 << 29)
-    read_back = n >= pol.get("SKIP_PLACES_MIN_N", 0)
+    read_back = _reads_back(pol, n)
     n_rows, row_len = rows if rows is not None else (1, n)
     hist_words = (2 * num_places * n_rows + 1) * radix
     # (rows: a lone place runs twice, so that a first pass packs and a last one unpacks)

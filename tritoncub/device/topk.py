@@ -47,11 +47,13 @@ from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
-from .._launch import launch
+from .._launch import LaunchPlan, launch
 from .._utils import (cdiv, check_device, check_tensor, check_same_device, grid_y_batches, maxnreg_kwargs,
                       next_power_of_2, num_sms, smem_atomics_ok)
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
+from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
+from .radix_sort import reads_back, sort_pairs as radix_sort_pairs
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
                              sort_tile_descending, bitonic_topk, _launch_tile_sort, _log2,
                              _sort_long)
@@ -668,6 +670,10 @@ _RS_FINISH_CAP, _RS_FINISH_BLOCK = 1 << 16, 2048
 _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM = 512, 1, 32
 
 
+#: remembered launch sequences of the radix select (see _radix_select)
+_RS_PLANS: dict = {}
+
+
 def _rs_programs(length: int, block: int, rows: int, device, per_sm: int = 8) -> int:
     """Programs per row of a compaction pass: one per tile, at most about ``per_sm`` per SM over all
     rows (each loops over its row's tiles)."""
@@ -682,6 +688,12 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
     nbits = meta["KEY_BITS"]
     common = dict(KEY_BITS=nbits, KEY_DTYPE=meta["KEY_DTYPE"], ASCENDING=ascending,
                   num_warps=pol.num_warps, num_stages=pol.num_stages)
+    # every launch below is fixed by these (sizes, key type, direction, argument alignments): a
+    # repeated call re-launches the remembered kernels (it is host-bound otherwise: about a dozen
+    # launches around a few hundred microseconds of GPU work)
+    run = LaunchPlan(_RS_PLANS, (device, kb.dtype, meta["KEY_BITS"], k, max_len, row_begin.numel(), ascending,
+                                 idx_abs, tuple(t.data_ptr() & 15 for t in (kb, row_begin, row_len, out_vb,
+                                                                            out_idx))), tag=pol)
     for r0, r1 in grid_y_batches(row_begin.numel()):
         nr = r1 - r0
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
@@ -705,22 +717,22 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
             if smem:
                 items = max(1, 16 // kb.element_size())
                 per_row = max(1, min(cdiv(max_len, _RS_SMEM_WARPS * 32 * items), cdiv(num_sms(device) * 8, nr)))
-                launch(_rs_hist_smem_kernel, (per_row, nr), kb, rb, rl, prefix, hist, SHIFT=shift, KEY_BITS=nbits,
-                       KEY_DTYPE=meta["KEY_DTYPE"], ASCENDING=ascending, WARPS=_RS_SMEM_WARPS, ITEMS=items,
-                       num_warps=_RS_SMEM_WARPS)
+                run(_rs_hist_smem_kernel, (per_row, nr), kb, rb, rl, prefix, hist, SHIFT=shift, KEY_BITS=nbits,
+                    KEY_DTYPE=meta["KEY_DTYPE"], ASCENDING=ascending, WARPS=_RS_SMEM_WARPS, ITEMS=items,
+                    num_warps=_RS_SMEM_WARPS)
             else:
-                launch(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
-                       kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True,
-                       **common)
-            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, bucket, 0, bucket, bucket, SHIFT=shift,
-                   FIRST=p == 0)
+                run(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
+                    kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True,
+                    **common)
+            run(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, bucket, 0, bucket, bucket, SHIFT=shift,
+                FIRST=p == 0)
             if shift == 0 or p == full_passes - 1:
                 break
             shift -= 8
         if shift == 0:
-            launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
-                   kb, kb, kb, kb, kb, rb, rl, rl, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, 0, k, k,
-                   BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **fcommon)
+            run(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
+                kb, kb, kb, kb, kb, rb, rl, rl, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, 0, k, k,
+                BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **fcommon)
             continue
         # no host read-back: the candidate buffers hold up to _RS_FINISH_CAP keys per row, the usual
         # case (the keys in the k-th key's bucket of the digits so far); a row with more finishes
@@ -728,28 +740,29 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         cap = max(1, min(max_len, _RS_FINISH_CAP))
         ckey = torch.empty((nr, cap), dtype=torch.int64, device=device)
         cidx = torch.empty((nr, cap), dtype=torch.int64, device=device)
-        launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
-               kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
-               BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs, **fcommon)
+        run(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
+            kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
+            BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs, **fcommon)
         # the remaining digits and the last compaction over the candidates, in one launch
-        launch(_rs_finish_kernel, (nr,), kb, ckey, cidx, rb, cand_cnt, prefix, krem, out_cnt, ov, oi, cap, k, k,
-               SHIFT=shift, BLOCK=min(_RS_FINISH_BLOCK, max(256, next_power_of_2(cap))), IDX_ABS=idx_abs,
-               num_warps=8)
+        run(_rs_finish_kernel, (nr,), kb, ckey, cidx, rb, cand_cnt, prefix, krem, out_cnt, ov, oi, cap, k, k,
+            SHIFT=shift, BLOCK=min(_RS_FINISH_BLOCK, max(256, next_power_of_2(cap))), IDX_ABS=idx_abs,
+            num_warps=8)
         if max_len <= cap:   # no row can have more candidates than keys
             continue
         # overflowed rows: the remaining digits counted over the keys, then the whole output again
         first = True
         while shift > 0:
             shift -= 8
-            launch(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
-                   kb, kb, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=block, TILES=tiles, SHIFT=shift,
-                   FROM_KEYS=True, ONLY_OVERFLOW=True, **common)
-            launch(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, cand_cnt, cap, out_cnt, tie_cnt,
-                   SHIFT=shift, FIRST=False, ONLY_OVERFLOW=True, RESET_OUT=first)
+            run(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
+                kb, kb, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=block, TILES=tiles, SHIFT=shift,
+                FROM_KEYS=True, ONLY_OVERFLOW=True, **common)
+            run(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, cand_cnt, cap, out_cnt, tie_cnt,
+                SHIFT=shift, FIRST=False, ONLY_OVERFLOW=True, RESET_OUT=first)
             first = False
-        launch(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
-               kb, kb, kb, kb, kb, rb, rl, cand_cnt, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0, k, k,
-               BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, ONLY_OVERFLOW=True, **fcommon)
+        run(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
+            kb, kb, kb, kb, kb, rb, rl, cand_cnt, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0, k, k,
+            BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, ONLY_OVERFLOW=True, **fcommon)
+    run.done()
 
 
 def _check_k(k, size):
@@ -792,14 +805,25 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     return values, indices
 
 
+#: sort one long row of selected items by the device radix sort (False: the merge path; a module
+#: constant so tests and probes can compare the two)
+_RADIX_SORT_SELECTED = True
+
+
 def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool):
     """Sort the rows of a radix select's result by value (stable), the indices carried along: one
-    tile sort launch (segmented_sort's tile strategies) when the rows fit a tile, else the merge path
-    (tile-sorted chunks, then merge passes). The device radix sort takes less GPU time for k = 10000 on an H100 (49 against
-    154 us) but more host time (1.01 against 0.76 ms per topk call, which is host-bound), and one
-    program sorting 16384 items took 0.5-1 ms (bench/results/logs/topk_sort_selected-*.log)."""
+    tile sort launch (segmented_sort's tile strategies) when the rows fit a tile; one longer row by
+    the device radix sort when it queues without reading back (``_RADIX_SORT_SELECTED``); else the
+    merge path (tile-sorted chunks, then merge passes). One program sorting 16384 items took 0.5-1 ms
+    (bench/results/logs/topk_sort_selected-*.log)."""
     rows, k = values.shape
     pol = policy.select("segmented_sort", values.device, "large")
+    if (_RADIX_SORT_SELECTED and rows == 1 and k > pol["MAX_BLOCK"] and values.dtype in RADIX_KEY_DTYPES
+            and not reads_back(k, values.device)):
+        # one long row: the device radix sort (its launches remembered per size, so its host work
+        # is small), stable, NaN first when largest
+        v, i = radix_sort_pairs(values.view(-1), indices.view(-1), descending=largest)
+        return v.view(1, k), i.view(1, k)
     out_v, out_i = torch.empty_like(values), torch.empty_like(indices)
     meta = key_meta(values.dtype)
     if k <= pol["MAX_BLOCK"]:
