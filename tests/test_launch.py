@@ -149,12 +149,12 @@ def _plan_call(memo, key, x, y, n, scale, tag=None, blocks=((128, 0), (64, 3))):
 @pytest.mark.parametrize("direct", [False, True])
 def test_launch_plan_records_then_replays_with_new_arguments(monkeypatch, direct):
     """The first call with a key records bound launches, later calls replay them with their new
-    arguments (results as launch() gives). ``direct`` False: the table path is off (interpreter, CPU):
-    every call launches. True: on a CPU the direct path is stood in for by a binder that relaunches
+    arguments (results as launch() gives). ``direct`` False: the table path is off (as under the
+    interpreter): every call launches. True: the direct path is stood in for by a binder that relaunches
     through launch() with the recorded grid and constexprs, which checks the plan's bookkeeping."""
     bound = []
+    monkeypatch.setattr(_launch, "_direct_ok", lambda: direct)
     if direct:
-        monkeypatch.setattr(_launch, "_direct_ok", lambda: True)
 
         def fake_bind(kernel, grid, *args, **kwargs):
             bound.append(kernel)
