@@ -245,6 +245,23 @@ def test_masked_select_large_gpu(density):
         assert torch.equal(ops.masked_select(x, mask), torch.masked_select(x, mask))
 
 
+@pytest.mark.gpu
+def test_repeated_selections_replay_their_launch():
+    """Repeated selections of one size re-launch a remembered kernel: fresh data every call, and
+    inputs 4 bytes off alignment (a launch of its own), give torch's results each time."""
+    n = (1 << 20) + 3
+    base = torch.empty(n + 1, device="cuda")
+    mbase = torch.empty(n + 1, dtype=torch.bool, device="cuda")
+    for rep, off in enumerate((0, 0, 1, 1, 0)):
+        x, m = base[off:off + n], mbase[off:off + n]
+        x.normal_()
+        m.copy_(torch.rand(n, device="cuda") < (0.01, 0.5, 0.99, 0.3, 0.0)[rep])
+        assert torch.equal(ops.masked_select(x, m), torch.masked_select(x, m)), f"call {rep}"
+        s = torch.sort((x * 30).round().int())[0]
+        for got, ref in zip(ops.unique_consecutive(s, True, True), torch.unique_consecutive(s, True, True)):
+            assert torch.equal(got, ref), f"call {rep}"
+
+
 
 def test_torch_compile_data_dependent_sizes():
     """The fake implementations give data-dependent sizes (unbacked symbols): a whole graph with

@@ -47,7 +47,7 @@ from .._library import custom_op
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status,
                               count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
                               status_scratch, tile_index)
-from .._launch import launch
+from .._launch import LaunchPlan, launch
 from .._utils import (ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, dtype_names, num_sms,
                       smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
@@ -493,6 +493,8 @@ _COUNT32_LIMIT = 1 << 31
 _PROBE = 0
 #: the warp-synchronous single pass keeps positions in int32 below this many items
 _INDEX32_LIMIT = 1 << 31
+#: remembered launches of the warp-synchronous scatter (see Plan._scatter_warp_sync)
+_SCATTER_PLANS: dict = {}
 #: the single pass's count types and look-back
 _TL_COUNT = {torch.int32: tl.int32, torch.int64: tl.int64}
 _LB_COUNT = lookback_reduce(_count_add, 1)
@@ -598,20 +600,26 @@ class Plan:
     def _scatter_warp_sync(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base):
         dummy, nw = self.state, self.pol.num_warps
         items = self.tile // (32 * nw)
-        launch(_select_warp_sync_kernel, (self.num_tiles,),
-               self.x, self.flags if self.flags is not None else self.x,
-               values if values is not None else self.x, self.state,
-               index_base if index_base is not None else dummy,
-               out if out is not None else dummy, out_values if out_values is not None else dummy,
-               out_index if out_index is not None else dummy, out_lengths if out_lengths is not None else dummy,
-               out_inverse if out_inverse is not None else dummy, self.n, self.num_tiles,
-               MODE=self.mode, LOAD_X=self.load_x, WRITE_KEYS=out is not None, WITH_VALUES=values is not None,
-               WRITE_INDEX=out_index is not None, ADD_BASE=index_base is not None,
-               WRITE_ENDS=out_lengths is not None and not self._ends_from_starts(1),
-               WRITE_INVERSE=out_inverse is not None, INDEX64=self.n >= _INDEX32_LIMIT, WARPS=nw,
-               ANCHORED=bool(self.pol["ANCHORED"]),
-               ITEMS=items, VEC=math.gcd(self.pol["VEC"], items), LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
-               LOOKBACK_SLEEP=bool(self.pol["LOOKBACK_SLEEP"]), PROBE=_PROBE, num_warps=nw)
+        tensors = (self.x, self.flags, values, out, out_values, out_index, out_lengths, out_inverse, index_base)
+        # the launch is fixed by the size, the mode, which outputs are written and the tensors' dtypes
+        # and alignments: a repeated call re-launches it without the per-argument bookkeeping
+        run = LaunchPlan(_SCATTER_PLANS, (self.n, self.mode, self.load_x, self.x.device, _PROBE, tuple(
+            None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
+        run(_select_warp_sync_kernel, (self.num_tiles,),
+            self.x, self.flags if self.flags is not None else self.x,
+            values if values is not None else self.x, self.state,
+            index_base if index_base is not None else dummy,
+            out if out is not None else dummy, out_values if out_values is not None else dummy,
+            out_index if out_index is not None else dummy, out_lengths if out_lengths is not None else dummy,
+            out_inverse if out_inverse is not None else dummy, self.n, self.num_tiles,
+            MODE=self.mode, LOAD_X=self.load_x, WRITE_KEYS=out is not None, WITH_VALUES=values is not None,
+            WRITE_INDEX=out_index is not None, ADD_BASE=index_base is not None,
+            WRITE_ENDS=out_lengths is not None and not self._ends_from_starts(1),
+            WRITE_INVERSE=out_inverse is not None, INDEX64=self.n >= _INDEX32_LIMIT, WARPS=nw,
+            ANCHORED=bool(self.pol["ANCHORED"]),
+            ITEMS=items, VEC=math.gcd(self.pol["VEC"], items), LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
+            LOOKBACK_SLEEP=bool(self.pol["LOOKBACK_SLEEP"]), PROBE=_PROBE, num_warps=nw)
+        run.done()
 
     def _scatter_single_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base,
                              shape_t, ndim):
