@@ -454,7 +454,7 @@ def test_gpu_topk_large(shape, k, dtype):
 def test_gpu_topk_radix_select_repeated(shape, k):
     """Repeated radix selects of one size replay remembered launches (a new alignment of the input
     records its own): every call on fresh data, the all-equal case (rows overflowing the candidate
-    buffer) among them, gives torch's values."""
+    buffer) among them, gives torch's values; then on a side stream, with the running k-best too."""
     base = torch.randn(shape[0] * (shape[-1] if len(shape) > 1 else 1) + 4, device=DEVICE)
     for rep, offset in enumerate((0, 0, 1, 1, 0)):
         x = base[offset:offset + base.numel() - 4].view(shape)
@@ -465,6 +465,14 @@ def test_gpu_topk_radix_select_repeated(shape, k):
         assert torch.equal(v, torch.topk(x, k)[0]), f"call {rep}"
         assert torch.equal(x.gather(-1, i), v)
         assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
+    side = torch.cuda.Stream()   # (on another stream: its own row tables)
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for kk in (k, 8):
+            v, i = tk.topk(x, kk)
+            assert torch.equal(v, torch.topk(x, kk)[0])
+            assert torch.equal(x.gather(-1, i), v)
+    torch.cuda.current_stream().wait_stream(side)
 
 
 @pytest.mark.gpu

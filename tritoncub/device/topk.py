@@ -608,6 +608,17 @@ _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS = 512, 16
 _FILTER_KEY_THRESHOLD = True
 
 
+#: remembered launch sequences of the long-row paths (see _plan_key)
+_PLANS: dict = {}
+
+
+def _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta, ascending, idx_abs, device) -> tuple:
+    """What fixes the launches of a long-row path (with its module constants and policy): sizes, key
+    type, direction, and the 16-byte alignment of every tensor passed in."""
+    return (device, kb.dtype, meta["KEY_BITS"], k, max_len, row_begin.numel(), ascending, idx_abs,
+            tuple(t.data_ptr() & 15 for t in (kb, row_begin, row_len, out_vb, out_idx)))
+
+
 def _candidates_ok(meta, k, max_len, lpol) -> bool:
     """Whether the running k-best takes rows of up to ``max_len`` keys: keys of at most 32 bits, columns
     that fit the packed word, ``next_pow2(k) <= CAND_K_MAX``, rows of at most ``CAND_MAX_LEN`` keys
@@ -636,6 +647,10 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
                   ASCENDING=ascending)
     bitonic = dict(TL_SORT=_tl_sort(pol, k2), IDX_ABS=idx_abs, **common, num_warps=pol.num_warps,
                    num_stages=pol.num_stages)
+    run = LaunchPlan(_PLANS, ("running k-best", _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len,
+                                                           meta, ascending, idx_abs, device),
+                              _FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K, _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS,
+                              _FILTER_KEY_THRESHOLD), tag=pol)
     for r0, r1 in grid_y_batches(nrows):
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
         ov, oi = out_vb[r0:r1], out_idx[r0:r1]
@@ -644,20 +659,21 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
             if use_filter:
                 nchunks, per_chunk = cdiv(n_in, fchunk), cap
                 nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
-                launch(_topk_filter_kernel, (nchunks, r1 - r0), kb, src, nxt, rb, rl, n_in, **_ck(fchunk),
-                       GROUPS=groups, LOG_GROUPS=_log2(groups), CAP=cap, FROM_KEYS=from_keys,
-                       KEY_THRESHOLD=_FILTER_KEY_THRESHOLD, **common,
-                       num_warps=min(_FILTER_MAX_WARPS, max(1, fchunk // _FILTER_ITEMS_PER_WARP)), num_stages=1,
-                       **maxnreg_kwargs(pol["FILTER_MAXNREG"]))
+                run(_topk_filter_kernel, (nchunks, r1 - r0), kb, src, nxt, rb, rl, n_in, **_ck(fchunk),
+                    GROUPS=groups, LOG_GROUPS=_log2(groups), CAP=cap, FROM_KEYS=from_keys,
+                    KEY_THRESHOLD=_FILTER_KEY_THRESHOLD, **common,
+                    num_warps=min(_FILTER_MAX_WARPS, max(1, fchunk // _FILTER_ITEMS_PER_WARP)), num_stages=1,
+                    **maxnreg_kwargs(pol["FILTER_MAXNREG"]))
             else:
                 nchunks, per_chunk = cdiv(n_in, chunk), k2
                 nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
-                launch(_topk_chunk_kernel, (nchunks, r1 - r0), kb, src, nxt, ov, oi, rb, rl, n_in, k, k,
-                       **_ck(chunk), FROM_KEYS=from_keys, FINAL=False, **bitonic)
+                run(_topk_chunk_kernel, (nchunks, r1 - r0), kb, src, nxt, ov, oi, rb, rl, n_in, k, k,
+                    **_ck(chunk), FROM_KEYS=from_keys, FINAL=False, **bitonic)
             src, n_in, from_keys = nxt, nchunks * per_chunk, False
         final = chunk if from_keys else next_power_of_2(n_in)
-        launch(_topk_chunk_kernel, (1, r1 - r0), kb, src, src, ov, oi, rb, rl, n_in, k, k, **_ck(final),
-               FROM_KEYS=from_keys, FINAL=True, **bitonic)
+        run(_topk_chunk_kernel, (1, r1 - r0), kb, src, src, ov, oi, rb, rl, n_in, k, k, **_ck(final),
+            FROM_KEYS=from_keys, FINAL=True, **bitonic)
+    run.done()
 
 
 _RS_SMEM_WARPS = 8   # warps per program of the shared-memory histogram passes
@@ -668,10 +684,6 @@ _RS_FINISH_CAP, _RS_FINISH_BLOCK = 1 << 16, 2048
 #: reductions need no block barrier (H100, topk 2^26 fp32 k=10000: 286 -> 146 us against 2048 items on
 #: 8 warps, 8 programs per SM; bench/probes/topk_compact_probe.py)
 _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM = 512, 1, 32
-
-
-#: remembered launch sequences of the radix select (see _radix_select)
-_RS_PLANS: dict = {}
 
 
 def _rs_programs(length: int, block: int, rows: int, device, per_sm: int = 8) -> int:
@@ -691,9 +703,10 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
     # every launch below is fixed by these (sizes, key type, direction, argument alignments): a
     # repeated call re-launches the remembered kernels (it is host-bound otherwise: about a dozen
     # launches around a few hundred microseconds of GPU work)
-    run = LaunchPlan(_RS_PLANS, (device, kb.dtype, meta["KEY_BITS"], k, max_len, row_begin.numel(), ascending,
-                                 idx_abs, tuple(t.data_ptr() & 15 for t in (kb, row_begin, row_len, out_vb,
-                                                                            out_idx))), tag=pol)
+    run = LaunchPlan(_PLANS, ("radix select", _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta,
+                                                        ascending, idx_abs, device),
+                              _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS, _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS,
+                              _RS_COMPACT_PER_SM), tag=pol)
     for r0, r1 in grid_y_batches(row_begin.numel()):
         nr = r1 - r0
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
@@ -765,6 +778,30 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
     run.done()
 
 
+#: begin offsets and lengths of uniform rows, per (rows, length, device, stream); read-only once made
+_ROW_TABLES: dict = {}
+
+
+def _uniform_rows(rows: int, length: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """Begin offsets and lengths (int64 device tensors, never written by the kernels) of ``rows`` rows
+    of ``length`` items: kept per size and stream, so a repeated call queues no kernels to make them
+    (none are kept while a CUDA graph is being captured)."""
+    if device.type != "cuda" or torch.cuda.is_current_stream_capturing():
+        key = None
+    else:
+        key = (rows, length, device, torch.cuda.current_stream(device).cuda_stream)
+        tables = _ROW_TABLES.get(key)
+        if tables is not None:
+            return tables
+    tables = (torch.arange(rows, device=device, dtype=torch.int64) * length,
+              torch.full((rows,), length, device=device, dtype=torch.int64))
+    if key is not None:
+        if len(_ROW_TABLES) >= 64:
+            _ROW_TABLES.clear()
+        _ROW_TABLES[key] = tables
+    return tables
+
+
 def _check_k(k, size):
     if isinstance(k, bool) or not isinstance(k, int):
         raise TypeError(f"k must be an int, got {type(k).__name__}")
@@ -791,8 +828,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
         _tile_topk(kb, ovb, indices, k, block=next_power_of_2(max(L, 2)), num_rows=rows, meta=meta,
                    ascending=asc, device=device, uniform=True, row_len=L, row_stride=L, pol=pol)
         return values, indices
-    row_begin = torch.arange(rows, device=device, dtype=torch.int64) * L
-    row_len = torch.full((rows,), L, device=device, dtype=torch.int64)
+    row_begin, row_len = _uniform_rows(rows, L, device)
     lpol = policy.select("topk", device, "long")
     if _candidates_ok(meta, k, L, lpol):
         _chunk_topk(kb.view(-1), ovb, indices, k, row_begin=row_begin, row_len=row_len, max_len=L, meta=meta,
