@@ -182,6 +182,9 @@ def ragged_offsets(lengths):
 # (RADIX_MIN_BLOCK 8: every segment of 2+ items goes to the block radix sort)
 RADIX_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=8, RADIX_BITS=b, RADIX_ITEMS=i, RADIX_MAXNREG=cap)
               for b, i, cap in ((8, 8, 64), (6, 4, 0), (8, 16, 56), (7, 2, 0), (5, 1, 0))]
+# one segment per warp (segments up to 512 keys, RADIX_MIN_BLOCK above them), every radix width
+WARP_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=1024, RADIX_WARP_MIN_BLOCK=8, RADIX_WARP_ROWS=w, RADIX_BITS=b,
+                  RADIX_MAXNREG=0) for w, b in ((4, 8), (2, 6), (8, 7), (4, 5))]
 NARROW_DTYPES = [d for d in ALL_DTYPES if d.itemsize <= 4]
 
 
@@ -214,7 +217,20 @@ def test_block_radix_sort_rows(dtype, L, block_radix_calls):
     assert block_radix_calls == [True]
 
 
-@pytest.mark.parametrize("cfg", RADIX_CFGS, ids=lambda c: f"r{c['RADIX_BITS']}i{c['RADIX_ITEMS']}")
+@pytest.mark.parametrize("L", [1, 5, 31, 32, 33, 100, 128, 255, 256, 500])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.float16, torch.uint8, torch.int8], ids=str)
+def test_block_radix_sort_warp_rows(dtype, L, block_radix_calls):
+    # a segment per warp: 7 adversarial rows (the last program's spare warps sort nothing), both orders
+    i = L + len(str(dtype))
+    cfg = WARP_CFGS[i % len(WARP_CFGS)]
+    x = adversarial_rows(7, L, dtype, seed=i)
+    with policy.override("segmented_sort", cfg):
+        check_rows(x, descending=i % 2 == 1)
+    assert block_radix_calls == [True]
+
+
+@pytest.mark.parametrize("cfg", RADIX_CFGS + WARP_CFGS,
+                         ids=lambda c: f"r{c['RADIX_BITS']}i{c.get('RADIX_ITEMS')}w{c.get('RADIX_WARP_ROWS')}")
 def test_block_radix_segmented_pairs_and_merge_chunks(cfg, block_radix_calls, monkeypatch):
     # ragged segments binned by length (segment lists, several bins), values carried; then rows longer
     # than MAX_BLOCK by the merge path, whose MERGE_TILE chunks the block radix sort presorts (index bases)

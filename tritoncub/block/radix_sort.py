@@ -114,15 +114,16 @@ def _add(a, b):
 
 @gluon.jit
 def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr, RADIX_BITS: gl.constexpr,
-                          WARPS: gl.constexpr):
-    """Stable ascending LSD radix sort of one warp-striped tile by its ``KEY_BITS`` low bits.
+                          WARPS: gl.constexpr, WARP_ROWS: gl.constexpr = False):
+    """Stable ascending LSD radix sort of one warp-striped tile by its ``KEY_BITS`` low bits
+    (``WARP_ROWS``: of each warp's part of the tile on its own -- CUB's WarpRadixSort, a row per warp).
 
     ``bits``: int32 ordered key bits (``to_ordered_bits``, widened), a ``[WARPS, ITEMS, 32]`` tile in
     the warp-striped layout (warp ``w`` holds items ``w*32*ITEMS + s*32 + lane``); ``valid``: the
     items that take part (the first ones: ``local < length``; the others sort after every valid key,
     in item order); ``local``: each item's index in the tile; ``warp``: its warp (``[WARPS, 1, 1]``).
     Returns, at every tile position, the index of the item that sorts there (items of equal keys keep
-    their order).
+    their order; with ``WARP_ROWS`` an index within the same warp's part).
 
     The exchange of a pass moves keys whose bits and item index fit one 32-bit word
     (``KEY_BITS + log2(TILE) <= 32``: 8- and 16-bit keys) as that word, wider ones as two words.
@@ -143,6 +144,8 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     XI: gl.constexpr = WARPS * RADIX + TILE     # exchange buffer of item indices (not PACKED)
     LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
     LD: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+    LW: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])   # a warp's own row
+    warp_base = gl.arange(0, WARPS, layout=gl.SliceLayout(1, LW)) * (TILE // WARPS)
     counters = smem.slice(0, WARPS, 0)            # words [0, WARPS * RADIX): one row per warp
     col = local
     if PACKED:
@@ -154,14 +157,20 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
         word = warp * RADIX + gl.where(valid, d, RADIX - 1)
         rank = warp_ballot_rank(word, RADIX_BITS)     # among the warp's keys; counts per warp left
         gl.thread_barrier()
-        # each thread holds one digit's counts of every warp: the scan over warps stays in-thread
-        cnt = counters.load(LC)
-        tot = gl.convert_layout(gl.sum(cnt, 0), LD)
-        wexcl = gl.associative_scan(cnt, 0, _add) - cnt
-        texcl = gl.associative_scan(tot, 0, _add) - tot
-        # (the compiler puts a barrier between this load and store of one allocation: threads that
-        # hold copies of a digit's column, when 32 * WARPS > RADIX, all read before any writes)
-        counters.store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
+        if WARP_ROWS:
+            # each warp scans its own digits' counts (in its lanes), from its part's first position
+            cnt = counters.load(LW)
+            excl = gl.associative_scan(cnt, 1, _add) - cnt + gl.expand_dims(warp_base, 1)
+            counters.store(excl)
+        else:
+            # each thread holds one digit's counts of every warp: the scan over warps stays in-thread
+            cnt = counters.load(LC)
+            tot = gl.convert_layout(gl.sum(cnt, 0), LD)
+            wexcl = gl.associative_scan(cnt, 0, _add) - cnt
+            texcl = gl.associative_scan(tot, 0, _add) - tot
+            # (the compiler puts a barrier between this load and store of one allocation: threads that
+            # hold copies of a digit's column, when 32 * WARPS > RADIX, all read before any writes)
+            counters.store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
         gl.thread_barrier()
         pos = smem_load_words(word) + rank
         if PACKED:

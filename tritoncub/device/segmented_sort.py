@@ -25,6 +25,9 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   LSD passes of ``RADIX_BITS``, warps ranking by ballots, counters scanned, keys and their columns
   exchanged through shared memory); stable. Keys and values are then gathered from the input by the
   sorted columns, as above. Elsewhere (the interpreter, other GPUs, 64-bit keys) the tile sort.
+  With ``RADIX_WARP_MIN_BLOCK`` set, shorter segments (from that ``BLOCK`` up to 512 keys) are sorted
+  one per warp (CUB's WarpRadixSort: each warp scans its own counters), ``RADIX_WARP_ROWS`` per
+  program; off on the H100, where the tile sort was faster for rows of 32-128 keys.
 * **device radix sort** (longer segments, the default): the long segments' keys become one array
   of composite keys ``segment << key_bits | ordered_key`` sorted by one stable onesweep radix sort
   (``tritoncub.device.radix_sort``) with in-segment positions as values; keys and values are then
@@ -258,37 +261,66 @@ def _segment_block_radix_sort_kernel(
         UNIFORM: gl.constexpr, HAS_LIST: gl.constexpr, HAS_IDX_BASE: gl.constexpr,
         HAS_VALS: gl.constexpr, WRITE_KEYS: gl.constexpr, WRITE_IDX: gl.constexpr,
         KEY_BITS: gl.constexpr, KEY_DTYPE: gl.constexpr, ASCENDING: gl.constexpr,
-        RADIX_BITS: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr):
+        RADIX_BITS: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
+        WARP_ROWS: gl.constexpr = False):
     """One program sorts one segment of at most WARPS*ITEMS*32 keys of at most 32 bits in shared
-    memory (``block_radix_sort_smem``); arguments as :func:`_segment_tile_sort_kernel`'s."""
+    memory (``block_radix_sort_smem``), or with ``WARP_ROWS`` one segment of at most ITEMS*32 keys
+    per warp (WARPS segments per program); arguments as :func:`_segment_tile_sort_kernel`'s."""
     RADIX: gl.constexpr = 1 << RADIX_BITS
     L3: gl.constexpr = gl.BlockedLayout([1, ITEMS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
+    LW: gl.constexpr = gl.SliceLayout(1, gl.SliceLayout(2, L3))
     # the kernel's first and only explicit allocation: word i of it is word i of global_smem
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     pid = gl.program_id(0)
-    if UNIFORM:
-        seg = pid.to(gl.int64)
-        begin = seg * row_stride
-        length = row_len
-    else:
-        if HAS_LIST:
-            seg = gl.load(seg_list_ptr + pid).to(gl.int64)
-        else:
-            seg = pid.to(gl.int64)
-        begin = gl.load(seg_begin_ptr + seg).to(gl.int64)
-        length = gl.load(seg_len_ptr + seg).to(gl.int64)
-    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L3)))
+    w = gl.arange(0, WARPS, layout=LW)
     s = gl.arange(0, ITEMS, layout=gl.SliceLayout(0, gl.SliceLayout(2, L3)))
     ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, L3)))
     warp = gl.expand_dims(gl.expand_dims(w, 1), 2)
-    local = (warp * (32 * ITEMS) + gl.expand_dims(gl.expand_dims(s, 0), 2) * 32
-             + gl.expand_dims(gl.expand_dims(ln, 0), 1))
-    valid = local < length
-    raw = gl.load(keys_ptr + begin + local, mask=valid, other=0)
+    in_warp = gl.expand_dims(gl.expand_dims(s, 0), 2) * 32 + gl.expand_dims(gl.expand_dims(ln, 0), 1)
+    local = warp * (32 * ITEMS) + in_warp
+    if WARP_ROWS:   # the segment of each warp ([WARPS] here, [WARPS, 1, 1] below)
+        slot = pid.to(gl.int64) * WARPS + w
+        live = slot < num_segs
+        if UNIFORM:
+            seg = slot
+            begin = seg * row_stride
+            length = gl.where(live, row_len, 0)
+        else:
+            if HAS_LIST:
+                seg = gl.load(seg_list_ptr + slot, mask=live, other=0).to(gl.int64)
+            else:
+                seg = slot
+            begin = gl.load(seg_begin_ptr + seg, mask=live, other=0).to(gl.int64)
+            length = gl.load(seg_len_ptr + seg, mask=live, other=0).to(gl.int64)
+        if HAS_IDX_BASE:
+            base_idx = gl.expand_dims(gl.expand_dims(
+                gl.load(idx_base_ptr + seg, mask=live, other=0).to(gl.int64), 1), 2)
+        begin = gl.expand_dims(gl.expand_dims(begin, 1), 2)
+        length = gl.expand_dims(gl.expand_dims(length, 1), 2)
+        pos = in_warp      # (an item's position in its segment)
+    else:
+        if UNIFORM:
+            seg = pid.to(gl.int64)
+            begin = seg * row_stride
+            length = row_len
+        else:
+            if HAS_LIST:
+                seg = gl.load(seg_list_ptr + pid).to(gl.int64)
+            else:
+                seg = pid.to(gl.int64)
+            begin = gl.load(seg_begin_ptr + seg).to(gl.int64)
+            length = gl.load(seg_len_ptr + seg).to(gl.int64)
+        if HAS_IDX_BASE:
+            base_idx = gl.load(idx_base_ptr + seg).to(gl.int64)
+        pos = local
+    valid = pos < length
+    raw = gl.load(keys_ptr + begin + pos, mask=valid, other=0)
     bits = to_ordered_bits(raw.to(KEY_DTYPE, bitcast=True), not ASCENDING).to(gl.uint32).to(gl.int32, bitcast=True)
-    col = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS)
+    col = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS, WARP_ROWS)
+    if WARP_ROWS:
+        col = col - warp * (32 * ITEMS)
     src = begin + col
-    dst = begin + local
+    dst = begin + pos
     if WRITE_KEYS:
         gl.store(out_keys_ptr + dst, gl.load(keys_ptr + src, mask=valid), mask=valid)
     if HAS_VALS:
@@ -296,7 +328,7 @@ def _segment_block_radix_sort_kernel(
     if WRITE_IDX:
         idx = col.to(gl.int64)
         if HAS_IDX_BASE:
-            idx += gl.load(idx_base_ptr + seg).to(gl.int64)
+            idx += base_idx
         gl.store(out_idx_ptr + dst, idx, mask=valid)
 
 
@@ -403,11 +435,11 @@ policy.register(
            "MERGE_TILE": [1024, 2048, 4096], "LONG_PATH": ["radix", "merge"],
            "NETWORK": ["own", "tl"], "TILE_SORT": ["bitonic", "radix"],
            "RADIX_MIN_BLOCK": [128, 256, 512], "RADIX_ITEMS": [4, 8, 16], "RADIX_BITS": [6, 7, 8],
-           "RADIX_MAXNREG": [0, 56, 64],
+           "RADIX_MAXNREG": [0, 56, 64], "RADIX_WARP_MIN_BLOCK": [0, 32, 64, 128], "RADIX_WARP_ROWS": [2, 4, 8],
            "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "LONG_PATH": "radix", "NETWORK": "own",
               "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8, "RADIX_BITS": 8, "RADIX_MAXNREG": 0,
-              "num_warps": 4, "num_stages": 1},
+              "RADIX_WARP_MIN_BLOCK": 0, "RADIX_WARP_ROWS": 4, "num_warps": 4, "num_stages": 1},
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
                       "large": {"TILE_ITEMS": 4096, "num_warps": 16}},
@@ -422,8 +454,9 @@ policy.register(
         "segments of keys of at most 32 bits whose BLOCK is at least RADIX_MIN_BLOCK sorted one per "
         "program by the shared-memory block radix sort (RADIX_ITEMS items per thread, so BLOCK / "
         "(32 * RADIX_ITEMS) warps, 1 to 16; RADIX_BITS per pass; RADIX_MAXNREG a register cap per "
-        "thread, 0 none; compiled NVIDIA kernels only), the "
-        "rest by the in-register tile sort; 'bitonic': the tile sort for every segment.")
+        "thread, 0 none; compiled NVIDIA kernels only); shorter segments whose BLOCK is at least "
+        "RADIX_WARP_MIN_BLOCK (0: none; BLOCK / 32 items per thread) one per warp, RADIX_WARP_ROWS warps "
+        "per program; the rest by the in-register tile sort; 'bitonic': the tile sort for every segment.")
 
 MIN_BLOCK = 8
 _RADIX_UNAVAILABLE: list = []   # set when the device radix sort failed to build here
@@ -491,24 +524,29 @@ def _block_radix_available(device: torch.device) -> bool:
     return smem_atomics_ok(device)
 
 
-def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, device, **flags) -> bool:
-    """One program per segment through the shared-memory block radix sort; False when it does not
-    apply (its shared memory exceeds the device's, or this config failed to run here: this launch
-    only) or does not compile here (then the tile sort from now on, and a warning says so once)."""
-    warps = max(1, min(16, block // (32 * pol["RADIX_ITEMS"])))
-    items = max(1, block // (32 * warps))
+def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, device, warp_rows=False,
+                             **flags) -> bool:
+    """One program per segment (``warp_rows``: one warp per segment, ``RADIX_WARP_ROWS`` per program)
+    through the shared-memory block radix sort; False when it does not apply (its shared memory
+    exceeds the device's, or this config failed to run here: this launch only) or does not compile
+    here (then the tile sort from now on, and a warning says so once)."""
+    if warp_rows:
+        warps, items = pol["RADIX_WARP_ROWS"], max(1, block // 32)
+    else:
+        warps = max(1, min(16, block // (32 * pol["RADIX_ITEMS"])))
+        items = max(1, block // (32 * warps))
     radix_bits = pol["RADIX_BITS"]
     radix = 1 << radix_bits
     tile = warps * items * 32
     packed = pack_mode(meta["KEY_BITS"], _log2(tile)) == 32   # (block_radix_sort_smem: one exchange buffer)
     smem_rows = next_power_of_2(cdiv(warps * radix + (1 if packed else 2) * tile, radix))
-    config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"])
+    config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"], warp_rows)
     if smem_rows * radix * 4 + 1024 > smem_per_block(device) or config in _BLOCK_RADIX_FAILED:
         return False
     try:
-        launch(_segment_block_radix_sort_kernel, (num_segs,), *args, **flags, ASCENDING=not descending, **meta,
-               RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items, SMEM_ROWS=smem_rows, num_warps=warps,
-               **maxnreg_kwargs(pol["RADIX_MAXNREG"]))
+        launch(_segment_block_radix_sort_kernel, (cdiv(num_segs, warps) if warp_rows else num_segs,), *args,
+               **flags, ASCENDING=not descending, **meta, RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items,
+               SMEM_ROWS=smem_rows, WARP_ROWS=warp_rows, num_warps=warps, **maxnreg_kwargs(pol["RADIX_MAXNREG"]))
     except (triton.CompilationError, OutOfResources, PTXASError) as e:
         if compile_only():
             raise      # (the compile-check mode is there to see it)
@@ -539,10 +577,11 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
             num_segs, row_len, row_stride)
     flags = dict(UNIFORM=uniform, HAS_LIST=seg_list is not None, HAS_IDX_BASE=idx_base is not None,
                  HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None, WRITE_IDX=out_idx is not None)
-    if (pol["TILE_SORT"] == "radix" and block >= pol["RADIX_MIN_BLOCK"] and rows is None and meta["KEY_BITS"] <= 32
-            and num_segs < 2**31 and _block_radix_available(device)):
+    warp_min = pol["RADIX_WARP_MIN_BLOCK"]
+    if (pol["TILE_SORT"] == "radix" and (block >= pol["RADIX_MIN_BLOCK"] or 0 < warp_min <= block <= 512)
+            and rows is None and meta["KEY_BITS"] <= 32 and num_segs < 2**31 and _block_radix_available(device)):
         if _launch_block_radix_sort(args, block=block, num_segs=num_segs, descending=descending, meta=meta,
-                                    pol=pol, device=device, **flags):
+                                    pol=pol, device=device, warp_rows=block < pol["RADIX_MIN_BLOCK"], **flags):
             return
     if rows is None:
         rows = max(1, min(256, pol["TILE_ITEMS"] // block))
