@@ -109,6 +109,80 @@ def test_unique_dense_overflow_falls_back_to_sort():
     _check_unique(x, True, True)
 
 
+@pytest.fixture
+def paths(monkeypatch):
+    """Which unique path produced each result ('hash' or 'sort' after the dense path overflowed)."""
+    taken = []
+    for name in ("_hash_path", "_sort_path"):
+        real = getattr(U, name)
+
+        def spy(*a, _real=real, _name=name, **kw):
+            res = _real(*a, **kw)
+            taken.append((_name[1:-5], res is not None))
+            return res
+        monkeypatch.setattr(U, name, spy)
+    return taken
+
+
+@pytest.mark.parametrize("ri,rc", [(False, False), (True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("case", ["few_wide_int32", "distinct_int32", "uint32", "int16", "extremes"])
+def test_unique_hash_path(case, ri, rc, paths):
+    """Integers of at most 32 bits whose range is too wide for the dense path: the hash table
+    (Fibonacci-hashed slots, linear probing, compare-and-swap claims), then a sort of the distinct
+    values; duplicates, all-distinct input, unsigned keys, the dtype's extreme values."""
+    g = torch.Generator().manual_seed(len(case))
+    if case == "few_wide_int32":
+        x = (torch.randint(-40, 40, (N,), generator=g) * 50_331_653).to(torch.int32)
+    elif case == "distinct_int32":
+        x = torch.randperm(N, generator=g).to(torch.int32) * 4099 - 2**30
+    elif case == "uint32":
+        if getattr(torch, "uint32", None) is None:
+            pytest.skip("no torch.uint32 in this torch")
+        x = (torch.randint(0, 60, (N,), generator=g) * 71_582_788).to(torch.int64).to(torch.uint32)
+    elif case == "int16":   # (a range wider than the dense path's 4096 slots for a small input)
+        x = (torch.randint(-30, 30, (3000,), generator=g) * 1000).to(torch.int16)
+    else:
+        x = torch.tensor([2**31 - 1, -2**31, 0, -1, 2**31 - 1, -2**31] * (N // 6), dtype=torch.int32)
+    x = x.to(DEVICE)
+    if x.dtype == getattr(torch, "uint32", None):
+        vals, inv, counts = ops.unique(x, True, ri, rc)
+        ref = torch.unique(x.cpu().to(torch.int64), sorted=True, return_inverse=True, return_counts=True)
+        assert vals.dtype == x.dtype
+        assert_equal(vals.cpu().to(torch.int64), ref[0])
+        assert (not ri and inv.numel() == 0) or torch.equal(inv.cpu(), ref[1])
+        assert (not rc and counts.numel() == 0) or torch.equal(counts.cpu(), ref[2])
+    else:
+        _check_unique(x, ri, rc)
+    assert paths == [("hash", True)]
+
+
+@pytest.mark.parametrize("ri,rc", [(False, False), (True, True)])
+def test_hash_path_called_directly(ri, rc):
+    """The hash path on its own (every build of its kernels, also where the dense path would take the
+    input): distinct values, inverse and counts as torch's."""
+    x = (torch.randint(-50, 50, (700,)) * 40_000_003).to(torch.int32).to(DEVICE)
+    vals, inv, counts = U._hash_path(x, ri, rc)
+    ref = torch.unique(x.cpu(), sorted=True, return_inverse=True, return_counts=True)
+    assert_equal(vals.cpu(), ref[0])
+    if ri:
+        assert_equal(inv.cpu(), ref[1])
+        assert_equal(counts.cpu(), ref[2])
+
+
+def test_unique_hash_overflow_falls_back_to_sort(monkeypatch, paths):
+    """More distinct values than the table takes (or probes run out): the sort path, same results."""
+    monkeypatch.setattr(U, "HASH_SLOTS_MAX", 1 << 12)   # (the smallest table: 4096 slots)
+    x = (torch.randperm(5000) * 3 - 2**20).to(torch.int32).to(DEVICE)
+    _check_unique(x, True, True)
+    assert paths == [("hash", False), ("sort", True)]
+    del paths[:]
+    monkeypatch.setattr(U, "_HASH_MAX_PROBES", 1)   # (a key whose bucket is full overflows)
+    pool = torch.randint(-2**31, 2**31 - 1, (3000,), dtype=torch.int64)   # (random keys: many share a bucket)
+    x = pool[torch.randint(0, 3000, (N,))].to(torch.int32).to(DEVICE)
+    _check_unique(x, False, True)
+    assert paths == [("hash", False), ("sort", True)]
+
+
 @pytest.mark.parametrize("ri,rc", [(False, False), (True, True), (False, True)])
 @pytest.mark.parametrize("kind", ["few_unique", "sorted", "special", "equal"])
 def test_unique_consecutive(kind, ri, rc):
@@ -204,3 +278,20 @@ def test_unique_bitmap_edges_gpu(n, span):
             assert torch.equal(vals, ref[0])
             if ri:
                 assert torch.equal(inv, ref[1])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("distinct", [1 << 10, 1 << 20, 3 << 20])
+def test_unique_hash_path_large_gpu(distinct, paths):
+    """Wide int32 keys at 2^24 items: the hash path with few and with 2^20 distinct values; with more
+    distinct values than half the table's 2^22 slots, the overflow to the sort path."""
+    g = torch.Generator(device="cuda").manual_seed(distinct)
+    pool = torch.randint(-2**31, 2**31 - 1, (distinct,), device="cuda", dtype=torch.int64, generator=g)
+    x = pool[torch.randint(0, distinct, (1 << 24,), device="cuda", generator=g)].to(torch.int32)
+    for ri, rc in ((False, False), (True, True)):
+        vals, inv, counts = ops.unique(x, True, ri, rc)
+        ref = torch.unique(x, return_inverse=True, return_counts=True)
+        assert torch.equal(vals, ref[0])
+        if ri:
+            assert torch.equal(inv, ref[1]) and torch.equal(counts, ref[2])
+    assert paths[0] == ("hash", True) or distinct > U.HASH_SLOTS_MAX // 2

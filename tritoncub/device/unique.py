@@ -7,7 +7,8 @@ sync for the result's size.
 
 ``torch.ops.tritoncub.unique(x, sorted=True, return_inverse, return_counts, dim=None)`` — the
 distinct values in ascending order (``sorted=False`` gives the same sorted result, as torch's CUDA
-implementation does). Two algorithms, chosen on the device without a host round trip:
+implementation does). Three algorithms, tried in this order (the dense one decides on the device; the
+next runs only when the one before says it cannot hold the values):
 
 * **dense integers** (integer and bool dtypes except uint64): when ``max - min < RANGE_CAP`` (a
   buffer of ``min(max(n, 4096), 2^22)`` counters), each item marks (or, for counts, atomically
@@ -19,18 +20,27 @@ implementation does). Two algorithms, chosen on the device without a host round 
   bitmap at the end, then expanded into the slots): a byte store per item to a random slot in
   global memory made the marking over ten times the read of the input (1.06 ms against 0.09 ms for
   2^26 int32 on an H100).
-* **otherwise** (floats, wide integer ranges): sort with tritoncub's onesweep radix sort
+* **hash table** (integers of at most 32 bits whose range is too wide for the dense path): each
+  item's key goes into an open-addressing table of int64 slots (twice the items, at most
+  ``HASH_SLOTS_MAX``; Fibonacci hashing, linear probing, an empty slot claimed by compare-and-swap,
+  occurrences counted by atomics when counts are wanted); the occupied slots are compacted and the
+  distinct values alone sorted by the radix sort; the inverse is each item's probe to its slot,
+  rewritten as the key's bits and its rank. Reads the input once (twice with the inverse) and sorts
+  only the distinct values. A table too full to place a key within ``_HASH_MAX_PROBES`` slots (more
+  distinct values than about half its slots) falls back to the sort path (a second host sync).
+* **otherwise** (floats, 64-bit integers, overflowing hash tables): sort with tritoncub's onesweep radix sort
   (:mod:`tritoncub.device.radix_sort`; keys only, or keys and the permutation when the inverse is
   wanted), then the head compaction of the sorted items; the inverse is scattered back through the
   permutation. The radix sort orders ``-0.0`` with ``+0.0`` and NaNs last, as torch does; of equal
   zeros the value returned is the first in input order (``-0.0`` or ``+0.0``: torch's choice of the
   sign varies with the size).
 
-Both paths queue all their GPU work first and then read exactly one value back to the host (the
+Each path queues all their GPU work first and then read exactly one value back to the host (the
 number of distinct values, with the dense path's overflow flag in the same read), so the GPU never
 waits for the host in the middle; results are written into worst-case-sized buffers and returned as
 views (or compact copies when the view would be less than a quarter full, see ``select.shrink``). When the
-dense path overflows, the sort path runs and reads its own count (a second sync, only then). NaN: every NaN is its own value (NaN != NaN),
+dense path overflows, the hash path (for keys of at most 32 bits) or the sort path runs and reads its own
+count (a second sync, only then; a third when the hash table overflows too). NaN: every NaN is its own value (NaN != NaN),
 sorted last, as torch does; ``-0.0`` and ``0.0`` are one value.
 
 With ``dim``, both operators work on the slices ``x.select(dim, i)`` as torch does: the slices are
@@ -50,8 +60,8 @@ from triton.experimental.gluon import language as gl
 
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, num_sms, smem_atomics_ok, smem_per_block,
-                      wrap_dim)
+from .._utils import (INT_DTYPES, cdiv, check_tensor, compile_only, compile_target_is_cuda, dtype_names, num_sms,
+                      smem_atomics_ok, smem_per_block, wrap_dim)
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -150,6 +160,100 @@ def _gather_rank_kernel(x_ptr, n, minmax_ptr, rank_ptr, inv_ptr, cap, TILE: tl.c
     tl.store(inv_ptr + idx, r, mask=inb)
 
 
+# ----------------------------------------------------------------------------------------------
+# The hash path (integers of at most 32 bits whose range is too wide for the dense path)
+# ----------------------------------------------------------------------------------------------
+
+#: an empty slot of the hash table (no key of at most 32 bits widened to int64 equals it)
+_EMPTY = tl.constexpr(-(1 << 63))
+
+
+@triton.jit
+def _hash_slot(v, LOG_SLOTS: tl.constexpr):
+    # Fibonacci hashing of the int64 key: the top LOG_SLOTS bits of key * 2^64 / golden ratio
+    return ((v.to(tl.uint64, bitcast=True) * 0x9E3779B97F4A7C15) >> (64 - LOG_SLOTS)).to(tl.int64)
+
+
+#: ``old = atom.global.cas.b64 [$1], $2, $3`` where ``$4 != 0`` (relaxed, GPU scope); elsewhere no
+#: memory operation and ``old = $2 + 1`` (the compare value of a claim is the empty slot, so a lane that
+#: does not claim never reads as having claimed)
+_CAS_IF_ASM = tl.constexpr("""{
+.reg .pred p;
+setp.ne.u32 p, $4, 0;
+add.s64 $0, $2, 1;
+@p atom.global.cas.b64 $0, [$1], $2, $3;
+}""")
+
+
+@triton.jit
+def _claim(table_ptr, h, v, try_claim, PTX: tl.constexpr):
+    """The slot's key before a compare-and-swap of empty -> ``v`` at ``h`` where ``try_claim``.
+    ``tl.atomic_cas`` takes no mask: its form has every lane run an atomic, those that do not claim
+    with a compare value no slot holds at their own slot (on the H100 a shared spare slot serialised
+    them: 0.3 s for 2^26 keys); compiled NVIDIA kernels predicate the PTX ``atom.cas`` instead, so only
+    the claims reach memory."""
+    if PTX:
+        old = tl.inline_asm_elementwise(_CAS_IF_ASM, "=l,l,l,l,r",
+                                        [(table_ptr + h).to(tl.int64, bitcast=True),
+                                         tl.full(h.shape, _EMPTY, tl.int64), v, try_claim.to(tl.int32)],
+                                        dtype=tl.int64, is_pure=False, pack=1)
+    else:
+        old = tl.atomic_cas(table_ptr + h, tl.where(try_claim, tl.full(h.shape, _EMPTY, tl.int64), _EMPTY + 1),
+                            v, sem="relaxed")
+    return old
+
+
+@triton.jit
+def _hash_insert_kernel(x_ptr, n, table_ptr, count_ptr, overflow_ptr, max_probes,
+                        LOG_SLOTS: tl.constexpr, COUNT: tl.constexpr, PTX: tl.constexpr, TILE: tl.constexpr):
+    """Insert every item's key into the open-addressing table (linear probing; a claim is a
+    compare-and-swap of an empty slot, :func:`_claim`), counting its occurrences (``COUNT``). An item
+    still unplaced after ``max_probes`` slots raises ``overflow`` (the table is too full: the caller
+    sorts instead). (Buckets of four slots read at once were measured 3-6x slower on the H100.)"""
+    SLOTS: tl.constexpr = 1 << LOG_SLOTS
+    idx = tl.program_id(0).to(tl.int64) * TILE + tl.arange(0, TILE)
+    active = idx < n
+    v = tl.load(x_ptr + idx, mask=active, other=0).to(tl.int64)
+    h = _hash_slot(v, LOG_SLOTS)
+    probes = tl.full((), 0, tl.int32)
+    while (tl.max(active.to(tl.int32), 0) > 0) & (probes < max_probes):
+        # (a slot read from before another program's claim fails the claim: the probe moves on)
+        cur = tl.load(table_ptr + h, mask=active, other=0)
+        found = active & (cur == v)
+        try_claim = active & (cur == _EMPTY)
+        old = _claim(table_ptr, h, v, try_claim, PTX)
+        placed = found | (try_claim & ((old == _EMPTY) | (old == v)))
+        if COUNT:
+            tl.atomic_add(count_ptr + h, tl.full((TILE,), 1, count_ptr.dtype.element_ty), mask=placed,
+                          sem="relaxed")
+        active = active & ~placed
+        h = (h + 1) & (SLOTS - 1)
+        probes += 1
+    if tl.max(active.to(tl.int32), 0) > 0:
+        tl.store(overflow_ptr, 1)
+
+
+@triton.jit
+def _hash_rank_kernel(table_ptr, x_ptr, n, inv_ptr, max_probes, LOG_SLOTS: tl.constexpr, TILE: tl.constexpr):
+    """``inverse[i]`` = the rank of ``x[i]`` among the distinct values: every occupied slot now holds
+    ``key bits << 32 | rank`` (one read per probe; every key is in the table and its probe never
+    passes an empty slot before reaching it)."""
+    SLOTS: tl.constexpr = 1 << LOG_SLOTS
+    idx = tl.program_id(0).to(tl.int64) * TILE + tl.arange(0, TILE)
+    active = idx < n
+    v = tl.load(x_ptr + idx, mask=active, other=0).to(tl.int64)
+    h = _hash_slot(v, LOG_SLOTS)
+    key_bits = v & 0xFFFFFFFF
+    probes = tl.full((), 0, tl.int32)
+    while (tl.max(active.to(tl.int32), 0) > 0) & (probes < max_probes):
+        cur = tl.load(table_ptr + h, mask=active, other=0)
+        hit = active & (((cur >> 32) & 0xFFFFFFFF) == key_bits)
+        tl.store(inv_ptr + idx, cur & 0xFFFFFFFF, mask=hit)
+        active = active & ~hit
+        h = (h + 1) & (SLOTS - 1)
+        probes += 1
+
+
 _TILE = 4096
 #: values of the shared-memory bitmap path (128 KiB of shared memory: one program per SM)
 BITMAP_BITS = 1 << 20
@@ -239,6 +343,61 @@ def _dense_path(xf, return_inverse, return_counts):
     return vals, inv, shrink(counts, k) if return_counts else counts
 
 
+#: slots of the hash table: twice the items (all distinct still fill only half), at most
+#: ``HASH_SLOTS_MAX`` (int64 slots: 32 MiB, which an H100's L2 holds); inputs with more distinct values
+#: than the table takes overflow to the sort path
+HASH_SLOTS_MAX = 1 << 22
+#: slots an insert probes before it gives up (the table is then too full: the sort path runs)
+_HASH_MAX_PROBES = 256
+_HASH_TILE, _HASH_WARPS = 1024, 4
+_HASH_DTYPES = (torch.int16, torch.int32) + _WIDE_UNSIGNED
+
+
+def _ptx_claims(device) -> bool:
+    """Whether the hash table's claims are predicated PTX (compiled NVIDIA kernels, as the other
+    inline PTX of the package; also what the compile-check mode builds for an NVIDIA target)."""
+    if compile_only():
+        return compile_target_is_cuda()
+    return smem_atomics_ok(device)
+
+
+def _hash_path(xf, return_inverse, return_counts):
+    """Distinct values of integers of at most 32 bits through a hash table (see the module doc);
+    None when the table overflows (then the caller sorts)."""
+    n = xf.numel()
+    dev = xf.device
+    log_slots = max(12, min(HASH_SLOTS_MAX.bit_length() - 1, (2 * n - 1).bit_length()))
+    slots = 1 << log_slots
+    table = torch.full((slots,), int(_EMPTY), dtype=torch.int64, device=dev)
+    count_dtype = torch.int64 if n >= _COUNT64_MIN_N else torch.int32
+    counts_in = torch.zeros(slots if return_counts else 1, dtype=count_dtype, device=dev)
+    overflow = torch.zeros(1, dtype=torch.int64, device=dev)
+    launch(_hash_insert_kernel, (cdiv(n, _HASH_TILE),), xf, n, table, counts_in, overflow, _HASH_MAX_PROBES,
+           LOG_SLOTS=log_slots, COUNT=return_counts, PTX=_ptx_claims(dev), TILE=_HASH_TILE, num_warps=_HASH_WARPS)
+    keys = table
+    plan = Plan(keys, keys != int(_EMPTY), SELECT_FLAGGED, load_x=False)
+    found = torch.empty(slots, dtype=torch.int64, device=dev)
+    where = torch.empty(slots if (return_inverse or return_counts) else 0, dtype=torch.int64, device=dev)
+    plan.scatter(out=found, out_index=where if (return_inverse or return_counts) else None)
+    k, ovf = torch.cat([plan.num_selected.view(1), overflow]).tolist()  # the one host sync
+    if ovf:
+        return None
+    found = found[:k].to(xf.dtype)
+    empty = torch.empty(0, dtype=torch.int64, device=dev)
+    if not (return_inverse or return_counts):
+        return radix_sort.sort_keys(found), empty, empty
+    vals, slot_of = radix_sort.sort_pairs(found, where[:k])   # (the slot of every sorted value)
+    counts = counts_in[slot_of].to(torch.int64) if return_counts else empty
+    inv = empty
+    if return_inverse:
+        # every occupied slot becomes key bits << 32 | rank of its key (k < 2^31), read by the probes
+        table[slot_of] = ((table[slot_of] & 0xFFFFFFFF) << 32) | torch.arange(k, dtype=torch.int64, device=dev)
+        inv = torch.empty(n, dtype=torch.int64, device=dev)
+        launch(_hash_rank_kernel, (cdiv(n, _HASH_TILE),), table, xf, n, inv, _HASH_MAX_PROBES,
+               LOG_SLOTS=log_slots, TILE=_HASH_TILE, num_warps=_HASH_WARPS)
+    return vals, inv, counts
+
+
 def _slice_dim(x: torch.Tensor, dim: int) -> int:
     """``dim`` of unique over slices, checked as torch does."""
     d = wrap_dim(dim, x.dim())
@@ -312,6 +471,8 @@ def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
     res = None
     if xf.dtype in _DENSE_DTYPES:
         res = _dense_path(xf, return_inverse, return_counts)
+    if res is None and xf.dtype in _HASH_DTYPES:
+        res = _hash_path(xf, return_inverse, return_counts)
     if res is None:
         res = _sort_path(xf, return_inverse, return_counts)
     vals, inv, counts = res
