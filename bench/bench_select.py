@@ -68,7 +68,7 @@ def _masked_select_cases(ctx, n, density):
 def _unique_cases(ctx, n, distinct, wide):
     gen = torch.Generator(device=ctx.device).manual_seed(3)
     copies = ctx.copies_for(4 * n)
-    if wide:   # `distinct` values spread over the whole int32 range: the sort path
+    if wide:   # `distinct` values spread over the whole int32 range: the hash path (the sort path before)
         pool = torch.randint(-2**31, 2**31 - 1, (distinct,), device=ctx.device, generator=gen, dtype=torch.int64)
         xs = [pool[torch.randint(0, distinct, (n,), device=ctx.device, generator=gen)].to(torch.int32)
               for _ in range(copies)]
