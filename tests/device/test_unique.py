@@ -245,15 +245,20 @@ def test_opcheck():
     torch.library.opcheck(ops.unique_consecutive, (x.view(40, 5) % 2, True, True, 0))
 
 
-@pytest.mark.gpu
-def test_unique_large_gpu():
-    x = torch.randint(0, 1 << 20, (1 << 24,), device="cuda", dtype=torch.int32)
+def _check_large_gpu(x):
+    """ops.unique without and with inverse and counts, equal to torch.unique (on the GPU)."""
     for ri, rc in ((False, False), (True, True)):
         vals, inv, counts = ops.unique(x, True, ri, rc)
         ref = torch.unique(x, return_inverse=True, return_counts=True)
         assert torch.equal(vals, ref[0])
         if ri:
             assert torch.equal(inv, ref[1]) and torch.equal(counts, ref[2])
+
+
+@pytest.mark.gpu
+def test_unique_large_gpu():
+    x = torch.randint(0, 1 << 20, (1 << 24,), device="cuda", dtype=torch.int32)
+    _check_large_gpu(x)
     xs = torch.sort(x).values
     vals, inv, counts = ops.unique_consecutive(xs, True, True)
     ref = torch.unique_consecutive(xs, return_inverse=True, return_counts=True)
@@ -281,17 +286,13 @@ def test_unique_bitmap_edges_gpu(n, span):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("distinct", [1 << 10, 1 << 20, 3 << 20])
+@pytest.mark.parametrize("distinct", [1 << 10, 1 << 20, 5 << 20])
 def test_unique_hash_path_large_gpu(distinct, paths):
     """Wide int32 keys at 2^24 items: the hash path with few and with 2^20 distinct values; with more
-    distinct values than half the table's 2^22 slots, the overflow to the sort path."""
+    distinct values than the table's 2^22 slots, the overflow to the sort path."""
     g = torch.Generator(device="cuda").manual_seed(distinct)
     pool = torch.randint(-2**31, 2**31 - 1, (distinct,), device="cuda", dtype=torch.int64, generator=g)
     x = pool[torch.randint(0, distinct, (1 << 24,), device="cuda", generator=g)].to(torch.int32)
-    for ri, rc in ((False, False), (True, True)):
-        vals, inv, counts = ops.unique(x, True, ri, rc)
-        ref = torch.unique(x, return_inverse=True, return_counts=True)
-        assert torch.equal(vals, ref[0])
-        if ri:
-            assert torch.equal(inv, ref[1]) and torch.equal(counts, ref[2])
-    assert paths[0] == ("hash", True) or distinct > U.HASH_SLOTS_MAX // 2
+    _check_large_gpu(x)
+    assert paths == ([("hash", True)] * 2 if distinct <= U.HASH_SLOTS_MAX // 2 else
+                     [("hash", False), ("sort", True)] * 2)
