@@ -138,6 +138,11 @@ def test_ops_run_on_the_tensors_gpu_not_the_current_one():
     assert torch.cuda.current_device() == 0
 
 
+@triton.jit
+def _other_kernel(x_ptr, y_ptr, n):
+    tl.store(y_ptr, tl.load(x_ptr) + n)
+
+
 def _plan_call(memo, key, x, y, n, scale, tag=None, blocks=((128, 0), (64, 3))):
     """Two launches through one LaunchPlan: y = x*scale + offset + ADD over n items, twice."""
     plan = _launch.LaunchPlan(memo, key, tag=tag)
@@ -177,8 +182,17 @@ def test_launch_plan_records_then_replays_with_new_arguments(monkeypatch, direct
         assert len(bound) == 4
         assert_equal(y, x * 2 + 1.5 + 3)
         # a key that does not fix the sequence is an error, not a silent partial replay
-        with pytest.raises(RuntimeError, match="only in part"):
-            _plan_call(memo, ("k", 300), x, y, 300, 2, tag=memo[("k", 300)][0], blocks=((128, 0),))
+        # a key that does not fix the sequence (fewer launches, more, another kernel) is an error, not
+        # a silent wrong replay, and the sequence is forgotten (the next call records afresh)
+        for blocks in (((128, 0),), ((128, 0), (64, 3), (32, 1))):
+            with pytest.raises(RuntimeError, match="does not match"):
+                _plan_call(memo, ("k", 300), x, y, 300, 2, tag=memo[("k", 300)][0], blocks=blocks)
+            assert ("k", 300) not in memo
+            _plan_call(memo, ("k", 300), x, y, 300, 2, tag=tag)   # (records again)
+        plan = _launch.LaunchPlan(memo, ("k", 300), tag=tag)
+        with pytest.raises(RuntimeError, match="does not match"):
+            plan(_other_kernel, (1,), x, y, 300)
+        assert ("k", 300) not in memo
 
 
 def test_launch_plan_without_key_launches():
@@ -198,4 +212,4 @@ def test_launch_plan_replays_on_the_gpu():
         y = torch.empty_like(x)
         _plan_call(memo, ("gpu", n), x, y, n, 2)
         assert_equal(y, x * 2 + 1.5 + 3)
-    assert memo and all(r is not None for r in memo[("gpu", 300)][1])
+    assert memo and all(r is not None for _, r in memo[("gpu", 300)][1])

@@ -254,18 +254,25 @@ class LaunchPlan:
 
     def __call__(self, kernel, grid: tuple, *args, **kwargs) -> None:
         if self.steps is not None:
-            self.steps[self.step](*args)
+            if self.step >= len(self.steps) or self.steps[self.step][0] is not kernel:
+                self._mismatch()
+            self.steps[self.step][1](*args)
             self.step += 1
         elif self.recording is not None:
-            self.recording.append(bind(kernel, grid, *args, **kwargs))
+            self.recording.append((kernel, bind(kernel, grid, *args, **kwargs)))
         else:
             launch(kernel, grid, *args, **kwargs)
 
+    def _mismatch(self):
+        # the key does not fix the sequence: forget it (later calls record afresh) and say so
+        self.memo.pop(self.key, None)
+        raise RuntimeError(f"internal: a remembered launch sequence does not match this call (launch {self.step} "
+                           f"of {len(self.steps)}): its key is incomplete")
+
     def done(self) -> None:
         if self.steps is not None and self.step != len(self.steps):
-            raise RuntimeError("internal: a remembered launch sequence was replayed only in part "
-                               f"({self.step} of {len(self.steps)} launches): its key is incomplete")
-        if self.recording is not None and self.recording and all(r is not None for r in self.recording):
+            self._mismatch()
+        if self.recording is not None and self.recording and all(r is not None for _, r in self.recording):
             if len(self.memo) >= MAX_ENTRIES:
                 self.memo.clear()
             self.memo[self.key] = (self.tag, self.recording)

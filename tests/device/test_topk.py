@@ -476,6 +476,31 @@ def test_gpu_topk_radix_select_repeated(shape, k):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("shape,k", [((1 << 20,), 3000), ((8, 1 << 17), 8)])
+def test_gpu_topk_key_types_of_one_width_do_not_share_launches(shape, k):
+    """float32, int32 and uint32 keys have the same int32 bits view: each must run its own remembered
+    launches (their key decoding differs), one call after the other at the same size."""
+    g = torch.Generator(device=DEVICE).manual_seed(5)
+    base = torch.randint(-2**31, 2**31 - 1, shape, device=DEVICE, dtype=torch.int64, generator=g)
+    for dtype in (torch.float32, torch.int32, torch.float32, torch.int32):
+        x = base.to(torch.int32).view(dtype) if dtype == torch.float32 else base.to(dtype)
+        x = torch.where(torch.isnan(x), torch.zeros_like(x), x) if dtype.is_floating_point else x
+        v, i = tk.topk(x, k)
+        assert torch.equal(v, torch.topk(x, k)[0]), str(dtype)
+        assert torch.equal(x.gather(-1, i), v)
+
+
+def test_plan_keys_tell_key_types_of_one_width_apart():
+    keys = []
+    for dtype in (torch.float32, torch.int32) + ((torch.uint32,) if hasattr(torch, "uint32") else ()):
+        x = torch.zeros(4, 8, dtype=dtype, device=DEVICE)
+        kb, meta = tk.bits_view(x), tk.key_meta(dtype)
+        rb = torch.zeros(4, dtype=torch.int64, device=DEVICE)
+        keys.append(tk._plan_key(kb, kb, rb, 2, rb, rb, 8, meta, False, False, x.device))
+    assert len(set(keys)) == len(keys)
+
+
+@pytest.mark.gpu
 def test_gpu_topk_all_equal_and_nan():
     x = torch.ones(4, 1 << 18, device=DEVICE)
     x[1, ::3] = float("nan")

@@ -603,7 +603,7 @@ class Plan:
         tensors = (self.x, self.flags, values, out, out_values, out_index, out_lengths, out_inverse, index_base)
         # the launch is fixed by the size, the mode, which outputs are written and the tensors' dtypes
         # and alignments: a repeated call re-launches it without the per-argument bookkeeping
-        run = LaunchPlan(_SCATTER_PLANS, (self.n, self.mode, self.load_x, self.x.device, _PROBE, tuple(
+        run = LaunchPlan(_SCATTER_PLANS, (self.n, self.mode, self.load_x, self.x.device, _PROBE, _INDEX32_LIMIT, tuple(
             None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
         run(_select_warp_sync_kernel, (self.num_tiles,),
             self.x, self.flags if self.flags is not None else self.x,

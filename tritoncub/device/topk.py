@@ -614,8 +614,10 @@ _PLANS: dict = {}
 
 def _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta, ascending, idx_abs, device) -> tuple:
     """What fixes the launches of a long-row path (with its module constants and policy): sizes, key
-    type, direction, and the 16-byte alignment of every tensor passed in."""
-    return (device, kb.dtype, meta["KEY_BITS"], k, max_len, row_begin.numel(), ascending, idx_abs,
+    type (``KEY_DTYPE``: the bits views of float32, int32 and uint32 keys are all int32), direction,
+    and the 16-byte alignment of every tensor passed in."""
+    return (device, kb.dtype, meta["KEY_BITS"], str(meta["KEY_DTYPE"]), k, max_len, row_begin.numel(), ascending,
+            idx_abs,
             tuple(t.data_ptr() & 15 for t in (kb, row_begin, row_len, out_vb, out_idx)))
 
 
