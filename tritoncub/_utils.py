@@ -47,6 +47,14 @@ def compile_target_is_cuda() -> bool:
     return os.environ.get("TRITONCUB_COMPILE_TARGET", "cuda").startswith("cuda")
 
 
+def inline_ptx_ok(device: torch.device) -> bool:
+    """Whether a kernel for ``device`` may carry this package's inline PTX: :func:`smem_atomics_ok` on a
+    GPU; in the compile-check mode, whether the kernels are built for an NVIDIA target."""
+    if compile_only():
+        return compile_target_is_cuda()
+    return smem_atomics_ok(device)
+
+
 def maxnreg_kwargs(cap: int) -> dict:
     """Launch keyword arguments for a register cap per thread of ``cap`` (0: none): ``maxnreg`` is an
     NVIDIA option (Triton's AMD backend refuses it; the interpreter ignores it)."""

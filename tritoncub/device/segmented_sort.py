@@ -67,8 +67,8 @@ from .. import policy
 from .._library import custom_op
 from .._launch import launch
 from .._utils import (INT_OF_SIZE, cdiv, check_device, check_tensor, check_same_device, compile_only,
-                      compile_target_is_cuda, grid_y_batches, interpreter_active, maxnreg_kwargs, next_power_of_2,
-                      smem_atomics_ok, smem_per_block)
+                      grid_y_batches, inline_ptx_ok, interpreter_active, maxnreg_kwargs, next_power_of_2,
+                      smem_per_block)
 from ..block.radix_sort import block_radix_sort_smem
 from ..thread.radix_traits import to_ordered_bits
 
@@ -519,9 +519,7 @@ def _block_radix_available(device: torch.device) -> bool:
     as the onesweep sort's fast path."""
     if _BLOCK_RADIX_UNAVAILABLE or interpreter_active():
         return False
-    if compile_only():
-        return compile_target_is_cuda()
-    return smem_atomics_ok(device)
+    return inline_ptx_ok(device)
 
 
 def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, device, warp_rows=False,

@@ -60,8 +60,8 @@ from triton.experimental.gluon import language as gl
 
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (INT_DTYPES, cdiv, check_tensor, compile_only, compile_target_is_cuda, dtype_names, num_sms,
-                      smem_atomics_ok, smem_per_block, wrap_dim)
+from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, inline_ptx_ok, num_sms, smem_atomics_ok,
+                      smem_per_block, wrap_dim)
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -353,14 +353,6 @@ _HASH_TILE, _HASH_WARPS = 1024, 4
 _HASH_DTYPES = (torch.int16, torch.int32) + _WIDE_UNSIGNED
 
 
-def _ptx_claims(device) -> bool:
-    """Whether the hash table's claims are predicated PTX (compiled NVIDIA kernels, as the other
-    inline PTX of the package; also what the compile-check mode builds for an NVIDIA target)."""
-    if compile_only():
-        return compile_target_is_cuda()
-    return smem_atomics_ok(device)
-
-
 def _hash_path(xf, return_inverse, return_counts):
     """Distinct values of integers of at most 32 bits through a hash table (see the module doc);
     None when the table overflows (then the caller sorts)."""
@@ -373,7 +365,7 @@ def _hash_path(xf, return_inverse, return_counts):
     counts_in = torch.zeros(slots if return_counts else 1, dtype=count_dtype, device=dev)
     overflow = torch.zeros(1, dtype=torch.int64, device=dev)
     launch(_hash_insert_kernel, (cdiv(n, _HASH_TILE),), xf, n, table, counts_in, overflow, _HASH_MAX_PROBES,
-           LOG_SLOTS=log_slots, COUNT=return_counts, PTX=_ptx_claims(dev), TILE=_HASH_TILE, num_warps=_HASH_WARPS)
+           LOG_SLOTS=log_slots, COUNT=return_counts, PTX=inline_ptx_ok(dev), TILE=_HASH_TILE, num_warps=_HASH_WARPS)
     keys = table
     plan = Plan(keys, keys != int(_EMPTY), SELECT_FLAGGED, load_x=False)
     found = torch.empty(slots, dtype=torch.int64, device=dev)
