@@ -366,8 +366,7 @@ def _hash_path(xf, return_inverse, return_counts):
     overflow = torch.zeros(1, dtype=torch.int64, device=dev)
     launch(_hash_insert_kernel, (cdiv(n, _HASH_TILE),), xf, n, table, counts_in, overflow, _HASH_MAX_PROBES,
            LOG_SLOTS=log_slots, COUNT=return_counts, PTX=inline_ptx_ok(dev), TILE=_HASH_TILE, num_warps=_HASH_WARPS)
-    keys = table
-    plan = Plan(keys, keys != int(_EMPTY), SELECT_FLAGGED, load_x=False)
+    plan = Plan(table, table != int(_EMPTY), SELECT_FLAGGED, load_x=False)
     found = torch.empty(slots, dtype=torch.int64, device=dev)
     where = torch.empty(slots if (return_inverse or return_counts) else 0, dtype=torch.int64, device=dev)
     plan.scatter(out=found, out_index=where if (return_inverse or return_counts) else None)
