@@ -188,20 +188,18 @@ add.s64 $0, $2, 1;
 @triton.jit
 def _claim(table_ptr, h, v, try_claim, PTX: tl.constexpr):
     """The slot's key before a compare-and-swap of empty -> ``v`` at ``h`` where ``try_claim``.
-    ``tl.atomic_cas`` takes no mask: its form has every lane of a tile with any claim run an atomic,
-    those that do not claim with a compare value no slot holds at their own slot (on the H100 a shared
-    spare slot serialised them: 0.3 s for 2^26 keys); compiled NVIDIA kernels predicate the PTX
-    ``atom.cas`` instead, so only the claims reach memory."""
+    ``tl.atomic_cas`` takes no mask: its form has every lane run an atomic, those that do not claim
+    with a compare value no slot holds at their own slot (on the H100 a shared spare slot serialised
+    them: 0.3 s for 2^26 keys); compiled NVIDIA kernels predicate the PTX ``atom.cas`` instead, so only
+    the claims reach memory."""
     if PTX:
         old = tl.inline_asm_elementwise(_CAS_IF_ASM, "=l,l,l,l,r",
                                         [(table_ptr + h).to(tl.int64, bitcast=True),
                                          tl.full(h.shape, _EMPTY, tl.int64), v, try_claim.to(tl.int32)],
                                         dtype=tl.int64, is_pure=False, pack=1)
     else:
-        old = tl.full(h.shape, _EMPTY + 1, tl.int64)   # (no claim: never read as one)
-        if tl.max(try_claim.to(tl.int32), 0) > 0:
-            old = tl.atomic_cas(table_ptr + h, tl.where(try_claim, tl.full(h.shape, _EMPTY, tl.int64), _EMPTY + 1),
-                                v, sem="relaxed")
+        old = tl.atomic_cas(table_ptr + h, tl.where(try_claim, tl.full(h.shape, _EMPTY, tl.int64), _EMPTY + 1),
+                            v, sem="relaxed")
     return old
 
 
