@@ -160,6 +160,7 @@ def test_policy_tiles(tile):
 
 ENGINES = [  # (name, policy values, module limit forced to 0)
     ("two-pass", {"PASSES": 2}, None),
+    ("two-pass-count4", {"PASSES": 2, "COUNT_TILES": 4}, None),
     ("single-pass", {"PASSES": 1, "WARP_SYNC": 0}, None),
     ("single-pass-count64", {"PASSES": 1, "WARP_SYNC": 0}, "_COUNT32_LIMIT"),
     ("warp-sync", {"PASSES": 1, "WARP_SYNC": 1}, None),
@@ -188,7 +189,7 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
     if limit:
         monkeypatch.setattr(S, limit, 0)
     tile = cfg.get("TILE", 4096)
-    n = 3 * TILE + 45 if interpreter_active() else 37 * tile + 45
+    n = 5 * TILE + 45 if interpreter_active() else 37 * tile + 45   # (6 tiles: count4's 2nd program has 2)
     x = torch.randn(n, device=DEVICE)
     runs = torch.sort(torch.randint(0, n // 5, (n,), device=DEVICE)).values
     with policy.override("select", {**cfg, **({"TILE": TILE} if interpreter_active() else {})}):

@@ -157,7 +157,8 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     dev = kf.device
     acc = _acc_dtype(vf.dtype)
     pol = policy.select("reduce_by_key", dev)
-    sel_pol = policy.Policy("select", {"TILE": pol["TILE"]}, pol.num_warps, pol.num_stages, pol.source)
+    sel_pol = policy.Policy("select", {**policy.select("select", dev).values, "TILE": pol["TILE"]}, pol.num_warps,
+                            pol.num_stages, pol.source)
     plan = Plan(kf, None, SELECT_HEADS, pol=sel_pol, two_pass=True)
     out_k = torch.empty_like(kf)
     out_v = torch.empty(n, dtype=vf.dtype, device=dev)

@@ -257,6 +257,82 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
 
 
 @triton.jit
+def popcount32(w):
+    """Set bits of each uint32 ``w`` (SWAR: no popc instruction is needed)."""
+    w = w - ((w >> 1) & 0x55555555)
+    w = (w & 0x33333333) + ((w >> 2) & 0x33333333)
+    w = (w + (w >> 4)) & 0x0F0F0F0F
+    return (w * 0x01010101) >> 24
+
+
+@triton.jit
+def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, offsets_ptr, totals_ptr, n, num_tiles,
+                       MODE: tl.constexpr, PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr,
+                       TILES: tl.constexpr, SCAN_BLOCK: tl.constexpr):
+    """Pass 1 of the bitmask compaction: ``TILES`` consecutive tiles per program, held at once as a
+    ``[TILES, TILE / 32, 32]`` block (all loads in flight together). Each item's selection becomes
+    one bit of a uint32 word (bit ``i % 32`` of word ``i // 32``, stored to ``bits``), each tile's
+    count goes to ``counts``, and the last program to finish (an acquire-release ticket) scans the
+    counts into tile offsets and the total (``totals = [total, unused, ticket]``)."""
+    WORDS: tl.constexpr = TILE // 32
+    pid = tl.program_id(0)
+    t = pid * TILES + tl.arange(0, TILES)
+    w = tl.arange(0, WORDS)
+    b = tl.arange(0, 32)
+    word = t.to(tl.int64)[:, None] * WORDS + w[None, :]                     # [TILES, WORDS]
+    idx = word[:, :, None] * 32 + b[None, None, :]                          # [TILES, WORDS, 32]
+    inb = idx < n
+    sel, sel2, heads, x = tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE, PRED, PRED, LOAD_X)
+    words = tl.sum(sel.to(tl.uint32) << b[None, None, :].to(tl.uint32), 2)   # distinct bits: the sum is an OR
+    live = t < num_tiles
+    tl.store(bits_ptr + word, words.to(tl.int32, bitcast=True), mask=live[:, None])
+    tl.store(counts_ptr + t, tl.sum(tl.sum(sel.to(tl.int32), 2), 1), mask=live)
+    tl.debug_barrier()  # every thread's count store before the ticket
+    ticket = tl.atomic_add(totals_ptr + 2, 1, sem="acq_rel")
+    if ticket == tl.num_programs(0) - 1:
+        _scan_tile_counts(counts_ptr, offsets_ptr, totals_ptr, num_tiles, SCAN_BLOCK)
+
+
+@triton.jit
+def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, shape_ptr, index_base_ptr, out_ptr,
+                         out_vals_ptr, out_idx_ptr, out_inv_ptr, n, WRITE_KEYS: tl.constexpr,
+                         WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
+                         ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
+                         TILE: tl.constexpr):
+    """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
+    (nothing that decided it is read again); an item's output position is the tile offset, plus the
+    set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
+    its word. Selected items (and carried values) are loaded only where selected.
+    ``PARTITION``: rejected items follow the selected ones in input order."""
+    WORDS: tl.constexpr = TILE // 32
+    pid = tl.program_id(0)
+    w = tl.arange(0, WORDS)
+    b = tl.arange(0, 32).to(tl.uint32)
+    words = tl.load(bits_ptr + pid.to(tl.int64) * WORDS + w).to(tl.uint32, bitcast=True)
+    wc = popcount32(words).to(tl.int32)
+    wex = tl.cumsum(wc, 0) - wc
+    w2 = words[:, None]
+    sel = ((w2 >> b[None, :]) & 1) != 0                                     # [WORDS, 32]
+    below = popcount32(w2 & ((tl.full([], 1, tl.uint32) << b[None, :]) - 1)).to(tl.int32)
+    idx = pid.to(tl.int64) * TILE + w[:, None] * 32 + b[None, :].to(tl.int32)
+    inb = idx < n
+    sel = sel & inb
+    s32 = sel.to(tl.int32)
+    before = tl.load(offsets_ptr + pid) + (wex[:, None] + below).to(tl.int64)
+    if PARTITION:
+        x = tl.load(x_ptr + idx, mask=inb)
+        dest = tl.where(sel, before, tl.load(totals_ptr) + idx - before)
+        tl.store(out_ptr + dest, x, mask=inb)
+        if WITH_VALUES:
+            v = tl.load(vals_ptr + idx, mask=inb)
+            tl.store(out_vals_ptr + dest, v, mask=inb)
+    else:
+        _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
+                          out_inv_ptr, idx, inb, sel, s32, idx, before, False, WRITE_KEYS, WITH_VALUES,
+                          WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
+
+
+@triton.jit
 def _count_add(a, b):
     return a + b
 
@@ -463,11 +539,10 @@ _POLICY = policy.register(
     "select",
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128, 256],
            "WARP_SYNC": [0, 1], "VEC": [1, 4, 16], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1],
-           "num_warps": [4, 8, 16],
+           "COUNT_TILES": [1, 2, 4, 8], "num_warps": [4, 8, 16],
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
-              "ANCHORED": 0,
-              "num_warps": 4, "num_stages": 1},
+              "ANCHORED": 0, "COUNT_TILES": 2, "num_warps": 4, "num_stages": 1},
     buckets=("default", "runs"),
     bucket_fallbacks={"runs": {"TILE": 2048}},
     doc="TILE items per program of the compaction. PASSES 1: single pass with decoupled look-back "
@@ -476,7 +551,9 @@ _POLICY = policy.register(
         "its look-back sleeps briefly between reads of an unpublished slot; ANCHORED 1: it reads the window once, "
         "up to the inclusive prefix WINDOW tiles back (two planes of status words); VEC: items per thread loaded as "
         "one vector, at most the items per thread); 2: count pass, then scatter pass (partition and "
-        "nonzero always take two passes: they need the total before scattering). Bucket 'runs': run-length "
+        "nonzero always take two passes: they need the total before scattering); flagged, predicate and "
+        "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
+        "count pass), so the scatter pass reads nothing that decided selection. Bucket 'runs': run-length "
         "encoding (run heads plus their lengths), 'default': every other selection.")
 
 
@@ -540,14 +617,25 @@ class Plan:
         counts = torch.empty(nt * (2 if three else 1), dtype=torch.int32, device=dev)
         offs = torch.empty(nt * (2 if three else 1), dtype=torch.int64, device=dev)
         self.offsets, self.offsets2 = offs[:nt], offs[nt:] if three else offs[:nt]
+        scan_block = min(4096, max(128, 1 << (nt - 1).bit_length()))
+        # the bitmask form (one bit per item between the passes) for the selections it implements
+        self.bitmask = mode in (SELECT_FLAGGED, SELECT_IF, SELECT_HEADS)
+        if self.bitmask:
+            self.bits = torch.empty(nt * (tile // 32), dtype=torch.int32, device=dev)
+            if n > 0:
+                tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
+                launch(_count_bits_kernel, (cdiv(nt, tiles),), x, flags if flags is not None else x, self.bits,
+                       counts, self.offsets, self.totals, n, nt, MODE=mode, PRED=pred or _never, LOAD_X=load_x,
+                       TILE=tile, TILES=tiles, SCAN_BLOCK=scan_block,
+                       num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+            return
         if n > 0:
             # a few programs per SM, each counting a run of tiles (one ticket per program)
             tpp = cdiv(nt, num_sms(dev) * _COUNT_PROGRAMS_PER_SM) if dev.type == "cuda" else 2
             launch(_count_kernel, (cdiv(nt, tpp),), x, flags if flags is not None else x, counts,
                    counts[nt:] if three else counts, self.offsets, self.offsets2, self.totals, n, nt, tpp,
                    MODE=mode, PRED=pred or _never, PRED2=pred2 or _never, LOAD_X=load_x,
-                   TILE=tile, SCAN_BLOCK=min(4096, max(128, 1 << (nt - 1).bit_length())),
-                   num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+                   TILE=tile, SCAN_BLOCK=scan_block, num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
 
     def __getattr__(self, name):
         # the warp-synchronous plan's views of its one buffer, made when first asked for
@@ -595,7 +683,9 @@ class Plan:
     def _ends_from_starts(self, ndim) -> bool:
         """Whether run lengths come from consecutive run starts (the warp-synchronous kernel in heads
         mode) rather than from ends written by the scatter."""
-        return self.single_pass and self.warp_sync and ndim == 1 and self.mode == SELECT_HEADS
+        if self.mode != SELECT_HEADS:
+            return False
+        return (self.single_pass and self.warp_sync and ndim == 1) or (not self.single_pass and self.bitmask)
 
     def _scatter_warp_sync(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base):
         dummy, nw = self.state, self.pol.num_warps
@@ -645,6 +735,18 @@ class Plan:
                           ndim, partition):
         n, dummy = self.n, self.offsets
         shape_t = dummy if shape_t is None else shape_t
+        if self.bitmask:
+            launch(_scatter_bits_kernel, (self.num_tiles,),
+                   self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
+                   index_base if index_base is not None else dummy,
+                   out if out is not None else dummy, out_values if out_values is not None else dummy,
+                   out_index if out_index is not None else dummy,
+                   out_inverse if out_inverse is not None else dummy, n,
+                   WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
+                   NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
+                   PARTITION=partition, TILE=self.tile, num_warps=self.pol.num_warps,
+                   num_stages=self.pol.num_stages)
+            return
         launch(_compact_kernel, (self.num_tiles,),
                self.x, self.flags if self.flags is not None else self.x,
                values if values is not None else self.x, self.offsets, self.offsets2, self.totals, shape_t,
