@@ -35,6 +35,10 @@ variants = [("shipped", None), bits(4096, 4, 2), bits(4096, 4, 4), bits(4096, 8,
             bits(2048, 4, 4), bits(16384, 8, 1), bits(8192, 4, 2)]
 if "--quick" in sys.argv:
     variants = variants[:3]
+#: reduce_by_key's own policy (its pass-2 tile; pass 1 runs on the same tile) under --rbk
+RBK_VARIANTS = [{"TILE": t, "num_warps": w, "num_stages": 1} for t, w in ((2048, 4), (1024, 4), (4096, 4), (4096, 8),
+                                                                          (2048, 8))]
+FILTERS = [a for a in sys.argv[1:] if not a.startswith("--")]
 
 
 def cases():
@@ -74,7 +78,7 @@ def cases():
     out["rle encode"] = (rotating(runs, lambda x: RLE.encode(x)), runs[0], check_rle)
     out["reduce_by_key"] = (rotating(kv, lambda p: RBK.reduce_by_key(p[0], p[1], "sum")), kv[0], check_rbk)
     out["unique"] = (rotating(uq, lambda x: ops.unique(x)), uq[0],
-                     lambda x: torch.equal(ops.unique(x), torch.unique(x)))
+                     lambda x: torch.equal(ops.unique(x)[0], torch.unique(x)))
     out["nonzero 0.5"] = (rotating(masks[0.5], lambda m: ops.nonzero(m)), masks[0.5][0],
                           lambda m: torch.equal(ops.nonzero(m), torch.nonzero(m)))
     out["partition 0.5"] = (rotating(ms[0.5], lambda p: P.flagged(p[0], p[1])), ms[0.5][0], check_part)
@@ -89,6 +93,8 @@ print("torch: " + ", ".join(
 for name, cfg in variants:
     with (policy.override("select", cfg) if cfg else contextlib.nullcontext()):
         for label, (fn, arg, check) in CASES.items():
+            if FILTERS and not any(f in label for f in FILTERS):
+                continue
             ok = check(arg)
             ms = bench_ms(fn)
             kb = kernel_breakdown(lambda: fn(), reps=5)
@@ -96,3 +102,14 @@ for name, cfg in variants:
             top = ", ".join(f"{k[:28]} x{c} {us:.1f}" for k, us, c in sorted(kb, key=lambda e: -e[1])[:4])
             print(f"{name:24s} {label:30s} {'ok' if ok else 'WRONG'} {ms:.4f} ms  gpu {gpu:.1f} us: {top}",
                   flush=True)
+
+if "--rbk" in sys.argv:
+    fn, arg, check = CASES["reduce_by_key"]
+    for cfg in RBK_VARIANTS:
+        with policy.override("reduce_by_key", cfg):
+            ok = check(arg)
+            ms = bench_ms(fn)
+            kb = kernel_breakdown(lambda: fn(), reps=5)
+            top = ", ".join(f"{k[:28]} x{c} {us:.1f}" for k, us, c in sorted(kb, key=lambda e: -e[1])[:5])
+            print(f"reduce_by_key {cfg} {'ok' if ok else 'WRONG'} {ms:.4f} ms gpu {sum(u for _, u, _ in kb):.1f} us: "
+                  f"{top}", flush=True)

@@ -68,13 +68,16 @@ def test_reduce_by_key_float_sum(dtype):
     assert torch.equal(v[: int(nr)], v2[: int(nr)])
 
 
+@pytest.mark.parametrize("block", [1, 2])
+@pytest.mark.parametrize("keys_kind", ["runs", "equal"])
 @pytest.mark.parametrize("combine", ["sum", "max", "first"])
-def test_fixup_carry_across_steps(monkeypatch, combine):
-    """The fix-up scans the tile partials BLOCK tiles at a time: with a 2-tile step the running run
-    crosses steps (and, with long runs, spans several of them)."""
+def test_fixup_carry_across_steps(monkeypatch, combine, keys_kind, block):
+    """The fix-up works on blocks of BLOCK tiles: with 1- and 2-tile blocks the running run crosses
+    blocks (long runs span several; all-equal keys make one run through every block, whose carry
+    chains through all the block aggregates)."""
     import tritoncub.device.reduce_by_key as R
-    monkeypatch.setattr(R, "_FIXUP_BLOCK", 2)
-    keys = _keys(N, 80)
+    monkeypatch.setattr(R, "_FIXUP_BLOCK", block)
+    keys = _keys(N, 80) if keys_kind == "runs" else torch.full((N,), 7, device=DEVICE)
     vals = torch.randint(-50, 50, (N,), device=DEVICE, dtype=torch.int32)
     k, v, nr = reduce_by_key(keys, vals, keep_first if combine == "first" else combine)
     uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)

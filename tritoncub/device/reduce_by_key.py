@@ -10,15 +10,18 @@ once at the end; integer sums wrap like CUB's).
 
 Algorithm (deterministic, two passes plus a fix-up):
 
-1. pass 1 counts the run heads of every tile and the tile scan turns them into output offsets
-   (the select engine, :mod:`tritoncub.device.select`, reading the keys only);
-2. pass 2 reads keys and values, runs a segmented inclusive scan of the values over the tile (a
-   ``(head flag, value)`` pair scan: a head restarts the running value), writes each run's first key
-   at its head and the scan value at the run's last item, and records for the tile its trailing
-   partial (the scan value at its last item), whether it holds a head, and — when its first run
-   began in an earlier tile and ends in this one — that run's output slot;
-3. one program scans the tiles' trailing partials (segmented by "holds a head") into the carry
-   each tile receives from runs that began before it, and combines the carry into those slots.
+1. pass 1 marks the run heads of every tile in a bitmask (one bit per key), counts them, and the
+   tile scan turns the counts into output offsets (the select engine's bitmask form,
+   :mod:`tritoncub.device.select`, reading the keys only);
+2. pass 2 reads the values and the bitmask (the keys again only at the heads), runs a segmented
+   inclusive scan of the values over the tile (a ``(head flag, value)`` pair scan: a head restarts
+   the running value), writes each run's first key at its head and the scan value at the run's last
+   item (the item before the next head), and records for the tile its trailing partial (the scan
+   value at its last item), whether it holds a head, and — when its first run began in an earlier
+   tile and ends in this one — that run's output slot;
+3. the fix-up, a program per ``_FIXUP_BLOCK`` tiles in two launches: each block's aggregate, then
+   each block's carry from the earlier blocks' aggregates and, from it, the carry each tile receives
+   from runs that began before it (a segmented scan of the partials), combined into those slots.
 
 Every association is fixed by the tile size, so float results are reproducible run to run.
 """
@@ -32,7 +35,7 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, check_tensor
+from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_tensor
 from ..agent import lookback
 from ..block.reduce import combine_add, combine_max, combine_min
 from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input
@@ -59,58 +62,101 @@ def _take_last(fa, va, fb, vb):
 
 
 @triton.jit
-def _rbk_kernel(keys_ptr, vals_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
-                fix_ptr, n, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr):
+def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
+                fix_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr):
+    """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``),
+    and an item ends its run when the next item is a head: the keys are read again only at the heads."""
+    WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     lane = tl.arange(0, TILE)
-    idx = pid.to(tl.int64) * TILE + lane
-    inb = idx < n
-    k = tl.load(keys_ptr + idx, mask=inb)
-    prev = tl.load(keys_ptr + idx - 1, mask=inb & (idx > 0))
-    nxt = tl.load(keys_ptr + idx + 1, mask=inb & (idx + 1 < n))
-    heads = inb & ((idx == 0) | (k != prev))
-    tails = inb & ((idx == n - 1) | (nxt != k))
-    v = tl.load(vals_ptr + idx, mask=inb, other=0).to(ACC)
+    base = pid.to(tl.int64) * TILE
+    rem = tl.minimum(n - base, TILE).to(tl.int32)
+    inb = lane < rem
+    wbase = pid.to(tl.int64) * WORDS
+    word = tl.load(bits_ptr + wbase + lane // 32)
+    heads = ((word >> (lane % 32)) & 1) != 0                # (bits past n are 0)
+    nxt_word = lane // 32 + (lane % 32 == 31).to(tl.int32)
+    nw = tl.load(bits_ptr + wbase + nxt_word, mask=wbase + nxt_word < num_words, other=1)
+    last = tl.minimum(n - base, TILE + 1).to(tl.int32)      # lane + 1 == last: the input's last item
+    tails = inb & ((((nw >> ((lane + 1) % 32)) & 1) != 0) | (lane + 1 == last))
+    k = tl.load(keys_ptr + base + lane, mask=heads)
+    v = tl.load(vals_ptr + base + lane, mask=inb, other=0).to(ACC)
     h32 = heads.to(tl.int32)
     f = h32 | (lane == 0).to(tl.int32)
     _, s = SEG_SCAN(f, v)
-    run = tl.load(offsets_ptr + pid) + (tl.cumsum(h32, 0) - 1).to(tl.int64)
+    offset = tl.load(offsets_ptr + pid)
+    run = offset + (tl.cumsum(h32, 0) - 1).to(tl.int64)
     tl.store(out_keys_ptr + run, k, mask=heads)
     tl.store(out_vals_ptr + run, s, mask=tails)
-    # tile summary for the fix-up
-    _, part = tl.reduce((inb.to(tl.int32), s), 0, _take_last)
-    tl.store(partial_ptr + pid, part)
-    tl.store(has_head_ptr + pid, tl.max(h32, 0))
+    # tile summary for the fix-up: the scan value at the tile's last item, whether it holds a head, and
+    # the slot of the run that began before it and ends in it
+    tl.store(partial_ptr + pid + lane * 0, s, mask=lane == rem - 1)
     first_head = tl.min(tl.where(heads, lane, TILE), 0)
     first_tail = tl.min(tl.where(tails, lane, TILE), 0)
-    fix = tl.where((first_head != 0) & (first_tail < TILE), tl.load(offsets_ptr + pid) - 1, -1)
+    tl.store(has_head_ptr + pid, (first_head < TILE).to(tl.int32))
+    fix = tl.where((first_head != 0) & (first_tail < TILE), offset - 1, -1)
     tl.store(fix_ptr + pid, fix)
 
 
 @triton.jit
-def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, out_vals_ptr, num_tiles, COMBINE: tl.constexpr,
-                      SEG_SCAN: tl.constexpr, BLOCK: tl.constexpr):
-    """One program: carry of every tile (segmented exclusive scan of the trailing partials) combined
-    into the slot of the run that crosses into it."""
+def _seg_last(partial_ptr, has_head_ptr, start, count, carry, COMBINE: tl.constexpr, SEG_SCAN: tl.constexpr,
+              BLOCK: tl.constexpr):
+    """Over items ``start .. start + count`` (at most BLOCK) of the (partial, has head) arrays: their
+    segmented inclusive scan with ``carry`` entering the items before the first head, ``(scan, valid,
+    the scan's last valid value)``."""
     lane = tl.arange(0, BLOCK)
-    carry = tl.load(partial_ptr)
-    start = 0
-    while start < num_tiles:
-        t = start + lane
-        m = t < num_tiles
-        p = tl.load(partial_ptr + t, mask=m, other=0)
-        f = tl.load(has_head_ptr + t, mask=m, other=1)
-        _, s = SEG_SCAN(f, p)
-        seen = tl.cumsum(f, 0) > 0
-        s = tl.where(seen, s, COMBINE(carry, s))
-        cin = tl.gather(s, tl.maximum(lane - 1, 0), 0)
-        cin = tl.where(lane == 0, carry, cin)
-        fx = tl.load(fix_ptr + t, mask=m, other=-1)
-        need = m & (fx >= 0)
-        o = tl.load(out_vals_ptr + fx, mask=need, other=0)
-        tl.store(out_vals_ptr + fx, COMBINE(cin, o.to(s.dtype)), mask=need)
-        _, carry = tl.reduce((m.to(tl.int32), s), 0, _take_last)
-        start += BLOCK
+    m = lane < count
+    p = tl.load(partial_ptr + start + lane, mask=m, other=0)
+    f = tl.load(has_head_ptr + start + lane, mask=m, other=1)
+    _, s = SEG_SCAN(f, p)
+    seen = tl.cumsum(f, 0) > 0
+    s = tl.where(seen, s, COMBINE(carry, s))
+    _, last = tl.reduce((m.to(tl.int32), s), 0, _take_last)
+    return s, m, last
+
+
+@triton.jit
+def _rbk_block_kernel(partial_ptr, has_head_ptr, block_agg_ptr, block_flag_ptr, num_tiles, SEG_SCAN: tl.constexpr,
+                      BLOCK: tl.constexpr):
+    """Fix-up, step 1 (a program per BLOCK tiles): the block's aggregate (the tiles' partials combined
+    from the block's last head on) and whether the block holds a head."""
+    b = tl.program_id(0)
+    lane = tl.arange(0, BLOCK)
+    start = b.to(tl.int64) * BLOCK
+    count = tl.minimum(num_tiles - start, BLOCK).to(tl.int32)
+    m = lane < count
+    p = tl.load(partial_ptr + start + lane, mask=m, other=0)
+    f = tl.load(has_head_ptr + start + lane, mask=m, other=0)
+    _, s = SEG_SCAN(f, p)
+    _, last = tl.reduce((m.to(tl.int32), s), 0, _take_last)
+    tl.store(block_agg_ptr + b, last)
+    tl.store(block_flag_ptr + b, tl.max(f, 0))
+
+
+@triton.jit
+def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, block_agg_ptr, block_flag_ptr, out_vals_ptr, num_tiles,
+                      COMBINE: tl.constexpr, SEG_SCAN: tl.constexpr, BLOCK: tl.constexpr):
+    """Fix-up, step 2 (a program per BLOCK tiles): the carry into the block (a segmented scan of the
+    earlier blocks' aggregates; block 0 starts with a head, so it is always defined), then the carry
+    into each tile (segmented exclusive scan of the partials), combined into the slot of the run that
+    crosses into the tile."""
+    b = tl.program_id(0)
+    lane = tl.arange(0, BLOCK)
+    carry = tl.load(partial_ptr)                 # (a placeholder: block 0 holds a head)
+    j = 0
+    while j < b:
+        _, _, carry = _seg_last(block_agg_ptr, block_flag_ptr, j, tl.minimum(b - j, BLOCK), carry, COMBINE,
+                                SEG_SCAN, BLOCK)
+        j += BLOCK
+    start = b.to(tl.int64) * BLOCK
+    count = tl.minimum(num_tiles - start, BLOCK).to(tl.int32)
+    s, m, _ = _seg_last(partial_ptr, has_head_ptr, start, count, carry, COMBINE, SEG_SCAN, BLOCK)
+    cin = tl.gather(s, tl.maximum(lane - 1, 0), 0)
+    cin = tl.where(lane == 0, carry, cin)
+    fx = tl.load(fix_ptr + start + lane, mask=m, other=-1)
+    need = m & (fx >= 0)
+    o = tl.load(out_vals_ptr + fx, mask=need, other=0)
+    tl.store(out_vals_ptr + fx, COMBINE(cin, o.to(s.dtype)), mask=need)
 
 
 _POLICY = policy.register(
@@ -165,17 +211,22 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     if n == 0:
         return out_k, out_v, plan.num_selected
     nt = plan.num_tiles
-    partial = torch.empty(nt, dtype=acc, device=dev)
-    has_head = torch.empty(nt, dtype=torch.int32, device=dev)
+    nb = cdiv(nt, _FIXUP_BLOCK)
+    partial = torch.empty(nt + nb, dtype=acc, device=dev)           # tile partials, then block aggregates
+    has_head = torch.empty(nt + nb, dtype=torch.int32, device=dev)  # the same for "holds a head"
     fix = torch.empty(nt, dtype=torch.int64, device=dev)
     seg = segmented_scan(combine)
     # aggregates are scanned in the accumulator type; a separate buffer when it differs
     out_acc = out_v if acc == vf.dtype else torch.empty(n, dtype=acc, device=dev)
-    launch(_rbk_kernel, (nt,), kf, vf, plan.offsets, out_k, out_acc, partial, has_head, fix, n, SEG_SCAN=seg,
-           ACC=_TL[acc], TILE=pol["TILE"], num_warps=pol.num_warps, num_stages=pol.num_stages)
+    launch(_rbk_kernel, (nt,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix, n,
+           plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc], TILE=pol["TILE"], num_warps=pol.num_warps,
+           num_stages=pol.num_stages)
     if nt > 1:
-        launch(_rbk_fixup_kernel, (1,), partial, has_head, fix, out_acc, nt, COMBINE=combine, SEG_SCAN=seg,
-               BLOCK=_FIXUP_BLOCK, num_warps=8)
+        if nb > 1:
+            launch(_rbk_block_kernel, (nb,), partial, has_head, partial[nt:], has_head[nt:], nt, SEG_SCAN=seg,
+                   BLOCK=_FIXUP_BLOCK, num_warps=8)
+        launch(_rbk_fixup_kernel, (nb,), partial, has_head, fix, partial[nt:], has_head[nt:], out_acc, nt,
+               COMBINE=combine, SEG_SCAN=seg, BLOCK=_FIXUP_BLOCK, num_warps=8)
     if out_acc is not out_v:
         out_v.copy_(out_acc)
     return out_k, out_v, plan.num_selected

@@ -279,13 +279,22 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, offsets_ptr, tota
     t = pid * TILES + tl.arange(0, TILES)
     w = tl.arange(0, WORDS)
     b = tl.arange(0, 32)
-    word = t.to(tl.int64)[:, None] * WORDS + w[None, :]                     # [TILES, WORDS]
-    idx = word[:, :, None] * 32 + b[None, None, :]                          # [TILES, WORDS, 32]
-    inb = idx < n
-    sel, sel2, heads, x = tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE, PRED, PRED, LOAD_X)
+    # offsets relative to the program's first item (int32: fewer registers per item)
+    base = pid.to(tl.int64) * (TILES * TILE)
+    rem = tl.minimum(n - base, TILES * TILE).to(tl.int32)
+    word = (t - pid * TILES)[:, None] * WORDS + w[None, :]                  # [TILES, WORDS]
+    loc = word[:, :, None] * 32 + b[None, None, :]                          # [TILES, WORDS, 32]
+    inb = loc < rem
+    if MODE == SELECT_HEADS:   # (tile_heads with program-relative offsets)
+        x = tl.load(x_ptr + base + loc, mask=inb)
+        prev = tl.load(x_ptr + base + loc - 1, mask=inb & ((loc > 0) | (base > 0)))
+        sel = inb & (((loc == 0) & (base == 0)) | (x != prev))
+    else:
+        sel, sel2, heads, x = tile_selection(x_ptr + base, flags_ptr + base, loc, inb, rem, MODE, PRED, PRED,
+                                             LOAD_X)
     words = tl.sum(sel.to(tl.uint32) << b[None, None, :].to(tl.uint32), 2)   # distinct bits: the sum is an OR
     live = t < num_tiles
-    tl.store(bits_ptr + word, words.to(tl.int32, bitcast=True), mask=live[:, None])
+    tl.store(bits_ptr + base // 32 + word, words.to(tl.int32, bitcast=True), mask=live[:, None])
     tl.store(counts_ptr + t, tl.sum(tl.sum(sel.to(tl.int32), 2), 1), mask=live)
     tl.debug_barrier()  # every thread's count store before the ticket
     ticket = tl.atomic_add(totals_ptr + 2, 1, sem="acq_rel")
