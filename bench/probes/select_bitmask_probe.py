@@ -36,8 +36,9 @@ variants = [("shipped", None), bits(4096, 4, 2), bits(4096, 4, 4), bits(4096, 8,
 if "--quick" in sys.argv:
     variants = variants[:3]
 #: reduce_by_key's own policy (its pass-2 tile; pass 1 runs on the same tile) under --rbk
-RBK_VARIANTS = [{"TILE": t, "num_warps": w, "num_stages": 1} for t, w in ((2048, 4), (1024, 4), (4096, 4), (4096, 8),
-                                                                          (2048, 8))]
+RBK_VARIANTS = [{"TILE": t, "num_warps": w, "COUNT_TILES": c, "num_stages": 1}
+                for t, w, c in ((2048, 4, 2), (2048, 4, 4), (1024, 4, 8), (1024, 4, 4), (512, 4, 16), (512, 2, 16),
+                                (1024, 2, 8))]
 FILTERS = [a for a in sys.argv[1:] if not a.startswith("--")]
 
 

@@ -231,6 +231,19 @@ def test_finish_lengths_kernel(from_starts):
     assert_equal(lengths.cpu(), torch.tensor([3, 1, 6, 490, 499, 1, -7, -7, -7]))
 
 
+@pytest.mark.parametrize("num_tiles", [1, 8, 37])
+def test_scan_counts_kernel(num_tiles):
+    """The bitmask form's count scan with several programs (each re-sums the blocks before its own)
+    and a ragged last block: exclusive int64 offsets and the total."""
+    counts = torch.randint(0, 1000, (num_tiles,), device=DEVICE, dtype=torch.int32)
+    offsets = torch.full((num_tiles,), -7, device=DEVICE, dtype=torch.int64)
+    totals = torch.full((3,), -7, device=DEVICE, dtype=torch.int64)
+    S._scan_counts_kernel[(triton.cdiv(num_tiles, 8),)](counts, offsets, totals, num_tiles, BLOCK=8)
+    ref = torch.cumsum(counts.cpu().long(), 0)
+    assert_equal(offsets.cpu(), ref - counts.cpu().long())
+    assert int(totals[0]) == int(ref[-1]) and int(totals[1]) == -7
+
+
 def test_opcheck():
     x = torch.randn(300, device=DEVICE)
     torch.library.opcheck(ops.masked_select, (x, x > 0))

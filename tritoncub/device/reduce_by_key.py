@@ -38,7 +38,7 @@ from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_tensor
 from ..agent import lookback
 from ..block.reduce import combine_add, combine_max, combine_min
-from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input
+from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input, popcount32
 
 _NAMED = {"sum": combine_add, "min": combine_min, "max": combine_max}
 
@@ -56,43 +56,63 @@ def segmented_scan(combine):
 
 
 @triton.jit
-def _take_last(fa, va, fb, vb):
-    """Reduce to the last flagged value (associative)."""
-    return fa | fb, tl.where(fb != 0, vb, va)
+def _take_last(ka, va, kb, vb):
+    """Reduce ``(key, value)`` pairs to the value of the largest key (associative and commutative:
+    Triton's reductions combine lanes in butterfly order, so a "take the later operand" rule would
+    not be order-safe)."""
+    later = kb > ka
+    return tl.where(later, kb, ka), tl.where(later, vb, va)
+
+
+@triton.jit
+def _ctz_or(words, w, none):
+    """``w * 32 +`` the index of the lowest set bit of each uint32 word, ``none`` for a zero word."""
+    one = tl.full([], 1, tl.uint32)
+    low = words & ((tl.full([], 0xFFFFFFFF, tl.uint32) - words) + one)    # (the lowest set bit: words & -words)
+    return tl.where(words != 0, w * 32 + popcount32(low - one).to(tl.int32), none)
 
 
 @triton.jit
 def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
                 fix_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr):
-    """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``),
-    and an item ends its run when the next item is a head: the keys are read again only at the heads."""
+    """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``);
+    an item ends its run when the next item is a head, so the run ends are the head words shifted by
+    one bit. Bit work is done on the tile's ``TILE / 32`` words, then spread to the items; the keys
+    are read again only at the heads."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     lane = tl.arange(0, TILE)
+    w = tl.arange(0, WORDS)
+    bit = tl.arange(0, 32).to(tl.uint32)
     base = pid.to(tl.int64) * TILE
     rem = tl.minimum(n - base, TILE).to(tl.int32)
-    inb = lane < rem
     wbase = pid.to(tl.int64) * WORDS
-    word = tl.load(bits_ptr + wbase + lane // 32)
-    heads = ((word >> (lane % 32)) & 1) != 0                # (bits past n are 0)
-    nxt_word = lane // 32 + (lane % 32 == 31).to(tl.int32)
-    nw = tl.load(bits_ptr + wbase + nxt_word, mask=wbase + nxt_word < num_words, other=1)
-    last = tl.minimum(n - base, TILE + 1).to(tl.int32)      # lane + 1 == last: the input's last item
-    tails = inb & ((((nw >> ((lane + 1) % 32)) & 1) != 0) | (lane + 1 == last))
+    words = tl.load(bits_ptr + wbase + w).to(tl.uint32, bitcast=True)          # (bits past n are 0)
+    wnext = tl.load(bits_ptr + wbase + w + 1, mask=wbase + w + 1 < num_words, other=0).to(tl.uint32, bitcast=True)
+    # run ends: the item before each head, and the input's last item; only items below rem
+    last_w = (rem - 1) // 32
+    last_b = ((rem - 1) % 32).to(tl.uint32)
+    ends = (words >> 1) | (wnext << 31)
+    ends = tl.where((w == last_w) & (n - base <= TILE), ends | (tl.full([], 1, tl.uint32) << last_b), ends)
+    ones = tl.full([], 0xFFFFFFFF, tl.uint32)
+    below_last = ((tl.full([], 2, tl.uint32) << last_b) - tl.full([], 1, tl.uint32))   # bits 0 .. last_b
+    ends = ends & tl.where(w < last_w, ones, tl.where(w == last_w, below_last, tl.zeros_like(ones)))
+    heads = tl.reshape(((words[:, None] >> bit[None, :]) & 1) != 0, [TILE])
+    tails = tl.reshape(((ends[:, None] >> bit[None, :]) & 1) != 0, [TILE])
+    inb = lane < rem
     k = tl.load(keys_ptr + base + lane, mask=heads)
     v = tl.load(vals_ptr + base + lane, mask=inb, other=0).to(ACC)
     h32 = heads.to(tl.int32)
-    f = h32 | (lane == 0).to(tl.int32)
-    _, s = SEG_SCAN(f, v)
+    _, s = SEG_SCAN(h32 | (lane == 0).to(tl.int32), v)
     offset = tl.load(offsets_ptr + pid)
-    run = offset + (tl.cumsum(h32, 0) - 1).to(tl.int64)
-    tl.store(out_keys_ptr + run, k, mask=heads)
-    tl.store(out_vals_ptr + run, s, mask=tails)
+    run = tl.cumsum(h32, 0) - 1                       # (int32, from the tile's offset)
+    tl.store(out_keys_ptr + offset + run, k, mask=heads)
+    tl.store(out_vals_ptr + offset + run, s, mask=tails)
     # tile summary for the fix-up: the scan value at the tile's last item, whether it holds a head, and
     # the slot of the run that began before it and ends in it
     tl.store(partial_ptr + pid + lane * 0, s, mask=lane == rem - 1)
-    first_head = tl.min(tl.where(heads, lane, TILE), 0)
-    first_tail = tl.min(tl.where(tails, lane, TILE), 0)
+    first_head = tl.min(_ctz_or(words, w, TILE), 0)
+    first_tail = tl.min(_ctz_or(ends, w, TILE), 0)
     tl.store(has_head_ptr + pid, (first_head < TILE).to(tl.int32))
     fix = tl.where((first_head != 0) & (first_tail < TILE), offset - 1, -1)
     tl.store(fix_ptr + pid, fix)
@@ -111,7 +131,7 @@ def _seg_last(partial_ptr, has_head_ptr, start, count, carry, COMBINE: tl.conste
     _, s = SEG_SCAN(f, p)
     seen = tl.cumsum(f, 0) > 0
     s = tl.where(seen, s, COMBINE(carry, s))
-    _, last = tl.reduce((m.to(tl.int32), s), 0, _take_last)
+    _, last = tl.reduce((tl.where(m, lane, -1), s), 0, _take_last)
     return s, m, last
 
 
@@ -128,7 +148,7 @@ def _rbk_block_kernel(partial_ptr, has_head_ptr, block_agg_ptr, block_flag_ptr, 
     p = tl.load(partial_ptr + start + lane, mask=m, other=0)
     f = tl.load(has_head_ptr + start + lane, mask=m, other=0)
     _, s = SEG_SCAN(f, p)
-    _, last = tl.reduce((m.to(tl.int32), s), 0, _take_last)
+    _, last = tl.reduce((tl.where(m, lane, -1), s), 0, _take_last)
     tl.store(block_agg_ptr + b, last)
     tl.store(block_flag_ptr + b, tl.max(f, 0))
 
@@ -161,9 +181,11 @@ def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, block_agg_ptr, block_f
 
 _POLICY = policy.register(
     "reduce_by_key",
-    space={"TILE": [1024, 2048, 4096, 8192], "num_warps": [4, 8, 16], "num_stages": [1, 2]},
-    fallback={"TILE": 2048, "num_warps": 8, "num_stages": 1},
-    doc="TILE items per program in pass 2 (pass 1 uses the select policy).")
+    space={"TILE": [512, 1024, 2048, 4096, 8192], "COUNT_TILES": [1, 2, 4, 8, 16], "num_warps": [2, 4, 8, 16],
+           "num_stages": [1, 2]},
+    fallback={"TILE": 2048, "COUNT_TILES": 2, "num_warps": 8, "num_stages": 1},
+    doc="TILE items per program in pass 2; pass 1 (the select engine's bitmask count) runs on the same tiles, "
+        "COUNT_TILES of them per program.")
 
 _VALUE_DTYPES = ALL_NUMERIC_DTYPES
 
@@ -203,8 +225,8 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     dev = kf.device
     acc = _acc_dtype(vf.dtype)
     pol = policy.select("reduce_by_key", dev)
-    sel_pol = policy.Policy("select", {**policy.select("select", dev).values, "TILE": pol["TILE"]}, pol.num_warps,
-                            pol.num_stages, pol.source)
+    sel_pol = policy.Policy("select", {**policy.select("select", dev).values, "TILE": pol["TILE"],
+                                       "COUNT_TILES": pol["COUNT_TILES"]}, pol.num_warps, pol.num_stages, pol.source)
     plan = Plan(kf, None, SELECT_HEADS, pol=sel_pol, two_pass=True)
     out_k = torch.empty_like(kf)
     out_v = torch.empty(n, dtype=vf.dtype, device=dev)

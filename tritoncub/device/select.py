@@ -266,14 +266,13 @@ def popcount32(w):
 
 
 @triton.jit
-def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, offsets_ptr, totals_ptr, n, num_tiles,
-                       MODE: tl.constexpr, PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr,
-                       TILES: tl.constexpr, SCAN_BLOCK: tl.constexpr):
+def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, n, num_tiles, MODE: tl.constexpr,
+                       PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr):
     """Pass 1 of the bitmask compaction: ``TILES`` consecutive tiles per program, held at once as a
     ``[TILES, TILE / 32, 32]`` block (all loads in flight together). Each item's selection becomes
-    one bit of a uint32 word (bit ``i % 32`` of word ``i // 32``, stored to ``bits``), each tile's
-    count goes to ``counts``, and the last program to finish (an acquire-release ticket) scans the
-    counts into tile offsets and the total (``totals = [total, unused, ticket]``)."""
+    one bit of a uint32 word (bit ``i % 32`` of word ``i // 32``, stored to ``bits``) and each tile's
+    count goes to ``counts`` (:func:`_scan_counts_kernel` turns them into offsets: no program here
+    waits on another, or on a fence)."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     t = pid * TILES + tl.arange(0, TILES)
@@ -296,10 +295,27 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, offsets_ptr, tota
     live = t < num_tiles
     tl.store(bits_ptr + base // 32 + word, words.to(tl.int32, bitcast=True), mask=live[:, None])
     tl.store(counts_ptr + t, tl.sum(tl.sum(sel.to(tl.int32), 2), 1), mask=live)
-    tl.debug_barrier()  # every thread's count store before the ticket
-    ticket = tl.atomic_add(totals_ptr + 2, 1, sem="acq_rel")
-    if ticket == tl.num_programs(0) - 1:
-        _scan_tile_counts(counts_ptr, offsets_ptr, totals_ptr, num_tiles, SCAN_BLOCK)
+
+
+@triton.jit
+def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, num_tiles, BLOCK: tl.constexpr):
+    """Exclusive scan of the tile counts into int64 tile offsets, a program per BLOCK tiles: each
+    program sums the counts before its block (BLOCK at a time) and scans its own; the last program
+    writes the total to ``totals[0]``."""
+    b = tl.program_id(0)
+    lane = tl.arange(0, BLOCK)
+    start = b.to(tl.int64) * BLOCK
+    acc = tl.zeros([BLOCK], tl.int64)
+    j = start * 0
+    while j < start:
+        acc += tl.load(counts_ptr + j + lane).to(tl.int64)
+        j += BLOCK
+    prefix = tl.sum(acc, 0)
+    m = start + lane < num_tiles
+    c = tl.load(counts_ptr + start + lane, mask=m, other=0).to(tl.int64)
+    tl.store(offsets_ptr + start + lane, prefix + tl.cumsum(c, 0) - c, mask=m)
+    if b == tl.num_programs(0) - 1:
+        tl.store(totals_ptr, prefix + tl.sum(c, 0))
 
 
 @triton.jit
@@ -572,6 +588,8 @@ _POLICY = policy.register(
 
 #: programs per SM of pass 1 (the tile counts)
 _COUNT_PROGRAMS_PER_SM = 8
+#: programs of the bitmask form's count scan, for up to 8192 * _SCAN_PROGRAMS tiles (beyond that, more)
+_SCAN_PROGRAMS = 64
 #: the single pass counts in int32 below this many items (one packed status word per tile), else in
 #: int64 (the split status layout); a module constant so tests can force the int64 path
 _COUNT32_LIMIT = 1 << 31
@@ -634,9 +652,12 @@ class Plan:
             if n > 0:
                 tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
                 launch(_count_bits_kernel, (cdiv(nt, tiles),), x, flags if flags is not None else x, self.bits,
-                       counts, self.offsets, self.totals, n, nt, MODE=mode, PRED=pred or _never, LOAD_X=load_x,
-                       TILE=tile, TILES=tiles, SCAN_BLOCK=scan_block,
+                       counts, n, nt, MODE=mode, PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles,
                        num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+                # (a block per program, at most _SCAN_PROGRAMS programs: each re-sums the blocks before it)
+                block = min(8192, max(1024, 1 << (cdiv(nt, _SCAN_PROGRAMS) - 1).bit_length()))
+                launch(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals, nt, BLOCK=block,
+                       num_warps=8)
             return
         if n > 0:
             # a few programs per SM, each counting a run of tiles (one ticket per program)
