@@ -158,9 +158,11 @@ def test_policy_tiles(tile):
         assert int(k) <= 50
 
 
-ENGINES = [  # (name, policy values, module limit forced to 0)
+ENGINES = [  # (name, policy values, module limit forced to 0, or (module constant, value))
     ("two-pass", {"PASSES": 2}, None),
     ("two-pass-count4", {"PASSES": 2, "COUNT_TILES": 4}, None),
+    ("two-pass-words", {"PASSES": 2}, ("_SPARSE_DIV", 0)),          # every tile scattered word by word
+    ("two-pass-items", {"PASSES": 2}, ("_SPARSE_DIV", 1 << 30)),    # every tile with a selection item by item
     ("single-pass", {"PASSES": 1, "WARP_SYNC": 0}, None),
     ("single-pass-count64", {"PASSES": 1, "WARP_SYNC": 0}, "_COUNT32_LIMIT"),
     ("warp-sync", {"PASSES": 1, "WARP_SYNC": 1}, None),
@@ -187,7 +189,8 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
     pass, which is what the plan picks there.)"""
     from tritoncub.device import run_length_encode as RLE
     if limit:
-        monkeypatch.setattr(S, limit, 0)
+        name_, value = limit if isinstance(limit, tuple) else (limit, 0)
+        monkeypatch.setattr(S, name_, value)
     tile = cfg.get("TILE", 4096)
     n = 5 * TILE + 45 if interpreter_active() else 37 * tile + 45   # (6 tiles: count4's 2nd program has 2)
     x = torch.randn(n, device=DEVICE)
@@ -216,6 +219,8 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
         assert_equal(offs[:int(k)].cpu(), starts)
         assert_equal(lengths[:int(k)].cpu().long(), cnt[cnt > 1])
         assert_equal(ops.masked_select(x, x < 0).cpu(), x.cpu()[x.cpu() < 0])
+        m3 = (x[:n - n % 6] > 1.2).reshape(-1, 2, 3)     # sparse (about 11%), coordinates
+        assert_equal(ops.nonzero(m3).cpu(), torch.nonzero(m3.cpu()))
 
 
 @pytest.mark.parametrize("from_starts", [False, True])

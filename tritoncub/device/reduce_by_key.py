@@ -38,7 +38,7 @@ from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_tensor
 from ..agent import lookback
 from ..block.reduce import combine_add, combine_max, combine_min
-from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input, popcount32
+from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input, lowest_set_bit
 
 _NAMED = {"sum": combine_add, "min": combine_min, "max": combine_max}
 
@@ -67,9 +67,8 @@ def _take_last(ka, va, kb, vb):
 @triton.jit
 def _ctz_or(words, w, none):
     """``w * 32 +`` the index of the lowest set bit of each uint32 word, ``none`` for a zero word."""
-    one = tl.full([], 1, tl.uint32)
-    low = words & ((tl.full([], 0xFFFFFFFF, tl.uint32) - words) + one)    # (the lowest set bit: words & -words)
-    return tl.where(words != 0, w * 32 + popcount32(low - one).to(tl.int32), none)
+    _, index = lowest_set_bit(words)
+    return tl.where(words != 0, w * 32 + index, none)
 
 
 @triton.jit

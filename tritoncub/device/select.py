@@ -266,6 +266,15 @@ def popcount32(w):
 
 
 @triton.jit
+def lowest_set_bit(words):
+    """``(lowest set bit, its index)`` of each uint32 word (``words & -words``; the index of a zero
+    word is 32)."""
+    one = tl.full([], 1, tl.uint32)
+    low = words & ((tl.full([], 0xFFFFFFFF, tl.uint32) - words) + one)
+    return low, popcount32(low - one).to(tl.int32)
+
+
+@triton.jit
 def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, n, num_tiles, MODE: tl.constexpr,
                        PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr):
     """Pass 1 of the bitmask compaction: ``TILES`` consecutive tiles per program, held at once as a
@@ -323,12 +332,17 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
                          out_vals_ptr, out_idx_ptr, out_inv_ptr, n, WRITE_KEYS: tl.constexpr,
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                          ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
-                         TILE: tl.constexpr):
+                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr):
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
     its word. Selected items (and carried values) are loaded only where selected.
-    ``PARTITION``: rejected items follow the selected ones in input order."""
+    ``PARTITION``: rejected items follow the selected ones in input order.
+
+    A sparse tile (at most ``TILE / SPARSE_DIV`` selected; not with ``PARTITION`` or
+    ``WRITE_INVERSE``, which write every item) works on its words instead of its items: round ``k``
+    writes the lowest remaining set bit of every word, whose rank in its word is ``k``, and clears
+    it, for as many rounds as the fullest word has bits."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     w = tl.arange(0, WORDS)
@@ -336,6 +350,21 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     words = tl.load(bits_ptr + pid.to(tl.int64) * WORDS + w).to(tl.uint32, bitcast=True)
     wc = popcount32(words).to(tl.int32)
     wex = tl.cumsum(wc, 0) - wc
+    offset = tl.load(offsets_ptr + pid)
+    if (not PARTITION) and (not WRITE_INVERSE) and (tl.sum(wc, 0) * SPARSE_DIV <= TILE):
+        rest = words
+        rounds = tl.max(wc, 0)
+        k = 0
+        while k < rounds:
+            low, bit_index = lowest_set_bit(rest)
+            idx = pid.to(tl.int64) * TILE + w * 32 + bit_index
+            sel = rest != 0              # (bits past n are 0)
+            _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
+                              out_inv_ptr, idx, sel, sel, sel.to(tl.int32), idx, offset + (wex + k).to(tl.int64),
+                              False, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, False)
+            rest = rest ^ low
+            k += 1
+        return
     w2 = words[:, None]
     sel = ((w2 >> b[None, :]) & 1) != 0                                     # [WORDS, 32]
     below = popcount32(w2 & ((tl.full([], 1, tl.uint32) << b[None, :]) - 1)).to(tl.int32)
@@ -343,7 +372,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     inb = idx < n
     sel = sel & inb
     s32 = sel.to(tl.int32)
-    before = tl.load(offsets_ptr + pid) + (wex[:, None] + below).to(tl.int64)
+    before = offset + (wex[:, None] + below).to(tl.int64)
     if PARTITION:
         x = tl.load(x_ptr + idx, mask=inb)
         dest = tl.where(sel, before, tl.load(totals_ptr) + idx - before)
@@ -588,6 +617,9 @@ _POLICY = policy.register(
 
 #: programs per SM of pass 1 (the tile counts)
 _COUNT_PROGRAMS_PER_SM = 8
+#: the bitmask form's scatter works word by word in tiles with at most TILE / _SPARSE_DIV selected
+#: (0: in every tile); a module constant so tests can force either form
+_SPARSE_DIV = 8
 #: programs of the bitmask form's count scan, for up to 8192 * _SCAN_PROGRAMS tiles (beyond that, more)
 _SCAN_PROGRAMS = 64
 #: the single pass counts in int32 below this many items (one packed status word per tile), else in
@@ -774,7 +806,7 @@ class Plan:
                    out_inverse if out_inverse is not None else dummy, n,
                    WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
                    NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
-                   PARTITION=partition, TILE=self.tile, num_warps=self.pol.num_warps,
+                   PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, num_warps=self.pol.num_warps,
                    num_stages=self.pol.num_stages)
             return
         launch(_compact_kernel, (self.num_tiles,),
