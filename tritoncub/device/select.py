@@ -332,7 +332,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
                          out_vals_ptr, out_idx_ptr, out_inv_ptr, n, WRITE_KEYS: tl.constexpr,
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                          ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
-                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr):
+                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, UNROLLED_ROUNDS: tl.constexpr):
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
@@ -342,7 +342,8 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     A sparse tile (at most ``TILE / SPARSE_DIV`` selected; not with ``PARTITION`` or
     ``WRITE_INVERSE``, which write every item) works on its words instead of its items: round ``k``
     writes the lowest remaining set bit of every word, whose rank in its word is ``k``, and clears
-    it, for as many rounds as the fullest word has bits."""
+    it, for as many rounds as the fullest word has bits (the first ``UNROLLED_ROUNDS`` always run,
+    unrolled, so their loads overlap)."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     w = tl.arange(0, WORDS)
@@ -353,37 +354,51 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     offset = tl.load(offsets_ptr + pid)
     if (not PARTITION) and (not WRITE_INVERSE) and (tl.sum(wc, 0) * SPARSE_DIV <= TILE):
         rest = words
+        for k in tl.static_range(UNROLLED_ROUNDS):   # (unrolled: these rounds' loads are in flight together)
+            rest = _scatter_lowest_bits(rest, wex + k, pid, w, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
+                                        out_ptr, out_vals_ptr, out_idx_ptr, WRITE_KEYS, WITH_VALUES, WRITE_INDEX,
+                                        NDIM, ADD_BASE, TILE)
         rounds = tl.max(wc, 0)
-        k = 0
+        k = UNROLLED_ROUNDS
         while k < rounds:
-            low, bit_index = lowest_set_bit(rest)
-            idx = pid.to(tl.int64) * TILE + w * 32 + bit_index
-            sel = rest != 0              # (bits past n are 0)
-            _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
-                              out_inv_ptr, idx, sel, sel, sel.to(tl.int32), idx, offset + (wex + k).to(tl.int64),
-                              False, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, False)
-            rest = rest ^ low
+            rest = _scatter_lowest_bits(rest, wex + k, pid, w, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
+                                        out_ptr, out_vals_ptr, out_idx_ptr, WRITE_KEYS, WITH_VALUES, WRITE_INDEX,
+                                        NDIM, ADD_BASE, TILE)
             k += 1
-        return
-    w2 = words[:, None]
-    sel = ((w2 >> b[None, :]) & 1) != 0                                     # [WORDS, 32]
-    below = popcount32(w2 & ((tl.full([], 1, tl.uint32) << b[None, :]) - 1)).to(tl.int32)
-    idx = pid.to(tl.int64) * TILE + w[:, None] * 32 + b[None, :].to(tl.int32)
-    inb = idx < n
-    sel = sel & inb
-    s32 = sel.to(tl.int32)
-    before = offset + (wex[:, None] + below).to(tl.int64)
-    if PARTITION:
-        x = tl.load(x_ptr + idx, mask=inb)
-        dest = tl.where(sel, before, tl.load(totals_ptr) + idx - before)
-        tl.store(out_ptr + dest, x, mask=inb)
-        if WITH_VALUES:
-            v = tl.load(vals_ptr + idx, mask=inb)
-            tl.store(out_vals_ptr + dest, v, mask=inb)
     else:
-        _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
-                          out_inv_ptr, idx, inb, sel, s32, idx, before, False, WRITE_KEYS, WITH_VALUES,
-                          WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
+        # item by item (the compaction kernel's tile scan): the words spread to the items
+        lane = tl.arange(0, TILE)
+        sel = tl.reshape(((words[:, None] >> b[None, :]) & 1) != 0, [TILE])    # (bits past n are 0)
+        idx = pid.to(tl.int64) * TILE + lane
+        inb = idx < n
+        s32 = sel.to(tl.int32)
+        before = offset + (tl.cumsum(s32, 0) - s32).to(tl.int64)
+        if PARTITION:
+            x = tl.load(x_ptr + idx, mask=inb)
+            dest = tl.where(sel, before, tl.load(totals_ptr) + idx - before)
+            tl.store(out_ptr + dest, x, mask=inb)
+            if WITH_VALUES:
+                v = tl.load(vals_ptr + idx, mask=inb)
+                tl.store(out_vals_ptr + dest, v, mask=inb)
+        else:
+            _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
+                              out_inv_ptr, idx, inb, sel, s32, idx, before, False, WRITE_KEYS, WITH_VALUES,
+                              WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
+
+
+@triton.jit
+def _scatter_lowest_bits(rest, rank, pid, w, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr,
+                         out_vals_ptr, out_idx_ptr, WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr,
+                         WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr, ADD_BASE: tl.constexpr, TILE: tl.constexpr):
+    """One round of the word-by-word scatter: the item at the lowest set bit of each word ``rest``
+    goes to ``offset + rank``; returns the words without those bits."""
+    low, bit_index = lowest_set_bit(rest)
+    idx = pid.to(tl.int64) * TILE + w * 32 + bit_index
+    sel = rest != 0
+    _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_idx_ptr,
+                      idx, sel, sel, sel.to(tl.int32), idx, offset + rank.to(tl.int64), False, WRITE_KEYS,
+                      WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, False)
+    return rest ^ low
 
 
 @triton.jit
@@ -620,6 +635,10 @@ _COUNT_PROGRAMS_PER_SM = 8
 #: the bitmask form's scatter works word by word in tiles with at most TILE / _SPARSE_DIV selected
 #: (0: in every tile); a module constant so tests can force either form
 _SPARSE_DIV = 8
+#: rounds of the word-by-word scatter that always run, unrolled (their loads overlap)
+_UNROLLED_ROUNDS = 2
+#: remembered launches of the bitmask form (count and scan; scatter)
+_BITS_PLANS: dict = {}
 #: programs of the bitmask form's count scan, for up to 8192 * _SCAN_PROGRAMS tiles (beyond that, more)
 _SCAN_PROGRAMS = 64
 #: the single pass counts in int32 below this many items (one packed status word per tile), else in
@@ -682,14 +701,20 @@ class Plan:
         if self.bitmask:
             self.bits = torch.empty(nt * (tile // 32), dtype=torch.int32, device=dev)
             if n > 0:
+                f = flags if flags is not None else x
+                # the launches are fixed by the size, the mode and predicate, and the inputs' dtypes and
+                # alignments: a repeated call re-launches them without the per-argument bookkeeping
+                run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, _SCAN_PROGRAMS, x.dtype,
+                                               x.data_ptr() & 15, f.dtype, f.data_ptr() & 15), tag=self.pol)
                 tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
-                launch(_count_bits_kernel, (cdiv(nt, tiles),), x, flags if flags is not None else x, self.bits,
-                       counts, n, nt, MODE=mode, PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles,
-                       num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+                run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, n, nt, MODE=mode,
+                    PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles, num_warps=self.pol.num_warps,
+                    num_stages=self.pol.num_stages)
                 # (a block per program, at most _SCAN_PROGRAMS programs: each re-sums the blocks before it)
                 block = min(8192, max(1024, 1 << (cdiv(nt, _SCAN_PROGRAMS) - 1).bit_length()))
-                launch(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals, nt, BLOCK=block,
-                       num_warps=8)
+                run(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals, nt, BLOCK=block,
+                    num_warps=8)
+                run.done()
             return
         if n > 0:
             # a few programs per SM, each counting a run of tiles (one ticket per program)
@@ -798,16 +823,20 @@ class Plan:
         n, dummy = self.n, self.offsets
         shape_t = dummy if shape_t is None else shape_t
         if self.bitmask:
-            launch(_scatter_bits_kernel, (self.num_tiles,),
-                   self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
-                   index_base if index_base is not None else dummy,
-                   out if out is not None else dummy, out_values if out_values is not None else dummy,
-                   out_index if out_index is not None else dummy,
-                   out_inverse if out_inverse is not None else dummy, n,
-                   WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
-                   NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
-                   PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, num_warps=self.pol.num_warps,
-                   num_stages=self.pol.num_stages)
+            tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t)
+            run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, tuple(
+                None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
+            run(_scatter_bits_kernel, (self.num_tiles,),
+                self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
+                index_base if index_base is not None else dummy,
+                out if out is not None else dummy, out_values if out_values is not None else dummy,
+                out_index if out_index is not None else dummy,
+                out_inverse if out_inverse is not None else dummy, n,
+                WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
+                NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
+                PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, UNROLLED_ROUNDS=_UNROLLED_ROUNDS,
+                num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+            run.done()
             return
         launch(_compact_kernel, (self.num_tiles,),
                self.x, self.flags if self.flags is not None else self.x,
