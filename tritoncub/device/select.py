@@ -332,7 +332,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
                          out_vals_ptr, out_idx_ptr, out_inv_ptr, n, WRITE_KEYS: tl.constexpr,
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                          ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
-                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, UNROLLED_ROUNDS: tl.constexpr):
+                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr):
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
@@ -342,8 +342,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     A sparse tile (at most ``TILE / SPARSE_DIV`` selected; not with ``PARTITION`` or
     ``WRITE_INVERSE``, which write every item) works on its words instead of its items: round ``k``
     writes the lowest remaining set bit of every word, whose rank in its word is ``k``, and clears
-    it, for as many rounds as the fullest word has bits (the first ``UNROLLED_ROUNDS`` always run,
-    unrolled, so their loads overlap)."""
+    it, for as many rounds as the fullest word has bits."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     w = tl.arange(0, WORDS)
@@ -354,12 +353,8 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     offset = tl.load(offsets_ptr + pid)
     if (not PARTITION) and (not WRITE_INVERSE) and (tl.sum(wc, 0) * SPARSE_DIV <= TILE):
         rest = words
-        for k in tl.static_range(UNROLLED_ROUNDS):   # (unrolled: these rounds' loads are in flight together)
-            rest = _scatter_lowest_bits(rest, wex + k, pid, w, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
-                                        out_ptr, out_vals_ptr, out_idx_ptr, WRITE_KEYS, WITH_VALUES, WRITE_INDEX,
-                                        NDIM, ADD_BASE, TILE)
         rounds = tl.max(wc, 0)
-        k = UNROLLED_ROUNDS
+        k = 0
         while k < rounds:
             rest = _scatter_lowest_bits(rest, wex + k, pid, w, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
                                         out_ptr, out_vals_ptr, out_idx_ptr, WRITE_KEYS, WITH_VALUES, WRITE_INDEX,
@@ -612,8 +607,8 @@ _POLICY = policy.register(
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
               "ANCHORED": 0, "COUNT_TILES": 2, "num_warps": 4, "num_stages": 1},
-    buckets=("default", "runs"),
-    bucket_fallbacks={"runs": {"TILE": 2048}},
+    buckets=("default", "runs", "flagged"),
+    bucket_fallbacks={"runs": {"TILE": 2048}, "flagged": {}},
     doc="TILE items per program of the compaction. PASSES 1: single pass with decoupled look-back "
         "(LOOKBACK_WINDOW predecessors read at once; WARP_SYNC 1: on NVIDIA GPUs, the warp-synchronous "
         "kernel, TILE / (32 num_warps) items per thread, for flagged selections and runs; LOOKBACK_SLEEP 1: "
@@ -622,7 +617,8 @@ _POLICY = policy.register(
         "one vector, at most the items per thread); 2: count pass, then scatter pass (partition and "
         "nonzero always take two passes: they need the total before scattering); flagged, predicate and "
         "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
-        "count pass), so the scatter pass reads nothing that decided selection. Bucket 'runs': run-length "
+        "count pass), so the scatter pass reads nothing that decided selection. Bucket 'flagged': selections by "
+        "a flag tensor (masked_select, nonzero, partition), 'runs': run-length "
         "encoding (run heads plus their lengths), 'default': every other selection.")
 
 
@@ -635,8 +631,6 @@ _COUNT_PROGRAMS_PER_SM = 8
 #: the bitmask form's scatter works word by word in tiles with at most TILE / _SPARSE_DIV selected
 #: (0: in every tile); a module constant so tests can force either form
 _SPARSE_DIV = 8
-#: rounds of the word-by-word scatter that always run, unrolled (their loads overlap)
-_UNROLLED_ROUNDS = 2
 #: remembered launches of the bitmask form (count and scan; scatter)
 _BITS_PLANS: dict = {}
 #: programs of the bitmask form's count scan, for up to 8192 * _SCAN_PROGRAMS tiles (beyond that, more)
@@ -665,7 +659,7 @@ class Plan:
     def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None, two_pass=False):
         self.x, self.flags, self.mode, self.pred, self.pred2, self.load_x = x, flags, mode, pred, pred2, load_x
         self.n = n = x.numel()
-        self.pol = pol or policy.select("select", x.device)
+        self.pol = pol or policy.select("select", x.device, "flagged" if mode == SELECT_FLAGGED else "default")
         self.tile = tile = self.pol["TILE"]
         self.num_tiles = nt = max(1, cdiv(n, tile))
         dev = x.device
@@ -834,7 +828,7 @@ class Plan:
                 out_inverse if out_inverse is not None else dummy, n,
                 WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
                 NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
-                PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, UNROLLED_ROUNDS=_UNROLLED_ROUNDS,
+                PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV,
                 num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
             run.done()
             return
