@@ -607,8 +607,8 @@ _POLICY = policy.register(
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
               "ANCHORED": 0, "COUNT_TILES": 2, "num_warps": 4, "num_stages": 1},
-    buckets=("default", "runs", "flagged"),
-    bucket_fallbacks={"runs": {"TILE": 2048}, "flagged": {}},
+    buckets=("default", "runs", "two_pass"),
+    bucket_fallbacks={"runs": {"TILE": 2048}, "two_pass": {"PASSES": 2}},
     doc="TILE items per program of the compaction. PASSES 1: single pass with decoupled look-back "
         "(LOOKBACK_WINDOW predecessors read at once; WARP_SYNC 1: on NVIDIA GPUs, the warp-synchronous "
         "kernel, TILE / (32 num_warps) items per thread, for flagged selections and runs; LOOKBACK_SLEEP 1: "
@@ -617,8 +617,8 @@ _POLICY = policy.register(
         "one vector, at most the items per thread); 2: count pass, then scatter pass (partition and "
         "nonzero always take two passes: they need the total before scattering); flagged, predicate and "
         "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
-        "count pass), so the scatter pass reads nothing that decided selection. Bucket 'flagged': selections by "
-        "a flag tensor (masked_select, nonzero, partition), 'runs': run-length "
+        "count pass), so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
+        "that need two passes (nonzero, partition), 'runs': run-length "
         "encoding (run heads plus their lengths), 'default': every other selection.")
 
 
@@ -659,7 +659,7 @@ class Plan:
     def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None, two_pass=False):
         self.x, self.flags, self.mode, self.pred, self.pred2, self.load_x = x, flags, mode, pred, pred2, load_x
         self.n = n = x.numel()
-        self.pol = pol or policy.select("select", x.device, "flagged" if mode == SELECT_FLAGGED else "default")
+        self.pol = pol or policy.select("select", x.device, "two_pass" if two_pass else "default")
         self.tile = tile = self.pol["TILE"]
         self.num_tiles = nt = max(1, cdiv(n, tile))
         dev = x.device
