@@ -104,3 +104,22 @@ def test_bad_input():
         reduce_by_key(x, x, "prod")
     with pytest.raises(ValueError, match="values has"):
         reduce_by_key(x, torch.zeros(3, device=DEVICE))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("block", [64, 1024])
+def test_fixup_many_blocks_gpu(monkeypatch, block):
+    """Tens of fix-up blocks, each carry reduced over the earlier blocks' aggregates with part of the
+    lanes valid: an order-dependent 'last value' reduction gave wrong run sums here on the GPU (but
+    not under the interpreter)."""
+    import tritoncub.device.reduce_by_key as R
+    monkeypatch.setattr(R, "_FIXUP_BLOCK", block)
+    n = (1 << 22) if block == 64 else (1 << 26)
+    keys = torch.sort(torch.randint(0, n >> 6, (n,), device=DEVICE)).values
+    vals = torch.randint(-50, 50, (n,), device=DEVICE, dtype=torch.int32)
+    k, v, nr = reduce_by_key(keys, vals, "sum")
+    uk, cnt = torch.unique_consecutive(keys, return_counts=True)
+    ref = torch.segment_reduce(vals.double(), "sum", lengths=cnt).to(torch.int32)
+    assert int(nr) == uk.numel()
+    assert_equal(k[: int(nr)], uk)
+    assert_equal(v[: int(nr)], ref)
