@@ -25,10 +25,16 @@ Algorithm (the policy's ``PASSES``):
   the warps, int32 positions below 2^31 items (:func:`_select_warp_sync_kernel`); predicates, n-d
   indices and the interpreter use the portable kernel.
 * **two passes** (reduce-then-scan): pass 1 counts the selected items of every tile (reading only
-  what decides selection), and the last of its programs to finish (an acquire-release ticket, no
-  waiting) scans the tile counts into tile offsets and the total; pass 2 reads the tile again and
-  scatters. Partition and ``nonzero`` always use it: they need the total (or the output size)
-  before anything is written.
+  what decides selection) and pass 2 scatters. Partition and ``nonzero`` always use it (policy
+  bucket ``two_pass``): they need the total (or the output size) before anything is written.
+  Flagged, predicate and run-head selections take the *bitmask* form: pass 1
+  (:func:`_count_bits_kernel`) stores one bit per item and the tile counts, a small multi-program
+  scan (:func:`_scan_counts_kernel`) turns the counts into tile offsets and the total, and pass 2
+  (:func:`_scatter_bits_kernel`) reads the bits instead of what decided selection — a sparse tile
+  word by word (one round per set bit of its fullest word), a dense one item by item; run
+  lengths then come from consecutive run starts. Non-trivial runs and three-way partitions take
+  the older form: pass 1's last program to finish (an acquire-release ticket) scans the counts,
+  and pass 2 reads the tile again.
 
 Counts are integers, so either way the result does not depend on timing.
 """
