@@ -162,7 +162,7 @@ ENGINES = [  # (name, policy values, module limit forced to 0, or (module consta
     ("two-pass", {"PASSES": 2}, None),
     ("two-pass-count4", {"PASSES": 2, "COUNT_TILES": 4}, None),
     ("two-pass-words", {"PASSES": 2}, ("_SPARSE_DIV", 0)),          # every tile scattered word by word
-    ("two-pass-items", {"PASSES": 2}, ("_SPARSE_DIV", 1 << 30)),    # every tile with a selection item by item
+    ("two-pass-items", {"PASSES": 2}, ("_SPARSE_DIV", 1 << 20)),    # every tile with a selection item by item
     ("single-pass", {"PASSES": 1, "WARP_SYNC": 0}, None),
     ("single-pass-count64", {"PASSES": 1, "WARP_SYNC": 0}, "_COUNT32_LIMIT"),
     ("warp-sync", {"PASSES": 1, "WARP_SYNC": 1}, None),
@@ -279,6 +279,14 @@ def test_repeated_selections_replay_their_launch():
         s = torch.sort((x * 30).round().int())[0]
         for got, ref in zip(ops.unique_consecutive(s, True, True), torch.unique_consecutive(s, True, True)):
             assert torch.equal(got, ref), f"call {rep}"
+        # the bitmask two-pass form (nonzero, partition, and every selection under the override)
+        assert torch.equal(ops.nonzero(m.reshape(-1, 1)), torch.nonzero(m.reshape(-1, 1))), f"call {rep}"
+        with policy.override("select", {"PASSES": 2}):
+            assert torch.equal(ops.masked_select(x, m), torch.masked_select(x, m)), f"call {rep}"
+            ko, vo, k = S.unique_by_key(s, x)
+            ref_k, cnt = torch.unique_consecutive(s, return_counts=True)
+            first = torch.cumsum(cnt, 0) - cnt
+            assert torch.equal(ko[:int(k)], ref_k) and torch.equal(vo[:int(k)], x[first]), f"call {rep}"
 
 
 

@@ -50,7 +50,7 @@ def three_way(x: torch.Tensor, pred1, pred2, values: torch.Tensor | None = None)
     _check_pred(pred1, "pred1")
     _check_pred(pred2, "pred2")
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_THREE_WAY, pred1, pred2)
+    plan = Plan(xf, None, SELECT_THREE_WAY, pred1, pred2, two_pass=True)
     return _scatter(plan, xf, values)
 
 

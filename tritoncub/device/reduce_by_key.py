@@ -206,6 +206,24 @@ for _name, _tl in (("uint16", tl.uint16), ("uint32", tl.uint32), ("uint64", tl.u
 _FIXUP_BLOCK = 1024
 
 
+_COUNT_POLICIES: dict = {}
+
+
+def _count_policy(pol, select_pol):
+    """The select policy of pass 1 (reduce_by_key's tile, COUNT_TILES and warps), one object per pair of
+    policies: the select engine remembers its launches per policy object."""
+    key = (id(pol), id(select_pol))
+    hit = _COUNT_POLICIES.get(key)
+    if hit is not None and hit[0] is pol and hit[1] is select_pol:
+        return hit[2]
+    made = policy.Policy("select", {**select_pol.values, "TILE": pol["TILE"], "COUNT_TILES": pol["COUNT_TILES"]},
+                         pol.num_warps, pol.num_stages, pol.source)
+    if len(_COUNT_POLICIES) > 64:
+        _COUNT_POLICIES.clear()
+    _COUNT_POLICIES[key] = (pol, select_pol, made)
+    return made
+
+
 def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     """Aggregate of every run of equal consecutive keys. Returns ``(unique_keys, aggregates,
     num_runs)`` (outputs of ``n`` slots, the first ``num_runs`` valid; ``num_runs`` on the device)."""
@@ -224,8 +242,7 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     dev = kf.device
     acc = _acc_dtype(vf.dtype)
     pol = policy.select("reduce_by_key", dev)
-    sel_pol = policy.Policy("select", {**policy.select("select", dev).values, "TILE": pol["TILE"],
-                                       "COUNT_TILES": pol["COUNT_TILES"]}, pol.num_warps, pol.num_stages, pol.source)
+    sel_pol = _count_policy(pol, policy.select("select", dev))
     plan = Plan(kf, None, SELECT_HEADS, pol=sel_pol, two_pass=True)
     out_k = torch.empty_like(kf)
     out_v = torch.empty(n, dtype=vf.dtype, device=dev)

@@ -342,8 +342,8 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
-    its word. Selected items (and carried values) are loaded only where selected.
-    ``PARTITION``: rejected items follow the selected ones in input order.
+    its word. Selected items (and carried values) are loaded only where selected (``PARTITION``:
+    every item; rejected items follow the selected ones in input order).
 
     A sparse tile (at most ``TILE / SPARSE_DIV`` selected; not with ``PARTITION`` or
     ``WRITE_INVERSE``, which write every item) works on its words instead of its items: round ``k``
@@ -357,7 +357,11 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     wc = popcount32(words).to(tl.int32)
     wex = tl.cumsum(wc, 0) - wc
     offset = tl.load(offsets_ptr + pid)
-    if (not PARTITION) and (not WRITE_INVERSE) and (tl.sum(wc, 0) * SPARSE_DIV <= TILE):
+    if SPARSE_DIV == 0:
+        sparse = True
+    else:
+        sparse = tl.sum(wc, 0) <= TILE // SPARSE_DIV
+    if (not PARTITION) and (not WRITE_INVERSE) and sparse:
         rest = words
         rounds = tl.max(wc, 0)
         k = 0
@@ -613,6 +617,7 @@ _POLICY = policy.register(
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
               "ANCHORED": 0, "COUNT_TILES": 2, "num_warps": 4, "num_stages": 1},
+    valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     buckets=("default", "runs", "two_pass"),
     bucket_fallbacks={"runs": {"TILE": 2048}, "two_pass": {"PASSES": 2}},
     doc="TILE items per program of the compaction. PASSES 1: single pass with decoupled look-back "
@@ -624,7 +629,8 @@ _POLICY = policy.register(
         "nonzero always take two passes: they need the total before scattering); flagged, predicate and "
         "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
         "count pass), so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
-        "that need two passes (nonzero, partition), 'runs': run-length "
+        "that need two passes (nonzero, partition; reduce_by_key runs its own tile on the bitmask count), "
+        "'runs': run-length "
         "encoding (run heads plus their lengths), 'default': every other selection.")
 
 
@@ -656,9 +662,9 @@ _LB_COUNT = lookback_reduce(_count_add, 1)
 
 
 class Plan:
-    """One compaction. Two passes (``two_pass=True``, or the policy's ``PASSES == 2``): pass 1 (per-tile
-    counts, scanned into tile offsets and the device total by the last program to finish) runs in the
-    constructor, so :attr:`num_selected` is on the device before :meth:`scatter` runs pass 2 with what
+    """One compaction. Two passes (``two_pass=True``, or the policy's ``PASSES == 2``; three-way
+    partitions always): pass 1 (per-tile counts — and, in the bitmask form, one bit per item — scanned
+    into tile offsets and the device total) runs in the constructor, so :attr:`num_selected` is on the device before :meth:`scatter` runs pass 2 with what
     the caller wants written. Single pass (the default policy): :meth:`scatter` counts, looks back and
     scatters in one launch, and :attr:`num_selected` is valid once it is queued."""
 
@@ -670,7 +676,7 @@ class Plan:
         self.num_tiles = nt = max(1, cdiv(n, tile))
         dev = x.device
         three = mode == SELECT_THREE_WAY
-        self.warp_sync = False
+        self.warp_sync = self.bitmask = False
         self.single_pass = not (two_pass or three or self.pol["PASSES"] == 2)
         if self.single_pass:
             # the warp-synchronous kernel (NVIDIA, sm_80+) for the selections it implements
@@ -745,6 +751,8 @@ class Plan:
             return
         if out_lengths is not None and out_index is None:
             raise ValueError("internal: run lengths need the run starts (out_index)")
+        if out_lengths is not None and self.mode not in (SELECT_HEADS, SELECT_NONTRIVIAL):
+            raise ValueError("internal: run lengths are for run selections (heads, non-trivial runs)")
         ndim = 1 if shape is None else len(shape)
         shape_t = _shape_tensor(shape, self.x.device) if ndim > 1 else None
         if self.single_pass:
@@ -768,11 +776,11 @@ class Plan:
                    num_warps=8)
 
     def _ends_from_starts(self, ndim) -> bool:
-        """Whether run lengths come from consecutive run starts (the warp-synchronous kernel in heads
-        mode) rather than from ends written by the scatter."""
-        if self.mode != SELECT_HEADS:
+        """Whether run lengths come from consecutive run starts (heads mode, 1-D, in the
+        warp-synchronous kernel or the bitmask form) rather than from ends written by the scatter."""
+        if self.mode != SELECT_HEADS or ndim != 1:
             return False
-        return (self.single_pass and self.warp_sync and ndim == 1) or (not self.single_pass and self.bitmask)
+        return (self.single_pass and self.warp_sync) or (not self.single_pass and self.bitmask)
 
     def _scatter_warp_sync(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base):
         dummy, nw = self.state, self.pol.num_warps
