@@ -32,12 +32,6 @@ def _keys(n, avg):
     return torch.repeat_interleave(torch.randint(0, 3, (n,)), reps)[:n].to(DEVICE)
 
 
-def _ref(keys, vals, op):
-    uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
-    segs = torch.split(vals.cpu(), cnt.tolist())
-    return uk, segs, op
-
-
 @pytest.mark.parametrize("avg", [1, 150])
 @pytest.mark.parametrize("combine", ["sum", "min", "max", "first"])
 def test_reduce_by_key_int(avg, combine):
@@ -68,7 +62,7 @@ def test_reduce_by_key_float_sum(dtype):
     assert torch.equal(v[: int(nr)], v2[: int(nr)])
 
 
-@pytest.mark.parametrize("block", [1, 2])
+@pytest.mark.parametrize("block", [1, 2, 4])
 @pytest.mark.parametrize("keys_kind", ["runs", "equal"])
 @pytest.mark.parametrize("combine", ["sum", "max", "first"])
 def test_fixup_carry_across_steps(monkeypatch, combine, keys_kind, block):
@@ -77,8 +71,9 @@ def test_fixup_carry_across_steps(monkeypatch, combine, keys_kind, block):
     chains through all the block aggregates)."""
     import tritoncub.device.reduce_by_key as R
     monkeypatch.setattr(R, "_FIXUP_BLOCK", block)
-    keys = _keys(N, 80) if keys_kind == "runs" else torch.full((N,), 7, device=DEVICE)
-    vals = torch.randint(-50, 50, (N,), device=DEVICE, dtype=torch.int32)
+    n = 9 * TILE + 13 if interpreter_active() else N    # (10 tiles: block 4 has a partly-valid chunk)
+    keys = _keys(n, 80) if keys_kind == "runs" else torch.full((n,), 7, device=DEVICE)
+    vals = torch.randint(-50, 50, (n,), device=DEVICE, dtype=torch.int32)
     k, v, nr = reduce_by_key(keys, vals, keep_first if combine == "first" else combine)
     uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
     fn = {"sum": lambda s: s.sum(), "max": lambda s: s.max(), "first": lambda s: s[0]}[combine]
@@ -86,6 +81,38 @@ def test_fixup_carry_across_steps(monkeypatch, combine, keys_kind, block):
     assert int(nr) == uk.numel()
     assert_equal(k[: int(nr)].cpu(), uk)
     assert_equal(v[: int(nr)].cpu(), ref)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64, torch.int8])
+@pytest.mark.parametrize("n", [TILE + 32, 2 * TILE - 1])
+def test_reduce_by_key_nan_keys_and_value_dtypes(n, dtype):
+    """NaN keys (each its own run), -0.0 == 0.0, a ragged tail ending on a word boundary short of
+    the tile (TILE + 32), bf16 and fp64 values, int8 sums that wrap."""
+    keys = torch.tensor([0.0, -0.0, float("nan"), float("nan"), 1.0, 1.0, float("inf")], device=DEVICE)
+    keys = keys[torch.randint(0, 7, (n,), device=DEVICE)].sort().values   # (sort puts NaNs last, together)
+    keys[: n // 3] = torch.where(torch.rand(n // 3, device=DEVICE) < 0.5, 0.0, -0.0)
+    if dtype == torch.int8:
+        vals = torch.randint(-128, 128, (n,), device=DEVICE, dtype=torch.int8)
+    else:
+        vals = torch.randn(n, device=DEVICE).to(dtype)
+    k, v, nr = reduce_by_key(keys, vals, "sum")
+    kc = keys.cpu()
+    heads = torch.ones(n, dtype=torch.bool)
+    heads[1:] = kc[1:] != kc[:-1]          # (NaN != NaN: every NaN starts a run)
+    starts = torch.nonzero(heads).flatten()
+    lengths = torch.diff(torch.cat([starts, torch.tensor([n])]))
+    segs = torch.split(vals.cpu(), lengths.tolist())
+    if dtype == torch.int8:
+        ref = torch.stack([s.to(torch.int64).sum() for s in segs]).to(torch.int8)    # wraps like CUB
+    else:
+        ref = torch.stack([s.double().sum() for s in segs]).to(dtype)
+    assert int(nr) == starts.numel()
+    assert_equal(k[: int(nr)].cpu(), kc[starts], signed_zero=True)
+    if dtype == torch.int8:
+        assert_equal(v[: int(nr)].cpu(), ref)
+    else:
+        tol = 2e-2 if dtype == torch.bfloat16 else 1e-9
+        assert_close(v[: int(nr)].cpu(), ref, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, TILE, TILE + 1])
@@ -107,19 +134,24 @@ def test_bad_input():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("block", [64, 1024])
-def test_fixup_many_blocks_gpu(monkeypatch, block):
+@pytest.mark.parametrize("block,kind,combine", [(64, "runs", "sum"), (1024, "runs", "sum"), (64, "long", "sum"),
+                                                (64, "long", "first")])
+def test_fixup_many_blocks_gpu(monkeypatch, block, kind, combine):
     """Tens of fix-up blocks, each carry reduced over the earlier blocks' aggregates with part of the
     lanes valid: an order-dependent 'last value' reduction gave wrong run sums here on the GPU (but
-    not under the interpreter)."""
+    not under the interpreter). 'long': runs of about 2^18 items, so blocks hold no head and the
+    carry chains through several of them (with a non-commutative operator too)."""
     import tritoncub.device.reduce_by_key as R
     monkeypatch.setattr(R, "_FIXUP_BLOCK", block)
     n = (1 << 22) if block == 64 else (1 << 26)
-    keys = torch.sort(torch.randint(0, n >> 6, (n,), device=DEVICE)).values
+    keys = torch.sort(torch.randint(0, (n >> 6) if kind == "runs" else 16, (n,), device=DEVICE)).values
     vals = torch.randint(-50, 50, (n,), device=DEVICE, dtype=torch.int32)
-    k, v, nr = reduce_by_key(keys, vals, "sum")
+    k, v, nr = reduce_by_key(keys, vals, keep_first if combine == "first" else combine)
     uk, cnt = torch.unique_consecutive(keys, return_counts=True)
-    ref = torch.segment_reduce(vals.double(), "sum", lengths=cnt).to(torch.int32)
+    if combine == "first":
+        ref = vals[torch.cumsum(cnt, 0) - cnt]
+    else:
+        ref = torch.segment_reduce(vals.double(), "sum", lengths=cnt).to(torch.int32)
     assert int(nr) == uk.numel()
     assert_equal(k[: int(nr)], uk)
     assert_equal(v[: int(nr)], ref)

@@ -19,11 +19,13 @@ Algorithm (deterministic, two passes plus a fix-up):
    item (the item before the next head), and records for the tile its trailing partial (the scan
    value at its last item), whether it holds a head, and — when its first run began in an earlier
    tile and ends in this one — that run's output slot;
-3. the fix-up, a program per ``_FIXUP_BLOCK`` tiles in two launches: each block's aggregate, then
-   each block's carry from the earlier blocks' aggregates and, from it, the carry each tile receives
-   from runs that began before it (a segmented scan of the partials), combined into those slots.
+3. the fix-up (more than one tile), a program per ``_FIXUP_BLOCK`` tiles: each block's aggregate
+   (a launch of its own, when there are several blocks), then each block's carry from the earlier
+   blocks' aggregates and, from it, the carry each tile receives from runs that began before it (a
+   segmented scan of the partials), combined into those slots.
 
-Every association is fixed by the tile size, so float results are reproducible run to run.
+Every association is fixed by the tile size and the fix-up block, so float results are reproducible
+run to run.
 """
 from __future__ import annotations
 
@@ -57,9 +59,10 @@ def segmented_scan(combine):
 
 @triton.jit
 def _take_last(ka, va, kb, vb):
-    """Reduce ``(key, value)`` pairs to the value of the largest key (associative and commutative:
-    Triton's reductions combine lanes in butterfly order, so a "take the later operand" rule would
-    not be order-safe)."""
+    """Reduce ``(key, value)`` pairs to the value of the largest key (associative, and commutative
+    while keys are distinct: Triton's reductions combine lanes in butterfly order, so a "take the
+    later operand" rule would not be order-safe). Callers key valid lanes by their lane index and
+    masked lanes by -1, so only masked lanes tie, and a valid lane always wins over them."""
     later = kb > ka
     return tl.where(later, kb, ka), tl.where(later, vb, va)
 
@@ -183,6 +186,7 @@ _POLICY = policy.register(
     space={"TILE": [512, 1024, 2048, 4096, 8192], "COUNT_TILES": [1, 2, 4, 8, 16], "num_warps": [2, 4, 8, 16],
            "num_stages": [1, 2]},
     fallback={"TILE": 2048, "COUNT_TILES": 2, "num_warps": 8, "num_stages": 1},
+    valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     doc="TILE items per program in pass 2; pass 1 (the select engine's bitmask count) runs on the same tiles, "
         "COUNT_TILES of them per program.")
 
@@ -202,7 +206,7 @@ for _name, _tl in (("uint16", tl.uint16), ("uint32", tl.uint32), ("uint64", tl.u
         _TL[getattr(torch, _name)] = _tl
 
 
-#: tiles per step of the one-program fix-up (a module constant so tests can make the carry cross steps)
+#: tiles per program of the fix-up (a module constant so tests can make runs and carries cross blocks)
 _FIXUP_BLOCK = 1024
 
 
