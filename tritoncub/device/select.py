@@ -214,6 +214,15 @@ def _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_v
 
 
 @triton.jit
+def _store_partitioned(vals_ptr, out_ptr, out_vals_ptr, idx, inb, x, dest, WITH_VALUES: tl.constexpr):
+    """Partition: every item ``x`` of the tile (and its carried value) to its position ``dest``."""
+    tl.store(out_ptr + dest, x, mask=inb)
+    if WITH_VALUES:
+        v = tl.load(vals_ptr + idx, mask=inb)
+        tl.store(out_vals_ptr + dest, v, mask=inb)
+
+
+@triton.jit
 def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, totals_ptr, shape_ptr,
                     index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_len_ptr, out_inv_ptr, n,
                     MODE: tl.constexpr, PRED: tl.constexpr, PRED2: tl.constexpr, LOAD_X: tl.constexpr,
@@ -246,10 +255,7 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
             dest = tl.where(sel, before, tl.where(sel2, total + before2, total + total2 + idx - before - before2))
         else:
             dest = tl.where(sel, before, total + idx - before)
-        tl.store(out_ptr + dest, x, mask=inb)
-        if WITH_VALUES:
-            v = tl.load(vals_ptr + idx, mask=inb)
-            tl.store(out_vals_ptr + dest, v, mask=inb)
+        _store_partitioned(vals_ptr, out_ptr, out_vals_ptr, idx, inb, x, dest, WITH_VALUES)
     else:
         _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
                           out_inv_ptr, idx, inb, sel, s32, x, before, LOAD_X, WRITE_KEYS, WITH_VALUES,
@@ -381,10 +387,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
         if PARTITION:
             x = tl.load(x_ptr + idx, mask=inb)
             dest = tl.where(sel, before, tl.load(totals_ptr) + idx - before)
-            tl.store(out_ptr + dest, x, mask=inb)
-            if WITH_VALUES:
-                v = tl.load(vals_ptr + idx, mask=inb)
-                tl.store(out_vals_ptr + dest, v, mask=inb)
+            _store_partitioned(vals_ptr, out_ptr, out_vals_ptr, idx, inb, x, dest, WITH_VALUES)
         else:
             _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
                               out_inv_ptr, idx, inb, sel, s32, idx, before, False, WRITE_KEYS, WITH_VALUES,
