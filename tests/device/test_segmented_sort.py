@@ -67,11 +67,15 @@ def ref_segmented(keys, values, offs, descending):
 
 # -- batched rows --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES + [torch.bool], ids=str)
 def test_sort_rows_every_dtype(dtype):
     # 6 adversarial rows, a non-power-of-two length; ascending for half the dtypes, descending for the rest
-    x = adversarial_rows(6, 13, dtype, seed=ALL_DTYPES.index(dtype))
-    check_rows(x, descending=ALL_DTYPES.index(dtype) % 2 == 1)
+    # (bool: both)
+    i = (ALL_DTYPES + [torch.bool]).index(dtype)
+    x = adversarial_rows(6, 13, dtype, seed=i)
+    check_rows(x, descending=i % 2 == 1)
+    if dtype == torch.bool:
+        check_rows(x, descending=i % 2 == 0)
 
 
 @pytest.mark.parametrize("descending", [False, True])

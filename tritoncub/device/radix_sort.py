@@ -1217,7 +1217,7 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     if xt.numel() == 0:
         return x.clone(), torch.zeros(x.shape, dtype=torch.int64, device=x.device)
     from . import segmented_sort  # imported here: its long-segment path imports this module
-    if x.dtype in segmented_sort.SORT_DTYPES and \
+    if x.dtype in segmented_sort.ROWS_DTYPES and \
             length <= policy.select("segmented_sort", x.device, "large")["MAX_BLOCK"]:
         v, i = segmented_sort.sort_rows(xt, descending)
     elif xt.dim() == 1:   # (one row: no reshaping)

@@ -476,6 +476,8 @@ _SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
 _UNSIGNED = tuple(d for d in (torch.uint8, getattr(torch, "uint16", None), getattr(torch, "uint32", None),
                               getattr(torch, "uint64", None)) if d is not None)
 SORT_DTYPES = _SIGNED + _UNSIGNED + tuple(_FLOAT_INF)
+#: what :func:`sort_rows` takes (bool rows sort as their bytes)
+ROWS_DTYPES = SORT_DTYPES + (torch.bool,)
 _TL_DTYPE = {torch.int8: tl.int8, torch.int16: tl.int16, torch.int32: tl.int32, torch.int64: tl.int64,
              torch.uint8: tl.uint8, torch.float16: tl.float16, torch.bfloat16: tl.bfloat16,
              torch.float32: tl.float32, torch.float64: tl.float64}
@@ -711,8 +713,12 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     (:func:`tritoncub.device.radix_sort.rows_in_one_sort`), more by the long-segment path.
     NaN sorts above +inf; -0.0 and +0.0 are equal (input order kept); output values are the input's
     bits. Works on non-contiguous input (a contiguous copy is made). 0-d input is one row of one item.
+    Bool rows sort as their bytes (False before True).
     """
-    check_tensor(x, "x", SORT_DTYPES)
+    check_tensor(x, "x", ROWS_DTYPES)
+    if x.dtype == torch.bool:
+        v, i = sort_rows(x.view(torch.uint8), descending, stable)
+        return v.view(torch.bool), i
     meta = key_meta(x.dtype)
     shape = x.shape
     if x.dim() == 0:
