@@ -13,6 +13,13 @@ TILE = 64
 N = 3 * TILE + 13 if interpreter_active() else 1_000_003
 
 
+@pytest.fixture(autouse=True, params=[0, 32], ids=["items", "words"])
+def store_form(request, monkeypatch):
+    """Every test with pass 2 writing item by item, and word by word in every tile."""
+    import tritoncub.device.reduce_by_key as R
+    monkeypatch.setattr(R, "_SPARSE_ROUNDS", request.param)
+
+
 @pytest.fixture(autouse=True)
 def small_policy():
     if interpreter_active():

@@ -40,7 +40,7 @@ from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_tensor
 from ..agent import lookback
 from ..block.reduce import combine_add, combine_max, combine_min
-from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input, lowest_set_bit
+from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input, lowest_set_bit, popcount32
 
 _NAMED = {"sum": combine_add, "min": combine_min, "max": combine_max}
 
@@ -76,11 +76,13 @@ def _ctz_or(words, w, none):
 
 @triton.jit
 def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
-                fix_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr):
+                fix_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
+                SPARSE_ROUNDS: tl.constexpr):
     """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``);
     an item ends its run when the next item is a head, so the run ends are the head words shifted by
     one bit. Bit work is done on the tile's ``TILE / 32`` words, then spread to the items; the keys
-    are read again only at the heads."""
+    are read again only at the heads. A tile whose words hold at most ``SPARSE_ROUNDS`` heads and
+    ends each writes its keys and run values word by word (a round per set bit), else item by item."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     lane = tl.arange(0, TILE)
@@ -102,14 +104,40 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     heads = tl.reshape(((words[:, None] >> bit[None, :]) & 1) != 0, [TILE])
     tails = tl.reshape(((ends[:, None] >> bit[None, :]) & 1) != 0, [TILE])
     inb = lane < rem
-    k = tl.load(keys_ptr + base + lane, mask=heads)
     v = tl.load(vals_ptr + base + lane, mask=inb, other=0).to(ACC)
     h32 = heads.to(tl.int32)
     _, s = SEG_SCAN(h32 | (lane == 0).to(tl.int32), v)
     offset = tl.load(offsets_ptr + pid)
-    run = tl.cumsum(h32, 0) - 1                       # (int32, from the tile's offset)
-    tl.store(out_keys_ptr + offset + run, k, mask=heads)
-    tl.store(out_vals_ptr + offset + run, s, mask=tails)
+    head_count = popcount32(words).to(tl.int32)
+    end_count = popcount32(ends).to(tl.int32)
+    if tl.maximum(tl.max(head_count, 0), tl.max(end_count, 0)) <= SPARSE_ROUNDS:
+        # few heads and ends per word: written word by word, round k taking each word's k-th set bit
+        # (keys read at the heads; scan values gathered from the tile at the ends)
+        heads_before = tl.cumsum(head_count, 0) - head_count
+        rest = words
+        k = 0
+        while k < tl.max(head_count, 0):
+            low, index = lowest_set_bit(rest)
+            m = rest != 0
+            key = tl.load(keys_ptr + base + w * 32 + index, mask=m)
+            tl.store(out_keys_ptr + offset + heads_before + k, key, mask=m)
+            rest = rest ^ low
+            k += 1
+        rest = ends
+        k = 0
+        while k < tl.max(end_count, 0):
+            low, index = lowest_set_bit(rest)
+            m = rest != 0
+            run = heads_before + popcount32(words & ((low << 1) - 1)).to(tl.int32) - 1   # heads up to the end
+            val = tl.gather(s, tl.where(m, w * 32 + index, 0), 0)
+            tl.store(out_vals_ptr + offset + run, val, mask=m)
+            rest = rest ^ low
+            k += 1
+    else:
+        k = tl.load(keys_ptr + base + lane, mask=heads)
+        run = tl.cumsum(h32, 0) - 1                       # (int32, from the tile's offset)
+        tl.store(out_keys_ptr + offset + run, k, mask=heads)
+        tl.store(out_vals_ptr + offset + run, s, mask=tails)
     # tile summary for the fix-up: the scan value at the tile's last item, whether it holds a head, and
     # the slot of the run that began before it and ends in it
     tl.store(partial_ptr + pid + lane * 0, s, mask=lane == rem - 1)
@@ -206,6 +234,9 @@ for _name, _tl in (("uint16", tl.uint16), ("uint32", tl.uint32), ("uint64", tl.u
         _TL[getattr(torch, _name)] = _tl
 
 
+#: pass 2 writes a tile word by word when no word holds more heads or run ends than this (0: never; 32:
+#: always); a module constant so tests can force either form
+_SPARSE_ROUNDS = 4
 #: tiles per program of the fix-up (a module constant so tests can make runs and carries cross blocks)
 _FIXUP_BLOCK = 1024
 
@@ -261,8 +292,8 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     # aggregates are scanned in the accumulator type; a separate buffer when it differs
     out_acc = out_v if acc == vf.dtype else torch.empty(n, dtype=acc, device=dev)
     launch(_rbk_kernel, (nt,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix, n,
-           plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc], TILE=pol["TILE"], num_warps=pol.num_warps,
-           num_stages=pol.num_stages)
+           plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc], TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS,
+           num_warps=pol.num_warps, num_stages=pol.num_stages)
     if nt > 1:
         if nb > 1:
             launch(_rbk_block_kernel, (nb,), partial, has_head, partial[nt:], has_head[nt:], nt, SEG_SCAN=seg,
