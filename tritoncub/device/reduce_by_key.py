@@ -111,33 +111,33 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     head_count = popcount32(words).to(tl.int32)
     end_count = popcount32(ends).to(tl.int32)
     if tl.maximum(tl.max(head_count, 0), tl.max(end_count, 0)) <= SPARSE_ROUNDS:
-        # few heads and ends per word: written word by word, round k taking each word's k-th set bit
+        # few heads and ends per word: written word by word, round r taking each word's r-th set bit
         # (keys read at the heads; scan values gathered from the tile at the ends)
         heads_before = tl.cumsum(head_count, 0) - head_count
         rest = words
-        k = 0
-        while k < tl.max(head_count, 0):
+        r = 0
+        while r < tl.max(head_count, 0):
             low, index = lowest_set_bit(rest)
             m = rest != 0
             key = tl.load(keys_ptr + base + w * 32 + index, mask=m)
-            tl.store(out_keys_ptr + offset + heads_before + k, key, mask=m)
+            tl.store(out_keys_ptr + offset + heads_before + r, key, mask=m)
             rest = rest ^ low
-            k += 1
+            r += 1
         rest = ends
-        k = 0
-        while k < tl.max(end_count, 0):
+        r = 0
+        while r < tl.max(end_count, 0):
             low, index = lowest_set_bit(rest)
             m = rest != 0
             run = heads_before + popcount32(words & ((low << 1) - 1)).to(tl.int32) - 1   # heads up to the end
             val = tl.gather(s, tl.where(m, w * 32 + index, 0), 0)
             tl.store(out_vals_ptr + offset + run, val, mask=m)
             rest = rest ^ low
-            k += 1
+            r += 1
     else:
-        k = tl.load(keys_ptr + base + lane, mask=heads)
-        run = tl.cumsum(h32, 0) - 1                       # (int32, from the tile's offset)
-        tl.store(out_keys_ptr + offset + run, k, mask=heads)
-        tl.store(out_vals_ptr + offset + run, s, mask=tails)
+        tile_keys = tl.load(keys_ptr + base + lane, mask=heads)
+        item_run = tl.cumsum(h32, 0) - 1                  # (int32, from the tile's offset)
+        tl.store(out_keys_ptr + offset + item_run, tile_keys, mask=heads)
+        tl.store(out_vals_ptr + offset + item_run, s, mask=tails)
     # tile summary for the fix-up: the scan value at the tile's last item, whether it holds a head, and
     # the slot of the run that began before it and ends in it
     tl.store(partial_ptr + pid + lane * 0, s, mask=lane == rem - 1)
