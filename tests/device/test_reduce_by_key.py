@@ -13,9 +13,10 @@ TILE = 64
 N = 3 * TILE + 13 if interpreter_active() else 1_000_003
 
 
-@pytest.fixture(autouse=True, params=[0, 32], ids=["items", "words"])
+@pytest.fixture(autouse=True, params=[0, 2, 32], ids=["items", "mixed", "words"])
 def store_form(request, monkeypatch):
-    """Every test with pass 2 writing item by item, and word by word in every tile."""
+    """Every test with pass 2 writing item by item (every tile that has something to write), word by
+    word in every tile, and each tile choosing by its fullest word (at most 2 heads and ends)."""
     import tritoncub.device.reduce_by_key as R
     monkeypatch.setattr(R, "_SPARSE_ROUNDS", request.param)
 

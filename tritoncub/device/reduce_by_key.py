@@ -234,8 +234,8 @@ for _name, _tl in (("uint16", tl.uint16), ("uint32", tl.uint32), ("uint64", tl.u
         _TL[getattr(torch, _name)] = _tl
 
 
-#: pass 2 writes a tile word by word when no word holds more heads or run ends than this (0: never; 32:
-#: always); a module constant so tests can force either form
+#: pass 2 writes a tile word by word when no word holds more heads or run ends than this (0: only tiles
+#: with nothing to write; 32: always); a module constant so tests can force either form
 _SPARSE_ROUNDS = 4
 #: tiles per program of the fix-up (a module constant so tests can make runs and carries cross blocks)
 _FIXUP_BLOCK = 1024
