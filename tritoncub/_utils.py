@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from typing import Iterable, Sequence
 
 import torch
@@ -193,3 +194,36 @@ def num_sms(device: torch.device) -> int:
     if device.type == "cuda":
         return torch.cuda.get_device_properties(device).multi_processor_count
     return 4
+
+
+def queue_to_host(t: torch.Tensor):
+    """Start copying the small device tensor ``t`` (a count, say) to the host and return a function
+    that waits for that copy only and returns ``t``'s items as a list of Python numbers.
+
+    On a GPU the copy goes to pinned memory behind an event on the current stream. Work queued after
+    this call (pass 2 of a compaction, say) keeps the GPU busy while the host waits for the count, so
+    the host's reaction to the sync overlaps GPU work instead of adding to the op's time. ``.item()``
+    would wait for everything queued before it. The pinned buffer and the event are reused by later
+    calls on this thread once the returned function has run. Anywhere else (CPU tensors under the
+    interpreter, which runs kernels as they are launched) the items are read at once."""
+    if t.device.type != "cuda":
+        items = t.reshape(-1).tolist()
+        return lambda: items
+    free = _HOST_SLOTS.__dict__.setdefault((t.dtype, t.shape, t.device), [])
+    if free:
+        host, done = free.pop()
+    else:
+        host, done = torch.empty(t.shape, dtype=t.dtype, pin_memory=True), torch.cuda.Event()
+    host.copy_(t, non_blocking=True)
+    done.record(torch.cuda.current_stream(t.device))
+
+    def wait():
+        done.synchronize()
+        items = host.tolist()
+        free.append((host, done))   # (read: the next call on this thread may reuse them)
+        return items if isinstance(items, list) else [items]
+    return wait
+
+
+#: per thread: pinned buffers and events of finished :func:`queue_to_host` copies, by dtype, shape, device
+_HOST_SLOTS = threading.local()

@@ -101,9 +101,13 @@ def test_unique_by_key():
     assert_equal(vo[: int(k)].cpu(), vals.cpu()[heads])
 
 
+@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 1.0])
-def test_masked_select(n, density):
+def test_masked_select(n, density, two_pass, monkeypatch):
+    """Both forms (the bitmask two-pass form, whose count reaches the host while pass 2 runs, and
+    the single pass)."""
+    monkeypatch.setattr(S, "MASKED_SELECT_TWO_PASS", two_pass)
     x = make_data("special", n, torch.float32)
     mask = torch.rand(n, device=DEVICE) < density
     assert_equal(ops.masked_select(x, mask).cpu(), torch.masked_select(x.cpu(), mask.cpu()), signed_zero=True)
@@ -256,8 +260,10 @@ def test_opcheck():
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
 @pytest.mark.parametrize("density", [0.01, 0.5, 0.99])
-def test_masked_select_large_gpu(density):
+def test_masked_select_large_gpu(density, two_pass, monkeypatch):
+    monkeypatch.setattr(S, "MASKED_SELECT_TWO_PASS", two_pass)
     x = torch.randn(1 << 24, device="cuda")
     mask = torch.rand(1 << 24, device="cuda") < density
     for _ in range(3):

@@ -183,9 +183,13 @@ def test_unique_hash_overflow_falls_back_to_sort(monkeypatch, paths):
     assert paths == [("hash", False), ("sort", True)]
 
 
+@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
 @pytest.mark.parametrize("ri,rc", [(False, False), (True, True), (False, True)])
 @pytest.mark.parametrize("kind", ["few_unique", "sorted", "special", "equal"])
-def test_unique_consecutive(kind, ri, rc):
+def test_unique_consecutive(kind, ri, rc, two_pass, monkeypatch):
+    """Both forms of the run-head compaction (the bitmask two-pass form, whose count reaches the
+    host while pass 2 runs, and the single pass)."""
+    monkeypatch.setattr(U, "HEADS_TWO_PASS", two_pass)
     x = make_data(kind, N, torch.float32 if kind == "special" else torch.int32)
     vals, inv, counts = ops.unique_consecutive(x, ri, rc)
     ref = torch.unique_consecutive(x.cpu(), return_inverse=ri, return_counts=rc)
@@ -256,13 +260,17 @@ def _check_large_gpu(x):
 
 
 @pytest.mark.gpu
-def test_unique_large_gpu():
+@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
+def test_unique_large_gpu(two_pass, monkeypatch):
+    monkeypatch.setattr(U, "HEADS_TWO_PASS", two_pass)
     x = torch.randint(0, 1 << 20, (1 << 24,), device="cuda", dtype=torch.int32)
     _check_large_gpu(x)
     xs = torch.sort(x).values
-    vals, inv, counts = ops.unique_consecutive(xs, True, True)
-    ref = torch.unique_consecutive(xs, return_inverse=True, return_counts=True)
-    assert torch.equal(vals, ref[0]) and torch.equal(inv, ref[1]) and torch.equal(counts, ref[2])
+    for ri, rc in ((False, False), (True, True)):
+        vals, inv, counts = ops.unique_consecutive(xs, ri, rc)
+        ref = torch.unique_consecutive(xs, return_inverse=True, return_counts=True)
+        assert torch.equal(vals, ref[0])
+        assert (not ri or torch.equal(inv, ref[1])) and (not rc or torch.equal(counts, ref[2]))
 
 
 @pytest.mark.gpu

@@ -55,7 +55,7 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
 from .._utils import (ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, dtype_names, num_sms,
-                      smem_atomics_ok)
+                      queue_to_host, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -667,8 +667,8 @@ _LB_COUNT = lookback_reduce(_count_add, 1)
 class Plan:
     """One compaction. Two passes (``two_pass=True``, or the policy's ``PASSES == 2``; three-way
     partitions always): pass 1 (per-tile counts — and, in the bitmask form, one bit per item — scanned
-    into tile offsets and the device total) runs in the constructor, so :attr:`num_selected` is on the device before :meth:`scatter` runs pass 2 with what
-    the caller wants written. Single pass (the default policy): :meth:`scatter` counts, looks back and
+    into tile offsets and the device total) runs in the constructor, so :attr:`num_selected` is on the
+    device before :meth:`scatter` runs pass 2 with what the caller wants written. Single pass (the default policy): :meth:`scatter` counts, looks back and
     scatters in one launch, and :attr:`num_selected` is valid once it is queued."""
 
     def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None, two_pass=False):
@@ -700,16 +700,20 @@ class Plan:
             self.totals = status_scratch(self.counter)[:2]   # total (the last tile writes it), total2 (unused)
             self.offsets = self.offsets2 = self.totals
             return
-        self.totals = torch.zeros(3, dtype=torch.int64, device=dev)  # total, total2, ticket
-        counts = torch.empty(nt * (2 if three else 1), dtype=torch.int32, device=dev)
-        offs = torch.empty(nt * (2 if three else 1), dtype=torch.int64, device=dev)
-        self.offsets, self.offsets2 = offs[:nt], offs[nt:] if three else offs[:nt]
-        scan_block = min(4096, max(128, 1 << (nt - 1).bit_length()))
         # the bitmask form (one bit per item between the passes) for the selections it implements
         self.bitmask = mode in (SELECT_FLAGGED, SELECT_IF, SELECT_HEADS)
         if self.bitmask:
-            self.bits = torch.empty(nt * (tile // 32), dtype=torch.int32, device=dev)
-            if n > 0:
+            # one allocation (host time per call matters to the ops that sync), in 16-byte aligned parts:
+            # tile offsets (int64), totals (the scan writes the total), tile counts and bits (int32)
+            a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
+            ws = torch.empty(a + 4 + c + cdiv(nt * (tile // 32), 2), dtype=torch.int64, device=dev)
+            self.offsets = self.offsets2 = ws[:nt]
+            self.totals = ws[a:a + 3]
+            counts = ws[a + 4:a + 4 + c].view(torch.int32)
+            self.bits = ws[a + 4 + c:].view(torch.int32)[:nt * (tile // 32)]
+            if n == 0:
+                self.totals.zero_()
+            else:
                 f = flags if flags is not None else x
                 # the launches are fixed by the size, the mode and predicate, and the inputs' dtypes and
                 # alignments: a repeated call re-launches them without the per-argument bookkeeping
@@ -725,6 +729,11 @@ class Plan:
                     num_warps=8)
                 run.done()
             return
+        self.totals = torch.zeros(3, dtype=torch.int64, device=dev)  # total, total2, ticket
+        counts = torch.empty(nt * (2 if three else 1), dtype=torch.int32, device=dev)
+        offs = torch.empty(nt * (2 if three else 1), dtype=torch.int64, device=dev)
+        self.offsets, self.offsets2 = offs[:nt], offs[nt:] if three else offs[:nt]
+        scan_block = min(4096, max(128, 1 << (nt - 1).bit_length()))
         if n > 0:
             # a few programs per SM, each counting a run of tiles (one ticket per program)
             tpp = cdiv(nt, num_sms(dev) * _COUNT_PROGRAMS_PER_SM) if dev.type == "cuda" else 2
@@ -963,7 +972,12 @@ def unique_by_key(keys: torch.Tensor, values: torch.Tensor
 # torch operators
 # ----------------------------------------------------------------------------------------------
 
-def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+#: masked_select runs the bitmask two-pass form (see :func:`_masked_select_impl`)
+MASKED_SELECT_TWO_PASS = True
+
+
+def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | None = None) -> torch.Tensor:
+    two_pass = MASKED_SELECT_TWO_PASS if two_pass is None else two_pass
     check_tensor(x, "x", SELECTABLE_DTYPES)
     check_tensor(mask, "mask", (torch.bool,))
     check_same_device(("x", x), ("mask", mask))
@@ -974,10 +988,13 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
             raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
                              f"{tuple(x.shape)}") from None
     xf, mf = flat_input(x), flat_input(mask)
-    plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False)
+    plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, two_pass=two_pass)
+    # two passes: the count leaves for the host after pass 1, and pass 2 runs while the host waits for
+    # it; one pass: the count is known when the one kernel ends (its whole time, then the sync)
+    count = queue_to_host(plan.num_selected) if two_pass else None
     buf = torch.empty(xf.numel(), dtype=x.dtype, device=x.device)
     plan.scatter(out=buf)  # queued before the sync: the GPU never waits for the host
-    k = int(plan.num_selected.item())  # the one host sync: the result's size
+    k = count()[0] if two_pass else int(plan.num_selected.item())  # the one host sync: the result's size
     return shrink(buf, k)
 
 

@@ -60,8 +60,8 @@ from triton.experimental.gluon import language as gl
 
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, inline_ptx_ok, num_sms, smem_atomics_ok,
-                      smem_per_block, wrap_dim)
+from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, inline_ptx_ok, num_sms, queue_to_host,
+                      smem_atomics_ok, smem_per_block, wrap_dim)
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -209,14 +209,18 @@ def _hash_insert_kernel(x_ptr, n, table_ptr, count_ptr, overflow_ptr, max_probes
     """Insert every item's key into the open-addressing table (linear probing; a claim is a
     compare-and-swap of an empty slot, :func:`_claim`), counting its occurrences (``COUNT``). An item
     still unplaced after ``max_probes`` slots raises ``overflow`` (the table is too full: the caller
-    sorts instead). (Buckets of four slots read at once were measured 3-6x slower on the H100.)"""
+    sorts instead). Once ``overflow`` is raised the table's result is not used: programs that see it
+    (when they start, and at every probe) stop, so an input with far more distinct values than slots
+    costs about a table's worth of inserts, not ``max_probes`` probes per item. (Buckets of four slots
+    read at once were measured 3-6x slower on the H100.)"""
     SLOTS: tl.constexpr = 1 << LOG_SLOTS
     idx = tl.program_id(0).to(tl.int64) * TILE + tl.arange(0, TILE)
-    active = idx < n
+    active = (idx < n) & (tl.load(overflow_ptr, volatile=True) == 0)
     v = tl.load(x_ptr + idx, mask=active, other=0).to(tl.int64)
     h = _hash_slot(v, LOG_SLOTS)
     probes = tl.full((), 0, tl.int32)
-    while (tl.max(active.to(tl.int32), 0) > 0) & (probes < max_probes):
+    while ((tl.max(active.to(tl.int32), 0) > 0) & (probes < max_probes)
+           & (tl.load(overflow_ptr, volatile=True) == 0)):
         # (a slot read from before another program's claim fails the claim: the probe moves on)
         cur = tl.load(table_ptr + h, mask=active, other=0)
         found = active & (cur == v)
@@ -276,17 +280,24 @@ def _sort(x: torch.Tensor, with_indices: bool):
     return radix_sort.sort_keys(x), None
 
 
+#: run heads (unique_consecutive, sorted unique) take the bitmask two-pass form (see :func:`_heads`)
+HEADS_TWO_PASS = True
+
+
 def _sort_path(xf, return_inverse, return_counts):
     sv, perm = _sort(xf, return_inverse)
     return _heads(sv, return_inverse, return_counts, perm)
 
 
-def _heads(xf, return_inverse, return_counts, perm=None):
+def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     """Head compaction of ``xf`` (values, inverse in ``xf``'s order or through ``perm``, counts),
-    all queued before the one host sync that sizes the results."""
+    all queued before the one host sync that sizes the results (``two_pass``: the bitmask form, whose
+    count leaves for the host after pass 1 while pass 2 runs)."""
+    two_pass = HEADS_TWO_PASS if two_pass is None else two_pass
     n = xf.numel()
     dev = xf.device
-    plan = Plan(xf, None, SELECT_HEADS)
+    plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass)
+    count = queue_to_host(plan.num_selected) if two_pass else None
     vals = torch.empty(n, dtype=xf.dtype, device=dev)
     counts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
     starts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
@@ -295,7 +306,7 @@ def _heads(xf, return_inverse, return_counts, perm=None):
                  out_lengths=counts if return_counts else None, out_inverse=inv if return_inverse else None)
     if return_inverse and perm is not None:
         inv = torch.empty_like(inv).scatter_(0, perm, inv)
-    k = int(plan.num_selected.item())  # the one host sync
+    k = count()[0] if two_pass else int(plan.num_selected.item())  # the one host sync
     return shrink(vals, k), inv, shrink(counts, k) if return_counts else counts
 
 
