@@ -196,34 +196,54 @@ def num_sms(device: torch.device) -> int:
     return 4
 
 
-def queue_to_host(t: torch.Tensor):
-    """Start copying the small device tensor ``t`` (a count, say) to the host and return a function
-    that waits for that copy only and returns ``t``'s items as a list of Python numbers.
-
-    On a GPU the copy goes to pinned memory behind an event on the current stream. Work queued after
-    this call (pass 2 of a compaction, say) keeps the GPU busy while the host waits for the count, so
-    the host's reaction to the sync overlaps GPU work instead of adding to the op's time. ``.item()``
-    would wait for everything queued before it. The pinned buffer and the event are reused by later
-    calls on this thread once the returned function has run. Anywhere else (CPU tensors under the
-    interpreter, which runs kernels as they are launched) the items are read at once."""
-    if t.device.type != "cuda":
-        items = t.reshape(-1).tolist()
-        return lambda: items
-    free = _HOST_SLOTS.__dict__.setdefault((t.dtype, t.shape, t.device), [])
-    if free:
-        host, done = free.pop()
-    else:
-        host, done = torch.empty(t.shape, dtype=t.dtype, pin_memory=True), torch.cuda.Event()
-    host.copy_(t, non_blocking=True)
-    done.record(torch.cuda.current_stream(t.device))
-
-    def wait():
-        done.synchronize()
-        items = host.tolist()
-        free.append((host, done))   # (read: the next call on this thread may reuse them)
-        return items if isinstance(items, list) else [items]
-    return wait
+#: the value of a :class:`Mailbox` no kernel has written yet
+MAILBOX_EMPTY = -(1 << 63)
 
 
-#: per thread: pinned buffers and events of finished :func:`queue_to_host` copies, by dtype, shape, device
-_HOST_SLOTS = threading.local()
+class Mailbox:
+    """One int64 word that a kernel stores a result to (a count, say) and the host polls.
+
+    On a GPU the word is pinned host memory, which unified addressing maps into the GPU's address
+    space: ``tensor`` (a CPU tensor) is a valid kernel pointer argument, and the kernel's store lands
+    in host memory without a copy. :meth:`read` returns as soon as the store has arrived, while work
+    queued after the kernel keeps the GPU busy: the host's reaction to the sync overlaps GPU work,
+    and no copy, event or stream call is issued (each costs the host microseconds). Under the
+    interpreter (CPU tensors, kernels run as they are launched) the word is ordinary memory.
+    Mailboxes are reused per thread once read. Use: ``box = Mailbox.take(device)``, pass
+    ``box.tensor`` to the kernel, ``value = box.read()``."""
+    __slots__ = ("tensor", "word", "device", "free")
+
+    @staticmethod
+    def take(device: torch.device) -> "Mailbox":
+        free = _MAILBOXES.__dict__.setdefault(device, [])
+        box = free.pop() if free else Mailbox(device, free)
+        box.word[0] = MAILBOX_EMPTY
+        return box
+
+    def __init__(self, device: torch.device, free: list):
+        self.tensor = torch.empty(1, dtype=torch.int64, pin_memory=device.type == "cuda")
+        self.word = self.tensor.numpy()
+        self.device, self.free = device, free
+
+    def read(self) -> int:
+        """The value the kernel stored: waits (polling) until it has arrived. Raises if the device's
+        current stream has finished without a store (a kernel that never wrote)."""
+        word = self.word
+        if word[0] == MAILBOX_EMPTY and self.device.type != "cuda":   # (kernels ran at launch)
+            raise RuntimeError("internal: no kernel stored to the mailbox")
+        spins = 0
+        while word[0] == MAILBOX_EMPTY:
+            spins += 1
+            if spins % 1024 == 0 and torch.cuda.current_stream(self.device).query() and word[0] == MAILBOX_EMPTY:
+                raise RuntimeError("internal: the stream finished but no kernel stored to the mailbox")
+        value = int(word[0])
+        self.free.append(self)
+        return value
+
+    def set(self, value: int) -> None:
+        """Store ``value`` from the host (when no kernel runs: an empty problem)."""
+        self.word[0] = value
+
+
+#: per thread: mailboxes already read, by device
+_MAILBOXES = threading.local()

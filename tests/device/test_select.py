@@ -12,7 +12,7 @@ import triton.language as tl
 
 from helpers import DEVICE, assert_equal, make_data
 from tritoncub import policy
-from tritoncub._utils import interpreter_active
+from tritoncub._utils import Mailbox, interpreter_active
 from tritoncub.device import select as S
 
 TILE = 128
@@ -240,17 +240,35 @@ def test_finish_lengths_kernel(from_starts):
     assert_equal(lengths.cpu(), torch.tensor([3, 1, 6, 490, 499, 1, -7, -7, -7]))
 
 
+@pytest.mark.parametrize("to_host", [False, True])
 @pytest.mark.parametrize("num_tiles", [1, 8, 37])
-def test_scan_counts_kernel(num_tiles):
+def test_scan_counts_kernel(num_tiles, to_host):
     """The bitmask form's count scan with several programs (each re-sums the blocks before its own)
-    and a ragged last block: exclusive int64 offsets and the total."""
+    and a ragged last block: exclusive int64 offsets and the total (``TO_HOST``: in the host's
+    mailbox too, pinned host memory the kernel stores to on a GPU)."""
     counts = torch.randint(0, 1000, (num_tiles,), device=DEVICE, dtype=torch.int32)
     offsets = torch.full((num_tiles,), -7, device=DEVICE, dtype=torch.int64)
     totals = torch.full((3,), -7, device=DEVICE, dtype=torch.int64)
-    S._scan_counts_kernel[(triton.cdiv(num_tiles, 8),)](counts, offsets, totals, num_tiles, BLOCK=8)
+    box = Mailbox.take(totals.device)
+    S._scan_counts_kernel[(triton.cdiv(num_tiles, 8),)](counts, offsets, totals, box.tensor if to_host else totals,
+                                                        num_tiles, BLOCK=8, TO_HOST=to_host)
     ref = torch.cumsum(counts.cpu().long(), 0)
     assert_equal(offsets.cpu(), ref - counts.cpu().long())
     assert int(totals[0]) == int(ref[-1]) and int(totals[1]) == -7
+    if to_host:
+        assert box.read() == int(ref[-1])
+    else:
+        box.set(5)   # (an unused mailbox still reads what the host stored)
+        assert box.read() == 5
+
+
+def test_mailbox_raises_when_nothing_arrives():
+    """A read whose kernel never stores (here: none was launched) raises once the stream is idle,
+    instead of waiting forever (on a GPU); the interpreter runs kernels at launch, so there the
+    empty word is read at once and raises too."""
+    box = Mailbox.take(torch.device(DEVICE))
+    with pytest.raises(RuntimeError, match="mailbox"):
+        box.read()
 
 
 def test_opcheck():

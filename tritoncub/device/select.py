@@ -54,8 +54,8 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
-from .._utils import (ALL_NUMERIC_DTYPES, cdiv, check_same_device, check_tensor, dtype_names, num_sms,
-                      queue_to_host, smem_atomics_ok)
+from .._utils import (ALL_NUMERIC_DTYPES, Mailbox, cdiv, check_same_device, check_tensor, dtype_names,
+                      num_sms, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -319,10 +319,11 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, n, num_tiles, MOD
 
 
 @triton.jit
-def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, num_tiles, BLOCK: tl.constexpr):
+def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, num_tiles, BLOCK: tl.constexpr,
+                        TO_HOST: tl.constexpr):
     """Exclusive scan of the tile counts into int64 tile offsets, a program per BLOCK tiles: each
     program sums the counts before its block (BLOCK at a time) and scans its own; the last program
-    writes the total to ``totals[0]``."""
+    writes the total to ``totals[0]`` (and ``TO_HOST``: to the host's mailbox ``host_ptr``)."""
     b = tl.program_id(0)
     lane = tl.arange(0, BLOCK)
     start = b.to(tl.int64) * BLOCK
@@ -337,6 +338,8 @@ def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, num_tiles, BLOCK: t
     tl.store(offsets_ptr + start + lane, prefix + tl.cumsum(c, 0) - c, mask=m)
     if b == tl.num_programs(0) - 1:
         tl.store(totals_ptr, prefix + tl.sum(c, 0))
+        if TO_HOST:
+            tl.store(host_ptr, prefix + tl.sum(c, 0))
 
 
 @triton.jit
@@ -671,7 +674,10 @@ class Plan:
     device before :meth:`scatter` runs pass 2 with what the caller wants written. Single pass (the default policy): :meth:`scatter` counts, looks back and
     scatters in one launch, and :attr:`num_selected` is valid once it is queued."""
 
-    def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None, two_pass=False):
+    def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None, two_pass=False,
+                 count_to_host=False):
+        """``count_to_host`` (bitmask form only): pass 1's scan also stores the count in a host
+        :class:`~tritoncub._utils.Mailbox`, read by :meth:`host_count` while pass 2 runs."""
         self.x, self.flags, self.mode, self.pred, self.pred2, self.load_x = x, flags, mode, pred, pred2, load_x
         self.n = n = x.numel()
         self.pol = pol or policy.select("select", x.device, "two_pass" if two_pass else "default")
@@ -706,29 +712,39 @@ class Plan:
             # one allocation (host time per call matters to the ops that sync), in 16-byte aligned parts:
             # tile offsets (int64), totals (the scan writes the total), tile counts and bits (int32)
             a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
-            ws = torch.empty(a + 4 + c + cdiv(nt * (tile // 32), 2), dtype=torch.int64, device=dev)
+            words = nt * (tile // 32)
+            ws = torch.empty(a + 4 + c + cdiv(words, 2), dtype=torch.int64, device=dev)
             self.offsets = self.offsets2 = ws[:nt]
             self.totals = ws[a:a + 3]
             counts = ws[a + 4:a + 4 + c].view(torch.int32)
-            self.bits = ws[a + 4 + c:].view(torch.int32)[:nt * (tile // 32)]
+            self.bits = ws[a + 4 + c:].view(torch.int32)
+            if self.bits.numel() != words:
+                self.bits = self.bits[:words]
+            self.mailbox = Mailbox.take(dev) if count_to_host else None
             if n == 0:
                 self.totals.zero_()
+                if count_to_host:
+                    self.mailbox.set(0)
             else:
                 f = flags if flags is not None else x
                 # the launches are fixed by the size, the mode and predicate, and the inputs' dtypes and
                 # alignments: a repeated call re-launches them without the per-argument bookkeeping
                 run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, _SCAN_PROGRAMS, x.dtype,
-                                               x.data_ptr() & 15, f.dtype, f.data_ptr() & 15), tag=self.pol)
+                                               x.data_ptr() & 15, f.dtype, f.data_ptr() & 15, count_to_host),
+                                 tag=self.pol)
                 tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
                 run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, n, nt, MODE=mode,
                     PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles, num_warps=self.pol.num_warps,
                     num_stages=self.pol.num_stages)
                 # (a block per program, at most _SCAN_PROGRAMS programs: each re-sums the blocks before it)
                 block = min(8192, max(1024, 1 << (cdiv(nt, _SCAN_PROGRAMS) - 1).bit_length()))
-                run(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals, nt, BLOCK=block,
+                run(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals,
+                    self.mailbox.tensor if count_to_host else self.totals, nt, BLOCK=block, TO_HOST=count_to_host,
                     num_warps=8)
                 run.done()
             return
+        if count_to_host:
+            raise ValueError("internal: count_to_host needs the bitmask form")
         self.totals = torch.zeros(3, dtype=torch.int64, device=dev)  # total, total2, ticket
         counts = torch.empty(nt * (2 if three else 1), dtype=torch.int32, device=dev)
         offs = torch.empty(nt * (2 if three else 1), dtype=torch.int64, device=dev)
@@ -748,6 +764,10 @@ class Plan:
             self.totals = self.offsets = self.offsets2 = self.state[8:10]
             return self.totals
         raise AttributeError(name)
+
+    def host_count(self) -> int:
+        """The number selected, on the host (``count_to_host`` plans): waits for pass 1 only."""
+        return self.mailbox.read()
 
     @property
     def num_selected(self) -> torch.Tensor:
@@ -897,6 +917,8 @@ def _shape_tensor(shape, device) -> torch.Tensor:
 
 def flat_input(x: torch.Tensor, name: str = "x") -> torch.Tensor:
     """``x`` as a contiguous 1-D tensor (a copy only when it is not contiguous)."""
+    if x.dim() == 1 and x.is_contiguous():
+        return x    # (no new view: each costs the host microseconds)
     return x.reshape(-1) if x.is_contiguous() else x.contiguous().reshape(-1)
 
 
@@ -988,13 +1010,12 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
             raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
                              f"{tuple(x.shape)}") from None
     xf, mf = flat_input(x), flat_input(mask)
-    plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, two_pass=two_pass)
-    # two passes: the count leaves for the host after pass 1, and pass 2 runs while the host waits for
-    # it; one pass: the count is known when the one kernel ends (its whole time, then the sync)
-    count = queue_to_host(plan.num_selected) if two_pass else None
+    # two passes: pass 1 stores the count in host memory, and pass 2 runs while the host waits for it;
+    # one pass: the count is known when the one kernel ends (its whole time, then the sync)
+    plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, two_pass=two_pass, count_to_host=two_pass)
     buf = torch.empty(xf.numel(), dtype=x.dtype, device=x.device)
     plan.scatter(out=buf)  # queued before the sync: the GPU never waits for the host
-    k = count()[0] if two_pass else int(plan.num_selected.item())  # the one host sync: the result's size
+    k = plan.host_count() if two_pass else int(plan.num_selected.item())  # the one host sync: the result's size
     return shrink(buf, k)
 
 

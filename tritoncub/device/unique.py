@@ -60,7 +60,7 @@ from triton.experimental.gluon import language as gl
 
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, inline_ptx_ok, num_sms, queue_to_host,
+from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, inline_ptx_ok, num_sms,
                       smem_atomics_ok, smem_per_block, wrap_dim)
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
@@ -296,8 +296,7 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     two_pass = HEADS_TWO_PASS if two_pass is None else two_pass
     n = xf.numel()
     dev = xf.device
-    plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass)
-    count = queue_to_host(plan.num_selected) if two_pass else None
+    plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass, count_to_host=two_pass)
     vals = torch.empty(n, dtype=xf.dtype, device=dev)
     counts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
     starts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
@@ -306,7 +305,7 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
                  out_lengths=counts if return_counts else None, out_inverse=inv if return_inverse else None)
     if return_inverse and perm is not None:
         inv = torch.empty_like(inv).scatter_(0, perm, inv)
-    k = count()[0] if two_pass else int(plan.num_selected.item())  # the one host sync
+    k = plan.host_count() if two_pass else int(plan.num_selected.item())  # the one host sync
     return shrink(vals, k), inv, shrink(counts, k) if return_counts else counts
 
 
