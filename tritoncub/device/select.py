@@ -9,7 +9,8 @@
 Guarantees: selected items keep their input order (stable). The device functions return a buffer
 of ``n`` items whose first ``num_selected`` hold the result (the rest is unspecified) and the count
 as a device tensor — nothing is read back to the host. The torch operators read the count back once
-(one host sync) to size their result exactly. Equality for ``unique`` is ``==`` on the values: NaN
+(one host sync) to size their result exactly (a view of the worst-case buffer when the result fills
+at least a quarter of it, else a compact copy). Equality for ``unique`` is ``==`` on the values: NaN
 is never equal to NaN (each NaN is its own run, as in torch), ``-0.0 == 0.0`` (the first item of the
 run is kept).
 
@@ -25,8 +26,12 @@ Algorithm (the policy's ``PASSES``):
   the warps, int32 positions below 2^31 items (:func:`_select_warp_sync_kernel`); predicates, n-d
   indices and the interpreter use the portable kernel.
 * **two passes** (reduce-then-scan): pass 1 counts the selected items of every tile (reading only
-  what decides selection) and pass 2 scatters. Partition and ``nonzero`` always use it (policy
-  bucket ``two_pass``): they need the total (or the output size) before anything is written.
+  what decides selection) and pass 2 scatters. Partition, ``nonzero``, ``masked_select`` and the
+  run heads of ``unique_consecutive`` and sorted ``unique`` use it (policy bucket ``two_pass``):
+  partition needs the total before anything is written, and the torch operators that size their
+  result on the host get the count after pass 1 — the scan stores it straight into pinned host
+  memory (:class:`~tritoncub._utils.Mailbox`) — while pass 2 writes a worst-case buffer, so the GPU
+  never idles for the host's reaction to the sync.
   Flagged, predicate and run-head selections take the *bitmask* form: pass 1
   (:func:`_count_bits_kernel`) stores one bit per item and the tile counts, a small multi-program
   scan (:func:`_scan_counts_kernel`) turns the counts into tile offsets and the total, and pass 2
@@ -635,9 +640,10 @@ _POLICY = policy.register(
         "nonzero always take two passes: they need the total before scattering); flagged, predicate and "
         "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
         "count pass), so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
-        "that need two passes (nonzero, partition; reduce_by_key runs its own tile on the bitmask count), "
-        "'runs': run-length "
-        "encoding (run heads plus their lengths), 'default': every other selection.")
+        "that take two passes (nonzero, partition; masked_select and the run heads of unique_consecutive and "
+        "sorted unique, whose count reaches the host after pass 1 while pass 2 runs; reduce_by_key runs its "
+        "own tile on the bitmask count), 'runs': run-length encoding (run heads plus their lengths), "
+        "'default': every other selection.")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -994,7 +1000,10 @@ def unique_by_key(keys: torch.Tensor, values: torch.Tensor
 # torch operators
 # ----------------------------------------------------------------------------------------------
 
-#: masked_select runs the bitmask two-pass form (see :func:`_masked_select_impl`)
+#: masked_select takes the bitmask two-pass form, its count stored to a host mailbox by pass 1 (False:
+#: the single pass, whose count is known only when its one kernel ends). H100, 2^26 fp32, op times:
+#: 1% 0.125 ms against 0.19-0.25 single pass, 50% 0.216 against 0.253, 99% 0.243 against 0.41-0.42
+#: (bench/results/logs/select_overlap_probe-mailbox-20261124.log). The tests run both forms.
 MASKED_SELECT_TWO_PASS = True
 
 
@@ -1045,14 +1054,15 @@ def _(x, mask):
 def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     check_tensor(x, "x", SELECTABLE_DTYPES)
     xf = flat_input(x)
-    plan = Plan(xf, xf, SELECT_FLAGGED, load_x=False, two_pass=True)
-    k = int(plan.num_selected.item())  # the one host sync
     ndim = x.dim()
+    plan = Plan(xf, xf, SELECT_FLAGGED, load_x=False, two_pass=True, count_to_host=True)
     if ndim == 0:
-        return torch.empty((k, 0), dtype=torch.int64, device=x.device)
-    out = torch.empty((k, ndim), dtype=torch.int64, device=x.device)
-    plan.scatter(out_index=out, shape=tuple(x.shape) if ndim > 1 else None)
-    return out
+        return torch.empty((plan.host_count(), 0), dtype=torch.int64, device=x.device)
+    # pass 2 writes a worst-case buffer while the host waits for the count (pass 1 stores it in host
+    # memory), so the GPU never idles for the host's reaction to the sync
+    buf = torch.empty((xf.numel(), ndim), dtype=torch.int64, device=x.device)
+    plan.scatter(out_index=buf, shape=tuple(x.shape) if ndim > 1 else None)
+    return shrink(buf, plan.host_count())  # the one host sync
 
 
 @custom_op("tritoncub::nonzero", mutates_args=())
