@@ -1,16 +1,18 @@
-"""The ``two_pass`` select bucket's tile, now that masked_select and run heads take it: ops timed as
-``python -m bench`` times them (do_bench median, L2 flushed; three repeats) with the GPU time of their
-kernels, for the shipped bucket and other tiles, torch in the same run.
+"""The ``two_pass`` select bucket's tile and scatter group (``SCATTER_TILES``), now that masked_select
+and run heads take it: ops timed as ``python -m bench`` times them (do_bench median, L2 flushed; three
+repeats) with the GPU time of their kernels, for the shipped bucket and other configs, torch in the
+same run. ``--groups``: the scatter group sweep (run-length encoding through the bitmask form too).
 
     PYTHONPATH=. python bench/probes/select_two_pass_tile_probe.py
 """
 import contextlib
+import sys
 
 import torch
 
 import tritoncub  # noqa: F401
 from tritoncub import policy
-from tritoncub.device import partition as P
+from tritoncub.device import partition as P, run_length_encode as RLE
 from bench.harness import rotating
 from _timing import bench_ms, kernel_breakdown
 
@@ -29,17 +31,27 @@ cases["unique_consecutive"] = (rotating(runs, lambda v: ops.unique_consecutive(v
 cases["unique_consecutive +counts"] = (rotating(runs, lambda v: ops.unique_consecutive(v, False, True)),
                                        rotating(runs, lambda v: torch.unique_consecutive(v, return_counts=True)))
 cases["nonzero 0.5"] = (rotating(masks[0.5], lambda m: ops.nonzero(m)), rotating(masks[0.5], torch.nonzero))
+cases["rle encode"] = (rotating(runs, RLE.encode), None)
 cases["partition 0.5"] = (rotating(list(zip(x, masks[0.5])), lambda p: P.flagged(*p)), None)
 print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}")
 for name, (_, ref) in cases.items():
     if ref is not None:
         print(f"torch {name:30s} {' '.join(f'{bench_ms(ref):.4f}' for _ in range(3))} ms", flush=True)
-variants = {"shipped (TILE 2048)": None, "TILE 4096 w4": {"TILE": 4096, "COUNT_TILES": 4, "num_warps": 4},
+groups = "--groups" in sys.argv
+if groups:   # (run-length encoding as shipped: the single pass of the 'runs' bucket)
+    rle = cases["rle encode"][0]
+    print(f"{'shipped runs bucket':20s} {'rle encode':30s} {' '.join(f'{bench_ms(rle):.4f}' for _ in range(3))} ms",
+          flush=True)
+variants = {**{f"SCATTER_TILES {g}": {"SCATTER_TILES": g} for g in (1, 2, 4, 8, 16)}} if groups else {
+    "shipped (TILE 2048)": None, "TILE 4096 w4": {"TILE": 4096, "COUNT_TILES": 4, "num_warps": 4},
             "TILE 4096 w8": {"TILE": 4096, "COUNT_TILES": 4, "num_warps": 8},
             "TILE 2048 w8": {"TILE": 2048, "COUNT_TILES": 4, "num_warps": 8}}
 for label, cfg in variants.items():
     ctx = contextlib.nullcontext() if cfg is None else policy.override("select", {"PASSES": 2, **cfg}, "two_pass")
-    with ctx:
+    # (--groups: run-length encoding through the bitmask form, its 'runs' bucket given the same config)
+    ctx2 = policy.override("select", {"PASSES": 2, "TILE": 2048, "COUNT_TILES": 4, **(cfg or {})}, "runs") \
+        if groups else contextlib.nullcontext()
+    with ctx, ctx2:
         for name, (fn, _) in cases.items():
             try:
                 ms = [bench_ms(fn) for _ in range(3)]

@@ -167,6 +167,9 @@ ENGINES = [  # (name, policy values, module limit forced to 0, or (module consta
     ("two-pass-count4", {"PASSES": 2, "COUNT_TILES": 4}, None),
     ("two-pass-words", {"PASSES": 2}, ("_SPARSE_DIV", 0)),          # every tile scattered word by word
     ("two-pass-items", {"PASSES": 2}, ("_SPARSE_DIV", 1 << 20)),    # every tile with a selection item by item
+    ("two-pass-group4", {"PASSES": 2, "SCATTER_TILES": 4}, None),      # scatter: 4 tiles per program (2 past the end)
+    ("two-pass-group4-words", {"PASSES": 2, "SCATTER_TILES": 4}, ("_SPARSE_DIV", 0)),
+    ("two-pass-group2-items", {"PASSES": 2, "SCATTER_TILES": 2}, ("_SPARSE_DIV", 1 << 20)),
     ("single-pass", {"PASSES": 1, "WARP_SYNC": 0}, None),
     ("single-pass-count64", {"PASSES": 1, "WARP_SYNC": 0}, "_COUNT32_LIMIT"),
     ("warp-sync", {"PASSES": 1, "WARP_SYNC": 1}, None),
@@ -225,6 +228,11 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
         assert_equal(ops.masked_select(x, x < 0).cpu(), x.cpu()[x.cpu() < 0])
         m3 = (x[:n - n % 6] > 1.2).reshape(-1, 2, 3)     # sparse (about 11%), coordinates
         assert_equal(ops.nonzero(m3).cpu(), torch.nonzero(m3.cpu()))
+        from tritoncub.device import partition as P
+        out, k = P.flagged(x, x > 0.2)
+        xc = x.cpu()
+        assert_equal(out.cpu(), torch.cat([xc[xc > 0.2], xc[~(xc > 0.2)]]))
+        assert int(k) == int((xc > 0.2).sum())
 
 
 @pytest.mark.parametrize("from_starts", [False, True])

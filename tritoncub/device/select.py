@@ -352,7 +352,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
                          out_vals_ptr, out_idx_ptr, out_inv_ptr, n, WRITE_KEYS: tl.constexpr,
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                          ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
-                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr):
+                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GROUP: tl.constexpr = 1):
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
@@ -362,54 +362,106 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     A sparse tile (at most ``TILE / SPARSE_DIV`` selected; not with ``PARTITION`` or
     ``WRITE_INVERSE``, which write every item) works on its words instead of its items: round ``k``
     writes the lowest remaining set bit of every word, whose rank in its word is ``k``, and clears
-    it, for as many rounds as the fullest word has bits."""
+    it, for as many rounds as the fullest word has bits.
+
+    ``GROUP`` tiles per program: when all of them are sparse their words are held at once as a
+    ``[GROUP, TILE / 32]`` block and go through the rounds together (a sparse tile's work is a few
+    dependent memory round trips; a group keeps ``GROUP`` times more of them in flight per program);
+    otherwise the program does its tiles one after another."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
-    w = tl.arange(0, WORDS)
-    b = tl.arange(0, 32).to(tl.uint32)
-    words = tl.load(bits_ptr + pid.to(tl.int64) * WORDS + w).to(tl.uint32, bitcast=True)
-    wc = popcount32(words).to(tl.int32)
-    wex = tl.cumsum(wc, 0) - wc
-    offset = tl.load(offsets_ptr + pid)
-    if SPARSE_DIV == 0:
-        sparse = True
+    if GROUP == 1 or PARTITION or WRITE_INVERSE:
+        for t in range(GROUP):
+            _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
+                               shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, n,
+                               WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE, PARTITION,
+                               TILE, SPARSE_DIV, GROUP > 1)
     else:
-        sparse = tl.sum(wc, 0) <= TILE // SPARSE_DIV
-    if (not PARTITION) and (not WRITE_INVERSE) and sparse:
-        rest = words
-        rounds = tl.max(wc, 0)
-        k = 0
-        while k < rounds:
-            rest = _scatter_lowest_bits(rest, wex + k, pid, w, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
-                                        out_ptr, out_vals_ptr, out_idx_ptr, WRITE_KEYS, WITH_VALUES, WRITE_INDEX,
-                                        NDIM, ADD_BASE, TILE)
-            k += 1
-    else:
-        # item by item (the compaction kernel's tile scan): the words spread to the items
-        lane = tl.arange(0, TILE)
-        sel = tl.reshape(((words[:, None] >> b[None, :]) & 1) != 0, [TILE])    # (bits past n are 0)
-        idx = pid.to(tl.int64) * TILE + lane
-        inb = idx < n
-        s32 = sel.to(tl.int32)
-        before = offset + (tl.cumsum(s32, 0) - s32).to(tl.int64)
-        if PARTITION:
-            x = tl.load(x_ptr + idx, mask=inb)
-            dest = tl.where(sel, before, tl.load(totals_ptr) + idx - before)
-            _store_partitioned(vals_ptr, out_ptr, out_vals_ptr, idx, inb, x, dest, WITH_VALUES)
+        w = tl.arange(0, WORDS)
+        tile = pid.to(tl.int64) * GROUP + tl.arange(0, GROUP)
+        live = tile * TILE < n
+        words = tl.load(bits_ptr + tile[:, None] * WORDS + w[None, :], mask=live[:, None],
+                        other=0).to(tl.uint32, bitcast=True)
+        wc = popcount32(words).to(tl.int32)
+        wex = tl.cumsum(wc, 1) - wc
+        if SPARSE_DIV == 0:
+            sparse = True
         else:
-            _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
-                              out_inv_ptr, idx, inb, sel, s32, idx, before, False, WRITE_KEYS, WITH_VALUES,
-                              WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
+            sparse = tl.max(tl.sum(wc, 1), 0) <= TILE // SPARSE_DIV
+        if sparse:
+            offset = tl.load(offsets_ptr + tile, mask=live, other=0)[:, None]
+            base = tile[:, None] * TILE + w[None, :] * 32
+            rest = words
+            rounds = tl.max(tl.max(wc, 1), 0)
+            k = 0
+            while k < rounds:
+                rest = _scatter_lowest_bits(rest, wex + k, base, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
+                                            out_ptr, out_vals_ptr, out_idx_ptr, WRITE_KEYS, WITH_VALUES, WRITE_INDEX,
+                                            NDIM, ADD_BASE)
+                k += 1
+        else:
+            for t in range(GROUP):
+                _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr,
+                                   totals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
+                                   out_inv_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE,
+                                   WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, True)
 
 
 @triton.jit
-def _scatter_lowest_bits(rest, rank, pid, w, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr,
+def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, shape_ptr, index_base_ptr, out_ptr,
+                       out_vals_ptr, out_idx_ptr, out_inv_ptr, n, WRITE_KEYS: tl.constexpr,
+                       WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
+                       ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
+                       TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GUARD: tl.constexpr):
+    """One tile of :func:`_scatter_bits_kernel` (``GUARD``: it may lie past the last tile)."""
+    WORDS: tl.constexpr = TILE // 32
+    if (not GUARD) or tile * TILE < n:
+        w = tl.arange(0, WORDS)
+        b = tl.arange(0, 32).to(tl.uint32)
+        words = tl.load(bits_ptr + tile * WORDS + w).to(tl.uint32, bitcast=True)
+        wc = popcount32(words).to(tl.int32)
+        wex = tl.cumsum(wc, 0) - wc
+        offset = tl.load(offsets_ptr + tile)
+        if SPARSE_DIV == 0:
+            sparse = True
+        else:
+            sparse = tl.sum(wc, 0) <= TILE // SPARSE_DIV
+        if (not PARTITION) and (not WRITE_INVERSE) and sparse:
+            rest = words
+            rounds = tl.max(wc, 0)
+            k = 0
+            while k < rounds:
+                rest = _scatter_lowest_bits(rest, wex + k, tile * TILE + w * 32, offset, x_ptr, vals_ptr, shape_ptr,
+                                            index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, WRITE_KEYS,
+                                            WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE)
+                k += 1
+        else:
+            # item by item (the compaction kernel's tile scan): the words spread to the items
+            lane = tl.arange(0, TILE)
+            sel = tl.reshape(((words[:, None] >> b[None, :]) & 1) != 0, [TILE])    # (bits past n are 0)
+            idx = tile * TILE + lane
+            inb = idx < n
+            s32 = sel.to(tl.int32)
+            before = offset + (tl.cumsum(s32, 0) - s32).to(tl.int64)
+            if PARTITION:
+                x = tl.load(x_ptr + idx, mask=inb)
+                dest = tl.where(sel, before, tl.load(totals_ptr) + idx - before)
+                _store_partitioned(vals_ptr, out_ptr, out_vals_ptr, idx, inb, x, dest, WITH_VALUES)
+            else:
+                _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
+                                  out_inv_ptr, idx, inb, sel, s32, idx, before, False, WRITE_KEYS, WITH_VALUES,
+                                  WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
+
+
+@triton.jit
+def _scatter_lowest_bits(rest, rank, base, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr,
                          out_vals_ptr, out_idx_ptr, WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr,
-                         WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr, ADD_BASE: tl.constexpr, TILE: tl.constexpr):
+                         WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr, ADD_BASE: tl.constexpr):
     """One round of the word-by-word scatter: the item at the lowest set bit of each word ``rest``
-    goes to ``offset + rank``; returns the words without those bits."""
+    (whose first item is at ``base``) goes to ``offset + rank``; returns the words without those
+    bits."""
     low, bit_index = lowest_set_bit(rest)
-    idx = pid.to(tl.int64) * TILE + w * 32 + bit_index
+    idx = base + bit_index
     sel = rest != 0
     _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_idx_ptr,
                       idx, sel, sel, sel.to(tl.int32), idx, offset + rank.to(tl.int64), False, WRITE_KEYS,
@@ -624,10 +676,10 @@ _POLICY = policy.register(
     "select",
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128, 256],
            "WARP_SYNC": [0, 1], "VEC": [1, 4, 16], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1],
-           "COUNT_TILES": [1, 2, 4, 8], "num_warps": [4, 8, 16],
+           "COUNT_TILES": [1, 2, 4, 8], "SCATTER_TILES": [1, 2, 4, 8, 16], "num_warps": [4, 8, 16],
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
-              "ANCHORED": 0, "COUNT_TILES": 2, "num_warps": 4, "num_stages": 1},
+              "ANCHORED": 0, "COUNT_TILES": 2, "SCATTER_TILES": 1, "num_warps": 4, "num_stages": 1},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     buckets=("default", "runs", "two_pass"),
     bucket_fallbacks={"runs": {"TILE": 2048}, "two_pass": {"PASSES": 2}},
@@ -639,7 +691,8 @@ _POLICY = policy.register(
         "one vector, at most the items per thread); 2: count pass, then scatter pass (partition and "
         "nonzero always take two passes: they need the total before scattering); flagged, predicate and "
         "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
-        "count pass), so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
+        "count pass; SCATTER_TILES tiles per program of the scatter pass, whose sparse tiles go through it "
+        "together), so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
         "that take two passes (nonzero, partition; masked_select and the run heads of unique_consecutive and "
         "sorted unique, whose count reaches the host after pass 1 while pass 2 runs; reduce_by_key runs its "
         "own tile on the bitmask count), 'runs': run-length encoding (run heads plus their lengths), "
@@ -872,7 +925,8 @@ class Plan:
             tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t)
             run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
-            run(_scatter_bits_kernel, (self.num_tiles,),
+            group = min(self.pol["SCATTER_TILES"], 1 << (self.num_tiles - 1).bit_length())
+            run(_scatter_bits_kernel, (cdiv(self.num_tiles, group),),
                 self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
                 index_base if index_base is not None else dummy,
                 out if out is not None else dummy, out_values if out_values is not None else dummy,
@@ -880,7 +934,7 @@ class Plan:
                 out_inverse if out_inverse is not None else dummy, n,
                 WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
                 NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
-                PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV,
+                PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, GROUP=group,
                 num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
             run.done()
             return
