@@ -1,7 +1,8 @@
 """The ``two_pass`` select bucket's tile and scatter group (``SCATTER_TILES``), now that masked_select
 and run heads take it: ops timed as ``python -m bench`` times them (do_bench median, L2 flushed; three
 repeats) with the GPU time of their kernels, for the shipped bucket and other configs, torch in the
-same run. ``--groups``: the scatter group sweep (run-length encoding through the bitmask form too).
+same run. ``--groups``: the scatter group sweep (run-length encoding through the bitmask form too,
+after the single pass it ships with).
 
     PYTHONPATH=. python bench/probes/select_two_pass_tile_probe.py
 """
@@ -38,20 +39,21 @@ for name, (_, ref) in cases.items():
     if ref is not None:
         print(f"torch {name:30s} {' '.join(f'{bench_ms(ref):.4f}' for _ in range(3))} ms", flush=True)
 groups = "--groups" in sys.argv
-if groups:   # (run-length encoding as shipped: the single pass of the 'runs' bucket)
+if groups:   # (run-length encoding as shipped: the single pass of the 'runs' bucket; then the bitmask form)
     rle = cases["rle encode"][0]
-    print(f"{'shipped runs bucket':20s} {'rle encode':30s} {' '.join(f'{bench_ms(rle):.4f}' for _ in range(3))} ms",
+    print(f"{'single pass (runs)':20s} {'rle encode':30s} {' '.join(f'{bench_ms(rle):.4f}' for _ in range(3))} ms",
           flush=True)
-variants = {**{f"SCATTER_TILES {g}": {"SCATTER_TILES": g} for g in (1, 2, 4, 8, 16)}} if groups else {
-    "shipped (TILE 2048)": None, "TILE 4096 w4": {"TILE": 4096, "COUNT_TILES": 4, "num_warps": 4},
-            "TILE 4096 w8": {"TILE": 4096, "COUNT_TILES": 4, "num_warps": 8},
-            "TILE 2048 w8": {"TILE": 2048, "COUNT_TILES": 4, "num_warps": 8}}
+    RLE.ENCODE_TWO_PASS = True
+    variants = {f"TILE {t} G{g}": {"TILE": t, "COUNT_TILES": 4, "SCATTER_TILES": g, "num_warps": 4}
+                for t, g in ((2048, 1), (2048, 4), (2048, 8), (2048, 16), (4096, 8))}
+else:
+    variants = {"shipped (TILE 2048)": None, "TILE 4096 w4": {"TILE": 4096, "COUNT_TILES": 4, "num_warps": 4},
+                "TILE 4096 w8": {"TILE": 4096, "COUNT_TILES": 4, "num_warps": 8},
+                "TILE 2048 w8": {"TILE": 2048, "COUNT_TILES": 4, "num_warps": 8}}
 for label, cfg in variants.items():
+    # (an override merges over the op's fallback, not the tuned policy: a config names every knob it sets)
     ctx = contextlib.nullcontext() if cfg is None else policy.override("select", {"PASSES": 2, **cfg}, "two_pass")
-    # (--groups: run-length encoding through the bitmask form, its 'runs' bucket given the same config)
-    ctx2 = policy.override("select", {"PASSES": 2, "TILE": 2048, "COUNT_TILES": 4, **(cfg or {})}, "runs") \
-        if groups else contextlib.nullcontext()
-    with ctx, ctx2:
+    with ctx:
         for name, (fn, _) in cases.items():
             try:
                 ms = [bench_ms(fn) for _ in range(3)]

@@ -30,10 +30,13 @@ def _runs(n, avg, dtype=torch.int32):
     return torch.repeat_interleave(vals, reps)[:n].to(dtype).to(DEVICE)
 
 
+@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("avg", [1, 5, 300])
 @pytest.mark.parametrize("length_dtype", [torch.int32, torch.int64])
-def test_encode(n, avg, length_dtype):
+def test_encode(n, avg, length_dtype, two_pass, monkeypatch):
+    """Both forms of encode (the bitmask two-pass form, the single pass of the 'runs' bucket)."""
+    monkeypatch.setattr(R, "ENCODE_TWO_PASS", two_pass)
     x = _runs(n, avg)
     u, lengths, k = R.encode(x, length_dtype=length_dtype)
     rv, rc = torch.unique_consecutive(x.cpu(), return_counts=True)
@@ -56,7 +59,9 @@ def test_non_trivial_runs(n, avg):
     assert_equal(lengths[: int(k)].cpu().long(), rc[m])
 
 
-def test_encode_special_floats():
+@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
+def test_encode_special_floats(two_pass, monkeypatch):
+    monkeypatch.setattr(R, "ENCODE_TWO_PASS", two_pass)
     x = torch.tensor([math.nan, math.nan, -0.0, 0.0, math.inf, math.inf, 1.0], device=DEVICE)
     u, lengths, k = R.encode(x)
     assert int(k) == 5
@@ -64,8 +69,10 @@ def test_encode_special_floats():
     assert lengths[:5].cpu().tolist() == [1, 1, 2, 2, 1]
 
 
+@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
 @pytest.mark.parametrize("kind", ["random", "equal", "few_unique"])
-def test_encode_dtypes(kind):
+def test_encode_dtypes(kind, two_pass, monkeypatch):
+    monkeypatch.setattr(R, "ENCODE_TWO_PASS", two_pass)
     for dtype in (torch.int8, torch.uint8, torch.int64, torch.bfloat16, torch.bool):
         x = make_data(kind, 2 * TILE + 3, dtype) if dtype != torch.bool else torch.rand(300, device=DEVICE) > 0.8
         u, lengths, k = R.encode(x)

@@ -22,6 +22,9 @@ from .._utils import check_tensor
 from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, flat_input
 
 _LENGTH_DTYPES = (torch.int32, torch.int64)
+#: :func:`encode` takes the bitmask two-pass form (policy bucket ``two_pass``, as unique_consecutive's
+#: run heads) rather than the single pass of the ``runs`` bucket (the tests run both)
+ENCODE_TWO_PASS = False
 
 
 def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
@@ -30,7 +33,10 @@ def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
     if length_dtype not in _LENGTH_DTYPES:
         raise TypeError(f"length_dtype must be int32 or int64, got {length_dtype}")
     xf = flat_input(x)
-    plan = Plan(xf, None, SELECT_HEADS, pol=policy.select("select", xf.device, "runs"))
+    if ENCODE_TWO_PASS:
+        plan = Plan(xf, None, SELECT_HEADS, two_pass=True)
+    else:
+        plan = Plan(xf, None, SELECT_HEADS, pol=policy.select("select", xf.device, "runs"))
     uniq = torch.empty_like(xf)
     lengths = torch.empty(xf.numel(), dtype=length_dtype, device=xf.device)
     starts = torch.empty(xf.numel(), dtype=torch.int64, device=xf.device)
