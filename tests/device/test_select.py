@@ -226,6 +226,12 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
         assert_equal(offs[:int(k)].cpu(), starts)
         assert_equal(lengths[:int(k)].cpu().long(), cnt[cnt > 1])
         assert_equal(ops.masked_select(x, x < 0).cpu(), x.cpu()[x.cpu() < 0])
+        # sparse in all (the scatter groups its tiles) with one dense tile (that group goes tile by tile)
+        t = TILE if interpreter_active() else tile
+        clustered = torch.zeros(n, dtype=torch.bool, device=DEVICE)
+        clustered[t + 3:t + 3 + t // 2] = True
+        clustered[-2] = True
+        assert_equal(ops.masked_select(x, clustered).cpu(), x.cpu()[clustered.cpu()])
         m3 = (x[:n - n % 6] > 1.2).reshape(-1, 2, 3)     # sparse (about 11%), coordinates
         assert_equal(ops.nonzero(m3).cpu(), torch.nonzero(m3.cpu()))
         from tritoncub.device import partition as P
