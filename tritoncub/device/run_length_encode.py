@@ -7,11 +7,11 @@ Equality is ``==`` (NaN never equals NaN: each NaN is a run of one; ``-0.0 == 0.
 ``x.numel()`` slots of which the first ``num_runs`` (a device int64 scalar) hold the result; nothing
 is read back to the host.
 
-Built on the two-pass compaction engine of :mod:`tritoncub.device.select`: pass 1 counts the run
-heads of each tile (and scans the counts into output offsets); pass 2 writes each head's item and
-start index at its run's slot, and the last item of each run writes its end (index + 1) to the same
-slot of the lengths; a small kernel over the runs subtracts the starts from the ends. The engine's
-policy bucket is ``runs`` (tuned apart from masked selection).
+Built on the compaction engine of :mod:`tritoncub.device.select`. :func:`encode` takes its bitmask
+two-pass form (policy bucket ``heads``): pass 1 stores one bit per run head and counts the heads of
+each tile (scanned into output offsets); pass 2 writes each head's item and start index at its run's
+slot; a small kernel over the runs takes each length from consecutive starts. :func:`non_trivial_runs`
+takes the bucket ``runs`` (a single pass on the H100).
 """
 from __future__ import annotations
 
@@ -22,9 +22,11 @@ from .._utils import check_tensor
 from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, flat_input
 
 _LENGTH_DTYPES = (torch.int32, torch.int64)
-#: :func:`encode` takes the bitmask two-pass form (policy bucket ``two_pass``, as unique_consecutive's
-#: run heads) rather than the single pass of the ``runs`` bucket (the tests run both)
-ENCODE_TWO_PASS = False
+#: :func:`encode` takes the bitmask two-pass form (policy bucket ``heads``, as unique_consecutive's run
+#: heads) rather than the single pass of the ``runs`` bucket. H100, 2^26 sorted int32 in 2^20 runs:
+#: kernels 152-160 us (count 103, scatter 36-44 with 8 tiles per scatter program, lengths 7) against
+#: 188 for the single pass (bench/results/logs/select_scatter_groups_probe-20261124.log). Tests run both.
+ENCODE_TWO_PASS = True
 
 
 def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
@@ -34,7 +36,7 @@ def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
         raise TypeError(f"length_dtype must be int32 or int64, got {length_dtype}")
     xf = flat_input(x)
     if ENCODE_TWO_PASS:
-        plan = Plan(xf, None, SELECT_HEADS, two_pass=True)
+        plan = Plan(xf, None, SELECT_HEADS, two_pass=True, pol=policy.select("select", xf.device, "heads"))
     else:
         plan = Plan(xf, None, SELECT_HEADS, pol=policy.select("select", xf.device, "runs"))
     uniq = torch.empty_like(xf)

@@ -26,10 +26,10 @@ Algorithm (the policy's ``PASSES``):
   the warps, int32 positions below 2^31 items (:func:`_select_warp_sync_kernel`); predicates, n-d
   indices and the interpreter use the portable kernel.
 * **two passes** (reduce-then-scan): pass 1 counts the selected items of every tile (reading only
-  what decides selection) and pass 2 scatters. Partition, ``nonzero``, ``masked_select`` and the
-  run heads of ``unique_consecutive`` and sorted ``unique`` use it (policy bucket ``two_pass``):
-  partition needs the total before anything is written, and the torch operators that size their
-  result on the host get the count after pass 1 — the scan stores it straight into pinned host
+  what decides selection) and pass 2 scatters. Partition, ``nonzero`` and ``masked_select`` use it
+  (policy bucket ``two_pass``), and so do run heads (bucket ``heads``: run-length encoding,
+  ``unique_consecutive``, sorted ``unique``): partition needs the total before anything is written,
+  and the torch operators that size their result on the host get the count after pass 1 — the scan stores it straight into pinned host
   memory (:class:`~tritoncub._utils.Mailbox`) — while pass 2 writes a worst-case buffer, so the GPU
   never idles for the host's reaction to the sync.
   Flagged, predicate and run-head selections take the *bitmask* form: pass 1
@@ -364,28 +364,22 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     writes the lowest remaining set bit of every word, whose rank in its word is ``k``, and clears
     it, for as many rounds as the fullest word has bits.
 
-    ``GROUP`` (a sparse input: at most ``n / SPARSE_DIV`` selected in all, read from ``totals``): the
-    program of every ``GROUP``-th tile takes that tile and the next ``GROUP - 1`` (the others return at
-    once); when all of them are sparse their words are held at once as a ``[GROUP, TILE / 32]`` block
-    and go through the rounds together (a sparse tile's work is a few dependent memory round trips; a
-    group keeps ``GROUP`` times more of them in flight per program), otherwise the program does them
-    one after another. A dense input keeps a program per tile."""
+    ``GROUP`` consecutive tiles per program: when all of them are sparse their words are held at once as
+    a ``[GROUP, TILE / 32]`` block and go through the rounds together (a sparse tile's work is a few
+    dependent memory round trips; a group keeps ``GROUP`` times more of them in flight per program);
+    otherwise the program does its tiles one after another (slower on dense inputs: the policy's
+    ``heads`` bucket, mostly sparse selections, groups; the others do not)."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
-    grouped = False
-    if GROUP > 1 and (not PARTITION) and (not WRITE_INVERSE):
-        if SPARSE_DIV == 0:
-            grouped = True
-        else:
-            grouped = tl.load(totals_ptr) * SPARSE_DIV <= n
-    if not grouped:
-        _scatter_bits_tile(pid.to(tl.int64), bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, shape_ptr,
-                           index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, n, WRITE_KEYS,
-                           WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV,
-                           False)
-    elif pid % GROUP == 0:
+    if GROUP == 1 or PARTITION or WRITE_INVERSE:
+        for t in range(GROUP):
+            _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
+                               shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, n,
+                               WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE, PARTITION,
+                               TILE, SPARSE_DIV, GROUP > 1)
+    else:
         w = tl.arange(0, WORDS)
-        tile = pid.to(tl.int64) + tl.arange(0, GROUP)
+        tile = pid.to(tl.int64) * GROUP + tl.arange(0, GROUP)
         live = tile * TILE < n
         words = tl.load(bits_ptr + tile[:, None] * WORDS + w[None, :], mask=live[:, None],
                         other=0).to(tl.uint32, bitcast=True)
@@ -408,7 +402,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
                 k += 1
         else:
             for t in range(GROUP):
-                _scatter_bits_tile(pid.to(tl.int64) + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr,
+                _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr,
                                    totals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
                                    out_inv_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE,
                                    WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, True)
@@ -688,8 +682,8 @@ _POLICY = policy.register(
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
               "ANCHORED": 0, "COUNT_TILES": 2, "SCATTER_TILES": 1, "num_warps": 4, "num_stages": 1},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
-    buckets=("default", "runs", "two_pass"),
-    bucket_fallbacks={"runs": {"TILE": 2048}, "two_pass": {"PASSES": 2}},
+    buckets=("default", "runs", "two_pass", "heads"),
+    bucket_fallbacks={"runs": {"TILE": 2048}, "two_pass": {"PASSES": 2}, "heads": {"PASSES": 2}},
     doc="TILE items per program of the compaction. PASSES 1: single pass with decoupled look-back "
         "(LOOKBACK_WINDOW predecessors read at once; WARP_SYNC 1: on NVIDIA GPUs, the warp-synchronous "
         "kernel, TILE / (32 num_warps) items per thread, for flagged selections and runs; LOOKBACK_SLEEP 1: "
@@ -698,12 +692,12 @@ _POLICY = policy.register(
         "one vector, at most the items per thread); 2: count pass, then scatter pass (partition and "
         "nonzero always take two passes: they need the total before scattering); flagged, predicate and "
         "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
-        "count pass; SCATTER_TILES: on a sparse input, tiles per program of the scatter pass, whose sparse "
-        "tiles go through it together), so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
-        "that take two passes (nonzero, partition; masked_select and the run heads of unique_consecutive and "
-        "sorted unique, whose count reaches the host after pass 1 while pass 2 runs; reduce_by_key runs its "
-        "own tile on the bitmask count), 'runs': run-length encoding (run heads plus their lengths), "
-        "'default': every other selection.")
+        "count pass; SCATTER_TILES: tiles per program of the scatter pass, whose sparse tiles go through it "
+        "together), so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
+        "that take two passes (nonzero, partition; masked_select, whose count reaches the host after pass 1 "
+        "while pass 2 runs; reduce_by_key runs its own tile on the bitmask count), 'heads': run heads in two "
+        "passes (run-length encoding, unique_consecutive, sorted unique: mostly sparse selections, where "
+        "SCATTER_TILES pays), 'runs': non-trivial runs, 'default': every other selection.")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -933,7 +927,7 @@ class Plan:
             run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
             group = min(self.pol["SCATTER_TILES"], 1 << (self.num_tiles - 1).bit_length())
-            run(_scatter_bits_kernel, (self.num_tiles,),
+            run(_scatter_bits_kernel, (cdiv(self.num_tiles, group),),
                 self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
                 index_base if index_base is not None else dummy,
                 out if out is not None else dummy, out_values if out_values is not None else dummy,

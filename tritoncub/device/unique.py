@@ -59,6 +59,7 @@ import triton.language as tl
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
+from .. import policy
 from .._library import custom_op
 from .._launch import launch
 from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, inline_ptx_ok, num_sms,
@@ -300,7 +301,8 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     two_pass = HEADS_TWO_PASS if two_pass is None else two_pass
     n = xf.numel()
     dev = xf.device
-    plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass, count_to_host=two_pass)
+    plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass, count_to_host=two_pass,
+                pol=policy.select("select", dev, "heads") if two_pass else None)
     vals = torch.empty(n, dtype=xf.dtype, device=dev)
     counts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
     starts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
