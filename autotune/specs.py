@@ -187,50 +187,69 @@ def select_spec():
     if m is None or not hasattr(m, "masked_select") or not _registered("select"):
         return None
 
-    def prob(n, density):
+    def prob(n, density, kind="masked"):
+        # masked: torch.masked_select (bucket 'two_pass'); flagged: the device select (bucket 'default')
         def make(dev, seed):
             g = _gen(seed)
-            return ("masked", torch.randn(n, generator=g).to(dev), (torch.rand(n, generator=g) < density).to(dev))
-        return _p(f"masked_select float32 n={_n(n)} {int(density * 100)}%", make, n * 5 + int(n * density) * 4)
+            return (kind, torch.randn(n, generator=g).to(dev), (torch.rand(n, generator=g) < density).to(dev))
+        name = "masked_select" if kind == "masked" else "select.flagged"
+        return _p(f"{name} float32 n={_n(n)} {int(density * 100)}%", make, n * 5 + int(n * density) * 4)
 
-    def runs_prob(n, avg_run):
-        # keys read once (the heads pass reads a neighbour too), unique keys and lengths written per run
-        return _p(f"run_length_encode int32 n={_n(n)} runs~{avg_run}",
-                  lambda dev, seed: ("runs", _sorted_runs(n, avg_run, dev, seed), None), n * 4 + (n // avg_run) * 8)
+    def runs_prob(n, avg_run, kind="encode"):
+        # keys read once (the heads pass reads a neighbour too), one or two outputs written per run
+        name = "run_length_encode" if kind == "encode" else "non_trivial_runs"
+        return _p(f"{name} int32 n={_n(n)} runs~{avg_run}",
+                  lambda dev, seed: (kind, _sorted_runs(n, avg_run, dev, seed), None), n * 4 + (n // avg_run) * 8)
 
     def call(p):
         if p[0] == "masked":
             return m.masked_select(p[1], p[2])
-        return rle.encode(p[1])
+        if p[0] == "flagged":
+            return m.flagged(p[1], p[2])
+        if p[0] == "encode":
+            return rle.encode(p[1])
+        return rle.non_trivial_runs(p[1])
 
     def reference(p):
-        if p[0] == "masked":
+        if p[0] in ("masked", "flagged"):
             return torch.masked_select(p[1], p[2])
-        return torch.unique_consecutive(p[1], return_counts=True)
+        vals, counts = torch.unique_consecutive(p[1], return_counts=True)
+        if p[0] == "encode":
+            return vals, counts
+        starts = torch.cumsum(counts, 0) - counts
+        return starts[counts > 1], counts[counts > 1]
 
     def check(out, ref):
         from .spec import compare
         if isinstance(out, torch.Tensor):
             compare(out, ref)
             return
-        uniq, lengths, num = out
+        *outs, num = out
         r = int(num)
+        if len(outs) == 1:   # (select.flagged: the items)
+            if r != ref.numel():
+                raise AssertionError(f"count {r} != {ref.numel()}")
+            compare(outs[0][:r], ref, path="items")
+            return
         if r != ref[0].numel():
-            raise AssertionError(f"num_runs {r} != {ref[0].numel()}")
-        compare(uniq[:r], ref[0], path="unique")
-        compare(lengths[:r].to(ref[1].dtype), ref[1], path="lengths")
+            raise AssertionError(f"count {r} != {ref[0].numel()}")
+        compare(outs[0][:r].to(ref[0].dtype), ref[0], path="values or offsets")
+        compare(outs[1][:r].to(ref[1].dtype), ref[1], path="lengths")
 
-    problems = {"default": [prob(BIG, 0.5)]}
-    quick = {"default": [prob(5000, 0.5)]}
+    problems = {"two_pass": [prob(BIG, 0.5), prob(BIG, 0.01)], "default": [prob(BIG, 0.5, "flagged")]}
+    quick = {"two_pass": [prob(5000, 0.5)], "default": [prob(5000, 0.5, "flagged")]}
     if rle is not None and hasattr(rle, "encode"):
-        problems["runs"] = [runs_prob(BIG, 64)]
-        quick["runs"] = [runs_prob(3000, 8)]
+        problems["heads"] = [runs_prob(BIG, 64)]
+        quick["heads"] = [runs_prob(3000, 8)]
+        problems["runs"] = [runs_prob(BIG, 4, "non_trivial")]
+        quick["runs"] = [runs_prob(3000, 4, "non_trivial")]
     return TuneSpec(
         op="select",
         problems=problems,
         quick_problems=quick,
         call=call, reference=reference, check=check,
-        doc="the two-pass compaction engine: masked_select at 50% density; run-length encoding ('runs')")
+        doc="the compaction engine: masked_select at 50% and 1% ('two_pass'), the device select ('default'), "
+            "run-length encoding ('heads') and non-trivial runs ('runs')")
 
 
 def segmented_sort_spec():

@@ -84,7 +84,7 @@ def test_builtin_spec_buckets_are_declared_by_the_op():
             assert set(probs) <= declared, f"{s.op}: buckets {set(probs) - declared} not declared by the op"
 
 
-@pytest.mark.parametrize("op", ["reduce_by_key", "adjacent_difference"])
+@pytest.mark.parametrize("op", ["reduce_by_key", "adjacent_difference", "select"])
 def test_new_spec_buckets_are_the_ones_the_op_asks_for(op):
     from autotune.tuner import resolve_buckets
     s = _spec(op)
@@ -190,3 +190,17 @@ def test_tuner_times_reduce_by_key_fallback_on_quick_problem(tmp_path):
     assert r.timed == 1 and not r.rejected
     assert r.winner == policy.op_policy(op).fallback
     assert _written(tmp_path, op)["tuned"]["default"] == r.winner
+
+
+@pytest.mark.parametrize("bucket", ["default", "heads", "runs"])
+def test_select_check_rejects_a_wrong_item(bucket):
+    """The select spec's check of the device select (items), run-length encoding (values and lengths)
+    and non-trivial runs (offsets and lengths): right results pass, one changed item fails."""
+    s = _spec("select")
+    x = s.quick_problems[bucket][0].make(torch.device(DEVICE), 0)
+    out = list(s.call(x))
+    s.verify(tuple(out), s.reference(x))
+    out[0] = out[0].clone()
+    out[0][0] += 1
+    with pytest.raises(AssertionError):
+        s.verify(tuple(out), s.reference(x))
