@@ -240,6 +240,15 @@ class Mailbox:
         self.free.append(self)
         return value
 
+    def poll(self) -> int | None:
+        """The stored value if it has arrived (the mailbox is then done, as after :meth:`read`), else
+        None without waiting."""
+        value = int(self.word[0])
+        if value == MAILBOX_EMPTY:
+            return None
+        self.free.append(self)
+        return value
+
     def set(self, value: int) -> None:
         """Store ``value`` from the host (when no kernel runs: an empty problem)."""
         self.word[0] = value

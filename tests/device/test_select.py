@@ -101,13 +101,21 @@ def test_unique_by_key():
     assert_equal(vo[: int(k)].cpu(), vals.cpu()[heads])
 
 
-@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
+def _count_late(monkeypatch):
+    """Make two-pass plans report their host count as not arrived yet when pass 2 is launched (the
+    worst-case buffer path, which the interpreter, running kernels at launch, never takes)."""
+    monkeypatch.setattr(S.Plan, "host_count_if_ready", lambda self: None)
+
+
+@pytest.mark.parametrize("form", ["two_pass", "two_pass_count_late", "single_pass"])
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 1.0])
-def test_masked_select(n, density, two_pass, monkeypatch):
-    """Both forms (the bitmask two-pass form, whose count reaches the host while pass 2 runs, and
-    the single pass)."""
-    monkeypatch.setattr(S, "MASKED_SELECT_TWO_PASS", two_pass)
+def test_masked_select(n, density, form, monkeypatch):
+    """Every form: the bitmask two-pass form (its count stored to the host by pass 1: exact outputs
+    when it has arrived before pass 2 is launched, else a worst-case buffer), the single pass."""
+    monkeypatch.setattr(S, "MASKED_SELECT_TWO_PASS", form != "single_pass")
+    if form == "two_pass_count_late":
+        _count_late(monkeypatch)
     x = make_data("special", n, torch.float32)
     mask = torch.rand(n, device=DEVICE) < density
     assert_equal(ops.masked_select(x, mask).cpu(), torch.masked_select(x.cpu(), mask.cpu()), signed_zero=True)
@@ -141,9 +149,12 @@ def test_select_bad_input():
         S.flagged(torch.zeros(3, dtype=torch.complex64, device=DEVICE), torch.ones(3, device=DEVICE))
 
 
+@pytest.mark.parametrize("count_late", [False, True])
 @pytest.mark.parametrize("shape", [(0,), (1,), (300,), (7, 9, 11), (2, 1, 3, 40), ()])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool])
-def test_nonzero(shape, dtype):
+def test_nonzero(shape, dtype, count_late, monkeypatch):
+    if count_late:
+        _count_late(monkeypatch)
     x = (torch.rand(shape, device=DEVICE) * 3).floor().to(dtype)
     if dtype == torch.float32 and x.numel() > 2:
         x.view(-1)[0] = math.nan   # NaN is nonzero
@@ -283,6 +294,10 @@ def test_mailbox_raises_when_nothing_arrives():
     box = Mailbox.take(torch.device(DEVICE))
     with pytest.raises(RuntimeError, match="mailbox"):
         box.read()
+    box = Mailbox.take(torch.device(DEVICE))
+    assert box.poll() is None      # (nothing stored yet: no wait)
+    box.set(3)
+    assert box.poll() == 3
 
 
 def test_opcheck():
@@ -292,10 +307,12 @@ def test_opcheck():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
+@pytest.mark.parametrize("form", ["two_pass", "two_pass_count_late", "single_pass"])
 @pytest.mark.parametrize("density", [0.01, 0.5, 0.99])
-def test_masked_select_large_gpu(density, two_pass, monkeypatch):
-    monkeypatch.setattr(S, "MASKED_SELECT_TWO_PASS", two_pass)
+def test_masked_select_large_gpu(density, form, monkeypatch):
+    monkeypatch.setattr(S, "MASKED_SELECT_TWO_PASS", form != "single_pass")
+    if form == "two_pass_count_late":
+        _count_late(monkeypatch)
     x = torch.randn(1 << 24, device="cuda")
     mask = torch.rand(1 << 24, device="cuda") < density
     for _ in range(3):

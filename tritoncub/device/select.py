@@ -829,6 +829,11 @@ class Plan:
         """The number selected, on the host (``count_to_host`` plans): waits for pass 1 only."""
         return self.mailbox.read()
 
+    def host_count_if_ready(self) -> int | None:
+        """:meth:`host_count` if pass 1 has already stored it (then the caller can size its outputs
+        exactly before pass 2), else None without waiting (then :meth:`host_count` later)."""
+        return self.mailbox.poll()
+
     @property
     def num_selected(self) -> torch.Tensor:
         """The number selected (device int64 scalar; for three-way, a pair)."""
@@ -1077,6 +1082,11 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
     # two passes: pass 1 stores the count in host memory, and pass 2 runs while the host waits for it;
     # one pass: the count is known when the one kernel ends (its whole time, then the sync)
     plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, two_pass=two_pass, count_to_host=two_pass)
+    k = plan.host_count_if_ready() if two_pass else None
+    if k is not None:   # (the host is behind the GPU: the result's exact size is known already)
+        out = torch.empty(k, dtype=x.dtype, device=x.device)
+        plan.scatter(out=out)
+        return out
     buf = torch.empty(xf.numel(), dtype=x.dtype, device=x.device)
     plan.scatter(out=buf)  # queued before the sync: the GPU never waits for the host
     k = plan.host_count() if two_pass else int(plan.num_selected.item())  # the one host sync: the result's size
@@ -1114,10 +1124,12 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     if ndim == 0:
         return torch.empty((plan.host_count(), 0), dtype=torch.int64, device=x.device)
     # pass 2 writes a worst-case buffer while the host waits for the count (pass 1 stores it in host
-    # memory), so the GPU never idles for the host's reaction to the sync
-    buf = torch.empty((xf.numel(), ndim), dtype=torch.int64, device=x.device)
+    # memory), so the GPU never idles for the host's reaction to the sync; or, when the count has
+    # arrived already (the host is behind the GPU), the exact result
+    k = plan.host_count_if_ready()
+    buf = torch.empty((xf.numel() if k is None else k, ndim), dtype=torch.int64, device=x.device)
     plan.scatter(out_index=buf, shape=tuple(x.shape) if ndim > 1 else None)
-    return shrink(buf, plan.host_count())  # the one host sync
+    return buf if k is not None else shrink(buf, plan.host_count())  # the one host sync
 
 
 @custom_op("tritoncub::nonzero", mutates_args=())

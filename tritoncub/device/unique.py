@@ -303,14 +303,19 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     dev = xf.device
     plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass, count_to_host=two_pass,
                 pol=policy.select("select", dev, "heads") if two_pass else None)
-    vals = torch.empty(n, dtype=xf.dtype, device=dev)
-    counts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
-    starts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
+    # (the count has arrived already when the host is behind the GPU: exact outputs, nothing to shrink)
+    k = plan.host_count_if_ready() if two_pass else None
+    size = n if k is None else k
+    vals = torch.empty(size, dtype=xf.dtype, device=dev)
+    counts = torch.empty(size if return_counts else 0, dtype=torch.int64, device=dev)
+    starts = torch.empty(size if return_counts else 0, dtype=torch.int64, device=dev)
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
     plan.scatter(out=vals, out_index=starts if return_counts else None,
                  out_lengths=counts if return_counts else None, out_inverse=inv if return_inverse else None)
     if return_inverse and perm is not None:
         inv = torch.empty_like(inv).scatter_(0, perm, inv)
+    if k is not None:
+        return vals, inv, counts
     k = plan.host_count() if two_pass else int(plan.num_selected.item())  # the one host sync
     return shrink(vals, k), inv, shrink(counts, k) if return_counts else counts
 
