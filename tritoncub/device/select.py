@@ -773,11 +773,11 @@ class Plan:
             # tile offsets (int64), totals (the scan writes the total), tile counts and bits (int32)
             a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
             words = nt * (tile // 32)
-            ws = torch.empty(a + 4 + c + cdiv(words, 2), dtype=torch.int64, device=dev)
-            self.offsets = self.offsets2 = ws[:nt]
-            self.totals = ws[a:a + 3]
-            counts = ws[a + 4:a + 4 + c].view(torch.int32)
-            self.bits = ws[a + 4 + c:].view(torch.int32)
+            offs, self.totals, counts, bits = torch.empty(
+                a + 4 + c + cdiv(words, 2), dtype=torch.int64, device=dev).split([a, 4, c, cdiv(words, 2)])
+            self.offsets = self.offsets2 = offs if a == nt else offs[:nt]
+            counts = counts.view(torch.int32)
+            self.bits = bits.view(torch.int32)
             if self.bits.numel() != words:
                 self.bits = self.bits[:words]
             self.mailbox = Mailbox.take(dev) if count_to_host else None
