@@ -224,6 +224,9 @@ class Mailbox:
         self.tensor = torch.empty(1, dtype=torch.int64, pin_memory=device.type == "cuda")
         self.word = self.tensor.numpy()
         self.device, self.free = device, free
+        # never freed: a mailbox dropped unread (an exception between launch and read) may still get
+        # its kernel's store, which must not land in pinned memory handed to anything else
+        _EVERY_MAILBOX.append(self)
 
     def read(self) -> int:
         """The value the kernel stored: waits (polling) until it has arrived. Raises if the device's
@@ -256,3 +259,5 @@ class Mailbox:
 
 #: per thread: mailboxes already read, by device
 _MAILBOXES = threading.local()
+#: every mailbox made (see :meth:`Mailbox.__init__`)
+_EVERY_MAILBOX: list = []

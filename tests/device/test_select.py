@@ -101,21 +101,24 @@ def test_unique_by_key():
     assert_equal(vo[: int(k)].cpu(), vals.cpu()[heads])
 
 
-def _count_late(monkeypatch):
-    """Make two-pass plans report their host count as not arrived yet when pass 2 is launched (the
-    worst-case buffer path, which the interpreter, running kernels at launch, never takes)."""
-    monkeypatch.setattr(S.Plan, "host_count_if_ready", lambda self: None)
+def _count_at(monkeypatch, when):
+    """Fix when two-pass plans see their host count at pass 2's launch: 'late' (not arrived yet: the
+    worst-case buffer path, which the interpreter, running kernels at launch, never takes), 'early'
+    (waited for: the exact-output path, which a GPU takes only when the host is behind), or as timed."""
+    if when == "late":
+        monkeypatch.setattr(S.Plan, "host_count_if_ready", lambda self: None)
+    elif when == "early":
+        monkeypatch.setattr(S.Plan, "host_count_if_ready", lambda self: self.host_count())
 
 
-@pytest.mark.parametrize("form", ["two_pass", "two_pass_count_late", "single_pass"])
+@pytest.mark.parametrize("form", ["two_pass", "two_pass_count_late", "two_pass_count_early", "single_pass"])
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 1.0])
 def test_masked_select(n, density, form, monkeypatch):
     """Every form: the bitmask two-pass form (its count stored to the host by pass 1: exact outputs
     when it has arrived before pass 2 is launched, else a worst-case buffer), the single pass."""
     monkeypatch.setattr(S, "MASKED_SELECT_TWO_PASS", form != "single_pass")
-    if form == "two_pass_count_late":
-        _count_late(monkeypatch)
+    _count_at(monkeypatch, form.rpartition("_")[2])
     x = make_data("special", n, torch.float32)
     mask = torch.rand(n, device=DEVICE) < density
     assert_equal(ops.masked_select(x, mask).cpu(), torch.masked_select(x.cpu(), mask.cpu()), signed_zero=True)
@@ -149,12 +152,11 @@ def test_select_bad_input():
         S.flagged(torch.zeros(3, dtype=torch.complex64, device=DEVICE), torch.ones(3, device=DEVICE))
 
 
-@pytest.mark.parametrize("count_late", [False, True])
+@pytest.mark.parametrize("count", ["as_timed", "late", "early"])
 @pytest.mark.parametrize("shape", [(0,), (1,), (300,), (7, 9, 11), (2, 1, 3, 40), ()])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool])
-def test_nonzero(shape, dtype, count_late, monkeypatch):
-    if count_late:
-        _count_late(monkeypatch)
+def test_nonzero(shape, dtype, count, monkeypatch):
+    _count_at(monkeypatch, count)
     x = (torch.rand(shape, device=DEVICE) * 3).floor().to(dtype)
     if dtype == torch.float32 and x.numel() > 2:
         x.view(-1)[0] = math.nan   # NaN is nonzero
@@ -307,12 +309,11 @@ def test_opcheck():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("form", ["two_pass", "two_pass_count_late", "single_pass"])
-@pytest.mark.parametrize("density", [0.01, 0.5, 0.99])
+@pytest.mark.parametrize("form", ["two_pass", "two_pass_count_late", "two_pass_count_early", "single_pass"])
+@pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 0.99])
 def test_masked_select_large_gpu(density, form, monkeypatch):
     monkeypatch.setattr(S, "MASKED_SELECT_TWO_PASS", form != "single_pass")
-    if form == "two_pass_count_late":
-        _count_late(monkeypatch)
+    _count_at(monkeypatch, form.rpartition("_")[2])
     x = torch.randn(1 << 24, device="cuda")
     mask = torch.rand(1 << 24, device="cuda") < density
     for _ in range(3):

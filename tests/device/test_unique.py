@@ -183,7 +183,15 @@ def test_unique_hash_overflow_falls_back_to_sort(monkeypatch, paths):
     assert paths == [("hash", False), ("sort", True)]
 
 
-@pytest.mark.parametrize("form", ["two_pass", "two_pass_count_late", "single_pass"])
+def _count_at(monkeypatch, when):
+    """As test_select's: the host count seen 'late' (worst-case buffers) or 'early' (exact outputs)."""
+    if when == "late":
+        monkeypatch.setattr(U.Plan, "host_count_if_ready", lambda self: None)
+    elif when == "early":
+        monkeypatch.setattr(U.Plan, "host_count_if_ready", lambda self: self.host_count())
+
+
+@pytest.mark.parametrize("form", ["two_pass", "two_pass_count_late", "two_pass_count_early", "single_pass"])
 @pytest.mark.parametrize("ri,rc", [(False, False), (True, True), (False, True)])
 @pytest.mark.parametrize("kind", ["few_unique", "sorted", "special", "equal"])
 def test_unique_consecutive(kind, ri, rc, form, monkeypatch):
@@ -191,8 +199,7 @@ def test_unique_consecutive(kind, ri, rc, form, monkeypatch):
     host by pass 1: exact outputs when it has arrived before pass 2 is launched, else worst-case
     buffers, which the interpreter never takes unless forced), the single pass."""
     monkeypatch.setattr(U, "HEADS_TWO_PASS", form != "single_pass")
-    if form == "two_pass_count_late":
-        monkeypatch.setattr(U.Plan, "host_count_if_ready", lambda self: None)
+    _count_at(monkeypatch, form.rpartition("_")[2])
     x = make_data(kind, N, torch.float32 if kind == "special" else torch.int32)
     vals, inv, counts = ops.unique_consecutive(x, ri, rc)
     ref = torch.unique_consecutive(x.cpu(), return_inverse=ri, return_counts=rc)
@@ -263,9 +270,10 @@ def _check_large_gpu(x):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
-def test_unique_large_gpu(two_pass, monkeypatch):
-    monkeypatch.setattr(U, "HEADS_TWO_PASS", two_pass)
+@pytest.mark.parametrize("form", ["two_pass", "two_pass_count_late", "two_pass_count_early", "single_pass"])
+def test_unique_large_gpu(form, monkeypatch):
+    monkeypatch.setattr(U, "HEADS_TWO_PASS", form != "single_pass")
+    _count_at(monkeypatch, form.rpartition("_")[2])
     x = torch.randint(0, 1 << 20, (1 << 24,), device="cuda", dtype=torch.int32)
     _check_large_gpu(x)
     xs = torch.sort(x).values
@@ -297,10 +305,13 @@ def test_unique_bitmap_edges_gpu(n, span):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("count", ["as_timed", "late", "early"])
 @pytest.mark.parametrize("distinct", [1 << 10, 1 << 20, 5 << 20])
-def test_unique_hash_path_large_gpu(distinct, paths):
+def test_unique_hash_path_large_gpu(distinct, count, paths, monkeypatch):
     """Wide int32 keys at 2^24 items: the hash path with few and with 2^20 distinct values; with more
-    distinct values than the table's 2^22 slots, the overflow to the sort path."""
+    distinct values than the table's 2^22 slots, the overflow to the sort path (whose run heads see
+    their host count as timed, late or early)."""
+    _count_at(monkeypatch, count)
     g = torch.Generator(device="cuda").manual_seed(distinct)
     pool = torch.randint(-2**31, 2**31 - 1, (distinct,), device="cuda", dtype=torch.int64, generator=g)
     x = pool[torch.randint(0, distinct, (1 << 24,), device="cuda", generator=g)].to(torch.int32)

@@ -1085,7 +1085,8 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
     k = plan.host_count_if_ready() if two_pass else None
     if k is not None:   # (the host is behind the GPU: the result's exact size is known already)
         out = torch.empty(k, dtype=x.dtype, device=x.device)
-        plan.scatter(out=out)
+        if k > 0:
+            plan.scatter(out=out)
         return out
     buf = torch.empty(xf.numel(), dtype=x.dtype, device=x.device)
     plan.scatter(out=buf)  # queued before the sync: the GPU never waits for the host
@@ -1128,7 +1129,8 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     # arrived already (the host is behind the GPU), the exact result
     k = plan.host_count_if_ready()
     buf = torch.empty((xf.numel() if k is None else k, ndim), dtype=torch.int64, device=x.device)
-    plan.scatter(out_index=buf, shape=tuple(x.shape) if ndim > 1 else None)
+    if k != 0:
+        plan.scatter(out_index=buf, shape=tuple(x.shape) if ndim > 1 else None)
     return buf if k is not None else shrink(buf, plan.host_count())  # the one host sync
 
 

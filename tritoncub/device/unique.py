@@ -211,18 +211,21 @@ def _hash_insert_kernel(x_ptr, n, table_ptr, count_ptr, overflow_ptr, max_probes
     """Insert every item's key into the open-addressing table (linear probing; a claim is a
     compare-and-swap of an empty slot, :func:`_claim`), counting its occurrences (``COUNT``). An item
     still unplaced after ``max_probes`` slots raises ``overflow`` (the table is too full: the caller
-    sorts instead). Once ``overflow`` is raised the table's result is not used: programs that see it
-    (when they start, and at every probe) stop, so an input with far more distinct values than slots
-    costs about a table's worth of inserts, not ``max_probes`` probes per item. (Buckets of four slots
+    sorts instead). Once ``overflow`` is raised the table's result is not used: items drop out as
+    soon as their thread sees it (when the program starts, and after every probe) and a program stops
+    when none is left, so an input with far more distinct values than slots costs about a table's
+    worth of inserts, not ``max_probes`` probes per item. (Buckets of four slots
     read at once were measured 3-6x slower on the H100.)"""
     SLOTS: tl.constexpr = 1 << LOG_SLOTS
     idx = tl.program_id(0).to(tl.int64) * TILE + tl.arange(0, TILE)
+    # (each thread reads the flag itself, so it only clears that thread's items: the loop condition is a
+    # reduction over the program, the same in every warp — a per-thread exit from a loop whose
+    # reductions synchronise the warps would be undefined)
     active = (idx < n) & (tl.load(overflow_ptr, volatile=True) == 0)
     v = tl.load(x_ptr + idx, mask=active, other=0).to(tl.int64)
     h = _hash_slot(v, LOG_SLOTS)
     probes = tl.full((), 0, tl.int32)
-    while ((tl.max(active.to(tl.int32), 0) > 0) & (probes < max_probes)
-           & (tl.load(overflow_ptr, volatile=True) == 0)):
+    while (tl.max(active.to(tl.int32), 0) > 0) & (probes < max_probes):
         # (a slot read from before another program's claim fails the claim: the probe moves on)
         cur = tl.load(table_ptr + h, mask=active, other=0)
         found = active & (cur == v)
@@ -232,10 +235,10 @@ def _hash_insert_kernel(x_ptr, n, table_ptr, count_ptr, overflow_ptr, max_probes
         if COUNT:
             tl.atomic_add(count_ptr + h, tl.full((TILE,), 1, count_ptr.dtype.element_ty), mask=placed,
                           sem="relaxed")
-        active = active & ~placed
+        active = active & ~placed & (tl.load(overflow_ptr, volatile=True) == 0)
         h = (h + 1) & (SLOTS - 1)
         probes += 1
-    if tl.max(active.to(tl.int32), 0) > 0:
+    if tl.max(active.to(tl.int32), 0) > 0:   # (items dropped because the flag was up need not raise it)
         tl.store(overflow_ptr, 1)
 
 
