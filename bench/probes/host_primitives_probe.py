@@ -3,6 +3,9 @@ loop of calls (perf_counter; GPU work they queue is tiny), so the launcher's cos
 where they are.
 
     PYTHONPATH=. python bench/probes/host_primitives_probe.py
+
+(The log host_primitives_probe-20261124.log has a row for the copy-and-event helper the mailbox
+replaced; the probe now times a mailbox round trip instead.)
 """
 import time
 
@@ -10,7 +13,7 @@ import torch
 
 import tritoncub  # noqa: F401
 from tritoncub import policy
-from tritoncub._utils import check_tensor, queue_to_host
+from tritoncub._utils import Mailbox, check_tensor
 from tritoncub.device import select as S
 
 n = 1 << 26
@@ -25,8 +28,10 @@ ev = torch.cuda.Event()
 stream = torch.cuda.current_stream()
 
 
-def q_and_wait():
-    queue_to_host(t0d)()
+def mailbox_round_trip():
+    box = Mailbox.take(x.device)
+    box.set(1)
+    box.read()
 
 
 cases = {
@@ -48,7 +53,7 @@ cases = {
     "pinned.copy_(t0d, non_blocking)": lambda: pinned.copy_(t0d, non_blocking=True),
     "torch.empty((), pin_memory)": lambda: torch.empty((), dtype=torch.int64, pin_memory=True),
     "plan.num_selected": lambda: plan.num_selected,
-    "queue_to_host + wait": q_and_wait,
+    "Mailbox take + set + read": mailbox_round_trip,
     "Plan(two_pass) (launches 2)": lambda: S.Plan(x, m, S.SELECT_FLAGGED, load_x=False, two_pass=True),
     "plan.scatter(out=buf)": lambda: plan.scatter(out=buf),
     "shrink(buf, 671088) (clone)": lambda: S.shrink(buf, 671088),

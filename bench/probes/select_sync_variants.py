@@ -4,6 +4,9 @@ op, its implementation without the dispatcher, the implementation's steps alone 
 to the host; both passes without any sync; both passes then ``.item()``), and torch.
 
     PYTHONPATH=. python bench/probes/select_sync_variants.py
+
+(The log select_sync_variants-20261124.log was taken when the count went to the host by a copy into
+pinned memory and an event; the probe now reads it from the pass-1 scan's mailbox, as the op does.)
 """
 import time
 
@@ -11,7 +14,6 @@ import torch
 import triton
 
 import tritoncub  # noqa: F401
-from tritoncub._utils import queue_to_host
 from tritoncub.device import select as S
 
 ops = torch.ops.tritoncub
@@ -30,8 +32,8 @@ def timed(fn):
 
 
 def count_only(m):
-    plan = S.Plan(x, m, S.SELECT_FLAGGED, load_x=False, two_pass=True)
-    return queue_to_host(plan.num_selected)()
+    plan = S.Plan(x, m, S.SELECT_FLAGGED, load_x=False, two_pass=True, count_to_host=True)
+    return plan.host_count()
 
 
 def no_sync(m):
