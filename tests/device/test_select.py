@@ -4,6 +4,7 @@ Under the interpreter 128-item tiles give several tiles (and ragged last tiles) 
 items; on the GPU the tuned policy runs and the ``gpu`` tests use large sizes.
 """
 import math
+import time
 
 import pytest
 import torch
@@ -183,6 +184,9 @@ ENGINES = [  # (name, policy values, module limit forced to 0, or (module consta
     ("two-pass-group4", {"PASSES": 2, "SCATTER_TILES": 4}, None),      # scatter: 4 tiles per program (2 past the end)
     ("two-pass-group4-words", {"PASSES": 2, "SCATTER_TILES": 4}, ("_SPARSE_DIV", 0)),
     ("two-pass-group2-items", {"PASSES": 2, "SCATTER_TILES": 2}, ("_SPARSE_DIV", 1 << 20)),
+    # (when the host knows a sparse count: masked_select's exact path, sparse run heads)
+    ("two-pass-sparse-group4", {"PASSES": 2, "SPARSE_SCATTER_TILES": 4}, None),
+    ("two-pass-sparse-group1", {"PASSES": 2, "SPARSE_SCATTER_TILES": 1}, None),
     ("single-pass", {"PASSES": 1, "WARP_SYNC": 0}, None),
     ("single-pass-count64", {"PASSES": 1, "WARP_SYNC": 0}, "_COUNT32_LIMIT"),
     ("warp-sync", {"PASSES": 1, "WARP_SYNC": 1}, None),
@@ -222,6 +226,8 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
         assert_equal(out[:int(k)].cpu(), x.cpu()[1:][x.cpu()[:-1] > 0.2])
         out, k = S.if_(x, positive)
         assert_equal(out[:int(k)].cpu(), x.cpu()[x.cpu() > 0])
+        for level in (2.0, 0.2):   # (a sparse and a dense selection: the op's scatter groups differ)
+            assert_equal(ops.masked_select(x, x > level).cpu(), x.cpu()[x.cpu() > level])
         vals = torch.arange(n, device=DEVICE)
         ko, vo, k = S.unique_by_key(runs, vals)
         ref_k, inv, cnt = torch.unique_consecutive(runs.cpu(), return_inverse=True, return_counts=True)
@@ -300,6 +306,12 @@ def test_mailbox_raises_when_nothing_arrives():
     assert box.poll() is None      # (nothing stored yet: no wait)
     box.set(3)
     assert box.poll() == 3
+    box = Mailbox.take(torch.device(DEVICE))
+    t0 = time.perf_counter()
+    assert box.wait(2e-3) is None  # (gives up after about its time)
+    assert 2e-3 <= time.perf_counter() - t0 < 1.0
+    box.set(-4)
+    assert box.wait(10.0) == -4    # (arrived: no wait)
 
 
 def test_opcheck():

@@ -677,10 +677,12 @@ _POLICY = policy.register(
     "select",
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128, 256],
            "WARP_SYNC": [0, 1], "VEC": [1, 4, 16], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1],
-           "COUNT_TILES": [1, 2, 4, 8], "SCATTER_TILES": [1, 2, 4, 8, 16], "num_warps": [4, 8, 16],
+           "COUNT_TILES": [1, 2, 4, 8], "SCATTER_TILES": [1, 2, 4, 8, 16], "SPARSE_SCATTER_TILES": [1, 2, 4, 8, 16],
+           "num_warps": [4, 8, 16],
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
-              "ANCHORED": 0, "COUNT_TILES": 2, "SCATTER_TILES": 1, "num_warps": 4, "num_stages": 1},
+              "ANCHORED": 0, "COUNT_TILES": 2, "SCATTER_TILES": 1, "SPARSE_SCATTER_TILES": 8, "num_warps": 4,
+              "num_stages": 1},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     buckets=("default", "runs", "two_pass", "heads"),
     bucket_fallbacks={"runs": {"TILE": 2048}, "two_pass": {"PASSES": 2}, "heads": {"PASSES": 2}},
@@ -693,7 +695,9 @@ _POLICY = policy.register(
         "nonzero always take two passes: they need the total before scattering); flagged, predicate and "
         "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
         "count pass; SCATTER_TILES: tiles per program of the scatter pass, whose sparse tiles go through it "
-        "together), so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
+        "together; SPARSE_SCATTER_TILES instead when the host knows before pass 2 that the selection is sparse, "
+        "at most TILE / 8 per tile on average, and 1 when it knows it is denser), so the scatter pass reads "
+        "nothing that decided selection. Bucket 'two_pass': the callers "
         "that take two passes (nonzero, partition; masked_select, whose count reaches the host after pass 1 "
         "while pass 2 runs; reduce_by_key runs its own tile on the bitmask count), 'heads': run heads in two "
         "passes (run-length encoding, unique_consecutive, sorted unique: mostly sparse selections, where "
@@ -709,6 +713,11 @@ _COUNT_PROGRAMS_PER_SM = 8
 #: the bitmask form's scatter works word by word in tiles with at most TILE / _SPARSE_DIV selected
 #: (0: in every tile); a module constant so tests can force either form
 _SPARSE_DIV = 8
+#: Plan.host_count_if_ready waits up to _COUNT_WAIT_S plus the time pass 1 takes to read its input at
+#: _COUNT_WAIT_BYTES_PER_S: on an idle H100, pass 1 over 2^26 bools takes about 38 µs (bitmask probe
+#: logs); a slower GPU, or one still busy with earlier work, gets the worst-case buffer instead
+_COUNT_WAIT_S = 20e-6
+_COUNT_WAIT_BYTES_PER_S = 2e12
 #: remembered launches of the bitmask form (count and scan; scatter)
 _BITS_PLANS: dict = {}
 #: programs of the bitmask form's count scan, for up to 8192 * _SCAN_PROGRAMS tiles (beyond that, more)
@@ -830,9 +839,12 @@ class Plan:
         return self.mailbox.read()
 
     def host_count_if_ready(self) -> int | None:
-        """:meth:`host_count` if pass 1 has already stored it (then the caller can size its outputs
-        exactly before pass 2), else None without waiting (then :meth:`host_count` later)."""
-        return self.mailbox.poll()
+        """:meth:`host_count` if pass 1 stores it within about the time pass 1 takes on an idle GPU
+        (then the caller sizes its outputs exactly, and pass 2 knows how sparse the selection is),
+        else None (then pass 2 writes a worst-case buffer, and :meth:`host_count` comes later). When
+        the GPU is busy with earlier work the host gives up, and the GPU keeps working while it waits."""
+        f = self.flags if self.flags is not None else self.x
+        return self.mailbox.wait(_COUNT_WAIT_S + self.n * f.element_size() / _COUNT_WAIT_BYTES_PER_S)
 
     @property
     def num_selected(self) -> torch.Tensor:
@@ -840,9 +852,10 @@ class Plan:
         return self.totals[:2] if self.mode == SELECT_THREE_WAY else self.totals[0]
 
     def scatter(self, *, out=None, values=None, out_values=None, out_index=None, shape=None,
-                index_base=None, out_lengths=None, out_inverse=None, partition=False):
+                index_base=None, out_lengths=None, out_inverse=None, partition=False, count=None):
         """Pass 2. ``out_lengths`` (run lengths, modes heads / non-trivial runs) needs ``out_index``
-        (the runs' start indices) too."""
+        (the runs' start indices) too. ``count``: the number selected when the host knows it (the
+        bitmask form then picks its scatter grouping by how sparse the selection is)."""
         n = self.n
         if n == 0:
             return
@@ -862,7 +875,7 @@ class Plan:
                                           shape_t, ndim)
         else:
             self._scatter_two_pass(values, out, out_values, out_index, out_lengths, out_inverse, index_base,
-                                   shape_t, ndim, partition)
+                                   shape_t, ndim, partition, count)
         if out_lengths is not None:
             block = 4096
             programs = cdiv(out_lengths.numel(), block)
@@ -924,14 +937,18 @@ class Plan:
                num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
 
     def _scatter_two_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base, shape_t,
-                          ndim, partition):
+                          ndim, partition, count):
         n, dummy = self.n, self.offsets
         shape_t = dummy if shape_t is None else shape_t
         if self.bitmask:
             tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t)
-            run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, tuple(
+            if count is None:
+                group = self.pol["SCATTER_TILES"]
+            else:   # (a dense tile in a group goes tile by tile: grouping pays for sparse selections only)
+                group = self.pol["SPARSE_SCATTER_TILES"] if count * _SPARSE_DIV <= n else 1
+            group = min(group, 1 << (self.num_tiles - 1).bit_length())
+            run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, group, tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
-            group = min(self.pol["SCATTER_TILES"], 1 << (self.num_tiles - 1).bit_length())
             run(_scatter_bits_kernel, (cdiv(self.num_tiles, group),),
                 self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
                 index_base if index_base is not None else dummy,
@@ -1083,10 +1100,10 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
     # one pass: the count is known when the one kernel ends (its whole time, then the sync)
     plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, two_pass=two_pass, count_to_host=two_pass)
     k = plan.host_count_if_ready() if two_pass else None
-    if k is not None:   # (the host is behind the GPU: the result's exact size is known already)
+    if k is not None:   # (pass 1 ended soon enough: the result's exact size is known)
         out = torch.empty(k, dtype=x.dtype, device=x.device)
         if k > 0:
-            plan.scatter(out=out)
+            plan.scatter(out=out, count=k)
         return out
     buf = torch.empty(xf.numel(), dtype=x.dtype, device=x.device)
     plan.scatter(out=buf)  # queued before the sync: the GPU never waits for the host
@@ -1125,12 +1142,12 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     if ndim == 0:
         return torch.empty((plan.host_count(), 0), dtype=torch.int64, device=x.device)
     # pass 2 writes a worst-case buffer while the host waits for the count (pass 1 stores it in host
-    # memory), so the GPU never idles for the host's reaction to the sync; or, when the count has
-    # arrived already (the host is behind the GPU), the exact result
+    # memory), so the GPU never idles for the host's reaction to the sync; or, when the count
+    # arrives about as soon as pass 1 can end, the exact result
     k = plan.host_count_if_ready()
     buf = torch.empty((xf.numel() if k is None else k, ndim), dtype=torch.int64, device=x.device)
     if k != 0:
-        plan.scatter(out_index=buf, shape=tuple(x.shape) if ndim > 1 else None)
+        plan.scatter(out_index=buf, shape=tuple(x.shape) if ndim > 1 else None, count=k)
     return buf if k is not None else shrink(buf, plan.host_count())  # the one host sync
 
 

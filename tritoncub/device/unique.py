@@ -306,7 +306,7 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     dev = xf.device
     plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass, count_to_host=two_pass,
                 pol=policy.select("select", dev, "heads") if two_pass else None)
-    # (the count has arrived already when the host is behind the GPU: exact outputs, nothing to shrink)
+    # (when the count arrives about as soon as pass 1 can end: exact outputs, nothing to shrink)
     k = plan.host_count_if_ready() if two_pass else None
     size = n if k is None else k
     vals = torch.empty(size, dtype=xf.dtype, device=dev)
@@ -314,7 +314,8 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     starts = torch.empty(size if return_counts else 0, dtype=torch.int64, device=dev)
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
     plan.scatter(out=vals, out_index=starts if return_counts else None,
-                 out_lengths=counts if return_counts else None, out_inverse=inv if return_inverse else None)
+                 out_lengths=counts if return_counts else None, out_inverse=inv if return_inverse else None,
+                 count=k)
     if return_inverse and perm is not None:
         inv = torch.empty_like(inv).scatter_(0, perm, inv)
     if k is not None:
