@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import os
 import threading
-import time
 from typing import Iterable, Sequence
 
 import torch
@@ -250,19 +249,6 @@ class Mailbox:
         value = int(self.word[0])
         if value == MAILBOX_EMPTY:
             return None
-        self.free.append(self)
-        return value
-
-    def wait(self, seconds: float) -> int | None:
-        """The stored value if it arrives within ``seconds`` (polling; the mailbox is then done, as
-        after :meth:`read`), else None."""
-        word = self.word
-        if word[0] == MAILBOX_EMPTY:
-            deadline = time.perf_counter() + seconds
-            while word[0] == MAILBOX_EMPTY:
-                if time.perf_counter() > deadline:
-                    return None
-        value = int(word[0])
         self.free.append(self)
         return value
 

@@ -695,9 +695,9 @@ _POLICY = policy.register(
         "nonzero always take two passes: they need the total before scattering); flagged, predicate and "
         "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
         "count pass; SCATTER_TILES: tiles per program of the scatter pass, whose sparse tiles go through it "
-        "together; SPARSE_SCATTER_TILES instead when the host knows before pass 2 that the selection is sparse, "
-        "at most TILE / 8 per tile on average, and 1 when it knows it is denser), so the scatter pass reads "
-        "nothing that decided selection. Bucket 'two_pass': the callers "
+        "together; SPARSE_SCATTER_TILES instead when the host's count, or the last count of the same size and "
+        "selection, says the selection is sparse, at most TILE / 8 per tile on average, and 1 when it is denser), "
+        "so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
         "that take two passes (nonzero, partition; masked_select, whose count reaches the host after pass 1 "
         "while pass 2 runs; reduce_by_key runs its own tile on the bitmask count), 'heads': run heads in two "
         "passes (run-length encoding, unique_consecutive, sorted unique: mostly sparse selections, where "
@@ -713,11 +713,10 @@ _COUNT_PROGRAMS_PER_SM = 8
 #: the bitmask form's scatter works word by word in tiles with at most TILE / _SPARSE_DIV selected
 #: (0: in every tile); a module constant so tests can force either form
 _SPARSE_DIV = 8
-#: Plan.host_count_if_ready waits up to _COUNT_WAIT_S plus the time pass 1 takes to read its input at
-#: _COUNT_WAIT_BYTES_PER_S: on an idle H100, pass 1 over 2^26 bools takes about 38 µs (bitmask probe
-#: logs); a slower GPU, or one still busy with earlier work, gets the worst-case buffer instead
-_COUNT_WAIT_S = 20e-6
-_COUNT_WAIT_BYTES_PER_S = 2e12
+#: per (size, mode, load_x): whether the last selection whose count reached the host was sparse (at
+#: most n / _SPARSE_DIV selected). The bitmask scatter groups its tiles by it when pass 2 is launched
+#: before the count is known (see Plan._scatter_two_pass): a guess, which decides speed, never results
+_LAST_SPARSE: dict = {}
 #: remembered launches of the bitmask form (count and scan; scatter)
 _BITS_PLANS: dict = {}
 #: programs of the bitmask form's count scan, for up to 8192 * _SCAN_PROGRAMS tiles (beyond that, more)
@@ -836,15 +835,22 @@ class Plan:
 
     def host_count(self) -> int:
         """The number selected, on the host (``count_to_host`` plans): waits for pass 1 only."""
-        return self.mailbox.read()
+        k = self.mailbox.read()
+        self._remember_density(k)
+        return k
 
     def host_count_if_ready(self) -> int | None:
-        """:meth:`host_count` if pass 1 stores it within about the time pass 1 takes on an idle GPU
-        (then the caller sizes its outputs exactly, and pass 2 knows how sparse the selection is),
-        else None (then pass 2 writes a worst-case buffer, and :meth:`host_count` comes later). When
-        the GPU is busy with earlier work the host gives up, and the GPU keeps working while it waits."""
-        f = self.flags if self.flags is not None else self.x
-        return self.mailbox.wait(_COUNT_WAIT_S + self.n * f.element_size() / _COUNT_WAIT_BYTES_PER_S)
+        """:meth:`host_count` if pass 1 has already stored it (then the caller can size its outputs
+        exactly before pass 2), else None without waiting (then :meth:`host_count` later)."""
+        k = self.mailbox.poll()
+        if k is not None:
+            self._remember_density(k)
+        return k
+
+    def _remember_density(self, k: int) -> None:
+        if len(_LAST_SPARSE) > 256:
+            _LAST_SPARSE.clear()
+        _LAST_SPARSE[(self.n, self.mode, self.load_x)] = k * _SPARSE_DIV <= self.n
 
     @property
     def num_selected(self) -> torch.Tensor:
@@ -942,10 +948,14 @@ class Plan:
         shape_t = dummy if shape_t is None else shape_t
         if self.bitmask:
             tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t)
-            if count is None:
+            # grouping pays for sparse selections only (a dense tile in a group goes tile by tile): by the
+            # count when the host has it, else by the last count of a selection like this one (waiting
+            # for the count would leave the GPU idle while the host reacts); SCATTER_TILES when neither
+            sparse = _LAST_SPARSE.get((n, self.mode, self.load_x)) if count is None else count * _SPARSE_DIV <= n
+            if partition or sparse is None:
                 group = self.pol["SCATTER_TILES"]
-            else:   # (a dense tile in a group goes tile by tile: grouping pays for sparse selections only)
-                group = self.pol["SPARSE_SCATTER_TILES"] if count * _SPARSE_DIV <= n else 1
+            else:
+                group = self.pol["SPARSE_SCATTER_TILES"] if sparse else 1
             group = min(group, 1 << (self.num_tiles - 1).bit_length())
             run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, group, tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
@@ -1100,7 +1110,7 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
     # one pass: the count is known when the one kernel ends (its whole time, then the sync)
     plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, two_pass=two_pass, count_to_host=two_pass)
     k = plan.host_count_if_ready() if two_pass else None
-    if k is not None:   # (pass 1 ended soon enough: the result's exact size is known)
+    if k is not None:   # (the host is behind the GPU: the result's exact size is known already)
         out = torch.empty(k, dtype=x.dtype, device=x.device)
         if k > 0:
             plan.scatter(out=out, count=k)
@@ -1142,8 +1152,8 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     if ndim == 0:
         return torch.empty((plan.host_count(), 0), dtype=torch.int64, device=x.device)
     # pass 2 writes a worst-case buffer while the host waits for the count (pass 1 stores it in host
-    # memory), so the GPU never idles for the host's reaction to the sync; or, when the count
-    # arrives about as soon as pass 1 can end, the exact result
+    # memory), so the GPU never idles for the host's reaction to the sync; or, when the count has
+    # arrived already (the host is behind the GPU), the exact result
     k = plan.host_count_if_ready()
     buf = torch.empty((xf.numel() if k is None else k, ndim), dtype=torch.int64, device=x.device)
     if k != 0:
