@@ -13,12 +13,15 @@ TILE = 64
 N = 3 * TILE + 13 if interpreter_active() else 1_000_003
 
 
-@pytest.fixture(autouse=True, params=[0, 2, 32], ids=["items", "mixed", "words"])
+@pytest.fixture(autouse=True, params=[(0, True), (2, True), (32, True), (2, False), (32, False)],
+                ids=["items", "mixed", "words", "mixed-scan", "words-scan"])
 def store_form(request, monkeypatch):
     """Every test with pass 2 writing item by item (every tile that has something to write), word by
-    word in every tile, and each tile choosing by its fullest word (at most 2 heads and ends)."""
+    word in every tile, and each tile choosing by its fullest word (at most 2 heads and ends); sums of
+    the word-by-word tiles from word sums (the default) or from the tile's scan ('-scan')."""
     import tritoncub.device.reduce_by_key as R
-    monkeypatch.setattr(R, "_SPARSE_ROUNDS", request.param)
+    monkeypatch.setattr(R, "_SPARSE_ROUNDS", request.param[0])
+    monkeypatch.setattr(R, "WORD_SUMS", request.param[1])
 
 
 @pytest.fixture(autouse=True)

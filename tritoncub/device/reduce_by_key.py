@@ -75,14 +75,74 @@ def _ctz_or(words, w, none):
 
 
 @triton.jit
+def highest_set_bit(words):
+    """The index of the highest set bit of each uint32 word (-1 for a zero word): the bits below it
+    smeared in, then counted."""
+    words = words | (words >> 1)
+    words = words | (words >> 2)
+    words = words | (words >> 4)
+    words = words | (words >> 8)
+    words = words | (words >> 16)
+    return popcount32(words).to(tl.int32) - 1
+
+
+@triton.jit
+def _write_head_keys(keys_ptr, out_keys_ptr, words, head_count, heads_before, base, offset, w):
+    """Each run head's key to its run's slot, word by word: round ``r`` takes every word's ``r``-th
+    set bit (keys are read at the heads only)."""
+    rest = words
+    r = 0
+    while r < tl.max(head_count, 0):
+        low, index = lowest_set_bit(rest)
+        m = rest != 0
+        key = tl.load(keys_ptr + base + w * 32 + index, mask=m)
+        tl.store(out_keys_ptr + offset + heads_before + r, key, mask=m)
+        rest = rest ^ low
+        r += 1
+
+
+@triton.jit
+def _word_sum_runs(v, words, ends, end_count, heads_before, offset, w, out_vals_ptr, partial_ptr, pid,
+                   SEG_SCAN: tl.constexpr, ACC: tl.constexpr, WORDS: tl.constexpr):
+    """Run sums of a sparse tile without an item-wide scan. Each word's items are a row of 32: a run
+    ending at bit ``e`` of word ``w`` sums the row from its head (when the head is in the same word)
+    or from bit 0 plus the carry into the word: a segmented scan over the tile's words of each
+    word's sum (from its last head on, for a word holding a head). Also stores the tile's partial."""
+    bit = tl.arange(0, 32)
+    v2 = tl.reshape(v, [WORDS, 32])
+    last_head = highest_set_bit(words)
+    from_last = tl.sum(tl.where(bit[None, :] >= last_head[:, None], v2, 0), 1).to(ACC)
+    has_head = (words != 0).to(tl.int32)
+    _, inclusive = SEG_SCAN(has_head, from_last)        # (a word without heads: its whole row)
+    carry = tl.where(w == 0, 0, tl.gather(inclusive, tl.maximum(w - 1, 0), 0))
+    rest = ends
+    r = 0
+    while r < tl.max(end_count, 0):
+        low, index = lowest_set_bit(rest)
+        m = rest != 0
+        heads_to_end = words & ((low << 1) - 1)          # heads at or below the end
+        start = highest_set_bit(heads_to_end)             # (-1: the run began before the word)
+        row = (bit[None, :] >= start[:, None]) & (bit[None, :] <= index[:, None])
+        val = tl.sum(tl.where(row, v2, 0), 1).to(ACC)
+        val = tl.where(start < 0, val + carry, val)
+        run = heads_before + popcount32(heads_to_end).to(tl.int32) - 1
+        tl.store(out_vals_ptr + offset + run, val, mask=m)
+        rest = rest ^ low
+        r += 1
+    tl.store(partial_ptr + pid + w * 0, inclusive, mask=w == WORDS - 1)
+
+
+@triton.jit
 def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
                 fix_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
-                SPARSE_ROUNDS: tl.constexpr):
+                SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr):
     """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``);
     an item ends its run when the next item is a head, so the run ends are the head words shifted by
     one bit. Bit work is done on the tile's ``TILE / 32`` words, then spread to the items; the keys
     are read again only at the heads. A tile whose words hold at most ``SPARSE_ROUNDS`` heads and
-    ends each writes its keys and run values word by word (a round per set bit), else item by item."""
+    ends each writes its keys and run values word by word (a round per set bit), else item by item.
+    ``WORD_SUMS`` (sums): a sparse tile sums its runs word by word (:func:`_word_sum_runs`) instead
+    of scanning its items."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     lane = tl.arange(0, TILE)
@@ -106,41 +166,40 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     inb = lane < rem
     v = tl.load(vals_ptr + base + lane, mask=inb, other=0).to(ACC)
     h32 = heads.to(tl.int32)
-    _, s = SEG_SCAN(h32 | (lane == 0).to(tl.int32), v)
     offset = tl.load(offsets_ptr + pid)
     head_count = popcount32(words).to(tl.int32)
     end_count = popcount32(ends).to(tl.int32)
-    if tl.maximum(tl.max(head_count, 0), tl.max(end_count, 0)) <= SPARSE_ROUNDS:
-        # few heads and ends per word: written word by word, round r taking each word's r-th set bit
-        # (keys read at the heads; scan values gathered from the tile at the ends)
-        heads_before = tl.cumsum(head_count, 0) - head_count
-        rest = words
-        r = 0
-        while r < tl.max(head_count, 0):
-            low, index = lowest_set_bit(rest)
-            m = rest != 0
-            key = tl.load(keys_ptr + base + w * 32 + index, mask=m)
-            tl.store(out_keys_ptr + offset + heads_before + r, key, mask=m)
-            rest = rest ^ low
-            r += 1
-        rest = ends
-        r = 0
-        while r < tl.max(end_count, 0):
-            low, index = lowest_set_bit(rest)
-            m = rest != 0
-            run = heads_before + popcount32(words & ((low << 1) - 1)).to(tl.int32) - 1   # heads up to the end
-            val = tl.gather(s, tl.where(m, w * 32 + index, 0), 0)
-            tl.store(out_vals_ptr + offset + run, val, mask=m)
-            rest = rest ^ low
-            r += 1
+    heads_before = tl.cumsum(head_count, 0) - head_count
+    sparse = tl.maximum(tl.max(head_count, 0), tl.max(end_count, 0)) <= SPARSE_ROUNDS
+    # (each branch stores the tile's partial for the fix-up: the scan value at its last item)
+    if sparse & WORD_SUMS:
+        _write_head_keys(keys_ptr, out_keys_ptr, words, head_count, heads_before, base, offset, w)
+        _word_sum_runs(v, words, ends, end_count, heads_before, offset, w, out_vals_ptr, partial_ptr, pid,
+                       SEG_SCAN, ACC, WORDS)
     else:
-        tile_keys = tl.load(keys_ptr + base + lane, mask=heads)
-        item_run = tl.cumsum(h32, 0) - 1                  # (int32, from the tile's offset)
-        tl.store(out_keys_ptr + offset + item_run, tile_keys, mask=heads)
-        tl.store(out_vals_ptr + offset + item_run, s, mask=tails)
-    # tile summary for the fix-up: the scan value at the tile's last item, whether it holds a head, and
-    # the slot of the run that began before it and ends in it
-    tl.store(partial_ptr + pid + lane * 0, s, mask=lane == rem - 1)
+        _, s = SEG_SCAN(h32 | (lane == 0).to(tl.int32), v)
+        if sparse:
+            # few heads and ends per word: written word by word, round r taking each word's r-th set bit
+            # (keys read at the heads; scan values gathered from the tile at the ends)
+            _write_head_keys(keys_ptr, out_keys_ptr, words, head_count, heads_before, base, offset, w)
+            rest = ends
+            r = 0
+            while r < tl.max(end_count, 0):
+                low, index = lowest_set_bit(rest)
+                m = rest != 0
+                run = heads_before + popcount32(words & ((low << 1) - 1)).to(tl.int32) - 1   # heads up to the end
+                val = tl.gather(s, tl.where(m, w * 32 + index, 0), 0)
+                tl.store(out_vals_ptr + offset + run, val, mask=m)
+                rest = rest ^ low
+                r += 1
+        else:
+            tile_keys = tl.load(keys_ptr + base + lane, mask=heads)
+            item_run = tl.cumsum(h32, 0) - 1                  # (int32, from the tile's offset)
+            tl.store(out_keys_ptr + offset + item_run, tile_keys, mask=heads)
+            tl.store(out_vals_ptr + offset + item_run, s, mask=tails)
+        tl.store(partial_ptr + pid + lane * 0, s, mask=lane == rem - 1)
+    # tile summary for the fix-up: whether the tile holds a head, and the slot of the run that began
+    # before it and ends in it
     first_head = tl.min(_ctz_or(words, w, TILE), 0)
     first_tail = tl.min(_ctz_or(ends, w, TILE), 0)
     tl.store(has_head_ptr + pid, (first_head < TILE).to(tl.int32))
@@ -239,6 +298,9 @@ for _name, _tl in (("uint16", tl.uint16), ("uint32", tl.uint32), ("uint64", tl.u
 _SPARSE_ROUNDS = 4
 #: tiles per program of the fix-up (a module constant so tests can make runs and carries cross blocks)
 _FIXUP_BLOCK = 1024
+#: sums of sparse tiles word by word (_word_sum_runs) rather than by an item-wide segmented scan; a
+#: module constant so tests run both
+WORD_SUMS = True
 
 
 _COUNT_POLICIES: dict = {}
@@ -293,7 +355,7 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     out_acc = out_v if acc == vf.dtype else torch.empty(n, dtype=acc, device=dev)
     launch(_rbk_kernel, (nt,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix, n,
            plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc], TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS,
-           num_warps=pol.num_warps, num_stages=pol.num_stages)
+           WORD_SUMS=WORD_SUMS and combine is combine_add, num_warps=pol.num_warps, num_stages=pol.num_stages)
     if nt > 1:
         if nb > 1:
             launch(_rbk_block_kernel, (nb,), partial, has_head, partial[nt:], has_head[nt:], nt, SEG_SCAN=seg,
