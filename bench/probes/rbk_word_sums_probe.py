@@ -22,11 +22,11 @@ kv = list(zip(keys, vals))
 uk, cnt = torch.unique_consecutive(keys[0], return_counts=True)
 ref = torch.segment_reduce(vals[0], "sum", lengths=cnt)
 print(torch.cuda.get_device_name(), torch.__version__, flush=True)
-for word_sums, cfg in [(False, None), (True, None),
-                       (True, {"TILE": 1024, "num_warps": 4, "COUNT_TILES": 4}), (True, {"TILE": 2048, "num_warps": 4, "COUNT_TILES": 4}),
-                       (True, {"TILE": 2048, "num_warps": 8, "COUNT_TILES": 4}), (True, {"TILE": 4096, "num_warps": 8, "COUNT_TILES": 4}),
-                       (True, {"TILE": 1024, "num_warps": 2, "COUNT_TILES": 4}), (True, {"TILE": 512, "num_warps": 2, "COUNT_TILES": 4}),
-                       (False, {"TILE": 1024, "num_warps": 4, "COUNT_TILES": 4})]:
+CONFIGS = [(False, None), (True, None)] + [
+    (True, {"TILE": t, "num_warps": w, "COUNT_TILES": c})
+    for t, w, c in ((1024, 4, 4), (512, 2, 4), (512, 2, 8), (512, 1, 8), (256, 1, 16), (256, 1, 8), (1024, 2, 4),
+                    (1024, 1, 4), (2048, 2, 4), (2048, 4, 4))]
+for word_sums, cfg in CONFIGS:
     R.WORD_SUMS = word_sums
     # (None: the tuned policy; a dict: merged over the fallback, COUNT_TILES included)
     with policy.override("reduce_by_key", cfg) if cfg else contextlib.nullcontext():

@@ -68,13 +68,6 @@ def _take_last(ka, va, kb, vb):
 
 
 @triton.jit
-def _ctz_or(words, w, none):
-    """``w * 32 +`` the index of the lowest set bit of each uint32 word, ``none`` for a zero word."""
-    _, index = lowest_set_bit(words)
-    return tl.where(words != 0, w * 32 + index, none)
-
-
-@triton.jit
 def highest_set_bit(words):
     """The index of the highest set bit of each uint32 word (-1 for a zero word): the bits below it
     smeared in, then counted."""
@@ -87,12 +80,12 @@ def highest_set_bit(words):
 
 
 @triton.jit
-def _write_head_keys(keys_ptr, out_keys_ptr, words, head_count, heads_before, base, offset, w):
+def _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w):
     """Each run head's key to its run's slot, word by word: round ``r`` takes every word's ``r``-th
-    set bit (keys are read at the heads only)."""
+    set bit (keys are read at the heads only; ``max_heads``: the most heads in one word)."""
     rest = words
     r = 0
-    while r < tl.max(head_count, 0):
+    while r < max_heads:
         low, index = lowest_set_bit(rest)
         m = rest != 0
         key = tl.load(keys_ptr + base + w * 32 + index, mask=m)
@@ -102,7 +95,7 @@ def _write_head_keys(keys_ptr, out_keys_ptr, words, head_count, heads_before, ba
 
 
 @triton.jit
-def _word_sum_runs(v, words, ends, end_count, heads_before, offset, w, out_vals_ptr, partial_ptr, pid,
+def _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_ptr, partial_ptr, pid,
                    SEG_SCAN: tl.constexpr, ACC: tl.constexpr, WORDS: tl.constexpr):
     """Run sums of a sparse tile without an item-wide scan. Each word's items are a row of 32: a run
     ending at bit ``e`` of word ``w`` sums the row from its head (when the head is in the same word)
@@ -117,7 +110,7 @@ def _word_sum_runs(v, words, ends, end_count, heads_before, offset, w, out_vals_
     carry = tl.where(w == 0, 0, tl.gather(inclusive, tl.maximum(w - 1, 0), 0))
     rest = ends
     r = 0
-    while r < tl.max(end_count, 0):
+    while r < max_ends:
         low, index = lowest_set_bit(rest)
         m = rest != 0
         heads_to_end = words & ((low << 1) - 1)          # heads at or below the end
@@ -161,30 +154,31 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     ones = tl.full([], 0xFFFFFFFF, tl.uint32)
     below_last = ((tl.full([], 2, tl.uint32) << last_b) - tl.full([], 1, tl.uint32))   # bits 0 .. last_b
     ends = ends & tl.where(w < last_w, ones, tl.where(w == last_w, below_last, tl.zeros_like(ones)))
-    heads = tl.reshape(((words[:, None] >> bit[None, :]) & 1) != 0, [TILE])
-    tails = tl.reshape(((ends[:, None] >> bit[None, :]) & 1) != 0, [TILE])
     inb = lane < rem
     v = tl.load(vals_ptr + base + lane, mask=inb, other=0).to(ACC)
-    h32 = heads.to(tl.int32)
     offset = tl.load(offsets_ptr + pid)
     head_count = popcount32(words).to(tl.int32)
     end_count = popcount32(ends).to(tl.int32)
     heads_before = tl.cumsum(head_count, 0) - head_count
-    sparse = tl.maximum(tl.max(head_count, 0), tl.max(end_count, 0)) <= SPARSE_ROUNDS
+    max_heads = tl.max(head_count, 0)   # (the most heads, and ends, in one word of the tile)
+    max_ends = tl.max(end_count, 0)
+    sparse = tl.maximum(max_heads, max_ends) <= SPARSE_ROUNDS
     # (each branch stores the tile's partial for the fix-up: the scan value at its last item)
     if sparse & WORD_SUMS:
-        _write_head_keys(keys_ptr, out_keys_ptr, words, head_count, heads_before, base, offset, w)
-        _word_sum_runs(v, words, ends, end_count, heads_before, offset, w, out_vals_ptr, partial_ptr, pid,
+        _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w)
+        _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_ptr, partial_ptr, pid,
                        SEG_SCAN, ACC, WORDS)
     else:
+        heads = tl.reshape(((words[:, None] >> bit[None, :]) & 1) != 0, [TILE])
+        h32 = heads.to(tl.int32)
         _, s = SEG_SCAN(h32 | (lane == 0).to(tl.int32), v)
         if sparse:
             # few heads and ends per word: written word by word, round r taking each word's r-th set bit
             # (keys read at the heads; scan values gathered from the tile at the ends)
-            _write_head_keys(keys_ptr, out_keys_ptr, words, head_count, heads_before, base, offset, w)
+            _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w)
             rest = ends
             r = 0
-            while r < tl.max(end_count, 0):
+            while r < max_ends:
                 low, index = lowest_set_bit(rest)
                 m = rest != 0
                 run = heads_before + popcount32(words & ((low << 1) - 1)).to(tl.int32) - 1   # heads up to the end
@@ -193,17 +187,17 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
                 rest = rest ^ low
                 r += 1
         else:
+            tails = tl.reshape(((ends[:, None] >> bit[None, :]) & 1) != 0, [TILE])
             tile_keys = tl.load(keys_ptr + base + lane, mask=heads)
             item_run = tl.cumsum(h32, 0) - 1                  # (int32, from the tile's offset)
             tl.store(out_keys_ptr + offset + item_run, tile_keys, mask=heads)
             tl.store(out_vals_ptr + offset + item_run, s, mask=tails)
         tl.store(partial_ptr + pid + lane * 0, s, mask=lane == rem - 1)
     # tile summary for the fix-up: whether the tile holds a head, and the slot of the run that began
-    # before it and ends in it
-    first_head = tl.min(_ctz_or(words, w, TILE), 0)
-    first_tail = tl.min(_ctz_or(ends, w, TILE), 0)
-    tl.store(has_head_ptr + pid, (first_head < TILE).to(tl.int32))
-    fix = tl.where((first_head != 0) & (first_tail < TILE), offset - 1, -1)
+    # before it (its first item is no head) and ends in it (the tile holds a run end)
+    tl.store(has_head_ptr + pid, (max_heads > 0).to(tl.int32))
+    first_word = tl.load(bits_ptr + wbase)
+    fix = tl.where(((first_word & 1) == 0) & (max_ends > 0), offset - 1, -1)
     tl.store(fix_ptr + pid, fix)
 
 
@@ -270,7 +264,7 @@ def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, block_agg_ptr, block_f
 
 _POLICY = policy.register(
     "reduce_by_key",
-    space={"TILE": [512, 1024, 2048, 4096, 8192], "COUNT_TILES": [1, 2, 4, 8, 16], "num_warps": [2, 4, 8, 16],
+    space={"TILE": [256, 512, 1024, 2048, 4096, 8192], "COUNT_TILES": [1, 2, 4, 8, 16], "num_warps": [1, 2, 4, 8, 16],
            "num_stages": [1, 2]},
     fallback={"TILE": 2048, "COUNT_TILES": 2, "num_warps": 8, "num_stages": 1},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
