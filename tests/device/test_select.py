@@ -288,7 +288,7 @@ def test_finish_lengths_kernel(from_starts):
 
 
 @pytest.mark.parametrize("to_host", [False, True])
-@pytest.mark.parametrize("num_tiles", [1, 8, 37])
+@pytest.mark.parametrize("num_tiles", [1, 8, 37, 100])   # (100: programs re-sum 4 blocks a step, ragged)
 def test_scan_counts_kernel(num_tiles, to_host):
     """The bitmask form's count scan with several programs (each re-sums the blocks before its own)
     and a ragged last block: exclusive int64 offsets and the total (``TO_HOST``: in the host's
