@@ -327,19 +327,17 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, n, num_tiles, MOD
 def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, num_tiles, BLOCK: tl.constexpr,
                         TO_HOST: tl.constexpr):
     """Exclusive scan of the tile counts into int64 tile offsets, a program per BLOCK tiles: each
-    program sums the counts before its block (4 BLOCKs per step, loads in flight together) and scans
-    its own; the last program writes the total to ``totals[0]`` (and ``TO_HOST``: to the host's
-    mailbox ``host_ptr``)."""
+    program sums the counts before its block (BLOCK at a time) and scans its own; the last program
+    writes the total to ``totals[0]`` (and ``TO_HOST``: to the host's mailbox ``host_ptr``)."""
     b = tl.program_id(0)
     lane = tl.arange(0, BLOCK)
     start = b.to(tl.int64) * BLOCK
-    step = tl.arange(0, 4)[:, None] * BLOCK + lane[None, :]
-    acc = tl.zeros([4, BLOCK], tl.int64)
+    acc = tl.zeros([BLOCK], tl.int64)
     j = start * 0
     while j < start:
-        acc += tl.load(counts_ptr + j + step, mask=j + step < start, other=0).to(tl.int64)
-        j += 4 * BLOCK
-    prefix = tl.sum(tl.sum(acc, 1), 0)
+        acc += tl.load(counts_ptr + j + lane).to(tl.int64)
+        j += BLOCK
+    prefix = tl.sum(acc, 0)
     m = start + lane < num_tiles
     c = tl.load(counts_ptr + start + lane, mask=m, other=0).to(tl.int64)
     tl.store(offsets_ptr + start + lane, prefix + tl.cumsum(c, 0) - c, mask=m)
