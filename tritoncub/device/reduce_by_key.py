@@ -40,7 +40,8 @@ from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_tensor
 from ..agent import lookback
 from ..block.reduce import combine_add, combine_max, combine_min
-from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input, lowest_set_bit, popcount32
+from .select import (SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input, highest_set_bit, lowest_set_bit,
+                     popcount32)
 
 _NAMED = {"sum": combine_add, "min": combine_min, "max": combine_max}
 
@@ -65,18 +66,6 @@ def _take_last(ka, va, kb, vb):
     masked lanes by -1, so only masked lanes tie, and a valid lane always wins over them."""
     later = kb > ka
     return tl.where(later, kb, ka), tl.where(later, vb, va)
-
-
-@triton.jit
-def highest_set_bit(words):
-    """The index of the highest set bit of each uint32 word (-1 for a zero word): the bits below it
-    smeared in, then counted."""
-    words = words | (words >> 1)
-    words = words | (words >> 2)
-    words = words | (words >> 4)
-    words = words | (words >> 8)
-    words = words | (words >> 16)
-    return popcount32(words).to(tl.int32) - 1
 
 
 @triton.jit

@@ -52,6 +52,7 @@ import triton
 import triton.language as tl
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.language.extra import libdevice
 
 from .. import policy
 from .._library import custom_op
@@ -60,7 +61,7 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
 from .._utils import (ALL_NUMERIC_DTYPES, Mailbox, cdiv, check_same_device, check_tensor, dtype_names,
-                      num_sms, smem_atomics_ok)
+                      interpreter_active, num_sms, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -273,13 +274,37 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
             tl.store(out_len_ptr + (before + s32 - 1), idx + 1, mask=tails)
 
 
+#: bit counts by the GPU's own instructions (popc, clz) where kernels are compiled for NVIDIA GPUs;
+#: the interpreter and other targets take the portable forms (shifts and masks)
+_HW_BITS = tl.constexpr(not interpreter_active() and torch.version.hip is None)
+
+
 @triton.jit
 def popcount32(w):
-    """Set bits of each uint32 ``w`` (SWAR: no popc instruction is needed)."""
-    w = w - ((w >> 1) & 0x55555555)
-    w = (w & 0x33333333) + ((w >> 2) & 0x33333333)
-    w = (w + (w >> 4)) & 0x0F0F0F0F
-    return (w * 0x01010101) >> 24
+    """Set bits of each uint32 ``w`` (uint32)."""
+    if _HW_BITS:
+        count = libdevice.popc(w.to(tl.int32, bitcast=True)).to(tl.uint32)
+    else:   # (SWAR)
+        w = w - ((w >> 1) & 0x55555555)
+        w = (w & 0x33333333) + ((w >> 2) & 0x33333333)
+        w = (w + (w >> 4)) & 0x0F0F0F0F
+        count = (w * 0x01010101) >> 24
+    return count
+
+
+@triton.jit
+def highest_set_bit(words):
+    """The index of the highest set bit of each uint32 word, -1 for a zero word (int32)."""
+    if _HW_BITS:
+        index = 31 - libdevice.clz(words.to(tl.int32, bitcast=True))
+    else:   # (the bits below the highest smeared in, then counted)
+        words = words | (words >> 1)
+        words = words | (words >> 2)
+        words = words | (words >> 4)
+        words = words | (words >> 8)
+        words = words | (words >> 16)
+        index = popcount32(words).to(tl.int32) - 1
+    return index
 
 
 @triton.jit
