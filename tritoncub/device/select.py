@@ -277,7 +277,6 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
 #: bit counts by the GPU's own instructions (popc, clz) where kernels are compiled for NVIDIA GPUs;
 #: the interpreter and other targets take the portable forms (shifts and masks)
 _HW_BITS = tl.constexpr(not interpreter_active() and torch.version.hip is None)
-_INTERPRETED = tl.constexpr(interpreter_active())
 
 
 @triton.jit
@@ -359,14 +358,10 @@ def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, num_tiles
     lane = tl.arange(0, BLOCK)
     start = b.to(tl.int64) * BLOCK
     acc = tl.zeros([BLOCK], tl.int64)
-    if _INTERPRETED:   # (the interpreter's tl.range takes no bounds computed in the kernel)
-        j = start * 0
-        while j < start:
-            acc += tl.load(counts_ptr + j + lane).to(tl.int64)
-            j += BLOCK
-    else:   # (pipelined: the next blocks' loads are in flight while one is added; tile counts < 2^31)
-        for j in tl.range(0, b * BLOCK, BLOCK, num_stages=3):
-            acc += tl.load(counts_ptr + j + lane).to(tl.int64)
+    j = start * 0
+    while j < start:
+        acc += tl.load(counts_ptr + j + lane).to(tl.int64)
+        j += BLOCK
     prefix = tl.sum(acc, 0)
     m = start + lane < num_tiles
     c = tl.load(counts_ptr + start + lane, mask=m, other=0).to(tl.int64)
