@@ -26,3 +26,11 @@ def kernel_breakdown(fn, reps: int = 5):
 
 def gpu_us(fn, reps: int = 5, match: str | None = None) -> float:
     return sum(us for name, us, _ in kernel_breakdown(fn, reps) if match is None or match in name)
+
+
+def timing_line(fn, repeats: int = 3, reps: int = 5) -> str:
+    """``repeats`` :func:`bench_ms` medians, then the GPU time per call and its four largest kernels."""
+    ms = [bench_ms(fn) for _ in range(repeats)]
+    kb = kernel_breakdown(fn, reps=reps)
+    top = ", ".join(f"{name[:24]} {us:.1f}" for name, us, _ in sorted(kb, key=lambda e: -e[1])[:4])
+    return " ".join(f"{m:.4f}" for m in ms) + f" ms  gpu {sum(u for _, u, _ in kb):.1f} us: {top}"

@@ -4,28 +4,16 @@ torch, do_bench medians and the kernels' GPU time.
 
     PYTHONPATH=. python bench/probes/rbk_store_probe.py
 """
-import torch
-
 import tritoncub.device.reduce_by_key as R
 from bench.harness import rotating
-from _timing import bench_ms, kernel_breakdown
+from _inputs import rbk_inputs, rbk_matches
+from _timing import timing_line
 
 n = 1 << 26
-g = torch.Generator(device="cuda").manual_seed(0)
-keys = [torch.sort(torch.randint(0, 1 << 20, (n,), device="cuda", generator=g, dtype=torch.int32)).values
-        for _ in range(2)]
-vals = [torch.randn(n, device="cuda", generator=g) for _ in range(2)]
-kv = list(zip(keys, vals))
-uk, cnt = torch.unique_consecutive(keys[0], return_counts=True)
-ref = torch.segment_reduce(vals[0], "sum", lengths=cnt)
+kv, uk, ref = rbk_inputs(n)
+keys, vals = [p[0] for p in kv], [p[1] for p in kv]
 for rounds in (0, 4, 8, 32):
     R._SPARSE_ROUNDS = rounds
-    k, v, nr = R.reduce_by_key(keys[0], vals[0], "sum")
-    ok = int(nr) == uk.numel() and torch.equal(k[:uk.numel()], uk) and torch.allclose(v[:uk.numel()], ref, rtol=1e-4,
-                                                                                         atol=1e-3)
-    fn = rotating(kv, lambda p: R.reduce_by_key(p[0], p[1], "sum"))
-    ms = [bench_ms(fn) for _ in range(3)]
-    kb = kernel_breakdown(fn, reps=5)
-    top = ", ".join(f"{name[:24]} {us:.1f}" for name, us, _ in sorted(kb, key=lambda e: -e[1])[:4])
-    print(f"_SPARSE_ROUNDS={rounds:2d} {'ok' if ok else 'WRONG'} {' '.join(f'{m:.4f}' for m in ms)} ms  gpu "
-          f"{sum(u for _, u, _ in kb):.1f} us: {top}", flush=True)
+    ok = rbk_matches(R.reduce_by_key(keys[0], vals[0], "sum"), uk, ref)
+    line = timing_line(rotating(kv, lambda p: R.reduce_by_key(p[0], p[1], "sum")))
+    print(f"_SPARSE_ROUNDS={rounds:2d} {'ok' if ok else 'WRONG'} {line}", flush=True)
