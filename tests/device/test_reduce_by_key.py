@@ -94,16 +94,17 @@ def test_fixup_carry_across_steps(monkeypatch, combine, keys_kind, block):
     assert_equal(v[: int(nr)].cpu(), ref)
 
 
-@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64, torch.int8])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64, torch.int8, torch.uint8, torch.int16])
 @pytest.mark.parametrize("n", [TILE + 32, 2 * TILE - 1])
 def test_reduce_by_key_nan_keys_and_value_dtypes(n, dtype):
     """NaN keys (each its own run), -0.0 == 0.0, a ragged tail ending on a word boundary short of
-    the tile (TILE + 32), bf16 and fp64 values, int8 sums that wrap."""
+    the tile (TILE + 32), bf16 and fp64 values, narrow integer sums that wrap."""
     keys = torch.tensor([0.0, -0.0, float("nan"), float("nan"), 1.0, 1.0, float("inf")], device=DEVICE)
     keys = keys[torch.randint(0, 7, (n,), device=DEVICE)].sort().values   # (sort puts NaNs last, together)
     keys[: n // 3] = torch.where(torch.rand(n // 3, device=DEVICE) < 0.5, 0.0, -0.0)
-    if dtype == torch.int8:
-        vals = torch.randint(-128, 128, (n,), device=DEVICE, dtype=torch.int8)
+    if not dtype.is_floating_point:
+        info = torch.iinfo(dtype)
+        vals = torch.randint(info.min, info.max + 1, (n,), device=DEVICE, dtype=torch.int64).to(dtype)
     else:
         vals = torch.randn(n, device=DEVICE).to(dtype)
     k, v, nr = reduce_by_key(keys, vals, "sum")
@@ -113,13 +114,13 @@ def test_reduce_by_key_nan_keys_and_value_dtypes(n, dtype):
     starts = torch.nonzero(heads).flatten()
     lengths = torch.diff(torch.cat([starts, torch.tensor([n])]))
     segs = torch.split(vals.cpu(), lengths.tolist())
-    if dtype == torch.int8:
-        ref = torch.stack([s.to(torch.int64).sum() for s in segs]).to(torch.int8)    # wraps like CUB
+    if not dtype.is_floating_point:
+        ref = torch.stack([s.to(torch.int64).sum() for s in segs]).to(dtype)    # wraps like CUB
     else:
         ref = torch.stack([s.double().sum() for s in segs]).to(dtype)
     assert int(nr) == starts.numel()
     assert_equal(k[: int(nr)].cpu(), kc[starts], signed_zero=True)
-    if dtype == torch.int8:
+    if not dtype.is_floating_point:
         assert_equal(v[: int(nr)].cpu(), ref)
     else:
         tol = 2e-2 if dtype == torch.bfloat16 else 1e-9
@@ -166,3 +167,33 @@ def test_fixup_many_blocks_gpu(monkeypatch, block, kind, combine):
     assert int(nr) == uk.numel()
     assert_equal(k[: int(nr)], uk)
     assert_equal(v[: int(nr)], ref)
+
+
+def test_word_sums_across_words():
+    """Tiles of 8 words: runs that carry through head-less words within a tile and across tiles, runs
+    of -0.0 (their sum is -0.0, as combining in input order gives), against a sequential reference."""
+    ctx = policy.override("reduce_by_key", {"TILE": 256, "num_warps": 4}) if interpreter_active() else None
+    n = 3 * 256 + 77 if interpreter_active() else 100_003
+    reps = torch.randint(1, 120, (n,))
+    keys = torch.repeat_interleave(torch.arange(n), reps)[:n].to(DEVICE)
+    vals = torch.randn(n, device=DEVICE, dtype=torch.float64)
+    run_id = torch.cumsum(torch.cat([torch.ones(1, dtype=torch.int64), (keys[1:] != keys[:-1]).long().cpu()]), 0) - 1
+    vals[(run_id % 3 == 0).to(DEVICE)] = -0.0
+    if ctx is not None:
+        with ctx:
+            k, v, nr = reduce_by_key(keys, vals, "sum")
+    else:
+        k, v, nr = reduce_by_key(keys, vals, "sum")
+    uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
+    ref = []
+    for seg in torch.split(vals.cpu(), cnt.tolist()):
+        acc = seg[0]
+        for item in seg[1:]:
+            acc = acc + item
+        ref.append(acc)
+    ref = torch.stack(ref)
+    assert int(nr) == uk.numel()
+    assert_equal(k[: int(nr)].cpu(), uk)
+    assert_close(v[: int(nr)].cpu(), ref, rtol=1e-9, atol=1e-9)
+    if not interpreter_active():   # (the interpreter's tl.where turns a selected -0.0 into +0.0)
+        assert torch.equal(torch.signbit(v[: int(nr)].cpu()), torch.signbit(ref))   # (-0.0 runs stay -0.0)

@@ -309,6 +309,35 @@ def test_scan_counts_kernel(num_tiles, to_host):
         assert box.read() == 5
 
 
+@triton.jit
+def _bit_helpers_kernel(words_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    w = tl.load(words_ptr + i).to(tl.uint32, bitcast=True)
+    low, index = S.lowest_set_bit(w)
+    tl.store(out_ptr + i, S.popcount32(w).to(tl.int32))
+    tl.store(out_ptr + N + i, low.to(tl.int32, bitcast=True))
+    tl.store(out_ptr + 2 * N + i, index)
+    tl.store(out_ptr + 3 * N + i, S.highest_set_bit(w))
+
+
+def test_bit_helpers():
+    """popcount32, lowest_set_bit and highest_set_bit (the GPU's popc/clz when compiled for NVIDIA,
+    shifts and masks under the interpreter) against Python, on 0, single bits, the top bit, all ones
+    and random words."""
+    special = [0, 1, 2, 0x80000000, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000001, 0x00010000]
+    words = special + torch.randint(0, 2**32, (64 - len(special),), dtype=torch.int64).tolist()
+    as_i32 = torch.tensor(words, dtype=torch.int64).to(torch.int32)   # (the same 32 bits)
+    out = torch.full((4 * 64,), -7, dtype=torch.int32, device=DEVICE)
+    _bit_helpers_kernel[(1,)](as_i32.to(DEVICE), out, N=64)
+    got = out.cpu().view(4, 64).tolist()
+    for j, w in enumerate(words):
+        low = w & -w
+        assert got[0][j] == bin(w).count("1")
+        assert got[1][j] & 0xFFFFFFFF == low
+        assert got[2][j] == (low.bit_length() - 1 if w else 32)
+        assert got[3][j] == w.bit_length() - 1
+
+
 def test_mailbox_raises_when_nothing_arrives():
     """A read whose kernel never stores (here: none was launched) raises once the stream is idle,
     instead of waiting forever (on a GPU); the interpreter runs kernels at launch, so there the
