@@ -170,9 +170,8 @@ def test_fixup_many_blocks_gpu(monkeypatch, block, kind, combine):
 
 
 def test_word_sums_across_words():
-    """Tiles of 8 words: runs that carry through head-less words within a tile and across tiles, and
-    runs of -0.0 values, against a sequential reference (a zero sum's sign is not compared: see the
-    module's docstring)."""
+    """Tiles of 8 words: runs that carry through head-less words within a tile and across tiles, runs
+    of -0.0 (their sum is -0.0, as combining in input order gives), against a sequential reference."""
     ctx = policy.override("reduce_by_key", {"TILE": 256, "num_warps": 4}) if interpreter_active() else None
     n = 3 * 256 + 77 if interpreter_active() else 100_003
     reps = torch.randint(1, 120, (n,))
@@ -196,3 +195,4 @@ def test_word_sums_across_words():
     assert int(nr) == uk.numel()
     assert_equal(k[: int(nr)].cpu(), uk)
     assert_close(v[: int(nr)].cpu(), ref, rtol=1e-9, atol=1e-9)
+    assert torch.equal(torch.signbit(v[: int(nr)].cpu()), torch.signbit(ref))   # (-0.0 runs stay -0.0)

@@ -26,8 +26,7 @@ Algorithm (deterministic, two passes plus a fix-up):
    segmented scan of the partials), combined into those slots.
 
 Every association is fixed by the tile size, the fix-up block and, for sums, each tile's keys (which
-of the two forms its sums take), so float results are reproducible run to run. A zero sum's sign
-depends on the form: a run of -0.0 values sums to -0.0 in the item scan, to +0.0 in the word sums.
+of the two forms its sums take), so float results are reproducible run to run.
 """
 from __future__ import annotations
 
@@ -92,14 +91,17 @@ def _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_p
     ending at bit ``e`` of word ``w`` sums the row from its head (when the head is in the same word)
     or from bit 0 plus the carry into the word: a segmented scan over the tile's words of each
     word's sum (from its last head on, for a word holding a head). Also stores the tile's partial.
-    (Items outside a sum count as 0: a run of -0.0 sums to +0.0 here, to -0.0 in the item scan.)"""
+    Items outside a sum count as -0.0 (0 for integers), so a run of -0.0 sums to -0.0, as in the
+    item scan. (-0.0 made from its bits: ``tl.full`` of -0.0 gives +0.0; row sums by ``tl.reduce``:
+    the interpreter's ``tl.sum`` starts from +0.0.)"""
     bit = tl.arange(0, 32)
     v2 = tl.reshape(v, [WORDS, 32])
+    none = tl.full([], 0x80000000, tl.uint32).to(tl.float32, bitcast=True).to(ACC)
     last_head = highest_set_bit(words)
-    from_last = tl.sum(tl.where(bit[None, :] >= last_head[:, None], v2, 0), 1).to(ACC)
+    from_last = tl.reduce(tl.where(bit[None, :] >= last_head[:, None], v2, none), 1, combine_add)
     has_head = (words != 0).to(tl.int32)
     _, inclusive = SEG_SCAN(has_head, from_last)        # (a word without heads: its whole row)
-    carry = tl.where(w == 0, 0, tl.gather(inclusive, tl.maximum(w - 1, 0), 0))
+    carry = tl.where(w == 0, none, tl.gather(inclusive, tl.maximum(w - 1, 0), 0))
     rest = ends
     r = 0
     while r < max_ends:
@@ -108,7 +110,7 @@ def _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_p
         heads_to_end = words & ((low << 1) - 1)          # heads at or below the end
         start = highest_set_bit(heads_to_end)             # (-1: the run began before the word)
         row = (bit[None, :] >= start[:, None]) & (bit[None, :] <= index[:, None])
-        val = tl.sum(tl.where(row, v2, 0), 1).to(ACC)
+        val = tl.reduce(tl.where(row, v2, none), 1, combine_add)
         val = tl.where(start < 0, val + carry, val)
         run = heads_before + popcount32(heads_to_end).to(tl.int32) - 1
         tl.store(out_vals_ptr + offset + run, val, mask=m)
