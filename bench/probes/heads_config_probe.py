@@ -2,9 +2,13 @@
 the select policy's ``heads`` bucket (count pass and scatter share TILE and warps): do_bench medians
 and GPU time per call, the tuned config first.
 
-    PYTHONPATH=. python bench/probes/heads_config_probe.py
+    PYTHONPATH=. python bench/probes/heads_config_probe.py [--quick]
+
+``--quick``: the tuned config and TILE 4096 / COUNT_TILES 2 / 8 warps only; unique_consecutive also
+with counts (run lengths).
 """
 import contextlib
+import sys
 
 import torch
 
@@ -26,6 +30,8 @@ VARIANTS = [None, {}, {"COUNT_TILES": 1, "num_warps": 2}, {"COUNT_TILES": 2, "nu
             {"TILE": 1024, "COUNT_TILES": 4, "num_warps": 4}, {"TILE": 4096, "COUNT_TILES": 1},
             {"TILE": 4096, "COUNT_TILES": 2, "num_warps": 8}, {"SCATTER_TILES": 16, "SPARSE_SCATTER_TILES": 16},
             {"SCATTER_TILES": 4, "SPARSE_SCATTER_TILES": 4}, {"num_stages": 2}]
+if "--quick" in sys.argv:
+    VARIANTS = [None, {"TILE": 4096, "COUNT_TILES": 2, "num_warps": 8}]
 for v in VARIANTS:
     cfg = None if v is None else {**BASE, **v}
     with policy.override("select", cfg, bucket="heads") if cfg else contextlib.nullcontext():
@@ -34,5 +40,8 @@ for v in VARIANTS:
         ok = torch.equal(u[:kk], ref[0]) and torch.equal(lengths[:kk].long(), ref[1])
         rle = timing_line(rotating(runs, lambda x: RLE.encode(x)), repeats=2)
         uc = timing_line(rotating(runs, lambda x: ops.unique_consecutive(x, False, False)), repeats=2)
-    print(f"{'tuned' if v is None else v}: {'ok' if ok else 'WRONG'}\n  rle_encode {rle}\n  unique_consecutive {uc}",
-          flush=True)
+        ucc = timing_line(rotating(runs, lambda x: ops.unique_consecutive(x, False, True)), repeats=2)
+        c = ops.unique_consecutive(runs[0], False, True)[2]
+        ok = ok and torch.equal(c, ref[1])
+    print(f"{'tuned' if v is None else v}: {'ok' if ok else 'WRONG'}\n  rle_encode {rle}\n  unique_consecutive {uc}"
+          f"\n  unique_consecutive+counts {ucc}", flush=True)

@@ -8,6 +8,7 @@ from helpers import DEVICE, assert_equal, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import run_length_encode as R
+from tritoncub.device import select as S
 
 TILE = 128
 SIZES = [0, 1, 2, TILE, TILE + 1, 3 * TILE + 45] if interpreter_active() else [0, 1, 2, 4097, 1_000_003]
@@ -44,6 +45,40 @@ def test_encode(n, avg, length_dtype, two_pass, monkeypatch):
     assert_equal(u[: int(k)].cpu(), rv)
     assert lengths.dtype == length_dtype
     assert_equal(lengths[: int(k)].cpu().long(), rc)
+
+
+# the two-pass scatter's forms, each writing the run lengths itself: (name, policy values, select module
+# constant and value): tiles word by word or item by item, and groups of 4 tiles per program
+SCATTER_FORMS = [("default", {}, None), ("words", {}, ("_SPARSE_DIV", 0)), ("items", {}, ("_SPARSE_DIV", 1 << 20)),
+                 ("group4", {"SCATTER_TILES": 4}, None), ("group4-words", {"SCATTER_TILES": 4}, ("_SPARSE_DIV", 0)),
+                 ("group2-items", {"SCATTER_TILES": 2}, ("_SPARSE_DIV", 1 << 20))]
+
+
+@pytest.mark.parametrize("form", SCATTER_FORMS, ids=[f[0] for f in SCATTER_FORMS])
+@pytest.mark.parametrize("n", [1, TILE - 1, TILE + 1, 7 * TILE + 3] if interpreter_active() else [1, 2047, 2049, 1_000_003])
+@pytest.mark.parametrize("avg", [1, 5, 2 * TILE])
+@pytest.mark.parametrize("length_dtype", [torch.int32, torch.int64])
+def test_encode_lengths_in_scatter(n, avg, form, length_dtype, monkeypatch):
+    """Run lengths written by the bitmask scatter (from the head before each head: in its word, an
+    earlier word, or an earlier tile through the scan) in every scatter form, with runs of one item,
+    short runs and runs longer than a tile (tiles without a head); poisoned outputs, nothing written
+    past the runs."""
+    name, values, const = form
+    if const is not None:
+        monkeypatch.setattr(S, *const)
+    x = _runs(n, avg)
+    with policy.override("select", {"TILE": TILE if interpreter_active() else 2048, **values}, bucket="heads"):
+        plan = S.Plan(x, None, S.SELECT_HEADS, two_pass=True, run_lengths=True,
+                      pol=policy.select("select", x.device, "heads"))
+        uniq = torch.full_like(x, -9)
+        lengths = torch.full((n,), -9, dtype=length_dtype, device=DEVICE)
+        plan.scatter(out=uniq, out_lengths=lengths)
+    rv, rc = torch.unique_consecutive(x.cpu(), return_counts=True)
+    k = rv.numel()
+    assert int(plan.num_selected) == k
+    assert_equal(uniq[:k].cpu(), rv)
+    assert_equal(lengths[:k].cpu().long(), rc)
+    assert bool((lengths[k:] == -9).all()) and bool((uniq[k:] == -9).all())
 
 
 @pytest.mark.parametrize("n", SIZES)

@@ -292,15 +292,21 @@ def test_finish_lengths_kernel(from_starts):
 def test_scan_counts_kernel(num_tiles, to_host):
     """The bitmask form's count scan with several programs (each re-sums the blocks before its own)
     and a ragged last block: exclusive int64 offsets and the total (``TO_HOST``: in the host's
-    mailbox too, pinned host memory the kernel stores to on a GPU)."""
+    mailbox too, pinned host memory the kernel stores to on a GPU); with ``PREV``, the last tile
+    before each tile with a non-zero count (-1: none)."""
     counts = torch.randint(0, 1000, (num_tiles,), device=DEVICE, dtype=torch.int32)
+    counts[torch.randperm(num_tiles)[:num_tiles // 2].to(DEVICE)] = 0
     offsets = torch.full((num_tiles,), -7, device=DEVICE, dtype=torch.int64)
+    prev = torch.full((num_tiles,), -7, device=DEVICE, dtype=torch.int32)
     totals = torch.full((3,), -7, device=DEVICE, dtype=torch.int64)
     box = Mailbox.take(totals.device)
     S._scan_counts_kernel[(triton.cdiv(num_tiles, 8),)](counts, offsets, totals, box.tensor if to_host else totals,
-                                                        num_tiles, BLOCK=8, TO_HOST=to_host)
-    ref = torch.cumsum(counts.cpu().long(), 0)
-    assert_equal(offsets.cpu(), ref - counts.cpu().long())
+                                                        prev, num_tiles, BLOCK=8, TO_HOST=to_host, PREV=True)
+    c = counts.cpu().long()
+    ref = torch.cumsum(c, 0)
+    assert_equal(offsets.cpu(), ref - c)
+    nonempty = torch.where(c > 0, torch.arange(num_tiles), -1)
+    assert_equal(prev.cpu().long(), torch.cummax(torch.cat([torch.tensor([-1]), nonempty[:-1]]), 0).values)
     assert int(totals[0]) == int(ref[-1]) and int(totals[1]) == -7
     if to_host:
         assert box.read() == int(ref[-1])

@@ -8,9 +8,10 @@ Equality is ``==`` (NaN never equals NaN: each NaN is a run of one; ``-0.0 == 0.
 is read back to the host.
 
 Built on the compaction engine of :mod:`tritoncub.device.select`. :func:`encode` takes its bitmask
-two-pass form (policy bucket ``heads``): pass 1 stores one bit per run head and counts the heads of
-each tile (scanned into output offsets); pass 2 writes each head's item and start index at its run's
-slot; a small kernel over the runs takes each length from consecutive starts. :func:`non_trivial_runs`
+two-pass form (policy bucket ``heads``): pass 1 stores one bit per run head, counts the heads of
+each tile and notes its last head (scanned into output offsets and the last head before each tile);
+pass 2 writes each head's item at its run's slot and the length of the run before it (the distance
+from the previous head). :func:`non_trivial_runs`
 takes the bucket ``runs`` (a single pass on the H100).
 """
 from __future__ import annotations
@@ -36,12 +37,15 @@ def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
         raise TypeError(f"length_dtype must be int32 or int64, got {length_dtype}")
     xf = flat_input(x)
     if ENCODE_TWO_PASS:
-        plan = Plan(xf, None, SELECT_HEADS, two_pass=True, pol=policy.select("select", xf.device, "heads"))
+        # (the scatter writes the lengths: no run starts, no lengths kernel)
+        plan = Plan(xf, None, SELECT_HEADS, two_pass=True, run_lengths=True,
+                    pol=policy.select("select", xf.device, "heads"))
+        starts = None
     else:
         plan = Plan(xf, None, SELECT_HEADS, pol=policy.select("select", xf.device, "runs"))
+        starts = torch.empty(xf.numel(), dtype=torch.int64, device=xf.device)
     uniq = torch.empty_like(xf)
     lengths = torch.empty(xf.numel(), dtype=length_dtype, device=xf.device)
-    starts = torch.empty(xf.numel(), dtype=torch.int64, device=xf.device)
     plan.scatter(out=uniq, out_index=starts, out_lengths=lengths)
     return uniq, lengths, plan.num_selected
 

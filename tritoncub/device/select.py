@@ -37,7 +37,9 @@ Algorithm (the policy's ``PASSES``):
   scan (:func:`_scan_counts_kernel`) turns the counts into tile offsets and the total, and pass 2
   (:func:`_scatter_bits_kernel`) reads the bits instead of what decided selection — a sparse tile
   word by word (one round per set bit of its fullest word), a dense one item by item; run
-  lengths then come from consecutive run starts. Non-trivial runs and three-way partitions take
+  lengths (plans made with ``run_lengths``) are written by pass 2 too, each head ending the run
+  before it (the previous head: in its word, an earlier word, or the last earlier tile with a head,
+  which the scan finds), so no run starts are stored. Non-trivial runs and three-way partitions take
   the older form: pass 1's last program to finish (an acquire-release ticket) scans the counts,
   and pass 2 reads the tile again.
 
@@ -349,23 +351,46 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, n, num_tiles, MOD
 
 
 @triton.jit
-def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, num_tiles, BLOCK: tl.constexpr,
-                        TO_HOST: tl.constexpr):
+def _max_before(inc_a, before_a, inc_b, before_b):
+    # segments summarised as (max of all, max of all but the last item): a scan of (v, -1) gives, at
+    # every position, the maximum strictly before it
+    return tl.maximum(inc_a, inc_b), tl.maximum(inc_a, before_b)
+
+
+@triton.jit
+def exclusive_max(v, axis: tl.constexpr):
+    """The maximum of ``v`` strictly before each position along ``axis`` (-1 at the first)."""
+    _, before = tl.associative_scan((v, tl.full(v.shape, -1, v.dtype)), axis, _max_before)
+    return before
+
+
+@triton.jit
+def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr, num_tiles,
+                        BLOCK: tl.constexpr, TO_HOST: tl.constexpr, PREV: tl.constexpr = False):
     """Exclusive scan of the tile counts into int64 tile offsets, a program per BLOCK tiles: each
     program sums the counts before its block (BLOCK at a time) and scans its own; the last program
-    writes the total to ``totals[0]`` (and ``TO_HOST``: to the host's mailbox ``host_ptr``)."""
+    writes the total to ``totals[0]`` (and ``TO_HOST``: to the host's mailbox ``host_ptr``).
+    ``PREV``: also the last tile before each tile that selected anything (-1: none; int32) into
+    ``prev_ptr`` (run lengths taken in the scatter, see :func:`_scatter_bits_kernel`)."""
     b = tl.program_id(0)
     lane = tl.arange(0, BLOCK)
     start = b.to(tl.int64) * BLOCK
     acc = tl.zeros([BLOCK], tl.int64)
+    acc_prev = tl.full([BLOCK], -1, tl.int32)
     j = start * 0
     while j < start:
-        acc += tl.load(counts_ptr + j + lane).to(tl.int64)
+        cj = tl.load(counts_ptr + j + lane)
+        acc += cj.to(tl.int64)
+        if PREV:
+            acc_prev = tl.maximum(acc_prev, tl.where(cj > 0, (j + lane).to(tl.int32), -1))
         j += BLOCK
     prefix = tl.sum(acc, 0)
     m = start + lane < num_tiles
     c = tl.load(counts_ptr + start + lane, mask=m, other=0).to(tl.int64)
     tl.store(offsets_ptr + start + lane, prefix + tl.cumsum(c, 0) - c, mask=m)
+    if PREV:
+        here = tl.where(c > 0, (start + lane).to(tl.int32), -1)
+        tl.store(prev_ptr + start + lane, tl.maximum(exclusive_max(here, 0), tl.max(acc_prev, 0)), mask=m)
     if b == tl.num_programs(0) - 1:
         tl.store(totals_ptr, prefix + tl.sum(c, 0))
         if TO_HOST:
@@ -374,10 +399,11 @@ def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, num_tiles
 
 @triton.jit
 def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, shape_ptr, index_base_ptr, out_ptr,
-                         out_vals_ptr, out_idx_ptr, out_inv_ptr, n, WRITE_KEYS: tl.constexpr,
+                         out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, n, WRITE_KEYS: tl.constexpr,
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                          ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
-                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GROUP: tl.constexpr = 1):
+                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GROUP: tl.constexpr = 1,
+                         WRITE_LENGTHS: tl.constexpr = False):
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
@@ -393,15 +419,21 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     a ``[GROUP, TILE / 32]`` block and go through the rounds together (a sparse tile's work is a few
     dependent memory round trips; a group keeps ``GROUP`` times more of them in flight per program);
     otherwise the program does its tiles one after another (slower on dense inputs: the policy's
-    ``heads`` bucket, mostly sparse selections, groups; the others do not)."""
+    ``heads`` bucket, mostly sparse selections, groups; the others do not).
+
+    ``WRITE_LENGTHS`` (run heads, which tile the input): the length of every run, into
+    ``out_len_ptr``: a head at ``i`` in slot ``r`` ends run ``r - 1``, which started at the head before
+    it (the highest set bit before ``i``: in an earlier round of its word, an earlier word of its tile,
+    or the words of tile ``prev_ptr[tile]``, the last earlier tile with a head), and the last head's run
+    ends at ``n``."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     if GROUP == 1 or PARTITION or WRITE_INVERSE:
         for t in range(GROUP):
             _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
-                               shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, n,
-                               WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE, PARTITION,
-                               TILE, SPARSE_DIV, GROUP > 1)
+                               shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr,
+                               out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE,
+                               PARTITION, TILE, SPARSE_DIV, GROUP > 1, WRITE_LENGTHS)
     else:
         w = tl.arange(0, WORDS)
         tile = pid.to(tl.int64) * GROUP + tl.arange(0, GROUP)
@@ -417,28 +449,31 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
         if sparse:
             offset = tl.load(offsets_ptr + tile, mask=live, other=0)[:, None]
             base = tile[:, None] * TILE + w[None, :] * 32
+            prev = _heads_before_words(words, base, bits_ptr, prev_ptr, tile, live, 1, WRITE_LENGTHS)
             rest = words
             rounds = tl.max(tl.max(wc, 1), 0)
             k = 0
             while k < rounds:
-                rest = _scatter_lowest_bits(rest, wex + k, base, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
-                                            out_ptr, out_vals_ptr, out_idx_ptr, WRITE_KEYS, WITH_VALUES, WRITE_INDEX,
-                                            NDIM, ADD_BASE)
+                rest, prev = _scatter_lowest_bits(rest, wex + k, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
+                                                  index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr,
+                                                  out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM,
+                                                  ADD_BASE, WRITE_LENGTHS)
                 k += 1
         else:
             for t in range(GROUP):
                 _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr,
                                    totals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
-                                   out_inv_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE,
-                                   WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, True)
+                                   out_inv_ptr, prev_ptr, out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM,
+                                   ADD_BASE, WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, True, WRITE_LENGTHS)
 
 
 @triton.jit
 def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, shape_ptr, index_base_ptr, out_ptr,
-                       out_vals_ptr, out_idx_ptr, out_inv_ptr, n, WRITE_KEYS: tl.constexpr,
+                       out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, n, WRITE_KEYS: tl.constexpr,
                        WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                        ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
-                       TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GUARD: tl.constexpr):
+                       TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GUARD: tl.constexpr,
+                       WRITE_LENGTHS: tl.constexpr):
     """One tile of :func:`_scatter_bits_kernel` (``GUARD``: it may lie past the last tile)."""
     WORDS: tl.constexpr = TILE // 32
     if (not GUARD) or tile * TILE < n:
@@ -453,13 +488,16 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
         else:
             sparse = tl.sum(wc, 0) <= TILE // SPARSE_DIV
         if (not PARTITION) and (not WRITE_INVERSE) and sparse:
+            base = tile * TILE + w * 32
+            prev = _heads_before_words(words, base, bits_ptr, prev_ptr, tile, True, 0, WRITE_LENGTHS)
             rest = words
             rounds = tl.max(wc, 0)
             k = 0
             while k < rounds:
-                rest = _scatter_lowest_bits(rest, wex + k, tile * TILE + w * 32, offset, x_ptr, vals_ptr, shape_ptr,
-                                            index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, WRITE_KEYS,
-                                            WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE)
+                rest, prev = _scatter_lowest_bits(rest, wex + k, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
+                                                  index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr,
+                                                  out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM,
+                                                  ADD_BASE, WRITE_LENGTHS)
                 k += 1
         else:
             # item by item (the compaction kernel's tile scan): the words spread to the items
@@ -477,22 +515,75 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
                 _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
                                   out_inv_ptr, idx, inb, sel, s32, idx, before, False, WRITE_KEYS, WITH_VALUES,
                                   WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
+                if WRITE_LENGTHS:
+                    # lengths word by word as in a sparse tile (item-wide int64 positions of the heads
+                    # before every item would double the kernel's registers, for every tile)
+                    base = tile * TILE + w * 32
+                    prev = _heads_before_words(words, base, bits_ptr, prev_ptr, tile, True, 0, True)
+                    rest = words
+                    rounds = tl.max(wc, 0)
+                    k = 0
+                    while k < rounds:
+                        rest, prev = _scatter_lowest_bits(rest, wex + k, base, offset, prev, x_ptr, vals_ptr,
+                                                          shape_ptr, index_base_ptr, out_ptr, out_vals_ptr,
+                                                          out_idx_ptr, totals_ptr, out_len_ptr, n, False, False,
+                                                          False, NDIM, ADD_BASE, True)
+                        k += 1
 
 
 @triton.jit
-def _scatter_lowest_bits(rest, rank, base, offset, x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr,
-                         out_vals_ptr, out_idx_ptr, WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr,
-                         WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr, ADD_BASE: tl.constexpr):
+def _heads_before_words(words, base, bits_ptr, prev_ptr, tile, live, AXIS: tl.constexpr,
+                        WRITE_LENGTHS: tl.constexpr):
+    """For each word (first item at ``base``) of a tile (``AXIS`` 0: one tile's words; 1: a
+    ``[GROUP, words]`` block of tiles ``tile``), the index of the last head before it: the highest set
+    bit of the earlier words, else of the words of tile ``prev_ptr[tile]`` (the last tile before it
+    with a head; -1 when there is none). ``base`` unless ``WRITE_LENGTHS``."""
+    if WRITE_LENGTHS:
+        # (positions in a tile in int32: fewer registers)
+        WORDS: tl.constexpr = words.shape[AXIS]
+        w = tl.arange(0, WORDS)
+        if AXIS == 1:
+            w = w[None, :]
+        before_rel = exclusive_max(tl.where(words != 0, w * 32 + highest_set_bit(words), -1), AXIS)
+        if AXIS == 1:
+            pt = tl.load(prev_ptr + tile, mask=live, other=-1)[:, None]
+        else:
+            pt = tl.load(prev_ptr + tile)
+        pw = tl.load(bits_ptr + pt.to(tl.int64) * WORDS + w, mask=pt >= 0, other=0).to(tl.uint32, bitcast=True)
+        last_rel = tl.max(tl.where(pw != 0, w * 32 + highest_set_bit(pw), -1), AXIS, keep_dims=AXIS == 1)
+        before_tile = tl.where(pt >= 0, pt.to(tl.int64) * (WORDS * 32) + last_rel, -1)
+        prev = tl.where(before_rel >= 0, (base - w * 32) + before_rel, before_tile)
+    else:
+        prev = base
+    return prev
+
+
+@triton.jit
+def _store_run_lengths(out_len_ptr, totals_ptr, n, idx, prev, slot, sel):
+    """Heads at ``idx`` in slots ``slot`` (where ``sel``), the head before each at ``prev``: run
+    ``slot - 1`` is ``idx - prev`` long, and the last run (slot ``total - 1``) ends at ``n``."""
+    tl.store(out_len_ptr + slot - 1, idx - prev, mask=sel & (slot > 0))
+    tl.store(out_len_ptr + slot, n - idx, mask=sel & (slot == tl.load(totals_ptr) - 1))
+
+
+@triton.jit
+def _scatter_lowest_bits(rest, rank, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr,
+                         out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n, WRITE_KEYS: tl.constexpr,
+                         WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
+                         ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr):
     """One round of the word-by-word scatter: the item at the lowest set bit of each word ``rest``
     (whose first item is at ``base``) goes to ``offset + rank``; returns the words without those
-    bits."""
+    bits, and ``prev`` (``WRITE_LENGTHS``: the head before each word's next bit) updated."""
     low, bit_index = lowest_set_bit(rest)
     idx = base + bit_index
     sel = rest != 0
     _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_idx_ptr,
                       idx, sel, sel, sel.to(tl.int32), idx, offset + rank.to(tl.int64), False, WRITE_KEYS,
                       WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, False)
-    return rest ^ low
+    if WRITE_LENGTHS:
+        _store_run_lengths(out_len_ptr, totals_ptr, n, idx, prev, offset + rank.to(tl.int64), sel)
+        prev = tl.where(sel, idx, prev)
+    return rest ^ low, prev
 
 
 @triton.jit
@@ -768,9 +859,12 @@ class Plan:
     scatters in one launch, and :attr:`num_selected` is valid once it is queued."""
 
     def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None, two_pass=False,
-                 count_to_host=False):
+                 count_to_host=False, run_lengths=False):
         """``count_to_host`` (bitmask form only): pass 1's scan also stores the count in a host
-        :class:`~tritoncub._utils.Mailbox`, read by :meth:`host_count` while pass 2 runs."""
+        :class:`~tritoncub._utils.Mailbox`, read by :meth:`host_count` while pass 2 runs.
+        ``run_lengths`` (run heads): the caller will ask :meth:`scatter` for run lengths; the bitmask
+        form then also keeps the last head before every tile, and the scatter writes the lengths
+        itself (no run starts needed, no lengths kernel)."""
         self.x, self.flags, self.mode, self.pred, self.pred2, self.load_x = x, flags, mode, pred, pred2, load_x
         self.n = n = x.numel()
         self.pol = pol or policy.select("select", x.device, "two_pass" if two_pass else "default")
@@ -779,6 +873,7 @@ class Plan:
         dev = x.device
         three = mode == SELECT_THREE_WAY
         self.warp_sync = self.bitmask = False
+        self.prev_heads = None
         self.single_pass = not (two_pass or three or self.pol["PASSES"] == 2)
         if self.single_pass:
             # the warp-synchronous kernel (NVIDIA, sm_80+) for the selections it implements
@@ -802,13 +897,17 @@ class Plan:
         # the bitmask form (one bit per item between the passes) for the selections it implements
         self.bitmask = mode in (SELECT_FLAGGED, SELECT_IF, SELECT_HEADS)
         if self.bitmask:
+            last = bool(run_lengths) and mode == SELECT_HEADS
             # one allocation (host time per call matters to the ops that sync), in 16-byte aligned parts:
-            # tile offsets (int64), totals (the scan writes the total), tile counts and bits (int32)
+            # tile offsets (int64), totals (the scan writes the total), tile counts, (run lengths) the
+            # last tile with a head before each tile, and bits (int32)
             a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
             words = nt * (tile // 32)
-            offs, self.totals, counts, bits = torch.empty(
-                a + 4 + c + cdiv(words, 2), dtype=torch.int64, device=dev).split([a, 4, c, cdiv(words, 2)])
+            offs, self.totals, counts, prevs, bits = torch.empty(
+                a + 4 + c * (2 if last else 1) + cdiv(words, 2), dtype=torch.int64, device=dev).split(
+                [a, 4, c, c if last else 0, cdiv(words, 2)])
             self.offsets = self.offsets2 = offs if a == nt else offs[:nt]
+            self.prev_heads = prevs.view(torch.int32) if last else None
             counts = counts.view(torch.int32)
             self.bits = bits.view(torch.int32)
             if self.bits.numel() != words:
@@ -823,7 +922,7 @@ class Plan:
                 # the launches are fixed by the size, the mode and predicate, and the inputs' dtypes and
                 # alignments: a repeated call re-launches them without the per-argument bookkeeping
                 run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, _SCAN_PROGRAMS, x.dtype,
-                                               x.data_ptr() & 15, f.dtype, f.data_ptr() & 15, count_to_host),
+                                               x.data_ptr() & 15, f.dtype, f.data_ptr() & 15, count_to_host, last),
                                  tag=self.pol)
                 tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
                 run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, n, nt, MODE=mode,
@@ -832,7 +931,8 @@ class Plan:
                 # (a block per program, at most _SCAN_PROGRAMS programs: each re-sums the blocks before it)
                 block = min(8192, max(1024, 1 << (cdiv(nt, _SCAN_PROGRAMS) - 1).bit_length()))
                 run(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals,
-                    self.mailbox.tensor if count_to_host else self.totals, nt, BLOCK=block, TO_HOST=count_to_host,
+                    self.mailbox.tensor if count_to_host else self.totals,
+                    self.prev_heads if last else counts, nt, BLOCK=block, TO_HOST=count_to_host, PREV=last,
                     num_warps=8)
                 run.done()
             return
@@ -885,16 +985,18 @@ class Plan:
     def scatter(self, *, out=None, values=None, out_values=None, out_index=None, shape=None,
                 index_base=None, out_lengths=None, out_inverse=None, partition=False, count=None):
         """Pass 2. ``out_lengths`` (run lengths, modes heads / non-trivial runs) needs ``out_index``
-        (the runs' start indices) too. ``count``: the number selected when the host knows it (the
-        bitmask form then picks its scatter grouping by how sparse the selection is)."""
+        (the runs' start indices) too, unless the plan was made with ``run_lengths`` in the bitmask
+        form (1-D), whose scatter writes them. ``count``: the number selected when the host knows it
+        (the bitmask form then picks its scatter grouping by how sparse the selection is)."""
         n = self.n
         if n == 0:
             return
-        if out_lengths is not None and out_index is None:
+        ndim = 1 if shape is None else len(shape)
+        fused_lengths = out_lengths is not None and self.prev_heads is not None and ndim == 1
+        if out_lengths is not None and out_index is None and not fused_lengths:
             raise ValueError("internal: run lengths need the run starts (out_index)")
         if out_lengths is not None and self.mode not in (SELECT_HEADS, SELECT_NONTRIVIAL):
             raise ValueError("internal: run lengths are for run selections (heads, non-trivial runs)")
-        ndim = 1 if shape is None else len(shape)
         shape_t = _shape_tensor(shape, self.x.device) if ndim > 1 else None
         if self.single_pass:
             if partition:
@@ -906,8 +1008,8 @@ class Plan:
                                           shape_t, ndim)
         else:
             self._scatter_two_pass(values, out, out_values, out_index, out_lengths, out_inverse, index_base,
-                                   shape_t, ndim, partition, count)
-        if out_lengths is not None:
+                                   shape_t, ndim, partition, count, fused_lengths)
+        if out_lengths is not None and not fused_lengths:
             block = 4096
             programs = cdiv(out_lengths.numel(), block)
             if self.x.device.type == "cuda":
@@ -968,11 +1070,13 @@ class Plan:
                num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
 
     def _scatter_two_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base, shape_t,
-                          ndim, partition, count):
+                          ndim, partition, count, fused_lengths=False):
         n, dummy = self.n, self.offsets
         shape_t = dummy if shape_t is None else shape_t
         if self.bitmask:
-            tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t)
+            # (run lengths: written here when fused, else taken from the run starts afterwards)
+            out_lengths = out_lengths if fused_lengths else None
+            tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t, out_lengths)
             # grouping pays for sparse selections only (a dense tile in a group goes tile by tile): by the
             # count when the host has it, else by the last count of a selection like this one (waiting
             # for the count would leave the GPU idle while the host reacts); SCATTER_TILES when neither
@@ -989,10 +1093,13 @@ class Plan:
                 index_base if index_base is not None else dummy,
                 out if out is not None else dummy, out_values if out_values is not None else dummy,
                 out_index if out_index is not None else dummy,
-                out_inverse if out_inverse is not None else dummy, n,
+                out_inverse if out_inverse is not None else dummy,
+                self.prev_heads if out_lengths is not None else dummy,
+                out_lengths if out_lengths is not None else dummy, n,
                 WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
                 NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
                 PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, GROUP=group,
+                WRITE_LENGTHS=out_lengths is not None,
                 num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
             run.done()
             return

@@ -304,16 +304,17 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     two_pass = HEADS_TWO_PASS if two_pass is None else two_pass
     n = xf.numel()
     dev = xf.device
-    plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass, count_to_host=two_pass,
+    plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass, count_to_host=two_pass, run_lengths=return_counts,
                 pol=policy.select("select", dev, "heads") if two_pass else None)
     # (the count has arrived already when the host is behind the GPU: exact outputs, nothing to shrink)
     k = plan.host_count_if_ready() if two_pass else None
     size = n if k is None else k
     vals = torch.empty(size, dtype=xf.dtype, device=dev)
     counts = torch.empty(size if return_counts else 0, dtype=torch.int64, device=dev)
-    starts = torch.empty(size if return_counts else 0, dtype=torch.int64, device=dev)
+    # (run starts: the single pass takes counts from them; the bitmask form's scatter writes counts)
+    starts = torch.empty(size if return_counts and not two_pass else 0, dtype=torch.int64, device=dev)
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
-    plan.scatter(out=vals, out_index=starts if return_counts else None,
+    plan.scatter(out=vals, out_index=starts if return_counts and not two_pass else None,
                  out_lengths=counts if return_counts else None, out_inverse=inv if return_inverse else None,
                  count=k)
     if return_inverse and perm is not None:
