@@ -175,12 +175,16 @@ def test_policy_tiles(tile):
         assert int(k) <= 50
 
 
-ENGINES = [  # (name, policy values, module limit forced to 0, or (module constant, value))
+ENGINES = [  # (name, policy values, module limit forced to 0, or (module constant, value), or a list of those)
     ("two-pass", {"PASSES": 2}, None),
     ("two-pass-count4", {"PASSES": 2, "COUNT_TILES": 4}, None),
     ("two-pass-words", {"PASSES": 2}, ("_SPARSE_DIV", 0)),          # every tile scattered word by word
     ("two-pass-items", {"PASSES": 2}, ("_SPARSE_DIV", 1 << 20)),    # every tile with a selection item by item
     ("two-pass-group4", {"PASSES": 2, "SCATTER_TILES": 4}, None),      # scatter: 4 tiles per program (2 past the end)
+    # the count scan over several programs, publishing their block sums or re-summing earlier blocks
+    ("two-pass-scan-programs", {"PASSES": 2}, [("_SCAN_MIN_BLOCK", 2), ("_SCAN_PROGRAMS", 4)]),
+    ("two-pass-scan-programs-resum", {"PASSES": 2},
+     [("_SCAN_MIN_BLOCK", 2), ("_SCAN_PROGRAMS", 4), ("_SCAN_PUBLISH", False)]),
     ("two-pass-group4-words", {"PASSES": 2, "SCATTER_TILES": 4}, ("_SPARSE_DIV", 0)),
     ("two-pass-group2-items", {"PASSES": 2, "SCATTER_TILES": 2}, ("_SPARSE_DIV", 1 << 20)),
     # (when the host knows a sparse count: masked_select's exact path, sparse run heads)
@@ -226,8 +230,8 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
     interpreter the warp-synchronous kernel is not available: those cases run the portable single
     pass, which is what the plan picks there.)"""
     from tritoncub.device import run_length_encode as RLE
-    if limit:
-        name_, value = limit if isinstance(limit, tuple) else (limit, 0)
+    for lim in (limit if isinstance(limit, list) else [limit] if limit else []):
+        name_, value = lim if isinstance(lim, tuple) else (lim, 0)
         monkeypatch.setattr(S, name_, value)
     tile = cfg.get("TILE", 4096)
     n = 5 * TILE + 45 if interpreter_active() else 37 * tile + 45   # (6 tiles: count4's 2nd program has 2)
@@ -287,21 +291,26 @@ def test_finish_lengths_kernel(from_starts):
     assert_equal(lengths.cpu(), torch.tensor([3, 1, 6, 490, 499, 1, -7, -7, -7]))
 
 
+@pytest.mark.parametrize("publish", [False, True], ids=["resum", "publish"])
 @pytest.mark.parametrize("to_host", [False, True])
 @pytest.mark.parametrize("num_tiles", [1, 8, 37, 100])   # (100: programs re-sum 4 blocks a step, ragged)
-def test_scan_counts_kernel(num_tiles, to_host):
+def test_scan_counts_kernel(num_tiles, to_host, publish):
     """The bitmask form's count scan with several programs (each re-sums the blocks before its own)
     and a ragged last block: exclusive int64 offsets and the total (``TO_HOST``: in the host's
     mailbox too, pinned host memory the kernel stores to on a GPU); with ``PREV``, the last tile
-    before each tile with a non-zero count (-1: none)."""
+    before each tile with a non-zero count (-1: none); the programs either re-sum the counts before
+    their block or publish their block's sum and read the earlier ones' (``PUBLISH``)."""
     counts = torch.randint(0, 1000, (num_tiles,), device=DEVICE, dtype=torch.int32)
     counts[torch.randperm(num_tiles)[:num_tiles // 2].to(DEVICE)] = 0
     offsets = torch.full((num_tiles,), -7, device=DEVICE, dtype=torch.int64)
     prev = torch.full((num_tiles,), -7, device=DEVICE, dtype=torch.int32)
     totals = torch.full((3,), -7, device=DEVICE, dtype=torch.int64)
     box = Mailbox.take(totals.device)
-    S._scan_counts_kernel[(triton.cdiv(num_tiles, 8),)](counts, offsets, totals, box.tensor if to_host else totals,
-                                                        prev, num_tiles, BLOCK=8, TO_HOST=to_host, PREV=True)
+    programs = triton.cdiv(num_tiles, 8)
+    npub = triton.next_power_of_2(programs) if publish else 0
+    status = torch.zeros(max(2 * npub, 1), device=DEVICE, dtype=torch.int64)
+    S._scan_counts_kernel[(programs,)](counts, offsets, totals, box.tensor if to_host else totals, prev, status,
+                                       num_tiles, BLOCK=8, TO_HOST=to_host, PREV=True, PUBLISH=npub)
     c = counts.cpu().long()
     ref = torch.cumsum(c, 0)
     assert_equal(offsets.cpu(), ref - c)

@@ -319,15 +319,19 @@ def lowest_set_bit(words):
 
 
 @triton.jit
-def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, n, num_tiles, MODE: tl.constexpr,
-                       PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr):
+def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, num_tiles, MODE: tl.constexpr,
+                       PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr,
+                       ZERO_STATUS: tl.constexpr = 0):
     """Pass 1 of the bitmask compaction: ``TILES`` consecutive tiles per program, held at once as a
     ``[TILES, TILE / 32, 32]`` block (all loads in flight together). Each item's selection becomes
     one bit of a uint32 word (bit ``i % 32`` of word ``i // 32``, stored to ``bits``) and each tile's
     count goes to ``counts`` (:func:`_scan_counts_kernel` turns them into offsets: no program here
-    waits on another, or on a fence)."""
+    waits on another, or on a fence). Program 0 zeroes the scan's ``ZERO_STATUS`` status words."""
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
+    if ZERO_STATUS > 0:
+        if pid == 0:
+            tl.store(status_ptr + tl.arange(0, ZERO_STATUS), tl.zeros([ZERO_STATUS], tl.int64))
     t = pid * TILES + tl.arange(0, TILES)
     w = tl.arange(0, WORDS)
     b = tl.arange(0, 32)
@@ -365,32 +369,58 @@ def exclusive_max(v, axis: tl.constexpr):
 
 
 @triton.jit
-def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr, num_tiles,
-                        BLOCK: tl.constexpr, TO_HOST: tl.constexpr, PREV: tl.constexpr = False):
-    """Exclusive scan of the tile counts into int64 tile offsets, a program per BLOCK tiles: each
-    program sums the counts before its block (BLOCK at a time) and scans its own; the last program
-    writes the total to ``totals[0]`` (and ``TO_HOST``: to the host's mailbox ``host_ptr``).
+def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr, status_ptr, num_tiles,
+                        BLOCK: tl.constexpr, TO_HOST: tl.constexpr, PREV: tl.constexpr = False,
+                        PUBLISH: tl.constexpr = 0):
+    """Exclusive scan of the tile counts into int64 tile offsets, a program per BLOCK tiles; the last
+    program writes the total to ``totals[0]`` (and ``TO_HOST``: to the host's mailbox ``host_ptr``).
     ``PREV``: also the last tile before each tile that selected anything (-1: none; int32) into
-    ``prev_ptr`` (run lengths taken in the scatter, see :func:`_scatter_bits_kernel`)."""
+    ``prev_ptr`` (run lengths taken in the scatter, see :func:`_scatter_bits_kernel`).
+
+    The counts before a program's block: ``PUBLISH`` 0: the program sums them itself (BLOCK at a
+    time); ``PUBLISH`` P (a power of two, at least the number of programs): each program publishes
+    its block's sum (and last tile with a count) in ``status_ptr`` (``2 P`` int64 words, zero before
+    the launch: a flag bit with the value in one word) and adds up the words of the programs before
+    it once they are all published (at most P programs: all resident at once, so waiting on an
+    earlier one cannot stall it)."""
     b = tl.program_id(0)
     lane = tl.arange(0, BLOCK)
     start = b.to(tl.int64) * BLOCK
-    acc = tl.zeros([BLOCK], tl.int64)
-    acc_prev = tl.full([BLOCK], -1, tl.int32)
-    j = start * 0
-    while j < start:
-        cj = tl.load(counts_ptr + j + lane)
-        acc += cj.to(tl.int64)
-        if PREV:
-            acc_prev = tl.maximum(acc_prev, tl.where(cj > 0, (j + lane).to(tl.int32), -1))
-        j += BLOCK
-    prefix = tl.sum(acc, 0)
     m = start + lane < num_tiles
     c = tl.load(counts_ptr + start + lane, mask=m, other=0).to(tl.int64)
+    here = tl.where(c > 0, (start + lane).to(tl.int32), -1)
+    if PUBLISH:
+        FLAG: tl.constexpr = 1 << 62
+        # (one 64-bit store per word: its flag and value are seen together)
+        tl.store(status_ptr + b, tl.sum(c, 0) | FLAG, cache_modifier=".cg")
+        if PREV:
+            tl.store(status_ptr + PUBLISH + b, (tl.max(here, 0) + 1).to(tl.int64) | FLAG, cache_modifier=".cg")
+        j = tl.arange(0, PUBLISH)
+        before = j < b
+        words = tl.load(status_ptr + j, mask=before, other=FLAG, volatile=True)
+        while tl.min(words & FLAG, 0) == 0:
+            words = tl.load(status_ptr + j, mask=before, other=FLAG, volatile=True)
+        prefix = tl.sum(words & (FLAG - 1), 0)
+        if PREV:
+            lasts = tl.load(status_ptr + PUBLISH + j, mask=before, other=FLAG, volatile=True)
+            while tl.min(lasts & FLAG, 0) == 0:
+                lasts = tl.load(status_ptr + PUBLISH + j, mask=before, other=FLAG, volatile=True)
+            prev_before = (tl.max(lasts & (FLAG - 1), 0) - 1).to(tl.int32)
+    else:
+        acc = tl.zeros([BLOCK], tl.int64)
+        acc_prev = tl.full([BLOCK], -1, tl.int32)
+        jj = start * 0
+        while jj < start:
+            cj = tl.load(counts_ptr + jj + lane)
+            acc += cj.to(tl.int64)
+            if PREV:
+                acc_prev = tl.maximum(acc_prev, tl.where(cj > 0, (jj + lane).to(tl.int32), -1))
+            jj += BLOCK
+        prefix = tl.sum(acc, 0)
+        prev_before = tl.max(acc_prev, 0)
     tl.store(offsets_ptr + start + lane, prefix + tl.cumsum(c, 0) - c, mask=m)
     if PREV:
-        here = tl.where(c > 0, (start + lane).to(tl.int32), -1)
-        tl.store(prev_ptr + start + lane, tl.maximum(exclusive_max(here, 0), tl.max(acc_prev, 0)), mask=m)
+        tl.store(prev_ptr + start + lane, tl.maximum(exclusive_max(here, 0), prev_before), mask=m)
     if b == tl.num_programs(0) - 1:
         tl.store(totals_ptr, prefix + tl.sum(c, 0))
         if TO_HOST:
@@ -837,6 +867,11 @@ _LAST_SPARSE: dict = {}
 _BITS_PLANS: dict = {}
 #: programs of the bitmask form's count scan, for up to 8192 * _SCAN_PROGRAMS tiles (beyond that, more)
 _SCAN_PROGRAMS = 64
+#: tile counts per program of the count scan, at least (a module constant so tests reach several programs)
+_SCAN_MIN_BLOCK = 1024
+#: the count scan's programs publish their block sums and read each other's (True), or each re-sums
+#: the counts before its block (False); a module constant so tests cover both
+_SCAN_PUBLISH = True
 #: the single pass counts in int32 below this many items (one packed status word per tile), else in
 #: int64 (the split status layout); a module constant so tests can force the int64 path
 _COUNT32_LIMIT = 1 << 31
@@ -903,9 +938,14 @@ class Plan:
             # last tile with a head before each tile, and bits (int32)
             a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
             words = nt * (tile // 32)
-            offs, self.totals, counts, prevs, bits = torch.empty(
-                a + 4 + c * (2 if last else 1) + cdiv(words, 2), dtype=torch.int64, device=dev).split(
-                [a, 4, c, c if last else 0, cdiv(words, 2)])
+            # the count scan: a block of tile counts per program, at most _SCAN_PROGRAMS programs (more
+            # past 8192 * _SCAN_PROGRAMS tiles); with _SCAN_PUBLISH, 2 status words per program
+            block = min(8192, max(_SCAN_MIN_BLOCK, 1 << (cdiv(nt, _SCAN_PROGRAMS) - 1).bit_length()))
+            # (at most 512 programs publish: they are dispatched in order and wait only on earlier ones)
+            publish = 1 << (cdiv(nt, block) - 1).bit_length() if _SCAN_PUBLISH and cdiv(nt, block) <= 512 else 0
+            offs, self.totals, status, counts, prevs, bits = torch.empty(
+                a + 4 + 2 * publish + c * (2 if last else 1) + cdiv(words, 2), dtype=torch.int64,
+                device=dev).split([a, 4, 2 * publish, c, c if last else 0, cdiv(words, 2)])
             self.offsets = self.offsets2 = offs if a == nt else offs[:nt]
             self.prev_heads = prevs.view(torch.int32) if last else None
             counts = counts.view(torch.int32)
@@ -921,19 +961,18 @@ class Plan:
                 f = flags if flags is not None else x
                 # the launches are fixed by the size, the mode and predicate, and the inputs' dtypes and
                 # alignments: a repeated call re-launches them without the per-argument bookkeeping
-                run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, _SCAN_PROGRAMS, x.dtype,
-                                               x.data_ptr() & 15, f.dtype, f.data_ptr() & 15, count_to_host, last),
-                                 tag=self.pol)
+                run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, block, publish,
+                                               x.dtype, x.data_ptr() & 15, f.dtype, f.data_ptr() & 15, count_to_host,
+                                               last), tag=self.pol)
                 tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
-                run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, n, nt, MODE=mode,
-                    PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles, num_warps=self.pol.num_warps,
-                    num_stages=self.pol.num_stages)
-                # (a block per program, at most _SCAN_PROGRAMS programs: each re-sums the blocks before it)
-                block = min(8192, max(1024, 1 << (cdiv(nt, _SCAN_PROGRAMS) - 1).bit_length()))
+                status = status if publish else self.totals
+                run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, status, n, nt, MODE=mode,
+                    PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles, ZERO_STATUS=2 * publish,
+                    num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
                 run(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals,
                     self.mailbox.tensor if count_to_host else self.totals,
-                    self.prev_heads if last else counts, nt, BLOCK=block, TO_HOST=count_to_host, PREV=last,
-                    num_warps=8)
+                    self.prev_heads if last else counts, status, nt, BLOCK=block, TO_HOST=count_to_host, PREV=last,
+                    PUBLISH=publish, num_warps=8)
                 run.done()
             return
         if count_to_host:
