@@ -3,8 +3,12 @@
 on it (2^26 items; runs: sorted int32 in 2^20 runs; masked_select at 1% and 50%): results checked
 against torch, do_bench medians and the kernels' GPU time, both forms interleaved twice.
 
-    PYTHONPATH=. python bench/probes/scan_publish_probe.py
+    PYTHONPATH=. python bench/probes/scan_publish_probe.py [--once]
+
+``--once``: the shipped form only (publishing), one round.
 """
+import sys
+
 import torch
 
 import tritoncub  # noqa: F401  (registers the ops)
@@ -23,8 +27,9 @@ ref_runs = torch.unique_consecutive(runs[0], return_counts=True)
 print(torch.cuda.get_device_name(), torch.__version__, flush=True)
 pairs = [(x, m) for x, m in zip(xs, masks[0.01])]
 pairs50 = [(x, m) for x, m in zip(xs, masks[0.5])]
-for rnd in range(2):
-    for publish in (True, False):
+once = "--once" in sys.argv
+for rnd in range(1 if once else 2):
+    for publish in (True,) if once else (True, False):
         S._SCAN_PUBLISH = publish
         u, lengths, k = RLE.encode(runs[0])
         kk = int(k)
