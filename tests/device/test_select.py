@@ -181,6 +181,7 @@ ENGINES = [  # (name, policy values, module limit forced to 0, or (module consta
     ("two-pass-words", {"PASSES": 2}, ("_SPARSE_DIV", 0)),          # every tile scattered word by word
     ("two-pass-items", {"PASSES": 2}, ("_SPARSE_DIV", 1 << 20)),    # every tile with a selection item by item
     ("two-pass-group4", {"PASSES": 2, "SCATTER_TILES": 4}, None),      # scatter: 4 tiles per program (2 past the end)
+    ("two-pass-group4-maxnreg80", {"PASSES": 2, "SCATTER_TILES": 4, "SCATTER_MAXNREG": 80}, None),  # (capped, spills)
     # the count scan over several programs, publishing their block sums or re-summing earlier blocks
     ("two-pass-scan-programs", {"PASSES": 2}, [("_SCAN_MIN_BLOCK", 2), ("_SCAN_PROGRAMS", 4)]),
     ("two-pass-scan-programs-resum", {"PASSES": 2},

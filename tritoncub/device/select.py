@@ -63,7 +63,7 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
 from .._utils import (ALL_NUMERIC_DTYPES, Mailbox, cdiv, check_same_device, check_tensor, dtype_names,
-                      interpreter_active, num_sms, smem_atomics_ok)
+                      interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -824,10 +824,12 @@ _POLICY = policy.register(
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128, 256],
            "WARP_SYNC": [0, 1], "VEC": [1, 4, 16], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1],
            "COUNT_TILES": [1, 2, 4, 8], "SCATTER_TILES": [1, 2, 4, 8, 16], "SPARSE_SCATTER_TILES": [1, 2, 4, 8, 16],
+           "SCATTER_MAXNREG": [0, 64, 80, 96],
            "num_warps": [4, 8, 16],
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
-              "ANCHORED": 0, "COUNT_TILES": 2, "SCATTER_TILES": 1, "SPARSE_SCATTER_TILES": 8, "num_warps": 4,
+              "ANCHORED": 0, "COUNT_TILES": 2, "SCATTER_TILES": 1, "SPARSE_SCATTER_TILES": 8, "SCATTER_MAXNREG": 0,
+              "num_warps": 4,
               "num_stages": 1},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     buckets=("default", "runs", "two_pass", "heads"),
@@ -842,7 +844,8 @@ _POLICY = policy.register(
         "run-head selections keep one bit per item between the passes (COUNT_TILES tiles per program of the "
         "count pass; SCATTER_TILES: tiles per program of the scatter pass, whose sparse tiles go through it "
         "together; SPARSE_SCATTER_TILES instead when the host's count, or the last count of the same size and "
-        "selection, says the selection is sparse, at most TILE / 8 per tile on average, and 1 when it is denser), "
+        "selection, says the selection is sparse, at most TILE / 8 per tile on average, and 1 when it is denser; "
+        "SCATTER_MAXNREG: a register cap per thread of the scatter pass on NVIDIA GPUs, 0 none), "
         "so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
         "that take two passes (nonzero, partition; masked_select, whose count reaches the host after pass 1 "
         "while pass 2 runs; reduce_by_key runs its own tile on the bitmask count), 'heads': run heads in two "
@@ -1139,7 +1142,8 @@ class Plan:
                 NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
                 PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, GROUP=group,
                 WRITE_LENGTHS=out_lengths is not None,
-                num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+                num_warps=self.pol.num_warps, num_stages=self.pol.num_stages,
+                **maxnreg_kwargs(self.pol.get("SCATTER_MAXNREG", 0)))
             run.done()
             return
         launch(_compact_kernel, (self.num_tiles,),
