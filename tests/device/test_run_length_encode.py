@@ -51,7 +51,9 @@ def test_encode(n, avg, length_dtype, two_pass, monkeypatch):
 # constant and value): tiles word by word or item by item, and groups of 4 tiles per program
 SCATTER_FORMS = [("default", {}, None), ("words", {}, ("_SPARSE_DIV", 0)), ("items", {}, ("_SPARSE_DIV", 1 << 20)),
                  ("group4", {"SCATTER_TILES": 4}, None), ("group4-words", {"SCATTER_TILES": 4}, ("_SPARSE_DIV", 0)),
-                 ("group2-items", {"SCATTER_TILES": 2}, ("_SPARSE_DIV", 1 << 20))]
+                 ("group2-items", {"SCATTER_TILES": 2}, ("_SPARSE_DIV", 1 << 20)),
+                 # the count scan over several programs (the last tile with a head found across them)
+                 ("scan-programs", {"SCATTER_TILES": 4}, [("_SCAN_MIN_BLOCK", 2), ("_SCAN_PROGRAMS", 4)])]
 
 
 @pytest.mark.parametrize("form", SCATTER_FORMS, ids=[f[0] for f in SCATTER_FORMS])
@@ -64,8 +66,8 @@ def test_encode_lengths_in_scatter(n, avg, form, length_dtype, monkeypatch):
     short runs and runs longer than a tile (tiles without a head); poisoned outputs, nothing written
     past the runs."""
     name, values, const = form
-    if const is not None:
-        monkeypatch.setattr(S, *const)
+    for c in (const if isinstance(const, list) else [const] if const else []):
+        monkeypatch.setattr(S, *c)
     x = _runs(n, avg)
     with policy.override("select", {"TILE": TILE if interpreter_active() else 2048, **values}, bucket="heads"):
         plan = S.Plan(x, None, S.SELECT_HEADS, two_pass=True, run_lengths=True,

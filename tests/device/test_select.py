@@ -309,7 +309,7 @@ def test_scan_counts_kernel(num_tiles, to_host, publish):
     box = Mailbox.take(totals.device)
     programs = triton.cdiv(num_tiles, 8)
     npub = triton.next_power_of_2(programs) if publish else 0
-    status = torch.zeros(max(2 * npub, 1), device=DEVICE, dtype=torch.int64)
+    status = torch.zeros(max(4 * npub, 1), device=DEVICE, dtype=torch.int64)
     S._scan_counts_kernel[(programs,)](counts, offsets, totals, box.tensor if to_host else totals, prev, status,
                                        num_tiles, BLOCK=8, TO_HOST=to_host, PREV=True, PUBLISH=npub)
     c = counts.cpu().long()
@@ -323,6 +323,21 @@ def test_scan_counts_kernel(num_tiles, to_host, publish):
     else:
         box.set(5)   # (an unused mailbox still reads what the host stored)
         assert box.read() == 5
+
+
+def test_count_pass_zeroes_scan_status():
+    """Program 0 of the bitmask count pass zeroes the scan's status words (their flags and the ticket
+    must start clear: the publishing scan waits on them), and only those."""
+    n = 3 * 128 + 5
+    x = torch.randn(n, device=DEVICE)
+    bits = torch.full((4 * 4,), -7, device=DEVICE, dtype=torch.int32)
+    counts = torch.full((4,), -7, device=DEVICE, dtype=torch.int32)
+    status = torch.full((16 + 3,), -7, device=DEVICE, dtype=torch.int64)
+    S._count_bits_kernel[(2,)](x, x, bits, counts, status, n, 4, MODE=S.SELECT_FLAGGED, PRED=S._never, LOAD_X=True,
+                               TILE=128, TILES=2, ZERO_STATUS=16)
+    assert bool((status[:16] == 0).all()) and bool((status[16:] == -7).all())
+    ref = (x.cpu() != 0).view(-1)
+    assert int(counts.sum()) == int(ref.sum())
 
 
 @triton.jit

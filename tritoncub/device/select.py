@@ -379,11 +379,14 @@ def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr,
 
     The counts before a program's block: ``PUBLISH`` 0: the program sums them itself (BLOCK at a
     time); ``PUBLISH`` P (a power of two, at least the number of programs): each program publishes
-    its block's sum (and last tile with a count) in ``status_ptr`` (``2 P`` int64 words, zero before
+    its block's sum (and last tile with a count) in ``status_ptr`` (``4 P`` int64 words, zero before
     the launch: a flag bit with the value in one word) and adds up the words of the programs before
-    it once they are all published (at most P programs: all resident at once, so waiting on an
-    earlier one cannot stall it)."""
-    b = tl.program_id(0)
+    it once they are all published. Programs take their blocks in the order they start (a ticket,
+    word ``2 P``), so every block a program waits for belongs to a program already running."""
+    if PUBLISH:
+        b = tl.atomic_add(status_ptr + 2 * PUBLISH, 1, sem="relaxed")
+    else:
+        b = tl.program_id(0)
     lane = tl.arange(0, BLOCK)
     start = b.to(tl.int64) * BLOCK
     m = start + lane < num_tiles
@@ -391,10 +394,10 @@ def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr,
     here = tl.where(c > 0, (start + lane).to(tl.int32), -1)
     if PUBLISH:
         FLAG: tl.constexpr = 1 << 62
-        # (one 64-bit store per word: its flag and value are seen together)
-        tl.store(status_ptr + b, tl.sum(c, 0) | FLAG, cache_modifier=".cg")
+        # (one atomic 64-bit word each: its flag and value are seen together)
+        tl.atomic_xchg(status_ptr + b, tl.sum(c, 0) | FLAG, sem="relaxed")
         if PREV:
-            tl.store(status_ptr + PUBLISH + b, (tl.max(here, 0) + 1).to(tl.int64) | FLAG, cache_modifier=".cg")
+            tl.atomic_xchg(status_ptr + PUBLISH + b, (tl.max(here, 0) + 1).to(tl.int64) | FLAG, sem="relaxed")
         j = tl.arange(0, PUBLISH)
         before = j < b
         words = tl.load(status_ptr + j, mask=before, other=FLAG, volatile=True)
@@ -480,15 +483,9 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
             offset = tl.load(offsets_ptr + tile, mask=live, other=0)[:, None]
             base = tile[:, None] * TILE + w[None, :] * 32
             prev = _heads_before_words(words, base, bits_ptr, prev_ptr, tile, live, 1, WRITE_LENGTHS)
-            rest = words
-            rounds = tl.max(tl.max(wc, 1), 0)
-            k = 0
-            while k < rounds:
-                rest, prev = _scatter_lowest_bits(rest, wex + k, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
-                                                  index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr,
-                                                  out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM,
-                                                  ADD_BASE, WRITE_LENGTHS)
-                k += 1
+            _scatter_word_rounds(words, tl.max(tl.max(wc, 1), 0), wex, base, offset, prev, x_ptr, vals_ptr,
+                                 shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr,
+                                 n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS)
         else:
             for t in range(GROUP):
                 _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr,
@@ -520,15 +517,9 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
         if (not PARTITION) and (not WRITE_INVERSE) and sparse:
             base = tile * TILE + w * 32
             prev = _heads_before_words(words, base, bits_ptr, prev_ptr, tile, True, 0, WRITE_LENGTHS)
-            rest = words
-            rounds = tl.max(wc, 0)
-            k = 0
-            while k < rounds:
-                rest, prev = _scatter_lowest_bits(rest, wex + k, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
-                                                  index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr,
-                                                  out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM,
-                                                  ADD_BASE, WRITE_LENGTHS)
-                k += 1
+            _scatter_word_rounds(words, tl.max(wc, 0), wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
+                                 index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n,
+                                 WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS)
         else:
             # item by item (the compaction kernel's tile scan): the words spread to the items
             lane = tl.arange(0, TILE)
@@ -550,15 +541,9 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
                     # before every item would double the kernel's registers, for every tile)
                     base = tile * TILE + w * 32
                     prev = _heads_before_words(words, base, bits_ptr, prev_ptr, tile, True, 0, True)
-                    rest = words
-                    rounds = tl.max(wc, 0)
-                    k = 0
-                    while k < rounds:
-                        rest, prev = _scatter_lowest_bits(rest, wex + k, base, offset, prev, x_ptr, vals_ptr,
-                                                          shape_ptr, index_base_ptr, out_ptr, out_vals_ptr,
-                                                          out_idx_ptr, totals_ptr, out_len_ptr, n, False, False,
-                                                          False, NDIM, ADD_BASE, True)
-                        k += 1
+                    _scatter_word_rounds(words, tl.max(wc, 0), wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
+                                         index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr,
+                                         n, False, False, False, NDIM, ADD_BASE, True)
 
 
 @triton.jit
@@ -594,6 +579,23 @@ def _store_run_lengths(out_len_ptr, totals_ptr, n, idx, prev, slot, sel):
     ``slot - 1`` is ``idx - prev`` long, and the last run (slot ``total - 1``) ends at ``n``."""
     tl.store(out_len_ptr + slot - 1, idx - prev, mask=sel & (slot > 0))
     tl.store(out_len_ptr + slot, n - idx, mask=sel & (slot == tl.load(totals_ptr) - 1))
+
+
+@triton.jit
+def _scatter_word_rounds(words, rounds, wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
+                         out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n, WRITE_KEYS: tl.constexpr,
+                         WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
+                         ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr):
+    """The word-by-word scatter of a tile (or a group of tiles): ``rounds`` (the most set bits of any
+    word) rounds of :func:`_scatter_lowest_bits`, word ``w``'s ``k``-th bit going to ``offset + wex + k``
+    (``wex``: the set bits of the earlier words); ``prev``: the head before each word (run lengths)."""
+    rest = words
+    k = 0
+    while k < rounds:
+        rest, prev = _scatter_lowest_bits(rest, wex + k, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
+                                          out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n, WRITE_KEYS,
+                                          WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS)
+        k += 1
 
 
 @triton.jit
@@ -942,13 +944,14 @@ class Plan:
             a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
             words = nt * (tile // 32)
             # the count scan: a block of tile counts per program, at most _SCAN_PROGRAMS programs (more
-            # past 8192 * _SCAN_PROGRAMS tiles); with _SCAN_PUBLISH, 2 status words per program
+            # past 8192 * _SCAN_PROGRAMS tiles); with _SCAN_PUBLISH, 4 status words per program (2 used,
+            # a ticket; a power of two the count pass zeroes)
             block = min(8192, max(_SCAN_MIN_BLOCK, 1 << (cdiv(nt, _SCAN_PROGRAMS) - 1).bit_length()))
-            # (at most 512 programs publish: they are dispatched in order and wait only on earlier ones)
+            # (at most 512 programs publish: each waits for all earlier blocks' words)
             publish = 1 << (cdiv(nt, block) - 1).bit_length() if _SCAN_PUBLISH and cdiv(nt, block) <= 512 else 0
             offs, self.totals, status, counts, prevs, bits = torch.empty(
-                a + 4 + 2 * publish + c * (2 if last else 1) + cdiv(words, 2), dtype=torch.int64,
-                device=dev).split([a, 4, 2 * publish, c, c if last else 0, cdiv(words, 2)])
+                a + 4 + 4 * publish + c * (2 if last else 1) + cdiv(words, 2), dtype=torch.int64,
+                device=dev).split([a, 4, 4 * publish, c, c if last else 0, cdiv(words, 2)])
             self.offsets = self.offsets2 = offs if a == nt else offs[:nt]
             self.prev_heads = prevs.view(torch.int32) if last else None
             counts = counts.view(torch.int32)
@@ -970,7 +973,7 @@ class Plan:
                 tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
                 status = status if publish else self.totals
                 run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, status, n, nt, MODE=mode,
-                    PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles, ZERO_STATUS=2 * publish,
+                    PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles, ZERO_STATUS=4 * publish,
                     num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
                 run(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals,
                     self.mailbox.tensor if count_to_host else self.totals,
@@ -1062,7 +1065,9 @@ class Plan:
 
     def _ends_from_starts(self, ndim) -> bool:
         """Whether run lengths come from consecutive run starts (heads mode, 1-D, in the
-        warp-synchronous kernel or the bitmask form) rather than from ends written by the scatter."""
+        warp-synchronous kernel or the bitmask form) rather than from ends written by the scatter.
+        (The library's bitmask callers make their plans with ``run_lengths``: the scatter writes the
+        lengths and this path is not taken.)"""
         if self.mode != SELECT_HEADS or ndim != 1:
             return False
         return (self.single_pass and self.warp_sync) or (not self.single_pass and self.bitmask)
