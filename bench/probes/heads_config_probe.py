@@ -5,7 +5,8 @@ and GPU time per call, the tuned config first.
     PYTHONPATH=. python bench/probes/heads_config_probe.py [--quick]
 
 ``--quick``: the tuned config and TILE 4096 / COUNT_TILES 2 / 8 warps only; unique_consecutive also
-with counts (run lengths).
+with counts (run lengths). ``--around-tuned``: a few tiles, warps, register caps and groups over the
+tuned config.
 """
 import contextlib
 import sys
@@ -32,6 +33,13 @@ VARIANTS = [None, {}, {"COUNT_TILES": 1, "num_warps": 2}, {"COUNT_TILES": 2, "nu
             {"SCATTER_TILES": 4, "SPARSE_SCATTER_TILES": 4}, {"num_stages": 2}]
 if "--quick" in sys.argv:
     VARIANTS = [None, {"TILE": 4096, "COUNT_TILES": 2, "num_warps": 8}]
+if "--around-tuned" in sys.argv:
+    _pol = policy.select("select", runs[0].device, "heads")
+    BASE = {**_pol.values, "num_warps": _pol.num_warps, "num_stages": _pol.num_stages}
+    VARIANTS = [None, {"TILE": 1024, "COUNT_TILES": 4}, {"TILE": 1024, "COUNT_TILES": 2, "num_warps": 2},
+                {"TILE": 1024, "COUNT_TILES": 4, "num_warps": 2}, {"SCATTER_MAXNREG": 80},
+                {"SCATTER_TILES": 16, "SPARSE_SCATTER_TILES": 16}, {"SCATTER_TILES": 4, "SPARSE_SCATTER_TILES": 4},
+                {"TILE": 1024, "COUNT_TILES": 4, "SCATTER_TILES": 16, "SPARSE_SCATTER_TILES": 16}]
 for v in VARIANTS:
     cfg = None if v is None else {**BASE, **v}
     with policy.override("select", cfg, bucket="heads") if cfg else contextlib.nullcontext():
