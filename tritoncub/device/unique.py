@@ -312,9 +312,9 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     vals = torch.empty(size, dtype=xf.dtype, device=dev)
     counts = torch.empty(size if return_counts else 0, dtype=torch.int64, device=dev)
     # (run starts: the single pass takes counts from them; the bitmask form's scatter writes counts)
-    starts = torch.empty(size if return_counts and not two_pass else 0, dtype=torch.int64, device=dev)
+    starts = torch.empty(size, dtype=torch.int64, device=dev) if return_counts and not two_pass else None
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
-    plan.scatter(out=vals, out_index=starts if return_counts and not two_pass else None,
+    plan.scatter(out=vals, out_index=starts,
                  out_lengths=counts if return_counts else None, out_inverse=inv if return_inverse else None,
                  count=k)
     if return_inverse and perm is not None:
