@@ -40,6 +40,7 @@ from .. import policy
 from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_tensor
 from ..agent import lookback
+from ..agent.launch_chain import chain_kwargs, chain_link
 from ..block.reduce import combine_add, combine_max, combine_min
 from .select import (SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input, highest_set_bit, lowest_set_bit,
                      popcount32)
@@ -122,14 +123,16 @@ def _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_p
 @triton.jit
 def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
                 fix_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
-                SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr):
+                SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, PDL: tl.constexpr = False):
     """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``);
     an item ends its run when the next item is a head, so the run ends are the head words shifted by
     one bit. Bit work is done on the tile's ``TILE / 32`` words, then spread to the items; the keys
     are read again only at the heads. A tile whose words hold at most ``SPARSE_ROUNDS`` heads and
     ends each writes its keys and run values word by word (a round per set bit), else item by item.
     ``WORD_SUMS`` (sums): a sparse tile sums its runs word by word (:func:`_word_sum_runs`) instead
-    of scanning its items."""
+    of scanning its items. ``PDL``: this and the fix-up kernels form a launch chain after the count
+    scan (:mod:`tritoncub.agent.launch_chain`)."""
+    chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     lane = tl.arange(0, TILE)
@@ -214,9 +217,10 @@ def _seg_last(partial_ptr, has_head_ptr, start, count, carry, COMBINE: tl.conste
 
 @triton.jit
 def _rbk_block_kernel(partial_ptr, has_head_ptr, block_agg_ptr, block_flag_ptr, num_tiles, SEG_SCAN: tl.constexpr,
-                      BLOCK: tl.constexpr):
+                      BLOCK: tl.constexpr, PDL: tl.constexpr = False):
     """Fix-up, step 1 (a program per BLOCK tiles): the block's aggregate (the tiles' partials combined
     from the block's last head on) and whether the block holds a head."""
+    chain_link(PDL)
     b = tl.program_id(0)
     lane = tl.arange(0, BLOCK)
     start = b.to(tl.int64) * BLOCK
@@ -232,11 +236,12 @@ def _rbk_block_kernel(partial_ptr, has_head_ptr, block_agg_ptr, block_flag_ptr, 
 
 @triton.jit
 def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, block_agg_ptr, block_flag_ptr, out_vals_ptr, num_tiles,
-                      COMBINE: tl.constexpr, SEG_SCAN: tl.constexpr, BLOCK: tl.constexpr):
+                      COMBINE: tl.constexpr, SEG_SCAN: tl.constexpr, BLOCK: tl.constexpr, PDL: tl.constexpr = False):
     """Fix-up, step 2 (a program per BLOCK tiles): the carry into the block (a segmented scan of the
     earlier blocks' aggregates; block 0 starts with a head, so it is always defined), then the carry
     into each tile (segmented exclusive scan of the partials), combined into the slot of the run that
     crosses into the tile."""
+    chain_link(PDL)
     b = tl.program_id(0)
     lane = tl.arange(0, BLOCK)
     carry = tl.load(partial_ptr)                 # (a placeholder: block 0 holds a head)
@@ -343,13 +348,14 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     out_acc = out_v if acc == vf.dtype else torch.empty(n, dtype=acc, device=dev)
     launch(_rbk_kernel, (nt,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix, n,
            plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc], TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS,
-           WORD_SUMS=WORD_SUMS and combine is combine_add, num_warps=pol.num_warps, num_stages=pol.num_stages)
+           WORD_SUMS=WORD_SUMS and combine is combine_add, num_warps=pol.num_warps, num_stages=pol.num_stages,
+           **chain_kwargs(dev, True))
     if nt > 1:
         if nb > 1:
             launch(_rbk_block_kernel, (nb,), partial, has_head, partial[nt:], has_head[nt:], nt, SEG_SCAN=seg,
-                   BLOCK=_FIXUP_BLOCK, num_warps=8)
+                   BLOCK=_FIXUP_BLOCK, num_warps=8, **chain_kwargs(dev, True))
         launch(_rbk_fixup_kernel, (nb,), partial, has_head, fix, partial[nt:], has_head[nt:], out_acc, nt,
-               COMBINE=combine, SEG_SCAN=seg, BLOCK=_FIXUP_BLOCK, num_warps=8)
+               COMBINE=combine, SEG_SCAN=seg, BLOCK=_FIXUP_BLOCK, num_warps=8, **chain_kwargs(dev, True))
     if out_acc is not out_v:
         out_v.copy_(out_acc)
     return out_k, out_v, plan.num_selected

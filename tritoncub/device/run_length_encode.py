@@ -28,7 +28,8 @@ _LENGTH_DTYPES = (torch.int32, torch.int64)
 #: kernels 152-160 us (count 103, scatter 36-44 with 8 tiles per scatter program, lengths 7) against
 #: 188 for the single pass (bench/results/logs/select_scatter_groups_probe-20261124.log); with the
 #: lengths written by the scatter and the publishing count scan, 135 us (count 94, scatter 37, scan 4;
-#: bench/results/logs/heads_config_probe-around-tuned-20261124p.log). Tests run both forms.
+#: bench/results/logs/heads_config_probe-around-tuned-20261124p.log); its three kernels form a launch
+#: chain (op 148 -> 146 us, bench/results/logs/launch_chain_probe-20261124q.log). Tests run both forms.
 ENCODE_TWO_PASS = True
 
 

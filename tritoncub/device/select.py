@@ -62,6 +62,8 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
+from ..agent import launch_chain
+from ..agent.launch_chain import chain_kwargs, chain_link
 from .._utils import (ALL_NUMERIC_DTYPES, Mailbox, cdiv, check_same_device, check_tensor, dtype_names,
                       interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
@@ -321,12 +323,14 @@ def lowest_set_bit(words):
 @triton.jit
 def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, num_tiles, MODE: tl.constexpr,
                        PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr,
-                       ZERO_STATUS: tl.constexpr = 0):
+                       ZERO_STATUS: tl.constexpr = 0, PDL: tl.constexpr = False):
     """Pass 1 of the bitmask compaction: ``TILES`` consecutive tiles per program, held at once as a
     ``[TILES, TILE / 32, 32]`` block (all loads in flight together). Each item's selection becomes
     one bit of a uint32 word (bit ``i % 32`` of word ``i // 32``, stored to ``bits``) and each tile's
     count goes to ``counts`` (:func:`_scan_counts_kernel` turns them into offsets: no program here
-    waits on another, or on a fence). Program 0 zeroes the scan's ``ZERO_STATUS`` status words."""
+    waits on another, or on a fence). Program 0 zeroes the scan's ``ZERO_STATUS`` status words.
+    ``PDL``: the first kernel of a launch chain (:mod:`tritoncub.agent.launch_chain`)."""
+    chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     if ZERO_STATUS > 0:
@@ -371,7 +375,7 @@ def exclusive_max(v, axis: tl.constexpr):
 @triton.jit
 def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr, status_ptr, num_tiles,
                         BLOCK: tl.constexpr, TO_HOST: tl.constexpr, PREV: tl.constexpr = False,
-                        PUBLISH: tl.constexpr = 0):
+                        PUBLISH: tl.constexpr = 0, PDL: tl.constexpr = False):
     """Exclusive scan of the tile counts into int64 tile offsets, a program per BLOCK tiles; the last
     program writes the total to ``totals[0]`` (and ``TO_HOST``: to the host's mailbox ``host_ptr``).
     ``PREV``: also the last tile before each tile that selected anything (-1: none; int32) into
@@ -382,7 +386,9 @@ def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr,
     its block's sum (and last tile with a count) in ``status_ptr`` (``4 P`` int64 words, zero before
     the launch: a flag bit with the value in one word) and adds up the words of the programs before
     it once they are all published. Programs take their blocks in the order they start (a ticket,
-    word ``2 P``), so every block a program waits for belongs to a program already running."""
+    word ``2 P``), so every block a program waits for belongs to a program already running.
+    ``PDL``: a kernel of a launch chain, after the count pass."""
+    chain_link(PDL)
     if PUBLISH:
         b = tl.atomic_add(status_ptr + 2 * PUBLISH, 1, sem="relaxed")
     else:
@@ -436,7 +442,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                          ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
                          TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GROUP: tl.constexpr = 1,
-                         WRITE_LENGTHS: tl.constexpr = False):
+                         WRITE_LENGTHS: tl.constexpr = False, PDL: tl.constexpr = False):
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
@@ -458,7 +464,10 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     ``out_len_ptr``: a head at ``i`` in slot ``r`` ends run ``r - 1``, which started at the head before
     it (the highest set bit before ``i``: in an earlier round of its word, an earlier word of its tile,
     or the words of tile ``prev_ptr[tile]``, the last earlier tile with a head), and the last head's run
-    ends at ``n``."""
+    ends at ``n``.
+
+    ``PDL``: a kernel of a launch chain, after the count scan (or whatever the caller queued since)."""
+    chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
     if GROUP == 1 or PARTITION or WRITE_INVERSE:
@@ -969,16 +978,16 @@ class Plan:
                 # alignments: a repeated call re-launches them without the per-argument bookkeeping
                 run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, block, publish,
                                                x.dtype, x.data_ptr() & 15, f.dtype, f.data_ptr() & 15, count_to_host,
-                                               last), tag=self.pol)
+                                               last, launch_chain.ENABLED), tag=self.pol)
                 tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
                 status = status if publish else self.totals
                 run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, status, n, nt, MODE=mode,
                     PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles, ZERO_STATUS=4 * publish,
-                    num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+                    num_warps=self.pol.num_warps, num_stages=self.pol.num_stages, **chain_kwargs(dev, False))
                 run(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals,
                     self.mailbox.tensor if count_to_host else self.totals,
                     self.prev_heads if last else counts, status, nt, BLOCK=block, TO_HOST=count_to_host, PREV=last,
-                    PUBLISH=publish, num_warps=8)
+                    PUBLISH=publish, num_warps=8, **chain_kwargs(dev, True))
                 run.done()
             return
         if count_to_host:
@@ -1133,7 +1142,8 @@ class Plan:
             else:
                 group = self.pol["SPARSE_SCATTER_TILES"] if sparse else 1
             group = min(group, 1 << (self.num_tiles - 1).bit_length())
-            run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, group, tuple(
+            run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, group,
+                                           launch_chain.ENABLED, tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
             run(_scatter_bits_kernel, (cdiv(self.num_tiles, group),),
                 self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
@@ -1148,7 +1158,7 @@ class Plan:
                 PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, GROUP=group,
                 WRITE_LENGTHS=out_lengths is not None,
                 num_warps=self.pol.num_warps, num_stages=self.pol.num_stages,
-                **maxnreg_kwargs(self.pol.get("SCATTER_MAXNREG", 0)))
+                **maxnreg_kwargs(self.pol.get("SCATTER_MAXNREG", 0)), **chain_kwargs(self.x.device, True))
             run.done()
             return
         launch(_compact_kernel, (self.num_tiles,),
