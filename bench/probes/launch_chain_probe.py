@@ -1,7 +1,8 @@
 """Launch chains (programmatic dependent launch, :mod:`tritoncub.agent.launch_chain`) on and off:
 op times as ``python -m bench`` takes them (do_bench median, L2 flushed), interleaved, three repeats
-each, and the GPU time of the kernels (torch.profiler), for the multi-kernel ops that chain. Every
-result is checked against torch under both settings first.
+each, the GPU time of the kernels (torch.profiler; a chained kernel's time counts from its early
+launch) and one call's kernel timeline, for the multi-kernel ops that chain, in three settings
+(:data:`SETTINGS`). Every result is checked against torch in each setting first.
 
     PYTHONPATH=. python bench/probes/launch_chain_probe.py [case-substring ...]
 """
@@ -11,6 +12,7 @@ import torch
 
 import tritoncub  # noqa: F401
 from tritoncub.agent import launch_chain
+from tritoncub.device import radix_sort as RS
 from tritoncub.device import reduce_by_key as RBK
 from tritoncub.device import run_length_encode as RLE
 from _inputs import rbk_inputs, rbk_matches, select_inputs
@@ -74,30 +76,49 @@ def timeline(fn, reps: int = 3):
     return "; ".join(f"{e.name[:22]} {e.time_range.start - t0:.1f}-{e.time_range.end - t0:.1f}" for e in last)
 
 
+def sort_cases():
+    g = torch.Generator(device="cuda").manual_seed(1)
+    for lg in (20, 22, 24, 28):
+        k = torch.randint(0, 1 << 32, (1 << lg,), device="cuda", generator=g, dtype=torch.int64).to(torch.uint32)
+        yield f"sort_keys uint32 2^{lg}", lambda k=k: RS.sort_keys(k), \
+            lambda k=k: torch.equal(RS.sort_keys(k).view(torch.int32),
+                                    torch.sort(k.long()).values.to(torch.uint32).view(torch.int32))
+    for lg in (20, 24):
+        x = torch.randn(1 << lg, device="cuda", generator=g)
+        yield f"sort fp32 2^{lg} (values+indices)", lambda x=x: ops.sort(x), \
+            lambda x=x: all(torch.equal(a, b) for a, b in zip(ops.sort(x), torch.sort(x, stable=True)))
+
+
+#: (ENABLED, EARLY_OVERRIDE) of each setting: chained with the next kernel launched as soon as all
+#: programs have started, chained with it launched as they exit, and each kernel on its own
+SETTINGS = {"early": (True, True), "late": (True, False), "apart": (False, None)}
+
+
+def _use(setting):
+    launch_chain.ENABLED, launch_chain.EARLY_OVERRIDE = SETTINGS[setting]
+
+
 def main(filters):
     print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
-    for name, fn, ok in cases():
+    for name, fn, ok in list(cases()) + list(sort_cases()):
         if filters and not any(f in name for f in filters):
             continue
-        res = {True: [], False: []}
-        for flag in (True, False):
-            launch_chain.ENABLED = flag
-            assert ok(), f"{name}: wrong result with chains {'on' if flag else 'off'}"
+        res = {s: [] for s in SETTINGS}
+        for s in SETTINGS:
+            _use(s)
+            assert ok(), f"{name}: wrong result ({s})"
         for _ in range(3):
-            for flag in (True, False):
-                launch_chain.ENABLED = flag
-                res[flag].append(bench_ms(fn) * 1e3)
+            for s in SETTINGS:
+                _use(s)
+                res[s].append(bench_ms(fn) * 1e3)
         gpu = {}
-        for flag in (True, False):
-            launch_chain.ENABLED = flag
-            gpu[flag] = gpu_us(fn)
-        launch_chain.ENABLED = True
-        for flag in (True, False):
-            launch_chain.ENABLED = flag
-            print(f"  timeline {'chained' if flag else 'apart'}: {timeline(fn)}", flush=True)
-        launch_chain.ENABLED = True
-        print(f"{name}: chained {' '.join(f'{v:.1f}' for v in res[True])} us (gpu {gpu[True]:.1f}); "
-              f"apart {' '.join(f'{v:.1f}' for v in res[False])} us (gpu {gpu[False]:.1f})", flush=True)
+        for s in SETTINGS:
+            _use(s)
+            gpu[s] = gpu_us(fn)
+            print(f"  timeline {s}: {timeline(fn)}", flush=True)
+        _use("early")
+        print(f"{name}: " + "; ".join(f"{s} {' '.join(f'{v:.1f}' for v in res[s])} us (gpu {gpu[s]:.1f})"
+                                      for s in SETTINGS), flush=True)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from tritoncub._launch import launch
 
 
 @triton.jit
-def _write_kernel(x_ptr, n, ROUNDS: tl.constexpr, BLOCK: tl.constexpr, PDL: tl.constexpr = False):
+def _write_kernel(x_ptr, n, ROUNDS: tl.constexpr, BLOCK: tl.constexpr, PDL: tl.constexpr = 0):
     chain_link(PDL)
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
@@ -25,17 +25,19 @@ def _write_kernel(x_ptr, n, ROUNDS: tl.constexpr, BLOCK: tl.constexpr, PDL: tl.c
 
 
 @triton.jit
-def _read_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, PDL: tl.constexpr = False):
+def _read_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, PDL: tl.constexpr = 0):
     chain_link(PDL)
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2, mask=m)
 
 
+@pytest.mark.parametrize("early", [True, False])
 @pytest.mark.parametrize("enabled", [True, False])
 @pytest.mark.parametrize("n", [1, 1000, 4097])
-def test_chained_kernel_reads_what_the_first_wrote(n, enabled, monkeypatch):
+def test_chained_kernel_reads_what_the_first_wrote(n, enabled, early, monkeypatch):
     monkeypatch.setattr(launch_chain, "ENABLED", enabled)
+    monkeypatch.setattr(launch_chain, "EARLY_OVERRIDE", early)
     dev = torch.device(DEVICE)
     x = torch.full((n,), -1, dtype=torch.int64, device=dev)
     out = torch.full((n,), -1, dtype=torch.int64, device=dev)
@@ -65,8 +67,12 @@ def test_compile_check_targets(target, expected, monkeypatch):
     monkeypatch.setenv("TRITONCUB_COMPILE_TARGET", target)
     assert chain_ok(torch.device("cpu")) is expected
     kw = chain_kwargs(torch.device("cpu"), True)
-    assert kw == ({"PDL": True, "launch_pdl": True} if expected else {"PDL": False})
-    assert chain_kwargs(torch.device("cpu"), False) == ({"PDL": True} if expected else {"PDL": False})
+    assert kw == ({"PDL": 2, "launch_pdl": True} if expected else {"PDL": False})
+    assert chain_kwargs(torch.device("cpu"), False) == ({"PDL": 2} if expected else {"PDL": False})
+    assert chain_kwargs(torch.device("cpu"), True, early=False) == (
+        {"PDL": 1, "launch_pdl": True} if expected else {"PDL": False})
+    monkeypatch.setattr(launch_chain, "EARLY_OVERRIDE", False)
+    assert chain_kwargs(torch.device("cpu"), False) == ({"PDL": 1} if expected else {"PDL": False})
 
 
 @pytest.mark.skipif(DEVICE != "cuda", reason="needs a GPU")

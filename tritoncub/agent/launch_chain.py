@@ -12,7 +12,7 @@ one ends. The order of results and every value are unchanged; only the launch ga
 Use::
 
     @triton.jit
-    def kernel(..., PDL: tl.constexpr = False):
+    def kernel(..., PDL: tl.constexpr = 0):
         chain_link(PDL)          # first statement: nothing is read or written before it
         ...
 
@@ -32,18 +32,29 @@ import os
 import torch
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 #: switch for measurements and tests (bench/probes): False launches every kernel on its own
 ENABLED = True
+#: measurement override of every launch's ``early`` choice (None: each launcher's own)
+EARLY_OVERRIDE = None
+
+
+def memo_key() -> tuple:
+    """What a launcher that remembers its launches must key them on (the switches above)."""
+    return (ENABLED, EARLY_OVERRIDE)
 
 
 @triton.jit
 def chain_link(PDL: tl.constexpr):
-    """Let the next kernel of the chain launch, then wait for the previous one (both no-ops off a
-    chain launch; ``PDL`` False compiles to nothing)."""
-    if PDL:
+    """``PDL`` 2: let the next kernel of the chain launch now, then wait for the previous one; 1: only
+    wait (the next kernel launches as this one's programs exit); 0 / False: nothing (compiles to
+    nothing). Both instructions are no-ops in a kernel launched without the chain attribute."""
+    if PDL >= 2:
         gdc_launch_dependents()
+    if PDL >= 1:
         gdc_wait()
 
 
@@ -61,9 +72,22 @@ def chain_ok(device: torch.device) -> bool:
     return _capability(device.index if device.index is not None else torch.cuda.current_device())[0] >= 9
 
 
-def chain_kwargs(device: torch.device, follows: bool) -> dict:
+def chain_kwargs(device: torch.device, follows: bool, early: bool = True) -> dict:
     """Launch keyword arguments of one kernel of a chain: the ``PDL`` constexpr, and for a kernel
-    that ``follows`` another of the chain, the launch attribute that lets it start early."""
+    that ``follows`` another of the chain, the launch attribute that lets it start early. ``early``:
+    this kernel lets the next one launch as soon as all its programs have started (their programs
+    then wait on the GPU, resident); otherwise as its programs exit (only the launch gap goes)."""
     if not chain_ok(device):
         return {"PDL": False}
-    return {"PDL": True, "launch_pdl": True} if follows else {"PDL": True}
+    level = 2 if (early if EARLY_OVERRIDE is None else EARLY_OVERRIDE) else 1
+    return {"PDL": level, "launch_pdl": True} if follows else {"PDL": level}
+
+
+@gluon.jit
+def chain_link_gluon(PDL: gl.constexpr):
+    """:func:`chain_link` for Gluon kernels."""
+    if PDL >= 2:
+        gl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], dtype=gl.int32,
+                                  is_pure=False, pack=1)
+    if PDL >= 1:
+        gl.inline_asm_elementwise("griddepcontrol.wait; // $0", "=r", [], dtype=gl.int32, is_pure=False, pack=1)

@@ -58,6 +58,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
+from ..agent import launch_chain
+from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon
 from .._utils import (INT_OF_SIZE, cdiv, check_no_overlap, check_tensor, interpreter_active, maxnreg_kwargs,
                       next_power_of_2, num_sms, wrap_dim)
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
@@ -316,7 +318,7 @@ def _write_back(keys_out, vals_in, vals_out, offsets_ptr, dest, k, d, pos, mask,
 
 @triton.jit
 def _digit_offsets_kernel(hist_ptr, row_len, rows, NUM_PLACES: tl.constexpr, RADIX: tl.constexpr,
-                          ROWS_BLOCK: tl.constexpr = 1):
+                          ROWS_BLOCK: tl.constexpr = 1, PDL: tl.constexpr = 0):
     """Destination offsets of place ``program_id(0)`` for row ``program_id(1)`` of ``rows`` rows
     (the grid's second dimension, at most ``ROWS_BLOCK``) of ``row_len`` keys, from the counts ``hist[place][row][digit]``,
     written after them and the row of special-key counts.
@@ -324,7 +326,9 @@ def _digit_offsets_kernel(hist_ptr, row_len, rows, NUM_PLACES: tl.constexpr, RAD
     One row (a plain sort): the exclusive prefix of the digit counts. Rows: ``row * row_len`` + the
     row's exclusive prefix - the counts of the digit in all earlier rows; the passes' look-back
     counts keys of every row before a tile, so subtracting the earlier rows' counts leaves the
-    count within the row, and each row lands in its own slice."""
+    count within the row, and each row lands in its own slice. ``PDL``: a kernel of the sort's launch
+    chain (:mod:`tritoncub.agent.launch_chain`), as are the histogram and the fast-path passes."""
+    chain_link(PDL)
     p = tl.program_id(0)
     r = tl.program_id(1)
     d = tl.arange(0, RADIX)
@@ -402,12 +406,13 @@ def _add(a, b):
 def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
                             NUM_PLACES: gl.constexpr, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                             WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
-                            COUNT_SPECIAL: gl.constexpr = False):
+                            COUNT_SPECIAL: gl.constexpr = False, PDL: gl.constexpr = 0):
     """All digit places' histograms (``hist_ptr``: NUM_PLACES x rows x RADIX int64 counts), per-warp
     shared counters (red.shared), persistent over tiles. The keys are ``num_programs(1)`` rows of
     ``n`` keys (one row: a plain sort), ``n_tiles`` tiles per row, each row counted apart.
     ``COUNT_SPECIAL`` (float keys): also adds the number of ``-0.0`` and NaN keys to
-    ``hist_ptr[NUM_PLACES * rows * RADIX]``."""
+    ``hist_ptr[NUM_PLACES * rows * RADIX]``. ``PDL``: the first kernel of the sort's launch chain."""
+    chain_link_gluon(PDL)
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
@@ -477,7 +482,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                            RANK_PACK: gl.constexpr, EXCHANGE_APART: gl.constexpr, EARLY_COUNTS: gl.constexpr = 0,
                            RANK_MATCH: gl.constexpr = 0, CANONICAL: gl.constexpr = True,
                            RECOMPUTE_WORD: gl.constexpr = False, FUSED_EXCHANGE: gl.constexpr = False,
-                           ROWS: gl.constexpr = False, PROBE: gl.constexpr = 0):
+                           ROWS: gl.constexpr = False, PROBE: gl.constexpr = 0, PDL: gl.constexpr = 0):
     """One onesweep pass over one tile (see the module doc).
 
     The pass's look-back words start at ``status_ptr + status_off``, its tile counter is
@@ -507,8 +512,13 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     positions): a batch of rows of ``row_len`` keys sorted each on its own, positions packed as
     ``row << col_bits | column`` (:func:`_row_position`); ``hist_off`` then locates a table of
     offsets per row and digit (:func:`_digit_offsets_kernel`) that each key adds for its row, and the
-    last pass writes columns.
+    last pass writes columns. ``PDL``: a kernel of the sort's launch chain (after the digit offsets or the
+    pass before). The sort's kernels let the next one launch only as their programs exit: launched as
+    soon as they had all started, the next pass's resident programs slowed the pass before them (sort
+    with positions, 2^24 fp32: passes 162-174 -> 182-190 us;
+    bench/results/logs/launch_chain_probe-settings-20261124r.log).
     """
+    chain_link_gluon(PDL)
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
     # the last packed pass reads words (plain unsigned bits); DESCENDING then applies to decoding
@@ -915,7 +925,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             indices_out if indices_out is not None else values.current))
         memo_key = (n, kin.dtype, descending, begin_bit, end_bit, gen_indices, indices_out is not None, words is not None,
                     rows,
-                    None if values is None else values.current.dtype, dev, _PROBE,
+                    None if values is None else values.current.dtype, dev, _PROBE, launch_chain.memo_key(),
                     tuple(t.data_ptr() & 15 == 0 for t in tensors))
         plan = _QUEUED_PLANS.get(memo_key)
         if plan is not None and plan[0] is not pol:   # made under another policy
@@ -943,12 +953,14 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         smem_rows = 1 << (num_places * warps - 1).bit_length()
         run(0, _histogram_gluon_kernel, grid, (kin, hist, row_len, h_tiles, begin_bit, end_bit),
             lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
-                         SMEM_ROWS=smem_rows, COUNT_SPECIAL=count_special, num_warps=warps))
+                         SMEM_ROWS=smem_rows, COUNT_SPECIAL=count_special, num_warps=warps,
+                         **chain_kwargs(dev, False, early=False)))
     else:
         launch(_histogram_tl_kernel, (cdiv(row_len, tile), n_rows), kin, hist, row_len, begin_bit, end_bit,
                NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
     run(1, _digit_offsets_kernel, (num_places, n_rows), (hist, row_len, n_rows),
-        lambda: dict(NUM_PLACES=num_places, RADIX=radix, ROWS_BLOCK=next_power_of_2(n_rows), num_warps=4))
+        lambda: dict(NUM_PLACES=num_places, RADIX=radix, ROWS_BLOCK=next_power_of_2(n_rows), num_warps=4,
+                     **chain_kwargs(dev, fast, early=False)))
     # 2. skip places where all keys share one digit (one device-to-host copy, which also says
     #    whether float keys hold -0.0 or NaN: without them the passes skip the canonicalisation)
     #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical)
@@ -1051,7 +1063,7 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
         EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
         CANONICAL=canonical, RECOMPUTE_WORD=bool(pol.get("RECOMPUTE_WORD", 0)),
         FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), ROWS=rows, PROBE=_PROBE, num_warps=pol["WARPS"],
-        **maxnreg_kwargs(cap))
+        **maxnreg_kwargs(cap), **chain_kwargs(kin.device, True, early=False))
 
 
 def _prepare(keys, values, descending, begin_bit, end_bit):

@@ -123,7 +123,7 @@ def _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_p
 @triton.jit
 def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
                 fix_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
-                SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, PDL: tl.constexpr = False):
+                SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, PDL: tl.constexpr = 0):
     """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``);
     an item ends its run when the next item is a head, so the run ends are the head words shifted by
     one bit. Bit work is done on the tile's ``TILE / 32`` words, then spread to the items; the keys
@@ -217,7 +217,7 @@ def _seg_last(partial_ptr, has_head_ptr, start, count, carry, COMBINE: tl.conste
 
 @triton.jit
 def _rbk_block_kernel(partial_ptr, has_head_ptr, block_agg_ptr, block_flag_ptr, num_tiles, SEG_SCAN: tl.constexpr,
-                      BLOCK: tl.constexpr, PDL: tl.constexpr = False):
+                      BLOCK: tl.constexpr, PDL: tl.constexpr = 0):
     """Fix-up, step 1 (a program per BLOCK tiles): the block's aggregate (the tiles' partials combined
     from the block's last head on) and whether the block holds a head."""
     chain_link(PDL)
@@ -236,7 +236,7 @@ def _rbk_block_kernel(partial_ptr, has_head_ptr, block_agg_ptr, block_flag_ptr, 
 
 @triton.jit
 def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, block_agg_ptr, block_flag_ptr, out_vals_ptr, num_tiles,
-                      COMBINE: tl.constexpr, SEG_SCAN: tl.constexpr, BLOCK: tl.constexpr, PDL: tl.constexpr = False):
+                      COMBINE: tl.constexpr, SEG_SCAN: tl.constexpr, BLOCK: tl.constexpr, PDL: tl.constexpr = 0):
     """Fix-up, step 2 (a program per BLOCK tiles): the carry into the block (a segmented scan of the
     earlier blocks' aggregates; block 0 starts with a head, so it is always defined), then the carry
     into each tile (segmented exclusive scan of the partials), combined into the slot of the run that

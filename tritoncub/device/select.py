@@ -323,7 +323,7 @@ def lowest_set_bit(words):
 @triton.jit
 def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, num_tiles, MODE: tl.constexpr,
                        PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr,
-                       ZERO_STATUS: tl.constexpr = 0, PDL: tl.constexpr = False):
+                       ZERO_STATUS: tl.constexpr = 0, PDL: tl.constexpr = 0):
     """Pass 1 of the bitmask compaction: ``TILES`` consecutive tiles per program, held at once as a
     ``[TILES, TILE / 32, 32]`` block (all loads in flight together). Each item's selection becomes
     one bit of a uint32 word (bit ``i % 32`` of word ``i // 32``, stored to ``bits``) and each tile's
@@ -375,7 +375,7 @@ def exclusive_max(v, axis: tl.constexpr):
 @triton.jit
 def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr, status_ptr, num_tiles,
                         BLOCK: tl.constexpr, TO_HOST: tl.constexpr, PREV: tl.constexpr = False,
-                        PUBLISH: tl.constexpr = 0, PDL: tl.constexpr = False):
+                        PUBLISH: tl.constexpr = 0, PDL: tl.constexpr = 0):
     """Exclusive scan of the tile counts into int64 tile offsets, a program per BLOCK tiles; the last
     program writes the total to ``totals[0]`` (and ``TO_HOST``: to the host's mailbox ``host_ptr``).
     ``PREV``: also the last tile before each tile that selected anything (-1: none; int32) into
@@ -442,7 +442,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                          ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
                          TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GROUP: tl.constexpr = 1,
-                         WRITE_LENGTHS: tl.constexpr = False, PDL: tl.constexpr = False):
+                         WRITE_LENGTHS: tl.constexpr = False, PDL: tl.constexpr = 0):
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
@@ -978,7 +978,7 @@ class Plan:
                 # alignments: a repeated call re-launches them without the per-argument bookkeeping
                 run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, block, publish,
                                                x.dtype, x.data_ptr() & 15, f.dtype, f.data_ptr() & 15, count_to_host,
-                                               last, launch_chain.ENABLED), tag=self.pol)
+                                               last, launch_chain.memo_key()), tag=self.pol)
                 tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
                 status = status if publish else self.totals
                 run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, status, n, nt, MODE=mode,
@@ -1143,7 +1143,7 @@ class Plan:
                 group = self.pol["SPARSE_SCATTER_TILES"] if sparse else 1
             group = min(group, 1 << (self.num_tiles - 1).bit_length())
             run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, group,
-                                           launch_chain.ENABLED, tuple(
+                                           launch_chain.memo_key(), tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
             run(_scatter_bits_kernel, (cdiv(self.num_tiles, group),),
                 self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
