@@ -79,3 +79,39 @@ def test_compile_check_targets(target, expected, monkeypatch):
 def test_on_for_sm90_gpus():
     major = torch.cuda.get_device_capability()[0]
     assert chain_ok(torch.device("cuda")) is (major >= 9 and torch.version.hip is None)
+
+
+@pytest.mark.skipif(DEVICE != "cuda", reason="CUDA graphs need a GPU")
+def test_chain_in_a_cuda_graph():
+    # a chained launch captured in a graph keeps its dependency: every replay reads what the first
+    # kernel of that replay wrote (the input changes between replays)
+    from tritoncub.device import run_length_encode as RLE
+    dev = torch.device("cuda")
+    n, block = 4097, 1024
+    grid = (triton.cdiv(n, block),)
+    x = torch.full((n,), -1, dtype=torch.int64, device=dev)
+    out = torch.full((n,), -1, dtype=torch.int64, device=dev)
+    runs = torch.sort(torch.randint(0, 50, (5000,), device=dev, dtype=torch.int32)).values
+    for _ in range(2):   # (compiled and remembered before the capture)
+        launch(_write_kernel, grid, x, n, ROUNDS=64, BLOCK=block, **chain_kwargs(dev, False))
+        launch(_read_kernel, grid, x, out, n, BLOCK=block, **chain_kwargs(dev, True))
+        RLE.encode(runs)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        launch(_write_kernel, grid, x, n, ROUNDS=64, BLOCK=block, **chain_kwargs(dev, False))
+        launch(_read_kernel, grid, x, out, n, BLOCK=block, **chain_kwargs(dev, True))
+        u, lengths, nr = RLE.encode(runs)
+    ref = torch.arange(n, dtype=torch.int64)
+    for _ in range(64):
+        ref = (ref * 1103515245 + 12345) & 0x7FFFFFFF
+    for seed in range(3):
+        x.fill_(-1)
+        out.fill_(-1)
+        runs.copy_(torch.sort(torch.randint(0, 50 + seed, (5000,), device=dev, dtype=torch.int32)).values)
+        g.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(out.cpu(), 2 * ref)
+        rv, rc = torch.unique_consecutive(runs, return_counts=True)
+        k = int(nr)
+        assert k == rv.numel() and torch.equal(u[:k], rv) and torch.equal(lengths[:k].long(), rc)
