@@ -57,7 +57,10 @@ def main(mode=""):
              "--check": [(torch.bfloat16, lg) for lg in (23, 24, 26, 28)] + [(torch.float16, 28)]}[mode]
     for dtype, lg in cases:
         configs = {"": CONFIGS, "--sweep": {"tuned": None, **around_8192()},
-                   "--check": {"shipped": None, "candidate": CANDIDATE}}[mode]
+                   "--check": {"shipped": None, "candidate": CANDIDATE,
+                               "8192/4/rake/8w": {**CANDIDATE, "BLOCK_ITEMS": 8192},
+                               "8192/2/rake/16w": {**CANDIDATE, "BLOCK_ITEMS": 8192, "PROGRAMS_PER_SM": 2,
+                                                   "num_warps": 16}}}[mode]
         n = 1 << lg
         x = torch.randn(n, device="cuda", generator=g).to(dtype)
         ref = torch.sum(x, dtype=torch.float32)

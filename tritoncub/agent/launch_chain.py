@@ -72,11 +72,25 @@ def chain_ok(device: torch.device) -> bool:
     return _capability(device.index if device.index is not None else torch.cuda.current_device())[0] >= 9
 
 
+_KWARGS: dict = {}
+
+
 def chain_kwargs(device: torch.device, follows: bool, early: bool = True) -> dict:
     """Launch keyword arguments of one kernel of a chain: the ``PDL`` constexpr, and for a kernel
     that ``follows`` another of the chain, the launch attribute that lets it start early. ``early``:
     this kernel lets the next one launch as soon as all its programs have started (their programs
-    then wait on the GPU, resident); otherwise as its programs exit (only the launch gap goes)."""
+    then wait on the GPU, resident); otherwise as its programs exit (only the launch gap goes).
+    The returned dict is shared: pass it on with ``**``, do not change it."""
+    key = (device, follows, early, ENABLED, EARLY_OVERRIDE)
+    kw = _KWARGS.get(key)
+    if kw is None:
+        kw = _chain_kwargs(device, follows, early)
+        if device.type == "cuda":   # (CPU stand-ins: the interpreter or the compile check, decided afresh)
+            _KWARGS[key] = kw
+    return kw
+
+
+def _chain_kwargs(device: torch.device, follows: bool, early: bool) -> dict:
     if not chain_ok(device):
         return {"PDL": False}
     level = 2 if (early if EARLY_OVERRIDE is None else EARLY_OVERRIDE) else 1
