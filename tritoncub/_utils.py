@@ -48,6 +48,14 @@ def compile_target_is_cuda() -> bool:
     return os.environ.get("TRITONCUB_COMPILE_TARGET", "cuda").startswith("cuda")
 
 
+def compile_target_capability() -> int:
+    """In the compile-check mode: the NVIDIA target's compute capability as one number (``cuda:90``
+    and ``cuda:90a`` -> 90; the default target, ``cuda:90``, when none is set), 0 for other targets."""
+    backend, _, arch = os.environ.get("TRITONCUB_COMPILE_TARGET", "cuda:90").partition(":")
+    digits = "".join(ch for ch in arch if ch.isdigit())
+    return (int(digits) if digits else 90) if backend == "cuda" else 0
+
+
 def inline_ptx_ok(device: torch.device) -> bool:
     """Whether a kernel for ``device`` may carry this package's inline PTX: :func:`smem_atomics_ok` on a
     GPU; in the compile-check mode, whether the kernels are built for an NVIDIA target."""

@@ -1,7 +1,7 @@
 """Launch chains (programmatic dependent launch, :mod:`tritoncub.agent.launch_chain`) on and off:
 op times as ``python -m bench`` takes them (do_bench median, L2 flushed), interleaved, three repeats
 each, the GPU time of the kernels (torch.profiler; a chained kernel's time counts from its early
-launch) and one call's kernel timeline, for the multi-kernel ops that chain, in three settings
+launch) and one call's kernel timeline, for the multi-kernel ops that chain, in four settings
 (:data:`SETTINGS`). Every result is checked against torch in each setting first.
 
     PYTHONPATH=. python bench/probes/launch_chain_probe.py [case-substring ...]
@@ -89,9 +89,10 @@ def sort_cases():
             lambda x=x: all(torch.equal(a, b) for a, b in zip(ops.sort(x), torch.sort(x, stable=True)))
 
 
-#: (ENABLED, EARLY_OVERRIDE) of each setting: chained with the next kernel launched as soon as all
-#: programs have started, chained with it launched as they exit, and each kernel on its own
-SETTINGS = {"early": (True, True), "late": (True, False), "apart": (False, None)}
+#: (ENABLED, EARLY_OVERRIDE) of each setting: chained as each launcher chooses, chained with every next
+#: kernel launched as soon as all programs have started, chained with it launched as they exit, and
+#: each kernel on its own
+SETTINGS = {"shipped": (True, None), "early": (True, True), "late": (True, False), "apart": (False, None)}
 
 
 def _use(setting):
@@ -116,7 +117,7 @@ def main(filters):
             _use(s)
             gpu[s] = gpu_us(fn)
             print(f"  timeline {s}: {timeline(fn)}", flush=True)
-        _use("early")
+        _use("shipped")
         print(f"{name}: " + "; ".join(f"{s} {' '.join(f'{v:.1f}' for v in res[s])} us (gpu {gpu[s]:.1f})"
                                       for s in SETTINGS), flush=True)
 

@@ -56,10 +56,9 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
 from .. import policy
+from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon, memo_key as chain_memo_key
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from ..agent import launch_chain
-from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon
 from .._utils import (INT_OF_SIZE, cdiv, check_no_overlap, check_tensor, interpreter_active, maxnreg_kwargs,
                       next_power_of_2, num_sms, wrap_dim)
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
@@ -513,10 +512,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     ``row << col_bits | column`` (:func:`_row_position`); ``hist_off`` then locates a table of
     offsets per row and digit (:func:`_digit_offsets_kernel`) that each key adds for its row, and the
     last pass writes columns. ``PDL``: a kernel of the sort's launch chain (after the digit offsets or the
-    pass before). The sort's kernels let the next one launch only as their programs exit: launched as
-    soon as they had all started, the next pass's resident programs slowed the pass before them (sort
-    with positions, 2^24 fp32: passes 162-174 -> 182-190 us;
-    bench/results/logs/launch_chain_probe-settings-20261124r.log).
+    pass before).
     """
     chain_link_gluon(PDL)
     RADIX: gl.constexpr = 1 << RADIX_BITS
@@ -925,7 +921,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             indices_out if indices_out is not None else values.current))
         memo_key = (n, kin.dtype, descending, begin_bit, end_bit, gen_indices, indices_out is not None, words is not None,
                     rows,
-                    None if values is None else values.current.dtype, dev, _PROBE, launch_chain.memo_key(),
+                    None if values is None else values.current.dtype, dev, _PROBE, chain_memo_key(),
                     tuple(t.data_ptr() & 15 == 0 for t in tensors))
         plan = _QUEUED_PLANS.get(memo_key)
         if plan is not None and plan[0] is not pol:   # made under another policy
@@ -954,13 +950,13 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         run(0, _histogram_gluon_kernel, grid, (kin, hist, row_len, h_tiles, begin_bit, end_bit),
             lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
                          SMEM_ROWS=smem_rows, COUNT_SPECIAL=count_special, num_warps=warps,
-                         **chain_kwargs(dev, False, early=False)))
+                         **chain_kwargs(dev, False)))
     else:
         launch(_histogram_tl_kernel, (cdiv(row_len, tile), n_rows), kin, hist, row_len, begin_bit, end_bit,
                NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
     run(1, _digit_offsets_kernel, (num_places, n_rows), (hist, row_len, n_rows),
         lambda: dict(NUM_PLACES=num_places, RADIX=radix, ROWS_BLOCK=next_power_of_2(n_rows), num_warps=4,
-                     **chain_kwargs(dev, fast, early=False)))
+                     **chain_kwargs(dev, fast)))
     # 2. skip places where all keys share one digit (one device-to-host copy, which also says
     #    whether float keys hold -0.0 or NaN: without them the passes skip the canonicalisation)
     #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical)
@@ -1063,7 +1059,7 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
         EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
         CANONICAL=canonical, RECOMPUTE_WORD=bool(pol.get("RECOMPUTE_WORD", 0)),
         FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), ROWS=rows, PROBE=_PROBE, num_warps=pol["WARPS"],
-        **maxnreg_kwargs(cap), **chain_kwargs(kin.device, True, early=False))
+        **maxnreg_kwargs(cap), **chain_kwargs(kin.device, True))
 
 
 def _prepare(keys, values, descending, begin_bit, end_bit):

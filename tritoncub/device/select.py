@@ -58,12 +58,11 @@ from triton.language.extra import libdevice
 
 from .. import policy
 from .._library import custom_op
+from ..agent.launch_chain import chain_kwargs, chain_link, memo_key as chain_memo_key
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status,
                               count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
-from ..agent import launch_chain
-from ..agent.launch_chain import chain_kwargs, chain_link
 from .._utils import (ALL_NUMERIC_DTYPES, Mailbox, cdiv, check_same_device, check_tensor, dtype_names,
                       interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
@@ -978,7 +977,7 @@ class Plan:
                 # alignments: a repeated call re-launches them without the per-argument bookkeeping
                 run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, block, publish,
                                                x.dtype, x.data_ptr() & 15, f.dtype, f.data_ptr() & 15, count_to_host,
-                                               last, launch_chain.memo_key()), tag=self.pol)
+                                               last, chain_memo_key()), tag=self.pol)
                 tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
                 status = status if publish else self.totals
                 run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, status, n, nt, MODE=mode,
@@ -1143,7 +1142,7 @@ class Plan:
                 group = self.pol["SPARSE_SCATTER_TILES"] if sparse else 1
             group = min(group, 1 << (self.num_tiles - 1).bit_length())
             run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, group,
-                                           launch_chain.memo_key(), tuple(
+                                           chain_memo_key(), tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
             run(_scatter_bits_kernel, (cdiv(self.num_tiles, group),),
                 self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
