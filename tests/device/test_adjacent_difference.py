@@ -67,7 +67,8 @@ def test_bad_input():
         A.subtract_left(x, lambda a, b: a - b)
 
 
-@pytest.mark.parametrize("shape,dim", [((50,), 0), ((5, 7, 9), 0), ((5, 7, 9), 1), ((5, 7, 9), -1), ((3, 1), 1)])
+@pytest.mark.parametrize("shape,dim", [((50,), 0), ((3 * 1024 + 5,), 0), ((1, 2049), 1), ((5, 7, 9), 0), ((5, 7, 9), 1),
+                                       ((5, 7, 9), -1), ((3, 1), 1)])
 @pytest.mark.parametrize("n", [0, 1, 2, 3])
 def test_diff(shape, dim, n):
     x = torch.randn(shape, device=DEVICE)
