@@ -1,7 +1,7 @@
 """Launch chains (programmatic dependent launch, :mod:`tritoncub.agent.launch_chain`) on and off:
 op times as ``python -m bench`` takes them (do_bench median, L2 flushed), interleaved, three repeats
 each, the GPU time of the kernels (torch.profiler; a chained kernel's time counts from its early
-launch) and one call's kernel timeline, for the multi-kernel ops that chain, in four settings
+launch) and one call's kernel timeline, for the multi-kernel ops that chain, in three settings
 (:data:`SETTINGS`). Every result is checked against torch in each setting first.
 
     PYTHONPATH=. python bench/probes/launch_chain_probe.py [case-substring ...]
@@ -89,14 +89,13 @@ def sort_cases():
             lambda x=x: all(torch.equal(a, b) for a, b in zip(ops.sort(x), torch.sort(x, stable=True)))
 
 
-#: (ENABLED, EARLY_OVERRIDE) of each setting: chained as each launcher chooses, chained with every next
-#: kernel launched as soon as all programs have started, chained with it launched as they exit, and
-#: each kernel on its own
-SETTINGS = {"shipped": (True, None), "early": (True, True), "late": (True, False), "apart": (False, None)}
+#: (ENABLED, EARLY) of each setting: chained late (as shipped), chained early (every next kernel
+#: launched once all programs have started), and each kernel on its own
+SETTINGS = {"late": (True, False), "early": (True, True), "apart": (False, False)}
 
 
 def _use(setting):
-    launch_chain.ENABLED, launch_chain.EARLY_OVERRIDE = SETTINGS[setting]
+    launch_chain.ENABLED, launch_chain.EARLY = SETTINGS[setting]
 
 
 def main(filters):
@@ -117,7 +116,7 @@ def main(filters):
             _use(s)
             gpu[s] = gpu_us(fn)
             print(f"  timeline {s}: {timeline(fn)}", flush=True)
-        _use("shipped")
+        _use("late")
         print(f"{name}: " + "; ".join(f"{s} {' '.join(f'{v:.1f}' for v in res[s])} us (gpu {gpu[s]:.1f})"
                                       for s in SETTINGS), flush=True)
 

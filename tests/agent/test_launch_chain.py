@@ -38,7 +38,7 @@ def _read_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, PDL: tl.constexpr = 0):
 @pytest.mark.parametrize("n", [1, 1000, 4097])
 def test_chained_kernel_reads_what_the_first_wrote(n, enabled, early, monkeypatch):
     monkeypatch.setattr(launch_chain, "ENABLED", enabled)
-    monkeypatch.setattr(launch_chain, "EARLY_OVERRIDE", early)
+    monkeypatch.setattr(launch_chain, "EARLY", early)
     dev = torch.device(DEVICE)
     x = torch.full((n,), -1, dtype=torch.int64, device=dev)
     out = torch.full((n,), -1, dtype=torch.int64, device=dev)
@@ -72,12 +72,9 @@ def test_levels_by_compile_target(target, expected, monkeypatch):
     off = {"PDL": 0}
     assert chain_kwargs(cpu, True) == ({"PDL": 1, "launch_pdl": True} if expected else off)
     assert chain_kwargs(cpu, False) == off   # (a first kernel that does not trigger: nothing)
-    assert chain_kwargs(cpu, True, early=True) == ({"PDL": 2, "launch_pdl": True} if expected else off)
-    assert chain_kwargs(cpu, False, early=True) == ({"PDL": 2} if expected else off)
-    monkeypatch.setattr(launch_chain, "EARLY_OVERRIDE", True)
+    monkeypatch.setattr(launch_chain, "EARLY", True)
+    assert chain_kwargs(cpu, True) == ({"PDL": 2, "launch_pdl": True} if expected else off)
     assert chain_kwargs(cpu, False) == ({"PDL": 2} if expected else off)
-    monkeypatch.setattr(launch_chain, "EARLY_OVERRIDE", False)
-    assert chain_kwargs(cpu, True, early=True) == ({"PDL": 1, "launch_pdl": True} if expected else off)
 
 
 def _kernel_name(kernel) -> str:

@@ -51,8 +51,8 @@ from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 #: switch for measurements and tests (bench/probes): False launches every kernel on its own
 ENABLED = True
-#: measurement override of every launch's ``early`` choice (None: each launcher's own)
-EARLY_OVERRIDE = None
+#: measurement switch (bench/probes): True makes every chain early (level 2) instead of late (level 1)
+EARLY = False
 
 
 @triton.jit
@@ -79,7 +79,7 @@ def chain_link_gluon(PDL: gl.constexpr):
 
 def memo_key() -> tuple:
     """What a launcher that remembers its launches must key them on (the switches above)."""
-    return (ENABLED, EARLY_OVERRIDE)
+    return (ENABLED, EARLY)
 
 
 def chain_ok(device: torch.device) -> bool:
@@ -99,26 +99,27 @@ def chain_ok(device: torch.device) -> bool:
 _KWARGS: dict = {}
 
 
-def chain_kwargs(device: torch.device, follows: bool, early: bool = False) -> dict:
+def chain_kwargs(device: torch.device, follows: bool) -> dict:
     """Launch keyword arguments of one kernel of a chain: the ``PDL`` constexpr (its level, see the
-    module doc: ``early`` 2, else 1; 0 for a first kernel that is not early, or off a chain), and for
-    a kernel that ``follows`` another of the chain, the launch attribute that lets it start early.
+    module doc: 1, or 2 under :data:`EARLY`; 0 for a first kernel that is not early, or off a chain),
+    and for a kernel that ``follows`` another of the chain, the launch attribute that lets it start
+    early.
     The returned dict is shared: pass it on with ``**``, do not change it."""
     if device.type == "cuda" and device.index is None:
         device = torch.device("cuda", torch.cuda.current_device())
-    key = (device, follows, early, ENABLED, EARLY_OVERRIDE)
+    key = (device, follows, ENABLED, EARLY)
     kw = _KWARGS.get(key)
     if kw is None:
-        kw = _chain_kwargs(device, follows, early)
+        kw = _chain_kwargs(device, follows)
         if device.type == "cuda":   # (CPU stand-ins: the interpreter or the compile check, decided afresh)
             _KWARGS[key] = kw
     return kw
 
 
-def _chain_kwargs(device: torch.device, follows: bool, early: bool) -> dict:
+def _chain_kwargs(device: torch.device, follows: bool) -> dict:
     if not chain_ok(device):
         return {"PDL": 0}
-    level = 2 if (early if EARLY_OVERRIDE is None else EARLY_OVERRIDE) else 1
+    level = 2 if EARLY else 1
     if not follows:
         return {"PDL": 2 if level == 2 else 0}   # (a first kernel has nothing to wait for)
     return {"PDL": level, "launch_pdl": True}
