@@ -392,3 +392,50 @@ def test_fakes_check_arguments_as_the_ops():
             ops.sort_pairs(torch.empty(4), torch.empty(5), False, 0, None)
         v, i = ops.sort(x, 1, False, False)
         assert v.shape == x.shape and i.dtype == torch.int64
+
+
+def _with_read_back(select):
+    """``policy.select`` whose radix sort policies read the digit counts back at any size."""
+    def sel(op, *a, **kw):
+        pol = select(op, *a, **kw)
+        return {**pol.as_dict(), "SKIP_PLACES_MIN_N": 0} if op == "radix_sort" else pol
+    return sel
+
+
+@pytest.mark.parametrize("speculative", [True, False], ids=["first-pass-early", "first-pass-after-read-back"])
+@pytest.mark.parametrize("kind", ["equal", "low-place-shared", "two-places-shared", "random"])
+def test_first_pass_before_read_back(monkeypatch, speculative, kind):
+    # a sort that reads the digit counts back launches place 0's pass before it sees them (unless
+    # positions are packed or narrowed): the result is the same whether or not place 0 turns out to be
+    # one all keys share, for keys-only, pairs and the double-buffer API, in both directions
+    monkeypatch.setattr(rs, "SPECULATIVE_FIRST_PASS", speculative)
+    passes = []
+    real_launch = rs.launch
+    pass_kernels = (rs._onesweep_tl_kernel, rs._onesweep_gluon_kernel)
+    monkeypatch.setattr(rs, "launch", lambda k, *a, **kw: (passes.append(k) if k in pass_kernels else None,
+                                                           real_launch(k, *a, **kw))[1])
+    monkeypatch.setattr(policy, "select", _with_read_back(policy.select))
+    n = 2 * TILE + 5
+    x = make_data("random", n, torch.int32)
+    x = {"equal": torch.full_like(x, -3), "low-place-shared": x & ~0xFF, "two-places-shared": x & 0x00FF00FF,
+         "random": x}[kind]
+    v = torch.randint(-9, 9, (n,), dtype=torch.int16).to(DEVICE)
+    for desc in (False, True):
+        passes.clear()
+        _eq(rs.sort_keys(x, descending=desc), _ref(x, desc)[0], f"keys desc={desc}")
+        trivial_low = kind in ("equal", "low-place-shared")
+        expect = {"equal": 0, "low-place-shared": 3, "two-places-shared": 2, "random": 4}[kind]
+        assert len(passes) == expect + (speculative and trivial_low)
+        sk, sv = rs.sort_pairs(x, v, descending=desc)
+        rk, ri = _ref(x, desc)
+        _eq(sk, rk)
+        assert torch.equal(sv.cpu(), v.cpu()[ri])
+        kdb = rs.DoubleBuffer(x.clone(), torch.empty_like(x))
+        vdb = rs.DoubleBuffer(v.clone(), torch.empty_like(v))
+        rs.sort_pairs_double_buffer(kdb, vdb, descending=desc)
+        _eq(kdb.current, rk)
+        assert torch.equal(vdb.current.cpu(), v.cpu()[ri])
+    f = make_data("special", n, torch.float32)   # -0.0 and NaN: the passes after the first stay canonical
+    f[: n // 2] = 0.0
+    _eq(rs.sort_keys(f), _ref(f)[0])
+    _eq(rs.sort_keys(f, descending=True), _ref(f, True)[0])

@@ -316,11 +316,13 @@ def _write_back(keys_out, vals_in, vals_out, offsets_ptr, dest, k, d, pos, mask,
 
 
 @triton.jit
-def _digit_offsets_kernel(hist_ptr, row_len, rows, NUM_PLACES: tl.constexpr, RADIX: tl.constexpr,
+def _digit_offsets_kernel(hist_ptr, summary_ptr, row_len, rows, NUM_PLACES: tl.constexpr, RADIX: tl.constexpr,
                           ROWS_BLOCK: tl.constexpr = 1, PDL: tl.constexpr = 0):
     """Destination offsets of place ``program_id(0)`` for row ``program_id(1)`` of ``rows`` rows
     (the grid's second dimension, at most ``ROWS_BLOCK``) of ``row_len`` keys, from the counts ``hist[place][row][digit]``,
-    written after them and the row of special-key counts.
+    written after them and the row of special-key counts. The row-0 programs also write the summary
+    the host reads back (``NUM_PLACES + 1`` words at ``summary_ptr``): the count of special float keys,
+    then each place's largest digit count over all rows (the key count when every key shares one digit).
 
     One row (a plain sort): the exclusive prefix of the digit counts. Rows: ``row * row_len`` + the
     row's exclusive prefix - the counts of the digit in all earlier rows; the passes' look-back
@@ -340,6 +342,15 @@ def _digit_offsets_kernel(hist_ptr, row_len, rows, NUM_PLACES: tl.constexpr, RAD
         earlier_rows += tl.sum(blk, 0)
     off = r.to(tl.int64) * row_len + tl.cumsum(h, 0) - h - earlier_rows
     tl.store(hist_ptr + ((NUM_PLACES + p) * rows + r + 1) * RADIX + d, off)
+    if r == 0:
+        total = tl.zeros([RADIX], tl.int64)
+        for q0 in tl.static_range(0, ROWS_BLOCK, CH):
+            q = q0 + tl.arange(0, CH)
+            total += tl.sum(tl.load(hist_ptr + (p * rows + q[:, None]) * RADIX + d[None, :], mask=(q < rows)[:, None],
+                                    other=0), 0)
+        tl.store(summary_ptr + 1 + p, tl.max(total, 0))
+        if p == 0:
+            tl.store(summary_ptr, tl.load(hist_ptr + NUM_PLACES * rows * RADIX))
 
 
 @triton.jit(do_not_specialize=["n", "shift", "width", "status_off", "counter_off", "hist_off", "parity",
@@ -746,6 +757,9 @@ _NARROW_INDEX_LIMIT = 1 << 31
 _STATUS_ONCE_WORDS = 1 << 22
 #: measurement switch for bench/probes only (see _onesweep_gluon_kernel); 0 in any real use
 _PROBE = 0
+#: sorts that read the digit counts back launch the first place's pass before waiting for them
+#: (see :func:`_radix_sort_db`); a module switch so that probes can time both orders
+SPECULATIVE_FIRST_PASS = True
 
 
 def _use_fast_path(device: torch.device) -> bool:
@@ -905,12 +919,15 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     status64 = n >= (1 << 29)
     read_back = _reads_back(pol, n)
     n_rows, row_len = rows if rows is not None else (1, n)
-    hist_words = (2 * num_places * n_rows + 1) * radix
+    # (then the read-back summary: the special keys' count and each place's largest digit count)
+    summary_at = (2 * num_places * n_rows + 1) * radix
+    hist_words = summary_at + num_places + 1
     # (rows: a lone place runs twice, so that a first pass packs and a last one unpacks)
     max_passes = max(num_places, 2) if rows is not None else num_places
     status_once = max_passes * n_tiles * radix <= _STATUS_ONCE_WORDS and not status64
     hist = torch.zeros(hist_words + (cdiv(max_passes * (n_tiles * radix + 1), 2) if status_once else 0),
                        device=dev, dtype=torch.int64)
+    summary = hist[summary_at:hist_words]
     # a sort that reads nothing back queues all its launches; their bound forms are remembered per
     # problem (sizes, dtypes, alignments, policy), so a repeated call skips the launch bookkeeping
     memo_key = plan = new_plan = None
@@ -954,50 +971,39 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     else:
         launch(_histogram_tl_kernel, (cdiv(row_len, tile), n_rows), kin, hist, row_len, begin_bit, end_bit,
                NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
-    run(1, _digit_offsets_kernel, (num_places, n_rows), (hist, row_len, n_rows),
+    run(1, _digit_offsets_kernel, (num_places, n_rows), (hist, summary, row_len, n_rows),
         lambda: dict(NUM_PLACES=num_places, RADIX=radix, ROWS_BLOCK=next_power_of_2(n_rows), num_warps=4,
                      **chain_kwargs(dev, fast)))
-    # 2. skip places where all keys share one digit (one device-to-host copy, which also says
-    #    whether float keys hold -0.0 or NaN: without them the passes skip the canonicalisation)
-    #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical)
-    if read_back:
-        counts = hist[:num_places * n_rows * radix].view(num_places, n_rows, radix).sum(1)
-        special_at = num_places * n_rows * radix
-        *hmax, specials = torch.cat([counts.max(dim=1).values, hist[special_at:special_at + 1]]).tolist()
-        canonical = not (fast and count_special and specials == 0)
-        places = [p for p in range(num_places) if hmax[p] != n]
-    else:
-        canonical, places = True, range(num_places)
-    if not places:
-        finish_without_passes()
-        return
-
-    # 3. one pass per remaining place
-    passes = [(p, begin_bit + p * rb, min(rb, end_bit - begin_bit - p * rb)) for p in places]
-    if rows is not None:
-        if len(passes) == 1:   # (sorting by the same digit again changes nothing)
-            passes = passes * 2
-        row_args = (row_len, max(1, (row_len - 1).bit_length()))
-    else:
-        row_args = (1, 0)
-    n_places = len(passes)
+    # 2. skip places where all keys share one digit (one device-to-host copy of the summary, which also
+    #    says whether float keys hold -0.0 or NaN: without them the passes skip the canonicalisation)
+    #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical). A sort
+    #    whose first pass does not depend on the count of passes (no packed or narrowed positions)
+    #    launches the first place's pass before it waits for the copy, canonical, whatever the counts:
+    #    the GPU never idles on the round trip, and the later passes are launched while it runs (a
+    #    place all keys share sorts into the same order, so running it changes nothing but the time)
     if status_once:   # (int32 words after the int64 ones: n < 2**29 here)
         status = counters = hist.view(torch.int32)
         status_step, status_base = n_tiles * radix, 2 * hist_words
         counter_base = status_base + max_passes * n_tiles * radix
     else:  # one set of look-back words, zeroed once (the passes alternate their flags' parity)
         status = torch.zeros(n_tiles * radix, device=dev, dtype=torch.int64 if status64 else torch.int32)
-        counters = torch.zeros(n_places, device=dev, dtype=torch.int32)
+        counters = torch.zeros(max_passes, device=dev, dtype=torch.int32)
         status_step, status_base, counter_base = 0, 0, 0
-    # packed positions: pass 0 writes words, the middle passes move words between ``words`` and
-    # ``indices_out`` (as uint64), the last reads ``words`` (so the first writes there when the count
-    # of passes is even) and writes keys and positions
-    packed = words is not None and n_places >= 2
-    word_bufs = (words, indices_out.view(torch.uint64)) if packed else None
-    for i, (p, shift, width) in enumerate(passes):
+    row_args = (row_len, max(1, (row_len - 1).bit_length())) if rows is not None else (1, 0)
+    row_modes = rows is not None
+
+    def launch_pass(i, p, n_places, canonical):
+        """Pass ``i`` (of ``n_places``) sorting by place ``p``."""
+        shift, width = begin_bit + p * rb, min(rb, end_bit - begin_bit - p * rb)
         pass_desc = descending
+        # packed positions: pass 0 writes words, the middle passes move words between ``words`` and
+        # ``indices_out`` (as uint64), the last reads ``words`` (so the first writes there when the
+        # count of passes is even) and writes keys and positions
+        packed = words is not None and n_places >= 2
+        last = n_places is not None and i == n_places - 1   # (None: the count is not known yet)
         if packed:
-            first, last = i == 0, i == n_places - 1
+            word_bufs = (words, indices_out.view(torch.uint64))
+            first = i == 0
             src_k = kin if first else word_bufs[(n_places + i - 1) % 2]
             dst_k = keys.alternate if last else word_bufs[(n_places + i) % 2]
             vm = 3 if first else (4 if last else 0)
@@ -1012,14 +1018,12 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 vm = 2 if (i == 0 and gen_indices) else 1
                 src_v = (values_src if (i == 0 and values_src is not None) else
                          (values.current if values is not None else kin))
-                last = i == n_places - 1
                 dst_v = indices_out if (last and indices_out is not None) else values.alternate
                 src_v, dst_v = _bits_view(src_v), _bits_view(dst_v)
             else:
                 vm, src_v, dst_v = 0, kin, kin
         args = (src_k, dst_k, src_v, dst_v, status, counters, hist, n, shift, width, status_base + i * status_step,
                 counter_base + i, (num_places * n_rows + 1 + p * n_rows) * radix, i % 2, *row_args)
-        row_modes = rows is not None
         if fast:
             run(i + 2, _onesweep_gluon_kernel, (n_tiles,), args,
                 lambda: _pass_kwargs(pol, src_k, vm, rb, pass_desc, status64, tile, n, canonical, row_modes))
@@ -1027,10 +1031,40 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             launch(_onesweep_tl_kernel, (n_tiles,), *args, RADIX_BITS=rb, DESCENDING=pass_desc, VALUE_MODE=vm,
                    FLAG_SHIFT=61 if status64 else 29, TILE=tile, WINDOW=max(1, pol["WINDOW"]), ROWS=row_modes,
                    num_warps=4)
-        if not packed or i == n_places - 1:
+        if not packed or last:
             keys.selector ^= 1
             if values is not None:
                 values.selector ^= 1
+
+    done = 0   # passes launched
+    if read_back:
+        if dev.type == "cuda":
+            host = torch.empty(num_places + 1, dtype=torch.int64, pin_memory=True)
+            host.copy_(summary, non_blocking=True)
+            copied = torch.cuda.Event()
+            copied.record()
+        else:
+            host, copied = summary, None
+        if SPECULATIVE_FIRST_PASS and words is None and indices_out is None:
+            launch_pass(0, 0, None, True)
+            done = 1
+        if copied is not None:
+            copied.synchronize()
+        specials, *hmax = host.tolist()
+        canonical = not (fast and count_special and specials == 0)
+        places = [p for p in range(done, num_places) if hmax[p] != n]
+    else:
+        canonical, places = True, list(range(num_places))
+    if not places and not done:
+        finish_without_passes()
+        return
+
+    # 3. one pass per remaining place
+    if rows is not None and done + len(places) == 1:   # (sorting by the same digit again changes nothing)
+        places = places * 2
+    n_places = done + len(places)
+    for i, p in enumerate(places, start=done):
+        launch_pass(i, p, n_places, canonical)
     if new_plan is not None and all(r is not None for r in new_plan):
         if len(_QUEUED_PLANS) >= 256:
             _QUEUED_PLANS.clear()
