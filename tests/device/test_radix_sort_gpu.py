@@ -171,3 +171,32 @@ def test_gpu_long_rows(b, length):
             r = torch.sort(x, dim=-1, descending=desc, stable=True)
             assert torch.equal(i, r.indices), (dtype, desc)
             assert torch.equal(v.nan_to_num(7), r.values.nan_to_num(7)), (dtype, desc)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("read_back", [True, False], ids=["read-back", "no-read-back"])
+def test_gpu_look_back_words_zeroed_by_histogram(monkeypatch, read_back):
+    # large sorts take their look-back words and tile counters from an uninitialised buffer that the
+    # histogram kernel zeroes: every buffer the sort allocates uninitialised comes poisoned here (all
+    # bits set: the flags of an inclusive word of either parity), so a word left unzeroed would
+    # corrupt the order
+    real_empty = torch.empty
+
+    def poisoned_empty(*args, **kwargs):
+        t = real_empty(*args, **kwargs)
+        if t.numel():
+            t.reshape(-1).view(torch.uint8).fill_(255)
+        return t
+
+    monkeypatch.setattr(rs, "_STATUS_ONCE_WORDS", 0)
+    pol = policy.select("radix_sort", torch.device("cuda"), "small")
+    tile = pol["WARPS"] * pol["ITEMS"] * 32
+    x = make_data("random", 37 * tile + 123, torch.int32)
+    ref = torch.sort(x, stable=True)
+    with policy.override("radix_sort", {**pol.as_dict(), "SKIP_PLACES_MIN_N": 0 if read_back else 1 << 30}):
+        monkeypatch.setattr(torch, "empty", poisoned_empty)
+        keys = rs.sort_keys(x)
+        v, i = rs.sort(x)
+        monkeypatch.setattr(torch, "empty", real_empty)
+    assert torch.equal(keys, ref.values)
+    assert torch.equal(v, ref.values) and torch.equal(i, ref.indices)

@@ -412,20 +412,32 @@ def _add(a, b):
     return a + b
 
 
-@gluon.jit(do_not_specialize=["n_tiles", "begin_bit", "end_bit"])  # n stays specialised: vector loads
-def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
+@gluon.jit(do_not_specialize=["n_tiles", "begin_bit", "end_bit", "zero_words"])  # n stays specialised: vector loads
+def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, zero_ptr, zero_words,
                             NUM_PLACES: gl.constexpr, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                             WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
-                            COUNT_SPECIAL: gl.constexpr = False, PDL: gl.constexpr = 0):
+                            COUNT_SPECIAL: gl.constexpr = False, PREFETCH: gl.constexpr = True,
+                            PDL: gl.constexpr = 0):
     """All digit places' histograms (``hist_ptr``: NUM_PLACES x rows x RADIX int64 counts), per-warp
     shared counters (red.shared), persistent over tiles. The keys are ``num_programs(1)`` rows of
     ``n`` keys (one row: a plain sort), ``n_tiles`` tiles per row, each row counted apart.
     ``COUNT_SPECIAL`` (float keys): also adds the number of ``-0.0`` and NaN keys to
-    ``hist_ptr[NUM_PLACES * rows * RADIX]``. ``PDL``: the first kernel of the sort's launch chain."""
+    ``hist_ptr[NUM_PLACES * rows * RADIX]``. Also zeroes ``zero_words`` int32 words at ``zero_ptr``
+    (the passes' look-back words and tile counters: no fill kernel; the stores overlap the counting).
+    ``PREFETCH``: each tile's keys are loaded before the previous tile's are counted.
+    ``PDL``: the first kernel of the sort's launch chain."""
     chain_link_gluon(PDL)
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
+    LZ: gl.constexpr = gl.BlockedLayout([4], [32], [WARPS], [0])
+    ZB: gl.constexpr = 4 * 32 * WARPS
+    zi = gl.arange(0, ZB, layout=LZ)
+    zstep = gl.num_programs(0) * gl.num_programs(1) * ZB
+    zfirst = (gl.program_id(1) * gl.num_programs(0) + gl.program_id(0)) * ZB
+    for z in range(zfirst, zero_words, zstep):
+        zo = z.to(gl.int64) + zi
+        gl.store(zero_ptr + zo, zi * 0, mask=zo < zero_words)
     LH: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     for p in gl.static_range(NUM_PLACES):
@@ -437,10 +449,18 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
     row = gl.program_id(1)
     rows = gl.num_programs(1)
     row_ptr = keys_ptr + row.to(gl.int64) * n
-    for t in range(gl.program_id(0), n_tiles, gl.num_programs(0)):
+    step = gl.num_programs(0)
+    if PREFETCH:
+        first = gl.program_id(0).to(gl.int64) * TILE + i
+        k_next = gl.load(row_ptr + first, mask=first < n)
+    for t in range(gl.program_id(0), n_tiles, step):
         offs = t.to(gl.int64) * TILE + i
         valid = offs < n
-        k = gl.load(row_ptr + offs, mask=valid)
+        if PREFETCH:   # the next tile's keys are loaded before this one's are counted
+            k = k_next
+            k_next = gl.load(row_ptr + offs + step * TILE, mask=offs + step * TILE < n)
+        else:
+            k = gl.load(row_ptr + offs, mask=valid)
         if COUNT_SPECIAL:
             special += (is_special_float(k) & valid).to(gl.int32)
         bits = to_ordered_bits(k, DESCENDING)
@@ -928,6 +948,18 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     hist = torch.zeros(hist_words + (cdiv(max_passes * (n_tiles * radix + 1), 2) if status_once else 0),
                        device=dev, dtype=torch.int64)
     summary = hist[summary_at:hist_words]
+    if status_once:   # (int32 words after the int64 ones: n < 2**29 here)
+        status = counters = hist.view(torch.int32)
+        status_step, status_base = n_tiles * radix, 2 * hist_words
+        counter_base = status_base + max_passes * n_tiles * radix
+        zero_fill = hist[:0].view(torch.int32)
+    else:  # one set of look-back words (the passes alternate their flags' parity) and the tile
+        # counters, zeroed once: by the fast path's histogram kernel, else here
+        status_words = n_tiles * radix * (2 if status64 else 1)
+        zero_fill = (torch.empty if fast else torch.zeros)(status_words + max_passes, device=dev, dtype=torch.int32)
+        status = zero_fill[:status_words].view(torch.int64) if status64 else zero_fill[:status_words]
+        counters = zero_fill[status_words:]
+        status_step, status_base, counter_base = 0, 0, 0
     # a sort that reads nothing back queues all its launches; their bound forms are remembered per
     # problem (sizes, dtypes, alignments, policy), so a repeated call skips the launch bookkeeping
     memo_key = plan = new_plan = None
@@ -964,7 +996,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         programs = sms * (4 if h_tiles * n_rows >= 64 * sms else 1)
         grid = (max(1, min(h_tiles, cdiv(programs, n_rows))), n_rows)
         smem_rows = 1 << (num_places * warps - 1).bit_length()
-        run(0, _histogram_gluon_kernel, grid, (kin, hist, row_len, h_tiles, begin_bit, end_bit),
+        run(0, _histogram_gluon_kernel, grid, (kin, hist, row_len, h_tiles, begin_bit, end_bit, zero_fill,
+                                               zero_fill.numel()),
             lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
                          SMEM_ROWS=smem_rows, COUNT_SPECIAL=count_special, num_warps=warps,
                          **chain_kwargs(dev, False)))
@@ -981,14 +1014,6 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     #    launches the first place's pass before it waits for the copy, canonical, whatever the counts:
     #    the GPU never idles on the round trip, and the later passes are launched while it runs (a
     #    place all keys share sorts into the same order, so running it changes nothing but the time)
-    if status_once:   # (int32 words after the int64 ones: n < 2**29 here)
-        status = counters = hist.view(torch.int32)
-        status_step, status_base = n_tiles * radix, 2 * hist_words
-        counter_base = status_base + max_passes * n_tiles * radix
-    else:  # one set of look-back words, zeroed once (the passes alternate their flags' parity)
-        status = torch.zeros(n_tiles * radix, device=dev, dtype=torch.int64 if status64 else torch.int32)
-        counters = torch.zeros(max_passes, device=dev, dtype=torch.int32)
-        status_step, status_base, counter_base = 0, 0, 0
     row_args = (row_len, max(1, (row_len - 1).bit_length())) if rows is not None else (1, 0)
     row_modes = rows is not None
 
