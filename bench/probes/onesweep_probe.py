@@ -285,7 +285,7 @@ def timing(quick):
                 tile = 8 * hi * 32
                 nt = N // tile
                 def runh():
-                    rs._histogram_gluon_kernel[(min(nt, sms * 4),)](x, hist, N, nt, 0, 32, hist, 0, NUM_PLACES=4, RADIX_BITS=8,
+                    rs._histogram_gluon_kernel[(min(nt, sms * 4),)](x, hist, N, nt, 0, 32, NUM_PLACES=4, RADIX_BITS=8,
                                                                     DESCENDING=False, WARPS=8, ITEMS=hi, SMEM_ROWS=32,
                                                                     num_warps=8)
                 th = bench(runh)

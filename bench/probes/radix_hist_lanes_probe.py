@@ -85,7 +85,7 @@ def shipped(x, hist, warps=8, items=8, per_sm=4):
     n_tiles = cdiv(n, tile)
     sms = num_sms(x.device)
     grid = min(n_tiles, sms * (per_sm if n_tiles >= 64 * sms else 1))
-    rs._histogram_gluon_kernel[(grid, 1)](x, hist, n, n_tiles, 0, 32, hist, 0, NUM_PLACES=4, RADIX_BITS=8, DESCENDING=False,
+    rs._histogram_gluon_kernel[(grid, 1)](x, hist, n, n_tiles, 0, 32, NUM_PLACES=4, RADIX_BITS=8, DESCENDING=False,
                                           WARPS=warps, ITEMS=items, SMEM_ROWS=32, COUNT_SPECIAL=False,
                                           num_warps=warps)
 

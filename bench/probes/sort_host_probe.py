@@ -94,7 +94,7 @@ def part2():
                 continue
 
             def run():
-                launch(rs._histogram_gluon_kernel, (grid,), x, hist_all, n, n_tiles, 0, 32, hist_all, 0,
+                launch(rs._histogram_gluon_kernel, (grid,), x, hist_all, n, n_tiles, 0, 32,
                        NUM_PLACES=4, RADIX_BITS=rb, DESCENDING=False, WARPS=warps, ITEMS=items, SMEM_ROWS=rows,
                        COUNT_SPECIAL=True, num_warps=warps)
             kb = kernel_breakdown(run)

@@ -89,7 +89,7 @@ def hand_sort(k, out, alt, parity_mode):
     warps, items = pol["WARPS"], pol["HIST_ITEMS"]
     h_tiles = RS.cdiv(N, warps * items * 32)
     grid = (min(h_tiles, num_sms(k.device) * 4), 1)
-    RS.launch(RS._histogram_gluon_kernel, grid, k, hist, N, h_tiles, 0, 32, hist, 0, NUM_PLACES=places, RADIX_BITS=rb,
+    RS.launch(RS._histogram_gluon_kernel, grid, k, hist, N, h_tiles, 0, 32, NUM_PLACES=places, RADIX_BITS=rb,
               DESCENDING=False, WARPS=warps, ITEMS=items, SMEM_ROWS=1 << (places * warps - 1).bit_length(),
               COUNT_SPECIAL=False, num_warps=warps, PDL=0)
     RS.launch(RS._digit_offsets_kernel, (places, 1), hist, hist[(2 * places + 1) * radix:], N, 1, NUM_PLACES=places,

@@ -74,6 +74,8 @@ def test_gpu_2_28_keys_and_distributions():
      "FUSED_EXCHANGE": 0, "RECOMPUTE_WORD": 0},
     {"FUSED_EXCHANGE": 1, "RECOMPUTE_WORD": 0, "MAXNREG": 48, "COUNTS_COLUMNS": 0},
     {"FUSED_EXCHANGE": 1, "RECOMPUTE_WORD": 1, "MAXNREG": 40, "EXCHANGE_KEYS": 0},
+    {"HIST_WARPS": 16, "HIST_ITEMS": 16, "HIST_PER_SM": 2},
+    {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_PER_SM": 8},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_gpu_fast_path_variants(cfg):
     with policy.override("radix_sort", cfg):
@@ -175,11 +177,10 @@ def test_gpu_long_rows(b, length):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("read_back", [True, False], ids=["read-back", "no-read-back"])
-def test_gpu_look_back_words_zeroed_by_histogram(monkeypatch, read_back):
-    # large sorts take their look-back words and tile counters from an uninitialised buffer that the
-    # histogram kernel zeroes: every buffer the sort allocates uninitialised comes poisoned here (all
-    # bits set: the flags of an inclusive word of either parity), so a word left unzeroed would
-    # corrupt the order
+def test_gpu_no_uninitialised_buffer_read(monkeypatch, read_back):
+    # every buffer a large sort allocates uninitialised comes poisoned here (all bits set: in a
+    # look-back word, the flags of an inclusive word of either parity): none may be read before it
+    # is written (the look-back words and tile counters must be zeroed)
     real_empty = torch.empty
 
     def poisoned_empty(*args, **kwargs):

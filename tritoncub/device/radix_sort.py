@@ -412,8 +412,8 @@ def _add(a, b):
     return a + b
 
 
-@gluon.jit(do_not_specialize=["n_tiles", "begin_bit", "end_bit", "zero_words"])  # n stays specialised: vector loads
-def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, zero_ptr, zero_words,
+@gluon.jit(do_not_specialize=["n_tiles", "begin_bit", "end_bit"])  # n stays specialised: vector loads
+def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
                             NUM_PLACES: gl.constexpr, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                             WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
                             COUNT_SPECIAL: gl.constexpr = False, PREFETCH: gl.constexpr = True,
@@ -422,22 +422,13 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit, 
     shared counters (red.shared), persistent over tiles. The keys are ``num_programs(1)`` rows of
     ``n`` keys (one row: a plain sort), ``n_tiles`` tiles per row, each row counted apart.
     ``COUNT_SPECIAL`` (float keys): also adds the number of ``-0.0`` and NaN keys to
-    ``hist_ptr[NUM_PLACES * rows * RADIX]``. Also zeroes ``zero_words`` int32 words at ``zero_ptr``
-    (the passes' look-back words and tile counters: no fill kernel; the stores overlap the counting).
-    ``PREFETCH``: each tile's keys are loaded before the previous tile's are counted.
+    ``hist_ptr[NUM_PLACES * rows * RADIX]``. ``PREFETCH``: each tile's keys are loaded before the
+    previous tile's are counted (measured on the H100, 2^28 keys: 534 us against 547).
     ``PDL``: the first kernel of the sort's launch chain."""
     chain_link_gluon(PDL)
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
-    LZ: gl.constexpr = gl.BlockedLayout([4], [32], [WARPS], [0])
-    ZB: gl.constexpr = 4 * 32 * WARPS
-    zi = gl.arange(0, ZB, layout=LZ)
-    zstep = gl.num_programs(0) * gl.num_programs(1) * ZB
-    zfirst = (gl.program_id(1) * gl.num_programs(0) + gl.program_id(0)) * ZB
-    for z in range(zfirst, zero_words, zstep):
-        zo = z.to(gl.int64) + zi
-        gl.store(zero_ptr + zo, zi * 0, mask=zo < zero_words)
     LH: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     for p in gl.static_range(NUM_PLACES):
@@ -706,6 +697,7 @@ def _valid_policy(c: dict) -> bool:
             and c.get("RECOMPUTE_WORD", 0) in (0, 1) and c.get("FUSED_EXCHANGE", 0) in (0, 1)
             and c.get("MAXNREG_WIDE", 0) in (0, 40, 48, 56, 64, 72, 80, 96, 128)
             and c.get("PACKED_POSITIONS", 0) in (0, 1)
+            and c.get("HIST_WARPS", 0) in (0, 4, 8, 16) and c.get("HIST_PER_SM", 4) in (1, 2, 3, 4, 6, 8)
             # the fused exchange is a form of the early-count ballot ranking, its buffer apart
             and (not c.get("FUSED_EXCHANGE", 0)
                  or (c["EARLY_COUNTS"] and c["RANK_MATCH"] == 1 and c["EXCHANGE_APART"])))
@@ -713,7 +705,8 @@ def _valid_policy(c: dict) -> bool:
 
 policy.register(
     "radix_sort",
-    space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16],
+    space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16], "HIST_WARPS": [0, 8, 16],
+           "HIST_PER_SM": [1, 2, 4],
            "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
            "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "RECOMPUTE_WORD": [0, 1], "FUSED_EXCHANGE": [0, 1],
@@ -726,7 +719,8 @@ policy.register(
     buckets=("default", "small"),
     doc="onesweep radix sort (buckets: 'small' below 2**22 keys, where a pass has too few tiles to hide "
         "the look-back chain, and 'default'): RADIX_BITS digit width; WARPS x ITEMS x 32 keys per tile of the fast "
-        "path; HIST_ITEMS keys per thread of the upfront histogram; TL_TILE the "
+        "path; HIST_ITEMS keys per thread of the upfront histogram, HIST_WARPS its warps per program (0: "
+        "WARPS), HIST_PER_SM its persistent programs per SM (inputs of fewer than 64 tiles per SM take one); TL_TILE the "
         "tile of the portable (one-hot) path used by the interpreter and non-NVIDIA GPUs; MAXNREG a "
         "register cap for the fast pass kernel on 32-bit keys alone (0: the compiler's choice), "
         "MAXNREG_WIDE the cap when values travel or keys are wider; WINDOW the look-back "
@@ -952,13 +946,9 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         status = counters = hist.view(torch.int32)
         status_step, status_base = n_tiles * radix, 2 * hist_words
         counter_base = status_base + max_passes * n_tiles * radix
-        zero_fill = hist[:0].view(torch.int32)
-    else:  # one set of look-back words (the passes alternate their flags' parity) and the tile
-        # counters, zeroed once: by the fast path's histogram kernel, else here
-        status_words = n_tiles * radix * (2 if status64 else 1)
-        zero_fill = (torch.empty if fast else torch.zeros)(status_words + max_passes, device=dev, dtype=torch.int32)
-        status = zero_fill[:status_words].view(torch.int64) if status64 else zero_fill[:status_words]
-        counters = zero_fill[status_words:]
+    else:  # one set of look-back words, zeroed once (the passes alternate their flags' parity)
+        status = torch.zeros(n_tiles * radix, device=dev, dtype=torch.int64 if status64 else torch.int32)
+        counters = torch.zeros(max_passes, device=dev, dtype=torch.int32)
         status_step, status_base, counter_base = 0, 0, 0
     # a sort that reads nothing back queues all its launches; their bound forms are remembered per
     # problem (sizes, dtypes, alignments, policy), so a repeated call skips the launch bookkeeping
@@ -988,16 +978,16 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
 
     count_special = kin.dtype.is_floating_point
     if fast:
-        warps, items = pol["WARPS"], pol["HIST_ITEMS"]
+        warps, items = pol.get("HIST_WARPS", 0) or pol["WARPS"], pol["HIST_ITEMS"]
         h_tiles = cdiv(row_len, warps * items * 32)   # (per row)
         # persistent programs; their final atomics contend, so small inputs take one program per SM
-        # (measured on the H100: 2^20 keys 47 us at 4 per SM, 19 us at 1; 2^28 605 / 806 us)
+        # (measured on the H100: 2^20 keys 47 us at 4 per SM, 19 us at 1; 2^28 at 8 warps x 8 keys
+        # 547 us at 4 per SM, 514 at 2; at 16 warps x 8 keys, 1 per SM, 505: bench/probes/sort_hist_config_probe.py)
         sms = num_sms(dev)
-        programs = sms * (4 if h_tiles * n_rows >= 64 * sms else 1)
+        programs = sms * (pol.get("HIST_PER_SM", 4) if h_tiles * n_rows >= 64 * sms else 1)
         grid = (max(1, min(h_tiles, cdiv(programs, n_rows))), n_rows)
         smem_rows = 1 << (num_places * warps - 1).bit_length()
-        run(0, _histogram_gluon_kernel, grid, (kin, hist, row_len, h_tiles, begin_bit, end_bit, zero_fill,
-                                               zero_fill.numel()),
+        run(0, _histogram_gluon_kernel, grid, (kin, hist, row_len, h_tiles, begin_bit, end_bit),
             lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
                          SMEM_ROWS=smem_rows, COUNT_SPECIAL=count_special, num_warps=warps,
                          **chain_kwargs(dev, False)))
