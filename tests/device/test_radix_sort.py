@@ -439,3 +439,30 @@ def test_first_pass_before_read_back(monkeypatch, speculative, kind):
     f[: n // 2] = 0.0
     _eq(rs.sort_keys(f), _ref(f)[0])
     _eq(rs.sort_keys(f, descending=True), _ref(f, True)[0])
+
+
+@pytest.mark.parametrize("speculative", [True, False], ids=["first-pass-early", "first-pass-after-read-back"])
+@pytest.mark.parametrize("dtype,mask", [
+    (torch.int32, -1), (torch.int32, 0), (torch.int32, ~0xFF), (torch.int32, 0x00FF00FF), (torch.int32, 0x00FFFFFF),
+    (torch.int16, 0xFF), (torch.int16, ~0xFF), (torch.int64, 0x00FF00FF00FF00FF), (torch.int64, 0xFF)],
+    ids=lambda v: str(v) if isinstance(v, torch.dtype) else hex(v & 0xFFFFFFFFFFFFFFFF))
+def test_sort_with_positions_first_pass_before_read_back(monkeypatch, speculative, dtype, mask):
+    # sort/argsort: positions packed with keys of up to 32 bits (the first pass is not launched early
+    # there: its form depends on the count of passes) or narrowed to int32 for wider keys (launched
+    # early; a lone first pass moves them to the int64 output); masks leave 0 to all places shared,
+    # rows as one problem and as a batch (64-bit keys: sorted, then sorted again by row)
+    monkeypatch.setattr(rs, "SPECULATIVE_FIRST_PASS", speculative)
+    monkeypatch.setattr(policy, "select", _with_read_back(policy.select))
+    n = 2 * TILE + 5
+    x = make_data("random", n, dtype) & mask
+    x[::3] = -x[::3]
+    for desc in (False, True):   # (the onesweep path of sort: rows this short go elsewhere)
+        v, i = rs._sort_lastdim(x.view(1, -1), desc)
+        rv, ri = _ref(x, desc)
+        _eq(v.view(-1), rv, f"desc={desc}")
+        assert torch.equal(i.view(-1).cpu(), ri), f"desc={desc}"
+        rows = x[: 3 * 50].view(3, 50)
+        v, i = rs._sort_lastdim(rows, desc)
+        r = torch.sort(_proxy(rows).cpu(), descending=desc, stable=True)
+        _eq(v, rows.cpu().gather(1, r.indices))
+        assert torch.equal(i.cpu(), r.indices)

@@ -7,8 +7,11 @@ Algorithm (Adinets & Merrill 2022, "Onesweep"):
 2. Places where every key has the same digit are **skipped** (common for small-range keys); this
    needs the histogram on the host: one small device-to-host copy per sort, which also says whether
    float keys hold ``-0.0`` or NaN (without them the passes skip the canonicalisation of
-   ``tritoncub.thread.radix_traits``). Below the policy's ``SKIP_PLACES_MIN_N`` keys there is no
-   copy: every place runs, and the launches queue without waiting for the GPU.
+   ``tritoncub.thread.radix_traits``). The first place's pass is launched before the host waits for
+   the copy (whatever the counts; except for positions packed with the keys, where that pass's form
+   depends on the count of passes), so the GPU does not idle on the round trip. Below the policy's
+   ``SKIP_PLACES_MIN_N`` keys there is no copy: every place runs, and the launches queue without
+   waiting for the GPU.
    Inputs of at most ``SMALL_N`` keys of up to 32 bits (a policy value; 0 = off, the default until
    it is timed on a GPU) skip all of this: one program sorts them with a single ``tl.sort``.
 3. **One pass per remaining place**: each program takes the next tile (atomic tile counter), ranks
@@ -999,11 +1002,11 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                      **chain_kwargs(dev, fast)))
     # 2. skip places where all keys share one digit (one device-to-host copy of the summary, which also
     #    says whether float keys hold -0.0 or NaN: without them the passes skip the canonicalisation)
-    #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical). A sort
-    #    whose first pass does not depend on the count of passes (no packed or narrowed positions)
-    #    launches the first place's pass before it waits for the copy, canonical, whatever the counts:
-    #    the GPU never idles on the round trip, and the later passes are launched while it runs (a
-    #    place all keys share sorts into the same order, so running it changes nothing but the time)
+    #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical). The
+    #    first place's pass is launched before the host waits for the copy, canonical, whatever the
+    #    counts: the GPU never idles on the round trip, and the later passes are launched while it
+    #    runs (a place all keys share sorts into the same order, so running it changes nothing but
+    #    the time). Not with packed positions (see below)
     row_args = (row_len, max(1, (row_len - 1).bit_length())) if rows is not None else (1, 0)
     row_modes = rows is not None
 
@@ -1052,6 +1055,11 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 values.selector ^= 1
 
     done = 0   # passes launched
+    # (not with packed positions: the first pass's output depends on the count of passes there; a
+    # lone first pass writes keys and positions apart, two or more pack them in words. Launching it
+    # early as if every place ran would cost keys of one 8-bit place, e.g. class labels, an unpacking
+    # pass more than they run now)
+    speculate = read_back and SPECULATIVE_FIRST_PASS and words is None
     if read_back:
         if dev.type == "cuda":
             host = torch.empty(num_places + 1, dtype=torch.int64, pin_memory=True)
@@ -1060,7 +1068,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             copied.record()
         else:
             host, copied = summary, None
-        if SPECULATIVE_FIRST_PASS and words is None and indices_out is None:
+        if speculate:
             launch_pass(0, 0, None, True)
             done = 1
         if copied is not None:
@@ -1080,6 +1088,9 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     n_places = done + len(places)
     for i, p in enumerate(places, start=done):
         launch_pass(i, p, n_places, canonical)
+    if done and n_places == 1 and indices_out is not None:
+        # the early first pass was the only one: its int32 positions went to the values buffers
+        indices_out.copy_(values.current)
     if new_plan is not None and all(r is not None for r in new_plan):
         if len(_QUEUED_PLANS) >= 256:
             _QUEUED_PLANS.clear()
