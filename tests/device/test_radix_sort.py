@@ -441,28 +441,50 @@ def test_first_pass_before_read_back(monkeypatch, speculative, kind):
     _eq(rs.sort_keys(f, descending=True), _ref(f, True)[0])
 
 
+def _varying_places(x: torch.Tensor) -> list[int]:
+    """The 8-bit digit places of signed integer keys x (ordered: sign bit flipped) where keys differ."""
+    bits = x.element_size() * 8
+    u = x.cpu().to(torch.int64) ^ (-(1 << 63) if bits == 64 else (1 << (bits - 1)))
+    return [p for p in range(bits // 8) if ((u >> (8 * p)) & 0xFF).unique().numel() > 1]
+
+
 @pytest.mark.parametrize("speculative", [True, False], ids=["first-pass-early", "first-pass-after-read-back"])
 @pytest.mark.parametrize("dtype,mask", [
-    (torch.int32, -1), (torch.int32, 0), (torch.int32, ~0xFF), (torch.int32, 0x00FF00FF), (torch.int32, 0x00FFFFFF),
-    (torch.int16, 0xFF), (torch.int16, ~0xFF), (torch.int64, 0x00FF00FF00FF00FF), (torch.int64, 0xFF)],
+    (torch.int32, -1), (torch.int32, 0), (torch.int32, 0xFF), (torch.int32, ~0xFF), (torch.int32, 0x00FF00FF),
+    (torch.int32, 0x00FFFFFF), (torch.int16, 0xFF), (torch.int16, ~0xFF), (torch.int64, 0), (torch.int64, 0xFF),
+    (torch.int64, 0x00FF00FF00FF00FF), (torch.int64, -1)],
     ids=lambda v: str(v) if isinstance(v, torch.dtype) else hex(v & 0xFFFFFFFFFFFFFFFF))
 def test_sort_with_positions_first_pass_before_read_back(monkeypatch, speculative, dtype, mask):
     # sort/argsort: positions packed with keys of up to 32 bits (the first pass is not launched early
     # there: its form depends on the count of passes) or narrowed to int32 for wider keys (launched
-    # early; a lone first pass moves them to the int64 output); masks leave 0 to all places shared,
-    # rows as one problem and as a batch (64-bit keys: sorted, then sorted again by row)
+    # early; a lone first pass's positions are copied to the int64 output). Masks leave 0 to all
+    # places shared; the passes launched are counted (the read-back summary must see every row),
+    # for one row and for rows sorted as one problem (64-bit keys: sorted, then sorted by row)
     monkeypatch.setattr(rs, "SPECULATIVE_FIRST_PASS", speculative)
     monkeypatch.setattr(policy, "select", _with_read_back(policy.select))
+    passes = []
+    real_launch = rs.launch
+    pass_kernels = (rs._onesweep_tl_kernel, rs._onesweep_gluon_kernel)
+    monkeypatch.setattr(rs, "launch", lambda k, *a, **kw: (passes.append(k) if k in pass_kernels else None,
+                                                           real_launch(k, *a, **kw))[1])
     n = 2 * TILE + 5
     x = make_data("random", n, dtype) & mask
-    x[::3] = -x[::3]
+    packed = rs._packs_positions(x)
     for desc in (False, True):   # (the onesweep path of sort: rows this short go elsewhere)
+        varying = _varying_places(x)
+        passes.clear()
         v, i = rs._sort_lastdim(x.view(1, -1), desc)
         rv, ri = _ref(x, desc)
         _eq(v.view(-1), rv, f"desc={desc}")
         assert torch.equal(i.view(-1).cpu(), ri), f"desc={desc}"
+        early = speculative and not packed
+        assert len(passes) == len(varying) + (early and 0 not in varying)
         rows = x[: 3 * 50].view(3, 50)
+        varying = _varying_places(rows)
+        passes.clear()
         v, i = rs._sort_lastdim(rows, desc)
         r = torch.sort(_proxy(rows).cpu(), descending=desc, stable=True)
         _eq(v, rows.cpu().gather(1, r.indices))
         assert torch.equal(i.cpu(), r.indices)
+        if packed:   # (rows as one problem: a lone place runs twice)
+            assert len(passes) == (2 if len(varying) == 1 else len(varying))

@@ -9,7 +9,9 @@ Algorithm (Adinets & Merrill 2022, "Onesweep"):
    float keys hold ``-0.0`` or NaN (without them the passes skip the canonicalisation of
    ``tritoncub.thread.radix_traits``). The first place's pass is launched before the host waits for
    the copy (whatever the counts; except for positions packed with the keys, where that pass's form
-   depends on the count of passes), so the GPU does not idle on the round trip. Below the policy's
+   depends on the count of passes), so the GPU does not idle on the round trip; a first place all
+   keys share then costs its pass (all-equal keys, integers that are multiples of 256, fp32 keys
+   widened from bf16: measured 1.83 ms for 2^28 equal keys against 1.23 before). Below the policy's
    ``SKIP_PLACES_MIN_N`` keys there is no copy: every place runs, and the launches queue without
    waiting for the GPU.
    Inputs of at most ``SMALL_N`` keys of up to 32 bits (a policy value; 0 = off, the default until
@@ -873,7 +875,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     positions (int64), produced by the first pass; ``values.current`` is then not read.
     ``indices_out`` (with ``gen_indices``): the values buffers are int32 and the last pass writes the
     positions widened to int64 into ``indices_out`` (``values`` is then scratch): 4 bytes less per key
-    moved by every pass but the last. ``words`` (with ``gen_indices`` and ``indices_out``,
+    moved by every pass but the last (a first pass launched before the read-back that turns out to be
+    the only one leaves them in ``values``: they are copied). ``words`` (with ``gen_indices`` and ``indices_out``,
     keys of at most 32 bits, not bool; ``values`` None): a uint64 scratch buffer of ``n`` words; keys and
     positions then travel packed in one word between the first and the last pass (one 8-byte scatter
     per key instead of two 4-byte ones), and ``indices_out`` is the second word buffer. The result
@@ -984,8 +987,9 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         warps, items = pol.get("HIST_WARPS", 0) or pol["WARPS"], pol["HIST_ITEMS"]
         h_tiles = cdiv(row_len, warps * items * 32)   # (per row)
         # persistent programs; their final atomics contend, so small inputs take one program per SM
-        # (measured on the H100: 2^20 keys 47 us at 4 per SM, 19 us at 1; 2^28 at 8 warps x 8 keys
-        # 547 us at 4 per SM, 514 at 2; at 16 warps x 8 keys, 1 per SM, 505: bench/probes/sort_hist_config_probe.py)
+        # (measured on the H100: 2^20 keys 47 us at 4 per SM, 19 us at 1; 2^28 with the next tile
+        # prefetched, at 8 warps x 8 keys 535 us at 4 per SM, 515 at 2; at 16 warps x 8 keys, 1 per
+        # SM, 505: bench/probes/sort_hist_config_probe.py)
         sms = num_sms(dev)
         programs = sms * (pol.get("HIST_PER_SM", 4) if h_tiles * n_rows >= 64 * sms else 1)
         grid = (max(1, min(h_tiles, cdiv(programs, n_rows))), n_rows)
@@ -1065,7 +1069,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             host = torch.empty(num_places + 1, dtype=torch.int64, pin_memory=True)
             host.copy_(summary, non_blocking=True)
             copied = torch.cuda.Event()
-            copied.record()
+            copied.record(torch.cuda.current_stream(dev))   # (the keys' GPU, whichever is current)
         else:
             host, copied = summary, None
         if speculate:
