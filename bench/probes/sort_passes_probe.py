@@ -39,7 +39,8 @@ def first_pass():
              ("fp32 2^28 uniform", torch.randn(N, device="cuda", generator=g)),
              ("uint32 2^25 uniform", u[: 1 << 25].clone()),
              ("uint32 2^28 equal", torch.full((N,), 7, device="cuda", dtype=torch.uint32)),
-             ("uint32 2^28 small range (< 2^16)", (u.view(torch.int32) & 0xFFFF).view(torch.uint32))]
+             ("uint32 2^28 small range (< 2^16)", (u.view(torch.int32) & 0xFFFF).view(torch.uint32)),
+             ("fp32 2^28 widened from bf16", torch.randn(N, device="cuda", generator=g).bfloat16().float())]
     for name, k in cases:
         res = {True: [], False: []}
         for s in (True, False):
@@ -107,7 +108,7 @@ def hand_sort(k, out, alt, parity_mode):
         kw.pop("launch_pdl", None)
         RS.launch(RS._onesweep_gluon_kernel, (n_tiles,), src, dst, k, k, status, counters, hist, N, i * rb, rb,
                   (i * n_tiles * radix) if parity_mode == "sets" else 0, i, (places + 1 + i) * radix,
-                  (i % 2) if parity_mode == "alternate" else 0, 1, 0, **kw)
+                  (i % 2) if parity_mode == "alternate" else 0, 1, 0, 0, **kw)
         src = dst
     return out
 

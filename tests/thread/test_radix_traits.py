@@ -6,7 +6,7 @@ import triton.language as tl
 
 from helpers import ALL_DTYPES, DEVICE, make_data
 from tritoncub.thread.radix_traits import (KEY_DTYPES, extract_digit, from_ordered_bits, is_special_float,
-                                           key_bits, to_ordered_bits)
+                                           key_bits, to_ordered_bits, to_ordered_bits_noting_changes)
 
 DTYPES = [torch.bool] + ALL_DTYPES
 _UBITS = {8: torch.uint8, 16: getattr(torch, "uint16", None), 32: getattr(torch, "uint32", None),
@@ -84,42 +84,71 @@ def test_float_specials_order():
 
 
 @triton.jit
-def _special_kernel(x_ptr, s_ptr, b_ptr, n, DESC: tl.constexpr, BLOCK: tl.constexpr):
+def _special_kernel(x_ptr, s_ptr, b_ptr, c_ptr, cb_ptr, n, DESC: tl.constexpr, BLOCK: tl.constexpr):
     o = tl.arange(0, BLOCK)
     m = o < n
     x = tl.load(x_ptr + o, mask=m)
     tl.store(s_ptr + o, is_special_float(x).to(tl.int8), mask=m)
     tl.store(b_ptr + o, to_ordered_bits(x, DESC, CANONICAL=False), mask=m)
+    bits, changed = to_ordered_bits_noting_changes(x, DESC)
+    tl.store(c_ptr + o, changed.to(tl.int8), mask=m)
+    tl.store(cb_ptr + o, bits, mask=m)
+
+
+#: per float dtype: its width, the bits of a NaN with a payload (the quiet bit clear) and of the
+#: canonical quiet NaN with the sign bit set (built from bits: torch's CPU negation of a bf16 NaN
+#: leaves its sign clear)
+_NAN_BITS = {torch.float16: (16, 0x7C01, 0xFE00), torch.bfloat16: (16, 0x7F81, 0xFFC0),
+             torch.float32: (32, 0x7F800001, 0xFFC00000), torch.float64: (64, 0x7FF0000000000001, 0xFFF8 << 48)}
+
+
+def _from_bits(bits: list[int], dtype: torch.dtype) -> torch.Tensor:
+    width = _NAN_BITS[dtype][0]
+    signed = [b - (1 << width) if b >> (width - 1) else b for b in bits]
+    return torch.tensor(signed, dtype={16: torch.int16, 32: torch.int32, 64: torch.int64}[width]).view(dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int32,
                                    torch.uint8], ids=str)
 @pytest.mark.parametrize("desc", [False, True])
 def test_special_floats_and_plain_flip(dtype, desc):
-    # is_special_float flags exactly -0.0 and NaNs (any sign or payload); without them, the plain flip
-    # (CANONICAL=False) orders keys as the canonical transform does
+    # is_special_float flags exactly -0.0 and NaNs (any sign or payload); to_ordered_bits_noting_changes
+    # gives the canonical bits and flags -0.0 and every NaN but the canonical +qNaN; keys it does not
+    # flag (the canonical NaN included) are ordered by the plain flip (CANONICAL=False) as torch orders them
     if dtype.is_floating_point:
         nan = torch.tensor([float("nan")], dtype=dtype)
-        neg_nan = -nan
-        specials = torch.cat([torch.tensor([-0.0], dtype=dtype), nan, neg_nan])
+        _, payload_nan, neg_nan = _NAN_BITS[dtype]
+        specials = torch.cat([torch.tensor([-0.0], dtype=dtype), nan, _from_bits([neg_nan, payload_nan], dtype)])
+        changed_ref = [1, 0, 1, 1]
         plain = torch.tensor([0.0, 1.0, -1.0, float("inf"), -float("inf"), 3.5, -2.25], dtype=dtype)
     else:
         specials = torch.empty(0, dtype=dtype)
+        changed_ref = []
         plain = make_data("random", 12, dtype, device="cpu")
     x = torch.cat([plain, specials, make_data("random", 40, dtype, device="cpu")]).to(DEVICE)
     if dtype.is_floating_point:
         x = torch.where(torch.isnan(x) | (x == 0), torch.ones_like(x), x)   # the random part: no specials
         x[: plain.numel() + specials.numel()] = torch.cat([plain, specials]).to(DEVICE)
     n = x.numel()
-    s = torch.empty(n, dtype=torch.int8, device=DEVICE)
+    s = torch.full((n,), -1, dtype=torch.int8, device=DEVICE)
+    c = torch.full((n,), -1, dtype=torch.int8, device=DEVICE)
     b = torch.empty(n, dtype=_UBITS[key_bits(dtype)], device=DEVICE)
-    _special_kernel[(1,)](x, s, b, n, DESC=desc, BLOCK=128)
+    cb = torch.empty(n, dtype=_UBITS[key_bits(dtype)], device=DEVICE)
+    _special_kernel[(1,)](x, s, b, c, cb, n, DESC=desc, BLOCK=128)
     expect = [0] * n
-    for i in range(plain.numel(), plain.numel() + specials.numel()):
+    expect_changed = [0] * n
+    for j, i in enumerate(range(plain.numel(), plain.numel() + specials.numel())):
         expect[i] = 1
+        expect_changed[i] = changed_ref[j]
     assert s.cpu().tolist() == expect
-    keep = [i for i in range(n) if not expect[i]]
+    assert c.cpu().tolist() == expect_changed
+    canonical = torch.empty_like(cb)
+    _traits_kernel[(1,)](x, canonical, torch.empty_like(x), torch.empty(n, dtype=canonical.dtype, device=DEVICE),
+                         n, 0, DESC=desc, BLOCK=128)
+    assert _as_int(cb.cpu()) == _as_int(canonical.cpu())
     ints = _as_int(b.cpu())
-    order = sorted(keep, key=lambda i: ints[i])
-    ref = _torch_order(x.cpu()[keep], desc).tolist()
-    assert order == [keep[j] for j in ref]
+    for flags in (expect, expect_changed):
+        keep = [i for i in range(n) if not flags[i]]
+        order = sorted(keep, key=lambda i: ints[i])
+        ref = _torch_order(x.cpu()[keep], desc).tolist()
+        assert order == [keep[j] for j in ref]

@@ -6,12 +6,12 @@ Algorithm (Adinets & Merrill 2022, "Onesweep"):
    (``RADIX_BITS`` bits each, from ``begin_bit`` to ``end_bit``) at once.
 2. Places where every key has the same digit are **skipped** (common for small-range keys); this
    needs the histogram on the host: one small device-to-host copy per sort, which also says whether
-   float keys hold ``-0.0`` or NaN (without them the passes skip the canonicalisation of
-   ``tritoncub.thread.radix_traits``). The first place's pass is launched before the host waits for
+   float keys hold ``-0.0`` or NaNs other than the canonical ``+qNaN`` (without them the passes skip
+   the canonicalisation of ``tritoncub.thread.radix_traits``). The first place's pass is launched before the host waits for
    the copy (whatever the counts; except for positions packed with the keys, where that pass's form
-   depends on the count of passes), so the GPU does not idle on the round trip; a first place all
-   keys share then costs its pass (all-equal keys, integers that are multiples of 256, fp32 keys
-   widened from bf16: measured 1.83 ms for 2^28 equal keys against 1.23 before). Below the policy's
+   depends on the count of passes), so the GPU does not idle on the round trip; that pass does
+   nothing when all keys share the first place's digit (the offsets kernel's summary says so on the
+   GPU too), and the host then runs the next pass as the first. Below the policy's
    ``SKIP_PLACES_MIN_N`` keys there is no copy: every place runs, and the launches queue without
    waiting for the GPU.
    Inputs of at most ``SMALL_N`` keys of up to 32 bits (a policy value; 0 = off, the default until
@@ -69,7 +69,7 @@ from .._utils import (INT_OF_SIZE, cdiv, check_no_overlap, check_tensor, interpr
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_ballot_rank, warp_ballot_rank_store, warp_match_rank_packed)
 from ..thread.radix_traits import (KEY_DTYPES, extract_digit, is_special_float, key_bits, pack_key_position,
-                                   to_ordered_bits, unpack_key_position)
+                                   to_ordered_bits, to_ordered_bits_noting_changes, unpack_key_position)
 
 # ==============================================================================================
 # Kernels
@@ -358,14 +358,17 @@ def _digit_offsets_kernel(hist_ptr, summary_ptr, row_len, rows, NUM_PLACES: tl.c
             tl.store(summary_ptr, tl.load(hist_ptr + NUM_PLACES * rows * RADIX))
 
 
-@triton.jit(do_not_specialize=["n", "shift", "width", "status_off", "counter_off", "hist_off", "parity",
+@triton.jit(do_not_specialize=["n", "shift", "width", "status_off", "counter_off", "hist_off", "parity", "shared_off",
                               "row_len", "col_bits"])
 def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, hist_ptr,
-                        n, shift, width, status_off, counter_off, hist_off, parity, row_len, col_bits,
+                        n, shift, width, status_off, counter_off, hist_off, parity, row_len, col_bits, shared_off,
                         RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr, VALUE_MODE: tl.constexpr,
                         FLAG_SHIFT: tl.constexpr, TILE: tl.constexpr, WINDOW: tl.constexpr,
-                        ROWS: tl.constexpr = False):
+                        ROWS: tl.constexpr = False, SKIP_SHARED: tl.constexpr = False):
     RADIX: tl.constexpr = 1 << RADIX_BITS
+    if SKIP_SHARED:   # (as the fast kernel's)
+        if tl.load(hist_ptr + shared_off) == n:
+            return
     status_ptr += status_off
     tile = tl.atomic_add(counter_ptr + counter_off, 1, sem="relaxed")
     base = tile.to(tl.int64) * TILE
@@ -426,8 +429,8 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
     """All digit places' histograms (``hist_ptr``: NUM_PLACES x rows x RADIX int64 counts), per-warp
     shared counters (red.shared), persistent over tiles. The keys are ``num_programs(1)`` rows of
     ``n`` keys (one row: a plain sort), ``n_tiles`` tiles per row, each row counted apart.
-    ``COUNT_SPECIAL`` (float keys): also adds the number of ``-0.0`` and NaN keys to
-    ``hist_ptr[NUM_PLACES * rows * RADIX]``. ``PREFETCH``: each tile's keys are loaded before the
+    ``COUNT_SPECIAL`` (float keys): also adds the number of keys the canonicalisation changes
+    (``-0.0``, NaNs other than ``+qNaN``) to ``hist_ptr[NUM_PLACES * rows * RADIX]``. ``PREFETCH``: each tile's keys are loaded before the
     previous tile's are counted (measured on the H100, 2^28 keys: 534 us against 547).
     ``PDL``: the first kernel of the sort's launch chain."""
     chain_link_gluon(PDL)
@@ -458,8 +461,10 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
         else:
             k = gl.load(row_ptr + offs, mask=valid)
         if COUNT_SPECIAL:
-            special += (is_special_float(k) & valid).to(gl.int32)
-        bits = to_ordered_bits(k, DESCENDING)
+            bits, changed = to_ordered_bits_noting_changes(k, DESCENDING)
+            special += (changed & valid).to(gl.int32)
+        else:
+            bits = to_ordered_bits(k, DESCENDING)
         for p in gl.static_range(NUM_PLACES):
             d = _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS)
             # keys past n count as digit 0 (taken off at the end)
@@ -498,9 +503,9 @@ def _warp_rank(word, RADIX_BITS: gl.constexpr, RANK_PACK: gl.constexpr, RANK_MAT
 
 
 @gluon.jit(do_not_specialize=["n", "shift", "width", "status_off", "counter_off", "hist_off", "parity",
-                             "row_len", "col_bits"])
+                             "row_len", "col_bits", "shared_off"])
 def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counter_ptr, hist_ptr,
-                           n, shift, width, status_off, counter_off, hist_off, parity, row_len, col_bits,
+                           n, shift, width, status_off, counter_off, hist_off, parity, row_len, col_bits, shared_off,
                            RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                            VALUE_MODE: gl.constexpr, FLAG_SHIFT: gl.constexpr, WARPS: gl.constexpr,
                            ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr, WINDOW: gl.constexpr,
@@ -508,7 +513,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                            RANK_PACK: gl.constexpr, EXCHANGE_APART: gl.constexpr, EARLY_COUNTS: gl.constexpr = 0,
                            RANK_MATCH: gl.constexpr = 0, CANONICAL: gl.constexpr = True,
                            RECOMPUTE_WORD: gl.constexpr = False, FUSED_EXCHANGE: gl.constexpr = False,
-                           ROWS: gl.constexpr = False, PROBE: gl.constexpr = 0, PDL: gl.constexpr = 0):
+                           ROWS: gl.constexpr = False, PROBE: gl.constexpr = 0, SKIP_SHARED: gl.constexpr = False,
+                           PDL: gl.constexpr = 0):
     """One onesweep pass over one tile (see the module doc).
 
     The pass's look-back words start at ``status_ptr + status_off``, its tile counter is
@@ -538,10 +544,15 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     positions): a batch of rows of ``row_len`` keys sorted each on its own, positions packed as
     ``row << col_bits | column`` (:func:`_row_position`); ``hist_off`` then locates a table of
     offsets per row and digit (:func:`_digit_offsets_kernel`) that each key adds for its row, and the
-    last pass writes columns. ``PDL``: a kernel of the sort's launch chain (after the digit offsets or the
-    pass before).
+    last pass writes columns. ``SKIP_SHARED`` (a first pass launched before the host has seen the digit
+    counts): the program does nothing when ``hist_ptr[shared_off]``, the place's largest digit count,
+    is ``n`` (all keys share the digit; the host then runs the next pass as the first). ``PDL``: a
+    kernel of the sort's launch chain (after the digit offsets or the pass before).
     """
     chain_link_gluon(PDL)
+    if SKIP_SHARED:
+        if gl.load(hist_ptr + shared_off) == n:
+            return
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
     # the last packed pass reads words (plain unsigned bits); DESCENDING then applies to decoding
@@ -692,7 +703,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
 
 def _valid_policy(c: dict) -> bool:
     return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 40, 48, 56, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
-            and c["ITEMS"] in (4, 8, 12, 16, 20, 24) and c["WARPS"] in (4, 8, 16)
+            and c["ITEMS"] in (8, 16) and c["WARPS"] in (4, 8, 16)
             and c["TL_TILE"] in (64, 128, 256, 512, 1024) and c["WINDOW"] in (0, 1, 2, 4, 8, 16, 32)
             and c["EXCHANGE_KEYS"] in (0, 1) and c["COUNTS_COLUMNS"] in (0, 1)
             and c["RANK_PACK"] in (1, 2, 4) and c["ITEMS"] % c["RANK_PACK"] == 0
@@ -1009,13 +1020,13 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical). The
     #    first place's pass is launched before the host waits for the copy, canonical, whatever the
     #    counts: the GPU never idles on the round trip, and the later passes are launched while it
-    #    runs (a place all keys share sorts into the same order, so running it changes nothing but
-    #    the time). Not with packed positions (see below)
+    #    runs; when all keys share the first place's digit the pass does nothing (it reads the same
+    #    summary) and the next one becomes the first. Not with packed positions (see below)
     row_args = (row_len, max(1, (row_len - 1).bit_length())) if rows is not None else (1, 0)
     row_modes = rows is not None
 
-    def launch_pass(i, p, n_places, canonical):
-        """Pass ``i`` (of ``n_places``) sorting by place ``p``."""
+    def launch_pass(i, p, n_places, canonical, skip_shared=False):
+        """Pass ``i`` (of ``n_places``) sorting by place ``p`` (``skip_shared``: see the pass kernels)."""
         shift, width = begin_bit + p * rb, min(rb, end_bit - begin_bit - p * rb)
         pass_desc = descending
         # packed positions: pass 0 writes words, the middle passes move words between ``words`` and
@@ -1045,14 +1056,15 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
             else:
                 vm, src_v, dst_v = 0, kin, kin
         args = (src_k, dst_k, src_v, dst_v, status, counters, hist, n, shift, width, status_base + i * status_step,
-                counter_base + i, (num_places * n_rows + 1 + p * n_rows) * radix, i % 2, *row_args)
+                counter_base + i, (num_places * n_rows + 1 + p * n_rows) * radix, i % 2, *row_args, summary_at + 1 + p)
         if fast:
             run(i + 2, _onesweep_gluon_kernel, (n_tiles,), args,
-                lambda: _pass_kwargs(pol, src_k, vm, rb, pass_desc, status64, tile, n, canonical, row_modes))
+                lambda: _pass_kwargs(pol, src_k, vm, rb, pass_desc, status64, tile, n, canonical, row_modes,
+                                     skip_shared))
         else:
             launch(_onesweep_tl_kernel, (n_tiles,), *args, RADIX_BITS=rb, DESCENDING=pass_desc, VALUE_MODE=vm,
                    FLAG_SHIFT=61 if status64 else 29, TILE=tile, WINDOW=max(1, pol["WINDOW"]), ROWS=row_modes,
-                   num_warps=4)
+                   SKIP_SHARED=skip_shared, num_warps=4)
         if not packed or last:
             keys.selector ^= 1
             if values is not None:
@@ -1073,12 +1085,17 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         else:
             host, copied = summary, None
         if speculate:
-            launch_pass(0, 0, None, True)
+            launch_pass(0, 0, None, True, skip_shared=True)
             done = 1
         if copied is not None:
             copied.synchronize()
         specials, *hmax = host.tolist()
         canonical = not (fast and count_special and specials == 0)
+        if done and hmax[0] == n:   # the early pass found its place shared and did nothing
+            done = 0
+            keys.selector ^= 1
+            if values is not None:
+                values.selector ^= 1
         places = [p for p in range(done, num_places) if hmax[p] != n]
     else:
         canonical, places = True, list(range(num_places))
@@ -1105,7 +1122,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
 _QUEUED_PLANS: dict = {}
 
 
-def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, rows=False) -> dict:
+def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, rows=False, skip_shared=False) -> dict:
     """Compile-time arguments of one fast-path pass (``kin``: the keys the pass reads)."""
     radix = 1 << rb
     # keys alone of 32 bits: the tight register cap; values or wider keys need more registers
@@ -1122,7 +1139,8 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
         RANK_PACK=pol["RANK_PACK"], EXCHANGE_APART=bool(pol["EXCHANGE_APART"]),
         EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
         CANONICAL=canonical, RECOMPUTE_WORD=bool(pol.get("RECOMPUTE_WORD", 0)),
-        FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), ROWS=rows, PROBE=_PROBE, num_warps=pol["WARPS"],
+        FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), ROWS=rows, PROBE=_PROBE, SKIP_SHARED=skip_shared,
+        num_warps=pol["WARPS"],
         **maxnreg_kwargs(cap), **chain_kwargs(kin.device, True))
 
 

@@ -123,9 +123,8 @@ def _canonical_nan(x):
 
 @triton.jit
 def is_special_float(x):
-    """``x`` is ``-0.0`` or a NaN (the keys :func:`to_ordered_bits` canonicalises); False for
-    non-float ``x``. Sorts count these once to know whether later passes may skip the
-    canonicalisation (``CANONICAL=False``)."""
+    """``x`` is ``-0.0`` or a NaN (of any sign or payload); False for non-float ``x``. Keys decoded
+    from canonical ordered bits are these where they may differ from the input's bits."""
     if x.dtype.is_floating():
         b = unsigned_bits(x)
         sign = _sign_bit(b)
@@ -136,29 +135,55 @@ def is_special_float(x):
 
 
 @triton.jit
-def to_ordered_bits(x, DESCENDING: tl.constexpr = False, CANONICAL: tl.constexpr = True):
-    """Key -> unsigned bits of the same width whose unsigned order is torch's order of the keys.
+def _canonical_float_bits(b, x):
+    # b: the unsigned bits of the float x; -0.0 -> +0.0 and every NaN -> +qNaN (tested on the bits:
+    # the interpreter's bf16 x != x misses NaNs)
+    sign = _sign_bit(b)
+    zero = b ^ b
+    b = tl.where(b == sign, zero, b)
+    return tl.where((b & (sign ^ _all_ones(b))) > _inf_bits(x), zero + _canonical_nan(x), b)
 
-    See the module docstring for floats (``-0.0`` -> ``+0.0``, NaNs canonical and last).
-    ``CANONICAL=False`` skips that canonicalisation (CUB's plain flip): the same order for keys
-    that hold no ``-0.0`` and no NaN (:func:`is_special_float`), and three operations less per key.
-    """
-    b = unsigned_bits(x)
+
+@triton.jit
+def _twiddle(b, x, DESCENDING: tl.constexpr):
+    # the bits b of the key x -> ordered bits (CUB's Twiddle-in)
     if x.dtype.is_floating():
-        sign = _sign_bit(b)
-        zero = b ^ b
-        if CANONICAL:
-            b = tl.where(b == sign, zero, b)                     # -0.0 -> +0.0
-            # every NaN -> +qNaN (tested on the bits: the interpreter's bf16 x != x misses NaNs)
-            b = tl.where((b & (sign ^ _all_ones(b))) > _inf_bits(x), zero + _canonical_nan(x), b)
         # negative: all bits inverted; otherwise the sign bit set. As one xor with a mask made by an
         # arithmetic shift of the sign (two operations instead of a compare and a select)
-        b = b ^ ((_signed_bits(b) >> (b.dtype.primitive_bitwidth - 1)).to(b.dtype, bitcast=True) | sign)
+        b = b ^ ((_signed_bits(b) >> (b.dtype.primitive_bitwidth - 1)).to(b.dtype, bitcast=True) | _sign_bit(b))
     elif x.dtype.is_int_signed():
         b = b ^ _sign_bit(b)
     if DESCENDING:
         b = b ^ _all_ones(b)
     return b
+
+
+@triton.jit
+def to_ordered_bits(x, DESCENDING: tl.constexpr = False, CANONICAL: tl.constexpr = True):
+    """Key -> unsigned bits of the same width whose unsigned order is torch's order of the keys.
+
+    See the module docstring for floats (``-0.0`` -> ``+0.0``, NaNs canonical and last).
+    ``CANONICAL=False`` skips that canonicalisation (CUB's plain flip): the same order for keys
+    that hold no ``-0.0`` and no NaN other than the canonical ``+qNaN`` (see
+    :func:`to_ordered_bits_noting_changes`), and three operations less per key.
+    """
+    b = unsigned_bits(x)
+    if CANONICAL and x.dtype.is_floating():
+        b = _canonical_float_bits(b, x)
+    return _twiddle(b, x, DESCENDING)
+
+
+@triton.jit
+def to_ordered_bits_noting_changes(x, DESCENDING: tl.constexpr = False):
+    """:func:`to_ordered_bits` (canonical), and whether the canonicalisation changed the key's bits:
+    true exactly for ``-0.0`` and NaNs other than the canonical ``+qNaN`` (never for non-floats). Keys
+    of which none is changed sort the same with ``CANONICAL=False``; the upfront histogram counts
+    them for that (one compare per key, against the four of :func:`is_special_float`)."""
+    raw = unsigned_bits(x)
+    b = raw
+    if x.dtype.is_floating():
+        b = _canonical_float_bits(raw, x)
+    return _twiddle(b, x, DESCENDING), b != raw
 
 
 @triton.jit
