@@ -120,6 +120,38 @@ def test_sort_rows_policy_configs(cfg):
         check_rows(adversarial_rows(rows, 30, torch.float32, seed=5), descending=True)
 
 
+@pytest.mark.parametrize("split,decode", [(2, 0), (4, 1), (8, 0), (8, 1)])
+@pytest.mark.parametrize("dtype,L", [(torch.float32, 30), (torch.float16, 100), (torch.bfloat16, 17), (torch.int32, 3),
+                                     (torch.float32, 1), (torch.uint8, 64), (torch.int16, 40), (torch.int64, 9)],
+                         ids=str)
+def test_sort_rows_column_slices(split, decode, dtype, L):
+    # TILE_SPLIT: rows read as joined column slices (packed words; 64-bit keys keep the pair network),
+    # whole and ragged rows, both orders; lengths under the slice count give one column per slice.
+    # DECODE_KEYS: integer keys decoded from the words (floats, gathered, compared bit for bit: -0.0 and
+    # NaNs with a sign or payload)
+    with policy.override("segmented_sort", dict(TILE_SPLIT=split, DECODE_KEYS=decode, TILE_ITEMS=256,
+                                                TILE_SORT="bitonic")):
+        x = adversarial_rows(9, L, dtype, seed=L + split)
+        if dtype.is_floating_point:   # NaNs with their sign set or a payload, and -0.0: read back bit for bit
+            width = {2: torch.int16, 4: torch.int32}[x.element_size()]
+            odd = torch.tensor({torch.float16: [-512, 0x7C01], torch.bfloat16: [-64, 0x7F81],
+                                torch.float32: [-0x400000, 0x7F800001]}[dtype], dtype=width).view(dtype)
+            x[0, :: 2] = odd[0].to(DEVICE)
+            x[1, 1:: 3] = odd[1].to(DEVICE)
+            x[2, :: 2] = -0.0
+        for descending in (False, True):
+            v, i = ss.sort_rows(x, descending)
+            rv, ri = ref_sort_rows(x, descending)
+            assert_equal(i.cpu(), ri, msg="indices")
+            assert torch.equal(v.cpu().view(torch.uint8), rv.view(torch.uint8))
+        lengths = [L, 0, max(1, L // 3), L, 1]
+        keys = make_data("special", sum(lengths), dtype, seed=split)
+        offs = ragged_offsets(lengths).to(torch.int32)
+        for descending in (False, True):
+            out = ss.segmented_sort(keys, offs, descending=descending)
+            assert_equal(out.cpu(), ref_segmented(keys, None, offs.cpu(), descending)[0], signed_zero=True)
+
+
 @pytest.mark.parametrize("path", ["merge", "radix", "rows-in-one-sort"])
 @pytest.mark.parametrize("dtype,descending", [(torch.float32, False), (torch.int64, True)], ids=str)
 def test_sort_rows_long_paths(dtype, descending, path, monkeypatch):

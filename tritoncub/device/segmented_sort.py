@@ -14,9 +14,12 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   bitonic sort of the words (our network, whose compare-exchange partner comes from a sum over a
   size-2 hypercube axis, or ``tl.sort`` with ``NETWORK="tl"``); the inverted index in the low bits
   makes equal keys keep their input order, so the sort is **stable**. 64-bit keys are sorted as
-  (key, index) pairs by the same network on two tiles. Sorted keys (and values) are gathered from
-  the input by the recovered index, so the output holds the input's exact bits (``-0.0`` stays
-  ``-0.0``, NaN payloads are kept).
+  (key, index) pairs by the same network on two tiles. With ``TILE_SPLIT`` the rows are read as 2-8
+  joined column slices, which keeps more of each row in one thread's registers (more of the network's
+  compare-exchanges stay inside a thread, fewer go through lane shuffles). Sorted keys (and values)
+  are gathered from the input by the recovered index, so the output holds the input's exact bits
+  (``-0.0`` stays ``-0.0``, NaN payloads are kept); integer keys may be decoded from the sorted words
+  instead (``DECODE_KEYS``).
   Tiny segments (a "logical warp" in CUB) are the same kernel with a small ``BLOCK`` and many
   ``ROWS`` per program.
 * **block radix sort** (``TILE_SORT="radix"``: segments whose ``BLOCK`` is at least
@@ -47,7 +50,8 @@ descending, ``-0.0 == +0.0`` in input order), int64-safe offsets.
 Measured (H100, fp32 values + int64 indices, torch.sort(dim=-1) in the same run): 65536 rows x 128,
 bitonic tile sort 0.114 ms (torch 0.449), block radix sort 0.153; 4096 x 1024, bitonic 0.251 ms,
 block radix sort 0.070 (torch 0.169); 1024 x 4096, bitonic 0.514, block radix 0.097 (torch 0.165)
-(bench/results/logs/block_radix_rows_tune-20261123.*). Long rows on the merge path: 16 x 2^20 in
+(bench/results/logs/block_radix_rows_tune-20261123.*); the tile sort with 4 column slices, row masks
+and 2048 items per program, 0.091 ms for 65536 x 128 (torch 0.447; tile_split_probe-*-20261124.log). Long rows on the merge path: 16 x 2^20 in
 14.7 ms vs torch 1.67 ms, which is why long segments default to the device radix sort.
 """
 from __future__ import annotations
@@ -70,7 +74,7 @@ from .._utils import (INT_OF_SIZE, cdiv, check_device, check_tensor, check_same_
                       grid_y_batches, inline_ptx_ok, interpreter_active, maxnreg_kwargs, next_power_of_2,
                       smem_per_block)
 from ..block.radix_sort import block_radix_sort_smem
-from ..thread.radix_traits import to_ordered_bits
+from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
 
 # ----------------------------------------------------------------------------------------------
 # Key transform (ordered bits) and the bitonic (key, index) network
@@ -206,6 +210,58 @@ def sort_tile_descending(ordp, cols, ROWS: tl.constexpr, BLOCK: tl.constexpr, LO
     return (BLOCK - 1) - sel.to(tl.int64)
 
 
+@triton.jit
+def _column_slice_words(keys_ptr, begin, length, rmask, Q: tl.constexpr, W: tl.constexpr, BLOCK: tl.constexpr,
+                        LOG_N: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr,
+                        FULL_ROWS: tl.constexpr):
+    """Packed words (ordered key, inverted column) of columns ``[Q * W, (Q + 1) * W)`` of each row
+    (``begin``/``length``/``rmask``: [ROWS]); columns past a row's length give 0 (sorted last).
+    ``FULL_ROWS``: every row of a valid ``rmask`` is full (the other rows' words are never stored)."""
+    c = Q * W + tl.arange(0, W)
+    if FULL_ROWS:
+        ordp = ordered_bits(tl.load(keys_ptr + begin[:, None] + c[None, :], mask=rmask[:, None], other=0), KEY_DTYPE,
+                            ASCENDING)
+    else:
+        m = c[None, :] < length[:, None]
+        bits = tl.load(keys_ptr + begin[:, None] + c[None, :], mask=m, other=0)
+        ordp = tl.where(m, ordered_bits(bits, KEY_DTYPE, ASCENDING), 0)
+    return (ordp << LOG_N) | (BLOCK - 1 - c)[None, :].to(tl.uint64)
+
+
+@triton.jit
+def _decoded_key_bits(ordered, KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
+    """Raw bits (the signed int type of the key's width) of integer keys from their sorted ordered bits
+    ``ordered`` (``ordered_bits(..., ASCENDING)``, in a wider unsigned tile). (Float keys are gathered
+    from the input instead: their canonical ordered bits lost the signs of zeros and NaN payloads.)"""
+    if KEY_BITS == 8:
+        raw = from_ordered_bits(ordered.to(tl.uint8), KEY_DTYPE, ASCENDING).to(tl.int8, bitcast=True)
+    elif KEY_BITS == 16:
+        raw = from_ordered_bits(ordered.to(tl.uint16), KEY_DTYPE, ASCENDING).to(tl.int16, bitcast=True)
+    elif KEY_BITS == 32:
+        raw = from_ordered_bits(ordered.to(tl.uint32), KEY_DTYPE, ASCENDING).to(tl.int32, bitcast=True)
+    else:
+        raw = from_ordered_bits(ordered.to(tl.uint64), KEY_DTYPE, ASCENDING).to(tl.int64, bitcast=True)
+    return raw
+
+
+@triton.jit
+def _joined_slice_words(keys_ptr, begin, length, rmask, Q: tl.constexpr, STEP: tl.constexpr, SPLIT: tl.constexpr,
+                        BLOCK: tl.constexpr, LOG_N: tl.constexpr, KEY_DTYPE: tl.constexpr,
+                        ASCENDING: tl.constexpr, FULL_ROWS: tl.constexpr):
+    """The words of slices ``Q, Q + STEP, ...`` (of ``SPLIT`` slices of ``BLOCK // SPLIT`` columns),
+    joined into one tile with a new minor dimension per halving (the words carry their columns: any
+    arrangement of the slices sorts the same)."""
+    if STEP == SPLIT:
+        w = _column_slice_words(keys_ptr, begin, length, rmask, Q, BLOCK // SPLIT, BLOCK, LOG_N, KEY_DTYPE,
+                                ASCENDING, FULL_ROWS)
+    else:
+        w = tl.join(_joined_slice_words(keys_ptr, begin, length, rmask, Q, 2 * STEP, SPLIT, BLOCK, LOG_N,
+                                        KEY_DTYPE, ASCENDING, FULL_ROWS),
+                    _joined_slice_words(keys_ptr, begin, length, rmask, Q + STEP, 2 * STEP, SPLIT, BLOCK, LOG_N,
+                                        KEY_DTYPE, ASCENDING, FULL_ROWS))
+    return w
+
+
 # ----------------------------------------------------------------------------------------------
 # Kernels
 # ----------------------------------------------------------------------------------------------
@@ -220,8 +276,14 @@ def _segment_tile_sort_kernel(
         PACK: tl.constexpr, TL_SORT: tl.constexpr, UNIFORM: tl.constexpr, HAS_LIST: tl.constexpr,
         HAS_IDX_BASE: tl.constexpr,
         HAS_VALS: tl.constexpr, WRITE_KEYS: tl.constexpr, WRITE_IDX: tl.constexpr,
-        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
-    """One program sorts ROWS segments of at most BLOCK items each, in registers."""
+        KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr, SPLIT: tl.constexpr = 1,
+        DECODE_KEYS: tl.constexpr = False, FULL_ROWS: tl.constexpr = False):
+    """One program sorts ROWS segments of at most BLOCK items each, in registers.
+
+    ``SPLIT`` (2, 4 or 8; packed words only): each row is read as SPLIT column slices joined along new
+    minor dimensions, which Triton keeps in each thread's registers: the network's shortest strides then
+    pair items a thread holds instead of items of other lanes (fewer shuffles). The words carry their
+    columns, so the arrangement of the input does not matter; the sorted tile is in rank order."""
     pid = tl.program_id(0)
     r = pid.to(tl.int64) * ROWS + tl.arange(0, ROWS)
     rmask = r < num_segs
@@ -236,15 +298,31 @@ def _segment_tile_sort_kernel(
         begin = tl.load(seg_begin_ptr + seg, mask=rmask, other=0).to(tl.int64)
         length = tl.load(seg_len_ptr + seg, mask=rmask, other=0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
-    mask = cols[None, :] < length[:, None]
-    bits = tl.load(keys_ptr + begin[:, None] + cols[None, :], mask=mask, other=0)
-    ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
-    ordp = tl.where(mask, ordp, tl.zeros_like(ordp))
-    idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, PACK, TL_SORT)
+    if FULL_ROWS:
+        mask = tl.broadcast_to(rmask[:, None], [ROWS, BLOCK])
+    else:
+        mask = cols[None, :] < length[:, None]
+    if SPLIT > 1:
+        p = _joined_slice_words(keys_ptr, begin, length, rmask, 0, 1, SPLIT, BLOCK, LOG_N, KEY_DTYPE, ASCENDING,
+                                FULL_ROWS)
+        if PACK == 32:
+            p = p.to(tl.uint32)
+        p = tl.reshape(bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS), [ROWS, BLOCK])
+        idx = (BLOCK - 1) - (p & (BLOCK - 1)).to(tl.int64)
+        if DECODE_KEYS:
+            sorted_bits = _decoded_key_bits(p >> LOG_N, KEY_BITS, KEY_DTYPE, ASCENDING)
+    else:
+        bits = tl.load(keys_ptr + begin[:, None] + cols[None, :], mask=mask, other=0)
+        ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
+        ordp = tl.where(mask, ordp, tl.zeros_like(ordp))
+        idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, PACK, TL_SORT)
     src = begin[:, None] + idx
     dst = begin[:, None] + cols[None, :]
     if WRITE_KEYS:
-        tl.store(out_keys_ptr + dst, tl.load(keys_ptr + src, mask=mask), mask=mask)
+        if DECODE_KEYS and SPLIT > 1:
+            tl.store(out_keys_ptr + dst, sorted_bits, mask=mask)
+        else:
+            tl.store(out_keys_ptr + dst, tl.load(keys_ptr + src, mask=mask), mask=mask)
     if HAS_VALS:
         tl.store(out_vals_ptr + dst, tl.load(vals_ptr + src, mask=mask), mask=mask)
     if WRITE_IDX:
@@ -433,12 +511,14 @@ policy.register(
     "segmented_sort",
     space={"TILE_ITEMS": [1024, 2048, 4096, 8192], "MAX_BLOCK": [2048, 4096, 8192],
            "MERGE_TILE": [1024, 2048, 4096], "LONG_PATH": ["radix", "merge"],
-           "NETWORK": ["own", "tl"], "TILE_SORT": ["bitonic", "radix"],
+           "NETWORK": ["own", "tl"], "TILE_SPLIT": [1, 2, 4, 8], "DECODE_KEYS": [0, 1],
+           "TILE_SORT": ["bitonic", "radix"],
            "RADIX_MIN_BLOCK": [128, 256, 512], "RADIX_ITEMS": [4, 8, 16], "RADIX_BITS": [6, 7, 8],
            "RADIX_MAXNREG": [0, 56, 64], "RADIX_WARP_MIN_BLOCK": [0, 32, 64, 128], "RADIX_WARP_ROWS": [2, 4, 8],
            "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "LONG_PATH": "radix", "NETWORK": "own",
-              "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8, "RADIX_BITS": 8, "RADIX_MAXNREG": 0,
+              "TILE_SPLIT": 1, "DECODE_KEYS": 0, "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8,
+              "RADIX_BITS": 8, "RADIX_MAXNREG": 0,
               "RADIX_WARP_MIN_BLOCK": 0, "RADIX_WARP_ROWS": 4, "num_warps": 4, "num_stages": 1},
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
@@ -450,7 +530,10 @@ policy.register(
         "(ROWS = TILE_ITEMS // BLOCK segments per program); MAX_BLOCK: longest segment sorted in "
         "registers; longer segments: LONG_PATH 'radix' (one device radix sort of segment-tagged "
         "keys, when the key and segment bits fit 64) or 'merge' (MERGE_TILE chunks, then merge passes). "
-        "NETWORK: our bitonic network or tl.sort for packed words (same results). TILE_SORT 'radix': "
+        "NETWORK: our bitonic network or tl.sort for packed words (same results); TILE_SPLIT: our network's "
+        "rows read as 1, 2, 4 or 8 joined column slices (more of each row in a thread's registers); "
+        "DECODE_KEYS: with TILE_SPLIT > 1, sorted integer keys decoded from the packed words instead of "
+        "gathered from the input. TILE_SORT 'radix': "
         "segments of keys of at most 32 bits whose BLOCK is at least RADIX_MIN_BLOCK sorted one per "
         "program by the shared-memory block radix sort (RADIX_ITEMS items per thread, so BLOCK / "
         "(32 * RADIX_ITEMS) warps, 1 to 16; RADIX_BITS per pass; RADIX_MAXNREG a register cap per "
@@ -560,6 +643,10 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     return True
 
 
+#: rows of exactly a tile's width are masked by row only in the tile sort (a switch for A/B probes)
+ROW_MASKS_ONLY = True
+
+
 def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, descending, meta, device,
                       uniform=False, row_len=0, row_stride=0, seg_begin=None, seg_len=None, seg_list=None,
                       idx_base=None, rows=None, pol=None):
@@ -586,10 +673,18 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
     if rows is None:
         rows = max(1, min(256, pol["TILE_ITEMS"] // block))
     log_n = _log2(block)
+    pack = pack_mode(meta["KEY_BITS"], log_n)
+    # (column slices: packed words through our network, at least one column per slice)
+    split = min(pol.get("TILE_SPLIT", 1), block) if pack and pol["NETWORK"] == "own" else 1
+    # (integer keys only: float keys would need their zeros and NaNs read back, a check that cost
+    # more than the gather it saves on the H100)
+    decode = bool(pol.get("DECODE_KEYS", 0)) and split > 1 and not meta["KEY_DTYPE"].is_floating()
     launch(_segment_tile_sort_kernel, (cdiv(num_segs, rows),), *args,
            BLOCK=block, ROWS=rows, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
-           PACK=pack_mode(meta["KEY_BITS"], log_n), TL_SORT=pol["NETWORK"] == "tl", **flags,
-           ASCENDING=not descending, **meta, num_warps=pol.num_warps, num_stages=pol.num_stages)
+           PACK=pack, TL_SORT=pol["NETWORK"] == "tl", **flags,
+           ASCENDING=not descending, **meta, SPLIT=split, DECODE_KEYS=decode,
+           FULL_ROWS=bool(ROW_MASKS_ONLY and uniform and row_len == block), num_warps=pol.num_warps,
+           num_stages=pol.num_stages)
 
 
 def _host_arrays_to_device(arrays, device) -> list[torch.Tensor]:
