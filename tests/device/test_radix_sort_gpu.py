@@ -106,18 +106,41 @@ def test_gpu_single_program_small_path():
                     assert torch.equal(i, r.indices), (dtype, n, desc)
 
 
+#: per float dtype: the bits (as the signed int of its width) of the canonical quiet NaN with the sign
+#: bit set and of a NaN with a payload
+_ODD_NANS = {torch.float16: (-512, 0x7C01), torch.bfloat16: (-64, 0x7F81), torch.float32: (-0x400000, 0x7F800001),
+             torch.float64: (-(1 << 51), 0x7FF0000000000001)}
+
+
 @pytest.mark.gpu
+@pytest.mark.parametrize("read_back", [False, True], ids=["queued", "read-back"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64], ids=str)
-def test_gpu_float_keys_with_and_without_special_values(dtype):
-    # the upfront histogram counts -0.0 and NaN keys; without any, the passes skip the
-    # canonicalisation. One special key anywhere (first, last) must switch it back on.
+def test_gpu_float_keys_with_and_without_special_values(dtype, read_back, monkeypatch):
+    # the upfront histogram counts the keys whose bits the canonicalisation changes (-0.0, NaNs but the
+    # canonical +qNaN); when the counts are read back and there is none, the passes after the first
+    # skip the canonicalisation. One such key anywhere (first, middle, last) must switch it back on.
     n = (1 << 20) + 17
+    canonical_flags = []
+    if read_back:
+        select = policy.select
+        monkeypatch.setattr(policy, "select", lambda op, *a, **kw: (
+            {**select(op, *a, **kw).as_dict(), "SKIP_PLACES_MIN_N": 0} if op == "radix_sort" else select(op, *a, **kw)))
+        real_launch = rs.launch
+        monkeypatch.setattr(rs, "launch", lambda k, *a, **kw: (
+            canonical_flags.append(kw["CANONICAL"]) if k is rs._onesweep_gluon_kernel else None,
+            real_launch(k, *a, **kw))[1])
     base = torch.randn(n, device="cuda").to(dtype)
     base = torch.where(base == 0, torch.ones_like(base), base)   # no -0.0 (nor +0.0)
+    int_type = {2: torch.int16, 4: torch.int32, 8: torch.int64}[base.element_size()]
     cases = {"none": base}
-    for name, pos, val in (("-0.0 last", n - 1, -0.0), ("NaN first", 0, float("nan")), ("-NaN middle", n // 2, -float("nan"))):
+    for name, pos, val in (("-0.0 last", n - 1, -0.0), ("NaN first", 0, float("nan")), ("-NaN middle", n // 2, None),
+                           ("payload NaN middle", n // 2, None)):
         x = base.clone()
-        x[pos] = val
+        if val is None:   # (set through the bits: a Python float NaN would be made canonical)
+            bits = _ODD_NANS[dtype][0 if name.startswith("-") else 1]
+            x.view(int_type)[pos] = bits
+        else:
+            x[pos] = val
         x[pos // 3] = 0.0   # a +0.0 earlier: -0.0 and +0.0 must stay in input order
         cases[name] = x
     for name, x in cases.items():
@@ -125,12 +148,17 @@ def test_gpu_float_keys_with_and_without_special_values(dtype):
             # reference: torch's CPU sort (every NaN after +inf, as documented); torch's CUDA sort puts
             # a NaN with the sign bit set first
             r = torch.sort(x.cpu(), descending=desc, stable=True)
+            canonical_flags.clear()
             v, i = rs.sort(x, descending=desc)
             assert torch.equal(i.cpu(), r.indices), (name, desc)
+            canonical_flags.clear()
             k = rs.sort_keys(x, desc)
-            bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
             # the original bits, in torch's order
-            assert torch.equal(k.cpu().view(bits), x.cpu()[r.indices].view(bits)), (name, desc)
+            assert torch.equal(k.cpu().view(int_type), x.cpu()[r.indices].view(int_type)), (name, desc)
+            if read_back:   # the keys-only passes after the early first one: plain flip iff nothing changes
+                assert len(canonical_flags) >= 2 and canonical_flags[0], (name, canonical_flags)
+                plain = name in ("none", "NaN first")
+                assert all(f is (not plain) for f in canonical_flags[1:]), (name, canonical_flags)
 
 
 @pytest.mark.gpu

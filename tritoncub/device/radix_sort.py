@@ -326,8 +326,9 @@ def _digit_offsets_kernel(hist_ptr, summary_ptr, row_len, rows, NUM_PLACES: tl.c
     """Destination offsets of place ``program_id(0)`` for row ``program_id(1)`` of ``rows`` rows
     (the grid's second dimension, at most ``ROWS_BLOCK``) of ``row_len`` keys, from the counts ``hist[place][row][digit]``,
     written after them and the row of special-key counts. The row-0 programs also write the summary
-    the host reads back (``NUM_PLACES + 1`` words at ``summary_ptr``): the count of special float keys,
-    then each place's largest digit count over all rows (the key count when every key shares one digit).
+    the host reads back (``NUM_PLACES + 1`` words at ``summary_ptr``): the count of float keys the
+    canonicalisation changes, then each place's largest digit count over all rows (the key count when
+    every key shares one digit).
 
     One row (a plain sort): the exclusive prefix of the digit counts. Rows: ``row * row_len`` + the
     row's exclusive prefix - the counts of the digit in all earlier rows; the passes' look-back
@@ -533,8 +534,9 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     ``red.shared.add`` per key; they are published to successors before the ranking, scanned into
     each warp's starting offset per digit, and the match-based ranking then bumps those offsets, so
     it yields every key's final position in the tile. Otherwise the ranking counts within each warp
-    and the scanned counters are added afterwards. ``CANONICAL=False`` (float keys with no ``-0.0``
-    and no NaN, counted by the histogram): the keys' order bits without the canonicalisation.
+    and the scanned counters are added afterwards. ``CANONICAL=False`` (float keys of which the
+    canonicalisation changes none, counted by the histogram: no ``-0.0``, no NaN but ``+qNaN``): the
+    keys' order bits without the canonicalisation.
 
     ``VALUE_MODE``: 0 keys only, 1 values carried, 2 positions generated (first pass); packed
     positions (keys of up to 32 bits sorted with their positions, :func:`pack_key_position`): 3 the
@@ -942,8 +944,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         return
 
     # 1. upfront histogram of every place: ``radix`` int64 counts per place and row (one row unless
-    #    ``rows``), one more row whose first word counts the -0.0 and NaN keys (fast path), then the
-    #    places' digit offsets (per row). Small sorts keep every pass's look-back words and tile
+    #    ``rows``), one more row whose first word counts the keys the canonicalisation changes (fast
+    #    path), then the places' digit offsets (per row). Small sorts keep every pass's look-back words and tile
     #    counter (int32) after them: one zeroed buffer
     tile = pol["WARPS"] * pol["ITEMS"] * 32 if fast else pol["TL_TILE"]
     n_tiles = cdiv(n, tile)
@@ -1016,7 +1018,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         lambda: dict(NUM_PLACES=num_places, RADIX=radix, ROWS_BLOCK=next_power_of_2(n_rows), num_warps=4,
                      **chain_kwargs(dev, fast)))
     # 2. skip places where all keys share one digit (one device-to-host copy of the summary, which also
-    #    says whether float keys hold -0.0 or NaN: without them the passes skip the canonicalisation)
+    #    says whether float keys hold -0.0 or NaNs other than +qNaN: without them the passes skip the
+    #    canonicalisation)
     #    (below the policy's SKIP_PLACES_MIN_N keys: no read-back, every place runs, canonical). The
     #    first place's pass is launched before the host waits for the copy, canonical, whatever the
     #    counts: the GPU never idles on the round trip, and the later passes are launched while it
@@ -1092,6 +1095,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         specials, *hmax = host.tolist()
         canonical = not (fast and count_special and specials == 0)
         if done and hmax[0] == n:   # the early pass found its place shared and did nothing
+            assert words is None   # (that pass flipped the selectors: never one with packed positions)
             done = 0
             keys.selector ^= 1
             if values is not None:
