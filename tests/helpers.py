@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -171,3 +172,66 @@ def limit_grid_y(monkeypatch, module, limit: int) -> list:
 
     monkeypatch.setattr(module, "launch", checked)
     return grids
+
+
+def _extent(t: torch.Tensor):
+    """[first, last + 1) byte addresses a tensor view can reach (None when empty)."""
+    if t.numel() == 0:
+        return None
+    last = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+    return t.data_ptr(), t.data_ptr() + (last + 1) * t.element_size()
+
+
+@contextlib.contextmanager
+def interpreter_bounds_checked():
+    """Under Triton's interpreter, every load and store a kernel launched in the block makes (masked-in
+    lanes only) must fall inside one of that launch's tensor arguments; yields the list of those that do
+    not (kernel, "load"/"store", a few addresses). Reading or writing past a tensor changes no result a
+    test compares, so tests of masking use this. Compiled (GPU) runs check nothing: the list stays empty."""
+    bad: list = []
+    if not interpreter_active():
+        yield bad
+        return
+    import triton.runtime.interpreter as interp
+    ranges: list = []
+    name = [None]
+    real_call = interp.GridExecutor.__call__
+    builder = interp.InterpreterBuilder
+    real_load, real_store = builder.create_masked_load, builder.create_masked_store
+
+    def call(self, *args, **kwargs):
+        saved, saved_name = list(ranges), name[0]
+        ranges[:] = [e for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)
+                     for e in [_extent(a)] if e is not None]
+        name[0] = getattr(self.fn, "__name__", str(self.fn))
+        try:
+            return real_call(self, *args, **kwargs)
+        finally:
+            ranges[:], name[0] = saved, saved_name
+
+    def check(ptrs, mask, what):
+        addr = np.asarray(ptrs.data).astype(np.uint64).ravel()
+        m = np.broadcast_to(np.asarray(mask.data).astype(bool), np.shape(ptrs.data)).ravel()
+        addr = addr[m]
+        width = ptrs.get_element_ty().primitive_bitwidth // 8
+        inside = np.zeros(addr.shape, bool)
+        for lo, hi in ranges:
+            inside |= (addr >= lo) & (addr + width <= hi)
+        if not inside.all():
+            bad.append((name[0], what, [hex(int(a)) for a in addr[~inside][:4]]))
+
+    def load(self, ptrs, mask, *a):
+        check(ptrs, mask, "load")
+        return real_load(self, ptrs, mask, *a)
+
+    def store(self, ptrs, value, mask, *a):
+        check(ptrs, mask, "store")
+        return real_store(self, ptrs, value, mask, *a)
+
+    interp.GridExecutor.__call__ = call
+    builder.create_masked_load, builder.create_masked_store = load, store
+    try:
+        yield bad
+    finally:
+        interp.GridExecutor.__call__ = real_call
+        builder.create_masked_load, builder.create_masked_store = real_load, real_store

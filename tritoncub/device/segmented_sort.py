@@ -511,8 +511,7 @@ policy.register(
     "segmented_sort",
     space={"TILE_ITEMS": [1024, 2048, 4096, 8192], "MAX_BLOCK": [2048, 4096, 8192],
            "MERGE_TILE": [1024, 2048, 4096], "LONG_PATH": ["radix", "merge"],
-           "NETWORK": ["own", "tl"], "TILE_SPLIT": [1, 2, 4, 8], "DECODE_KEYS": [0, 1],
-           "TILE_SORT": ["bitonic", "radix"],
+           "NETWORK": ["own", "tl"], "TILE_SPLIT": [1, 2, 4, 8], "TILE_SORT": ["bitonic", "radix"],
            "RADIX_MIN_BLOCK": [128, 256, 512], "RADIX_ITEMS": [4, 8, 16], "RADIX_BITS": [6, 7, 8],
            "RADIX_MAXNREG": [0, 56, 64], "RADIX_WARP_MIN_BLOCK": [0, 32, 64, 128], "RADIX_WARP_ROWS": [2, 4, 8],
            "num_warps": [4, 8, 16], "num_stages": [1]},
@@ -523,8 +522,12 @@ policy.register(
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
                       "large": {"TILE_ITEMS": 4096, "num_warps": 16}},
+    # (TILE_SPLIT only with our network; DECODE_KEYS, a setting by hand: the tuner's problems are float
+    # keys, which it leaves alone, and it only acts with a split)
     valid=lambda c: (c["MERGE_TILE"] <= c["MAX_BLOCK"] and 5 <= c["RADIX_BITS"] <= 8
-                     and c["RADIX_ITEMS"] > 0 and c["RADIX_ITEMS"] & (c["RADIX_ITEMS"] - 1) == 0),
+                     and c["RADIX_ITEMS"] > 0 and c["RADIX_ITEMS"] & (c["RADIX_ITEMS"] - 1) == 0
+                     and c["TILE_SPLIT"] in (1, 2, 4, 8) and (c["TILE_SPLIT"] == 1 or c["NETWORK"] == "own")
+                     and c["DECODE_KEYS"] in (0, 1) and (c["DECODE_KEYS"] == 0 or c["TILE_SPLIT"] > 1)),
     doc="Segmented/batched sort. Buckets by BLOCK (next power of two of the segment length): small "
         "<= 256, medium <= 1024, large above. TILE_ITEMS: items per program of the in-register sort "
         "(ROWS = TILE_ITEMS // BLOCK segments per program); MAX_BLOCK: longest segment sorted in "
