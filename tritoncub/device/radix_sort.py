@@ -7,9 +7,10 @@ Algorithm (Adinets & Merrill 2022, "Onesweep"):
 2. Places where every key has the same digit are **skipped** (common for small-range keys); this
    needs the histogram on the host: one small device-to-host copy per sort, which also says whether
    float keys hold ``-0.0`` or NaNs other than the canonical ``+qNaN`` (without them the passes skip
-   the canonicalisation of ``tritoncub.thread.radix_traits``). The first place's pass is launched before the host waits for
-   the copy (whatever the counts; except for positions packed with the keys, where that pass's form
-   depends on the count of passes), so the GPU does not idle on the round trip; that pass does
+   the canonicalisation of ``tritoncub.thread.radix_traits``). The first place's pass is launched
+   before the host waits for the copy (whatever the counts; except for positions packed with the
+   keys, where that pass's form depends on the count of passes), so the GPU does not idle on the
+   round trip; that pass does
    nothing when all keys share the first place's digit (the offsets kernel's summary says so on the
    GPU too), and the host then runs the next pass as the first. Below the policy's
    ``SKIP_PLACES_MIN_N`` keys there is no copy: every place runs, and the launches queue without
@@ -431,8 +432,9 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
     shared counters (red.shared), persistent over tiles. The keys are ``num_programs(1)`` rows of
     ``n`` keys (one row: a plain sort), ``n_tiles`` tiles per row, each row counted apart.
     ``COUNT_SPECIAL`` (float keys): also adds the number of keys the canonicalisation changes
-    (``-0.0``, NaNs other than ``+qNaN``) to ``hist_ptr[NUM_PLACES * rows * RADIX]``. ``PREFETCH``: each tile's keys are loaded before the
-    previous tile's are counted (measured on the H100, 2^28 keys: 534 us against 547).
+    (``-0.0``, NaNs other than ``+qNaN``) to ``hist_ptr[NUM_PLACES * rows * RADIX]``. ``PREFETCH``:
+    each tile's keys are loaded before the previous tile's are counted (measured on the H100, 2^28
+    keys: 534 us against 547).
     ``PDL``: the first kernel of the sort's launch chain."""
     chain_link_gluon(PDL)
     RADIX: gl.constexpr = 1 << RADIX_BITS

@@ -51,8 +51,9 @@ Measured (H100, fp32 values + int64 indices, torch.sort(dim=-1) in the same run)
 bitonic tile sort 0.114 ms (torch 0.449), block radix sort 0.153; 4096 x 1024, bitonic 0.251 ms,
 block radix sort 0.070 (torch 0.169); 1024 x 4096, bitonic 0.514, block radix 0.097 (torch 0.165)
 (bench/results/logs/block_radix_rows_tune-20261123.*); the tile sort with 4 column slices, row masks
-and 2048 items per program, 0.091 ms for 65536 x 128 (torch 0.447; tile_split_probe-*-20261124.log). Long rows on the merge path: 16 x 2^20 in
-14.7 ms vs torch 1.67 ms, which is why long segments default to the device radix sort.
+and 2048 items per program, 0.091 ms for 65536 x 128 (torch 0.447; tile_split_probe-*-20261124.log).
+Long rows on the merge path: 16 x 2^20 in 14.7 ms vs torch 1.67 ms, which is why long segments default
+to the device radix sort.
 """
 from __future__ import annotations
 
