@@ -10,9 +10,9 @@ Algorithm (Adinets & Merrill 2022, "Onesweep"):
    the canonicalisation of ``tritoncub.thread.radix_traits``). The first place's pass is launched
    before the host waits for the copy (whatever the counts; except for positions packed with the
    keys, where that pass's form depends on the count of passes), so the GPU does not idle on the
-   round trip; that pass does
-   nothing when all keys share the first place's digit (the offsets kernel's summary says so on the
-   GPU too), and the host then runs the next pass as the first. Below the policy's
+   round trip; that pass does nothing when all keys share the first place's digit (the offsets
+   kernel's summary says so on the GPU too), and the host then runs the next pass as the first.
+   Below the policy's
    ``SKIP_PLACES_MIN_N`` keys there is no copy: every place runs, and the launches queue without
    waiting for the GPU.
    Inputs of at most ``SMALL_N`` keys of up to 32 bits (a policy value; 0 = off, the default until
