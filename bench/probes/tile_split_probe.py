@@ -8,11 +8,20 @@ timed (do_bench medians, L2 flushed, as ``python -m bench``).
     PYTHONPATH=. python bench/probes/tile_split_probe.py decode
     PYTHONPATH=. python bench/probes/tile_split_probe.py ragged
     PYTHONPATH=. python bench/probes/tile_split_probe.py masks
+    PYTHONPATH=. python bench/probes/tile_split_probe.py minmax [half] | minmax1024
+    PYTHONPATH=<tree>:. python bench/probes/tile_split_probe.py ragged-host [--profile]
 
 ``ragged``: the bench's ragged segmented sort (100k power-law segments, 2^26 keys) under the small
 bucket before (1024 items, no split) and after (2048 items, split 4, integer keys decoded), interleaved.
 ``masks``: the shipped small bucket with full rows masked by row only (``ROW_MASKS_ONLY``) or per item,
 interleaved, on every case.
+``minmax``: the compare-swaps of the innermost ``MINMAX_DIMS`` hypercube dims by min/max against the
+partner compare, on the shipped small bucket and a 2-warp one (65536x128 fp32), every case;
+``half``: keys of 16 bits (packed 32-bit words), more depths.
+``minmax1024``: rows of 1024, the medium bucket's block radix sort against the bitonic tile sort
+(split 4/8) with and without min/max compare-swaps.
+``ragged-host``: the bench's ragged sort with this tree's code: do_bench median, GPU time, and the
+host's time per call queued without waiting (run it once per tree to compare).
 ``decode``: the best split configs with the sorted keys decoded from the packed words
 (``DECODE_KEYS``) or gathered from the input, on every case.
 """
@@ -103,6 +112,105 @@ def ragged():
             print(f"{name}: ok={ok} {t:.3f} ms  gpu {sum(u for _, u, _ in kb):.0f} us {top}", flush=True)
 
 
+def half_cases(g):
+    r = lambda *shape: torch.randn(*shape, device="cuda", generator=g)   # noqa: E731
+    return [("65536x128 fp16", r(65536, 128).half()), ("65536x128 bf16", r(65536, 128).bfloat16()),
+            ("65536x128 int16", (r(65536, 128) * 4000).to(torch.int16)),
+            ("131072x64 fp16", r(131072, 64).half()), ("65536x100 fp16", r(65536, 100).half()),
+            ("262144x32 fp16", r(262144, 32).half())]
+
+
+def minmax():
+    print(torch.cuda.get_device_name(), torch.__version__, triton.__version__, flush=True)
+    g = torch.Generator(device="cuda").manual_seed(4)
+    if "half" in sys.argv:   # (keys of 16 bits: packed 32-bit words)
+        small = policy.select("segmented_sort", torch.device("cuda"), "small").as_dict()
+        for name, xc in half_cases(g):
+            tt = min(bench_ms(lambda: torch.sort(xc, dim=-1)) for _ in range(3))
+            line = [f"{name}: torch {tt:.4f}"]
+            for mm in (0, 3, 5, 6, 7):
+                ok, t = run(xc, {**small, "MINMAX_DIMS": mm})
+                line.append(f"mm{mm} ok={ok} {t:.4f}")
+            print(" | ".join(line), flush=True)
+        return
+    small = policy.select("segmented_sort", torch.device("cuda"), "small").as_dict()
+    two = {**small, "TILE_ITEMS": 1024, "num_warps": 2}
+    for c, (name, xc) in enumerate(cases(g)):
+        tt = min(bench_ms(lambda: torch.sort(xc, dim=-1)) for _ in range(3))
+        line = [f"{name}: torch {tt:.4f}"]
+        for label, base in (("4w", small), ("2w", two))[:2 if c == 0 else 1]:
+            for mm in (0, 2, 3, 4, 5, 7) if c == 0 else (0, 3, 5):
+                try:
+                    ok, t = run(xc, {**base, "MINMAX_DIMS": mm})
+                except Exception as e:   # a config the compiler rejects
+                    line.append(f"{label}/mm{mm} {type(e).__name__}")
+                    continue
+                line.append(f"{label}/mm{mm} ok={ok} {t:.4f}")
+        print(" | ".join(line), flush=True)
+
+
+def minmax_1024():
+    print(torch.cuda.get_device_name(), torch.__version__, triton.__version__, flush=True)
+    g = torch.Generator(device="cuda").manual_seed(5)
+    x = torch.randn(4096, 1024, device="cuda", generator=g)
+    medium = policy.select("segmented_sort", torch.device("cuda"), "medium").as_dict()
+    tt = min(bench_ms(lambda: torch.sort(x, dim=-1)) for _ in range(3))
+    ok, t = run(x, medium)
+    print(f"4096x1024 fp32: torch {tt:.4f} | shipped (block radix) ok={ok} {t:.4f} = {tt / t:.2f}x", flush=True)
+    bit = {**medium, "TILE_SORT": "bitonic", "NETWORK": "own"}
+    for split in (4, 8):
+        for tile, warps in ((2048, 4), (4096, 8)):
+            line = []
+            for mm in (0, 4):
+                try:
+                    ok, t = run(x, {**bit, "TILE_SPLIT": split, "TILE_ITEMS": tile, "num_warps": warps,
+                                    "MINMAX_DIMS": mm})
+                except Exception as e:
+                    line.append(f"mm{mm} {type(e).__name__}")
+                    continue
+                line.append(f"mm{mm} ok={ok} {t:.4f}")
+            print(f"  bitonic split {split} tile {tile} warps {warps}: " + " | ".join(line), flush=True)
+
+
+def ragged_host():
+    import time
+    sys.path.insert(0, "bench")
+    from bench_segmented import _power_law_offsets
+    from _timing import kernel_breakdown
+    print(torch.cuda.get_device_name(), torch.__version__, triton.__version__, ss.__file__, flush=True)
+    total, nseg = 1 << 26, 100_000
+    offs = torch.as_tensor(_power_law_offsets(nseg, total), device="cuda")
+    keys = torch.randn(total, device="cuda", generator=torch.Generator(device="cuda").manual_seed(1))
+    out = ss.segmented_sort(keys, offs)
+    # (each segment ascending, and the same multiset of keys)
+    seg = torch.repeat_interleave(torch.arange(nseg, device="cuda"), offs.diff())
+    ok = bool(((out[1:] >= out[:-1]) | (seg[1:] != seg[:-1])).all()) and torch.equal(
+        torch.sort(out)[0], torch.sort(keys)[0])
+    for rep in range(3):
+        t = bench_ms(lambda: ss.segmented_sort(keys, offs))
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(10):
+            ss.segmented_sort(keys, offs)
+        host = (time.perf_counter() - t0) / 10 * 1e3
+        torch.cuda.synchronize()
+        kb = kernel_breakdown(lambda: ss.segmented_sort(keys, offs), reps=2)
+        print(f"ok={ok} bench {t:.3f} ms  host per call {host:.3f} ms  gpu {sum(u for _, u, _ in kb) / 1e3:.3f} ms",
+              flush=True)
+    if "--profile" in sys.argv:
+        import cProfile
+        import pstats
+        prof = cProfile.Profile()
+        torch.cuda.synchronize()
+        prof.enable()
+        for _ in range(5):
+            ss.segmented_sort(keys, offs)
+        torch.cuda.synchronize()
+        prof.disable()
+        for key in ("cumulative", "tottime"):
+            pstats.Stats(prof).sort_stats(key).print_stats(22)
+
+
 def main():
     print(torch.cuda.get_device_name(), torch.__version__, triton.__version__, flush=True)
     g = torch.Generator(device="cuda").manual_seed(1)
@@ -144,4 +252,4 @@ def main():
 
 
 if __name__ == "__main__":
-    {"decode": decode, "ragged": ragged, "masks": masks}.get(sys.argv[1] if sys.argv[1:] else "", main)()
+    {"decode": decode, "ragged": ragged, "masks": masks, "minmax": minmax, "minmax1024": minmax_1024, "ragged-host": ragged_host}.get(sys.argv[1] if sys.argv[1:] else "", main)()

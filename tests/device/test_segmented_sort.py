@@ -121,21 +121,23 @@ def test_sort_rows_policy_configs(cfg):
         check_rows(adversarial_rows(rows, 30, torch.float32, seed=5), descending=True)
 
 
-@pytest.mark.parametrize("split,decode", [(2, 0), (4, 1), (8, 0), (8, 1)])
+@pytest.mark.parametrize("split,decode,minmax", [(2, 0, 0), (4, 1, 7), (8, 0, 3), (8, 1, 0), (1, 0, 7)])
 @pytest.mark.parametrize("dtype,L", [(torch.float32, 30), (torch.float16, 100), (torch.bfloat16, 17), (torch.int32, 3),
                                      (torch.float32, 1), (torch.uint8, 64), (torch.int16, 40), (torch.int64, 9),
                                      (torch.int32, 64), (torch.int8, 16), (getattr(torch, "uint16", None), 40),
                                      (getattr(torch, "uint32", None), 33)], ids=str)
-def test_sort_rows_column_slices(split, decode, dtype, L):
+def test_sort_rows_column_slices(split, decode, minmax, dtype, L):
     # TILE_SPLIT: rows read as joined column slices (packed words; 64-bit keys keep the pair network),
     # whole rows (masked by row: 9 rows, not a multiple of the tile's rows) and ragged ones, both orders,
     # keys and pairs; lengths under the slice count give one column per slice. DECODE_KEYS: integer
     # keys decoded from the words (floats, gathered, compared bit for bit: -0.0 and NaNs with a sign or
-    # payload). Under the interpreter, no load or store may leave its tensor.
+    # payload). MINMAX_DIMS: the innermost dims' compare-swaps by min/max (32-bit words: keys of up to
+    # 16 bits here). Under the interpreter, no load or store may leave its tensor.
     if dtype is None:
         pytest.skip("this torch has no such dtype")
-    with policy.override("segmented_sort", dict(TILE_SPLIT=split, DECODE_KEYS=decode, TILE_ITEMS=256,
-                                                TILE_SORT="bitonic")), interpreter_bounds_checked() as outside:
+    with policy.override("segmented_sort", dict(TILE_SPLIT=split, DECODE_KEYS=decode, MINMAX_DIMS=minmax,
+                                                TILE_ITEMS=256, TILE_SORT="bitonic")), \
+            interpreter_bounds_checked() as outside:
         x = adversarial_rows(9, L, dtype, seed=L + split)
         if dtype.is_floating_point:   # NaNs with their sign set or a payload, and -0.0: read back bit for bit
             width = {2: torch.int16, 4: torch.int32}[x.element_size()]
@@ -163,6 +165,23 @@ def test_sort_rows_column_slices(split, decode, dtype, L):
                 assert_equal(ok[a:b].cpu(), rk[0], signed_zero=True, msg=f"pair keys [{a}, {b})")
                 assert torch.equal(ov[a:b].cpu().long(), rp[0] + a), f"values [{a}, {b})"
     assert not outside, outside[:3]
+
+
+def test_segments_by_block():
+    # segments grouped by block (next power of two of the length, at least the minimum), ascending ids
+    # within a block, against a grouping by np.unique: lengths 0, 1, powers of two and one past them
+    rng = np.random.default_rng(3)
+    lengths = np.concatenate([[0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 2**20, 2**20 + 1],
+                              rng.integers(0, 5000, 3000), 1 << rng.integers(0, 13, 500)])
+    rng.shuffle(lengths)
+    for chosen, min_block in (((lengths > 1) & (lengths <= 4096), 8), (lengths > 0, 2), (lengths < 0, 8)):
+        ids, bins = ss._segments_by_block(lengths, chosen, min_block)
+        blocks = np.maximum(min_block, 2 ** np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64))
+        expect = [(int(b), np.flatnonzero(chosen & (blocks == b))) for b in np.unique(blocks[chosen])]
+        assert [b for b, _, _ in bins] == [b for b, _ in expect]
+        for (block, start, count), (_, want) in zip(bins, expect):
+            assert np.array_equal(ids[start:start + count], want), block
+        assert len(ids) == chosen.sum()
 
 
 @pytest.mark.parametrize("path", ["merge", "radix", "rows-in-one-sort"])

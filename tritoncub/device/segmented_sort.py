@@ -105,31 +105,44 @@ def _partner(x, AXIS: tl.constexpr):
 
 
 @triton.jit
-def _compare_swap(x, flip, I: tl.constexpr, N_DIMS: tl.constexpr):
-    y = _partner(x, N_DIMS - 1 - I)
+def _compare_swap(x, flip, I: tl.constexpr, N_DIMS: tl.constexpr, MINMAX: tl.constexpr = False):
+    """Compare-swap of the pairs along hypercube dim ``I`` (0: the innermost). MINMAX: the pair's
+    smaller and larger items as two size-2 reductions, then a select by position alone (one compare
+    per pair where the dim lies in a thread's registers; the default finds each item's partner and
+    compares on both sides)."""
     is_right = _indicator(N_DIMS, I)
-    return tl.where((x > y) != (flip ^ is_right), y, x)
+    if MINMAX:
+        lo = tl.min(x, N_DIMS - 1 - I, keep_dims=True)
+        hi = tl.max(x, N_DIMS - 1 - I, keep_dims=True)
+        out = tl.where((flip ^ is_right) != 0, hi, lo)
+    else:
+        y = _partner(x, N_DIMS - 1 - I)
+        out = tl.where((x > y) != (flip ^ is_right), y, x)
+    return out
 
 
 @triton.jit
-def _bitonic_merge(h, STAGE: tl.constexpr, ORDER: tl.constexpr, N_DIMS: tl.constexpr):
-    """STAGE rounds of compare-swap on a hypercube tile; ORDER 0 ascending, 1 descending, 2 alternating."""
+def _bitonic_merge(h, STAGE: tl.constexpr, ORDER: tl.constexpr, N_DIMS: tl.constexpr,
+                   MINMAX_DIMS: tl.constexpr = 0):
+    """STAGE rounds of compare-swap on a hypercube tile; ORDER 0 ascending, 1 descending, 2 alternating.
+    The innermost ``MINMAX_DIMS`` dims compare-swap by min/max (see :func:`_compare_swap`)."""
     if ORDER == 2:
         flip = _indicator(N_DIMS, STAGE)
     else:
         flip = ORDER
     for i in tl.static_range(STAGE):
-        h = _compare_swap(h, flip, STAGE - 1 - i, N_DIMS)
+        h = _compare_swap(h, flip, STAGE - 1 - i, N_DIMS, STAGE - 1 - i < MINMAX_DIMS)
     return h
 
 
 @triton.jit
 def bitonic_sort_descending(x, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: tl.constexpr,
-                            N_DIMS: tl.constexpr):
-    """Bitonic sort of a [ROWS, BLOCK] unsigned tile along axis 1, largest first."""
+                            N_DIMS: tl.constexpr, MINMAX_DIMS: tl.constexpr = 0):
+    """Bitonic sort of a [ROWS, BLOCK] unsigned tile along axis 1, largest first (``MINMAX_DIMS``: see
+    :func:`_bitonic_merge`)."""
     h = tl.reshape(x, [2] * N_DIMS)
     for stage in tl.static_range(1, LOG_N + 1):
-        h = _bitonic_merge(h, stage, 2 if stage < LOG_N else 1, N_DIMS)
+        h = _bitonic_merge(h, stage, 2 if stage < LOG_N else 1, N_DIMS, MINMAX_DIMS)
     return tl.reshape(h, [ROWS, BLOCK])
 
 
@@ -183,7 +196,8 @@ def sort_pairs_descending(k, v, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: 
 
 @triton.jit
 def sort_tile_descending(ordp, cols, ROWS: tl.constexpr, BLOCK: tl.constexpr, LOG_N: tl.constexpr,
-                         N_DIMS: tl.constexpr, PACK: tl.constexpr, TL_SORT: tl.constexpr = False):
+                         N_DIMS: tl.constexpr, PACK: tl.constexpr, TL_SORT: tl.constexpr = False,
+                         MINMAX_DIMS: tl.constexpr = 0):
     """Stable descending sort of the ordered keys ``ordp`` ([ROWS, BLOCK] uint64) along axis 1.
 
     Returns the input column of each sorted slot (int64). PACK 32/64 packs key and inverted column
@@ -199,14 +213,14 @@ def sort_tile_descending(ordp, cols, ROWS: tl.constexpr, BLOCK: tl.constexpr, LO
         if TL_SORT:
             p = tl.sort(p, descending=True)
         else:
-            p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS)
+            p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS, MINMAX_DIMS)
         sel = (p & (BLOCK - 1)).to(tl.uint64)
     else:
         p = (ordp << LOG_N) | inv
         if TL_SORT:
             p = tl.sort(p, descending=True)
         else:
-            p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS)
+            p = bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS, MINMAX_DIMS)
         sel = p & (BLOCK - 1)
     return (BLOCK - 1) - sel.to(tl.int64)
 
@@ -278,7 +292,7 @@ def _segment_tile_sort_kernel(
         HAS_IDX_BASE: tl.constexpr,
         HAS_VALS: tl.constexpr, WRITE_KEYS: tl.constexpr, WRITE_IDX: tl.constexpr,
         KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr, SPLIT: tl.constexpr = 1,
-        DECODE_KEYS: tl.constexpr = False, FULL_ROWS: tl.constexpr = False):
+        DECODE_KEYS: tl.constexpr = False, FULL_ROWS: tl.constexpr = False, MINMAX_DIMS: tl.constexpr = 0):
     """One program sorts ROWS segments of at most BLOCK items each, in registers.
 
     ``SPLIT`` (2, 4 or 8; packed words only): each row is read as SPLIT column slices joined along new
@@ -308,7 +322,7 @@ def _segment_tile_sort_kernel(
                                 FULL_ROWS)
         if PACK == 32:
             p = p.to(tl.uint32)
-        p = tl.reshape(bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS), [ROWS, BLOCK])
+        p = tl.reshape(bitonic_sort_descending(p, ROWS, BLOCK, LOG_N, N_DIMS, MINMAX_DIMS), [ROWS, BLOCK])
         idx = (BLOCK - 1) - (p & (BLOCK - 1)).to(tl.int64)
         if DECODE_KEYS:
             sorted_bits = _decoded_key_bits(p >> LOG_N, KEY_BITS, KEY_DTYPE, ASCENDING)
@@ -316,7 +330,7 @@ def _segment_tile_sort_kernel(
         bits = tl.load(keys_ptr + begin[:, None] + cols[None, :], mask=mask, other=0)
         ordp = ordered_bits(bits, KEY_DTYPE, ASCENDING)
         ordp = tl.where(mask, ordp, tl.zeros_like(ordp))
-        idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, PACK, TL_SORT)
+        idx = sort_tile_descending(ordp, cols, ROWS, BLOCK, LOG_N, N_DIMS, PACK, TL_SORT, MINMAX_DIMS)
     src = begin[:, None] + idx
     dst = begin[:, None] + cols[None, :]
     if WRITE_KEYS:
@@ -517,18 +531,19 @@ policy.register(
            "RADIX_MAXNREG": [0, 56, 64], "RADIX_WARP_MIN_BLOCK": [0, 32, 64, 128], "RADIX_WARP_ROWS": [2, 4, 8],
            "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "LONG_PATH": "radix", "NETWORK": "own",
-              "TILE_SPLIT": 1, "DECODE_KEYS": 0, "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8,
+              "TILE_SPLIT": 1, "DECODE_KEYS": 0, "MINMAX_DIMS": 0, "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8,
               "RADIX_BITS": 8, "RADIX_MAXNREG": 0,
               "RADIX_WARP_MIN_BLOCK": 0, "RADIX_WARP_ROWS": 4, "num_warps": 4, "num_stages": 1},
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
                       "large": {"TILE_ITEMS": 4096, "num_warps": 16}},
-    # (TILE_SPLIT only with our network; DECODE_KEYS, a setting by hand: the tuner's problems are float
-    # keys, which it leaves alone, and it only acts with a split)
+    # (TILE_SPLIT only with our network; DECODE_KEYS and MINMAX_DIMS, settings by hand: the tuner's
+    # problems are 32-bit float keys, which they leave alone)
     valid=lambda c: (c["MERGE_TILE"] <= c["MAX_BLOCK"] and 5 <= c["RADIX_BITS"] <= 8
                      and c["RADIX_ITEMS"] > 0 and c["RADIX_ITEMS"] & (c["RADIX_ITEMS"] - 1) == 0
                      and c["TILE_SPLIT"] in (1, 2, 4, 8) and (c["TILE_SPLIT"] == 1 or c["NETWORK"] == "own")
-                     and c["DECODE_KEYS"] in (0, 1) and (c["DECODE_KEYS"] == 0 or c["TILE_SPLIT"] > 1)),
+                     and c["DECODE_KEYS"] in (0, 1) and (c["DECODE_KEYS"] == 0 or c["TILE_SPLIT"] > 1)
+                     and 0 <= c["MINMAX_DIMS"] <= 13 and (c["MINMAX_DIMS"] == 0 or c["NETWORK"] == "own")),
     doc="Segmented/batched sort. Buckets by BLOCK (next power of two of the segment length): small "
         "<= 256, medium <= 1024, large above. TILE_ITEMS: items per program of the in-register sort "
         "(ROWS = TILE_ITEMS // BLOCK segments per program); MAX_BLOCK: longest segment sorted in "
@@ -537,7 +552,9 @@ policy.register(
         "NETWORK: our bitonic network or tl.sort for packed words (same results); TILE_SPLIT: our network's "
         "rows read as 1, 2, 4 or 8 joined column slices (more of each row in a thread's registers); "
         "DECODE_KEYS: with TILE_SPLIT > 1, sorted integer keys decoded from the packed words instead of "
-        "gathered from the input. TILE_SORT 'radix': "
+        "gathered from the input. MINMAX_DIMS: for packed 32-bit words (key bits + log2(BLOCK) <= 32), "
+        "our network's innermost (log2) dims whose compare-swaps take each pair's min and max instead "
+        "of comparing each item with its partner (64-bit words measured slower). TILE_SORT 'radix': "
         "segments of keys of at most 32 bits whose BLOCK is at least RADIX_MIN_BLOCK sorted one per "
         "program by the shared-memory block radix sort (RADIX_ITEMS items per thread, so BLOCK / "
         "(32 * RADIX_ITEMS) warps, 1 to 16; RADIX_BITS per pass; RADIX_MAXNREG a register cap per "
@@ -687,7 +704,9 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
            BLOCK=block, ROWS=rows, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
            PACK=pack, TL_SORT=pol["NETWORK"] == "tl", **flags,
            ASCENDING=not descending, **meta, SPLIT=split, DECODE_KEYS=decode,
-           FULL_ROWS=bool(ROW_MASKS_ONLY and uniform and row_len == block), num_warps=pol.num_warps,
+           FULL_ROWS=bool(ROW_MASKS_ONLY and uniform and row_len == block),
+           MINMAX_DIMS=min(pol.get("MINMAX_DIMS", 0), log_n) if pack == 32 and pol["NETWORK"] == "own" else 0,
+           num_warps=pol.num_warps,
            num_stages=pol.num_stages)
 
 
@@ -696,12 +715,29 @@ def _host_arrays_to_device(arrays, device) -> list[torch.Tensor]:
     waiting (a copy from pageable memory waits for the stream to drain: the GPU would then idle while
     the host queues what follows)."""
     sizes = [len(a) for a in arrays]
-    host = torch.from_numpy(np.concatenate([np.ascontiguousarray(a, dtype=np.int64) for a in arrays]))
     if device.type == "cuda":
-        dev = host.pin_memory().to(device, non_blocking=True)
+        host = torch.empty(sum(sizes), dtype=torch.int64, pin_memory=True)
+        if sizes:
+            np.concatenate(arrays, out=host.numpy())
+        dev = host.to(device, non_blocking=True)
     else:
-        dev = host.to(device)
+        dev = torch.from_numpy(np.concatenate([np.asarray(a, dtype=np.int64) for a in arrays] or
+                                              [np.zeros(0, np.int64)])).to(device)
     return list(torch.split(dev, sizes))
+
+
+def _segments_by_block(length: np.ndarray, chosen: np.ndarray, min_block: int):
+    """The ``chosen`` segments grouped by block, the next power of two of their length (at least
+    ``min_block``): ``(ids, bins)``, ``ids`` the segment ids in order of block (ascending within one)
+    and ``bins`` the ``(block, start, count)`` runs of ``ids``. Linear time on the host (a stable
+    argsort of one byte per segment is a radix sort)."""
+    ids = np.flatnonzero(chosen)
+    mant, exp = np.frexp(np.maximum(length[ids], 1))
+    log_block = np.maximum(exp - (mant == 0.5), _log2(min_block)).astype(np.uint8)   # ceil(log2(length))
+    ids = ids[np.argsort(log_block, kind="stable")]
+    counts = np.bincount(log_block, minlength=1)
+    starts = np.cumsum(counts) - counts
+    return ids, [(1 << int(b), int(starts[b]), int(counts[b])) for b in np.flatnonzero(counts)]
 
 
 def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, descending, meta,
@@ -896,17 +932,16 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending):
     vb = bits_view(values) if values is not None else None
     ovb = bits_view(out_v) if values is not None else None
     max_block = policy.select("segmented_sort", device, "large")["MAX_BLOCK"]
-    nz = len_np > 1
-    blocks = np.maximum(MIN_BLOCK, np.left_shift(1, np.ceil(np.log2(np.maximum(len_np, 1))).astype(np.int64)))
-    t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
-    short = nz & (len_np <= max_block)
+    short = (len_np > 1) & (len_np <= max_block)
     if short.any():
-        d_begin, d_len = t(begin_np), t(len_np)
-        for block in np.unique(blocks[short]).tolist():
-            ids = np.flatnonzero(short & (blocks == block))
-            _launch_tile_sort(kb, vb, okb, ovb, None, block=int(block), num_segs=len(ids),
-                              descending=descending, meta=meta, device=device, seg_begin=d_begin,
-                              seg_len=d_len, seg_list=t(ids))
+        # one launch per block size; begin, length and the segment lists go over in one copy (one
+        # from pageable memory per bin would wait for the stream each time)
+        ids, bins = _segments_by_block(len_np, short, MIN_BLOCK)
+        d_begin, d_len, d_ids = _host_arrays_to_device([begin_np, len_np, ids], device)
+        for block, start, count in bins:
+            _launch_tile_sort(kb, vb, okb, ovb, None, block=block, num_segs=count, descending=descending,
+                              meta=meta, device=device, seg_begin=d_begin, seg_len=d_len,
+                              seg_list=d_ids[start:start + count])
     long_ = len_np > max_block
     if long_.any():
         _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],

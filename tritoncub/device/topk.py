@@ -55,8 +55,8 @@ from ..thread.radix_traits import to_ordered_bits
 from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
 from .radix_sort import reads_back, sort_pairs as radix_sort_pairs
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
-                             sort_tile_descending, bitonic_topk, _launch_tile_sort, _log2,
-                             _sort_long)
+                             sort_tile_descending, bitonic_topk, _host_arrays_to_device, _launch_tile_sort,
+                             _log2, _segments_by_block, _sort_long)
 
 _IDX32_INT = 0xFFFFFFFF   # the inverted-column field of a packed candidate (literal in the kernels)
 
@@ -970,13 +970,12 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
     t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
     asc = not largest
     pol = policy.select("topk", device, "rows")
-    d_begin, d_len = t(begin), t(length)
-    blocks = np.maximum(2, np.left_shift(1, np.ceil(np.log2(np.maximum(length, 1))).astype(np.int64)))
     short = (length > 0) & (length <= pol["ROW_MAX_BLOCK"])
-    for block in np.unique(blocks[short]).tolist():
-        ids = np.flatnonzero(short & (blocks == block))
-        _tile_topk(kb, ovb, indices, k, block=int(block), num_rows=len(ids), meta=meta, ascending=asc,
-                   device=device, seg_begin=d_begin, seg_len=d_len, seg_list=t(ids), idx_abs=True, pol=pol)
+    ids, bins = _segments_by_block(length, short, 2)
+    d_begin, d_len, d_ids = _host_arrays_to_device([begin, length, ids], device)
+    for block, start, count in bins:
+        _tile_topk(kb, ovb, indices, k, block=block, num_rows=count, meta=meta, ascending=asc, device=device,
+                   seg_begin=d_begin, seg_len=d_len, seg_list=d_ids[start:start + count], idx_abs=True, pol=pol)
     long_ = length > pol["ROW_MAX_BLOCK"]
     fewer = long_ & (length < k)
     if fewer.any():
