@@ -182,6 +182,14 @@ def test_segments_by_block():
         for (block, start, count), (_, want) in zip(bins, expect):
             assert np.array_equal(ids[start:start + count], want), block
         assert len(ids) == chosen.sum()
+    # the long-segment kernels' tiles: every position of every segment in exactly one tile, in order
+    long_ = lengths[lengths > 0]
+    seg, first = ss._segment_tiles(long_, 1024)
+    pos = first[:, None] + np.arange(1024)[None, :]
+    inside = pos < long_[seg][:, None]
+    starts = np.repeat(np.cumsum(long_) - long_, long_)
+    assert np.array_equal(np.broadcast_to(seg[:, None], pos.shape)[inside], np.repeat(np.arange(len(long_)), long_))
+    assert np.array_equal(pos[inside], np.arange(int(long_.sum())) - starts)
 
 
 @pytest.mark.parametrize("path", ["merge", "radix", "rows-in-one-sort"])
@@ -345,9 +353,9 @@ def test_block_radix_sort_falls_back_when_it_does_not_compile(monkeypatch):
 @pytest.mark.parametrize("grid_y", [None, 1])
 @pytest.mark.parametrize("descending,path", [(False, "merge"), (True, "radix"), (False, "radix")])
 def test_segmented_sort_pairs_ragged(descending, path, grid_y, monkeypatch):
-    # empty segments, length 1, power-of-two and ragged lengths, two long segments (merge or radix path);
-    # grid_y 1: the long segments' launches split into one launch per segment (on a GPU grid axis 1
-    # takes at most 65535 segments per launch)
+    # empty segments, length 1, power-of-two and ragged lengths, two long segments (merge or radix path,
+    # one program per tile of a long segment: lengths 40 and 21 over tiles of 8 end ragged); grid_y 1:
+    # no launch puts more than one program on grid axis 1 (on a GPU it takes at most 65535)
     if grid_y is not None:
         limit_grid_y(monkeypatch, ss, grid_y)
     lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7, 21]

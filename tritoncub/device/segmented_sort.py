@@ -72,7 +72,7 @@ from .. import policy
 from .._library import custom_op
 from .._launch import launch
 from .._utils import (INT_OF_SIZE, cdiv, check_device, check_tensor, check_same_device, compile_only,
-                      grid_y_batches, inline_ptx_ok, interpreter_active, maxnreg_kwargs, next_power_of_2,
+                      inline_ptx_ok, interpreter_active, maxnreg_kwargs, next_power_of_2,
                       smem_per_block)
 from ..block.radix_sort import block_radix_sort_smem
 from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
@@ -426,96 +426,94 @@ def _segment_block_radix_sort_kernel(
 
 
 @triton.jit
+def _segment_tile(tile_seg_ptr, tile_first_ptr):
+    """This program's tile of :func:`_segment_tiles`: its segment and first position in it (int64)."""
+    t = tl.program_id(0)
+    return tl.load(tile_seg_ptr + t).to(tl.int64), tl.load(tile_first_ptr + t).to(tl.int64)
+
+
+@triton.jit
 def _merge_pass_kernel(
         src_keys_ptr, src_idx_ptr, dst_keys_ptr, dst_idx_ptr, vals_ptr, out_vals_ptr,
-        seg_begin_ptr, seg_len_ptr, run, seg_base,
+        seg_begin_ptr, seg_len_ptr, tile_seg_ptr, tile_first_ptr, run,
         SEARCH_STEPS: tl.constexpr, BLOCK: tl.constexpr, FINAL_VALS: tl.constexpr, WRITE_IDX: tl.constexpr,
         KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
-    """Merge neighbouring sorted runs of ``run`` items of each long segment (runs 2j and 2j+1); the
-    launch's segments start at ``seg_base`` (grid axis 1 holds at most 65535)."""
-    t = tl.program_id(0)
-    s = tl.program_id(1) + seg_base
+    """Merge neighbouring sorted runs of ``run`` items of each long segment (runs 2j and 2j+1); one
+    program per tile of :func:`_segment_tiles`."""
+    s, tile_start = _segment_tile(tile_seg_ptr, tile_first_ptr)
     begin = tl.load(seg_begin_ptr + s).to(tl.int64)
     length = tl.load(seg_len_ptr + s).to(tl.int64)
-    tile_start = t.to(tl.int64) * BLOCK
-    if tile_start < length:
-        pos = tile_start + tl.arange(0, BLOCK)
-        mask = pos < length
-        pair_start = (pos // (2 * run)) * (2 * run)
-        in_b = (pos - pair_start) >= run
-        own_start = tl.where(in_b, pair_start + run, pair_start)
-        oth_start = tl.where(in_b, pair_start, pair_start + run)
-        oth_len = tl.minimum(tl.maximum(length - oth_start, 0), run)
-        my_bits = tl.load(src_keys_ptr + begin + pos, mask=mask, other=0)
-        my_idx = tl.load(src_idx_ptr + begin + pos, mask=mask, other=0)
-        my_key = ordered_bits(my_bits, KEY_DTYPE, ASCENDING)
-        lo = tl.zeros([BLOCK], tl.int64)
-        hi = tl.where(mask, oth_len, 0)
-        for _ in tl.static_range(SEARCH_STEPS):
-            active = lo < hi
-            mid = (lo + hi) // 2
-            o_bits = tl.load(src_keys_ptr + begin + oth_start + mid, mask=active, other=0)
-            o_idx = tl.load(src_idx_ptr + begin + oth_start + mid, mask=active, other=0)
-            o_key = ordered_bits(o_bits, KEY_DTYPE, ASCENDING)
-            before = (o_key > my_key) | ((o_key == my_key) & (o_idx < my_idx))
-            lo = tl.where(active & before, mid + 1, lo)
-            hi = tl.where(active & (~before), mid, hi)
-        dest = begin + pair_start + (pos - own_start) + lo
-        tl.store(dst_keys_ptr + dest, my_bits, mask=mask)
-        if WRITE_IDX:
-            tl.store(dst_idx_ptr + dest, my_idx, mask=mask)
-        if FINAL_VALS:
-            tl.store(out_vals_ptr + dest, tl.load(vals_ptr + begin + my_idx, mask=mask), mask=mask)
+    pos = tile_start + tl.arange(0, BLOCK)
+    mask = pos < length
+    pair_start = (pos // (2 * run)) * (2 * run)
+    in_b = (pos - pair_start) >= run
+    own_start = tl.where(in_b, pair_start + run, pair_start)
+    oth_start = tl.where(in_b, pair_start, pair_start + run)
+    oth_len = tl.minimum(tl.maximum(length - oth_start, 0), run)
+    my_bits = tl.load(src_keys_ptr + begin + pos, mask=mask, other=0)
+    my_idx = tl.load(src_idx_ptr + begin + pos, mask=mask, other=0)
+    my_key = ordered_bits(my_bits, KEY_DTYPE, ASCENDING)
+    lo = tl.zeros([BLOCK], tl.int64)
+    hi = tl.where(mask, oth_len, 0)
+    for _ in tl.static_range(SEARCH_STEPS):
+        active = lo < hi
+        mid = (lo + hi) // 2
+        o_bits = tl.load(src_keys_ptr + begin + oth_start + mid, mask=active, other=0)
+        o_idx = tl.load(src_idx_ptr + begin + oth_start + mid, mask=active, other=0)
+        o_key = ordered_bits(o_bits, KEY_DTYPE, ASCENDING)
+        before = (o_key > my_key) | ((o_key == my_key) & (o_idx < my_idx))
+        lo = tl.where(active & before, mid + 1, lo)
+        hi = tl.where(active & (~before), mid, hi)
+    dest = begin + pair_start + (pos - own_start) + lo
+    tl.store(dst_keys_ptr + dest, my_bits, mask=mask)
+    if WRITE_IDX:
+        tl.store(dst_idx_ptr + dest, my_idx, mask=mask)
+    if FINAL_VALS:
+        tl.store(out_vals_ptr + dest, tl.load(vals_ptr + begin + my_idx, mask=mask), mask=mask)
 
 
 @triton.jit
 def _pack_composite_kernel(
-        keys_ptr, comp_ptr, idx_ptr, seg_begin_ptr, seg_len_ptr, seg_cum_ptr, seg_base,
+        keys_ptr, comp_ptr, idx_ptr, seg_begin_ptr, seg_len_ptr, seg_cum_ptr, tile_seg_ptr, tile_first_ptr,
         BLOCK: tl.constexpr, SEG_IN_KEY: tl.constexpr,
         KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, DESCENDING: tl.constexpr):
     """Long segments -> one array of composite keys ``segment << KEY_BITS | ordered_key`` (ascending
-    order = the wanted order) and in-segment positions, for one device radix sort (segments from
-    ``seg_base`` on: grid axis 1 holds at most 65535)."""
-    t = tl.program_id(0)
-    s = tl.program_id(1) + seg_base
+    order = the wanted order) and in-segment positions, for one device radix sort; one program per
+    tile of :func:`_segment_tiles`."""
+    s, tile_start = _segment_tile(tile_seg_ptr, tile_first_ptr)
     begin = tl.load(seg_begin_ptr + s).to(tl.int64)
     length = tl.load(seg_len_ptr + s).to(tl.int64)
     cum = tl.load(seg_cum_ptr + s).to(tl.int64)
-    tile_start = t.to(tl.int64) * BLOCK
-    if tile_start < length:
-        pos = tile_start + tl.arange(0, BLOCK)
-        mask = pos < length
-        bits = tl.load(keys_ptr + begin + pos, mask=mask, other=0)
-        o = ordered_bits(bits, KEY_DTYPE, DESCENDING)
-        if SEG_IN_KEY:
-            o = o | (s.to(tl.uint64) << KEY_BITS)
-        tl.store(comp_ptr + cum + pos, o.to(tl.int64, bitcast=True), mask=mask)
-        tl.store(idx_ptr + cum + pos, pos.to(idx_ptr.dtype.element_ty), mask=mask)
+    pos = tile_start + tl.arange(0, BLOCK)
+    mask = pos < length
+    bits = tl.load(keys_ptr + begin + pos, mask=mask, other=0)
+    o = ordered_bits(bits, KEY_DTYPE, DESCENDING)
+    if SEG_IN_KEY:
+        o = o | (s.to(tl.uint64) << KEY_BITS)
+    tl.store(comp_ptr + cum + pos, o.to(tl.int64, bitcast=True), mask=mask)
+    tl.store(idx_ptr + cum + pos, pos.to(idx_ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
 def _unpack_composite_kernel(
         keys_ptr, vals_ptr, idx_ptr, out_keys_ptr, out_vals_ptr, out_idx_ptr, seg_begin_ptr, seg_len_ptr,
-        seg_cum_ptr, seg_base, BLOCK: tl.constexpr, HAS_VALS: tl.constexpr, WRITE_KEYS: tl.constexpr,
-        WRITE_IDX: tl.constexpr):
-    """Sorted in-segment positions -> sorted keys, values and indices at the segments' places (segments
-    from ``seg_base`` on)."""
-    t = tl.program_id(0)
-    s = tl.program_id(1) + seg_base
+        seg_cum_ptr, tile_seg_ptr, tile_first_ptr, BLOCK: tl.constexpr, HAS_VALS: tl.constexpr,
+        WRITE_KEYS: tl.constexpr, WRITE_IDX: tl.constexpr):
+    """Sorted in-segment positions -> sorted keys, values and indices at the segments' places; one
+    program per tile of :func:`_segment_tiles`."""
+    s, tile_start = _segment_tile(tile_seg_ptr, tile_first_ptr)
     begin = tl.load(seg_begin_ptr + s).to(tl.int64)
     length = tl.load(seg_len_ptr + s).to(tl.int64)
     cum = tl.load(seg_cum_ptr + s).to(tl.int64)
-    tile_start = t.to(tl.int64) * BLOCK
-    if tile_start < length:
-        pos = tile_start + tl.arange(0, BLOCK)
-        mask = pos < length
-        idx = tl.load(idx_ptr + cum + pos, mask=mask, other=0).to(tl.int64)
-        if WRITE_KEYS:
-            tl.store(out_keys_ptr + begin + pos, tl.load(keys_ptr + begin + idx, mask=mask), mask=mask)
-        if HAS_VALS:
-            tl.store(out_vals_ptr + begin + pos, tl.load(vals_ptr + begin + idx, mask=mask), mask=mask)
-        if WRITE_IDX:
-            tl.store(out_idx_ptr + begin + pos, idx, mask=mask)
+    pos = tile_start + tl.arange(0, BLOCK)
+    mask = pos < length
+    idx = tl.load(idx_ptr + cum + pos, mask=mask, other=0).to(tl.int64)
+    if WRITE_KEYS:
+        tl.store(out_keys_ptr + begin + pos, tl.load(keys_ptr + begin + idx, mask=mask), mask=mask)
+    if HAS_VALS:
+        tl.store(out_vals_ptr + begin + pos, tl.load(vals_ptr + begin + idx, mask=mask), mask=mask)
+    if WRITE_IDX:
+        tl.store(out_idx_ptr + begin + pos, idx, mask=mask)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -740,6 +738,16 @@ def _segments_by_block(length: np.ndarray, chosen: np.ndarray, min_block: int):
     return ids, [(1 << int(b), int(starts[b]), int(counts[b])) for b in np.flatnonzero(counts)]
 
 
+def _segment_tiles(seg_len_np: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
+    """The tiles of ``block`` items that cover each (non-empty) segment, one program each in the
+    long-segment kernels: ``(segment, first position in it)`` per tile (a grid over segments and
+    the longest one's tiles would start mostly empty programs for power-law lengths)."""
+    counts = -(-seg_len_np // block)
+    seg = np.repeat(np.arange(len(seg_len_np)), counts)
+    first = (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)) * block
+    return seg, first
+
+
 def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, descending, meta,
                      device) -> bool:
     """Long segments by one device radix sort (``tritoncub.device.radix_sort``) of composite keys
@@ -755,22 +763,21 @@ def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_n
         return False
     total = int(seg_len_np.sum())
     max_len = int(seg_len_np.max())
-    s_begin, s_len, s_cum = _host_arrays_to_device([seg_begin_np, seg_len_np, np.cumsum(seg_len_np) - seg_len_np],
-                                                   device)
+    block = 1024
+    tile_seg, tile_first = _segment_tiles(seg_len_np, block)
+    s_begin, s_len, s_cum, t_seg, t_first = _host_arrays_to_device(
+        [seg_begin_np, seg_len_np, np.cumsum(seg_len_np) - seg_len_np, tile_seg, tile_first], device)
     comp = torch.empty(total, dtype=torch.int64, device=device)
     pos = torch.empty(total, dtype=torch.int32 if max_len < 2**31 else torch.int64, device=device)
-    block = 1024
-    for s0, s1 in grid_y_batches(nseg):
-        launch(_pack_composite_kernel, (cdiv(max_len, block), s1 - s0), kb, comp, pos, s_begin, s_len, s_cum, s0,
-               BLOCK=block, SEG_IN_KEY=seg_bits > 0, DESCENDING=bool(descending), **meta)
+    launch(_pack_composite_kernel, (len(tile_seg),), kb, comp, pos, s_begin, s_len, s_cum, t_seg, t_first,
+           BLOCK=block, SEG_IN_KEY=seg_bits > 0, DESCENDING=bool(descending), **meta)
     _, pos_sorted = radix_sort_pairs(comp.view(torch.uint64), pos, begin_bit=0,
                                      end_bit=meta["KEY_BITS"] + seg_bits)
     d = kb
-    for s0, s1 in grid_y_batches(nseg):
-        launch(_unpack_composite_kernel, (cdiv(max_len, block), s1 - s0), kb, vb if vb is not None else d,
-               pos_sorted, out_kb if out_kb is not None else d, out_vb if out_vb is not None else d,
-               out_idx if out_idx is not None else d, s_begin, s_len, s_cum, s0, BLOCK=block,
-               HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None, WRITE_IDX=out_idx is not None)
+    launch(_unpack_composite_kernel, (len(tile_seg),), kb, vb if vb is not None else d, pos_sorted,
+           out_kb if out_kb is not None else d, out_vb if out_vb is not None else d,
+           out_idx if out_idx is not None else d, s_begin, s_len, s_cum, t_seg, t_first, BLOCK=block,
+           HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None, WRITE_IDX=out_idx is not None)
     return True
 
 
@@ -807,14 +814,13 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
     # buffers so that the last pass lands in the final ones
     bufs = [(final_k, final_i), (tmp_k, tmp_i)]
     cur = 0 if passes % 2 == 0 else 1
-    # chunk pre-sort: every chunk of `tile` items of a long segment is a segment of its own
-    nchunks = -(-seg_len_np // tile)
-    seg_of_chunk = np.repeat(np.arange(nseg), nchunks)
-    chunk_no = np.arange(int(nchunks.sum())) - np.repeat(np.cumsum(nchunks) - nchunks, nchunks)
-    c_begin = seg_begin_np[seg_of_chunk] + chunk_no * tile
-    c_len = np.minimum(tile, seg_len_np[seg_of_chunk] - chunk_no * tile)
-    d_cbegin, d_clen, d_cbase, s_begin, s_len = _host_arrays_to_device(
-        [c_begin, c_len, chunk_no * tile, seg_begin_np, seg_len_np], device)
+    # chunk pre-sort: every chunk of `tile` items of a long segment is a segment of its own (the
+    # merge passes then run one program per chunk too)
+    chunk_seg, chunk_first = _segment_tiles(seg_len_np, tile)
+    c_begin = seg_begin_np[chunk_seg] + chunk_first
+    c_len = np.minimum(tile, seg_len_np[chunk_seg] - chunk_first)
+    d_cbegin, d_clen, d_cbase, s_begin, s_len, d_cseg, d_cfirst = _host_arrays_to_device(
+        [c_begin, c_len, chunk_first, seg_begin_np, seg_len_np, chunk_seg, chunk_first], device)
     ck, ci = bufs[cur]
     _launch_tile_sort(kb, None, ck, None, ci, block=tile, num_segs=len(c_len), descending=descending,
                       meta=meta, device=device, seg_begin=d_cbegin, seg_len=d_clen, idx_base=d_cbase, pol=pol)
@@ -822,13 +828,12 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
     for p in range(passes):
         src, dst = bufs[cur], bufs[1 - cur]
         final = p == passes - 1
-        for s0, s1 in grid_y_batches(nseg):
-            launch(_merge_pass_kernel, (cdiv(max_len, tile), s1 - s0),
-                   src[0], src[1], dst[0], dst[1], vb if vb is not None else kb,
-                   out_vb if out_vb is not None else kb, s_begin, s_len, run, s0,
-                   SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None,
-                   WRITE_IDX=True, ASCENDING=not descending, **meta, num_warps=pol.num_warps,
-                   num_stages=pol.num_stages)
+        launch(_merge_pass_kernel, (len(chunk_seg),),
+               src[0], src[1], dst[0], dst[1], vb if vb is not None else kb,
+               out_vb if out_vb is not None else kb, s_begin, s_len, d_cseg, d_cfirst, run,
+               SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None,
+               WRITE_IDX=True, ASCENDING=not descending, **meta, num_warps=pol.num_warps,
+               num_stages=pol.num_stages)
         cur = 1 - cur
         run *= 2
     assert passes > 0, "the merge path is for segments longer than MERGE_TILE"
