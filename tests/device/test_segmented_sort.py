@@ -167,6 +167,28 @@ def test_sort_rows_column_slices(split, decode, minmax, dtype, L):
     assert not outside, outside[:3]
 
 
+@pytest.mark.parametrize("dtype,expect", [(torch.int16, 6), (torch.float16, 6), (torch.int32, 0), (torch.float32, 0)],
+                         ids=str)
+def test_minmax_dims_reaches_32bit_words_only(dtype, expect, monkeypatch):
+    # MINMAX_DIMS (7 asked; rows of 64: at most 6 dims) reaches the tile sort for packed 32-bit words
+    # (16-bit keys) only, 0 for 64-bit words; the policy refuses it with tl.sort
+    with pytest.raises(ValueError, match="not valid"):
+        with policy.override("segmented_sort", dict(MINMAX_DIMS=7, NETWORK="tl")):
+            pass
+    sent = []
+    real = ss.launch
+
+    def recording(kernel, grid, *args, **kwargs):
+        if kernel is ss._segment_tile_sort_kernel:
+            sent.append(kwargs["MINMAX_DIMS"])
+        return real(kernel, grid, *args, **kwargs)
+
+    monkeypatch.setattr(ss, "launch", recording)
+    with policy.override("segmented_sort", dict(MINMAX_DIMS=7, TILE_SPLIT=4, TILE_SORT="bitonic", TILE_ITEMS=256)):
+        check_rows(adversarial_rows(6, 64, dtype, seed=3), descending=False)
+    assert sent == [expect]
+
+
 def test_segments_by_block():
     # segments grouped by block (next power of two of the length, at least the minimum), ascending ids
     # within a block, against a grouping by np.unique: lengths 0, 1, powers of two and one past them
@@ -183,7 +205,7 @@ def test_segments_by_block():
             assert np.array_equal(ids[start:start + count], want), block
         assert len(ids) == chosen.sum()
     # the long-segment kernels' tiles: every position of every segment in exactly one tile, in order
-    long_ = lengths[lengths > 0]
+    long_ = lengths   # (empty segments get no tile)
     seg, first = ss._segment_tiles(long_, 1024)
     pos = first[:, None] + np.arange(1024)[None, :]
     inside = pos < long_[seg][:, None]
@@ -355,9 +377,9 @@ def test_block_radix_sort_falls_back_when_it_does_not_compile(monkeypatch):
 def test_segmented_sort_pairs_ragged(descending, path, grid_y, monkeypatch):
     # empty segments, length 1, power-of-two and ragged lengths, two long segments (merge or radix path,
     # one program per tile of a long segment: lengths 40 and 21 over tiles of 8 end ragged); grid_y 1:
-    # no launch puts more than one program on grid axis 1 (on a GPU it takes at most 65535)
-    if grid_y is not None:
-        limit_grid_y(monkeypatch, ss, grid_y)
+    # every launch here is one-dimensional (on a GPU grid axis 1 takes at most 65535)
+    grids = limit_grid_y(monkeypatch, ss, grid_y) if grid_y is not None else None
+    monkeypatch.setattr(ss, "_COMPOSITE_TILE", 8)
     lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7, 21]
     n = sum(lengths)
     keys = make_data("few_unique" if descending else "special", n, torch.float32, seed=7)
@@ -366,6 +388,7 @@ def test_segmented_sort_pairs_ragged(descending, path, grid_y, monkeypatch):
     with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH=path)):
         k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=descending)
     rk, rv = ref_segmented(keys, vals, offs.cpu(), descending)
+    assert grids is None or (grids and all(len(g) == 1 for g in grids)), grids
     assert_equal(k.cpu(), rk, signed_zero=True)
     assert_equal(v.cpu(), rv)
 

@@ -12,7 +12,8 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   padding holds the smallest ordered key and sorts last), packs ``(ordered_key << idx_bits) |
   (BLOCK-1-index)`` into one 32- or 64-bit word where it fits (8/16/32-bit keys) and runs one
   bitonic sort of the words (our network, whose compare-exchange partner comes from a sum over a
-  size-2 hypercube axis, or ``tl.sort`` with ``NETWORK="tl"``); the inverted index in the low bits
+  size-2 hypercube axis, or for 32-bit words along the innermost ``MINMAX_DIMS`` axes each pair's
+  min and max; or ``tl.sort`` with ``NETWORK="tl"``); the inverted index in the low bits
   makes equal keys keep their input order, so the sort is **stable**. 64-bit keys are sorted as
   (key, index) pairs by the same network on two tiles. With ``TILE_SPLIT`` the rows are read as 2-8
   joined column slices, which keeps more of each row in one thread's registers (more of the network's
@@ -51,7 +52,8 @@ Measured (H100, fp32 values + int64 indices, torch.sort(dim=-1) in the same run)
 bitonic tile sort 0.114 ms (torch 0.449), block radix sort 0.153; 4096 x 1024, bitonic 0.251 ms,
 block radix sort 0.070 (torch 0.169); 1024 x 4096, bitonic 0.514, block radix 0.097 (torch 0.165)
 (bench/results/logs/block_radix_rows_tune-20261123.*); the tile sort with 4 column slices, row masks
-and 2048 items per program, 0.091 ms for 65536 x 128 (torch 0.447; tile_split_probe-*-20261124.log).
+and 2048 items per program, 0.091 ms for 65536 x 128 (torch 0.447; tile_split_probe-*-20261124.log);
+1024 items on 2 warps about the same (89.5 us of GPU time), fp16 rows 43 us with MINMAX_DIMS.
 Long rows on the merge path: 16 x 2^20 in 14.7 ms vs torch 1.67 ms, which is why long segments default
 to the device radix sort.
 """
@@ -712,15 +714,12 @@ def _host_arrays_to_device(arrays, device) -> list[torch.Tensor]:
     """Host int64 arrays as device tensors through one copy from pinned memory, queued without
     waiting (a copy from pageable memory waits for the stream to drain: the GPU would then idle while
     the host queues what follows)."""
+    arrays = [np.asarray(a, dtype=np.int64) for a in arrays]   # (integer or bool arrays)
     sizes = [len(a) for a in arrays]
-    if device.type == "cuda":
-        host = torch.empty(sum(sizes), dtype=torch.int64, pin_memory=True)
-        if sizes:
-            np.concatenate(arrays, out=host.numpy())
-        dev = host.to(device, non_blocking=True)
-    else:
-        dev = torch.from_numpy(np.concatenate([np.asarray(a, dtype=np.int64) for a in arrays] or
-                                              [np.zeros(0, np.int64)])).to(device)
+    host = torch.empty(sum(sizes), dtype=torch.int64, pin_memory=device.type == "cuda")
+    if sizes:
+        np.concatenate(arrays, out=host.numpy())
+    dev = host.to(device, non_blocking=True) if device.type == "cuda" else host.to(device)
     return list(torch.split(dev, sizes))
 
 
@@ -736,6 +735,11 @@ def _segments_by_block(length: np.ndarray, chosen: np.ndarray, min_block: int):
     counts = np.bincount(log_block, minlength=1)
     starts = np.cumsum(counts) - counts
     return ids, [(1 << int(b), int(starts[b]), int(counts[b])) for b in np.flatnonzero(counts)]
+
+
+#: items per program of the long-segment radix path's pack and unpack kernels (a module constant so
+#: that tests can make segments span several tiles at small sizes)
+_COMPOSITE_TILE = 1024
 
 
 def _segment_tiles(seg_len_np: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
@@ -763,7 +767,7 @@ def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_n
         return False
     total = int(seg_len_np.sum())
     max_len = int(seg_len_np.max())
-    block = 1024
+    block = _COMPOSITE_TILE
     tile_seg, tile_first = _segment_tiles(seg_len_np, block)
     s_begin, s_len, s_cum, t_seg, t_first = _host_arrays_to_device(
         [seg_begin_np, seg_len_np, np.cumsum(seg_len_np) - seg_len_np, tile_seg, tile_first], device)
@@ -819,8 +823,8 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
     chunk_seg, chunk_first = _segment_tiles(seg_len_np, tile)
     c_begin = seg_begin_np[chunk_seg] + chunk_first
     c_len = np.minimum(tile, seg_len_np[chunk_seg] - chunk_first)
-    d_cbegin, d_clen, d_cbase, s_begin, s_len, d_cseg, d_cfirst = _host_arrays_to_device(
-        [c_begin, c_len, chunk_first, seg_begin_np, seg_len_np, chunk_seg, chunk_first], device)
+    d_cbegin, d_clen, d_cbase, s_begin, s_len, d_cseg = _host_arrays_to_device(
+        [c_begin, c_len, chunk_first, seg_begin_np, seg_len_np, chunk_seg], device)
     ck, ci = bufs[cur]
     _launch_tile_sort(kb, None, ck, None, ci, block=tile, num_segs=len(c_len), descending=descending,
                       meta=meta, device=device, seg_begin=d_cbegin, seg_len=d_clen, idx_base=d_cbase, pol=pol)
@@ -830,7 +834,7 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
         final = p == passes - 1
         launch(_merge_pass_kernel, (len(chunk_seg),),
                src[0], src[1], dst[0], dst[1], vb if vb is not None else kb,
-               out_vb if out_vb is not None else kb, s_begin, s_len, d_cseg, d_cfirst, run,
+               out_vb if out_vb is not None else kb, s_begin, s_len, d_cseg, d_cbase, run,
                SEARCH_STEPS=max(1, run.bit_length()), BLOCK=tile, FINAL_VALS=final and vb is not None,
                WRITE_IDX=True, ASCENDING=not descending, **meta, num_warps=pol.num_warps,
                num_stages=pol.num_stages)
