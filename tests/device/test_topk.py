@@ -353,10 +353,13 @@ def test_segmented_topk(long_path):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("largest", [True, False])
 @pytest.mark.parametrize("k", [10, 30])
-def test_segmented_topk_lengths_around_k(dtype, largest, k):
+@pytest.mark.parametrize("class_bits", [0, 1])
+def test_segmented_topk_lengths_around_k(dtype, largest, k, class_bits, monkeypatch):
     """Segments shorter than k, short and long (more than ROW_MAX_BLOCK items): their first ``length``
     slots hold all their items, best first, the rest value 0 / index -1; longer segments give exactly
-    the stable top k. Several long segments of different lengths share the launches."""
+    the stable top k. Several long segments of different lengths share the launches (class_bits 1:
+    the long segments in two length groups, 17-25 and 33-90 items, launched apart)."""
+    monkeypatch.setattr(tk, "LONG_CLASS_BITS", class_bits)
     lengths = [0, 3, 20, 25, 47, 33, 17, 90]
     offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
     x = make_data("few_unique", sum(lengths), dtype, seed=12)
