@@ -943,6 +943,14 @@ def _all_of_segments(x, begin, length, ids, k, largest, values, indices):
     indices[sel] = torch.where(m, sp[src], -1)
 
 
+#: long segments of segmented_topk grouped by length: lengths within a factor 2 ** LONG_CLASS_BITS
+#: share launches (0: every long segment in one group). 100k power-law segments over 2^26 fp32 keys
+#: on the H100, GPU time for k = 8 / 100: one group 16.7 / 6.8 ms, factor 2 1.04 / 3.03, factor 4
+#: 1.24 / 2.89, factor 8 2.40 / 3.23; factor 4 the fewest launches of the fast ones
+#: (bench/probes/topk_segmented_probe.py)
+LONG_CLASS_BITS = 2
+
+
 def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool = True):
     """Top-k of every segment ``[offsets[s], offsets[s+1])`` of the 1-D ``x``, sorted best first.
 
@@ -1007,14 +1015,6 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
             values[sel] = lv
             indices[sel] = li
     return values, indices
-
-
-#: long segments of segmented_topk grouped by length: lengths within a factor 2 ** LONG_CLASS_BITS
-#: share launches (0: every long segment in one group). 100k power-law segments over 2^26 fp32 keys
-#: on the H100, GPU time for k = 8 / 100: one group 16.7 / 6.8 ms, factor 2 1.04 / 3.03, factor 4
-#: 1.24 / 2.89, factor 8 2.40 / 3.23; factor 4 the fewest launches of the fast ones
-#: (bench/probes/topk_segmented_probe.py)
-LONG_CLASS_BITS = 2
 
 
 # ----------------------------------------------------------------------------------------------
