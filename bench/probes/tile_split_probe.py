@@ -8,7 +8,7 @@ timed (do_bench medians, L2 flushed, as ``python -m bench``).
     PYTHONPATH=. python bench/probes/tile_split_probe.py decode
     PYTHONPATH=. python bench/probes/tile_split_probe.py ragged
     PYTHONPATH=. python bench/probes/tile_split_probe.py masks
-    PYTHONPATH=. python bench/probes/tile_split_probe.py minmax [half] | minmax1024
+    PYTHONPATH=. python bench/probes/tile_split_probe.py minmax [half] | minmax1024 | tiles
     PYTHONPATH=<tree>:. python bench/probes/tile_split_probe.py ragged-host [--profile]
 
 ``ragged``: the bench's ragged segmented sort (100k power-law segments, 2^26 keys) under the small
@@ -18,6 +18,8 @@ interleaved, on every case.
 ``minmax``: the compare-swaps of the innermost ``MINMAX_DIMS`` hypercube dims by min/max against the
 partner compare, on the shipped small bucket and a 2-warp one (65536x128 fp32), every case;
 ``half``: keys of 16 bits (packed 32-bit words), more depths.
+``tiles``: the shipped small bucket at 512 or 1024 items per program on 1 or 2 warps, every case, with
+GPU time per call.
 ``minmax1024``: rows of 1024, the medium bucket's block radix sort against the bitonic tile sort
 (split 4/8) with and without min/max compare-swaps.
 ``ragged-host``: the bench's ragged sort with this tree's code: do_bench median, GPU time, and the
@@ -31,7 +33,7 @@ import torch
 import triton
 
 sys.path.insert(0, "bench/probes")
-from _timing import bench_ms  # noqa: E402
+from _timing import bench_ms, gpu_us  # noqa: E402
 from tritoncub import policy  # noqa: E402
 from tritoncub.device import segmented_sort as ss  # noqa: E402
 
@@ -118,6 +120,22 @@ def half_cases(g):
             ("65536x128 int16", (r(65536, 128) * 4000).to(torch.int16)),
             ("131072x64 fp16", r(131072, 64).half()), ("65536x100 fp16", r(65536, 100).half()),
             ("262144x32 fp16", r(262144, 32).half())]
+
+
+def tiles():
+    print(torch.cuda.get_device_name(), torch.__version__, triton.__version__, flush=True)
+    g = torch.Generator(device="cuda").manual_seed(7)
+    small = policy.select("segmented_sort", torch.device("cuda"), "small").as_dict()
+    for name, xc in cases(g):
+        tt = min(bench_ms(lambda: torch.sort(xc, dim=-1)) for _ in range(3))
+        line = [f"{name}: torch {tt:.4f}"]
+        for tile, warps in ((1024, 2), (512, 1), (512, 2), (1024, 1)):
+            cfg = {**small, "TILE_ITEMS": tile, "num_warps": warps}
+            ok, t = run(xc, cfg)
+            with policy.override("segmented_sort", cfg):
+                us = gpu_us(lambda: ss.sort_rows(xc))
+            line.append(f"{tile}/{warps}w ok={ok} {t:.4f} gpu {us:.1f}")
+        print(" | ".join(line), flush=True)
 
 
 def minmax():
@@ -252,4 +270,4 @@ def main():
 
 
 if __name__ == "__main__":
-    {"decode": decode, "ragged": ragged, "masks": masks, "minmax": minmax, "minmax1024": minmax_1024, "ragged-host": ragged_host}.get(sys.argv[1] if sys.argv[1:] else "", main)()
+    {"decode": decode, "ragged": ragged, "masks": masks, "minmax": minmax, "tiles": tiles, "minmax1024": minmax_1024, "ragged-host": ragged_host}.get(sys.argv[1] if sys.argv[1:] else "", main)()
