@@ -166,6 +166,13 @@ def check_no_overlap(a: torch.Tensor, b: torch.Tensor, a_name: str, b_name: str)
 INT_OF_SIZE = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
+def check_flag(value, name: str) -> None:
+    """A flag argument (``descending``, ``largest``, ``stable``...) must be a bool (torch's rule: an int,
+    None or a string is refused, not read as true or false)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+
+
 def wrap_dim(dim, ndim: int) -> int:
     """``dim`` made non-negative by torch's rule (``[-max(ndim, 1), max(ndim, 1))``; a 0-d tensor takes 0
     and -1), else torch's IndexError; a non-int ``dim`` is a TypeError."""

@@ -260,6 +260,13 @@ def test_bad_input():
         rs.sort_keys(x.view(2, 5))
     with pytest.raises(TypeError):
         rs.sort(torch.zeros(3, dtype=torch.complex64, device=DEVICE))
+    for flag in (None, 1, "yes"):   # flags are bools, as torch's (not read as true or false)
+        with pytest.raises(TypeError, match="descending must be a bool"):
+            rs.sort(x, -1, flag)
+        with pytest.raises(TypeError, match="stable must be a bool"):
+            rs.sort(x, -1, False, flag)
+        with pytest.raises(TypeError, match="descending must be a bool"):
+            rs.sort_keys(x, flag)
     buf = torch.empty(20, dtype=torch.int32, device=DEVICE)
     with pytest.raises(ValueError):
         rs.sort_keys_double_buffer(rs.DoubleBuffer(buf[:10], buf[5:15]))

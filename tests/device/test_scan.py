@@ -321,6 +321,8 @@ def test_bad_input():
         S.exclusive_scan_by_key(torch.tensor([0, 1], device=DEVICE), x[:2], _add, None)
     with pytest.raises(ValueError, match="must be scalars"):
         S.exclusive_scan(x, _add, torch.tensor([1.0, 2.0], device=DEVICE))
+    with pytest.raises(RuntimeError, match="overflow"):   # an init the (int32) accumulator cannot hold
+        S.exclusive_scan(torch.ones(3, dtype=torch.int8, device=DEVICE), _add, 2**40)
     if interpreter_active():
         return
     with pytest.raises(ValueError):

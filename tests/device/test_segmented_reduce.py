@@ -306,8 +306,22 @@ def test_user_transform_reduce(strategy):
     rows = S.reduce_rows(x[:30].view(3, 10), "user", combine_fn=add_fn, init=0.0, transform_fn=square_fn,
                          dtype=torch.float32, pol=STRATEGIES[strategy])
     assert_equal(rows.double().cpu(), (x[:30].view(3, 10).double() ** 2).sum(1).cpu())
-    with pytest.raises(ValueError, match="transform_fn"):
+    with pytest.raises(ValueError, match="transform_fn goes with op='user'"):
         S.segmented_reduce(x, offs, None, "sum", transform_fn=square_fn)
+    # arguments a built-in op has no use for are refused, not ignored
+    with pytest.raises(ValueError, match="combine_fn goes with op='user'"):
+        S.segmented_reduce(x, offs, None, "sum", combine_fn=add_fn)
+    with pytest.raises(ValueError, match="init goes with op='user'"):
+        S.reduce_rows(x[:30].view(3, 10), "max", init=0)
+    with pytest.raises(ValueError, match="dtype goes with op 'sum'"):
+        S.segmented_reduce(x, offs, None, "min", dtype=torch.int32)
+    # an integer mean would be truncated: refused as torch.mean does, computed with a float dtype
+    with pytest.raises(TypeError, match="needs a floating result"):
+        S.segmented_reduce(x, offs, None, "mean")
+    with pytest.raises(TypeError, match="needs a floating result"):
+        S.reduce_rows(x[:30].view(3, 10) > 0, "mean")
+    mean = S.reduce_rows(x[:30].view(3, 10), "mean", dtype=torch.float32)
+    assert_equal(mean.cpu(), x[:30].view(3, 10).cpu().double().mean(1).float())
 
 
 # ---- user reductions over tuples (k_in inputs, k accumulators) ----

@@ -555,6 +555,26 @@ def test_fakes_check_arguments_as_the_ops():
             ops.segmented_sort(torch.empty(8, dtype=torch.bool), offs, False)
         with pytest.raises(ValueError, match="values must be 1-D"):
             ops.segmented_sort_pairs(torch.empty(8), torch.empty(7), offs, False)
+        with pytest.raises(ValueError, match="end_offsets"):
+            ops.segmented_sort(torch.empty(8), offs, False, torch.zeros(2, dtype=torch.int64))
+        with pytest.raises(TypeError, match="end_offsets"):
+            ops.segmented_sort_pairs(torch.empty(8), torch.empty(8), offs, False, torch.zeros(3))
         with pytest.raises(TypeError):
-            ops.sort_rows(torch.empty(2, 4, dtype=torch.bool), False)
+            ops.sort_rows(torch.empty(2, 4, dtype=torch.complex64), False)
+        v, i = ops.sort_rows(torch.empty(2, 4, dtype=torch.bool), False)   # (bool rows sort as their bytes)
+        assert v.dtype == torch.bool and v.shape == (2, 4) and i.dtype == torch.int64
         assert ops.segmented_sort(torch.empty(8), offs, False).shape == (8,)
+    # offsets on another device than the keys (a meta one sends the call to the fake): refused, never
+    # an unwritten result
+    keys = make_data("random", 8, torch.float32)
+    offs = torch.tensor([0, 3, 8], device=DEVICE)
+    for op_args in ((keys, offs.to("meta")), (keys, offs[:2], False, offs[1:].to("meta"))):
+        with pytest.raises(ValueError, match="is on meta"):
+            ops.segmented_sort(*op_args)
+    with pytest.raises(ValueError, match="is on meta"):
+        ops.segmented_sort_pairs(keys, torch.arange(8, device=DEVICE), offs.to("meta"))
+    for flag in (None, 1):
+        with pytest.raises(TypeError, match="descending must be a bool"):
+            ss.segmented_sort(keys, offs, descending=flag)
+        with pytest.raises(TypeError, match="descending must be a bool"):
+            ss.sort_rows(keys.view(2, 4), flag)

@@ -321,8 +321,15 @@ def test_topk_bad_input():
         tk.topk(x, -1)
     with pytest.raises(TypeError, match="k must be an int"):
         tk.topk(x, 2.0)
-    with pytest.raises(ValueError, match="dim"):
+    with pytest.raises(IndexError, match="Dimension out of range"):   # (torch's error)
         tk.topk(x, 2, dim=2)
+    for flag in (None, 1, "no"):   # flags are bools, as torch's (not read as true or false)
+        with pytest.raises(TypeError, match="largest must be a bool"):
+            tk.topk(x, 2, largest=flag)
+        with pytest.raises(TypeError, match="sorted must be a bool"):
+            tk.topk(x, 2, sorted=flag)
+        with pytest.raises(TypeError, match="largest must be a bool"):
+            tk.segmented_topk(x.view(-1), torch.tensor([0, 15], device=DEVICE), 2, largest=flag)
     with pytest.raises(TypeError, match="dtype"):
         tk.topk(torch.zeros(3, dtype=torch.bool, device=DEVICE), 1)
 
@@ -587,7 +594,7 @@ def test_fakes_check_arguments_as_the_ops():
             ops.topk(x, 9, -1, True, True)
         with pytest.raises(ValueError, match="out of range"):
             ops.topk(torch.empty(0), 2, -1, True, True)
-        with pytest.raises(ValueError, match="dim 5 out of range"):
+        with pytest.raises(IndexError, match="Dimension out of range"):
             ops.topk(torch.empty(()), 1, 5, True, True)
         with pytest.raises(TypeError):
             ops.topk(torch.empty(4, dtype=torch.bool), 1, -1, True, True)

@@ -65,8 +65,8 @@ from .. import policy
 from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon, memo_key as chain_memo_key
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import (INT_OF_SIZE, cdiv, check_no_overlap, check_tensor, interpreter_active, maxnreg_kwargs,
-                      next_power_of_2, num_sms, wrap_dim)
+from .._utils import (INT_OF_SIZE, cdiv, check_flag, check_no_overlap, check_tensor, interpreter_active,
+                      maxnreg_kwargs, next_power_of_2, num_sms, wrap_dim)
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_ballot_rank, warp_ballot_rank_store, warp_match_rank_packed)
 from ..thread.radix_traits import (KEY_DTYPES, extract_digit, is_special_float, key_bits, pack_key_position,
@@ -1152,8 +1152,7 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
 
 def _prepare(keys, values, descending, begin_bit, end_bit):
     _check_keys(keys)
-    if not isinstance(descending, bool):
-        raise TypeError("descending must be a bool")
+    check_flag(descending, "descending")
     begin_bit, end_bit = _check_bits(keys.dtype, begin_bit, end_bit)
     if values is not None:
         check_tensor(values, "values", device=keys.device)
@@ -1303,6 +1302,8 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     longer rows go through the onesweep device sort, all rows as one batch.
     """
     check_tensor(x, "x", KEY_DTYPES)
+    check_flag(descending, "descending")
+    check_flag(stable, "stable")
     dim = wrap_dim(dim, x.dim())
     if x.dim() == 0:
         return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)

@@ -673,6 +673,13 @@ def _as_rows(t: torch.Tensor, dim: int) -> torch.Tensor:
     return t.reshape(-1, t.shape[-1]) if t.dim() > 0 else t.reshape(1, 1)
 
 
+def _init_item(v, dtype: torch.dtype, device) -> torch.Tensor:
+    """A number as a one-item ``dtype`` tensor on ``device``; one the dtype cannot hold is refused (as by
+    the device-wide reduce), not wrapped. (Checked on the host: filled on the device, no copy.)"""
+    torch.tensor(v, dtype=dtype)   # (raises on overflow)
+    return torch.full((1,), v, dtype=dtype, device=device)
+
+
 def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusive=False, init=None,
                      reverse=False, deterministic=None, want_total=False, x1_index=False, by_key=False,
                      store0=True, memo_key=None):
@@ -723,8 +730,8 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
                   NUM_VALUES=num_values, X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
                   HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
     if init is not None:
-        inits = [v.reshape(1).to(device=device, dtype=d) if isinstance(v, torch.Tensor)
-                 else torch.full((1,), v, dtype=d, device=device) for v, d in zip(init, acc_dtypes[:num_values])]
+        inits = [v.reshape(1).to(device=device, dtype=d) if isinstance(v, torch.Tensor) else _init_item(v, d, device)
+                 for v, d in zip(init, acc_dtypes[:num_values])]
     else:
         inits = [x0]  # never read (HAS_INIT=False): no allocation
     i0 = inits[0]

@@ -318,6 +318,10 @@ def _out_dtype(op: str, dtype: torch.dtype, out_dtype) -> tuple[torch.dtype, tor
     """(result dtype, accumulator dtype) of a built-in op."""
     if op in ("sum", "mean"):
         res = out_dtype if out_dtype is not None else dtype if dtype.is_floating_point else sum_dtype(dtype)
+        if op == "mean" and not res.is_floating_point:
+            # (an integer mean would be truncated; torch.mean refuses it too)
+            raise TypeError(f"mean of {str(dtype).replace('torch.', '')} items needs a floating result: pass "
+                            "dtype=torch.float32 (or another float dtype)")
         return res, acc_dtype(res)
     # min/max of fp16/bf16 compare in fp32 (exact: the result is one of the items)
     st = torch.uint8 if dtype == torch.bool else torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
@@ -357,8 +361,13 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
         return _run_user(_as_tuple(x_flat), begins, ends, row_len, num_segments, uniform=uniform,
                          mean_len=mean_len, combine_fn=combine_fn, init=init, dtype=dtype, pol=pol, vec=vec,
                          transform_fn=transform_fn)
-    if transform_fn is not None:
-        raise ValueError("segmented_reduce: transform_fn goes with op='user' (a user combine_fn and init)")
+    for name, v in (("transform_fn", transform_fn), ("combine_fn", combine_fn), ("init", init)):
+        if v is not None:
+            raise ValueError(f"segmented_reduce: {name} goes with op='user' (a user combine_fn and init), "
+                             f"not op={op!r}")
+    if dtype is not None and op not in ("sum", "mean"):
+        raise ValueError(f"segmented_reduce: dtype goes with op 'sum', 'mean' or 'user'; op={op!r} returns the "
+                         "items' dtype")
     device = x_flat.device
     plan_key = None
     if (uniform and pol is None and vec is None and op in _PLAN_OPS

@@ -73,8 +73,8 @@ from triton.runtime.errors import OutOfResources, PTXASError
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (INT_OF_SIZE, cdiv, check_device, check_tensor, check_same_device, compile_only,
-                      inline_ptx_ok, interpreter_active, maxnreg_kwargs, next_power_of_2,
+from .._utils import (INT_OF_SIZE, cdiv, check_device, check_flag, check_tensor, check_same_device,
+                      compile_only, inline_ptx_ok, interpreter_active, maxnreg_kwargs, next_power_of_2,
                       smem_per_block)
 from ..block.radix_sort import block_radix_sort_smem
 from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
@@ -860,6 +860,8 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     Bool rows sort as their bytes (False before True).
     """
     check_tensor(x, "x", ROWS_DTYPES)
+    check_flag(descending, "descending")
+    check_flag(stable, "stable")
     if x.dtype == torch.bool:
         v, i = sort_rows(x.view(torch.uint8), descending, stable)
         return v.view(torch.bool), i
@@ -896,20 +898,30 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     return values.view(shape), indices.view(shape)
 
 
-def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, keys: torch.Tensor):
-    """Validate CUB-style offsets; return host int64 (begin, length) arrays."""
+def _check_offsets(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch.Tensor | None,
+                   descending) -> None:
+    """The checks of segment offsets that need no data (the operators' fakes run them too): dtype,
+    rank, device and count."""
     check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
     check_same_device(("keys", keys), ("offsets", offsets))
+    check_flag(descending, "descending")
     if end_offsets is None:
         if offsets.numel() == 0:
             raise ValueError("offsets must hold num_segments + 1 items (at least one)")
-        o = offsets.detach().cpu().numpy().astype(np.int64)
-        begin, end = o[:-1], o[1:]
     else:
         check_tensor(end_offsets, "end_offsets", (torch.int32, torch.int64), ndim=1)
         check_same_device(("keys", keys), ("end_offsets", end_offsets))
         if end_offsets.numel() != offsets.numel():
             raise ValueError(f"begin_offsets has {offsets.numel()} items but end_offsets {end_offsets.numel()}")
+
+
+def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, keys: torch.Tensor):
+    """Validate CUB-style offsets (:func:`_check_offsets` done); return host int64 (begin, length)
+    arrays."""
+    if end_offsets is None:
+        o = offsets.detach().cpu().numpy().astype(np.int64)
+        begin, end = o[:-1], o[1:]
+    else:
         begin = offsets.detach().cpu().numpy().astype(np.int64)
         end = end_offsets.detach().cpu().numpy().astype(np.int64)
     if begin.size and (begin.min() < 0 or end.max() > n):
@@ -968,6 +980,7 @@ def segmented_sort(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch
     device-to-host copy of the offsets (binning by length). Stable, deterministic, torch's order.
     """
     check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
+    _check_offsets(keys, offsets, end_offsets, descending)
     begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
     return _segmented_sort_impl(keys.contiguous(), None, begin, length, descending)[0]
 
@@ -993,6 +1006,7 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
     :func:`segmented_sort`. Returns ``(sorted_keys, sorted_values)``.
     """
     _check_pairs(keys, values)
+    _check_offsets(keys, offsets, end_offsets, descending)
     begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
     return _segmented_sort_impl(keys.contiguous(), values.contiguous(), begin, length, descending)
 
@@ -1011,7 +1025,7 @@ def _segmented_sort_op(keys: torch.Tensor, offsets: torch.Tensor, descending: bo
 @_segmented_sort_op.register_fake
 def _(keys, offsets, descending=False, end_offsets=None):
     check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
-    check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
+    _check_offsets(keys, offsets, end_offsets, descending)
     return torch.empty(keys.shape, dtype=keys.dtype, device=keys.device)
 
 
@@ -1025,7 +1039,7 @@ def _segmented_sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, offsets: 
 @_segmented_sort_pairs_op.register_fake
 def _(keys, values, offsets, descending=False, end_offsets=None):
     _check_pairs(keys, values)
-    check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
+    _check_offsets(keys, offsets, end_offsets, descending)
     return (torch.empty(keys.shape, dtype=keys.dtype, device=keys.device),
             torch.empty(values.shape, dtype=values.dtype, device=values.device))
 
@@ -1071,7 +1085,7 @@ def _sort_rows_op(x: torch.Tensor, descending: bool = False) -> tuple[torch.Tens
 
 @_sort_rows_op.register_fake
 def _(x, descending=False):
-    check_tensor(x, "x", SORT_DTYPES)
+    check_tensor(x, "x", ROWS_DTYPES)
     return torch.empty_like(x, memory_format=torch.contiguous_format), \
         torch.empty(x.shape, dtype=torch.int64, device=x.device)
 

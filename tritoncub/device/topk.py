@@ -48,8 +48,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import LaunchPlan, launch
-from .._utils import (cdiv, check_device, check_tensor, check_same_device, grid_y_batches, maxnreg_kwargs,
-                      next_power_of_2, num_sms, smem_atomics_ok)
+from .._utils import (cdiv, check_device, check_flag, check_tensor, check_same_device, grid_y_batches,
+                      maxnreg_kwargs, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
@@ -878,11 +878,7 @@ def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool):
 def _topk_args(x: torch.Tensor, k: int, dim: int) -> int:
     """topk's argument checks (the operator's fake runs them too); returns ``dim`` wrapped (0 for 0-d)."""
     check_tensor(x, "x", SORT_DTYPES)
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
-    nd = max(x.dim(), 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"dim {dim} out of range for a tensor of {x.dim()} dimension(s)")
+    dim = wrap_dim(dim, x.dim())
     if x.dim() == 0:
         _check_k(k, 1)
         return 0
@@ -913,6 +909,8 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
     ``[0, size]``, else ``ValueError``.
     """
     dim = _topk_args(x, k, dim)
+    check_flag(largest, "largest")
+    check_flag(sorted, "sorted")
     if x.dim() == 0:
         # (torch returns the item and index 0 for k = 0 as well as for k = 1)
         return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
@@ -959,6 +957,7 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
     One device-to-host read of the offsets (binning by length).
     """
     _segmented_topk_args(x, offsets, k)
+    check_flag(largest, "largest")
     o = offsets.detach().cpu().numpy().astype(np.int64)
     if o.min() < 0 or o.max() > x.numel():
         raise ValueError(f"offsets out of range: segments must lie within [0, {x.numel()}]")
