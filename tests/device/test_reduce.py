@@ -361,6 +361,19 @@ def test_sum_op_dtype_cast_repeated():
         assert_equal(torch.ops.tritoncub.sum(x, [1], False, torch.float16).cpu(), ref)
 
 
+@pytest.mark.parametrize("items,dtype", [([1e5, -1e5, 1.0], torch.float16), ([2**24 + 1, -2**24], torch.float32),
+                                         ([300, 1], torch.int8)], ids=str)
+def test_device_sum_casts_a_narrowing_dtype_first(items, dtype):
+    # R.sum, as torch.sum and the operator: the items are cast to dtype before the sum (1e5 -> inf in
+    # fp16 gives NaN; 2^24 + 1 rounds to 2^24 in fp32; 300 wraps to 44 in int8), whatever the order
+    x = torch.tensor(items, dtype=torch.float32 if isinstance(items[0], float) else torch.int32, device=DEVICE)
+    ref = torch.sum(x.cpu(), dtype=dtype)
+    assert_equal(R.sum(x, dtype=dtype).cpu(), ref)
+    assert_equal(torch.ops.tritoncub.sum(x, None, False, dtype).cpu(), ref)
+    with pytest.raises(TypeError, match="unsupported result dtype"):
+        R.sum(x, dtype="float32")
+
+
 @pytest.mark.parametrize("shape,dim", [s for s in SHAPES_DIMS if 0 not in s[0] and s[0] != ()])
 @pytest.mark.parametrize("op", ["amax", "amin"])
 def test_amax_amin_op(shape, dim, op):

@@ -577,6 +577,11 @@ def test_user_tuple_errors():
         seg((x, i), offs, None, "user", combine_fn=argmax_pair, init=(0.0, 0), dtype=(torch.float32,) * 3)
     with pytest.raises(TypeError, match=r"dtype\[1\] must be a torch.dtype"):
         seg((x, i), offs, None, "user", combine_fn=argmax_pair, init=(0.0, 0), dtype=(torch.float32, "int64"))
+    with pytest.raises(TypeError, match="accumulator dtype complex64 is not supported"):
+        seg(x, offs, None, "user", combine_fn=add_fn, init=0.0, dtype=torch.complex64)
+    with pytest.raises(TypeError, match=r"accumulator dtype\[1\] float8_e4m3fn is not supported"):
+        S.reduce_rows((x.view(2, 5), i.view(2, 5)), "user", combine_fn=argmax_pair, init=(0.0, 0),
+                      dtype=(torch.float32, torch.float8_e4m3fn))
     with pytest.raises(ValueError, match="needs combine_fn and init"):
         seg((x, i), offs, None, "user", init=(0.0, 0))
 

@@ -611,11 +611,15 @@ def sum(x: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:  # n
     """Sum of all items, a 0-d tensor of ``torch.sum``'s dtype (or ``dtype``).
 
     Accumulates fp16/bf16 in fp32, integers and bool in int64 (``dtype=int32`` wraps as torch
-    does). Deterministic: bitwise identical results run to run on the same GPU."""
+    does). As ``torch.sum``, a ``dtype`` that cannot hold every item exactly (narrowing, int ->
+    float) is applied to the items before summing. Deterministic: bitwise identical results run to
+    run on the same GPU."""
     _check_input(x)
     out_dtype = dtype if dtype is not None else sum_dtype(x.dtype)
-    if out_dtype not in SUPPORTED_DTYPES or out_dtype == torch.bool:
-        raise TypeError(f"sum: unsupported result dtype {out_dtype}")
+    if not isinstance(out_dtype, torch.dtype) or out_dtype not in SUPPORTED_DTYPES or out_dtype == torch.bool:
+        raise TypeError(f"sum: unsupported result dtype {out_dtype!r}")
+    if dtype is not None and dtype != x.dtype and not _sum_cast_preserves(x.dtype, dtype):
+        x = x.to(dtype)   # (as the tritoncub::sum operator)
     acc = acc_dtype(out_dtype) if out_dtype.is_floating_point else torch.int64
     if x.dtype.is_floating_point and not out_dtype.is_floating_point:
         acc = out_dtype if out_dtype == torch.int64 else torch.int64
@@ -706,6 +710,10 @@ class UserAccumulators:
                 if not isinstance(d, torch.dtype):
                     raise TypeError(f"{name}: dtype{f'[{j}]' if k > 1 else ''} must be a torch.dtype, got "
                                     f"{type(d).__name__}")
+                if d not in SUPPORTED_DTYPES:
+                    raise TypeError(f"{name}: accumulator dtype{f'[{j}]' if k > 1 else ''} "
+                                    f"{str(d).replace('torch.', '')} is not supported; supported: "
+                                    + ", ".join(str(t).replace("torch.", "") for t in SUPPORTED_DTYPES))
         self.dtypes = dtypes
         self.storage = tuple(torch.uint8 if d == torch.bool else d for d in dtypes)
         self.bool_mask = _bi.sum(1 << j for j, d in enumerate(dtypes) if d == torch.bool)
