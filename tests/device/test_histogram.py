@@ -412,6 +412,10 @@ def test_histogram_bad_input():
         H.multi_histogram_even(torch.zeros(7, dtype=torch.uint8, device=DEVICE), 4, 4, [3] * 4, [0] * 4, [9] * 4)
     with pytest.raises(TypeError):
         H.histogram_even([1, 2], 3, 0, 1)
+    with pytest.raises(TypeError, match="num_levels must be a list or tuple"):   # (scalars for one channel)
+        H.multi_histogram_even(torch.zeros(8, dtype=torch.uint8, device=DEVICE), 2, 1, 3, 0, 9)
+    with pytest.raises(TypeError, match="num_channels must be an int"):
+        H.multi_histogram_even(torch.zeros(8, dtype=torch.uint8, device=DEVICE), 2.0, 1, [3], [0], [9])
     with pytest.raises(ValueError, match="ascending"):
         H.histogram_range(x, torch.tensor([3.0, 0.0, 5.0], device=DEVICE), validate=True)
     with pytest.raises(ValueError, match="no NaN"):

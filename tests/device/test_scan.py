@@ -317,6 +317,10 @@ def test_bad_input():
         S.inclusive_sum("not a tensor")
     with pytest.raises(IndexError, match="Dimension out of range"):
         S.inclusive_sum(torch.tensor(1.0, device=DEVICE), dim=5)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        S.inclusive_sum(x.view(2, 2), dim=2)
+    with pytest.raises(TypeError, match="dim must be an int"):
+        S.inclusive_sum(x.view(2, 2), dim=1.0)
     with pytest.raises(ValueError, match="needs an init"):
         S.exclusive_scan_by_key(torch.tensor([0, 1], device=DEVICE), x[:2], _add, None)
     with pytest.raises(ValueError, match="must be scalars"):

@@ -618,6 +618,11 @@ def test_segment_reduce_offsets_and_names_as_torch():
     for bad in ([0, 3, 2, 7], [3, 1], [-1, 3], [0, 8]):
         with pytest.raises(ValueError, match="non-decreasing and within"):
             torch.ops.tritoncub.segment_reduce(x, torch.tensor(bad, device=DEVICE), "sum")
+    from tritoncub.device.segmented_reduce import segment_reduce
+    with pytest.raises(TypeError, match="offsets must be a torch.Tensor"):
+        segment_reduce(x, [0, 3, 7])
+    with pytest.raises(TypeError, match="offsets has dtype"):
+        segment_reduce(x, torch.tensor([0.0, 7.0], device=DEVICE))
 
 
 def test_segment_reduce_opcheck_and_compile():

@@ -634,7 +634,13 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
     if not (1 <= num_active_channels <= num_channels):
         raise ValueError(f"num_active_channels must be in 1..num_channels ({num_channels}), "
                          f"got {num_active_channels}")
+    for nm, v in (("num_channels", num_channels), ("num_active_channels", num_active_channels)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{nm} must be an int, got {type(v).__name__}")
     for nm, seq in (("num_levels", num_levels), ("lower", lower), ("upper", upper)):
+        if not isinstance(seq, (list, tuple)):
+            raise TypeError(f"{nm} must be a list or tuple with one entry per active channel, got "
+                            f"{type(seq).__name__}")
         if len(seq) != num_active_channels:
             raise ValueError(f"{nm} must have one entry per active channel ({num_active_channels}), "
                              f"got {len(seq)}")

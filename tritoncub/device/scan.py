@@ -693,12 +693,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     x0 = xs[0]
     shape = x0.shape
     ndim = x0.dim()
-    if ndim == 0:
-        wrap_dim(dim, 0)   # (torch's check: 0 and -1 only)
-        dim = 0
-    elif not -ndim <= dim < ndim:
-        raise IndexError(f"dim {dim} out of range for a tensor of {ndim} dimension(s)")
-    dim = dim % max(ndim, 1)
+    dim = wrap_dim(dim, ndim)   # (torch's rule and errors: a 0-d tensor takes 0 and -1; a non-int is refused)
     for d in acc_dtypes:
         if d not in _ACC_OK:
             raise TypeError(f"scan accumulators must be int32, int64, float32 or float64, got {d}")

@@ -579,6 +579,8 @@ def _mul(a, b):
 
 
 def _check_segment_args(x, offsets, reduce):
+    check_tensor(x, "x")
+    check_tensor(offsets, "offsets", (torch.int32, torch.int64))
     if reduce not in _SEGMENT_REDUCES:
         raise ValueError(f"segment_reduce: reduce must be one of {', '.join(_SEGMENT_REDUCES)}, got {reduce!r}")
     if x.dim() != 1:
