@@ -60,34 +60,45 @@ def cases(g):
             ("65536x100 fp32", torch.randn(65536, 100, device="cuda", generator=g))]
 
 
-def decode():
+def each_case(seed, timings):
+    """One line per case of :func:`cases`: torch.sort's time, then the strings ``timings(x)`` gives."""
     print(torch.cuda.get_device_name(), torch.__version__, triton.__version__, flush=True)
-    g = torch.Generator(device="cuda").manual_seed(2)
-    shipped = policy.select("segmented_sort", torch.device("cuda"), "small").as_dict()
-    base = {**shipped, "TILE_SORT": "bitonic", "NETWORK": "own"}
-    for name, xc in cases(g):
+    for name, xc in cases(torch.Generator(device="cuda").manual_seed(seed)):
         tt = min(bench_ms(lambda: torch.sort(xc, dim=-1)) for _ in range(3))
-        line = [f"{name}: torch {tt:.4f}"]
+        print(" | ".join([f"{name}: torch {tt:.4f}"] + timings(xc)), flush=True)
+
+
+def small_bucket() -> dict:
+    return policy.select("segmented_sort", torch.device("cuda"), "small").as_dict()
+
+
+def decode():
+    base = {**small_bucket(), "TILE_SORT": "bitonic", "NETWORK": "own"}
+
+    def timings(xc):
+        line = []
         for split, tile, warps, dec in ((1, 1024, 4, 0), (4, 2048, 4, 0), (4, 2048, 4, 1), (4, 1024, 2, 0),
                                         (4, 1024, 2, 1), (8, 2048, 4, 1)):
             ok, t = run(xc, {**base, "TILE_SPLIT": split, "TILE_ITEMS": tile, "num_warps": warps, "DECODE_KEYS": dec})
             line.append(f"{split}/{tile}/{warps}w/dec{dec} ok={ok} {t:.4f}")
-        print(" | ".join(line), flush=True)
+        return line
+
+    each_case(2, timings)
 
 
 def masks():
-    print(torch.cuda.get_device_name(), torch.__version__, triton.__version__, flush=True)
-    g = torch.Generator(device="cuda").manual_seed(3)
-    small = policy.select("segmented_sort", torch.device("cuda"), "small").as_dict()
-    for name, xc in cases(g):
-        tt = min(bench_ms(lambda: torch.sort(xc, dim=-1)) for _ in range(3))
-        line = [f"{name}: torch {tt:.4f}"]
+    small = small_bucket()
+
+    def timings(xc):
+        line = []
         for rep in range(2):
             for rows_only in (False, True):
                 ss.ROW_MASKS_ONLY = rows_only
                 ok, t = run(xc, small)
                 line.append(f"{'row masks' if rows_only else 'item masks'} ok={ok} {t:.4f}")
-        print(" | ".join(line), flush=True)
+        return line
+
+    each_case(3, timings)
     ss.ROW_MASKS_ONLY = True
 
 
@@ -123,19 +134,19 @@ def half_cases(g):
 
 
 def tiles():
-    print(torch.cuda.get_device_name(), torch.__version__, triton.__version__, flush=True)
-    g = torch.Generator(device="cuda").manual_seed(7)
-    small = policy.select("segmented_sort", torch.device("cuda"), "small").as_dict()
-    for name, xc in cases(g):
-        tt = min(bench_ms(lambda: torch.sort(xc, dim=-1)) for _ in range(3))
-        line = [f"{name}: torch {tt:.4f}"]
+    small = small_bucket()
+
+    def timings(xc):
+        line = []
         for tile, warps in ((1024, 2), (512, 1), (512, 2), (1024, 1)):
             cfg = {**small, "TILE_ITEMS": tile, "num_warps": warps}
             ok, t = run(xc, cfg)
             with policy.override("segmented_sort", cfg):
                 us = gpu_us(lambda: ss.sort_rows(xc))
             line.append(f"{tile}/{warps}w ok={ok} {t:.4f} gpu {us:.1f}")
-        print(" | ".join(line), flush=True)
+        return line
+
+    each_case(7, timings)
 
 
 def minmax():
