@@ -125,36 +125,49 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     Returns, at every tile position, the index of the item that sorts there (items of equal keys keep
     their order; with ``WARP_ROWS`` an index within the same warp's part).
 
-    The exchange of a pass moves keys whose bits and item index fit one 32-bit word
-    (``KEY_BITS + log2(TILE) <= 32``: 8- and 16-bit keys) as that word, wider ones as two words.
+    The exchange of a pass moves each item's key bits that later passes still rank and its item
+    index as one 32-bit word when they fit (``KEY_BITS + log2(TILE) <= 32``: 8- and 16-bit keys, from
+    the first pass), otherwise as two words until the passes done leave few enough bits: 32-bit keys
+    in tiles of up to 2^16 items exchange two words after the first pass and one after every later
+    one (the word then holds the key's unranked high bits above the index).
 
     ``smem``: the kernel's first shared-memory allocation (so it starts ``global_smem``), int32
-    ``[rows, 2**RADIX_BITS]`` of at least ``WARPS * 2**RADIX_BITS + 2 * TILE`` words (``+ TILE``
-    when packed); ``RADIX_BITS``
-    in 5..8 (checked). Calls ``gl.thread_barrier()``: the whole block must call it.
+    ``[rows, 2**RADIX_BITS]`` of at least ``2 * WARPS * 2**RADIX_BITS + 2 * TILE`` words (``+ TILE``
+    when packed: two sets of counters, so that a pass zeroes the next one's while it runs, and the
+    exchange buffers); ``RADIX_BITS`` in 5..8 (checked). Calls ``gl.thread_barrier()``: the whole
+    block must call it; a caller that uses ``smem`` afterwards must call it first.
     """
     gl.static_assert((RADIX_BITS >= 5) & (RADIX_BITS <= 8), "block_radix_sort_smem: RADIX_BITS must be 5..8")
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = bits.shape[0] * bits.shape[1] * bits.shape[2]
     LOG_TILE: gl.constexpr = TILE.bit_length() - 1
-    PACKED: gl.constexpr = KEY_BITS + LOG_TILE <= 32
-    SHIFT0: gl.constexpr = LOG_TILE if PACKED else 0
     PASSES: gl.constexpr = (KEY_BITS + RADIX_BITS - 1) // RADIX_BITS
-    XK: gl.constexpr = WARPS * RADIX            # exchange buffer of key bits (or packed words)
-    XI: gl.constexpr = WARPS * RADIX + TILE     # exchange buffer of item indices (not PACKED)
+    # passes ranked before the key's remaining bits and the index share a word (0: from the start)
+    PACK_FROM: gl.constexpr = (KEY_BITS + LOG_TILE - 32 + RADIX_BITS - 1) // RADIX_BITS * (KEY_BITS + LOG_TILE > 32)
+    gl.static_assert(PACK_FROM < PASSES, "block_radix_sort_smem: the tile is too large for its key bits")
+    XK: gl.constexpr = 2 * WARPS * RADIX        # exchange buffer of key bits (or packed words)
+    XI: gl.constexpr = 2 * WARPS * RADIX + TILE  # exchange buffer of item indices (while not packed)
     LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
     LD: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
     LW: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])   # a warp's own row
     warp_base = gl.arange(0, WARPS, layout=gl.SliceLayout(1, LW)) * (TILE // WARPS)
-    counters = smem.slice(0, WARPS, 0)            # words [0, WARPS * RADIX): one row per warp
     col = local
-    if PACKED:
+    if PACK_FROM == 0:
         bits = (bits << LOG_TILE) | local
+    # counter sets: pass p counts in rows [(p % 2) * WARPS, + WARPS) of smem, one row per warp
+    smem.slice(0, 2 * WARPS, 0).store(gl.zeros([2 * WARPS, RADIX], gl.int32, LC))
+    gl.thread_barrier()
     for p in gl.static_range(PASSES):
-        counters.store(gl.zeros([WARPS, RADIX], gl.int32, LC))
-        gl.thread_barrier()
-        d = extract_digit(bits.to(gl.uint32, bitcast=True), SHIFT0 + p * RADIX_BITS, RADIX_BITS)
-        word = warp * RADIX + gl.where(valid, d, RADIX - 1)
+        counters = smem.slice((p % 2) * WARPS, WARPS, 0)
+        if (p > 0) & (p + 1 < PASSES):
+            # the next pass's set (read by the last pass before its exchange barrier), zero by the next
+            # pass after this one's barriers
+            smem.slice(((p + 1) % 2) * WARPS, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LC))
+        if p < PACK_FROM:
+            d = extract_digit(bits.to(gl.uint32, bitcast=True), p * RADIX_BITS, RADIX_BITS)
+        else:
+            d = extract_digit(bits.to(gl.uint32, bitcast=True), LOG_TILE + (p - PACK_FROM) * RADIX_BITS, RADIX_BITS)
+        word = ((p % 2) * WARPS + warp) * RADIX + gl.where(valid, d, RADIX - 1)
         rank = warp_ballot_rank(word, RADIX_BITS)     # among the warp's keys; counts per warp left
         gl.thread_barrier()
         if WARP_ROWS:
@@ -173,19 +186,20 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
             counters.store(wexcl + gl.expand_dims(gl.convert_layout(texcl, gl.SliceLayout(0, LC)), 0))
         gl.thread_barrier()
         pos = smem_load_words(word) + rank
-        if PACKED:
+        if p + 1 < PACK_FROM:
+            smem_store_words(XK + pos, bits)
+            smem_store_words(XI + pos, col)
+            gl.thread_barrier()
+            bits = smem_load_words(XK + local)
+            col = smem_load_words(XI + local)
+        else:
+            if p + 1 == PACK_FROM:
+                # the bits the later passes rank, above the item index, in one word from here on
+                high = bits.to(gl.uint32, bitcast=True) >> (PACK_FROM * RADIX_BITS)
+                bits = ((high << LOG_TILE) | col.to(gl.uint32, bitcast=True)).to(gl.int32, bitcast=True)
             smem_store_words(XK + pos, bits)
             gl.thread_barrier()
             bits = smem_load_words(XK + local)
-        else:
-            if p < PASSES - 1:
-                smem_store_words(XK + pos, bits)
-            smem_store_words(XI + pos, col)
-            gl.thread_barrier()
-            if p < PASSES - 1:
-                bits = smem_load_words(XK + local)
-            col = smem_load_words(XI + local)
-        gl.thread_barrier()   # (the next pass zeroes the counters, which this pass's positions read)
-    if PACKED:
-        col = bits & (TILE - 1)
-    return col
+        # (no barrier here: the next pass ranks into the other counter set, and its first write to the
+        # exchange buffers comes after two barriers)
+    return bits & (TILE - 1)

@@ -54,7 +54,9 @@ block radix sort 0.070 (torch 0.169); 1024 x 4096, bitonic 0.514, block radix 0.
 (bench/results/logs/block_radix_rows_tune-20261123.*); the tile sort with 4 column slices, row masks
 and 2048 items per program, 0.091 ms for 65536 x 128 (torch 0.447; tile_split_probe-*-20261124.log);
 1024 items on 2 warps about the same (89.5 us of GPU time), fp16 rows 43 us with MINMAX_DIMS; 512 items
-on 1 warp (shipped) 86 us, 0.0880 ms vs torch 0.4461 in the bench (5.07x).
+on 1 warp (shipped) 86 us, 0.0880 ms vs torch 0.4461 in the bench (5.07x). The block radix sort with
+one exchange word per key from its second pass and alternating counter sets: 4096 x 1024 62 us of GPU
+time (was 64.5), 0.0655 ms vs torch 0.1683 in the bench (bench/probes/RADIX_RANK_NOTES.md, round 9).
 Long rows on the merge path: 16 x 2^20 in 14.7 ms vs torch 1.67 ms, which is why long segments default
 to the device radix sort.
 """
@@ -644,7 +646,7 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     radix = 1 << radix_bits
     tile = warps * items * 32
     packed = pack_mode(meta["KEY_BITS"], _log2(tile)) == 32   # (block_radix_sort_smem: one exchange buffer)
-    smem_rows = next_power_of_2(cdiv(warps * radix + (1 if packed else 2) * tile, radix))
+    smem_rows = next_power_of_2(cdiv(2 * warps * radix + (1 if packed else 2) * tile, radix))
     config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"], warp_rows)
     if smem_rows * radix * 4 + 1024 > smem_per_block(device) or config in _BLOCK_RADIX_FAILED:
         return False
