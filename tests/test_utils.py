@@ -1,9 +1,21 @@
 """Validation helpers of tritoncub._utils: the errors users see for bad input."""
 import pytest
 import torch
+import triton
+import triton.language as tl
 
 from helpers import DEVICE
 from tritoncub import _utils
+
+
+@triton.jit
+def _two_or_three(a, b, C: tl.constexpr = 1):
+    return a + b
+
+
+@triton.jit
+def _any_count(a, *rest):
+    return a
 
 
 def test_check_tensor_rejects_non_tensor_and_dtype():
@@ -36,3 +48,21 @@ def test_next_power_of_2(n, expected):
 
 def test_cdiv():
     assert [_utils.cdiv(a, 4) for a in (0, 1, 4, 5)] == [0, 1, 1, 2]
+
+
+@pytest.mark.parametrize("num_args,ok", [(1, False), (2, True), (3, True), (4, False)])
+def test_check_jit_function_arity(num_args, ok):
+    # parameters with defaults (constexprs) may be left out; too few or too many arguments are named
+    if ok:
+        _utils.check_jit_function(_two_or_three, "combine_fn", num_args)
+    else:
+        with pytest.raises(TypeError, match=f"combine_fn must take {num_args} positional argument.*takes 2 to 3"):
+            _utils.check_jit_function(_two_or_three, "combine_fn", num_args, "what it gets")
+    _utils.check_jit_function(_any_count, "f", num_args)   # (*args: any count of at least one)
+
+
+def test_check_jit_function_type():
+    with pytest.raises(TypeError, match="f must be a @triton.jit function, got function"):
+        _utils.check_jit_function(lambda a: a, "f", 1)
+    with pytest.raises(TypeError, match="got str"):
+        _utils.check_jit_function("a + b", "f")

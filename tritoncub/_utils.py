@@ -173,6 +173,34 @@ def check_flag(value, name: str) -> None:
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
 
 
+def check_jit_function(fn, name: str, num_args: int | None = None, takes: str = "") -> None:
+    """A user function (combine, predicate, difference, transform) must be a ``@triton.jit`` function
+    (an interpreted one under the interpreter) that takes ``num_args`` positional arguments
+    (``takes`` says which, for the message): a wrong one would otherwise fail inside Triton's compiler
+    with a message about our kernel, not the user's function."""
+    from triton.runtime.jit import JITFunction
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+    except ImportError:  # pragma: no cover
+        InterpretedFunction = JITFunction
+    if not isinstance(fn, (JITFunction, InterpretedFunction)):
+        raise TypeError(f"{name} must be a @triton.jit function, got {type(fn).__name__}")
+    if num_args is None:
+        return
+    import inspect
+    try:
+        params = list(inspect.signature(getattr(fn, "fn", fn)).parameters.values())
+    except (TypeError, ValueError):  # pragma: no cover  (no signature to read: let Triton judge)
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = sum(p.default is p.empty for p in positional)
+    varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    if not required <= num_args <= (len(positional) if not varargs else num_args):
+        got = f"{required}" if required == len(positional) or varargs else f"{required} to {len(positional)}"
+        raise TypeError(f"{name} must take {num_args} positional argument{'s' if num_args != 1 else ''}"
+                        f"{' (' + takes + ')' if takes else ''}; {getattr(fn, '__name__', name)} takes {got}")
+
+
 def wrap_dim(dim, ndim: int) -> int:
     """``dim`` made non-negative by torch's rule (``[-max(ndim, 1), max(ndim, 1))``; a 0-d tensor takes 0
     and -1), else torch's IndexError; a non-int ``dim`` is a TypeError."""

@@ -24,6 +24,11 @@ def small_policy():
 
 
 @triton.jit
+def _one_arg(a):
+    return a
+
+
+@triton.jit
 def maximum(a, b):
     return tl.maximum(a, b)
 
@@ -65,6 +70,8 @@ def test_bad_input():
         A.subtract_left(x, out=torch.empty_like(x), in_place=True)
     with pytest.raises(TypeError, match="triton.jit"):
         A.subtract_left(x, lambda a, b: a - b)
+    with pytest.raises(TypeError, match=r"op must take 2 positional arguments \(the item, then its neighbour\)"):
+        A.subtract_right(x, _one_arg)
 
 
 @pytest.mark.parametrize("shape,dim", [((50,), 0), ((3 * 1024 + 5,), 0), ((1, 2049), 1), ((5, 7, 9), 0), ((5, 7, 9), 1),

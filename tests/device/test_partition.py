@@ -23,6 +23,11 @@ def small_policy():
 
 
 @triton.jit
+def _two_args(x, y):
+    return x > y
+
+
+@triton.jit
 def positive(x):
     return x > 0
 
@@ -72,5 +77,7 @@ def test_partition_bad_input():
         P.flagged(x, torch.ones(3, device=DEVICE))
     with pytest.raises(TypeError, match="pred2"):
         P.three_way(x, positive, "x > 0")
+    with pytest.raises(TypeError, match="pred1 must take 1 positional argument"):
+        P.three_way(x, _two_args, positive)
     with pytest.raises(ValueError, match="values has"):
         P.if_(x, positive, values=torch.ones(4, device=DEVICE))

@@ -307,6 +307,20 @@ def test_bad_dtype():
         R.sum([1, 2, 3])
 
 
+def test_user_function_arity():
+    # a user function of the wrong arity is named on the host, not left to fail inside Triton's compiler
+    x = torch.ones(8, device=DEVICE)
+    with pytest.raises(TypeError, match=r"combine_fn must take 2 positional arguments \(a, b\); square_fn takes 1"):
+        R.reduce(x, square_fn, 0.0)
+    with pytest.raises(TypeError, match="combine_fn must take 4 positional arguments"):
+        R.reduce((x, x), add_fn, (0.0, 0.0))
+    with pytest.raises(TypeError, match="transform_fn must take 1 positional argument .the item.; add_fn takes 2"):
+        R.transform_reduce(x, add_fn, add_fn, 0.0)
+    with pytest.raises(TypeError, match="must be a @triton.jit function"):
+        R.reduce(x, lambda a, b: a + b, 0.0)
+    assert R.reduce((x, x), minmax_pair, (5.0, -5.0)) is not None   # 4 arguments for k = 2: accepted
+
+
 def test_cpu_tensor_without_interpreter(monkeypatch):
     from tritoncub import _utils
     monkeypatch.setattr(_utils, "_INTERPRETER", False)

@@ -34,6 +34,11 @@ def small_policy():
 
 
 @triton.jit
+def _three_args(a, b, c):
+    return a
+
+
+@triton.jit
 def keep_first(a, b):  # associative, not commutative
     return a
 
@@ -143,6 +148,8 @@ def test_bad_input():
         reduce_by_key(x, x, "prod")
     with pytest.raises(ValueError, match="values has"):
         reduce_by_key(x, torch.zeros(3, device=DEVICE))
+    with pytest.raises(TypeError, match="combine must take 2 positional arguments"):
+        reduce_by_key(x, x, _three_args)
 
 
 @pytest.mark.gpu

@@ -303,8 +303,14 @@ def test_bad_input():
     x = torch.ones(4, device=DEVICE)
     with pytest.raises(TypeError):
         S.inclusive_sum(torch.ones(4, device=DEVICE, dtype=torch.complex64))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="must be a @triton.jit function"):
         S.inclusive_scan(x, lambda a, b: a + b)
+    with pytest.raises(TypeError, match="combine_fn must take 4 positional arguments"):
+        S.inclusive_scan((x, x), _max)
+    with pytest.raises(TypeError, match="combine_fn must take 2 positional arguments"):
+        S.inclusive_scan(x, S.combine_linear_recurrence)
+    with pytest.raises(TypeError, match="combine_fn must take 2 positional arguments"):
+        S.inclusive_scan_by_key(torch.zeros(4, dtype=torch.int32, device=DEVICE), x, S.combine_linear_recurrence)
     with pytest.raises(IndexError):
         OPS.cumsum(x, 1)
     with pytest.raises(ValueError):

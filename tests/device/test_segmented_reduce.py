@@ -308,6 +308,10 @@ def test_user_transform_reduce(strategy):
     assert_equal(rows.double().cpu(), (x[:30].view(3, 10).double() ** 2).sum(1).cpu())
     with pytest.raises(ValueError, match="transform_fn goes with op='user'"):
         S.segmented_reduce(x, offs, None, "sum", transform_fn=square_fn)
+    with pytest.raises(TypeError, match="segmented_reduce: transform_fn must take 1 positional argument"):
+        S.segmented_reduce(x, offs, None, "user", combine_fn=add_fn, init=0.0, transform_fn=add_fn, dtype=torch.float32)
+    with pytest.raises(TypeError, match="segmented_reduce: combine_fn must take 2 positional arguments"):
+        S.reduce_rows(x[:30].view(3, 10), "user", combine_fn=square_fn, init=0.0)
     # arguments a built-in op has no use for are refused, not ignored
     with pytest.raises(ValueError, match="combine_fn goes with op='user'"):
         S.segmented_reduce(x, offs, None, "sum", combine_fn=add_fn)

@@ -33,6 +33,11 @@ def small_policy():
 
 
 @triton.jit
+def _two_args(x, y):
+    return x > y
+
+
+@triton.jit
 def positive(x):
     return x > 0
 
@@ -148,6 +153,8 @@ def test_select_bad_input():
         S.flagged(x, torch.ones(2, 5, device=DEVICE))
     with pytest.raises(TypeError, match="triton.jit"):
         S.if_(x, lambda v: v > 0)
+    with pytest.raises(TypeError, match=r"pred must take 1 positional argument \(the tile of items\)"):
+        S.if_(x, _two_args)
     with pytest.raises(TypeError, match="dtype"):
         S.flagged(torch.zeros(3, dtype=torch.complex64, device=DEVICE), torch.ones(3, device=DEVICE))
 

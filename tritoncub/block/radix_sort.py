@@ -126,15 +126,17 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     their order; with ``WARP_ROWS`` an index within the same warp's part).
 
     The exchange of a pass moves each item's key bits that later passes still rank and its item
-    index as one 32-bit word when they fit (``KEY_BITS + log2(TILE) <= 32``: 8- and 16-bit keys, from
-    the first pass), otherwise as two words until the passes done leave few enough bits: 32-bit keys
-    in tiles of up to 2^16 items exchange two words after the first pass and one after every later
-    one (the word then holds the key's unranked high bits above the index).
+    index as one 32-bit word once they fit: from the first pass when ``KEY_BITS + log2(TILE) <= 32``
+    (8- and 16-bit keys), else after the first ``PACK_FROM = ceil((KEY_BITS + log2(TILE) - 32) /
+    RADIX_BITS)`` passes, which move two words (key bits, index). For 32-bit keys and 8-bit digits:
+    tiles of up to 256 items one word from the first pass, up to 2^16 items two words in the first
+    pass and one in every later one.
 
     ``smem``: the kernel's first shared-memory allocation (so it starts ``global_smem``), int32
-    ``[rows, 2**RADIX_BITS]`` of at least ``2 * WARPS * 2**RADIX_BITS + 2 * TILE`` words (``+ TILE``
-    when packed: two sets of counters, so that a pass zeroes the next one's while it runs, and the
-    exchange buffers); ``RADIX_BITS`` in 5..8 (checked). Calls ``gl.thread_barrier()``: the whole
+    ``[rows, 2**RADIX_BITS]`` of at least ``2 * WARPS * 2**RADIX_BITS + 2 * TILE`` words: two sets of
+    digit counters (a pass zeroes the other set, the next pass's, while it ranks into its own), then
+    the exchange buffers of key bits and indices (``+ TILE`` only, when ``PACK_FROM`` <= 1: the index
+    buffer is never used). ``RADIX_BITS`` in 5..8 (checked). Calls ``gl.thread_barrier()``: the whole
     block must call it; a caller that uses ``smem`` afterwards must call it first.
     """
     gl.static_assert((RADIX_BITS >= 5) & (RADIX_BITS <= 8), "block_radix_sort_smem: RADIX_BITS must be 5..8")
@@ -160,8 +162,8 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     for p in gl.static_range(PASSES):
         counters = smem.slice((p % 2) * WARPS, WARPS, 0)
         if (p > 0) & (p + 1 < PASSES):
-            # the next pass's set (read by the last pass before its exchange barrier), zero by the next
-            # pass after this one's barriers
+            # zero the next pass's set: the previous pass read it last, before its exchange barrier;
+            # this pass's barriers order these stores before the next pass's atomics
             smem.slice(((p + 1) % 2) * WARPS, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LC))
         if p < PACK_FROM:
             d = extract_digit(bits.to(gl.uint32, bitcast=True), p * RADIX_BITS, RADIX_BITS)

@@ -19,8 +19,7 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_no_overlap, check_tensor, wrap_dim
-from .select import _check_pred
+from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_jit_function, check_no_overlap, check_tensor, wrap_dim
 
 _DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
 
@@ -113,7 +112,7 @@ def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: b
     if op is None:
         op = difference
     else:
-        _check_pred(op, "op")
+        check_jit_function(op, "op", 2, "the item, then its neighbour")
     if in_place:
         if out is not None:
             raise ValueError("pass either out or in_place=True, not both")

@@ -55,7 +55,7 @@ from triton.runtime.jit import constexpr_function
 from .. import policy
 from .._library import Op
 from .._launch import bind, direct_ok, launch
-from .._utils import check_device, check_same_device, interpreter_active, num_sms, wrap_dim
+from .._utils import check_device, check_jit_function, check_same_device, interpreter_active, num_sms, wrap_dim
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
 from ..block.reduce import (combine_argmax, combine_argmin, combine_max_propagate_nan,
@@ -687,7 +687,7 @@ class UserAccumulators:
     ``bool_mask`` (bit j: accumulator j is bool: operands converted by ``!= 0``, results returned as
     bool) and :meth:`init_tensors`."""
 
-    def __init__(self, xs, init, dtype, transform_fn, name: str):
+    def __init__(self, xs, init, dtype, combine_fn, transform_fn, name: str):
         self.inits = _as_tuple(init)
         k, k_in = len(self.inits), len(xs)
         if k == 0:
@@ -695,6 +695,11 @@ class UserAccumulators:
         if transform_fn is None and k != k_in:
             raise ValueError(f"{name}: init has {k} operand(s) but x has {k_in} (without transform_fn every "
                              "input is one accumulator)")
+        check_jit_function(combine_fn, f"{name}: combine_fn", 2 * k,
+                           "a, b" if k == 1 else f"the {k} earlier accumulators, then the {k} later ones")
+        if transform_fn is not None:
+            check_jit_function(transform_fn, f"{name}: transform_fn", k_in,
+                               "the item" if k_in == 1 else f"one item of each of the {k_in} inputs")
         if dtype is None:
             if k != k_in:
                 raise ValueError(f"{name}: transform_fn gives {k} accumulator(s) (init) from {k_in} input(s): "
@@ -755,9 +760,7 @@ def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
     check_same_device(*((f"x[{j}]", t) for j, t in enumerate(xs)))
     if any(t.numel() != xs[0].numel() for t in xs):
         raise ValueError(f"reduce: the input tensors differ in size: {[t.numel() for t in xs]}")
-    if not isinstance(combine_fn, triton.JITFunction) and not interpreter_active():
-        raise TypeError("reduce: combine_fn must be a @triton.jit function")
-    accs = UserAccumulators(xs, init, dtype, transform_fn, "reduce")
+    accs = UserAccumulators(xs, init, dtype, combine_fn, transform_fn, "reduce")
     k = len(accs.inits)
     init_t = accs.init_tensors(xs[0].device)
     if xs[0].numel() == 0:

@@ -38,12 +38,11 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_tensor
+from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_jit_function, check_tensor
 from ..agent import lookback
 from ..agent.launch_chain import chain_kwargs, chain_link
 from ..block.reduce import combine_add, combine_max, combine_min
-from .select import (SELECT_HEADS, SELECTABLE_DTYPES, Plan, _check_pred, flat_input, highest_set_bit, lowest_set_bit,
-                     popcount32)
+from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, highest_set_bit, lowest_set_bit, popcount32
 
 _NAMED = {"sum": combine_add, "min": combine_min, "max": combine_max}
 
@@ -326,7 +325,7 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
             raise ValueError(f"combine must be one of {sorted(_NAMED)} or a @triton.jit function, got {combine!r}")
         combine = _NAMED[combine]
     else:
-        _check_pred(combine, "combine")
+        check_jit_function(combine, "combine", 2, "the earlier value, then the later")
     kf, vf = flat_input(keys), flat_input(values)
     n = kf.numel()
     dev = kf.device

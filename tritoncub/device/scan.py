@@ -51,8 +51,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import (cdiv, check_tensor, dtype_names, grid_y_batches, next_power_of_2, num_sms, smem_atomics_ok,
-                      wrap_dim)
+from .._utils import (cdiv, check_jit_function, check_tensor, dtype_names, grid_y_batches, next_power_of_2, num_sms,
+                      smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
@@ -843,16 +843,6 @@ def _launch_warp_sync(in0, out0_t, init, total, n_rows, row_len, tile, acc, pol,
 # Device API
 # ----------------------------------------------------------------------------------------------
 
-def _check_combine(fn):
-    from triton.runtime.jit import JITFunction
-    try:
-        from triton.runtime.interpreter import InterpretedFunction
-    except ImportError:  # pragma: no cover
-        InterpretedFunction = JITFunction
-    if not isinstance(fn, (JITFunction, InterpretedFunction)):
-        raise TypeError(f"combine_fn must be a @triton.jit function, got {type(fn).__name__}")
-
-
 def _check_inputs(xs, name="x"):
     x0 = xs[0]
     for i, t in enumerate(xs):
@@ -887,7 +877,8 @@ def _init_tuple(init, n):
 def _generic(x, combine_fn, init, dim, reverse, deterministic, return_total, exclusive):
     xs, is_tuple = _as_tuple(x)
     _check_inputs(xs)
-    _check_combine(combine_fn)
+    check_jit_function(combine_fn, "combine_fn", 2 * len(xs),
+                       "a, b" if len(xs) == 1 else "the earlier pair, then the later: a0, a1, b0, b1")
     accs = tuple(_widen(t.dtype) for t in xs)
     outs, totals = scan_rows_launch(xs, combine_fn, acc_dtypes=accs, out_dtypes=tuple(t.dtype for t in xs),
                                     dim=dim, exclusive=exclusive, init=_init_tuple(init, len(xs)),
@@ -983,7 +974,7 @@ def _by_key(keys, values, combine_fn, init, exclusive, reverse, deterministic):
                          f"{tuple(values.shape)}")
     if values.device != keys.device:
         raise ValueError(f"values is on {values.device} but keys is on {keys.device}")
-    _check_combine(combine_fn)
+    check_jit_function(combine_fn, "combine_fn", 2, "a, b")
     acc = _widen(values.dtype)
     init_t = None
     if exclusive:

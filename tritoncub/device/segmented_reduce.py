@@ -443,9 +443,7 @@ def _run_user(xs, begins, ends, row_len, num_segments, *, uniform, mean_len, com
     of ``num_segments`` results (k = 1) or a tuple of k."""
     if combine_fn is None or init is None:
         raise ValueError("segmented_reduce: op='user' needs combine_fn and init")
-    if not isinstance(combine_fn, triton.JITFunction) and not interpreter_active():
-        raise TypeError("segmented_reduce: combine_fn must be a @triton.jit function")
-    accs = UserAccumulators(xs, init, dtype, transform_fn, "segmented_reduce")
+    accs = UserAccumulators(xs, init, dtype, combine_fn, transform_fn, "segmented_reduce")
     k = len(accs.inits)
     device = xs[0].device
     init_t = accs.init_tensors(device)

@@ -55,8 +55,9 @@ block radix sort 0.070 (torch 0.169); 1024 x 4096, bitonic 0.514, block radix 0.
 and 2048 items per program, 0.091 ms for 65536 x 128 (torch 0.447; tile_split_probe-*-20261124.log);
 1024 items on 2 warps about the same (89.5 us of GPU time), fp16 rows 43 us with MINMAX_DIMS; 512 items
 on 1 warp (shipped) 86 us, 0.0880 ms vs torch 0.4461 in the bench (5.07x). The block radix sort with
-one exchange word per key from its second pass and alternating counter sets: 4096 x 1024 62 us of GPU
-time (was 64.5), 0.0655 ms vs torch 0.1683 in the bench (bench/probes/RADIX_RANK_NOTES.md, round 9).
+one exchange word per key from its second pass (32-bit keys, 8-bit digits, rows of 512 to 2^16) and
+alternating counter sets: 4096 x 1024 62 us of GPU time (was 64.5), 0.0655 ms vs torch 0.1683 in the
+bench (bench/probes/RADIX_RANK_NOTES.md, round 9).
 Long rows on the merge path: 16 x 2^20 in 14.7 ms vs torch 1.67 ms, which is why long segments default
 to the device radix sort.
 """

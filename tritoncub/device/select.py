@@ -63,8 +63,8 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
-from .._utils import (ALL_NUMERIC_DTYPES, Mailbox, cdiv, check_same_device, check_tensor, dtype_names,
-                      interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
+from .._utils import (ALL_NUMERIC_DTYPES, Mailbox, cdiv, check_jit_function, check_same_device, check_tensor,
+                      dtype_names, interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -1205,9 +1205,8 @@ def flat_input(x: torch.Tensor, name: str = "x") -> torch.Tensor:
 
 
 def _check_pred(pred, name="pred"):
-    """``pred`` must be a ``@triton.jit`` function (an ``InterpretedFunction`` under the interpreter)."""
-    if not (isinstance(pred, triton.runtime.JITFunction) or type(pred).__name__ == "InterpretedFunction"):
-        raise TypeError(f"{name} must be a @triton.jit function, got {type(pred).__name__}")
+    """``pred`` must be a ``@triton.jit`` function of the items' tile (select and partition predicates)."""
+    check_jit_function(pred, name, 1, "the tile of items")
 
 
 def _check_flags(x: torch.Tensor, flags: torch.Tensor):
