@@ -26,12 +26,14 @@ def cases():
     m1 = torch.rand(n, device="cuda", generator=g) < 0.01
     r = torch.randn(16, 1 << 20, device="cuda", generator=g)
     r2 = torch.randn(4096, 1024, device="cuda", generator=g)
+    x20 = torch.randn(1 << 20, device="cuda", generator=g)
     return {
         "topk k=100": lambda: ops.topk(x, 100),
         "topk k=10000": lambda: ops.topk(x, 10000),
         "topk rows 16x2^20 k=8": lambda: ops.topk(r, 8),
         "topk rows 16x2^20 k=1000": lambda: ops.topk(r, 1000),
         "sort rows 4096x1024": lambda: ops.sort(r2),
+        "sort 2^20": lambda: ops.sort(x20),
         "masked_select 50%": lambda: ops.masked_select(x, m),
         "masked_select 1%": lambda: ops.masked_select(x, m1),
         "unique_consecutive": lambda: ops.unique_consecutive(s),
