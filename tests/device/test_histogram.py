@@ -76,6 +76,8 @@ def test_histc_auto_range(kind):
 def test_histc_edges_top_inclusive():
     x = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0, -1e-7, 4.0000005, math.nan, math.inf], device=DEVICE)
     assert_equal(ops.histc(x, 4, 0, 4).cpu(), torch.histc(x.cpu(), 4, 0, 4))
+    # bool bounds are 0 and 1, as torch takes them
+    assert_equal(ops.histc(x / 4, 3, False, True).cpu(), torch.histc(x.cpu() / 4, 3, False, True))
 
 
 @pytest.mark.parametrize("bins", [3, 256, 1000])

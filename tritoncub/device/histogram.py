@@ -699,8 +699,10 @@ _HISTC_INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.in
 def _histc_bound(v, name: str, dtype: torch.dtype):
     """A histc bound as torch's CUDA kernel takes it (``Scalar.to<acc_type>``): float32 for 16/32-bit
     float samples, float64 for float64, int64 for integer samples (a float truncated toward zero;
-    a value that int64 or float32 cannot hold is an error)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    a value that int64 or float32 cannot hold is an error; a bool is 0 or 1, as torch's Scalar)."""
+    if isinstance(v, bool):
+        v = int(v)
+    if not isinstance(v, (int, float)):
         raise TypeError(f"histc: {name} must be a real number, got {type(v).__name__}")
     if dtype.is_floating_point:
         v = float(v)
