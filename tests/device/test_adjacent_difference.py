@@ -1,4 +1,6 @@
 """DeviceAdjacentDifference (tritoncub.device.adjacent_difference) and the diff operator."""
+import math
+
 import pytest
 import torch
 import triton
@@ -88,6 +90,28 @@ def test_diff_bool_int_prepend_append():
     x = torch.randint(-9, 9, (4, 6), device=DEVICE)
     p, a = torch.randint(-9, 9, (4, 2), device=DEVICE), torch.randint(-9, 9, (4, 1), device=DEVICE)
     assert_equal(ops.diff(x, 2, 1, p, a).cpu(), torch.diff(x.cpu(), 2, 1, p.cpu(), a.cpu()))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_diff_complex(dtype):
+    # torch.diff of complex tensors: equal to torch's on finite items; the real and imaginary parts are
+    # differenced apart, so an infinite or NaN part stays in its own part (torch subtracts b * (1+0j),
+    # which makes the other part NaN too)
+    x = torch.randn(4, 37, dtype=dtype)
+    p = torch.randn(4, 2)   # (a real prepend: the concatenation is complex)
+    for args in ((1, -1, None, None), (2, 0, None, None), (3, 1, p, x[:, :1])):
+        n, dim, pre, app = args
+        out = ops.diff(x.to(DEVICE), n, dim, None if pre is None else pre.to(DEVICE),
+                       None if app is None else app.to(DEVICE))
+        ref = torch.diff(x, n, dim, pre, app)
+        assert out.dtype == ref.dtype and out.shape == ref.shape
+        assert_equal(torch.view_as_real(out).cpu(), torch.view_as_real(ref))
+    x[1, 2] = complex(math.inf, 1.0)
+    x[2, 5] = complex(0.5, math.nan)
+    out = ops.diff(x.to(DEVICE), 2, 1)
+    parts = torch.diff(torch.view_as_real(x), 2, 1)   # (each part on its own)
+    assert_equal(torch.view_as_real(out).cpu(), parts)
+    torch.library.opcheck(ops.diff, (torch.randn(4, 37, dtype=dtype, device=DEVICE), 1, 0, None, None))
 
 
 def test_diff_n0_ignores_prepend_append_and_bf16():

@@ -10,7 +10,7 @@ import triton.language as tl
 import tritoncub  # noqa: F401  (registers the ops)
 from tritoncub import policy
 from tritoncub.device import reduce as R
-from helpers import DEVICE, assert_close, assert_equal, make_data
+from helpers import DEVICE, UINT_DTYPES, assert_close, assert_equal, make_data
 
 GPU = DEVICE == "cuda"
 TILE = 64
@@ -69,6 +69,35 @@ def test_sum_dtypes_sizes(dtype, n):
         assert_close(out, ref, rtol=tol, atol=tol * 10)
     else:
         assert_equal(out, ref)
+
+
+WIDE_UINTS = [d for d in UINT_DTYPES if d != torch.uint8]
+
+
+def as_int64(x: torch.Tensor) -> torch.Tensor:
+    """Unsigned items as torch.sum and torch.cumsum take them: int64 (uint64 wraps)."""
+    return x.view(torch.int64) if x.dtype == getattr(torch, "uint64", None) else x.to(torch.int64)
+
+
+@pytest.mark.parametrize("dtype", WIDE_UINTS, ids=str)
+@pytest.mark.parametrize("n", [1, TILE + 1, 5 * TILE])
+def test_sum_unsigned(dtype, n):
+    # sums of uint16/32/64 are int64, as torch's; items past the signed range must not sign-extend
+    x = make_data("special", n, dtype)
+    ref = as_int64(x.cpu()).sum()
+    assert_equal(run_sum(x, small_policy()), ref)
+    out = R.sum(x)
+    assert out.dtype == torch.int64
+    assert_equal(out.cpu(), ref)
+    x2 = make_data("special", 3 * n, dtype).reshape(3, n)
+    for dim in ([1], [0], None):
+        out = torch.ops.tritoncub.sum(x2, dim)
+        ref = as_int64(x2.cpu()).sum(dim) if dim is not None else as_int64(x2.cpu()).sum()
+        assert out.dtype == torch.int64
+        assert_equal(out.cpu(), ref, msg=f"dim={dim}")
+    # the other reductions refuse them, as torch's do on CUDA
+    with pytest.raises(TypeError, match="supported dtypes are"):
+        torch.ops.tritoncub.amax(x2)
 
 
 ADVERSARIAL = [(d, k) for d in (torch.float32, torch.int32, torch.float16, torch.bool, torch.uint8, torch.int64)
@@ -295,14 +324,39 @@ def test_user_reduce_errors():
         R.reduce(x, add_fn, (0.0, 0.0))
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize("shape,dim", [((3, TILE + 5), None), ((3, TILE + 5), [1]), ((3, TILE + 5), [0]),
+                                       ((2, 3, 4), [0, 2]), ((), None)])
+def test_sum_complex(dtype, shape, dim):
+    # torch sums complex tensors: ours sums the real and imaginary parts as two float sums
+    x = torch.randn(shape, dtype=dtype)
+    if x.numel() > 3:
+        x.view(-1)[1] = complex(math.nan, 1.0)   # NaN propagates into its part only
+        x.view(-1)[2] = complex(math.inf, -0.0)
+    xd = x.to(DEVICE)
+    for keepdim in (False, True):
+        out = torch.ops.tritoncub.sum(xd, dim, keepdim)
+        ref = torch.sum(x, dim if dim is not None else (), keepdim=keepdim) if dim is not None or keepdim \
+            else torch.sum(x)
+        assert out.dtype == ref.dtype and out.shape == ref.shape
+        assert_close(torch.view_as_real(out).cpu(), torch.view_as_real(ref), rtol=1e-5, atol=1e-5)
+    assert_close(torch.view_as_real(R.sum(xd)).cpu(), torch.view_as_real(torch.sum(x)), rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError, match="complex dtype"):
+        torch.ops.tritoncub.sum(xd, dim, False, torch.float64)
+    if x.dim():   # (opcheck's comparisons take no NaN)
+        xf = torch.randn(shape, dtype=dtype, device=DEVICE, requires_grad=True)
+        torch.library.opcheck(torch.ops.tritoncub.sum.default, (xf, dim, False, None))
+
+
 def test_bad_dtype():
-    if not hasattr(torch, "uint16"):
-        pytest.skip("no uint16")
-    x = torch.zeros(4, dtype=torch.uint16, device=DEVICE)
+    x = torch.zeros(4, dtype=torch.complex32, device=DEVICE)
     with pytest.raises(TypeError, match="supported dtypes are"):
         R.sum(x)
     with pytest.raises(TypeError, match="supported dtypes are"):
-        torch.ops.tritoncub.amax(x)
+        torch.ops.tritoncub.sum(x)
+    if hasattr(torch, "uint16"):
+        with pytest.raises(TypeError, match="supported dtypes are"):
+            torch.ops.tritoncub.amax(x.real.to(torch.uint16))
     with pytest.raises(TypeError):
         R.sum([1, 2, 3])
 
@@ -458,12 +512,13 @@ def test_autograd():
 
 @pytest.mark.parametrize("name,args", [
     ("sum", (torch.randn(3, 5), [1], False, None)), ("sum", (torch.randn(3, 5), None, True, torch.float64)),
+    ("sum", (torch.arange(15).reshape(3, 5).to(UINT_DTYPES[-1]), [0], False, None)),
     ("amax", (torch.randn(3, 5), [0], False)), ("amin", (torch.randn(3, 5), None, True)),
     ("argmax", (torch.randn(3, 5), 1, False)), ("argmin", (torch.randn(3, 5), None, False)),
 ])
 def test_opcheck(name, args):
     args = tuple(a.to(DEVICE) if isinstance(a, torch.Tensor) else a for a in args)
-    if name in ("sum", "amax", "amin"):
+    if name in ("sum", "amax", "amin") and args[0].is_floating_point():
         args = (args[0].requires_grad_(True),) + args[1:]
     torch.library.opcheck(getattr(torch.ops.tritoncub, name).default, args)
 
@@ -582,7 +637,8 @@ def test_fakes_check_arguments_as_the_ops():
         with pytest.raises(IndexError, match="Expected reduction dim"):
             ops.argmin(torch.empty(0))
         with pytest.raises(TypeError, match="supported dtypes"):
-            ops.sum(torch.empty(3, dtype=torch.complex64))
-        with pytest.raises(TypeError, match="not supported"):
-            ops.sum(torch.empty(3), None, False, torch.complex64)
+            ops.sum(torch.empty(3, dtype=torch.complex32))
+        with pytest.raises(TypeError, match="complex dtype"):
+            ops.sum(torch.empty(3, dtype=torch.complex64), None, False, torch.float32)
+        assert ops.sum(torch.empty(3), None, False, torch.complex64).dtype == torch.complex64
         assert ops.sum(torch.empty(3, 4), 1).shape == (3,)

@@ -13,7 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
-from helpers import DEVICE, assert_close, assert_equal, limit_grid_y, make_data
+from helpers import DEVICE, UINT_DTYPES, assert_close, assert_equal, limit_grid_y, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import scan as S
@@ -256,6 +256,41 @@ def test_cumsum_op_promotion(dtype, out_dtype):
     assert got_p.dtype == torch.cumprod(x, 0, dtype=out_dtype).dtype
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize("shape,dim", [((3, TILE + 5), -1), ((4 * TILE + 21,), 0), ((TILE + 1, 3), 0)])
+def test_cumsum_complex(dtype, shape, dim):
+    # torch.cumsum of complex tensors: the real and imaginary parts as two float prefix sums
+    x = torch.randn(shape, dtype=dtype)
+    x.view(-1)[3] = complex(1.0, math.nan)
+    got = OPS.cumsum(x.to(DEVICE), dim)
+    ref = torch.cumsum(x, dim)
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    assert_close(torch.view_as_real(got).cpu(), torch.view_as_real(ref), rtol=1e-5, atol=1e-4)
+    total_got = S.inclusive_sum(x.to(DEVICE), dim, return_total=True)[1]
+    assert_close(torch.view_as_real(total_got).cpu(), torch.view_as_real(ref.select(dim, -1)), rtol=1e-5, atol=1e-4)
+    xg = torch.randn(shape, dtype=dtype, device=DEVICE, requires_grad=True)   # (opcheck's comparisons take no NaN)
+    torch.library.opcheck(OPS.cumsum.default, (xg, dim))
+
+
+@pytest.mark.parametrize("dtype", [d for d in UINT_DTYPES if d != torch.uint8], ids=str)
+@pytest.mark.parametrize("shape,dim", [((3, TILE + 5), -1), ((4 * TILE + 21,), 0), ((TILE + 1, 3), 0)])
+def test_cumsum_cumprod_unsigned(dtype, shape, dim):
+    # torch.cumsum / cumprod take uint16/32/64 and return int64 (uint64 items wrap): items past the
+    # signed range must not sign-extend
+    x = make_data("special", math.prod(shape), dtype).reshape(shape)
+    wide = x.cpu().view(torch.int64) if dtype == getattr(torch, "uint64", None) else x.cpu().to(torch.int64)
+    got = OPS.cumsum(x, dim)
+    assert got.dtype == torch.int64
+    assert_equal(got.cpu(), torch.cumsum(wide, dim))
+    small = (x.cpu().view(torch.int64) if dtype == getattr(torch, "uint64", None) else x.cpu().to(torch.int64)) % 3
+    xs = small.to(dtype).to(DEVICE) if dtype != getattr(torch, "uint64", None) else small.view(dtype).to(DEVICE)
+    got = OPS.cumprod(xs, dim)
+    assert got.dtype == torch.int64
+    assert_equal(got.cpu(), torch.cumprod(small, dim))
+    with pytest.raises(TypeError, match="supported dtypes"):   # (torch's CUDA cummax refuses them too)
+        OPS.cummax(x, dim)
+
+
 @pytest.mark.parametrize("kind", ["special", "equal", "few_unique", "sorted", "reversed"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.float16])
 def test_cummax_cummin_ties_nan(kind, dtype):
@@ -302,7 +337,13 @@ def test_empty_and_one(shape):
 def test_bad_input():
     x = torch.ones(4, device=DEVICE)
     with pytest.raises(TypeError):
-        S.inclusive_sum(torch.ones(4, device=DEVICE, dtype=torch.complex64))
+        S.inclusive_sum(torch.ones(4, device=DEVICE, dtype=torch.complex32))
+    with pytest.raises(TypeError, match="supported dtypes"):
+        OPS.cumprod(torch.ones(4, device=DEVICE, dtype=torch.complex64), 0)
+    with pytest.raises(TypeError, match="only prefix sums"):
+        OPS.cumprod(torch.ones(4, device=DEVICE), 0, torch.complex64)
+    with pytest.raises(TypeError, match="complex dtype"):
+        OPS.cumsum(torch.ones(4, device=DEVICE, dtype=torch.complex64), 0, torch.float32)
     with pytest.raises(TypeError, match="must be a @triton.jit function"):
         S.inclusive_scan(x, lambda a, b: a + b)
     with pytest.raises(TypeError, match="combine_fn must take 4 positional arguments"):
@@ -374,13 +415,19 @@ def test_opcheck():
     cases = [(OPS.cumsum.default, (x, 1)), (OPS.cumsum.default, (xi, 0, torch.int64)),
              (OPS.cumprod.default, (x, 1)), (OPS.cummax.default, (x, 1)), (OPS.cummin.default, (xi, 0)),
              (OPS.logcumsumexp.default, (x, -1))]
+    if len(UINT_DTYPES) > 1:
+        cases += [(OPS.cumsum.default, (xi.abs().to(UINT_DTYPES[-1]), 1)), (OPS.cumprod.default, (xi.abs().to(UINT_DTYPES[-1]), 0))]
     xt = torch.randn(36, 2, device=DEVICE, dtype=torch.float64).t()   # non-contiguous: contiguous results
     cases += [(OPS.cumsum.default, (xt, 0)), (OPS.cummax.default, (xt, 1)), (OPS.logcumsumexp.default, (xt, 0))]
     for op, args in cases:
         torch.library.opcheck(op, args)
     with torch._subclasses.fake_tensor.FakeTensorMode():   # the fakes refuse what the ops refuse
         with pytest.raises(TypeError, match="supported dtypes"):
-            OPS.cumsum(torch.empty(4, dtype=torch.complex64), 0)
+            OPS.cumprod(torch.empty(4, dtype=torch.complex64), 0)
+        with pytest.raises(TypeError, match="only prefix sums"):
+            OPS.cumprod(torch.empty(4), 0, torch.complex64)
+        with pytest.raises(TypeError, match="supported dtypes"):
+            OPS.cumsum(torch.empty(4, dtype=torch.complex32), 0)
 
 
 def test_strided_scan_outer_batches(monkeypatch):

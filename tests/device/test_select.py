@@ -141,6 +141,26 @@ def test_masked_select_broadcast_and_dtypes():
     assert_equal(ops.masked_select(xt, mt).cpu(), torch.masked_select(xt.cpu(), mt.cpu()))
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_masked_select_nonzero_complex(dtype):
+    # torch takes complex tensors: the selected (real, imaginary) pairs; nonzero if either part is
+    x = torch.randn(5, 67, dtype=dtype)
+    x[0, :10] = 0
+    x[1, 3] = complex(0.0, 2.0)
+    x[1, 4] = complex(-0.0, -0.0)
+    x[2, 5] = complex(math.nan, 0.0)
+    xd = x.to(DEVICE)
+    for mask in (x.real > 0, (x.imag > 0)[0]):   # (the second broadcast over the rows)
+        out = ops.masked_select(xd, mask.to(DEVICE))
+        assert out.dtype == dtype
+        assert_equal(torch.view_as_real(out).cpu(), torch.view_as_real(torch.masked_select(x, mask)))
+    assert_equal(ops.nonzero(xd).cpu(), torch.nonzero(x))
+    torch.library.opcheck(ops.masked_select, (xd, xd.real > 0))
+    torch.library.opcheck(ops.nonzero, (xd,))
+    with pytest.raises(ValueError, match="broadcast"):
+        ops.masked_select(xd, torch.ones(3, dtype=torch.bool, device=DEVICE))
+
+
 def test_select_bad_input():
     x = torch.randn(10, device=DEVICE)
     with pytest.raises(TypeError, match="mask"):

@@ -22,6 +22,8 @@ from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_jit_function, check_no_overlap, check_tensor, wrap_dim
 
 _DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
+#: torch.diff also takes complex tensors (their real and imaginary parts differenced apart)
+_DIFF_DTYPES = _DTYPES + (torch.complex64, torch.complex128)
 
 
 @triton.jit
@@ -187,7 +189,7 @@ def _diff_dim(x, n, dim, prepend=None, append=None) -> int:
 
 
 def _diff_impl(x, n, dim, prepend, append):
-    check_tensor(x, "x", _DTYPES)
+    check_tensor(x, "x", _DIFF_DTYPES)
     d = _diff_dim(x, n, dim, prepend, append)
     if n == 0:   # torch: the input itself (a copy); prepend and append are not used
         return x.clone()
@@ -195,17 +197,22 @@ def _diff_impl(x, n, dim, prepend, append):
     for t, nm in ((prepend, "prepend"), (x, "x"), (append, "append")):
         if t is None:
             continue
-        check_tensor(t, nm, _DTYPES, device=x.device)
+        check_tensor(t, nm, _DIFF_DTYPES, device=x.device)
         parts.append(t)
     if len(parts) > 1:
         x = torch.cat(parts, dim=d)
     y = x.movedim(d, -1).contiguous()
+    complex_dtype = y.dtype if y.dtype.is_complex else None
+    if complex_dtype is not None:   # rows of real parts and rows of imaginary parts, differenced alike
+        y = torch.view_as_real(y).transpose(-1, -2).contiguous()
     applied = False
     for _ in range(n):
         if y.shape[-1] == 0:
             break
         y = _diff_once(y)
         applied = True
+    if complex_dtype is not None:
+        y = torch.view_as_complex(y.transpose(-1, -2).contiguous())
     out = y.movedim(-1, d).contiguous()
     return out if applied or len(parts) > 1 else out.clone()  # never alias the input
 
@@ -215,7 +222,9 @@ def diff(x: torch.Tensor, n: int = 1, dim: int = -1, prepend: torch.Tensor | Non
          append: torch.Tensor | None = None) -> torch.Tensor:
     """torch.diff: the ``n``-th forward difference along ``dim`` (``x[..., 1:] - x[..., :-1]``; xor for
     bool), after concatenating ``prepend``/``append`` along ``dim``; ``n = 0`` returns a copy of ``x``
-    (prepend and append unused, as torch)."""
+    (prepend and append unused, as torch). Complex items: the real and imaginary parts are differenced
+    apart (torch's result for finite items; an infinite or NaN part stays in its own part, where
+    torch's complex subtraction, ``a - b * (1+0j)``, makes the other part NaN as well)."""
     return _diff_impl(x, n, dim, prepend, append)
 
 

@@ -55,7 +55,8 @@ from triton.runtime.jit import constexpr_function
 from .. import policy
 from .._library import Op
 from .._launch import bind, direct_ok, launch
-from .._utils import check_device, check_jit_function, check_same_device, interpreter_active, num_sms, wrap_dim
+from .._utils import (UINT_DTYPES, check_device, check_jit_function, check_same_device, interpreter_active, num_sms,
+                      wrap_dim)
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
 from ..block.reduce import (combine_argmax, combine_argmin, combine_max_propagate_nan,
@@ -73,7 +74,14 @@ OP_CODES = {"sum": 0, "min": 1, "max": 2, "argmin": 3, "argmax": 4, "user": 5}
 #: item dtypes of the built-in reductions
 SUPPORTED_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
                     torch.float16, torch.bfloat16, torch.float32, torch.float64)
-_INT_LIKE = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+#: unsigned items wider than a byte: summed only (torch.sum and torch.cumsum take them, promoted to
+#: int64, uint64 wrapping as in torch); torch's other CUDA reductions refuse them, and so do these
+WIDE_UINT_DTYPES = tuple(d for d in UINT_DTYPES if d != torch.uint8)
+#: complex items: summed (the real and the imaginary parts as two float sums of the same order)
+COMPLEX_DTYPES = (torch.complex64, torch.complex128)
+#: item dtypes of sums
+SUM_DTYPES = SUPPORTED_DTYPES + WIDE_UINT_DTYPES + COMPLEX_DTYPES
+_INT_LIKE = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64) + WIDE_UINT_DTYPES
 
 
 
@@ -487,7 +495,7 @@ def _stream_key(device: torch.device):
 
 def sum_dtype(dtype: torch.dtype) -> torch.dtype:
     """The dtype ``torch.sum`` returns for items of ``dtype`` (integers and bool -> int64)."""
-    return torch.int64 if dtype in _INT_LIKE or not dtype.is_floating_point else dtype
+    return dtype if dtype.is_floating_point or dtype.is_complex else torch.int64
 
 
 def acc_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -614,10 +622,13 @@ def sum(x: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:  # n
     does). As ``torch.sum``, a ``dtype`` that cannot hold every item exactly (narrowing, int ->
     float) is applied to the items before summing. Deterministic: bitwise identical results run to
     run on the same GPU."""
-    _check_input(x)
+    _check_input(x, dtypes=SUM_DTYPES)
     out_dtype = dtype if dtype is not None else sum_dtype(x.dtype)
-    if not isinstance(out_dtype, torch.dtype) or out_dtype not in SUPPORTED_DTYPES or out_dtype == torch.bool:
+    if not isinstance(out_dtype, torch.dtype) or out_dtype not in SUPPORTED_DTYPES + COMPLEX_DTYPES \
+            or out_dtype == torch.bool:
         raise TypeError(f"sum: unsupported result dtype {out_dtype!r}")
+    if x.dtype.is_complex or out_dtype.is_complex:
+        return _complex_sum(x, None, False, out_dtype)
     if dtype is not None and dtype != x.dtype and not _sum_cast_preserves(x.dtype, dtype):
         x = x.to(dtype)   # (as the tritoncub::sum operator)
     acc = acc_dtype(out_dtype) if out_dtype.is_floating_point else torch.int64
@@ -858,12 +869,12 @@ def _sum_result_dtype(x: torch.Tensor, dtype) -> torch.dtype:
     return dtype if dtype is not None else sum_dtype(x.dtype)
 
 
-def _check_op_input(x: torch.Tensor, name: str) -> None:
+def _check_op_input(x: torch.Tensor, name: str, dtypes=SUPPORTED_DTYPES) -> None:
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name}: x must be a torch.Tensor")
-    if x.dtype not in SUPPORTED_DTYPES:
+    if x.dtype not in dtypes:
         raise TypeError(f"{name}: x has dtype {str(x.dtype).replace('torch.', '')}; supported dtypes are "
-                        + ", ".join(str(d).replace("torch.", "") for d in SUPPORTED_DTYPES))
+                        + ", ".join(str(d).replace("torch.", "") for d in dtypes))
     check_device(x, "x")
 
 
@@ -898,6 +909,8 @@ def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> t
             return seg._run(x.view(-1), None, None, k, m, "sum", uniform=True, mean_len=k,
                             dtype=out_dtype).view(shape)
     _check_sum_args(x, dtype)
+    if x.dtype.is_complex or (dtype is not None and dtype.is_complex):
+        return _complex_sum(x, dim, keepdim, dtype if dtype is not None else x.dtype)
     if dtype == torch.bool:   # a bool sum is a logical or (of x != 0), whatever x's dtype
         return _sum_impl(x != 0, dim, keepdim, torch.int64) != 0
     if dtype is not None and dtype != x.dtype and not _sum_cast_preserves(x.dtype, dtype):
@@ -924,10 +937,26 @@ def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> t
 
 def _check_sum_args(x, dtype) -> None:
     """The argument checks of the sum operator (shared with its fake implementation)."""
-    _check_op_input(x, "sum")
-    if dtype is not None and dtype != torch.bool and dtype not in SUPPORTED_DTYPES:
+    _check_op_input(x, "sum", SUM_DTYPES)
+    results = SUPPORTED_DTYPES + COMPLEX_DTYPES
+    if dtype is not None and dtype != torch.bool and dtype not in results:
         raise TypeError(f"sum: dtype {str(dtype).replace('torch.', '')} is not supported; supported dtypes "
-                        "are " + ", ".join(str(d).replace("torch.", "") for d in SUPPORTED_DTYPES))
+                        "are " + ", ".join(str(d).replace("torch.", "") for d in results))
+    if x.dtype.is_complex and dtype is not None and not dtype.is_complex:
+        raise TypeError(f"sum: a complex x sums to a complex dtype, not {str(dtype).replace('torch.', '')} "
+                        "(take .real or .abs() first)")
+
+
+def _complex_sum(x: torch.Tensor, dim, keepdim: bool, out_dtype: torch.dtype) -> torch.Tensor:
+    """A sum of complex items (``x`` cast to the complex ``out_dtype`` first): the real and imaginary
+    parts summed as two float sums over the same dims, in the same order (deterministic as those)."""
+    if x.dtype != out_dtype:
+        x = x.to(out_dtype)
+    dims = _norm_dims(x, dim)
+    if not dims:   # (a 0-d x: nothing to add)
+        return x.clone()
+    parts = _sum_impl(torch.view_as_real(x), dims, keepdim)   # [kept dims..., 2]
+    return torch.view_as_complex(parts.contiguous())
 
 
 def _sum_fake(x, dim=None, keepdim=False, dtype=None):

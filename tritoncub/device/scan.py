@@ -51,7 +51,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import (cdiv, check_jit_function, check_tensor, dtype_names, grid_y_batches, next_power_of_2, num_sms,
+from .._utils import (UINT_DTYPES, cdiv, check_jit_function, check_tensor, dtype_names, grid_y_batches, next_power_of_2, num_sms,
                       smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
@@ -641,6 +641,13 @@ def _bucket(acc_dtypes, deterministic: bool = False) -> str:
 
 SCAN_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
                torch.float16, torch.bfloat16, torch.float32, torch.float64)
+#: items of prefix products (and sums): also the unsigned 16/32/64-bit integers (torch.cumsum and
+#: torch.cumprod take them, promoted to int64 as every integer; uint64 items wrap, as in torch)
+PROD_SCAN_DTYPES = SCAN_DTYPES + tuple(d for d in UINT_DTYPES if d not in SCAN_DTYPES)
+#: complex items: prefix sums only (the real and imaginary parts as two float scans)
+COMPLEX_DTYPES = (torch.complex64, torch.complex128)
+#: items of prefix sums
+SUM_SCAN_DTYPES = PROD_SCAN_DTYPES + COMPLEX_DTYPES
 _ACC_OK = (torch.int32, torch.int64, torch.float32, torch.float64)
 
 
@@ -913,9 +920,12 @@ def exclusive_scan(x, combine_fn, init, *, dim: int = -1, reverse: bool = False,
 
 def _sum_dtypes(x: torch.Tensor, dtype):
     """torch.cumsum's promotion: ``dtype`` if given, else int64 for integers and bool."""
-    out = dtype if dtype is not None else (torch.int64 if not x.dtype.is_floating_point else x.dtype)
-    if out not in SCAN_DTYPES:
-        raise TypeError(f"scan output dtype {out} is not supported; supported: {SCAN_DTYPES}")
+    out = dtype if dtype is not None else (x.dtype if x.dtype.is_floating_point or x.dtype.is_complex
+                                           else torch.int64)
+    if out not in SCAN_DTYPES + COMPLEX_DTYPES:
+        raise TypeError(f"scan output dtype {out} is not supported; supported: {SCAN_DTYPES + COMPLEX_DTYPES}")
+    if x.dtype.is_complex and not out.is_complex:
+        raise TypeError(f"a prefix sum of complex x has a complex dtype, not {out}")
     return _widen(out), out
 
 
@@ -926,8 +936,18 @@ _ROWS_MEMO: dict = {}
 
 
 def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine=combine_add):
-    check_tensor(x, "x", SCAN_DTYPES)
+    check_tensor(x, "x", SUM_SCAN_DTYPES if combine is combine_add else PROD_SCAN_DTYPES)
     acc, out = _sum_dtypes(x, dtype)
+    if out.is_complex:
+        if combine is not combine_add:
+            raise TypeError(f"dtype {out}: of complex tensors only prefix sums are supported")
+        # the real and imaginary parts: two float prefix sums along the same dim
+        xr = torch.view_as_real(x.to(out) if x.dtype != out else x)
+        res = _sum(xr, wrap_dim(dim, x.dim()) if x.dim() else 0, None, reverse, deterministic, return_total,
+                   exclusive)
+        if return_total:
+            return torch.view_as_complex(res[0]), torch.view_as_complex(res[1].contiguous())
+        return torch.view_as_complex(res)
     # torch casts the input to ``dtype`` first; when ``dtype`` is the accumulator itself the kernel's
     # own conversion on load is that same cast, so no separate pass over the input is needed
     xin = x if (dtype is None or x.dtype == dtype or dtype == acc) else x.to(dtype)
@@ -1059,18 +1079,19 @@ def _cumsum_op(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> t
     return inclusive_sum(x, _norm_dim(x, dim), dtype)
 
 
-def _fake_like(x, dim, dtype=None):
-    """The fake result of a scan operator: the real ops' checks (dim, dtype), then a contiguous
-    tensor of x's shape (the real ops return contiguous results whatever x's strides)."""
+def _fake_like(x, dim, dtype=None, dtypes=SCAN_DTYPES):
+    """The fake result of a scan operator: the real ops' checks (dim, ``x``'s dtype among ``dtypes``),
+    then a contiguous tensor of x's shape (the real ops return contiguous results whatever x's strides)."""
     _norm_dim(x, dim)
-    if x.dtype not in SCAN_DTYPES:
-        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(SCAN_DTYPES)}")
+    if x.dtype not in dtypes:
+        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(dtypes)}")
     return x.new_empty(x.shape, dtype=x.dtype if dtype is None else dtype)
 
 
 @_cumsum_op.register_fake
 def _(x, dim, dtype=None):
-    return _fake_like(x, dim, _sum_dtypes(x, dtype)[1])
+    _fake_like(x, dim, None, SUM_SCAN_DTYPES)   # (x's dtype first, as the real op checks it)
+    return _fake_like(x, dim, _sum_dtypes(x, dtype)[1], SUM_SCAN_DTYPES)
 
 
 def _cumsum_setup(ctx, inputs, output):
@@ -1080,7 +1101,7 @@ def _cumsum_setup(ctx, inputs, output):
 
 
 def _cumsum_backward(ctx, grad):
-    if not ctx.in_dtype.is_floating_point:
+    if not (ctx.in_dtype.is_floating_point or ctx.in_dtype.is_complex):
         return None, None, None
     g = torch.ops.tritoncub._reverse_cumsum(grad.contiguous(), ctx.dim)
     return g.to(ctx.in_dtype), None, None
@@ -1094,7 +1115,7 @@ def _reverse_cumsum_op(x: torch.Tensor, dim: int) -> torch.Tensor:
 
 @_reverse_cumsum_op.register_fake
 def _(x, dim):
-    return _fake_like(x, dim, _sum_dtypes(x, None)[1])
+    return _fake_like(x, dim, _sum_dtypes(x, None)[1], SUM_SCAN_DTYPES)
 
 
 def _revsum_backward(ctx, grad):
@@ -1116,7 +1137,11 @@ def _cumprod_op(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> 
 
 @_cumprod_op.register_fake
 def _(x, dim, dtype=None):
-    return _fake_like(x, dim, _sum_dtypes(x, dtype)[1])
+    _fake_like(x, dim, None, PROD_SCAN_DTYPES)   # (x's dtype first, as the real op checks it)
+    out = _sum_dtypes(x, dtype)[1]
+    if out.is_complex:
+        raise TypeError(f"dtype {out}: of complex tensors only prefix sums are supported")
+    return _fake_like(x, dim, out, PROD_SCAN_DTYPES)
 
 
 def _cumprod_setup(ctx, inputs, output):

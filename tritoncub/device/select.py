@@ -77,6 +77,8 @@ SELECT_THREE_WAY = tl.constexpr(4)  # category 1: PRED(x); category 2: not PRED(
 
 BOOL_DTYPES = (torch.bool,)
 SELECTABLE_DTYPES = ALL_NUMERIC_DTYPES + BOOL_DTYPES
+#: masked_select and nonzero also take complex tensors (through their (real, imaginary) pairs)
+COMPLEX_DTYPES = (torch.complex64, torch.complex128)
 
 
 @triton.jit
@@ -1284,15 +1286,18 @@ MASKED_SELECT_TWO_PASS = True
 
 def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | None = None) -> torch.Tensor:
     two_pass = MASKED_SELECT_TWO_PASS if two_pass is None else two_pass
+    if isinstance(x, torch.Tensor) and x.dtype.is_complex:
+        # the (real, imaginary) pairs of the selected items, the mask broadcast over each pair
+        check_tensor(mask, "mask", (torch.bool,))
+        _check_broadcast(x, mask)
+        pairs = _masked_select_impl(torch.view_as_real(x), mask.unsqueeze(-1), two_pass)
+        return torch.view_as_complex(pairs.view(-1, 2))
     check_tensor(x, "x", SELECTABLE_DTYPES)
     check_tensor(mask, "mask", (torch.bool,))
     check_same_device(("x", x), ("mask", mask))
     if x.shape != mask.shape:
-        try:
-            x, mask = torch.broadcast_tensors(x, mask)
-        except RuntimeError:
-            raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
-                             f"{tuple(x.shape)}") from None
+        _check_broadcast(x, mask)
+        x, mask = torch.broadcast_tensors(x, mask)
     xf, mf = flat_input(x), flat_input(mask)
     # two passes: pass 1 stores the count in host memory, and pass 2 runs while the host waits for it;
     # one pass: the count is known when the one kernel ends (its whole time, then the sync)
@@ -1309,6 +1314,14 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
     return shrink(buf, k)
 
 
+def _check_broadcast(x: torch.Tensor, mask: torch.Tensor) -> None:
+    try:
+        torch.broadcast_shapes(x.shape, mask.shape)
+    except RuntimeError:
+        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
+                         f"{tuple(x.shape)}") from None
+
+
 @custom_op("tritoncub::masked_select", mutates_args=())
 def masked_select(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """torch.masked_select: the items of ``x`` where the (broadcast) bool ``mask`` is True, as a 1-D
@@ -1318,21 +1331,21 @@ def masked_select(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 @masked_select.register_fake
 def _(x, mask):
-    if x.dtype not in SELECTABLE_DTYPES:
-        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(SELECTABLE_DTYPES)}")
+    if x.dtype not in SELECTABLE_DTYPES + COMPLEX_DTYPES:
+        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are "
+                        f"{dtype_names(SELECTABLE_DTYPES + COMPLEX_DTYPES)}")
     if mask.dtype != torch.bool:
         raise TypeError(f"mask has dtype {mask.dtype}; supported dtypes are bool")
-    try:
-        torch.broadcast_shapes(x.shape, mask.shape)
-    except RuntimeError:
-        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
-                         f"{tuple(x.shape)}") from None
+    _check_broadcast(x, mask)
     ctx = torch.library.get_ctx()
     k = ctx.new_dynamic_size()
     return x.new_empty((k,))
 
 
 def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
+    if isinstance(x, torch.Tensor) and x.dtype.is_complex:   # nonzero: either part (NaN included)
+        check_tensor(x, "x")
+        x = torch.view_as_real(x).ne(0).any(-1)
     check_tensor(x, "x", SELECTABLE_DTYPES)
     xf = flat_input(x)
     ndim = x.dim()
