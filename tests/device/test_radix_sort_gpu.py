@@ -166,6 +166,7 @@ def test_gpu_queued_sorts_repeated_calls():
     # sorts below SKIP_PLACES_MIN_N re-launch remembered kernels (per size, dtypes, alignment and
     # policy): fresh data on every call, an unaligned input, and policy changes in between
     rs._QUEUED_PLANS.clear()
+    rs._SORT_REPLAYS.clear()
     for n in ((1 << 20) + 1, 3 * 4096 + 5):
         for dtype in (torch.float32, torch.int32, torch.float16):
             for rep in range(3):
@@ -180,6 +181,13 @@ def test_gpu_queued_sorts_repeated_calls():
                 r = torch.sort(x, stable=True)
                 assert torch.equal(pv.nan_to_num(7), r.values.to(torch.float64).nan_to_num(7)), (n, dtype, rep)
     assert rs._QUEUED_PLANS, "no sort took the queued path"
+    assert rs._SORT_REPLAYS, "no sort with positions was remembered for replay"
+    # replays write their own fresh buffers and read the new input: earlier results stay intact
+    xs = [make_data("random", (1 << 20) + 1, torch.float32) for _ in range(3)]
+    outs = [rs.sort(x) for x in xs]
+    for x, (v, i) in zip(xs, outs):
+        r = torch.sort(x, stable=True)
+        assert torch.equal(i, r.indices) and torch.equal(v, r.values)
     x = make_data("random", (1 << 20) + 1, torch.int32)
     r = torch.sort(x, stable=True)
     for cfg in ({"ITEMS": 8}, {"SKIP_PLACES_MIN_N": 0}, {}):

@@ -882,7 +882,8 @@ def _bits_view(x: torch.Tensor) -> torch.Tensor:
 def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descending: bool, begin_bit: int,
                    end_bit: int, gen_indices: bool = False, keys_src: Optional[torch.Tensor] = None,
                    values_src: Optional[torch.Tensor] = None, indices_out: Optional[torch.Tensor] = None,
-                   words: Optional[torch.Tensor] = None, rows: Optional[tuple[int, int]] = None) -> None:
+                   words: Optional[torch.Tensor] = None, rows: Optional[tuple[int, int]] = None,
+                   trace: Optional[dict] = None) -> None:
     """Sort ``keys.current`` (and ``values.current``) into one of the two buffers (selector updated).
 
     ``keys_src``/``values_src``, when given, are read by the first pass instead of the current
@@ -899,7 +900,9 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     ``words``): ``(B, L)``, the keys are B rows of L keys (B <= 256, ceil(log2(B)) + ceil(log2(L)) <=
     32) sorted each on its own: the histogram counts per row, each pass's keys add their row's
     offsets (:func:`_digit_offsets_kernel`), positions are packed as row and column, and
-    ``indices_out`` gets the columns (``torch.sort(x, dim=-1)``'s indices).
+    ``indices_out`` gets the columns (``torch.sort(x, dim=-1)``'s indices). ``trace`` (a dict): filled
+    with what a replay of this sort needs when it queued bound launches only (see :func:`_sort_into`):
+    ``hist`` (the one zeroed workspace) and ``launches`` (each launch's bound form and arguments).
     """
     kin = keys.current if keys_src is None else keys_src
     n = kin.numel()
@@ -989,13 +992,22 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         if plan is None:
             new_plan = []
 
+    if trace is not None and memo_key is not None and status_once:
+        trace.update(hist=hist, launches=[])
+    traced = trace.get("launches") if trace is not None else None
+
     def run(step, kernel, grid, args, kwargs):
         if plan is not None:
-            plan[1][step](*args)
+            fn = plan[1][step]
+            fn(*args)
         elif new_plan is not None:
-            new_plan.append(bind(kernel, grid, *args, **kwargs()))
+            fn = bind(kernel, grid, *args, **kwargs())
+            new_plan.append(fn)
         else:
+            fn = None
             launch(kernel, grid, *args, **kwargs())
+        if traced is not None:
+            traced.append((fn, args))
 
     count_special = kin.dtype.is_floating_point
     if fast:
@@ -1162,10 +1174,27 @@ def _prepare(keys, values, descending, begin_bit, end_bit):
     return begin_bit, end_bit
 
 
+#: replays of whole sorts with generated positions (see :func:`_sort_into`), per problem
+_SORT_REPLAYS: dict = {}
+
+
 def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, rows=None):
     """Sort into fresh tensors; the last pass lands in the returned buffers (no final copy).
-    ``rows`` (packed positions only, see :func:`_radix_sort_db`): sort B rows of L keys each."""
+    ``rows`` (packed positions only, see :func:`_radix_sort_db`): sort B rows of L keys each.
+
+    A sort with generated positions packed with the keys (``torch.sort``'s case) whose launches were
+    all queued as bound launches is remembered per problem (size, dtype, bit range, direction, device,
+    the keys' alignment, the policy and launch-chain settings): a later call allocates its buffers and
+    replays the launches with their pointer arguments moved to the new buffers, skipping the planning
+    (host time is most of a small sort's time)."""
     n = keys.numel()
+    replay_key = None
+    if rows is None and gen_indices and values is None and keys.is_cuda:
+        replay_key = (n, keys.dtype, descending, begin_bit, end_bit, keys.device, keys.data_ptr() & 15 == 0,
+                      chain_memo_key(), FORCE_PORTABLE, _NARROW_INDEX_LIMIT, _STATUS_ONCE_WORDS, _PROBE)
+        hit = _SORT_REPLAYS.get(replay_key)
+        if hit is not None and hit[0] is policy.select("radix_sort", keys.device, _bucket(n)) and direct_ok():
+            return _replay_sort(keys, hit)
     out_k = torch.empty_like(keys)
     if rows is not None or (gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT
                             and _packs_positions(keys)):
@@ -1173,8 +1202,11 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
         indices_out = torch.empty(n, device=keys.device, dtype=torch.int64)
         words = torch.empty(n, device=keys.device, dtype=torch.uint64)
         kdb = DoubleBuffer(out_k, out_k)
+        trace = {} if replay_key is not None else None
         _radix_sort_db(kdb, None, descending, begin_bit, end_bit, gen_indices=True, keys_src=keys,
-                       indices_out=indices_out, words=words, rows=rows)
+                       indices_out=indices_out, words=words, rows=rows, trace=trace)
+        if trace:
+            _remember_sort(replay_key, keys, (keys, out_k, indices_out, words, trace["hist"]), trace)
         return out_k, indices_out
     alt_k = torch.empty_like(keys) if n > 1 else out_k
     kdb = DoubleBuffer(alt_k, out_k)  # selector flips every pass; fixed up below
@@ -1195,6 +1227,51 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
     k = kdb.current
     v = indices_out if indices_out is not None else (vdb.current if vdb is not None else None)
     return k, v
+
+
+def _remember_sort(replay_key, keys, roots, trace) -> None:
+    """Keep a replay of the sort just queued (see :func:`_sort_into`): every launch's bound form, and
+    each argument as (buffer, byte offset) when it is a tensor inside one of ``roots`` (keys, sorted
+    keys, positions, words, the zeroed workspace), else as itself. Nothing is kept when a launch was
+    not bound or an argument lies in no root (then every call plans afresh)."""
+    spans = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in roots]
+    launches = []
+    for fn, args in trace["launches"]:
+        if fn is None:
+            return
+        spec = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                p = a.data_ptr()
+                root = next((i for i, (lo, hi) in enumerate(spans) if lo <= p < hi or p == lo), None)
+                if root is None:
+                    return
+                spec.append((root, p - spans[root][0]))
+            else:
+                spec.append((-1, a))
+        launches.append((fn, tuple(spec)))
+    if not launches:
+        return
+    if len(_SORT_REPLAYS) >= 64:
+        _SORT_REPLAYS.clear()
+    hist = roots[4]
+    _SORT_REPLAYS[replay_key] = (policy.select("radix_sort", keys.device, _bucket(keys.numel())),
+                                 hist.numel(), tuple(launches))
+
+
+def _replay_sort(keys: torch.Tensor, hit) -> tuple[torch.Tensor, torch.Tensor]:
+    """A remembered sort (:func:`_remember_sort`) of ``keys``: fresh buffers, the same launches."""
+    _, hist_words, launches = hit
+    n, dev = keys.numel(), keys.device
+    out_k = torch.empty_like(keys)
+    indices_out = torch.empty(n, device=dev, dtype=torch.int64)
+    words = torch.empty(n, device=dev, dtype=torch.uint64)
+    hist = torch.zeros(hist_words, device=dev, dtype=torch.int64)
+    bases = (keys.data_ptr(), out_k.data_ptr(), indices_out.data_ptr(), words.data_ptr(), hist.data_ptr())
+    for fn, spec in launches:
+        # (pointer arguments as plain addresses: Triton's launcher takes an int for a pointer)
+        fn(*[a if root < 0 else bases[root] + a for root, a in spec])
+    return out_k, indices_out
 
 
 def _packs_positions(keys: torch.Tensor) -> bool:
