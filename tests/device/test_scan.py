@@ -258,8 +258,19 @@ def test_cumsum_op_promotion(dtype, out_dtype):
 
 @pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
 @pytest.mark.parametrize("shape,dim", [((3, TILE + 5), -1), ((4 * TILE + 21,), 0), ((TILE + 1, 3), 0)])
-def test_cumsum_complex(dtype, shape, dim):
-    # torch.cumsum of complex tensors: the real and imaginary parts as two float prefix sums
+def test_cumsum_cumprod_complex(dtype, shape, dim):
+    # torch.cumsum of complex tensors: the real and imaginary parts as two float prefix sums;
+    # torch.cumprod: one scan of (real, imaginary) pairs under the complex product
+    p = torch.polar(1.0 + 0.01 * torch.randn(shape, dtype=dtype.to_real()), torch.randn(shape, dtype=dtype.to_real()))
+    got = OPS.cumprod(p.to(DEVICE), dim)
+    ref = torch.cumprod(p, dim)
+    assert got.dtype == ref.dtype
+    assert_close(torch.view_as_real(got).cpu(), torch.view_as_real(ref), rtol=1e-4, atol=1e-4)
+    pg = p.to(DEVICE).detach().clone().requires_grad_(True)
+    OPS.cumprod(pg, dim).abs().sum().backward()
+    pr = p.detach().clone().requires_grad_(True)
+    torch.cumprod(pr, dim).abs().sum().backward()
+    assert_close(torch.view_as_real(pg.grad).cpu(), torch.view_as_real(pr.grad), rtol=1e-3, atol=1e-3)
     x = torch.randn(shape, dtype=dtype)
     x.view(-1)[3] = complex(1.0, math.nan)
     got = OPS.cumsum(x.to(DEVICE), dim)
@@ -339,9 +350,7 @@ def test_bad_input():
     with pytest.raises(TypeError):
         S.inclusive_sum(torch.ones(4, device=DEVICE, dtype=torch.complex32))
     with pytest.raises(TypeError, match="supported dtypes"):
-        OPS.cumprod(torch.ones(4, device=DEVICE, dtype=torch.complex64), 0)
-    with pytest.raises(TypeError, match="only prefix sums"):
-        OPS.cumprod(torch.ones(4, device=DEVICE), 0, torch.complex64)
+        OPS.logcumsumexp(torch.ones(4, device=DEVICE, dtype=torch.complex64), 0)
     with pytest.raises(TypeError, match="complex dtype"):
         OPS.cumsum(torch.ones(4, device=DEVICE, dtype=torch.complex64), 0, torch.float32)
     with pytest.raises(TypeError, match="must be a @triton.jit function"):
@@ -423,9 +432,7 @@ def test_opcheck():
         torch.library.opcheck(op, args)
     with torch._subclasses.fake_tensor.FakeTensorMode():   # the fakes refuse what the ops refuse
         with pytest.raises(TypeError, match="supported dtypes"):
-            OPS.cumprod(torch.empty(4, dtype=torch.complex64), 0)
-        with pytest.raises(TypeError, match="only prefix sums"):
-            OPS.cumprod(torch.empty(4), 0, torch.complex64)
+            OPS.logcumsumexp(torch.empty(4, dtype=torch.complex64), 0)
         with pytest.raises(TypeError, match="supported dtypes"):
             OPS.cumsum(torch.empty(4, dtype=torch.complex32), 0)
 

@@ -76,6 +76,12 @@ def combine_mul(a, b):
 
 
 @triton.jit
+def combine_complex_mul(ar, ai, br, bi):
+    """Complex products of ``(real, imaginary)`` pairs (torch.cumprod of complex tensors)."""
+    return ar * br - ai * bi, ar * bi + ai * br
+
+
+@triton.jit
 def combine_cummax(a, ai, b, bi):
     """torch.cummax: the later item wins ties (``>=``); a NaN wins over numbers and a later NaN over
     an earlier one (torch's running-max rule, as an associative pair operator)."""
@@ -641,13 +647,12 @@ def _bucket(acc_dtypes, deterministic: bool = False) -> str:
 
 SCAN_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
                torch.float16, torch.bfloat16, torch.float32, torch.float64)
-#: items of prefix products (and sums): also the unsigned 16/32/64-bit integers (torch.cumsum and
-#: torch.cumprod take them, promoted to int64 as every integer; uint64 items wrap, as in torch)
-PROD_SCAN_DTYPES = SCAN_DTYPES + tuple(d for d in UINT_DTYPES if d not in SCAN_DTYPES)
-#: complex items: prefix sums only (the real and imaginary parts as two float scans)
 COMPLEX_DTYPES = (torch.complex64, torch.complex128)
-#: items of prefix sums
-SUM_SCAN_DTYPES = PROD_SCAN_DTYPES + COMPLEX_DTYPES
+#: items of prefix sums and products: also the unsigned 16/32/64-bit integers (torch.cumsum and
+#: torch.cumprod take them, promoted to int64 as every integer; uint64 items wrap, as in torch), and
+#: complex items (sums: two float scans of the real and imaginary parts; products: one scan of the
+#: (real, imaginary) pairs under the complex product)
+SUM_SCAN_DTYPES = SCAN_DTYPES + tuple(d for d in UINT_DTYPES if d not in SCAN_DTYPES) + COMPLEX_DTYPES
 _ACC_OK = (torch.int32, torch.int64, torch.float32, torch.float64)
 
 
@@ -936,13 +941,20 @@ _ROWS_MEMO: dict = {}
 
 
 def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine=combine_add):
-    check_tensor(x, "x", SUM_SCAN_DTYPES if combine is combine_add else PROD_SCAN_DTYPES)
+    check_tensor(x, "x", SUM_SCAN_DTYPES)
     acc, out = _sum_dtypes(x, dtype)
     if out.is_complex:
-        if combine is not combine_add:
-            raise TypeError(f"dtype {out}: of complex tensors only prefix sums are supported")
-        # the real and imaginary parts: two float prefix sums along the same dim
         xr = torch.view_as_real(x.to(out) if x.dtype != out else x)
+        if combine is combine_mul:   # a scan of (real, imaginary) pairs under the complex product
+            if return_total or exclusive:
+                raise ValueError("complex prefix products: inclusive, without totals")
+            d = wrap_dim(dim, x.dim()) if x.dim() else 0
+            re, im = _generic((xr[..., 0], xr[..., 1]), combine_complex_mul, None, d, reverse, deterministic,
+                              False, False)
+            return torch.view_as_complex(torch.stack((re, im), -1))
+        if combine is not combine_add:
+            raise TypeError(f"dtype {out}: of complex tensors only prefix sums and products are supported")
+        # the real and imaginary parts: two float prefix sums along the same dim
         res = _sum(xr, wrap_dim(dim, x.dim()) if x.dim() else 0, None, reverse, deterministic, return_total,
                    exclusive)
         if return_total:
@@ -1137,11 +1149,8 @@ def _cumprod_op(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> 
 
 @_cumprod_op.register_fake
 def _(x, dim, dtype=None):
-    _fake_like(x, dim, None, PROD_SCAN_DTYPES)   # (x's dtype first, as the real op checks it)
-    out = _sum_dtypes(x, dtype)[1]
-    if out.is_complex:
-        raise TypeError(f"dtype {out}: of complex tensors only prefix sums are supported")
-    return _fake_like(x, dim, out, PROD_SCAN_DTYPES)
+    _fake_like(x, dim, None, SUM_SCAN_DTYPES)   # (x's dtype first, as the real op checks it)
+    return _fake_like(x, dim, _sum_dtypes(x, dtype)[1], SUM_SCAN_DTYPES)
 
 
 def _cumprod_setup(ctx, inputs, output):
@@ -1152,7 +1161,7 @@ def _cumprod_setup(ctx, inputs, output):
 
 def _cumprod_backward(ctx, grad):
     x, out = ctx.saved_tensors
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         return None, None, None
     dim = _norm_dim(x, ctx.dim)
     if x.numel() == 0:
@@ -1163,8 +1172,9 @@ def _cumprod_backward(ctx, grad):
             xx = x.detach().requires_grad_(True)
             (g,) = torch.autograd.grad(torch.cumprod(xx, dim, dtype=out.dtype), xx, grad)
         return g, None, None
-    g = torch.ops.tritoncub._reverse_cumsum((grad * out).contiguous(), dim)
-    return (g / x).to(x.dtype), None, None
+    # d out_j / d x_i = out_j / x_i for j >= i (conjugated for complex inputs, torch's convention)
+    g = torch.ops.tritoncub._reverse_cumsum((grad * out.conj()).contiguous(), dim)
+    return (g / x.conj()).to(x.dtype), None, None
 
 
 _cumprod_op.register_autograd(_cumprod_backward, setup_context=_cumprod_setup)
@@ -1210,9 +1220,10 @@ def _logcumsumexp_op(x: torch.Tensor, dim: int) -> torch.Tensor:
 
 @_logcumsumexp_op.register_fake
 def _(x, dim):
+    out = _fake_like(x, dim)   # (x's dtype among the scan dtypes first, as the real op checks)
     if not x.dtype.is_floating_point:
         raise TypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
-    return _fake_like(x, dim)
+    return out
 
 
 @custom_op("tritoncub::_reverse_logcumsumexp", mutates_args=())

@@ -37,7 +37,7 @@ def key_bits(dtype: torch.dtype) -> int:
     """Width in bits of the ordered form of a key dtype (``bool`` counts as 8)."""
     if dtype == torch.bool:
         return 8
-    return torch.empty((), dtype=dtype).element_size() * 8
+    return dtype.itemsize * 8
 
 
 @triton.jit
