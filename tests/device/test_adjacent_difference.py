@@ -111,6 +111,13 @@ def test_diff_complex(dtype):
     out = ops.diff(x.to(DEVICE), 2, 1)
     parts = torch.diff(torch.view_as_real(x), 2, 1)   # (each part on its own)
     assert_equal(torch.view_as_real(out).cpu(), parts)
+    # empty results (a row of one item, n >= the length, no rows) and a conjugate view
+    for t, n, dim in ((torch.randn(3, 1, dtype=dtype), 1, 1), (torch.randn(3, 4, dtype=dtype), 4, 1),
+                      (torch.zeros(0, 3, dtype=dtype), 1, 1), (torch.randn(5, 6, dtype=dtype).conj(), 1, 0)):
+        out = ops.diff(t.to(DEVICE), n, dim)
+        ref = torch.diff(t, n, dim)
+        assert out.shape == ref.shape and out.dtype == ref.dtype
+        assert_equal(torch.view_as_real(out).cpu(), torch.view_as_real(ref.resolve_conj()))
     torch.library.opcheck(ops.diff, (torch.randn(4, 37, dtype=dtype, device=DEVICE), 1, 0, None, None))
 
 

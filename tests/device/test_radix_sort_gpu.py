@@ -1,6 +1,8 @@
 """DeviceRadixSort on a GPU: the fast (Gluon) kernels at large sizes, every key dtype, the policy
 variants, compared with torch.sort and with the portable kernels. Skipped under the interpreter.
 (Separate from test_radix_sort.py so that each file's compile time stays within a file's time limit.)"""
+import math
+
 import pytest
 import torch
 
@@ -162,11 +164,14 @@ def test_gpu_float_keys_with_and_without_special_values(dtype, read_back, monkey
 
 
 @pytest.mark.gpu
-def test_gpu_queued_sorts_repeated_calls():
+def test_gpu_queued_sorts_repeated_calls(monkeypatch):
     # sorts below SKIP_PLACES_MIN_N re-launch remembered kernels (per size, dtypes, alignment and
     # policy): fresh data on every call, an unaligned input, and policy changes in between
     rs._QUEUED_PLANS.clear()
     rs._SORT_REPLAYS.clear()
+    replays = []
+    real_replay = rs._replay_sort
+    monkeypatch.setattr(rs, "_replay_sort", lambda *a: (replays.append(1), real_replay(*a))[1])
     for n in ((1 << 20) + 1, 3 * 4096 + 5):
         for dtype in (torch.float32, torch.int32, torch.float16):
             for rep in range(3):
@@ -182,12 +187,23 @@ def test_gpu_queued_sorts_repeated_calls():
                 assert torch.equal(pv.nan_to_num(7), r.values.to(torch.float64).nan_to_num(7)), (n, dtype, rep)
     assert rs._QUEUED_PLANS, "no sort took the queued path"
     assert rs._SORT_REPLAYS, "no sort with positions was remembered for replay"
-    # replays write their own fresh buffers and read the new input: earlier results stay intact
-    xs = [make_data("random", (1 << 20) + 1, torch.float32) for _ in range(3)]
-    outs = [rs.sort(x) for x in xs]
-    for x, (v, i) in zip(xs, outs):
+    assert replays, "no remembered sort was replayed"
+    # replays write their own fresh buffers and read the new input: earlier results stay intact; rows
+    # sorted as one problem (e.g. the vocabulary rows of a batch of logits) replay too
+    for shape in ((1 << 20) + 1,), (32, 32000), (3, 5001):
+        xs = [make_data("special", math.prod(shape), torch.float32).view(shape) for _ in range(3)]
+        outs = [rs.sort(x, descending=True) for x in xs]
+        for x, (v, i) in zip(xs, outs):
+            r = torch.sort(x, descending=True, stable=True)
+            assert torch.equal(i, r.indices) and torch.equal(v.nan_to_num(7), r.values.nan_to_num(7)), shape
+    assert any(key[1] is not None for key in rs._SORT_REPLAYS), "no rows sort was remembered"
+    for rep in range(2):   # (the first call records, the second replays)
+        before = len(replays)
+        x = make_data("random", 32 * 32000, torch.float32).view(32, 32000)
+        v, i = rs.sort(x)
         r = torch.sort(x, stable=True)
         assert torch.equal(i, r.indices) and torch.equal(v, r.values)
+    assert len(replays) == before + 1
     x = make_data("random", (1 << 20) + 1, torch.int32)
     r = torch.sort(x, stable=True)
     for cfg in ({"ITEMS": 8}, {"SKIP_PLACES_MIN_N": 0}, {}):

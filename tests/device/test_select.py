@@ -3,6 +3,7 @@
 Under the interpreter 128-item tiles give several tiles (and ragged last tiles) with a few hundred
 items; on the GPU the tuned policy runs and the ``gpu`` tests use large sizes.
 """
+import contextlib
 import math
 
 import pytest
@@ -159,6 +160,19 @@ def test_masked_select_nonzero_complex(dtype):
     torch.library.opcheck(ops.nonzero, (xd,))
     with pytest.raises(ValueError, match="broadcast"):
         ops.masked_select(xd, torch.ones(3, dtype=torch.bool, device=DEVICE))
+    assert_equal(ops.nonzero(xd.conj()).cpu(), torch.nonzero(x))   # (a conjugate view: resolved first)
+    out = ops.masked_select(xd.conj(), xd.real > 0)
+    assert_equal(torch.view_as_real(out).cpu(), torch.view_as_real(torch.masked_select(x.conj(), x.real > 0)
+                                                                   .resolve_conj()))
+    # complex32 is refused by the ops and their fakes alike
+    half = torch.zeros(4, dtype=torch.complex32, device=DEVICE)
+    for fake in (False, True):
+        with torch._subclasses.fake_tensor.FakeTensorMode() if fake else contextlib.nullcontext():
+            t = torch.empty(4, dtype=torch.complex32) if fake else half
+            with pytest.raises(TypeError, match="supported dtypes"):
+                ops.masked_select(t, torch.ones(4, dtype=torch.bool, device=t.device))
+            with pytest.raises(TypeError, match="supported dtypes"):
+                ops.nonzero(t)
 
 
 def test_select_bad_input():

@@ -204,7 +204,9 @@ def _diff_impl(x, n, dim, prepend, append):
     y = x.movedim(d, -1).contiguous()
     complex_dtype = y.dtype if y.dtype.is_complex else None
     if complex_dtype is not None:   # rows of real parts and rows of imaginary parts, differenced alike
-        y = torch.view_as_real(y).transpose(-1, -2).contiguous()
+        # (clone: strides made standard also for empty tensors, which contiguous() leaves as they are)
+        y = torch.view_as_real(y.resolve_conj().clone(memory_format=torch.contiguous_format)).transpose(-1, -2)
+        y = y.clone(memory_format=torch.contiguous_format)
     applied = False
     for _ in range(n):
         if y.shape[-1] == 0:
@@ -212,7 +214,7 @@ def _diff_impl(x, n, dim, prepend, append):
         y = _diff_once(y)
         applied = True
     if complex_dtype is not None:
-        y = torch.view_as_complex(y.transpose(-1, -2).contiguous())
+        y = torch.view_as_complex(y.transpose(-1, -2).clone(memory_format=torch.contiguous_format))
     out = y.movedim(-1, d).contiguous()
     return out if applied or len(parts) > 1 else out.clone()  # never alias the input
 

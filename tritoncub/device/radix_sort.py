@@ -1182,15 +1182,16 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
     """Sort into fresh tensors; the last pass lands in the returned buffers (no final copy).
     ``rows`` (packed positions only, see :func:`_radix_sort_db`): sort B rows of L keys each.
 
-    A sort with generated positions packed with the keys (``torch.sort``'s case) whose launches were
-    all queued as bound launches is remembered per problem (size, dtype, bit range, direction, device,
+    A sort with generated positions packed with the keys (``torch.sort``'s case, one row or up to 256
+    rows as one problem) whose launches were all queued as bound launches is remembered per problem
+    (size, rows, dtype, bit range, direction, device,
     the keys' alignment, the policy and launch-chain settings): a later call allocates its buffers and
     replays the launches with their pointer arguments moved to the new buffers, skipping the planning
     (host time is most of a small sort's time)."""
     n = keys.numel()
     replay_key = None
-    if rows is None and gen_indices and values is None and keys.is_cuda:
-        replay_key = (n, keys.dtype, descending, begin_bit, end_bit, keys.device, keys.data_ptr() & 15 == 0,
+    if gen_indices and values is None and keys.is_cuda:
+        replay_key = (n, rows, keys.dtype, descending, begin_bit, end_bit, keys.device, keys.data_ptr() & 15 == 0,
                       chain_memo_key(), FORCE_PORTABLE, _NARROW_INDEX_LIMIT, _STATUS_ONCE_WORDS, _PROBE)
         hit = _SORT_REPLAYS.get(replay_key)
         if hit is not None and hit[0] is policy.select("radix_sort", keys.device, _bucket(n)) and direct_ok():

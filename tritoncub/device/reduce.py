@@ -79,8 +79,9 @@ SUPPORTED_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int3
 WIDE_UINT_DTYPES = tuple(d for d in UINT_DTYPES if d != torch.uint8)
 #: complex items: summed (the real and the imaginary parts as two float sums of the same order)
 COMPLEX_DTYPES = (torch.complex64, torch.complex128)
-#: item dtypes of sums
-SUM_DTYPES = SUPPORTED_DTYPES + WIDE_UINT_DTYPES + COMPLEX_DTYPES
+#: item dtypes of the sum kernels, and of sums (complex ones through their real and imaginary parts)
+SUM_KERNEL_DTYPES = SUPPORTED_DTYPES + WIDE_UINT_DTYPES
+SUM_DTYPES = SUM_KERNEL_DTYPES + COMPLEX_DTYPES
 _INT_LIKE = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64) + WIDE_UINT_DTYPES
 
 
@@ -627,7 +628,7 @@ def sum(x: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:  # n
     if not isinstance(out_dtype, torch.dtype) or out_dtype not in SUPPORTED_DTYPES + COMPLEX_DTYPES \
             or out_dtype == torch.bool:
         raise TypeError(f"sum: unsupported result dtype {out_dtype!r}")
-    if x.dtype.is_complex or out_dtype.is_complex:
+    if out_dtype.is_complex:
         return _complex_sum(x, None, False, out_dtype)
     if dtype is not None and dtype != x.dtype and not _sum_cast_preserves(x.dtype, dtype):
         x = x.to(dtype)   # (as the tritoncub::sum operator)
@@ -909,7 +910,7 @@ def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> t
             return seg._run(x.view(-1), None, None, k, m, "sum", uniform=True, mean_len=k,
                             dtype=out_dtype).view(shape)
     _check_sum_args(x, dtype)
-    if x.dtype.is_complex or (dtype is not None and dtype.is_complex):
+    if (dtype if dtype is not None else x.dtype).is_complex:
         return _complex_sum(x, dim, keepdim, dtype if dtype is not None else x.dtype)
     if dtype == torch.bool:   # a bool sum is a logical or (of x != 0), whatever x's dtype
         return _sum_impl(x != 0, dim, keepdim, torch.int64) != 0
@@ -942,16 +943,13 @@ def _check_sum_args(x, dtype) -> None:
     if dtype is not None and dtype != torch.bool and dtype not in results:
         raise TypeError(f"sum: dtype {str(dtype).replace('torch.', '')} is not supported; supported dtypes "
                         "are " + ", ".join(str(d).replace("torch.", "") for d in results))
-    if x.dtype.is_complex and dtype is not None and not dtype.is_complex:
-        raise TypeError(f"sum: a complex x sums to a complex dtype, not {str(dtype).replace('torch.', '')} "
-                        "(take .real or .abs() first)")
 
 
 def _complex_sum(x: torch.Tensor, dim, keepdim: bool, out_dtype: torch.dtype) -> torch.Tensor:
     """A sum of complex items (``x`` cast to the complex ``out_dtype`` first): the real and imaginary
-    parts summed as two float sums over the same dims, in the same order (deterministic as those)."""
-    if x.dtype != out_dtype:
-        x = x.to(out_dtype)
+    parts summed as two float sums over the same dims, in the same order (deterministic as those).
+    (A complex ``x`` summed to a real dtype is cast first, as torch does: the real parts.)"""
+    x = x.to(out_dtype).resolve_conj()
     dims = _norm_dims(x, dim)
     if not dims:   # (a 0-d x: nothing to add)
         return x.clone()

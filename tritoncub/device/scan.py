@@ -929,8 +929,6 @@ def _sum_dtypes(x: torch.Tensor, dtype):
                                            else torch.int64)
     if out not in SCAN_DTYPES + COMPLEX_DTYPES:
         raise TypeError(f"scan output dtype {out} is not supported; supported: {SCAN_DTYPES + COMPLEX_DTYPES}")
-    if x.dtype.is_complex and not out.is_complex:
-        raise TypeError(f"a prefix sum of complex x has a complex dtype, not {out}")
     return _widen(out), out
 
 
@@ -944,25 +942,24 @@ def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine
     check_tensor(x, "x", SUM_SCAN_DTYPES)
     acc, out = _sum_dtypes(x, dtype)
     if out.is_complex:
-        xr = torch.view_as_real(x.to(out) if x.dtype != out else x)
+        d = wrap_dim(dim, x.dim())
+        # (a 0-d x as one item: the scan runs along its dim, never across the (real, imaginary) pair)
+        xr = torch.view_as_real(x.to(out).resolve_conj().reshape(x.shape if x.dim() else (1,)))
         if combine is combine_mul:   # a scan of (real, imaginary) pairs under the complex product
             if return_total or exclusive:
                 raise ValueError("complex prefix products: inclusive, without totals")
-            d = wrap_dim(dim, x.dim()) if x.dim() else 0
             re, im = _generic((xr[..., 0], xr[..., 1]), combine_complex_mul, None, d, reverse, deterministic,
                               False, False)
-            return torch.view_as_complex(torch.stack((re, im), -1))
-        if combine is not combine_add:
-            raise TypeError(f"dtype {out}: of complex tensors only prefix sums and products are supported")
+            return torch.view_as_complex(torch.stack((re, im), -1)).reshape(x.shape)
         # the real and imaginary parts: two float prefix sums along the same dim
-        res = _sum(xr, wrap_dim(dim, x.dim()) if x.dim() else 0, None, reverse, deterministic, return_total,
-                   exclusive)
+        res = _sum(xr, d, None, reverse, deterministic, return_total, exclusive)
         if return_total:
-            return torch.view_as_complex(res[0]), torch.view_as_complex(res[1].contiguous())
-        return torch.view_as_complex(res)
+            return (torch.view_as_complex(res[0]).reshape(x.shape),
+                    torch.view_as_complex(res[1].contiguous()))
+        return torch.view_as_complex(res).reshape(x.shape)
     # torch casts the input to ``dtype`` first; when ``dtype`` is the accumulator itself the kernel's
     # own conversion on load is that same cast, so no separate pass over the input is needed
-    xin = x if (dtype is None or x.dtype == dtype or dtype == acc) else x.to(dtype)
+    xin = x if (dtype is None or x.dtype == dtype or (dtype == acc and not x.dtype.is_complex)) else x.to(dtype)
     memo_key = None
     if (combine is combine_add and not (return_total or reverse) and xin.dim() >= 1 and xin.numel() > 0
             and dim in (-1, xin.dim() - 1) and xin.is_contiguous() and xin.is_cuda and direct_ok()):

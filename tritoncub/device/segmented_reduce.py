@@ -57,7 +57,7 @@ import triton.language as tl
 from .. import policy
 from .._launch import bind, direct_ok, launch
 from .._utils import cdiv, check_same_device, check_tensor, interpreter_active, next_power_of_2
-from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
+from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_KERNEL_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
                      _as_tuple, _builtin_combine, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
                      acc_dtype, identity, sum_dtype, user_operands)
 
@@ -478,7 +478,7 @@ def _inputs(x, op: str, init, dtype, ndim=None) -> tuple:
                 raise ValueError(f"segmented_reduce: a tuple {name} goes with op='user' (a user combine_fn "
                                  f"of tuples), not op={op!r}")
     if not isinstance(x, (tuple, list)):
-        check_tensor(x, "x", SUM_DTYPES if op == "sum" else SUPPORTED_DTYPES, ndim=ndim)
+        check_tensor(x, "x", SUM_KERNEL_DTYPES if op == "sum" else SUPPORTED_DTYPES, ndim=ndim)
         return (x,)
     xs = tuple(x)
     if not xs:

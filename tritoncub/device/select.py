@@ -1286,11 +1286,11 @@ MASKED_SELECT_TWO_PASS = True
 
 def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | None = None) -> torch.Tensor:
     two_pass = MASKED_SELECT_TWO_PASS if two_pass is None else two_pass
-    if isinstance(x, torch.Tensor) and x.dtype.is_complex:
+    if isinstance(x, torch.Tensor) and x.dtype in COMPLEX_DTYPES:
         # the (real, imaginary) pairs of the selected items, the mask broadcast over each pair
         check_tensor(mask, "mask", (torch.bool,))
         _check_broadcast(x, mask)
-        pairs = _masked_select_impl(torch.view_as_real(x), mask.unsqueeze(-1), two_pass)
+        pairs = _masked_select_impl(torch.view_as_real(x.resolve_conj()), mask.unsqueeze(-1), two_pass)
         return torch.view_as_complex(pairs.view(-1, 2))
     check_tensor(x, "x", SELECTABLE_DTYPES)
     check_tensor(mask, "mask", (torch.bool,))
@@ -1343,9 +1343,9 @@ def _(x, mask):
 
 
 def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
-    if isinstance(x, torch.Tensor) and x.dtype.is_complex:   # nonzero: either part (NaN included)
+    if isinstance(x, torch.Tensor) and x.dtype in COMPLEX_DTYPES:   # nonzero: either part (NaN included)
         check_tensor(x, "x")
-        x = torch.view_as_real(x).ne(0).any(-1)
+        x = torch.view_as_real(x.resolve_conj()).ne(0).any(-1)
     check_tensor(x, "x", SELECTABLE_DTYPES)
     xf = flat_input(x)
     ndim = x.dim()
@@ -1371,6 +1371,9 @@ def nonzero(x: torch.Tensor) -> torch.Tensor:
 
 @nonzero.register_fake
 def _(x):
+    if x.dtype not in SELECTABLE_DTYPES + COMPLEX_DTYPES:
+        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are "
+                        f"{dtype_names(SELECTABLE_DTYPES + COMPLEX_DTYPES)}")
     ctx = torch.library.get_ctx()
     k = ctx.new_dynamic_size()
     return x.new_empty((k, x.dim()), dtype=torch.int64)
