@@ -213,3 +213,47 @@ def test_launch_plan_replays_on_the_gpu():
         _plan_call(memo, ("gpu", n), x, y, n, 2)
         assert_equal(y, x * 2 + 1.5 + 3)
     assert memo and all(r is not None for _, r in memo[("gpu", 300)][1])
+
+
+def test_relocatable_maps_tensor_arguments_to_roots():
+    """relocatable() keeps each tensor argument as (root, byte offset) and everything else as it is;
+    replay() passes the new roots' addresses plus those offsets. A launch that was not bound, or a
+    tensor in no root, gives None (the caller launches normally then)."""
+    a = torch.zeros(100)
+    b = torch.zeros(50, dtype=torch.int64)
+    calls = []
+    fn = lambda *args: calls.append(args)   # noqa: E731
+    plan = _launch.relocatable([(fn, (a[10:], 7, b, 2.5)), (fn, (b[49:], a))], (a, b))
+    assert plan is not None
+    _launch.replay(plan, (1000, 5000))
+    assert calls == [(1040, 7, 5000, 2.5), (5000 + 49 * 8, 1000)]
+    assert _launch.relocatable([(fn, (torch.zeros(3),))], (a, b)) is None   # (in no root)
+    assert _launch.relocatable([(None, (a,))], (a, b)) is None              # (not bound)
+    assert _launch.relocatable([], (a, b)) is None
+
+
+def test_record_launches_records_each_launch_once():
+    x = torch.randn(300, device=DEVICE)
+    y = torch.full_like(x, float("nan"))
+    with _launch.record_launches() as rec:
+        launch(_affine_kernel, (triton.cdiv(300, 128),), x, y, 300, 2, 1.5, BLOCK=128, ADD=3)
+    assert_equal(y, x * 2 + 1.5 + 3)   # (the launch ran)
+    assert len(rec) == 1 and rec[0][1] == (x, y, 300, 2, 1.5)
+    assert (rec[0][0] is None) == (DEVICE != "cuda")   # (bound on the GPU only)
+    launch(_affine_kernel, (1,), x, y, 10, 1, 0.0, BLOCK=128, ADD=0)   # (outside: not recorded)
+    assert len(rec) == 1
+
+
+@pytest.mark.gpu
+def test_recorded_launches_replay_on_new_buffers_gpu():
+    x = torch.randn(1000, device=DEVICE)
+    y = torch.empty_like(x)
+    with _launch.record_launches() as rec:
+        launch(_affine_kernel, (triton.cdiv(1000, 128),), x, y, 1000, 2, 1.5, BLOCK=128, ADD=3)
+    plan = _launch.relocatable(rec, (x, y))
+    assert plan is not None
+    x2 = torch.randn(1000, device=DEVICE)
+    y2 = torch.full_like(x2, float("nan"))
+    _launch.replay(plan, (x2.data_ptr(), y2.data_ptr()))
+    assert_equal(y2, x2 * 2 + 1.5 + 3)
+    assert_equal(y, x * 2 + 1.5 + 3)   # (the recorded call's buffers untouched)

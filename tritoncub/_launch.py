@@ -19,7 +19,9 @@ Only positional arguments may be runtime values; keyword arguments must be compi
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
+import threading
 
 import torch
 
@@ -118,10 +120,22 @@ def _tensor_device(args) -> int:
     return -1
 
 
+#: this thread's active :func:`record_launches` recordings (``.stack``, innermost last)
+_RECORDING = threading.local()
+
+
 def launch(kernel, grid: tuple, *args, **kwargs) -> None:
     """``kernel[grid](*args, **kwargs)``, through the compiled-kernel table when possible, on the GPU
     of the first tensor argument (Triton launches on the current device: tensors on another GPU
     switch it for the launch, as torch's own ops do)."""
+    stack = getattr(_RECORDING, "stack", None)
+    if stack:   # (bound here, so the launch is recorded once: bind launches through this function)
+        rec = stack.pop()
+        try:
+            rec.append((bind(kernel, grid, *args, **kwargs), args))
+        finally:
+            stack.append(rec)
+        return
     dev = _tensor_device(args)
     if dev >= 0:   # (a CUDA tensor: CUDA is initialised, torch.cuda.current_device() without its Python layer)
         device = torch._C._cuda_getDevice()
@@ -220,6 +234,55 @@ def bind(kernel, grid: tuple, *args, **kwargs):
 def direct_ok() -> bool:
     """Whether launches may call compiled kernels directly now (a GPU, no launch hooks)."""
     return _direct_ok()
+
+
+@contextlib.contextmanager
+def record_launches():
+    """``with record_launches() as rec:`` every :func:`launch` inside appends ``(bound, args)`` to
+    ``rec`` (``bound`` as :func:`bind` returns it: None off the direct path). For :func:`relocatable`."""
+    rec: list = []
+    stack = getattr(_RECORDING, "stack", None)
+    if stack is None:
+        stack = _RECORDING.stack = []
+    stack.append(rec)
+    try:
+        yield rec
+    finally:
+        stack.remove(rec)
+
+
+def relocatable(launches, roots) -> tuple | None:
+    """A replay of ``launches`` (``(bound, args)`` pairs, e.g. from :func:`record_launches`) on other
+    buffers: every tensor argument becomes ``(i, byte offset)`` into ``roots[i]``, every other argument
+    stays as it is. None when a launch was not bound or a tensor lies in no root (the caller then keeps
+    launching normally). Replay with :func:`replay` and the new roots' addresses, in the same order;
+    the caller's key must fix everything else (sizes, dtypes, alignments, policy), as for :func:`bind`."""
+    spans = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in roots]
+    out = []
+    for fn, args in launches:
+        if fn is None:
+            return None
+        spec = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                p = a.data_ptr()
+                root = next((i for i, (lo, hi) in enumerate(spans) if lo <= p < hi or p == lo), None)
+                if root is None:
+                    return None
+                spec.append((root, p - spans[root][0]))
+            elif isinstance(a, tuple):   # (a tuple argument: not relocated)
+                return None
+            else:
+                spec.append((-1, a))
+        out.append((fn, tuple(spec)))
+    return tuple(out) if out else None
+
+
+def replay(launches: tuple, bases: tuple) -> None:
+    """Re-launch :func:`relocatable`'s ``launches`` with its roots at addresses ``bases`` (pointer
+    arguments go to Triton's launcher as plain addresses, which it takes for pointers)."""
+    for fn, spec in launches:
+        fn(*[a if root < 0 else bases[root] + a for root, a in spec])
 
 
 class LaunchPlan:

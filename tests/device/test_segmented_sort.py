@@ -528,6 +528,38 @@ def test_gpu_sort_rows_large(rows, L, dtype):
 
 
 @pytest.mark.gpu
+def test_gpu_sort_rows_replayed(monkeypatch):
+    # a repeated row sort replays its remembered launches on fresh buffers: fresh data, an unaligned
+    # input, both directions, every tile strategy's sizes; earlier results stay intact; a policy
+    # change plans afresh
+    ss._ROWS_REPLAYS.clear()
+    replays = []
+    real = ss.replay
+    monkeypatch.setattr(ss, "replay", lambda *a: (replays.append(1), real(*a))[1])
+    for rows, L in ((4096, 128), (300, 1000), (64, 4096), (7, 33)):
+        for dtype in (torch.float32, torch.int16, torch.bool):
+            results = []
+            for rep in range(3):
+                base = make_data("special" if dtype.is_floating_point else "random", rows * L + 1, dtype)
+                x = (base[1:] if rep == 1 else base[:-1]).view(rows, L)   # rep 1: not 16-byte aligned
+                for desc in (False, True):
+                    results.append((x, desc, ss.sort_rows(x, desc)))
+            for x, desc, (v, i) in results:
+                rv, ri = torch.sort(x.to(torch.uint8) if dtype == torch.bool else x, dim=-1, descending=desc,
+                                    stable=True)
+                assert torch.equal(i, ri), (rows, L, dtype, desc)
+                assert torch.equal(v.view(-1).view(torch.uint8), x.gather(-1, ri).view(-1).view(torch.uint8))
+    assert replays, "no row sort was replayed"
+    x = make_data("random", 4096 * 128, torch.float32).view(4096, 128)
+    r = torch.sort(x, dim=-1, stable=True)
+    for cfg in ({"TILE_SORT": "bitonic"}, {}):
+        with policy.override("segmented_sort", cfg):
+            for _ in range(2):
+                v, i = ss.sort_rows(x)
+                assert torch.equal(i, r.indices) and torch.equal(v, r.values), cfg
+
+
+@pytest.mark.gpu
 def test_gpu_segmented_power_law():
     rng = np.random.default_rng(0)
     w = rng.pareto(1.2, 20000) + 0.05

@@ -64,7 +64,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon, memo_key as chain_memo_key
 from .._library import custom_op
-from .._launch import bind, direct_ok, launch
+from .._launch import bind, direct_ok, launch, relocatable, replay
 from .._utils import (INT_OF_SIZE, cdiv, check_flag, check_no_overlap, check_tensor, interpreter_active,
                       maxnreg_kwargs, next_power_of_2, num_sms, wrap_dim)
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
@@ -1231,33 +1231,16 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
 
 
 def _remember_sort(replay_key, keys, roots, trace) -> None:
-    """Keep a replay of the sort just queued (see :func:`_sort_into`): every launch's bound form, and
-    each argument as (buffer, byte offset) when it is a tensor inside one of ``roots`` (keys, sorted
-    keys, positions, words, the zeroed workspace), else as itself. Nothing is kept when a launch was
-    not bound or an argument lies in no root (then every call plans afresh)."""
-    spans = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in roots]
-    launches = []
-    for fn, args in trace["launches"]:
-        if fn is None:
-            return
-        spec = []
-        for a in args:
-            if isinstance(a, torch.Tensor):
-                p = a.data_ptr()
-                root = next((i for i, (lo, hi) in enumerate(spans) if lo <= p < hi or p == lo), None)
-                if root is None:
-                    return
-                spec.append((root, p - spans[root][0]))
-            else:
-                spec.append((-1, a))
-        launches.append((fn, tuple(spec)))
-    if not launches:
+    """Keep a replay of the sort just queued (see :func:`_sort_into`) on ``roots`` (keys, sorted keys,
+    positions, words, the zeroed workspace); nothing is kept when a launch was not bound (then every
+    call plans afresh)."""
+    launches = relocatable(trace["launches"], roots)
+    if launches is None:
         return
     if len(_SORT_REPLAYS) >= 64:
         _SORT_REPLAYS.clear()
-    hist = roots[4]
     _SORT_REPLAYS[replay_key] = (policy.select("radix_sort", keys.device, _bucket(keys.numel())),
-                                 hist.numel(), tuple(launches))
+                                 roots[4].numel(), launches)
 
 
 def _replay_sort(keys: torch.Tensor, hit) -> tuple[torch.Tensor, torch.Tensor]:
@@ -1268,10 +1251,7 @@ def _replay_sort(keys: torch.Tensor, hit) -> tuple[torch.Tensor, torch.Tensor]:
     indices_out = torch.empty(n, device=dev, dtype=torch.int64)
     words = torch.empty(n, device=dev, dtype=torch.uint64)
     hist = torch.zeros(hist_words, device=dev, dtype=torch.int64)
-    bases = (keys.data_ptr(), out_k.data_ptr(), indices_out.data_ptr(), words.data_ptr(), hist.data_ptr())
-    for fn, spec in launches:
-        # (pointer arguments as plain addresses: Triton's launcher takes an int for a pointer)
-        fn(*[a if root < 0 else bases[root] + a for root, a in spec])
+    replay(launches, (keys.data_ptr(), out_k.data_ptr(), indices_out.data_ptr(), words.data_ptr(), hist.data_ptr()))
     return out_k, indices_out
 
 
