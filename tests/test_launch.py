@@ -232,16 +232,32 @@ def test_relocatable_maps_tensor_arguments_to_roots():
     assert _launch.relocatable([], (a, b)) is None
 
 
+@triton.jit
+def _count_kernel(c_ptr):
+    tl.atomic_add(c_ptr, 1)
+
+
 def test_record_launches_records_each_launch_once():
     x = torch.randn(300, device=DEVICE)
     y = torch.full_like(x, float("nan"))
+    c = torch.zeros(1, dtype=torch.int32, device=DEVICE)
     with _launch.record_launches() as rec:
         launch(_affine_kernel, (triton.cdiv(300, 128),), x, y, 300, 2, 1.5, BLOCK=128, ADD=3)
+        launch(_count_kernel, (1,), c)
     assert_equal(y, x * 2 + 1.5 + 3)   # (the launch ran)
-    assert len(rec) == 1 and rec[0][1] == (x, y, 300, 2, 1.5)
-    assert (rec[0][0] is None) == (DEVICE != "cuda")   # (bound on the GPU only)
+    assert int(c.item()) == 1, "a recorded launch ran more than once"
+    assert len(rec) == 2 and rec[0][1] == (x, y, 300, 2, 1.5)
+    assert all((fn is None) == (DEVICE != "cuda") for fn, _ in rec)   # (bound on the GPU only)
     launch(_affine_kernel, (1,), x, y, 10, 1, 0.0, BLOCK=128, ADD=0)   # (outside: not recorded)
-    assert len(rec) == 1
+    assert len(rec) == 2
+    # nested recordings: an inner one (even an empty one) leaves the outer one recording
+    with _launch.record_launches() as outer:
+        with _launch.record_launches() as inner:
+            pass
+        launch(_count_kernel, (1,), c)
+    assert len(outer) == 1 and not inner and int(c.item()) == 2
+    launch(_count_kernel, (1,), c)   # (no recording left active)
+    assert len(outer) == 1 and not getattr(_launch._RECORDING, "stack", [])
 
 
 @pytest.mark.gpu

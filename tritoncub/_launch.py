@@ -239,7 +239,10 @@ def direct_ok() -> bool:
 @contextlib.contextmanager
 def record_launches():
     """``with record_launches() as rec:`` every :func:`launch` inside appends ``(bound, args)`` to
-    ``rec`` (``bound`` as :func:`bind` returns it: None off the direct path). For :func:`relocatable`."""
+    ``rec`` (``bound`` as :func:`bind` returns it: None off the direct path). For :func:`relocatable`.
+    Only :func:`launch` calls are seen: launches through bound functions (:func:`bind`,
+    :class:`LaunchPlan` steps, :func:`replay`) or ``kernel[grid]`` are not, so record only code whose
+    every launch goes through :func:`launch`."""
     rec: list = []
     stack = getattr(_RECORDING, "stack", None)
     if stack is None:
@@ -247,8 +250,11 @@ def record_launches():
     stack.append(rec)
     try:
         yield rec
-    finally:
-        stack.remove(rec)
+    finally:   # (by identity: two empty recordings compare equal)
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is rec:
+                del stack[i]
+                break
 
 
 def relocatable(launches, roots) -> tuple | None:

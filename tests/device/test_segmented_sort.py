@@ -538,6 +538,7 @@ def test_gpu_sort_rows_replayed(monkeypatch):
     monkeypatch.setattr(ss, "replay", lambda *a: (replays.append(1), real(*a))[1])
     for rows, L in ((4096, 128), (300, 1000), (64, 4096), (7, 33)):
         for dtype in (torch.float32, torch.int16, torch.bool):
+            before = len(replays)
             results = []
             for rep in range(3):
                 base = make_data("special" if dtype.is_floating_point else "random", rows * L + 1, dtype)
@@ -549,14 +550,19 @@ def test_gpu_sort_rows_replayed(monkeypatch):
                                     stable=True)
                 assert torch.equal(i, ri), (rows, L, dtype, desc)
                 assert torch.equal(v.view(-1).view(torch.uint8), x.gather(-1, ri).view(-1).view(torch.uint8))
-    assert replays, "no row sort was replayed"
-    x = make_data("random", 4096 * 128, torch.float32).view(4096, 128)
+            assert len(replays) > before, (rows, L, dtype)   # (rep 2 has rep 0's key)
+    # a policy change (block radix sort or bitonic tiles, here) plans afresh, then replays
+    x = make_data("random", 300 * 1000, torch.float32).view(300, 1000)
     r = torch.sort(x, dim=-1, stable=True)
     for cfg in ({"TILE_SORT": "bitonic"}, {}):
         with policy.override("segmented_sort", cfg):
+            counts = []
             for _ in range(2):
+                before = len(replays)
                 v, i = ss.sort_rows(x)
+                counts.append(len(replays) - before)
                 assert torch.equal(i, r.indices) and torch.equal(v, r.values), cfg
+            assert counts == [0, 1], (cfg, counts)
 
 
 @pytest.mark.gpu

@@ -906,7 +906,8 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     if xc.is_cuda and 0 < L <= pol["MAX_BLOCK"] and rows > 0 and _replayable():
         block = max(MIN_BLOCK, next_power_of_2(L))
         tile_pol = policy.select("segmented_sort", x.device, _bucket(block))
-        replay_key = (rows, L, x.dtype, descending, x.device, xc.data_ptr() & 15 == 0, _block_radix_available(x.device))
+        replay_key = (rows, L, x.dtype, descending, x.device, xc.data_ptr() & 15 == 0, _block_radix_available(x.device),
+                      ROW_MASKS_ONLY)
         hit = _ROWS_REPLAYS.get(replay_key)
         if hit is not None and hit[0] is pol and hit[1] is tile_pol:
             values = torch.empty_like(xc)
