@@ -1184,10 +1184,10 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
 
     A sort with generated positions packed with the keys (``torch.sort``'s case, one row or up to 256
     rows as one problem) whose launches were all queued as bound launches is remembered per problem
-    (size, rows, dtype, bit range, direction, device,
-    the keys' alignment, the policy and launch-chain settings): a later call allocates its buffers and
-    replays the launches with their pointer arguments moved to the new buffers, skipping the planning
-    (host time is most of a small sort's time)."""
+    (size, rows, dtype, bit range, direction, device, the keys' alignment, the policy and launch-chain
+    settings): a later call allocates its buffers and replays the launches with their pointer
+    arguments moved to the new buffers, skipping the planning (host time is most of a small sort's
+    time)."""
     n = keys.numel()
     replay_key = None
     if gen_indices and values is None and keys.is_cuda:

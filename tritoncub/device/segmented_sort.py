@@ -64,7 +64,6 @@ to the device radix sort.
 from __future__ import annotations
 
 import contextlib
-
 import warnings
 from typing import Optional
 
