@@ -22,6 +22,8 @@ UINT_DTYPES = tuple(
 )
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 ALL_NUMERIC_DTYPES = INT_DTYPES + UINT_DTYPES + FLOAT_DTYPES
+#: complex dtypes the ops that take complex tensors accept (through their (real, imaginary) pairs)
+COMPLEX_DTYPES = (torch.complex64, torch.complex128)
 
 
 # Triton picks the interpreter or the compiler when a kernel is decorated, i.e. when tritoncub is

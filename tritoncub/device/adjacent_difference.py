@@ -19,11 +19,12 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_jit_function, check_no_overlap, check_tensor, wrap_dim
+from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, cdiv, check_jit_function, check_no_overlap, check_tensor,
+                      wrap_dim)
 
 _DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
 #: torch.diff also takes complex tensors (their real and imaginary parts differenced apart)
-_DIFF_DTYPES = _DTYPES + (torch.complex64, torch.complex128)
+_DIFF_DTYPES = _DTYPES + COMPLEX_DTYPES
 
 
 @triton.jit

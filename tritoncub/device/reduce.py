@@ -55,8 +55,8 @@ from triton.runtime.jit import constexpr_function
 from .. import policy
 from .._library import Op
 from .._launch import bind, direct_ok, launch
-from .._utils import (UINT_DTYPES, check_device, check_jit_function, check_same_device, interpreter_active, num_sms,
-                      wrap_dim)
+from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, check_device, check_jit_function, check_same_device,
+                      interpreter_active, num_sms, wrap_dim)
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
 from ..block.reduce import (combine_argmax, combine_argmin, combine_max_propagate_nan,
@@ -77,9 +77,8 @@ SUPPORTED_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int3
 #: unsigned items wider than a byte: summed only (torch.sum and torch.cumsum take them, promoted to
 #: int64, uint64 wrapping as in torch); torch's other CUDA reductions refuse them, and so do these
 WIDE_UINT_DTYPES = tuple(d for d in UINT_DTYPES if d != torch.uint8)
-#: complex items: summed (the real and the imaginary parts as two float sums of the same order)
-COMPLEX_DTYPES = (torch.complex64, torch.complex128)
-#: item dtypes of the sum kernels, and of sums (complex ones through their real and imaginary parts)
+#: item dtypes of the sum kernels, and of sums (complex ones as two float sums of the same order, of
+#: the real and the imaginary parts)
 SUM_KERNEL_DTYPES = SUPPORTED_DTYPES + WIDE_UINT_DTYPES
 SUM_DTYPES = SUM_KERNEL_DTYPES + COMPLEX_DTYPES
 _INT_LIKE = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64) + WIDE_UINT_DTYPES

@@ -51,8 +51,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import (UINT_DTYPES, cdiv, check_jit_function, check_tensor, dtype_names, grid_y_batches, next_power_of_2, num_sms,
-                      smem_atomics_ok, wrap_dim)
+from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, cdiv, check_jit_function, check_tensor, dtype_names,
+                      grid_y_batches, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
@@ -647,7 +647,6 @@ def _bucket(acc_dtypes, deterministic: bool = False) -> str:
 
 SCAN_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
                torch.float16, torch.bfloat16, torch.float32, torch.float64)
-COMPLEX_DTYPES = (torch.complex64, torch.complex128)
 #: items of prefix sums and products: also the unsigned 16/32/64-bit integers (torch.cumsum and
 #: torch.cumprod take them, promoted to int64 as every integer; uint64 items wrap, as in torch), and
 #: complex items (sums: two float scans of the real and imaginary parts; products: one scan of the

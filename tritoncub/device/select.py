@@ -63,8 +63,8 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
-from .._utils import (ALL_NUMERIC_DTYPES, Mailbox, cdiv, check_jit_function, check_same_device, check_tensor,
-                      dtype_names, interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
+from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, Mailbox, cdiv, check_jit_function, check_same_device,
+                      check_tensor, dtype_names, interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -77,8 +77,6 @@ SELECT_THREE_WAY = tl.constexpr(4)  # category 1: PRED(x); category 2: not PRED(
 
 BOOL_DTYPES = (torch.bool,)
 SELECTABLE_DTYPES = ALL_NUMERIC_DTYPES + BOOL_DTYPES
-#: masked_select and nonzero also take complex tensors (through their (real, imaginary) pairs)
-COMPLEX_DTYPES = (torch.complex64, torch.complex128)
 
 
 @triton.jit
