@@ -164,6 +164,93 @@ def check_no_overlap(a: torch.Tensor, b: torch.Tensor, a_name: str, b_name: str)
         raise ValueError(f"{a_name} and {b_name} overlap in memory; pass separate buffers")
 
 
+def capturing(device: torch.device) -> bool:
+    """Whether work queued now on ``device``'s current stream is being captured into a CUDA graph
+    (then nothing may wait for the GPU or copy from pageable host memory)."""
+    if device.type != "cuda":
+        return False
+    if device.index is None or device.index == torch._C._cuda_getDevice():
+        return torch.cuda.is_current_stream_capturing()
+    with torch.cuda.device(device):
+        return torch.cuda.is_current_stream_capturing()
+
+
+def refuse_capture(device: torch.device, op: str, instead: str = "") -> None:
+    """Raise a clear error, before anything is queued, when ``op`` (which must read a count back to the
+    host: its output's size depends on the data, as torch's own op) is called during a CUDA graph
+    capture. Without it the read-back would break the capture with a CUDA error, or wait forever for
+    a kernel the capture only records."""
+    if capturing(device):
+        raise RuntimeError(
+            f"{op} cannot be captured in a CUDA graph: its output size depends on the data, so it reads a "
+            f"count back to the host (as torch's op does); call it outside the capture"
+            + (f", or {instead}" if instead else ""))
+
+
+def persistent(device: torch.device, make):
+    """``make()``'s tensors, for a cache that keeps them across calls (a ticket counter, a table of
+    constants): made by a helper thread on ``device``'s default stream and waited for, so that they
+    come from the ordinary allocator even while this thread allocates into a CUDA graph's private
+    pool (torch.compile's CUDA-graph mode warms a function up so, and refuses pool memory that
+    outlives the call). Never called during a capture (callers then allocate per call). Its memory
+    belongs to the default stream while kernels on others use it: a cache drops such tensors through
+    :func:`drop_persistent`, never by letting go of them alone."""
+    if device.type != "cuda":
+        return make()
+    box: list = []
+
+    def run():
+        try:
+            with torch.cuda.device(device):
+                out = make()
+                torch.cuda.current_stream().synchronize()   # (its contents written before any use)
+            box.append(out)
+        except BaseException as e:   # (re-raised by the caller's thread)
+            box.append(e)
+
+    t = threading.Thread(target=run, name="tritoncub-alloc")
+    t.start()
+    t.join()
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return box[0]
+
+
+def drop_persistent(cache: dict, device: torch.device) -> None:
+    """Empty a cache of :func:`persistent` tensors: waits for ``device`` first (the allocator may hand
+    their memory to the default stream at once, while a kernel on another stream still reads it).
+    Caches overflow rarely; never called during a capture."""
+    if device.type == "cuda" and cache:
+        torch.cuda.synchronize(device)
+    cache.clear()
+
+
+#: host sources of device constants made during a capture (the captured copies read them at every replay)
+_CAPTURED_SOURCES: list = []
+
+
+def device_constant(values, dtype: torch.dtype, device: torch.device, cache: dict | None = None,
+                    key=None) -> torch.Tensor:
+    """A device tensor holding ``values`` (a list), kept in ``cache[key]`` when given (made by
+    :func:`persistent`). During a CUDA graph capture (where a copy from pageable memory is refused)
+    it is copied from pinned memory kept alive for the graph's replays, and not cached: its contents
+    exist only once the graph runs."""
+    if cache is not None:
+        t = cache.get(key)
+        if t is not None:
+            return t
+    if capturing(device):
+        src = torch.tensor(values, dtype=dtype).pin_memory()
+        _CAPTURED_SOURCES.append(src)
+        return src.to(device, non_blocking=True)
+    if cache is None:
+        return torch.tensor(values, dtype=dtype, device=device)
+    t = persistent(device, lambda: torch.tensor(values, dtype=dtype, device=device))
+    if len(cache) > 256:
+        drop_persistent(cache, device)
+    cache[key] = t
+    return t
+
 #: the integer dtype of each item size: raw-bits views of keys and values (sorts move bits, not values)
 INT_OF_SIZE = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 

@@ -257,7 +257,9 @@ def dup_fn(x):
     return x, x
 
 
-@pytest.mark.parametrize("n", [0, 1, 5, 127, 128, 129, 1000])
+# (4097 and 70001: several full tiles per program on a GPU as well -- the compiled multi-tile loop once
+# failed to build -- and under the interpreter's 128-item tiles)
+@pytest.mark.parametrize("n", [0, 1, 5, 127, 128, 129, 1000, 4097, 70001])
 def test_user_reduce_init_applied_once(n):
     x = make_data("random", n, torch.float64)
     out = R.reduce(x, add_fn, 10.0)

@@ -57,7 +57,7 @@ from .. import policy
 from .._library import custom_op
 from .._launch import launch
 from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, cdiv, check_tensor,
-                      dtype_names, interpreter_active, next_power_of_2, num_sms, smem_atomics_ok,
+                      device_constant, dtype_names, interpreter_active, refuse_capture, next_power_of_2, num_sms, smem_atomics_ok,
                       smem_per_block)
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
@@ -543,14 +543,8 @@ def _params(channels, int_math: int, device, dtype: torch.dtype | None = None,
     else:
         conv = int if int_math else float
         vals = tuple(conv(c[k]) for k in range(4) for c in ch)
-    key = (vals, bool(int_math), str(device))
-    t = _PARAMS_CACHE.get(key)
-    if t is None:
-        if len(_PARAMS_CACHE) > 256:
-            _PARAMS_CACHE.clear()
-        t = torch.tensor(vals, dtype=torch.int64 if int_math else torch.float64, device=device)
-        _PARAMS_CACHE[key] = t
-    return t
+    return device_constant(list(vals), torch.int64 if int_math else torch.float64, device, _PARAMS_CACHE,
+                           (vals, bool(int_math), str(device)))
 
 
 def _integral_bound(v, dtype: torch.dtype):
@@ -744,6 +738,7 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
         raise ValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     if lo == hi:
         if xf.numel():  # torch's rule: the data's own range (one host sync, as torch does)
+            refuse_capture(x.device, "histc with min == max (the data's own range)", "pass the range")
             mn, mx = torch.aminmax(xf)
             if _is_float(x.dtype):
                 lo, hi = (float(v) for v in torch.stack([mn, mx]).double().tolist())
@@ -826,6 +821,7 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
     n = x.numel()
     if n == 0:  # torch's rule: an empty input gives int64 zeros, weights or not
         return torch.zeros(minlength, dtype=torch.int64, device=x.device)
+    refuse_capture(x.device, "bincount", "use histogram_even with a known number of bins")
     mn, mx = torch.aminmax(x)
     mn_v, mx_v = (int(v) for v in torch.stack([mn.to(torch.int64), mx.to(torch.int64)]).tolist())
     if mn_v < 0:

@@ -65,7 +65,7 @@ from .. import policy
 from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon, memo_key as chain_memo_key
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch, relocatable, replay
-from .._utils import (INT_OF_SIZE, cdiv, check_flag, check_no_overlap, check_tensor, interpreter_active,
+from .._utils import (INT_OF_SIZE, capturing, cdiv, check_flag, check_no_overlap, check_tensor, interpreter_active,
                       maxnreg_kwargs, next_power_of_2, num_sms, wrap_dim)
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_load_words, smem_store_words,
                                 warp_ballot_rank, warp_ballot_rank_store, warp_match_rank_packed)
@@ -955,7 +955,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     tile = pol["WARPS"] * pol["ITEMS"] * 32 if fast else pol["TL_TILE"]
     n_tiles = cdiv(n, tile)
     status64 = n >= (1 << 29)
-    read_back = _reads_back(pol, n)
+    read_back = _reads_back(pol, n) and not capturing(dev)   # (a graph capture cannot wait for the GPU)
     n_rows, row_len = rows if rows is not None else (1, n)
     # (then the read-back summary: the special keys' count and each place's largest digit count)
     summary_at = (2 * num_places * n_rows + 1) * radix

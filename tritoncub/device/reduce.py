@@ -55,8 +55,8 @@ from triton.runtime.jit import constexpr_function
 from .. import policy
 from .._library import Op
 from .._launch import bind, direct_ok, launch
-from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, check_device, check_jit_function, check_same_device,
-                      interpreter_active, num_sms, wrap_dim)
+from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, capturing, check_device, check_jit_function, check_same_device,
+                      device_constant, interpreter_active, persistent, num_sms, wrap_dim)
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
 from ..block.reduce import (combine_argmax, combine_argmin, combine_max_propagate_nan,
@@ -288,12 +288,18 @@ def _reduce_program(xs, n, outs, parts, inits, counter_ptr, ident, num_full_tile
         if OP == OP_USER:
             acc = _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM, K_IN, K,
                                  CACHE_MODIFIER, EVICTION, BOOL_MASK)
-            step = 1
-            while step < q:  # (user ops: no software pipelining needed)
-                tile = _even_share_tile(pid, step, num_programs, q, r, MAPPING)
-                acc = _call_combine(acc, _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM,
-                                                        K_IN, K, CACHE_MODIFIER, EVICTION, BOOL_MASK), COMBINE, K)
-                step += 1
+            if FOR_LOOP:   # (compiled: Triton 3.6's coalescing pass fails on this body in a while loop)
+                for step in range(1, q):
+                    tile = _even_share_tile(pid, step, num_programs, q, r, MAPPING)
+                    acc = _call_combine(acc, _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM,
+                                                            K_IN, K, CACHE_MODIFIER, EVICTION, BOOL_MASK), COMBINE, K)
+            else:   # the interpreter cannot take a runtime bound in range()
+                step = 1
+                while step < q:
+                    tile = _even_share_tile(pid, step, num_programs, q, r, MAPPING)
+                    acc = _call_combine(acc, _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM,
+                                                            K_IN, K, CACHE_MODIFIER, EVICTION, BOOL_MASK), COMBINE, K)
+                    step += 1
             if pid < r:
                 tile = _even_share_tile(pid, q, num_programs, q, r, MAPPING)
                 acc = _call_combine(acc, _load_operands(xs, tile.to(tl.int64) * TILE + lane, outs, TRANSFORM,
@@ -463,12 +469,14 @@ def _counter(device: torch.device) -> torch.Tensor:
     """The zeroed int32 ticket counter of the last-program-finishes step, one per (device, stream).
 
     Kernels on one stream run one after another and the last program resets the counter to zero,
-    so a counter is reused without a memset launch."""
+    so a counter is reused without a memset launch (made by :func:`persistent`). A CUDA graph capture
+    gets a fresh one (its memory is the graph's, and its zeroing part of the graph)."""
+    if capturing(device):
+        return torch.zeros(1, dtype=torch.int32, device=device)
     key = _stream_key(device)
     c = _COUNTERS.get(key)
     if c is None:
-        c = torch.zeros(1, dtype=torch.int32, device=device)
-        _COUNTERS[key] = c
+        c = _COUNTERS[key] = persistent(device, lambda: torch.zeros(1, dtype=torch.int32, device=device))
     return c
 
 
@@ -478,12 +486,22 @@ _WORKSPACES: dict = {}
 def _workspace(device: torch.device, dtype: torch.dtype, size: int, slot: int) -> torch.Tensor:
     """The partials buffer of one (device, stream, dtype): written and read within one launch, so
     launches on the same stream (which run one after another) can share it; saves allocations on
-    the launch-bound small sizes. ``slot``: the operand (each operand of a tuple has its own)."""
+    the launch-bound small sizes. ``slot``: the operand (each operand of a tuple has its own). Made by
+    :func:`persistent`; a CUDA graph capture gets a fresh one (kept by the graph, not by this cache)."""
+    if capturing(device):
+        return torch.empty(size, dtype=dtype, device=device)
     key = (_stream_key(device), dtype, slot)
     buf = _WORKSPACES.get(key)
     if buf is None or buf.numel() < size:
-        buf = _WORKSPACES[key] = torch.empty(size, dtype=dtype, device=device)
+        if buf is not None:   # (a larger one replaces it: a plan may still use it, so it stays)
+            _OUTGROWN.append(buf)
+        buf = _WORKSPACES[key] = persistent(device, lambda: torch.empty(size, dtype=dtype, device=device))
     return buf
+
+
+#: workspaces replaced by larger ones (a remembered plan keeps using its own; the sizes are a few
+#: thousand items per policy bucket, so few are ever outgrown)
+_OUTGROWN: list = []
 
 
 def _stream_key(device: torch.device):
@@ -553,7 +571,7 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
     n = x0.numel()
     device = x0.device
     plan_key = None
-    if pol is None and op_code != 5 and device.type == "cuda" and direct_ok():
+    if pol is None and op_code != 5 and device.type == "cuda" and direct_ok() and not capturing(device):
         pol = policy.select("reduce", device, reduce_bucket(kind, bucket_dtype or x0.dtype, n))
         plan_key = (op_code, x0.dtype, tuple(out_dtypes), n, x0.data_ptr() & 15 == 0, ident, _stream_key(device))
         plan = _BUILTIN_PLANS.get(plan_key)
@@ -742,7 +760,7 @@ class UserAccumulators:
                 v = v.reshape(1).to(device)
                 out.append((v != 0).to(a) if d == torch.bool else v.to(a))
             else:
-                out.append(torch.tensor([bool(v) if d == torch.bool else v], dtype=a).to(device))
+                out.append(device_constant([bool(v) if d == torch.bool else v], a, torch.device(device)))
         return tuple(out)
 
     def results(self, res):

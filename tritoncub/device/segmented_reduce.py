@@ -56,7 +56,8 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import bind, direct_ok, launch
-from .._utils import cdiv, check_same_device, check_tensor, interpreter_active, next_power_of_2
+from .._utils import (capturing, cdiv, check_same_device, check_tensor, device_constant, interpreter_active,
+                      next_power_of_2)
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_KERNEL_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
                      _as_tuple, _builtin_combine, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
                      acc_dtype, identity, sum_dtype, user_operands)
@@ -351,6 +352,7 @@ class _RowsPlan:
 
 _PLANS: dict = {}
 _PLAN_OPS = ("sum", "min", "max")
+_SCRATCH: dict = {}
 
 
 def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, combine_fn=None, init=None,
@@ -371,7 +373,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     device = x_flat.device
     plan_key = None
     if (uniform and pol is None and vec is None and op in _PLAN_OPS
-            and x_flat.dtype != torch.bool and device.type == "cuda" and direct_ok()):
+            and x_flat.dtype != torch.bool and device.type == "cuda" and direct_ok() and not capturing(device)):
         plan_key = (op, x_flat.dtype, dtype, row_len, num_segments, x_flat.data_ptr() & 15 == 0, device)
         plan = _PLANS.get(plan_key)
         if plan is not None and plan.pol is _select(device, mean_len, None, True):
@@ -411,7 +413,9 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
             plan = _RowsPlan()
             plan.pol, plan.run, plan.num_work, plan.acc, plan.res_dtype = pol, run, num_work, acc, res_dtype
             plan.ints = (row_len, num_work, chunk, split)
-            plan.scratch, plan.ident = out_idx, ident
+            # (a pointer the kernel never reads or writes for these ops: one kept per device, not this
+            # call's, which may come from a CUDA graph's pool)
+            plan.scratch, plan.ident = device_constant([0], torch.int64, device, _SCRATCH, device), ident
             if len(_PLANS) >= 256:
                 _PLANS.clear()
             _PLANS[plan_key] = plan
@@ -595,10 +599,16 @@ def _segment_reduce_impl(x: torch.Tensor, offsets: torch.Tensor, reduce: str) ->
     _check_segment_args(x, offsets, reduce)
     reduce = {"amax": "max", "amin": "min"}.get(reduce, reduce)
     # torch refuses offsets that decrease or leave the data: checked as torch does, with one read of
-    # the result (segmented_reduce itself leaves that to its validate flag)
+    # the result (segmented_reduce itself leaves that to its validate flag); inside a CUDA graph capture,
+    # which cannot read back, by a device-side assert instead
     n = x.shape[0]
-    if offsets.numel() > 1 and bool(((offsets[1:] < offsets[:-1]).any() | (offsets[0] < 0) | (offsets[-1] > n))):
-        raise ValueError(f"segment_reduce: offsets must be non-decreasing and within [0, {n}]")
+    if offsets.numel() > 1:
+        bad = (offsets[1:] < offsets[:-1]).any() | (offsets[0] < 0) | (offsets[-1] > n)
+        msg = f"segment_reduce: offsets must be non-decreasing and within [0, {n}]"
+        if capturing(x.device):
+            torch._assert_async(~bad, msg)
+        elif bool(bad):
+            raise ValueError(msg)
     if reduce == "prod":   # (a user combine: init 1 combined once, so an empty segment gives 1, as torch)
         return segmented_reduce(x, offsets, None, "user", combine_fn=_mul, init=1.0).to(x.dtype)
     return segmented_reduce(x, offsets, None, reduce)

@@ -81,7 +81,7 @@ from .. import _launch as _launch_module
 from .._launch import direct_ok, launch, record_launches, relocatable, replay
 from .._utils import (INT_OF_SIZE, cdiv, check_device, check_flag, check_tensor, check_same_device,
                       compile_only, inline_ptx_ok, interpreter_active, maxnreg_kwargs, next_power_of_2,
-                      smem_per_block)
+                      refuse_capture, smem_per_block)
 from ..block.radix_sort import block_radix_sort_smem
 from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
 
@@ -957,6 +957,7 @@ def _check_offsets(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch
 def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, keys: torch.Tensor):
     """Validate CUB-style offsets (:func:`_check_offsets` done); return host int64 (begin, length)
     arrays."""
+    refuse_capture(keys.device, "segmented_sort", "sort rows of equal length with sort_rows")
     if end_offsets is None:
         o = offsets.detach().cpu().numpy().astype(np.int64)
         begin, end = o[:-1], o[1:]

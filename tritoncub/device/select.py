@@ -64,7 +64,7 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
 from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, Mailbox, cdiv, check_jit_function, check_same_device,
-                      check_tensor, dtype_names, interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
+                      check_tensor, device_constant, dtype_names, refuse_capture, interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -966,6 +966,8 @@ class Plan:
             self.bits = bits.view(torch.int32)
             if self.bits.numel() != words:
                 self.bits = self.bits[:words]
+            if count_to_host:   # (the host would wait for a kernel the capture only records)
+                refuse_capture(dev, "a selection with its count sent to the host")
             self.mailbox = Mailbox.take(dev) if count_to_host else None
             if n == 0:
                 self.totals.zero_()
@@ -1188,13 +1190,7 @@ _SHAPES: dict = {}
 
 def _shape_tensor(shape, device) -> torch.Tensor:
     key = (tuple(int(s) for s in shape), str(device))
-    t = _SHAPES.get(key)
-    if t is None:
-        if len(_SHAPES) > 256:
-            _SHAPES.clear()
-        t = torch.tensor(key[0], dtype=torch.int64, device=device)
-        _SHAPES[key] = t
-    return t
+    return device_constant(list(key[0]), torch.int64, device, _SHAPES, key)
 
 
 def flat_input(x: torch.Tensor, name: str = "x") -> torch.Tensor:
@@ -1293,6 +1289,7 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
     check_tensor(x, "x", SELECTABLE_DTYPES)
     check_tensor(mask, "mask", (torch.bool,))
     check_same_device(("x", x), ("mask", mask))
+    refuse_capture(x.device, "masked_select", "use tritoncub.device.select.flagged (its count stays on the device)")
     if x.shape != mask.shape:
         _check_broadcast(x, mask)
         x, mask = torch.broadcast_tensors(x, mask)
@@ -1345,6 +1342,7 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
         check_tensor(x, "x")
         x = torch.view_as_real(x.resolve_conj()).ne(0).any(-1)
     check_tensor(x, "x", SELECTABLE_DTYPES)
+    refuse_capture(x.device, "nonzero", "use tritoncub.device.select.flagged (its count stays on the device)")
     xf = flat_input(x)
     ndim = x.dim()
     plan = Plan(xf, xf, SELECT_FLAGGED, load_x=False, two_pass=True, count_to_host=True)

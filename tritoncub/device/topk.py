@@ -48,8 +48,9 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import LaunchPlan, launch
-from .._utils import (cdiv, check_device, check_flag, check_tensor, check_same_device, grid_y_batches,
-                      maxnreg_kwargs, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
+from .._utils import (capturing, cdiv, check_device, check_flag, check_tensor, check_same_device, drop_persistent,
+                      grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms, persistent, refuse_capture,
+                      smem_atomics_ok, wrap_dim)
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
@@ -786,21 +787,20 @@ _ROW_TABLES: dict = {}
 
 def _uniform_rows(rows: int, length: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     """Begin offsets and lengths (int64 device tensors, never written by the kernels) of ``rows`` rows
-    of ``length`` items: kept per size and stream, so a repeated call queues no kernels to make them
-    (none are kept while a CUDA graph is being captured)."""
-    if device.type != "cuda" or torch.cuda.is_current_stream_capturing():
-        key = None
-    else:
-        key = (rows, length, device, torch.cuda.current_stream(device).cuda_stream)
-        tables = _ROW_TABLES.get(key)
-        if tables is not None:
-            return tables
-    tables = (torch.arange(rows, device=device, dtype=torch.int64) * length,
-              torch.full((rows,), length, device=device, dtype=torch.int64))
-    if key is not None:
+    of ``length`` items: kept per size (:func:`persistent`), so a repeated call queues no kernels to
+    make them (none are kept while a CUDA graph is being captured)."""
+    def make():
+        return (torch.arange(rows, device=device, dtype=torch.int64) * length,
+                torch.full((rows,), length, device=device, dtype=torch.int64))
+
+    if device.type != "cuda" or capturing(device):
+        return make()
+    key = (rows, length, device)
+    tables = _ROW_TABLES.get(key)
+    if tables is None:
         if len(_ROW_TABLES) >= 64:
-            _ROW_TABLES.clear()
-        _ROW_TABLES[key] = tables
+            drop_persistent(_ROW_TABLES, device)
+        tables = _ROW_TABLES[key] = persistent(device, make)
     return tables
 
 
@@ -958,6 +958,7 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
     """
     _segmented_topk_args(x, offsets, k)
     check_flag(largest, "largest")
+    refuse_capture(x.device, "segmented_topk", "take the top-k of rows of equal length with topk")
     o = offsets.detach().cpu().numpy().astype(np.int64)
     if o.min() < 0 or o.max() > x.numel():
         raise ValueError(f"offsets out of range: segments must lie within [0, {x.numel()}]")

@@ -62,7 +62,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, inline_ptx_ok, num_sms,
+from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, inline_ptx_ok, num_sms, refuse_capture,
                       smem_atomics_ok, smem_per_block, wrap_dim)
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
@@ -478,6 +478,7 @@ def _dim_fake(x, dim, return_inverse, return_counts):
 
 def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
     check_tensor(x, "x", SELECTABLE_DTYPES)
+    refuse_capture(x.device, "unique")
     if dim is not None:
         return _unique_dim(x, _slice_dim(x, dim), True, return_inverse, return_counts)
     xf = flat_input(x)
@@ -520,6 +521,8 @@ def _(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
 
 def _unique_consecutive_impl(x, return_inverse, return_counts, dim):
     check_tensor(x, "x", SELECTABLE_DTYPES)
+    refuse_capture(x.device, "unique_consecutive",
+                   "use tritoncub.device.select.unique or run_length_encode.encode (counts stay on the device)")
     if dim is not None:
         return _unique_dim(x, _slice_dim(x, dim), False, return_inverse, return_counts)
     xf = flat_input(x)
