@@ -10,8 +10,9 @@ import pytest
 import torch
 
 import tritoncub  # noqa: F401  (registers torch.ops.tritoncub)
-from conftest import DEVICE
+from helpers import DEVICE
 from tritoncub.block.reduce import combine_max
+from tritoncub.device import run_length_encode, select
 from tritoncub.device.reduce import reduce as device_reduce
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(DEVICE != "cuda", reason="CUDA graphs need a GPU")]
@@ -60,6 +61,14 @@ def _topk(got, want, x):
     return _same(gv, wv) and _same(torch.gather(x, -1, gi), gv)
 
 
+def _selected(got, want, x):
+    """A device-level selection (outputs with n slots, the count on the device) against torch's."""
+    *outs, num = got
+    k = int(num)
+    want = want if isinstance(want, tuple) else (want,)
+    return all(k == w.numel() and _same(o[:k].to(w.dtype), w) for o, w in zip(outs, want, strict=True))
+
+
 _OFFSETS = torch.tensor([0, 0, 5, 300, 301, 4000, 9000, 9001])   # (empty, one-item and long segments)
 
 
@@ -104,6 +113,11 @@ def _case(name):
                        lambda x: tuple(torch.sort(x, stable=True)), _exact),
         "sort_rows": ([(1024, 128), f32], lambda x: ops.sort_rows(x), lambda x: tuple(torch.sort(x, stable=True)),
                       _exact),
+        "select_flagged": ([(100003,), f32], lambda x: select.flagged(x, x > 0),
+                           lambda x: torch.masked_select(x, x > 0), _selected),
+        "rle_encode": ([(100003,), i32], lambda x: run_length_encode.encode(torch.sort(x // 16).values),
+                       lambda x: tuple(torch.unique_consecutive(torch.sort(x // 16).values, return_counts=True)),
+                       _selected),
         "topk_rows": ([(4096, 128), f32], lambda x: ops.topk(x, 8), lambda x: tuple(torch.topk(x, 8)), _topk),
         "topk_long_rows": ([(4, 300001), f32], lambda x: ops.topk(x, 8), lambda x: tuple(torch.topk(x, 8)), _topk),
         "topk_select": ([((1 << 21) + 1,), f32], lambda x: ops.topk(x, 300, largest=False),
@@ -114,10 +128,10 @@ def _case(name):
     return table[name]
 
 
-_CAPTURED = ["sum", "sum_rows", "sum_int", "amax", "argmin", "segment_reduce", "cumsum", "cumsum_int", "cummax",
-             "logcumsumexp", "diff", "histc", "sort_small", "sort", "sort_big", "sort_dim0", "sort_long_rows",
-             "argsort", "sort_keys_bits", "sort_pairs", "sort_rows", "topk_rows", "topk_long_rows", "topk_select",
-             "topk_select_big_k"]
+_CAPTURED = ["sum", "sum_rows", "sum_int", "amax", "argmin", "segment_reduce", "cumsum", "cumsum_int",
+             "cummax", "logcumsumexp", "diff", "histc", "sort_small", "sort", "sort_big", "sort_dim0",
+             "sort_long_rows", "argsort", "sort_keys_bits", "sort_pairs", "sort_rows", "select_flagged",
+             "rle_encode", "topk_rows", "topk_long_rows", "topk_select", "topk_select_big_k"]
 
 
 @pytest.mark.parametrize("name", _CAPTURED)

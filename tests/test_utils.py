@@ -66,3 +66,31 @@ def test_check_jit_function_type():
         _utils.check_jit_function(lambda a: a, "f", 1)
     with pytest.raises(TypeError, match="got str"):
         _utils.check_jit_function("a + b", "f")
+
+
+def test_device_constant_is_cached_per_key():
+    cache = {}
+    dev = torch.device(DEVICE)
+    a = _utils.device_constant([3, -1, 2 ** 40], torch.int64, dev, cache, "k")
+    assert a.device.type == dev.type and a.tolist() == [3, -1, 2 ** 40]
+    assert _utils.device_constant([9, 9, 9], torch.int64, dev, cache, "k") is a   # (by key: not rebuilt)
+    b = _utils.device_constant([0.5], torch.float64, dev, cache, "other")
+    assert b is not a and b.dtype == torch.float64 and b.tolist() == [0.5]
+    assert _utils.device_constant([1], torch.int32, dev).tolist() == [1]   # (no cache)
+
+
+def test_capture_checks_outside_a_capture():
+    dev = torch.device(DEVICE)
+    assert not _utils.capturing(dev)
+    _utils.refuse_capture(dev, "some_op")   # (nothing to refuse)
+
+
+def test_persistent_allocates_and_reraises():
+    dev = torch.device(DEVICE)
+    t = _utils.persistent(dev, lambda: torch.full((5,), 7, dtype=torch.int32, device=dev))
+    assert t.device.type == dev.type and t.tolist() == [7] * 5
+    with pytest.raises(ValueError, match="from make"):   # (raised in the caller, whichever thread made it)
+        _utils.persistent(dev, lambda: (_ for _ in ()).throw(ValueError("from make")))
+    cache = {"a": t}
+    _utils.drop_persistent(cache, dev)
+    assert cache == {}

@@ -170,9 +170,9 @@ def capturing(device: torch.device) -> bool:
     if device.type != "cuda":
         return False
     if device.index is None or device.index == torch._C._cuda_getDevice():
-        return torch.cuda.is_current_stream_capturing()
+        return torch._C._cuda_isCurrentStreamCapturing()   # (is_current_stream_capturing without its Python layer)
     with torch.cuda.device(device):
-        return torch.cuda.is_current_stream_capturing()
+        return torch._C._cuda_isCurrentStreamCapturing()
 
 
 def refuse_capture(device: torch.device, op: str, instead: str = "") -> None:
@@ -322,10 +322,16 @@ def next_power_of_2(n: int) -> int:
 
 
 def num_sms(device: torch.device) -> int:
-    """Multiprocessor count of a GPU (a fixed small number under the interpreter)."""
+    """Multiprocessor count of a GPU (a fixed small number under the interpreter), asked once per GPU
+    (``get_device_properties`` costs microseconds of host time, and launchers ask per call)."""
     if device.type == "cuda":
-        return torch.cuda.get_device_properties(device).multi_processor_count
+        return _sm_count(device.index if device.index is not None else torch.cuda.current_device())
     return 4
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
 
 
 #: the value of a :class:`Mailbox` no kernel has written yet

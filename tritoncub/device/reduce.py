@@ -465,13 +465,13 @@ def _num_sms(device: torch.device) -> int:
 INTERPRETER_TILE = 128
 
 
-def _counter(device: torch.device) -> torch.Tensor:
+def _counter(device: torch.device, capture: bool) -> torch.Tensor:
     """The zeroed int32 ticket counter of the last-program-finishes step, one per (device, stream).
 
     Kernels on one stream run one after another and the last program resets the counter to zero,
     so a counter is reused without a memset launch (made by :func:`persistent`). A CUDA graph capture
-    gets a fresh one (its memory is the graph's, and its zeroing part of the graph)."""
-    if capturing(device):
+    gets a fresh one (``capture``: its memory is the graph's, and its zeroing part of the graph)."""
+    if capture:
         return torch.zeros(1, dtype=torch.int32, device=device)
     key = _stream_key(device)
     c = _COUNTERS.get(key)
@@ -483,12 +483,13 @@ def _counter(device: torch.device) -> torch.Tensor:
 _WORKSPACES: dict = {}
 
 
-def _workspace(device: torch.device, dtype: torch.dtype, size: int, slot: int) -> torch.Tensor:
+def _workspace(device: torch.device, dtype: torch.dtype, size: int, slot: int, capture: bool) -> torch.Tensor:
     """The partials buffer of one (device, stream, dtype): written and read within one launch, so
     launches on the same stream (which run one after another) can share it; saves allocations on
     the launch-bound small sizes. ``slot``: the operand (each operand of a tuple has its own). Made by
-    :func:`persistent`; a CUDA graph capture gets a fresh one (kept by the graph, not by this cache)."""
-    if capturing(device):
+    :func:`persistent`; a CUDA graph capture (``capture``) gets a fresh one (kept by the graph, not by
+    this cache)."""
+    if capture:
         return torch.empty(size, dtype=dtype, device=device)
     key = (_stream_key(device), dtype, slot)
     buf = _WORKSPACES.get(key)
@@ -571,7 +572,8 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
     n = x0.numel()
     device = x0.device
     plan_key = None
-    if pol is None and op_code != 5 and device.type == "cuda" and direct_ok() and not capturing(device):
+    capture = capturing(device)
+    if pol is None and op_code != 5 and device.type == "cuda" and direct_ok() and not capture:
         pol = policy.select("reduce", device, reduce_bucket(kind, bucket_dtype or x0.dtype, n))
         plan_key = (op_code, x0.dtype, tuple(out_dtypes), n, x0.data_ptr() & 15 == 0, ident, _stream_key(device))
         plan = _BUILTIN_PLANS.get(plan_key)
@@ -592,7 +594,7 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
         q, r = divmod(num_full, programs)
         num_partials = programs
     outs = tuple(torch.empty(1, dtype=d, device=device) for d in out_dtypes)
-    parts = tuple(_workspace(device, d, _bi.max(max_programs, 1), j) for j, d in enumerate(out_dtypes))
+    parts = tuple(_workspace(device, d, _bi.max(max_programs, 1), j, capture) for j, d in enumerate(out_dtypes))
     if inits is None:
         inits = outs  # unused by built-in ops
     part_log2 = _bi.max(0, (max_programs - 1).bit_length())
@@ -602,11 +604,11 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
                   FOR_LOOP=not interpreter_active(), num_warps=pol.num_warps, num_stages=pol.num_stages)
     if op_code == 5:
         launch(_reduce_kernel, (programs,),
-               tuple(_storage_view(x) for x in xs), n, outs, parts, tuple(inits), _counter(device),
+               tuple(_storage_view(x) for x in xs), n, outs, parts, tuple(inits), _counter(device, capture),
                num_full, q, r, num_partials, COMBINE=combine, TRANSFORM=transform, K_IN=len(xs),
                K=len(out_dtypes), TAIL_LOG2=tail_log2, BOOL_MASK=bool_mask, **common)
     else:
-        counter = _counter(device)
+        counter = _counter(device, capture)
         args = (_storage_view(x0), n, outs[0], outs[-1], parts[0], parts[-1], counter, ident, num_full, q, r,
                 num_partials)
         if plan_key is None:

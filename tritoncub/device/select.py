@@ -64,7 +64,8 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
 from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, Mailbox, cdiv, check_jit_function, check_same_device,
-                      check_tensor, device_constant, dtype_names, refuse_capture, interpreter_active, maxnreg_kwargs, num_sms, smem_atomics_ok)
+                      check_tensor, device_constant, dtype_names, interpreter_active, maxnreg_kwargs, num_sms,
+                      refuse_capture, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
