@@ -75,7 +75,7 @@ _OFFSETS = torch.tensor([0, 0, 5, 300, 301, 4000, 9000, 9001])   # (empty, one-i
 def _case(name):
     """``(input shapes and dtypes, our call, torch's call, check)`` of case ``name``; calls take the inputs."""
     f32, i32 = torch.float32, torch.int32
-    big = (1 << 22) + 5   # a sort this long reads its digit counts back outside a capture
+    big = (1 << 25) + 5   # a sort this long reads its digit counts back outside a capture
     offsets = _OFFSETS.cuda()
     lengths = offsets.diff()
     table = {
@@ -253,3 +253,54 @@ def test_compile_reduce_overhead():
         # (fp32 partial sums of sorted data reach about n * 0.8 before they fall back: an absolute
         # tolerance on that scale)
         assert torch.allclose(c.double(), wv.double().cumsum(0), rtol=0, atol=1e-6 * float(wv.abs().sum()))
+
+
+def test_capture_keeps_what_it_used():
+    # a capture that used a cached constant (histc's parameters) and a long sort: the cache then
+    # overflows and drops its entries, and the graph still reads its own; the sort made under the
+    # capture (which skips no digit place) is not remembered for eager calls
+    from tritoncub.device import radix_sort
+    g = torch.Generator(device="cuda").manual_seed(11)
+    x = _rand((100003,), torch.float32, g)
+    keys = _rand(((1 << 25) + 7,), torch.int32, g)
+    for _ in range(3):
+        ops.histc(x, 64, -2.0, 2.0)
+        ops.sort(keys)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        h = ops.histc(x, 64, -2.0, 2.0)
+        v, i = ops.sort(keys)
+    assert not any(k[0] == keys.numel() for k in radix_sort._SORT_REPLAYS)
+    for j in range(300):   # (new ranges, each twice: the parameter cache overflows and is emptied)
+        for _ in range(2):
+            ops.histc(x, 64, -2.0 - j / 1000, 2.0)
+    junk = [torch.full((64 * 4,), float("nan"), dtype=torch.float64, device="cuda") for _ in range(300)]
+    x.copy_(_rand((100003,), torch.float32, g))
+    keys.copy_(_rand(((1 << 25) + 7,), torch.int32, g) >> 8)   # (shared top digits)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(h, torch.histc(x, 64, -2.0, 2.0))
+    wv, wi = torch.sort(keys, stable=True)
+    assert torch.equal(v, wv) and torch.equal(i, wi)
+    del junk
+
+
+@pytest.mark.skipif(tritoncub._library.CUDAGRAPH_UNSAFE is None, reason="this torch has no cudagraph_unsafe tag")
+def test_compile_reduce_overhead_with_host_reads():
+    # operators that read data back are tagged so torch.compile's CUDA-graph mode keeps them out of
+    # its graphs (the rest of the function still runs)
+    offsets = _offsets()
+
+    def f(x):
+        s = ops.segmented_sort(x, offsets)
+        return s, ops.histc(x, 16), ops.cumsum(s, 0)
+
+    cf = torch.compile(f, mode="reduce-overhead")
+    g = torch.Generator(device="cuda").manual_seed(5)
+    for _ in range(3):
+        x = _rand((9001,), torch.float32, g)
+        s, h, c = cf(x)
+        ws = _segments_sorted(x)
+        assert _same(s, ws) and _same(h, torch.histc(x, 16))
+        assert torch.allclose(c.double(), ws.double().cumsum(0), rtol=0, atol=1e-6 * float(ws.abs().sum()))

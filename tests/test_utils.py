@@ -68,15 +68,28 @@ def test_check_jit_function_type():
         _utils.check_jit_function("a + b", "f")
 
 
-def test_device_constant_is_cached_per_key():
+def test_device_constant_is_cached_from_the_second_call_of_a_key():
     cache = {}
     dev = torch.device(DEVICE)
-    a = _utils.device_constant([3, -1, 2 ** 40], torch.int64, dev, cache, "k")
-    assert a.device.type == dev.type and a.tolist() == [3, -1, 2 ** 40]
-    assert _utils.device_constant([9, 9, 9], torch.int64, dev, cache, "k") is a   # (by key: not rebuilt)
-    b = _utils.device_constant([0.5], torch.float64, dev, cache, "other")
-    assert b is not a and b.dtype == torch.float64 and b.tolist() == [0.5]
+    vals = [3, -1, 2 ** 40]
+    a = _utils.device_constant(vals, torch.int64, dev, cache, "k")
+    assert a.device.type == dev.type and a.tolist() == vals and cache == {"k": None}   # (seen, not kept)
+    b = _utils.device_constant(vals, torch.int64, dev, cache, "k")
+    assert b is not a and b.tolist() == vals and cache["k"] is b
+    assert _utils.device_constant([9, 9, 9], torch.int64, dev, cache, "k") is b   # (by key: not rebuilt)
+    c = _utils.device_constant([0.5], torch.float64, dev, cache, "other")
+    assert c.dtype == torch.float64 and c.tolist() == [0.5]
     assert _utils.device_constant([1], torch.int32, dev).tolist() == [1]   # (no cache)
+
+
+def test_cached_persistent_overflow_empties_the_cache():
+    cache = {}
+    dev = torch.device(DEVICE)
+    for i in range(5):
+        for _ in range(2):
+            t = _utils.cached_persistent(cache, i, dev, lambda: torch.full((2,), i, device=dev), limit=3)
+        assert t.tolist() == [i, i]
+    assert len(cache) <= 3 and cache[4] is t
 
 
 def test_capture_checks_outside_a_capture():
@@ -91,6 +104,6 @@ def test_persistent_allocates_and_reraises():
     assert t.device.type == dev.type and t.tolist() == [7] * 5
     with pytest.raises(ValueError, match="from make"):   # (raised in the caller, whichever thread made it)
         _utils.persistent(dev, lambda: (_ for _ in ()).throw(ValueError("from make")))
-    cache = {"a": t}
-    _utils.drop_persistent(cache, dev)
+    cache = {"a": t, "b": (t, t), "c": None}
+    _utils.drop_persistent(cache)
     assert cache == {}

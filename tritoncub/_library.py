@@ -44,11 +44,11 @@ class Op:
     """A ``tritoncub`` operator: callable (through the dispatcher), with ``register_fake`` and
     ``register_autograd`` as on the object ``torch.library.custom_op`` returns."""
 
-    def __init__(self, name: str, impl: Callable, schema: str):
+    def __init__(self, name: str, impl: Callable, schema: str, tags: tuple = ()):
         self.name = name
         self.qualname = f"{NAMESPACE}::{name}"
         self._impl = impl
-        _LIB.define(name + schema)
+        _LIB.define(name + schema, tags=tags)
         for key in ("CPU", "CUDA"):
             _LIB.impl(name, impl, key)
         self._opoverload = getattr(getattr(torch.ops, NAMESPACE), name).default
@@ -119,9 +119,16 @@ class Op:
             return self._opoverload(*args, **kwargs)
 
 
-def custom_op(qualname: str, *, mutates_args=(), schema: str | None = None) -> Callable[[Callable], Op]:
+#: the tag that keeps an operator out of torch.compile's CUDA graphs (None on a torch without it)
+CUDAGRAPH_UNSAFE = getattr(torch.Tag, "cudagraph_unsafe", None)
+
+
+def custom_op(qualname: str, *, mutates_args=(), schema: str | None = None,
+              cudagraph_unsafe: bool = False) -> Callable[[Callable], Op]:
     """Decorator: define ``qualname`` (``"tritoncub::name"``) with the decorated function as its
-    implementation; the schema is inferred from the type hints unless given."""
+    implementation; the schema is inferred from the type hints unless given. ``cudagraph_unsafe``: the
+    operator reads data back to the host (it refuses a CUDA graph capture), so torch.compile's
+    CUDA-graph mode leaves it out of its graphs (torch's ``cudagraph_unsafe`` tag, where torch has it)."""
     ns, name = qualname.split("::")
     if ns != NAMESPACE:
         raise ValueError(f"operators live in the {NAMESPACE!r} namespace, got {qualname!r}")
@@ -130,5 +137,5 @@ def custom_op(qualname: str, *, mutates_args=(), schema: str | None = None) -> C
 
     def wrap(fn: Callable) -> Op:
         s = schema if schema is not None else torch.library.infer_schema(fn, mutates_args=())
-        return Op(name, fn, s)
+        return Op(name, fn, s, (CUDAGRAPH_UNSAFE,) if cudagraph_unsafe and CUDAGRAPH_UNSAFE is not None else ())
     return wrap

@@ -216,40 +216,62 @@ def persistent(device: torch.device, make):
     return box[0]
 
 
-def drop_persistent(cache: dict, device: torch.device) -> None:
-    """Empty a cache of :func:`persistent` tensors: waits for ``device`` first (the allocator may hand
-    their memory to the default stream at once, while a kernel on another stream still reads it).
-    Caches overflow rarely; never called during a capture."""
-    if device.type == "cuda" and cache:
-        torch.cuda.synchronize(device)
+def drop_persistent(cache: dict) -> None:
+    """Empty a cache of :func:`persistent` tensors (values: tensors, tuples of them, or None): waits
+    for every GPU they live on first (the allocator may hand their memory to the default stream at
+    once, while a kernel on another stream still reads it). Caches overflow rarely; never called
+    during a capture."""
+    devices = set()
+    for v in cache.values():
+        for t in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(t, torch.Tensor) and t.is_cuda:
+                devices.add(t.device)
+    for d in devices:
+        torch.cuda.synchronize(d)
     cache.clear()
 
 
-#: host sources of device constants made during a capture (the captured copies read them at every replay)
-_CAPTURED_SOURCES: list = []
+#: what graphs captured by this process read at every replay and no cache may free: pinned host sources
+#: of device constants made during a capture, and cached tensors a capture used
+KEPT_FOR_GRAPHS: list = []
+
+
+def cached_persistent(cache: dict, key, device: torch.device, make, limit: int = 256):
+    """``make()``'s tensors for ``key``, kept in ``cache`` from the key's second call on (made then by
+    :func:`persistent`): a key seen once costs what ``make()`` costs (no helper thread for sizes or
+    constants used once), a repeated one nothing. During a CUDA graph capture a cached value is kept
+    alive for the graph (:data:`KEPT_FOR_GRAPHS`) and a missing one made fresh (the graph's), not
+    cached."""
+    t = cache.get(key, cache)   # (``cache`` itself: never seen)
+    if t is not None and t is not cache:
+        if capturing(device):
+            KEPT_FOR_GRAPHS.append(t)
+        return t
+    if capturing(device):
+        return make()
+    if len(cache) >= limit:
+        drop_persistent(cache)
+    if t is cache:   # first call with this key: remembered as seen
+        cache[key] = None
+        return make()
+    t = cache[key] = persistent(device, make)
+    return t
 
 
 def device_constant(values, dtype: torch.dtype, device: torch.device, cache: dict | None = None,
                     key=None) -> torch.Tensor:
-    """A device tensor holding ``values`` (a list), kept in ``cache[key]`` when given (made by
-    :func:`persistent`). During a CUDA graph capture (where a copy from pageable memory is refused)
-    it is copied from pinned memory kept alive for the graph's replays, and not cached: its contents
-    exist only once the graph runs."""
-    if cache is not None:
-        t = cache.get(key)
-        if t is not None:
-            return t
-    if capturing(device):
-        src = torch.tensor(values, dtype=dtype).pin_memory()
-        _CAPTURED_SOURCES.append(src)
-        return src.to(device, non_blocking=True)
-    if cache is None:
+    """A device tensor holding ``values`` (a list), kept in ``cache[key]`` when given (see
+    :func:`cached_persistent`). During a CUDA graph capture (where a copy from pageable memory is
+    refused) a new one is copied from pinned memory kept alive for the graph's replays."""
+    def make():
+        if capturing(device):
+            src = torch.tensor(values, dtype=dtype).pin_memory()
+            KEPT_FOR_GRAPHS.append(src)
+            return src.to(device, non_blocking=True)
         return torch.tensor(values, dtype=dtype, device=device)
-    t = persistent(device, lambda: torch.tensor(values, dtype=dtype, device=device))
-    if len(cache) > 256:
-        drop_persistent(cache, device)
-    cache[key] = t
-    return t
+    if cache is None:
+        return make()
+    return cached_persistent(cache, key, device, make)
 
 #: the integer dtype of each item size: raw-bits views of keys and values (sorts move bits, not values)
 INT_OF_SIZE = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}

@@ -764,7 +764,8 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
     return counts.to(x.dtype)
 
 
-@custom_op("tritoncub::histc", mutates_args=(), schema="(Tensor x, int bins=100, Scalar min=0, Scalar max=0) -> Tensor")
+@custom_op("tritoncub::histc", mutates_args=(), cudagraph_unsafe=True,
+           schema="(Tensor x, int bins=100, Scalar min=0, Scalar max=0) -> Tensor")
 def histc(x: torch.Tensor, bins: int = 100, min: float = 0, max: float = 0) -> torch.Tensor:
     """torch.histc with the results of torch's CUDA kernel: ``bins`` equal bins over ``[min, max]``
     (top edge inclusive); NaN and out-of-range samples are ignored; the result has ``x``'s dtype.
@@ -842,7 +843,7 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
 
 
 
-@custom_op("tritoncub::bincount", mutates_args=())
+@custom_op("tritoncub::bincount", mutates_args=(), cudagraph_unsafe=True)
 def bincount(x: torch.Tensor, weights: torch.Tensor | None = None, minlength: int = 0) -> torch.Tensor:
     """torch.bincount: counts (int64) or sums of ``weights`` (float32 for float32 weights, else
     float64) per value of a 1-D non-negative integer tensor; length ``max(x) + 1`` or ``minlength``.

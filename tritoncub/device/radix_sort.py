@@ -977,7 +977,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     # a sort that reads nothing back queues all its launches; their bound forms are remembered per
     # problem (sizes, dtypes, alignments, policy), so a repeated call skips the launch bookkeeping
     memo_key = plan = new_plan = None
-    if fast and not read_back and not status64 and direct_ok():
+    if fast and not _reads_back(pol, n) and not status64 and direct_ok():   # (not read_back: a capture's)
         tensors = (kin, keys.current, keys.alternate) + (() if words is None else (words, indices_out)) + (
             () if values is None else (
             values.current, values.alternate, values_src if values_src is not None else values.current,

@@ -56,8 +56,8 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import bind, direct_ok, launch
-from .._utils import (capturing, cdiv, check_same_device, check_tensor, device_constant, interpreter_active,
-                      next_power_of_2)
+from .._utils import (capturing, cdiv, check_same_device, check_tensor, interpreter_active, next_power_of_2,
+                      persistent)
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_KERNEL_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
                      _as_tuple, _builtin_combine, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
                      acc_dtype, identity, sum_dtype, user_operands)
@@ -355,6 +355,15 @@ _PLAN_OPS = ("sum", "min", "max")
 _SCRATCH: dict = {}
 
 
+def _scratch(device: torch.device) -> torch.Tensor:
+    """One int64 per device that plans pass for pointers their kernel never touches (made by
+    :func:`persistent`, not in a CUDA graph's pool)."""
+    s = _SCRATCH.get(device)
+    if s is None:
+        s = _SCRATCH[device] = persistent(device, lambda: torch.zeros(1, dtype=torch.int64, device=device))
+    return s
+
+
 def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, combine_fn=None, init=None,
          dtype=None, pol=None, vec=None, transform_fn=None):
     """Reduce the segments of the flat ``x_flat`` (``op="user"``: a tensor or a tuple of equally long
@@ -415,7 +424,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
             plan.ints = (row_len, num_work, chunk, split)
             # (a pointer the kernel never reads or writes for these ops: one kept per device, not this
             # call's, which may come from a CUDA graph's pool)
-            plan.scratch, plan.ident = device_constant([0], torch.int64, device, _SCRATCH, device), ident
+            plan.scratch, plan.ident = _scratch(device), ident
             if len(_PLANS) >= 256:
                 _PLANS.clear()
             _PLANS[plan_key] = plan

@@ -79,9 +79,9 @@ from .. import policy
 from .._library import custom_op
 from .. import _launch as _launch_module
 from .._launch import direct_ok, launch, record_launches, relocatable, replay
-from .._utils import (INT_OF_SIZE, cdiv, check_device, check_flag, check_tensor, check_same_device,
-                      compile_only, inline_ptx_ok, interpreter_active, maxnreg_kwargs, next_power_of_2,
-                      refuse_capture, smem_per_block)
+from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, capturing, cdiv, check_device, check_flag, check_tensor,
+                      check_same_device, compile_only, inline_ptx_ok, interpreter_active, maxnreg_kwargs,
+                      next_power_of_2, refuse_capture, smem_per_block)
 from ..block.radix_sort import block_radix_sort_smem
 from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
 
@@ -726,6 +726,8 @@ def _host_arrays_to_device(arrays, device) -> list[torch.Tensor]:
     if sizes:
         np.concatenate(arrays, out=host.numpy())
     dev = host.to(device, non_blocking=True) if device.type == "cuda" else host.to(device)
+    if capturing(device):   # (a graph's copy reads the pinned buffer at every replay: it must stay)
+        KEPT_FOR_GRAPHS.append(host)
     return list(torch.split(dev, sizes))
 
 
@@ -1056,7 +1058,7 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
 # ----------------------------------------------------------------------------------------------
 
 
-@custom_op("tritoncub::segmented_sort", mutates_args=())
+@custom_op("tritoncub::segmented_sort", mutates_args=(), cudagraph_unsafe=True)
 def _segmented_sort_op(keys: torch.Tensor, offsets: torch.Tensor, descending: bool = False,
                        end_offsets: Optional[torch.Tensor] = None) -> torch.Tensor:
     return segmented_sort(keys, offsets, end_offsets, descending=descending)
@@ -1069,7 +1071,7 @@ def _(keys, offsets, descending=False, end_offsets=None):
     return torch.empty(keys.shape, dtype=keys.dtype, device=keys.device)
 
 
-@custom_op("tritoncub::segmented_sort_pairs", mutates_args=())
+@custom_op("tritoncub::segmented_sort_pairs", mutates_args=(), cudagraph_unsafe=True)
 def _segmented_sort_pairs_op(keys: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor,
                              descending: bool = False,
                              end_offsets: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1281,6 +1281,8 @@ MASKED_SELECT_TWO_PASS = True
 
 def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | None = None) -> torch.Tensor:
     two_pass = MASKED_SELECT_TWO_PASS if two_pass is None else two_pass
+    if isinstance(x, torch.Tensor):
+        refuse_capture(x.device, "masked_select", "use tritoncub.device.select.flagged (its count stays on the device)")
     if isinstance(x, torch.Tensor) and x.dtype in COMPLEX_DTYPES:
         # the (real, imaginary) pairs of the selected items, the mask broadcast over each pair
         check_tensor(mask, "mask", (torch.bool,))
@@ -1290,7 +1292,6 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
     check_tensor(x, "x", SELECTABLE_DTYPES)
     check_tensor(mask, "mask", (torch.bool,))
     check_same_device(("x", x), ("mask", mask))
-    refuse_capture(x.device, "masked_select", "use tritoncub.device.select.flagged (its count stays on the device)")
     if x.shape != mask.shape:
         _check_broadcast(x, mask)
         x, mask = torch.broadcast_tensors(x, mask)
@@ -1318,7 +1319,7 @@ def _check_broadcast(x: torch.Tensor, mask: torch.Tensor) -> None:
                          f"{tuple(x.shape)}") from None
 
 
-@custom_op("tritoncub::masked_select", mutates_args=())
+@custom_op("tritoncub::masked_select", mutates_args=(), cudagraph_unsafe=True)
 def masked_select(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """torch.masked_select: the items of ``x`` where the (broadcast) bool ``mask`` is True, as a 1-D
     tensor in row-major order. One host sync (the count)."""
@@ -1339,11 +1340,12 @@ def _(x, mask):
 
 
 def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
+    if isinstance(x, torch.Tensor):
+        refuse_capture(x.device, "nonzero", "use tritoncub.device.select.flagged (its count stays on the device)")
     if isinstance(x, torch.Tensor) and x.dtype in COMPLEX_DTYPES:   # nonzero: either part (NaN included)
         check_tensor(x, "x")
         x = torch.view_as_real(x.resolve_conj()).ne(0).any(-1)
     check_tensor(x, "x", SELECTABLE_DTYPES)
-    refuse_capture(x.device, "nonzero", "use tritoncub.device.select.flagged (its count stays on the device)")
     xf = flat_input(x)
     ndim = x.dim()
     plan = Plan(xf, xf, SELECT_FLAGGED, load_x=False, two_pass=True, count_to_host=True)
@@ -1359,7 +1361,7 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     return buf if k is not None else shrink(buf, plan.host_count())  # the one host sync
 
 
-@custom_op("tritoncub::nonzero", mutates_args=())
+@custom_op("tritoncub::nonzero", mutates_args=(), cudagraph_unsafe=True)
 def nonzero(x: torch.Tensor) -> torch.Tensor:
     """torch.nonzero: the coordinates (int64, ``[count, x.dim()]``, row-major order) of the nonzero
     items (NaN counts as nonzero, ``-0.0`` does not). One host sync (the count)."""

@@ -48,9 +48,9 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import LaunchPlan, launch
-from .._utils import (capturing, cdiv, check_device, check_flag, check_tensor, check_same_device, drop_persistent,
-                      grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms, persistent, refuse_capture,
-                      smem_atomics_ok, wrap_dim)
+from .._utils import (cached_persistent, cdiv, check_device, check_flag, check_tensor, check_same_device,
+                      grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms, refuse_capture, smem_atomics_ok,
+                      wrap_dim)
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
@@ -787,21 +787,15 @@ _ROW_TABLES: dict = {}
 
 def _uniform_rows(rows: int, length: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     """Begin offsets and lengths (int64 device tensors, never written by the kernels) of ``rows`` rows
-    of ``length`` items: kept per size (:func:`persistent`), so a repeated call queues no kernels to
-    make them (none are kept while a CUDA graph is being captured)."""
+    of ``length`` items: kept per size (:func:`cached_persistent`), so a repeated call queues no
+    kernels to make them."""
     def make():
         return (torch.arange(rows, device=device, dtype=torch.int64) * length,
                 torch.full((rows,), length, device=device, dtype=torch.int64))
 
-    if device.type != "cuda" or capturing(device):
+    if device.type != "cuda":
         return make()
-    key = (rows, length, device)
-    tables = _ROW_TABLES.get(key)
-    if tables is None:
-        if len(_ROW_TABLES) >= 64:
-            drop_persistent(_ROW_TABLES, device)
-        tables = _ROW_TABLES[key] = persistent(device, make)
-    return tables
+    return cached_persistent(_ROW_TABLES, (rows, length, device), device, make, limit=64)
 
 
 def _check_k(k, size):
@@ -1054,7 +1048,7 @@ def _topk_backward(ctx, grad_values, grad_indices):
 _topk_op.register_autograd(_topk_backward, setup_context=_topk_setup)
 
 
-@custom_op("tritoncub::segmented_topk", mutates_args=())
+@custom_op("tritoncub::segmented_topk", mutates_args=(), cudagraph_unsafe=True)
 def _segmented_topk_op(x: torch.Tensor, offsets: torch.Tensor, k: int,
                        largest: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     return segmented_topk(x, offsets, k, largest)

@@ -499,7 +499,7 @@ def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
     return vals, inv, counts
 
 
-@custom_op("tritoncub::unique", mutates_args=())
+@custom_op("tritoncub::unique", mutates_args=(), cudagraph_unsafe=True)
 def unique(x: torch.Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim: int | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """torch.unique: ``(values, inverse, counts)``; ``inverse`` (shape of ``x``, or ``x.shape[dim]``
@@ -535,7 +535,7 @@ def _unique_consecutive_impl(x, return_inverse, return_counts, dim):
     return vals, inv, counts
 
 
-@custom_op("tritoncub::unique_consecutive", mutates_args=())
+@custom_op("tritoncub::unique_consecutive", mutates_args=(), cudagraph_unsafe=True)
 def unique_consecutive(x: torch.Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """torch.unique_consecutive: ``(values, inverse, counts)``, the last two empty unless requested
