@@ -273,6 +273,7 @@ def device_constant(values, dtype: torch.dtype, device: torch.device, cache: dic
         return make()
     return cached_persistent(cache, key, device, make)
 
+
 #: the integer dtype of each item size: raw-bits views of keys and values (sorts move bits, not values)
 INT_OF_SIZE = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 

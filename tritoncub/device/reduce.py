@@ -56,7 +56,7 @@ from .. import policy
 from .._library import Op
 from .._launch import bind, direct_ok, launch
 from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, capturing, check_device, check_jit_function, check_same_device,
-                      interpreter_active, persistent, num_sms, wrap_dim)
+                      interpreter_active, num_sms, persistent, wrap_dim)
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
 from ..block.reduce import (combine_argmax, combine_argmin, combine_max_propagate_nan,
