@@ -193,6 +193,39 @@ def test_capture_first_call_of_a_problem():
     assert torch.equal(v2, wv) and torch.equal(i2, wi)
 
 
+def test_capture_of_remembered_row_scans():
+    # the device-level exclusive sum remembers its short-row launch, with the init it reads: one
+    # first made during a capture (init in the graph's memory, written only by a replay) must not be
+    # remembered for eager calls, and one remembered before a capture and dropped afterwards must
+    # stay readable by the graph
+    from tritoncub.device import scan
+    g = torch.Generator(device="cuda").manual_seed(13)
+    x = _rand((37, 129), torch.float32, g)
+    y = _rand((41, 77), torch.float32, g)
+    scan.exclusive_sum(x[:5])   # (kernel compiled, under another shape)
+    scan.exclusive_sum(y)       # (y's launch remembered before the capture)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        ex = scan.exclusive_sum(x)   # first call of x's shape
+        ey = scan.exclusive_sum(y)   # a remembered launch
+    scan._ROWS_MEMO.clear()
+    junk = [torch.full((4096,), float("nan"), device="cuda") for _ in range(64)]
+    for _ in range(2):
+        x.copy_(_rand((37, 129), torch.float32, g))
+        y.copy_(_rand((41, 77), torch.float32, g))
+        graph.replay()
+        torch.cuda.synchronize()
+        for got, src in ((ex, x), (ey, y)):
+            want = torch.cumsum(src, -1) - src
+            assert torch.allclose(got, want, rtol=1e-5, atol=1e-5) and bool((got[:, 0] == 0).all())
+    for _ in range(2):   # eager calls of x's shape after the capture
+        x.copy_(_rand((37, 129), torch.float32, g))
+        got = scan.exclusive_sum(x)
+        assert torch.allclose(got, torch.cumsum(x, -1) - x, rtol=1e-5, atol=1e-5) and bool((got[:, 0] == 0).all())
+    del junk
+
+
 _CUDA_OFFSETS = []
 
 

@@ -51,8 +51,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, cdiv, check_jit_function, check_tensor, dtype_names,
-                      grid_y_batches, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
+from .._utils import (COMPLEX_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, capturing, cdiv, check_jit_function, check_tensor,
+                      dtype_names, grid_y_batches, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
@@ -965,13 +965,20 @@ def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine
         memo_key = (xin.shape, xin.dtype, out, exclusive, _resolve_deterministic(deterministic), xin.device,
                     xin.data_ptr() & 15 == 0)
         hit = _ROWS_MEMO.get(memo_key)
+        capture = capturing(xin.device)
         if hit is not None and policy.select("scan", xin.device, hit[1]) is hit[0]:
             res = torch.empty(xin.shape, dtype=out, device=xin.device)
             row_len = xin.shape[-1]
             init_t = hit[3] if hit[3] is not None else xin   # (not read without an init)
+            if capture and hit[3] is not None:
+                KEPT_FOR_GRAPHS.append(hit[3])   # a graph reads it: it outlives the memo
             hit[2](xin, xin, res, res, init_t, init_t, init_t, init_t, xin.numel() // row_len, row_len, row_len,
                    row_len)
             return res
+        if capture:
+            # (a launch made during a capture is not remembered: its init is the graph's memory, which
+            # only a replay writes)
+            memo_key = None
     init = (0,) if exclusive else None
     outs, totals = scan_rows_launch((xin,), combine, acc_dtypes=(acc,), out_dtypes=(out,), dim=dim,
                                     exclusive=exclusive, init=init, reverse=reverse,
