@@ -47,9 +47,19 @@ def _cases(name):
         v = torch.randn(1 << 26, device="cuda", generator=g)
         yield "rle encode", lambda: RLE.encode(s)
         yield "reduce_by_key", lambda: RBK.reduce_by_key(s, v, "sum")
+    elif name == "segmented":
+        # the benchmark's ragged case: 100k power-law segments, 2^26 keys
+        from bench.bench_segmented import _power_law_offsets
+        from tritoncub.device import segmented_sort as ss
+        offs = torch.as_tensor(_power_law_offsets(100_000, 1 << 26), device="cuda")
+        keys = torch.randn(1 << 26, device="cuda", generator=g)
+        vals = torch.arange(1 << 26, device="cuda", dtype=torch.int32)
+        yield "segmented_sort keys", lambda: ss.segmented_sort(keys, offs)
+        yield "segmented_sort pairs", lambda: ss.segmented_sort_pairs(keys, vals, offs)
+        yield "sort_pairs 2^26 fp32 + int32 (for scale)", lambda: torch.ops.tritoncub.sort(keys)
 
 
-def main(names):
+def main(names, flags=()):
     import time
     import triton.testing
     for name in names:
@@ -73,7 +83,19 @@ def main(names):
                 torch.cuda.synchronize()
             print(f"=== {label} (5 calls)")
             print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=12, max_name_column_width=60))
+            if "--cprofile" in flags:
+                import cProfile
+                import pstats
+                pr = cProfile.Profile()
+                pr.enable()
+                for _ in range(5):
+                    fn()
+                torch.cuda.synchronize()
+                pr.disable()
+                pstats.Stats(pr).sort_stats("cumulative").print_stats(30)
+                pstats.Stats(pr).sort_stats("tottime").print_stats(25)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["topk"])
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(args or ["topk"], [a for a in sys.argv[1:] if a.startswith("--")])

@@ -108,7 +108,7 @@ def hand_sort(k, out, alt, parity_mode):
         kw.pop("launch_pdl", None)
         RS.launch(RS._onesweep_gluon_kernel, (n_tiles,), src, dst, k, k, status, counters, hist, N, i * rb, rb,
                   (i * n_tiles * radix) if parity_mode == "sets" else 0, i, (places + 1 + i) * radix,
-                  (i % 2) if parity_mode == "alternate" else 0, 1, 0, 0, **kw)
+                  (i % 2) if parity_mode == "alternate" else 0, 1, 0, 0, 0, **kw)
         src = dst
     return out
 

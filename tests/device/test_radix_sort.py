@@ -4,6 +4,7 @@
 CPU runs use the portable kernels through the interpreter with tiny sizes; the ``gpu`` tests run
 the fast (Gluon) kernels at large sizes and compare them with the portable ones.
 """
+import numpy as np
 import pytest
 import torch
 
@@ -127,6 +128,48 @@ def test_rows_sorted_as_one_problem(b, length, kind, dtype, packed):
             r = torch.sort(x.cpu(), dim=-1, descending=desc, stable=True)
             assert torch.equal(i.cpu(), r.indices), desc
             _eq(v, r.values, f"desc={desc}")
+
+
+def _pass_tile() -> int:
+    """Keys per tile of a sort pass on this device (the fast path's on a GPU, else the portable one's)."""
+    if DEVICE != "cuda":
+        return TILE
+    pol = policy.select("radix_sort", torch.device(DEVICE), "small")
+    return pol["WARPS"] * pol["ITEMS"] * 32
+
+
+@pytest.mark.parametrize("lengths,kind,dtype", [
+    ((1, 2 + 44 / 128, 1 + 1 / 128, 3 + 66 / 128, 1 + 72 / 128), "special", torch.float32),
+    ((1 + 3 / 128, 2 - 1 / 128), "random", torch.int32),
+    ((1, 1, 1), "equal", torch.bfloat16),
+    ((4 + 5 / 128,), "few_unique", torch.uint8),
+    ((1 + 9 / 128, 2 + 1 / 128, 1), "sorted", torch.int16),
+    ((2 + 7 / 128, 1 + 2 / 128), "reversed", torch.float16)],
+    ids=lambda v: str(v).replace("torch.", ""))
+def test_sort_segments(lengths, kind, dtype):
+    # ragged segments (each at least a pass tile long, tiles straddling their boundaries; lengths in
+    # tiles) sorted each on its own by one onesweep sort: keys and flat positions equal a stable sort
+    # of every segment
+    tile = _pass_tile()
+    offsets = np.concatenate([[0], np.cumsum([round(x * tile) for x in lengths])]).astype(np.int64)
+    x = make_data(kind, int(offsets[-1]), dtype)
+    for desc in (False, True):
+        v, i = rs.sort_segments(x, offsets, desc)
+        assert i.dtype == torch.int64 and v.dtype == dtype
+        for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+            want_v, want_i = _ref(x[a:b], desc)
+            assert torch.equal(i[a:b].cpu(), want_i + a), f"positions of [{a}, {b}) desc={desc}"
+            _eq(v[a:b], want_v, f"keys of [{a}, {b}) desc={desc}")
+
+
+def test_sort_segments_refuses_what_does_not_fit():
+    t = _pass_tile()
+    x = make_data("random", 3 * t, torch.int32)
+    assert rs.segments_fit(t, 3 * t, x) and not rs.segments_fit(t - 1, 3 * t, x)
+    assert not rs.segments_fit(t, 3 * t, x.long())    # (64-bit keys are not packed with positions)
+    for bad in ([0, t - 1, 3 * t], [0, 2 * t], [1, 2 * t, 3 * t], [0]):
+        with pytest.raises(ValueError, match="sort_segments"):
+            rs.sort_segments(x, np.array(bad))
 
 
 def test_sort_nd_rows_and_dims():

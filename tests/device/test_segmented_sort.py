@@ -8,6 +8,7 @@ import torch
 from helpers import (ALL_DTYPES, DEVICE, assert_equal, interpreter_bounds_checked, limit_grid_y, make_data,  # noqa: F401
                      poisoned)
 from tritoncub import policy
+from tritoncub.device import radix_sort as rs
 from tritoncub.device import segmented_sort as ss
 
 ss_launch = ss.launch
@@ -391,6 +392,36 @@ def test_segmented_sort_pairs_ragged(descending, path, grid_y, monkeypatch):
     assert grids is None or (grids and all(len(g) == 1 for g in grids)), grids
     assert_equal(k.cpu(), rk, signed_zero=True)
     assert_equal(v.cpu(), rv)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "adjacent", "one"])
+@pytest.mark.parametrize("dtype,descending", [(torch.float32, False), (torch.int32, True), (torch.float16, False)],
+                         ids=str)
+def test_long_segments_by_segmented_radix_sort(layout, dtype, descending, monkeypatch):
+    # long segments of keys of up to 32 bits, each at least a radix sort tile long: one segmented
+    # onesweep sort (sort_segments) of their keys laid one after another (gathered from between short
+    # segments, or in place when adjacent), then keys, values and the gathered positions put back
+    pol = policy.select("radix_sort", torch.device(DEVICE) if DEVICE == "cuda" else None, "small")
+    tile = pol["WARPS"] * pol["ITEMS"] * 32 if DEVICE == "cuda" else pol["TL_TILE"]
+    lengths = {"interleaved": [3, tile + 40, 0, 1, 9, 2 * tile + 3, 5, tile],
+               "adjacent": [2, tile + 5, tile, 2 * tile + 1, 7],
+               "one": [tile + 77]}[layout]
+    calls = []
+    real = rs.sort_segments
+    monkeypatch.setattr(rs, "sort_segments", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    n = sum(lengths)
+    keys = make_data("special", n, dtype, seed=11)
+    vals = torch.arange(n, dtype=torch.int64, device=DEVICE) * 3
+    offs = ragged_offsets(lengths)
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="radix")):
+        k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=descending)
+        k2 = ss.segmented_sort(keys, offs, descending=descending)
+    long_ = [x for x in lengths if x > 16]
+    assert len(calls) == 2 and list(np.diff(calls[0])) == long_, calls
+    rk, rv = ref_segmented(keys, vals, offs.cpu(), descending)
+    assert_equal(k.cpu(), rk, signed_zero=True)
+    assert_equal(v.cpu(), rv)
+    assert_equal(k2.cpu(), rk, signed_zero=True)
 
 
 @pytest.mark.parametrize("dtype", [torch.int16, torch.float64], ids=str)

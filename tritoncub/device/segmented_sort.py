@@ -503,12 +503,28 @@ def _pack_composite_kernel(
 
 
 @triton.jit
+def _gather_segments_kernel(keys_ptr, out_ptr, seg_begin_ptr, seg_len_ptr, seg_cum_ptr, tile_seg_ptr, tile_first_ptr,
+                            BLOCK: tl.constexpr):
+    """Long segments' keys, one after another (``out[cum[s] + i] = keys[begin[s] + i]``), for one
+    segmented radix sort; one program per tile of :func:`_segment_tiles`."""
+    s, tile_start = _segment_tile(tile_seg_ptr, tile_first_ptr)
+    begin = tl.load(seg_begin_ptr + s).to(tl.int64)
+    length = tl.load(seg_len_ptr + s).to(tl.int64)
+    cum = tl.load(seg_cum_ptr + s).to(tl.int64)
+    pos = tile_start + tl.arange(0, BLOCK)
+    mask = pos < length
+    tl.store(out_ptr + cum + pos, tl.load(keys_ptr + begin + pos, mask=mask), mask=mask)
+
+
+@triton.jit
 def _unpack_composite_kernel(
         keys_ptr, vals_ptr, idx_ptr, out_keys_ptr, out_vals_ptr, out_idx_ptr, seg_begin_ptr, seg_len_ptr,
-        seg_cum_ptr, tile_seg_ptr, tile_first_ptr, BLOCK: tl.constexpr, HAS_VALS: tl.constexpr,
-        WRITE_KEYS: tl.constexpr, WRITE_IDX: tl.constexpr):
+        seg_cum_ptr, tile_seg_ptr, tile_first_ptr, sorted_keys_ptr, BLOCK: tl.constexpr, HAS_VALS: tl.constexpr,
+        WRITE_KEYS: tl.constexpr, WRITE_IDX: tl.constexpr, FLAT: tl.constexpr = False):
     """Sorted in-segment positions -> sorted keys, values and indices at the segments' places; one
-    program per tile of :func:`_segment_tiles`."""
+    program per tile of :func:`_segment_tiles`. ``FLAT`` (the segmented radix sort's output): the
+    positions are into the segments laid one after another, and the sorted keys are at
+    ``sorted_keys_ptr`` in that layout (copied, not gathered)."""
     s, tile_start = _segment_tile(tile_seg_ptr, tile_first_ptr)
     begin = tl.load(seg_begin_ptr + s).to(tl.int64)
     length = tl.load(seg_len_ptr + s).to(tl.int64)
@@ -516,8 +532,13 @@ def _unpack_composite_kernel(
     pos = tile_start + tl.arange(0, BLOCK)
     mask = pos < length
     idx = tl.load(idx_ptr + cum + pos, mask=mask, other=0).to(tl.int64)
+    if FLAT:
+        idx -= cum
     if WRITE_KEYS:
-        tl.store(out_keys_ptr + begin + pos, tl.load(keys_ptr + begin + idx, mask=mask), mask=mask)
+        if FLAT:
+            tl.store(out_keys_ptr + begin + pos, tl.load(sorted_keys_ptr + cum + pos, mask=mask), mask=mask)
+        else:
+            tl.store(out_keys_ptr + begin + pos, tl.load(keys_ptr + begin + idx, mask=mask), mask=mask)
     if HAS_VALS:
         tl.store(out_vals_ptr + begin + pos, tl.load(vals_ptr + begin + idx, mask=mask), mask=mask)
     if WRITE_IDX:
@@ -595,6 +616,7 @@ for _d, _t in ((getattr(torch, "uint16", None), tl.uint16), (getattr(torch, "uin
                (getattr(torch, "uint64", None), tl.uint64)):
     if _d is not None:
         _TL_DTYPE[_d] = _t
+_TORCH_DTYPE = {t: d for d, t in _TL_DTYPE.items()}
 
 
 def key_meta(dtype: torch.dtype) -> dict:
@@ -762,33 +784,54 @@ def _segment_tiles(seg_len_np: np.ndarray, block: int) -> tuple[np.ndarray, np.n
 
 def _sort_long_radix(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, descending, meta,
                      device) -> bool:
-    """Long segments by one device radix sort (``tritoncub.device.radix_sort``) of composite keys
-    ``segment << key_bits | ordered_key`` with in-segment positions as values (stable, so equal keys
-    keep their order). Returns False when it does not apply (the key and segment bits exceed 64)."""
-    nseg = len(seg_len_np)
-    seg_bits = max(1, int(nseg - 1).bit_length()) if nseg > 1 else 0
-    if meta["KEY_BITS"] + seg_bits > 64:
-        return False
+    """Long segments by one device radix sort (``tritoncub.device.radix_sort``): a segmented one
+    (:func:`~tritoncub.device.radix_sort.sort_segments`, keys of up to 32 bits in segments at least
+    a pass tile long) or one of composite keys ``segment << key_bits | ordered_key`` with in-segment
+    positions as values (stable, so equal keys keep their order). Returns False when neither applies
+    (the key and segment bits exceed 64)."""
     try:
-        from .radix_sort import sort_pairs as radix_sort_pairs
+        from .radix_sort import segments_fit, sort_pairs as radix_sort_pairs, sort_segments
     except ImportError:  # pragma: no cover - the radix sort module is part of the package
         return False
+    nseg = len(seg_len_np)
+    seg_bits = max(1, int(nseg - 1).bit_length()) if nseg > 1 else 0
     total = int(seg_len_np.sum())
+    key_dtype = _TORCH_DTYPE[meta["KEY_DTYPE"]]
+    segmented = segments_fit(int(seg_len_np.min()), total, kb.view(key_dtype))
+    if not segmented and meta["KEY_BITS"] + seg_bits > 64:
+        return False
     max_len = int(seg_len_np.max())
     block = _COMPOSITE_TILE
     tile_seg, tile_first = _segment_tiles(seg_len_np, block)
+    cum_np = np.cumsum(seg_len_np) - seg_len_np
     s_begin, s_len, s_cum, t_seg, t_first = _host_arrays_to_device(
-        [seg_begin_np, seg_len_np, np.cumsum(seg_len_np) - seg_len_np, tile_seg, tile_first], device)
+        [seg_begin_np, seg_len_np, cum_np, tile_seg, tile_first], device)
+    d = kb
+    if segmented:
+        # one segmented radix sort (8 bytes moved per key and pass, no passes over segment bits) of
+        # the segments' keys laid one after another (in place when they already are)
+        if np.array_equal(seg_begin_np[1:], seg_begin_np[:-1] + seg_len_np[:-1]):
+            laid = kb[int(seg_begin_np[0]):int(seg_begin_np[0]) + total]
+        else:
+            laid = torch.empty(total, dtype=kb.dtype, device=device)
+            launch(_gather_segments_kernel, (len(tile_seg),), kb, laid, s_begin, s_len, s_cum, t_seg, t_first,
+                   BLOCK=block)
+        sorted_keys, pos_flat = sort_segments(laid.view(key_dtype), np.append(cum_np, total), descending)
+        launch(_unpack_composite_kernel, (len(tile_seg),), kb, vb if vb is not None else d, pos_flat,
+               out_kb if out_kb is not None else d, out_vb if out_vb is not None else d,
+               out_idx if out_idx is not None else d, s_begin, s_len, s_cum, t_seg, t_first, sorted_keys.view(kb.dtype),
+               BLOCK=block, HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None,
+               WRITE_IDX=out_idx is not None, FLAT=True)
+        return True
     comp = torch.empty(total, dtype=torch.int64, device=device)
     pos = torch.empty(total, dtype=torch.int32 if max_len < 2**31 else torch.int64, device=device)
     launch(_pack_composite_kernel, (len(tile_seg),), kb, comp, pos, s_begin, s_len, s_cum, t_seg, t_first,
            BLOCK=block, SEG_IN_KEY=seg_bits > 0, DESCENDING=bool(descending), **meta)
     _, pos_sorted = radix_sort_pairs(comp.view(torch.uint64), pos, begin_bit=0,
                                      end_bit=meta["KEY_BITS"] + seg_bits)
-    d = kb
     launch(_unpack_composite_kernel, (len(tile_seg),), kb, vb if vb is not None else d, pos_sorted,
            out_kb if out_kb is not None else d, out_vb if out_vb is not None else d,
-           out_idx if out_idx is not None else d, s_begin, s_len, s_cum, t_seg, t_first, BLOCK=block,
+           out_idx if out_idx is not None else d, s_begin, s_len, s_cum, t_seg, t_first, d, BLOCK=block,
            HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None, WRITE_IDX=out_idx is not None)
     return True
 
@@ -995,6 +1038,13 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending):
     vb = bits_view(values) if values is not None else None
     ovb = bits_view(out_v) if values is not None else None
     max_block = policy.select("segmented_sort", device, "large")["MAX_BLOCK"]
+    # long segments first: their sort waits once for its digit counts (a read-back), and the host then
+    # bins the short segments while the GPU runs the long ones' passes (the other way round, the GPU
+    # would idle during the binning and again at that read-back)
+    long_ = len_np > max_block
+    if long_.any():
+        _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],
+                   descending=descending, meta=meta, device=device)
     short = (len_np > 1) & (len_np <= max_block)
     if short.any():
         # one launch per block size; begin, length and the segment lists go over in one copy (one
@@ -1005,10 +1055,6 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending):
             _launch_tile_sort(kb, vb, okb, ovb, None, block=block, num_segs=count, descending=descending,
                               meta=meta, device=device, seg_begin=d_begin, seg_len=d_len,
                               seg_list=d_ids[start:start + count])
-    long_ = len_np > max_block
-    if long_.any():
-        _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],
-                   descending=descending, meta=meta, device=device)
     return out_k, out_v
 
 
