@@ -32,10 +32,14 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   With ``RADIX_WARP_MIN_BLOCK`` set, shorter segments (from that ``BLOCK`` up to 512 keys) are sorted
   one per warp (CUB's WarpRadixSort: each warp scans its own counters), ``RADIX_WARP_ROWS`` per
   program; off on the H100, where the tile sort was faster for rows of 32-128 keys.
-* **device radix sort** (longer segments, the default): the long segments' keys become one array
-  of composite keys ``segment << key_bits | ordered_key`` sorted by one stable onesweep radix sort
-  (``tritoncub.device.radix_sort``) with in-segment positions as values; keys and values are then
-  gathered into place. Used when key bits + segment-number bits fit 64.
+* **device radix sort** (longer segments, the default): keys of up to 32 bits in segments each at
+  least a radix-sort tile long (4096 keys on the H100) go through one *segmented* onesweep sort
+  (``tritoncub.device.radix_sort.sort_segments``: the long segments' keys laid one after another, a
+  histogram per segment, per-segment digit offsets, key and position in one 8-byte word per pass),
+  then keys, values and positions are put in place. Otherwise the long segments' keys become one
+  array of composite keys ``segment << key_bits | ordered_key`` sorted by one stable onesweep radix
+  sort with in-segment positions as values (more passes: the segment bits; 12 bytes per key and
+  pass), used when key bits + segment-number bits fit 64.
 * **merge path** (longer segments when key + segment bits exceed 64, when the radix sort cannot
   build, or with ``LONG_PATH="merge"``): the segment is cut into ``MERGE_TILE`` chunks sorted by the
   tile kernel, then runs are merged pairwise, ``log2(length / MERGE_TILE)`` passes, each item finding its
@@ -59,11 +63,16 @@ one exchange word per key from its second pass (32-bit keys, 8-bit digits, rows 
 alternating counter sets: 4096 x 1024 62 us of GPU time (was 64.5), 0.0655 ms vs torch 0.1683 in the
 bench (bench/probes/RADIX_RANK_NOTES.md, round 9).
 Long rows on the merge path: 16 x 2^20 in 14.7 ms vs torch 1.67 ms, which is why long segments default
-to the device radix sort.
+to the device radix sort. 100k power-law segments, 2^26 fp32 keys (1850 segments over 4096 keys hold
+55% of them; bench/results/logs/bench-segmented-seg-radix-20261125.log): keys 6.17 ms, pairs 4.79 ms
+(torch's two stable sorts 15.45 / 18.32) with the segmented sort, against 10.5-11.4 / 8.0-9.4 ms
+with composite keys (six passes of 12 bytes a key instead of four of 8, and the segment histogram
+0.29 ms); the op is host-bound there (about 3.2 ms of GPU time a call, keys only).
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 from typing import Optional
 
@@ -753,14 +762,22 @@ def _host_arrays_to_device(arrays, device) -> list[torch.Tensor]:
     return list(torch.split(dev, sizes))
 
 
+@functools.lru_cache(maxsize=4)
+def _ceil_log2_table(size: int) -> np.ndarray:
+    """``ceil(log2(i))`` for ``i`` in ``[0, size)`` (0 for 0 and 1), as uint8."""
+    mant, exp = np.frexp(np.maximum(np.arange(size), 1))
+    return (exp - (mant == 0.5)).astype(np.uint8)
+
+
 def _segments_by_block(length: np.ndarray, chosen: np.ndarray, min_block: int):
     """The ``chosen`` segments grouped by block, the next power of two of their length (at least
     ``min_block``): ``(ids, bins)``, ``ids`` the segment ids in order of block (ascending within one)
     and ``bins`` the ``(block, start, count)`` runs of ``ids``. Linear time on the host (a stable
     argsort of one byte per segment is a radix sort)."""
     ids = np.flatnonzero(chosen)
-    mant, exp = np.frexp(np.maximum(length[ids], 1))
-    log_block = np.maximum(exp - (mant == 0.5), _log2(min_block)).astype(np.uint8)   # ceil(log2(length))
+    lengths = length[ids]
+    # ceil(log2(length)) by a table lookup (a third of frexp's time at 100k segments)
+    log_block = np.maximum(_ceil_log2_table(int(lengths.max()) + 1)[lengths], _log2(min_block))
     ids = ids[np.argsort(log_block, kind="stable")]
     counts = np.bincount(log_block, minlength=1)
     starts = np.cumsum(counts) - counts
