@@ -1478,7 +1478,9 @@ def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = Fa
     positions they came from)``. ``offsets``: host int64, from 0 to ``keys.numel()``, the segments
     as :func:`segments_fit` needs. Every place runs (no read-back); the passes move 8 bytes per key
     (key and position in one word), as ``sort``'s, against 12 for a key made of the segment number
-    and the key with a 4-byte position."""
+    and the key with a 4-byte position. Temporary memory beyond ``sort``'s: the counts and digit
+    offsets per place, segment and digit (int64; with 8-bit digits at most 4 bytes a key per place,
+    reached when every segment is one tile long)."""
     offsets = np.asarray(offsets, dtype=np.int64)
     if offsets.size < 2 or offsets[0] != 0 or offsets[-1] != keys.numel() or not segments_fit(
             int(np.diff(offsets).min()), keys.numel(), keys):
