@@ -48,7 +48,7 @@ def _power_law_offsets(num_segments: int, total: int, seed: int = 0) -> np.ndarr
 def cases(ctx):
     quick = ctx.quick
     # (32 x 32000: a batch of vocabulary-sized rows, as sorting logits for top-p sampling)
-    shapes = [(65536, 128), (4096, 1024), (32, 32000), (16, 1 << 20)] if not quick else [(4096, 128), (64, 1024)]
+    shapes = [(65536, 128), (4096, 1024), (32, 32000), (16, 1 << 20), (512, 8192)] if not quick else [(4096, 128), (64, 1024)]
     for rows, L in shapes:
         yield from _rows_cases(ctx, rows, L, torch.float32)
     for dt in (torch.int32, torch.float16, torch.int64):

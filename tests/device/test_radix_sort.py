@@ -162,6 +162,28 @@ def test_sort_segments(lengths, kind, dtype):
             _eq(v[a:b], want_v, f"keys of [{a}, {b}) desc={desc}")
 
 
+@pytest.mark.parametrize("b,tiles,kind,dtype", [(3, 1 + 44 / 128, "special", torch.float32),
+                                                 (2, 2, "equal", torch.int16), (4, 1, "reversed", torch.uint8)],
+                         ids=lambda v: str(v).replace("torch.", ""))
+def test_rows_sorted_as_segments(b, tiles, kind, dtype, monkeypatch):
+    # rows past the one-problem limit (forced here: more than 256 rows in real use), each at least a
+    # pass tile long: one segmented sort, the flat positions turned into columns
+    length = round(tiles * _pass_tile())
+    calls = []
+    real = rs.sort_segments
+    monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
+    monkeypatch.setattr(rs, "sort_segments", lambda *a, **k: calls.append(1) or real(*a, **k))
+    x = make_data(kind, b * length, dtype).view(b, length)
+    for desc in (False, True):
+        v, i = rs._sort_lastdim(x, desc)   # (what sort() calls for rows longer than sort_rows takes)
+        r = torch.sort(_proxy(x).cpu(), dim=-1, descending=desc, stable=True)
+        assert i.dtype == torch.int64 and torch.equal(i.cpu(), r.indices), desc
+        _eq(v, torch.gather(x.cpu(), -1, r.indices) if dtype not in UNSIGNED else
+            _gather_cpu(x.view(-1), (r.indices + torch.arange(b).view(b, 1) * length).view(-1)).view(b, length),
+            f"desc={desc}")
+    assert len(calls) == 2
+
+
 def test_sort_segments_refuses_what_does_not_fit():
     t = _pass_tile()
     x = make_data("random", 3 * t, torch.int32)

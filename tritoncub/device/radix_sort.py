@@ -1492,10 +1492,11 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     """Sort the rows of a contiguous 2-D tensor [B, L]: values and int64 indices, torch.sort's result.
 
     Up to 256 rows (of keys of at most 32 bits, positions packed with the keys, ``B * L`` within 32
-    bits of row and column) sort as one problem with one more pass over the row ids. Otherwise rows
-    form a batch by a second stable sort of the row ids: sort every item by key (carrying its flat
-    position), then stably by row (carrying the flat position); the row sort needs only
-    ceil(log2(B)) bits.
+    bits of row and column) sort as one problem with one more pass over the row ids. More rows of
+    such keys, each at least a pass tile long, sort as segments (:func:`sort_segments`: no pass over
+    the row ids; the flat positions become columns). Otherwise rows form a batch by a second stable
+    sort of the row ids: sort every item by key (carrying its flat position), then stably by row
+    (carrying the flat position); the row sort needs only ceil(log2(B)) bits.
     """
     b, length = x.shape
     flat = x.reshape(-1)
@@ -1505,6 +1506,11 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     if rows_in_one_sort(x):
         vals, idx = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True, rows=(b, length))
         return vals.view(b, length), idx.view(b, length)
+    if segments_fit(length, b * length, x):
+        vals, pos = sort_segments(flat, np.arange(b + 1, dtype=np.int64) * length, descending)
+        idx = pos.view(b, length)
+        idx -= torch.arange(0, b * length, length, device=x.device, dtype=torch.int64).view(b, 1)
+        return vals.view(b, length), idx
     _, pos = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)
     row = (pos // length).to(torch.int32 if b < 2 ** 31 else torch.int64)   # (row ids past int32: int64)
     _, pos2 = _sort_into(row, pos, False, 0, max(1, (b - 1).bit_length()))
