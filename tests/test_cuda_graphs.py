@@ -226,6 +226,26 @@ def test_capture_of_remembered_row_scans():
     del junk
 
 
+def test_capture_of_many_long_rows():
+    # more than 256 rows longer than a radix sort tile: the segmented sort, whose tables are copied
+    # from pinned memory the graph keeps
+    g = torch.Generator(device="cuda").manual_seed(17)
+    x = _rand((300, 4100), torch.float32, g)
+    ops.sort(x)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        v, i = ops.sort(x)
+    junk = [torch.full((1 << 16,), float("nan"), device="cuda") for _ in range(16)]
+    for _ in range(2):
+        x.copy_(_rand((300, 4100), torch.float32, g))
+        graph.replay()
+        torch.cuda.synchronize()
+        wv, wi = torch.sort(x, dim=-1, stable=True)
+        assert torch.equal(v, wv) and torch.equal(i, wi)
+    del junk
+
+
 _CUDA_OFFSETS = []
 
 

@@ -47,6 +47,11 @@ def _cases(name):
         v = torch.randn(1 << 26, device="cuda", generator=g)
         yield "rle encode", lambda: RLE.encode(s)
         yield "reduce_by_key", lambda: RBK.reduce_by_key(s, v, "sum")
+    elif name == "long_rows":
+        # many rows longer than sort_rows takes: one segmented sort (sort_segments)
+        for b, length in ((512, 8192), (4096, 4608)):
+            r = torch.randn(b, length, device="cuda", generator=g)
+            yield f"sort rows {b}x{length}", lambda r=r: ops.sort(r)
     elif name == "segmented":
         # the benchmark's ragged case: 100k power-law segments, 2^26 keys
         from bench.bench_segmented import _power_law_offsets

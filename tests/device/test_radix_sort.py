@@ -189,9 +189,15 @@ def test_sort_segments_refuses_what_does_not_fit():
     x = make_data("random", 3 * t, torch.int32)
     assert rs.segments_fit(t, 3 * t, x) and not rs.segments_fit(t - 1, 3 * t, x)
     assert not rs.segments_fit(t, 3 * t, x.long())    # (64-bit keys are not packed with positions)
-    for bad in ([0, t - 1, 3 * t], [0, 2 * t], [1, 2 * t, 3 * t], [0]):
+    for bad in ([0, t - 1, 3 * t], [0, 2 * t], [1, 2 * t, 3 * t], [0], [[0, 3 * t]]):
         with pytest.raises(ValueError, match="sort_segments"):
             rs.sort_segments(x, np.array(bad))
+    with pytest.raises(ValueError, match="contiguous"):
+        rs.sort_segments(torch.cat([x, x])[::2], np.array([0, 3 * t]))
+    with pytest.raises(ValueError, match="1-D"):
+        rs.sort_segments(x.view(3, t), np.array([0, 3 * t]))
+    with pytest.raises(TypeError, match="descending"):
+        rs.sort_segments(x, np.array([0, 3 * t]), descending="yes")
 
 
 def test_sort_nd_rows_and_dims():

@@ -232,6 +232,22 @@ def test_sort_rows_long_paths(dtype, descending, path, monkeypatch):
         check_rows(x, descending)
 
 
+@pytest.mark.parametrize("dtype,descending", [(torch.float32, False), (torch.int32, True)], ids=str)
+def test_sort_rows_long_rows_as_segments(dtype, descending, monkeypatch):
+    # rows longer than MAX_BLOCK and than a radix sort tile, not sorted as one rows problem: one
+    # segmented radix sort (sort_segments), whose flat positions become the rows' indices
+    pol = policy.select("radix_sort", torch.device(DEVICE) if DEVICE == "cuda" else None, "small")
+    tile = pol["WARPS"] * pol["ITEMS"] * 32 if DEVICE == "cuda" else pol["TL_TILE"]
+    calls = []
+    real = rs.sort_segments
+    monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
+    monkeypatch.setattr(rs, "sort_segments", lambda *a, **k: calls.append(1) or real(*a, **k))
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="radix")):
+        x = adversarial_rows(3, tile + 5, dtype, seed=12)
+        check_rows(x, descending)
+    assert calls
+
+
 def _fail_to_build(*args, **kwargs):
     """Stand-in for a kernel launch that fails to compile for the GPU."""
     import triton

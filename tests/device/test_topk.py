@@ -357,6 +357,22 @@ def test_segmented_topk(long_path):
         tk.segmented_topk(x, torch.tensor([0, 5, 2], device=DEVICE), 2)
 
 
+@pytest.mark.parametrize("lengths", [[64], [40, 0, 50]])
+def test_segmented_topk_only_long_segments(lengths):
+    # no segment short enough for the in-register path (nothing to bin there)
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    x = torch.randperm(sum(lengths), device=DEVICE).to(torch.float32)   # (distinct: exact indices)
+    with policy.override("topk", CAND):
+        v, i = tk.segmented_topk(x, offs, 5)
+    o = offs.tolist()
+    for s, (a, b) in enumerate(zip(o[:-1], o[1:])):
+        m = min(5, b - a)
+        rv, ri = stable_ref(x[a:b], m, True) if m else (x[:0], torch.zeros(0, dtype=torch.int64))
+        assert_equal(v[s, :m].cpu(), rv)
+        assert_equal(i[s, :m].cpu(), ri + a)
+        assert (i[s, m:] == -1).all()
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("largest", [True, False])
 @pytest.mark.parametrize("k", [10, 30])

@@ -762,7 +762,12 @@ def _host_arrays_to_device(arrays, device) -> list[torch.Tensor]:
     return list(torch.split(dev, sizes))
 
 
-@functools.lru_cache(maxsize=4)
+#: segments shorter than this are binned through :func:`_ceil_log2_table` (longer ones, e.g. top-k's
+#: long rows, by frexp: the table would cost their length in host time and memory)
+_TABLE_LIMIT = 1 << 16
+
+
+@functools.lru_cache(maxsize=1)
 def _ceil_log2_table(size: int) -> np.ndarray:
     """``ceil(log2(i))`` for ``i`` in ``[0, size)`` (0 for 0 and 1), as uint8."""
     mant, exp = np.frexp(np.maximum(np.arange(size), 1))
@@ -776,8 +781,13 @@ def _segments_by_block(length: np.ndarray, chosen: np.ndarray, min_block: int):
     argsort of one byte per segment is a radix sort)."""
     ids = np.flatnonzero(chosen)
     lengths = length[ids]
-    # ceil(log2(length)) by a table lookup (a third of frexp's time at 100k segments)
-    log_block = np.maximum(_ceil_log2_table(int(lengths.max()) + 1)[lengths], _log2(min_block))
+    longest = int(lengths.max(initial=0))
+    if longest < _TABLE_LIMIT:   # ceil(log2(length)) by a table lookup (a third of frexp's time at 100k segments)
+        log_block = _ceil_log2_table(_TABLE_LIMIT)[lengths]
+    else:
+        mant, exp = np.frexp(np.maximum(lengths, 1))
+        log_block = exp - (mant == 0.5)
+    log_block = np.maximum(log_block, _log2(min_block)).astype(np.uint8)
     ids = ids[np.argsort(log_block, kind="stable")]
     counts = np.bincount(log_block, minlength=1)
     starts = np.cumsum(counts) - counts
@@ -1055,9 +1065,9 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending):
     vb = bits_view(values) if values is not None else None
     ovb = bits_view(out_v) if values is not None else None
     max_block = policy.select("segmented_sort", device, "large")["MAX_BLOCK"]
-    # long segments first: their sort waits once for its digit counts (a read-back), and the host then
-    # bins the short segments while the GPU runs the long ones' passes (the other way round, the GPU
-    # would idle during the binning and again at that read-back)
+    # long segments first: the host bins the short segments while the GPU sorts the long ones (the
+    # other way round, the GPU would idle during the binning, and the composite-key sort's read-back
+    # would wait for the short segments' kernels too)
     long_ = len_np > max_block
     if long_.any():
         _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],
