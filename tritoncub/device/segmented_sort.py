@@ -943,7 +943,9 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     program, or one row per program by the block radix sort from ``RADIX_MIN_BLOCK`` items, keys of
     at most 32 bits, compiled NVIDIA kernels); longer rows: up to 256 of them (keys of
     at most 32 bits) sort as one device radix sort whose last pass groups the rows
-    (:func:`tritoncub.device.radix_sort.rows_in_one_sort`), more by the long-segment path.
+    (:func:`tritoncub.device.radix_sort.rows_in_one_sort`), more rows of at least a radix sort tile as
+    segments of one sort (:func:`tritoncub.device.radix_sort.sort_segments`), others by the
+    long-segment path.
     NaN sorts above +inf; -0.0 and +0.0 are equal (input order kept); output values are the input's
     bits. Works on non-contiguous input (a contiguous copy is made). 0-d input is one row of one item.
     Bool rows sort as their bytes (False before True).
@@ -967,9 +969,12 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     xc = x.contiguous().view(rows, L)
     pol = policy.select("segmented_sort", x.device, "large")
     if L > pol["MAX_BLOCK"] and rows > 1:
-        from .radix_sort import _sort_lastdim, rows_in_one_sort   # (that module imports this one)
-        if rows_in_one_sort(xc):
-            # a few long rows: one device radix sort whose last pass groups the rows
+        from .radix_sort import _sort_lastdim, rows_in_one_sort, segments_fit   # (that module imports this one)
+        if rows_in_one_sort(xc) or segments_fit(L, rows * L, xc):
+            # a few long rows: one device radix sort whose last pass groups the rows; more rows of a
+            # radix sort tile or longer: one segmented radix sort (no gather of the keys, no unpacking
+            # pass: 1024 x 16384 fp32 rows on the H100 1.06 ms this way, 1.68 through the long-segment
+            # path; bench/results/logs/rows_as_segments_probe-20261125.log, sort_rows_long_paths-20261125.log)
             check_device(x, "x")
             v, i = _sort_lastdim(xc, descending)
             return v.view(shape), i.view(shape)
