@@ -64,8 +64,8 @@ alternating counter sets: 4096 x 1024 62 us of GPU time (was 64.5), 0.0655 ms vs
 bench (bench/probes/RADIX_RANK_NOTES.md, round 9).
 Long rows on the merge path: 16 x 2^20 in 14.7 ms vs torch 1.67 ms, which is why long segments default
 to the device radix sort. 100k power-law segments, 2^26 fp32 keys (1850 segments over 4096 keys hold
-55% of them; bench/results/logs/bench-segmented-seg-radix-20261125.log): keys 6.17 ms, pairs 4.79 ms
-(torch's two stable sorts 15.45 / 18.32) with the segmented sort, against 10.5-11.4 / 8.0-9.4 ms
+55% of them; bench/results/logs/bench-segmented-*-20261125.log, three runs): keys 4.82-6.17 ms, pairs
+4.69-5.21 ms (torch's two stable sorts 15.45-15.48 / 18.32-18.33) with the segmented sort, against 10.5-11.4 / 8.0-9.4 ms
 with composite keys (six passes of 12 bytes a key instead of four of 8, and the segment histogram
 0.29 ms); the op is host-bound there (about 3.2 ms of GPU time a call, keys only).
 """
