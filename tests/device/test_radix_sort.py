@@ -144,7 +144,9 @@ def _pass_tile() -> int:
     ((1, 1, 1), "equal", torch.bfloat16),
     ((4 + 5 / 128,), "few_unique", torch.uint8),
     ((1 + 9 / 128, 2 + 1 / 128, 1), "sorted", torch.int16),
-    ((2 + 7 / 128, 1 + 2 / 128), "reversed", torch.float16)],
+    ((2 + 7 / 128, 1 + 2 / 128), "reversed", torch.float16),
+    ((1 + 5 / 128, 2 + 3 / 128), "special", torch.float64),     # (64-bit keys: positions apart)
+    ((2, 1 + 1 / 128, 1), "few_unique", torch.int64)],
     ids=lambda v: str(v).replace("torch.", ""))
 def test_sort_segments(lengths, kind, dtype):
     # ragged segments (each at least a pass tile long, tiles straddling their boundaries; lengths in
@@ -163,7 +165,8 @@ def test_sort_segments(lengths, kind, dtype):
 
 
 @pytest.mark.parametrize("b,tiles,kind,dtype", [(3, 1 + 44 / 128, "special", torch.float32),
-                                                 (2, 2, "equal", torch.int16), (4, 1, "reversed", torch.uint8)],
+                                                 (2, 2, "equal", torch.int16), (4, 1, "reversed", torch.uint8),
+                                                 (2, 1 + 3 / 128, "special", torch.int64)],
                          ids=lambda v: str(v).replace("torch.", ""))
 def test_rows_sorted_as_segments(b, tiles, kind, dtype, monkeypatch):
     # rows past the one-problem limit (forced here: more than 256 rows in real use), each at least a
@@ -188,7 +191,7 @@ def test_sort_segments_refuses_what_does_not_fit():
     t = _pass_tile()
     x = make_data("random", 3 * t, torch.int32)
     assert rs.segments_fit(t, 3 * t, x) and not rs.segments_fit(t - 1, 3 * t, x)
-    assert not rs.segments_fit(t, 3 * t, x.long())    # (64-bit keys are not packed with positions)
+    assert not rs.segments_fit(t, 3 * t, x.bool())
     for bad in ([0, t - 1, 3 * t], [0, 2 * t], [1, 2 * t, 3 * t], [0], [[0, 3 * t]]):
         with pytest.raises(ValueError, match="sort_segments"):
             rs.sort_segments(x, np.array(bad))

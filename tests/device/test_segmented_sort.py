@@ -411,8 +411,8 @@ def test_segmented_sort_pairs_ragged(descending, path, grid_y, monkeypatch):
 
 
 @pytest.mark.parametrize("layout", ["interleaved", "adjacent", "one"])
-@pytest.mark.parametrize("dtype,descending", [(torch.float32, False), (torch.int32, True), (torch.float16, False)],
-                         ids=str)
+@pytest.mark.parametrize("dtype,descending", [(torch.float32, False), (torch.int32, True), (torch.float16, False),
+                                              (torch.float64, True)], ids=str)
 def test_long_segments_by_segmented_radix_sort(layout, dtype, descending, monkeypatch):
     # long segments of keys of up to 32 bits, each at least a radix sort tile long: one segmented
     # onesweep sort (sort_segments) of their keys laid one after another (gathered from between short

@@ -1015,7 +1015,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     32) sorted each on its own: the histogram counts per row, each pass's keys add their row's
     offsets (:func:`_digit_offsets_kernel`), positions are packed as row and column, and
     ``indices_out`` gets the columns (``torch.sort(x, dim=-1)``'s indices). ``segments`` (with
-    ``words``; instead of ``rows``): host int64 ``[S + 1]`` offsets of S segments covering the keys,
+    ``gen_indices`` and ``indices_out``; instead of ``rows``; positions packed in ``words`` or, for
+    64-bit keys, apart): host int64 ``[S + 1]`` offsets of S segments covering the keys,
     each at least a pass tile long (:func:`segments_fit`), sorted each on its own: the upfront
     histogram counts per segment (:func:`_segment_histogram_kernel`), every place runs (nothing is
     read back), the passes find a key's segment from where it is (:func:`_segment_of_tile`), and
@@ -1351,8 +1352,8 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
         if hit is not None and hit[0] is policy.select("radix_sort", keys.device, _bucket(n)) and direct_ok():
             return _replay_sort(keys, hit)
     out_k = torch.empty_like(keys)
-    if rows is not None or segments is not None or (gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT
-                                                    and _packs_positions(keys)):
+    if rows is not None or (gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT
+                            and _packs_positions(keys)):
         # keys and positions packed in uint64 words between the first and the last pass
         indices_out = torch.empty(n, device=keys.device, dtype=torch.int64)
         words = torch.empty(n, device=keys.device, dtype=torch.uint64)
@@ -1378,7 +1379,7 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
         vdb = DoubleBuffer(alt_v, out_v)
     # the first pass reads the caller's tensors; count the passes to make the last one write out_*
     _radix_sort_db(kdb, vdb, descending, begin_bit, end_bit, gen_indices=gen_indices, keys_src=keys,
-                   values_src=values, indices_out=indices_out)
+                   values_src=values, indices_out=indices_out, segments=segments)
     k = kdb.current
     v = indices_out if indices_out is not None else (vdb.current if vdb is not None else None)
     return k, v
@@ -1483,12 +1484,12 @@ def rows_in_one_sort(x: torch.Tensor) -> bool:
 
 def segments_fit(shortest: int, n: int, keys: torch.Tensor) -> bool:
     """Whether segments of ``n`` keys in all, the shortest holding ``shortest``, sort as one problem
-    (:func:`sort_segments`): keys of at most 32 bits (not bool) packed with their positions, within
-    32 bits of position, and every segment at least one pass tile long."""
+    (:func:`sort_segments`): keys of any sort dtype but bool, positions within 32 bits, and every
+    segment at least one pass tile long."""
     dev = keys.device
     pol = policy.select("radix_sort", dev if dev.type == "cuda" else None, _bucket(n))
     tile = pol["WARPS"] * pol["ITEMS"] * 32 if _use_fast_path(dev) else pol["TL_TILE"]
-    return 1 < n < _NARROW_INDEX_LIMIT and shortest >= tile and _packs_positions(keys)
+    return 1 < n < _NARROW_INDEX_LIMIT and shortest >= tile and keys.dtype != torch.bool
 
 
 def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = False
@@ -1497,8 +1498,9 @@ def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = Fa
     onesweep sort (CUB's DeviceSegmentedRadixSort for long segments): ``(sorted keys, int64 flat
     positions they came from)``. ``offsets``: host int64, from 0 to ``keys.numel()``, the segments
     as :func:`segments_fit` needs. Every place runs (no read-back); the passes move 8 bytes per key
-    (key and position in one word), as ``sort``'s, against 12 for a key made of the segment number
-    and the key with a 4-byte position. Temporary memory beyond ``sort``'s: the counts and digit
+    (key and position in one word; 64-bit keys: 12, the key and a 4-byte position), as ``sort``'s,
+    against 12 for a key made of the segment number and the key with a 4-byte position (impossible
+    for 64-bit keys). Temporary memory beyond ``sort``'s: the counts and digit
     offsets per place, segment and digit (int64; with 8-bit digits at most 4 bytes a key per place,
     reached when every segment is one tile long), and the counts' prefix over segments (as large as
     the counts)."""
