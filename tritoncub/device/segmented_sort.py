@@ -490,6 +490,19 @@ def _merge_pass_kernel(
 
 
 @triton.jit
+def _long_segment_tile(tile_seg_ptr, tile_first_ptr, seg_begin_ptr, seg_len_ptr, seg_cum_ptr, BLOCK: tl.constexpr):
+    """This program's tile of a long segment (:func:`_segment_tiles`): ``(segment, its first position
+    in the keys, its first position with the long segments laid one after another, the tile's
+    positions within the segment, which of them are in it)``."""
+    s, tile_start = _segment_tile(tile_seg_ptr, tile_first_ptr)
+    begin = tl.load(seg_begin_ptr + s).to(tl.int64)
+    length = tl.load(seg_len_ptr + s).to(tl.int64)
+    cum = tl.load(seg_cum_ptr + s).to(tl.int64)
+    pos = tile_start + tl.arange(0, BLOCK)
+    return s, begin, cum, pos, pos < length
+
+
+@triton.jit
 def _pack_composite_kernel(
         keys_ptr, comp_ptr, idx_ptr, seg_begin_ptr, seg_len_ptr, seg_cum_ptr, tile_seg_ptr, tile_first_ptr,
         BLOCK: tl.constexpr, SEG_IN_KEY: tl.constexpr,
@@ -497,12 +510,8 @@ def _pack_composite_kernel(
     """Long segments -> one array of composite keys ``segment << KEY_BITS | ordered_key`` (ascending
     order = the wanted order) and in-segment positions, for one device radix sort; one program per
     tile of :func:`_segment_tiles`."""
-    s, tile_start = _segment_tile(tile_seg_ptr, tile_first_ptr)
-    begin = tl.load(seg_begin_ptr + s).to(tl.int64)
-    length = tl.load(seg_len_ptr + s).to(tl.int64)
-    cum = tl.load(seg_cum_ptr + s).to(tl.int64)
-    pos = tile_start + tl.arange(0, BLOCK)
-    mask = pos < length
+    s, begin, cum, pos, mask = _long_segment_tile(tile_seg_ptr, tile_first_ptr, seg_begin_ptr, seg_len_ptr,
+                                                  seg_cum_ptr, BLOCK)
     bits = tl.load(keys_ptr + begin + pos, mask=mask, other=0)
     o = ordered_bits(bits, KEY_DTYPE, DESCENDING)
     if SEG_IN_KEY:
@@ -516,12 +525,8 @@ def _gather_segments_kernel(keys_ptr, out_ptr, seg_begin_ptr, seg_len_ptr, seg_c
                             BLOCK: tl.constexpr):
     """Long segments' keys, one after another (``out[cum[s] + i] = keys[begin[s] + i]``), for one
     segmented radix sort; one program per tile of :func:`_segment_tiles`."""
-    s, tile_start = _segment_tile(tile_seg_ptr, tile_first_ptr)
-    begin = tl.load(seg_begin_ptr + s).to(tl.int64)
-    length = tl.load(seg_len_ptr + s).to(tl.int64)
-    cum = tl.load(seg_cum_ptr + s).to(tl.int64)
-    pos = tile_start + tl.arange(0, BLOCK)
-    mask = pos < length
+    _, begin, cum, pos, mask = _long_segment_tile(tile_seg_ptr, tile_first_ptr, seg_begin_ptr, seg_len_ptr,
+                                                 seg_cum_ptr, BLOCK)
     tl.store(out_ptr + cum + pos, tl.load(keys_ptr + begin + pos, mask=mask), mask=mask)
 
 
@@ -534,12 +539,8 @@ def _unpack_composite_kernel(
     program per tile of :func:`_segment_tiles`. ``FLAT`` (the segmented radix sort's output): the
     positions are into the segments laid one after another, and the sorted keys are at
     ``sorted_keys_ptr`` in that layout (copied, not gathered)."""
-    s, tile_start = _segment_tile(tile_seg_ptr, tile_first_ptr)
-    begin = tl.load(seg_begin_ptr + s).to(tl.int64)
-    length = tl.load(seg_len_ptr + s).to(tl.int64)
-    cum = tl.load(seg_cum_ptr + s).to(tl.int64)
-    pos = tile_start + tl.arange(0, BLOCK)
-    mask = pos < length
+    _, begin, cum, pos, mask = _long_segment_tile(tile_seg_ptr, tile_first_ptr, seg_begin_ptr, seg_len_ptr,
+                                                 seg_cum_ptr, BLOCK)
     idx = tl.load(idx_ptr + cum + pos, mask=mask, other=0).to(tl.int64)
     if FLAT:
         idx -= cum
