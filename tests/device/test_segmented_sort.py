@@ -236,8 +236,7 @@ def test_sort_rows_long_paths(dtype, descending, path, monkeypatch):
 def test_sort_rows_long_rows_as_segments(dtype, descending, monkeypatch):
     # rows longer than MAX_BLOCK and than a radix sort tile, not sorted as one rows problem: one
     # segmented radix sort (sort_segments), whose flat positions become the rows' indices
-    pol = policy.select("radix_sort", torch.device(DEVICE) if DEVICE == "cuda" else None, "small")
-    tile = pol["WARPS"] * pol["ITEMS"] * 32 if DEVICE == "cuda" else pol["TL_TILE"]
+    tile = _radix_tile()
     calls = []
     real = rs.sort_segments
     monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
@@ -246,6 +245,22 @@ def test_sort_rows_long_rows_as_segments(dtype, descending, monkeypatch):
         x = adversarial_rows(3, tile + 5, dtype, seed=12)
         check_rows(x, descending)
     assert calls
+
+
+def _radix_tile() -> int:
+    """Keys per pass tile of the device radix sort here (the fast path's on a GPU)."""
+    pol = policy.select("radix_sort", torch.device(DEVICE) if DEVICE == "cuda" else None, "small")
+    return pol["WARPS"] * pol["ITEMS"] * 32 if DEVICE == "cuda" else pol["TL_TILE"]
+
+
+def test_long_rows_of_a_tile_take_the_merge_path_when_the_policy_says(monkeypatch):
+    calls = []
+    monkeypatch.setattr(rs, "sort_segments", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
+    x = adversarial_rows(3, _radix_tile() + 2, torch.float32, seed=3)
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="merge")):
+        check_rows(x, True)
+    assert not calls
 
 
 def _fail_to_build(*args, **kwargs):
@@ -261,14 +276,17 @@ def _fail_to_build(*args, **kwargs):
     raise NoBuild()
 
 
-def test_long_rows_fall_back_to_merge_when_radix_does_not_compile(monkeypatch):
+@pytest.mark.parametrize("row_tiles", [0, 1], ids=["rows-under-a-tile", "rows-of-a-tile-and-more"])
+def test_long_rows_fall_back_to_merge_when_radix_does_not_compile(row_tiles, monkeypatch):
     """A device radix sort that fails to compile for the GPU: one warning, then the merge path, with the
-    same results."""
+    same results (rows under a radix sort tile go through the long-segment path, longer ones through
+    the segmented sort of the rows)."""
     from tritoncub.device import segmented_sort as S
     monkeypatch.setattr(S, "_sort_long_radix", _fail_to_build)
+    monkeypatch.setattr(rs, "_radix_sort_db", _fail_to_build)
     monkeypatch.setattr(S, "_RADIX_UNAVAILABLE", [])
     monkeypatch.setattr("tritoncub.device.radix_sort.rows_in_one_sort", lambda x: False)
-    x = adversarial_rows(3, 45, torch.float32, seed=2)
+    x = adversarial_rows(3, 45 if not row_tiles else _radix_tile() + 2, torch.float32, seed=2)
     with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="radix")):
         with pytest.warns(UserWarning, match="device radix sort unavailable"):
             check_rows(x, False)
@@ -417,8 +435,7 @@ def test_long_segments_by_segmented_radix_sort(layout, dtype, descending, monkey
     # long segments of keys of up to 32 bits, each at least a radix sort tile long: one segmented
     # onesweep sort (sort_segments) of their keys laid one after another (gathered from between short
     # segments, or in place when adjacent), then keys, values and the gathered positions put back
-    pol = policy.select("radix_sort", torch.device(DEVICE) if DEVICE == "cuda" else None, "small")
-    tile = pol["WARPS"] * pol["ITEMS"] * 32 if DEVICE == "cuda" else pol["TL_TILE"]
+    tile = _radix_tile()
     lengths = {"interleaved": [3, tile + 40, 0, 1, 9, 2 * tile + 3, 5, tile],
                "adjacent": [2, tile + 5, tile, 2 * tile + 1, 7],
                "one": [tile + 77]}[layout]

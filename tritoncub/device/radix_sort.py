@@ -364,20 +364,20 @@ def _segment_histogram_kernel(keys_ptr, hist_ptr, n, seg_off, begin_bit, end_bit
     for p in tl.static_range(NUM_PLACES):
         h = block_histogram(_place_digit(bits, begin_bit, end_bit, p, RADIX_BITS).to(tl.int32) + second,
                             2 * RADIX, valid_items=n - tile.to(tl.int64) * TILE)
-        tl.atomic_add(hist_ptr + (p * RADIX + b % RADIX) * n_segs + first + b // RADIX, h.to(tl.int64),
+        tl.atomic_add(hist_ptr + (p * RADIX + b % RADIX).to(tl.int64) * n_segs + first + b // RADIX, h.to(tl.int64),
                       mask=live & (h != 0), sem="relaxed")
 
 
 @triton.jit(do_not_specialize=["n_segs", "starts_off", "offsets_off"])
 def _segment_offsets_kernel(hist_ptr, over_ptr, n_segs, starts_off, offsets_off, RADIX: tl.constexpr,
                             SEGS: tl.constexpr):
-    """Digit offsets of a segmented sort, ``SEGS`` segments of place ``program_id(0)`` per program:
+    """Digit offsets of a segmented sort, ``SEGS`` segments of place ``program_id(1)`` per program:
     ``offsets[place][segment][digit]`` (at ``hist_ptr + offsets_off``) = the segment's first
     position + the digit's exclusive prefix within the segment - its count in all earlier segments.
     From the counts ``hist[place][digit][segment]`` and their inclusive prefix over segments
     ``over_ptr`` (same layout): the two inclusive prefixes differ by what the exclusive ones do."""
-    p = tl.program_id(0)
-    s = tl.program_id(1) * SEGS + tl.arange(0, SEGS)
+    p = tl.program_id(1)   # (segments along grid axis 0: no 65535 limit)
+    s = tl.program_id(0) * SEGS + tl.arange(0, SEGS)
     d = tl.arange(0, RADIX)
     m = (s < n_segs)[None, :]
     idx = (p * RADIX + d[:, None]).to(tl.int64) * n_segs + s[None, :]
@@ -588,7 +588,7 @@ def _segment_histogram_gluon_kernel(keys_ptr, hist_ptr, n, seg_off, begin_bit, e
         for h in gl.static_range(2):
             c = gl.sum(smem.slice(2 * p + h, 1, 0).load(LH), 0)
             live = (c != 0) & (first + h < n_segs)
-            gl.atomic_add(hist_ptr + (p * RADIX + dig) * n_segs + first + h, c.to(gl.int64), mask=live,
+            gl.atomic_add(hist_ptr + (p * RADIX + dig).to(gl.int64) * n_segs + first + h, c.to(gl.int64), mask=live,
                           sem="relaxed")
 
 
@@ -1159,7 +1159,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         # views cost 0.55 ms of a 1.4 ms sort of 4096 rows of 4608 keys)
         over = hist[:num_places * n_rows * radix].view(num_places, radix, n_rows).cumsum(2)
         segs = 16
-        launch(_segment_offsets_kernel, (num_places, cdiv(n_rows, segs)), hist, over, n_rows, seg_off + n_tiles,
+        launch(_segment_offsets_kernel, (cdiv(n_rows, segs), num_places), hist, over, n_rows, seg_off + n_tiles,
                (num_places * n_rows + 1) * radix, RADIX=radix, SEGS=segs, num_warps=4)
     elif fast:
         warps, items = pol.get("HIST_WARPS", 0) or pol["WARPS"], pol["HIST_ITEMS"]
@@ -1334,7 +1334,7 @@ _SORT_REPLAYS: dict = {}
 
 def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, rows=None, segments=None):
     """Sort into fresh tensors; the last pass lands in the returned buffers (no final copy).
-    ``rows`` / ``segments`` (packed positions only, see :func:`_radix_sort_db`): sort B rows of L
+    ``rows`` (packed positions only) / ``segments`` (see :func:`_radix_sort_db`): sort B rows of L
     keys each / each segment.
 
     A sort with generated positions packed with the keys (``torch.sort``'s case, one row or up to 256
@@ -1500,10 +1500,9 @@ def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = Fa
     as :func:`segments_fit` needs. Every place runs (no read-back); the passes move 8 bytes per key
     (key and position in one word; 64-bit keys: 12, the key and a 4-byte position), as ``sort``'s,
     against 12 for a key made of the segment number and the key with a 4-byte position (impossible
-    for 64-bit keys). Temporary memory beyond ``sort``'s: the counts and digit
-    offsets per place, segment and digit (int64; with 8-bit digits at most 4 bytes a key per place,
-    reached when every segment is one tile long), and the counts' prefix over segments (as large as
-    the counts)."""
+    for 64-bit keys). Temporary memory beyond ``sort``'s: the counts, their prefix over segments and
+    the digit offsets, ``3 * places * 2**RADIX_BITS`` int64 per segment (with 8-bit digits 1.5 bytes a
+    key per place when every segment is one 4096-key tile)."""
     _check_keys(keys)
     check_flag(descending, "descending")
     if keys.dim() != 1 or not keys.is_contiguous():
@@ -1520,9 +1519,9 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     """Sort the rows of a contiguous 2-D tensor [B, L]: values and int64 indices, torch.sort's result.
 
     Up to 256 rows (of keys of at most 32 bits, positions packed with the keys, ``B * L`` within 32
-    bits of row and column) sort as one problem with one more pass over the row ids. More rows of
-    such keys, each at least a pass tile long, sort as segments (:func:`sort_segments`: no pass over
-    the row ids; the flat positions become columns). Otherwise rows form a batch by a second stable
+    bits of row and column) sort as one problem with one more pass over the row ids. Other rows (more
+    of them, or 64-bit keys), each at least a pass tile long, sort as segments
+    (:func:`sort_segments`: no pass over the row ids; the flat positions become columns). Otherwise rows form a batch by a second stable
     sort of the row ids: sort every item by key (carrying its flat position), then stably by row
     (carrying the flat position); the row sort needs only ceil(log2(B)) bits.
     """

@@ -971,14 +971,24 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     pol = policy.select("segmented_sort", x.device, "large")
     if L > pol["MAX_BLOCK"] and rows > 1:
         from .radix_sort import _sort_lastdim, rows_in_one_sort, segments_fit   # (that module imports this one)
-        if rows_in_one_sort(xc) or segments_fit(L, rows * L, xc):
-            # a few long rows: one device radix sort whose last pass groups the rows; more rows of a
-            # radix sort tile or longer: one segmented radix sort (no gather of the keys, no unpacking
-            # pass: 1024 x 16384 fp32 rows on the H100 1.06 ms this way, 1.68 through the long-segment
-            # path; bench/results/logs/rows_as_segments_probe-20261125.log, sort_rows_long_paths-20261125.log)
+        if rows_in_one_sort(xc):
+            # a few long rows: one device radix sort whose last pass groups the rows
             check_device(x, "x")
             v, i = _sort_lastdim(xc, descending)
             return v.view(shape), i.view(shape)
+        if pol["LONG_PATH"] == "radix" and not _RADIX_UNAVAILABLE and segments_fit(L, rows * L, xc):
+            # more rows of a radix sort tile or longer: one segmented radix sort (no gather of the keys,
+            # no unpacking pass: 1024 x 16384 fp32 rows on the H100 1.06 ms this way, 1.68 through the
+            # long-segment path; bench/results/logs/rows_as_segments_probe-20261125.log,
+            # sort_rows_long_paths-20261125.log). A radix sort that does not build: the merge path
+            check_device(x, "x")
+            try:
+                v, i = _sort_lastdim(xc, descending)
+                return v.view(shape), i.view(shape)
+            except triton.CompilationError as e:
+                _RADIX_UNAVAILABLE.append(repr(e))
+                warnings.warn(f"tritoncub.segmented_sort: device radix sort unavailable ({e!r}); long segments "
+                              f"use the merge path", stacklevel=2)
     replay_key = tile_pol = None
     if xc.is_cuda and 0 < L <= pol["MAX_BLOCK"] and rows > 0 and _replayable():
         block = max(MIN_BLOCK, next_power_of_2(L))
