@@ -155,12 +155,13 @@ def test_sort_segments(lengths, kind, dtype):
     tile = _pass_tile()
     offsets = np.concatenate([[0], np.cumsum([round(x * tile) for x in lengths])]).astype(np.int64)
     x = make_data(kind, int(offsets[-1]), dtype)
+    # (flat positions ascending, positions within the segment descending: both kinds, every case)
     for desc in (False, True):
-        v, i = rs.sort_segments(x, offsets, desc)
+        v, i = rs.sort_segments(x, offsets, desc, segment_positions=desc)
         assert i.dtype == torch.int64 and v.dtype == dtype
         for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
             want_v, want_i = _ref(x[a:b], desc)
-            assert torch.equal(i[a:b].cpu(), want_i + a), f"positions of [{a}, {b}) desc={desc}"
+            assert torch.equal(i[a:b].cpu(), want_i + (0 if desc else a)), f"positions of [{a}, {b}) desc={desc}"
             _eq(v[a:b], want_v, f"keys of [{a}, {b}) desc={desc}")
 
 
@@ -170,7 +171,7 @@ def test_sort_segments(lengths, kind, dtype):
                          ids=lambda v: str(v).replace("torch.", ""))
 def test_rows_sorted_as_segments(b, tiles, kind, dtype, monkeypatch):
     # rows past the one-problem limit (forced here: more than 256 rows in real use), each at least a
-    # pass tile long: one segmented sort, the flat positions turned into columns
+    # pass tile long: one segmented sort whose last pass writes columns
     length = round(tiles * _pass_tile())
     calls = []
     real = rs.sort_segments
@@ -201,6 +202,8 @@ def test_sort_segments_refuses_what_does_not_fit():
         rs.sort_segments(x.view(3, t), np.array([0, 3 * t]))
     with pytest.raises(TypeError, match="descending"):
         rs.sort_segments(x, np.array([0, 3 * t]), descending="yes")
+    with pytest.raises(TypeError, match="segment_positions"):
+        rs.sort_segments(x, np.array([0, 3 * t]), segment_positions=1)
 
 
 def test_sort_nd_rows_and_dims():

@@ -3,6 +3,7 @@ variants, compared with torch.sort and with the portable kernels. Skipped under 
 (Separate from test_radix_sort.py so that each file's compile time stays within a file's time limit.)"""
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -211,6 +212,36 @@ def test_gpu_queued_sorts_repeated_calls(monkeypatch):
             for _ in range(2):
                 v, i = rs.sort(x)
                 assert torch.equal(i, r.indices) and torch.equal(v, r.values), cfg
+
+
+@pytest.mark.gpu
+def test_gpu_segmented_sorts_replayed(monkeypatch):
+    # segmented sorts (many long rows; ragged segments) replay their remembered launches: rows keep
+    # their tables, ragged segments of the same count but other offsets compute theirs afresh; fresh
+    # data and an unaligned input every time
+    rs._SORT_REPLAYS.clear()
+    replays = []
+    real_replay = rs._replay_sort
+    monkeypatch.setattr(rs, "_replay_sort", lambda *a: (replays.append(1), real_replay(*a))[1])
+    tile = 4096
+    for rep in range(3):
+        x = make_data("special", 300 * 4099 + 1, torch.float32)
+        x = (x[1:] if rep == 1 else x[:-1]).view(300, 4099)
+        for desc in (False, True):
+            v, i = rs.sort(x, dim=-1, descending=desc)
+            r = torch.sort(x, dim=-1, descending=desc, stable=True)
+            assert torch.equal(i, r.indices) and torch.equal(v.nan_to_num(7), r.values.nan_to_num(7)), (rep, desc)
+    assert len(replays) == 2, replays   # (rep 2 replays rep 0, both directions; rep 1, unaligned, records)
+    g = np.random.default_rng(5)
+    for rep in range(4):
+        lengths = tile + g.multinomial(7 * tile + 5, [1 / 7] * 7)   # (the same total: one size, other offsets)
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        x = make_data("few_unique", int(offsets[-1]), torch.int32)
+        v, i = rs.sort_segments(x, offsets, segment_positions=rep % 2 == 1)
+        for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+            r = torch.sort(x[a:b], stable=True)
+            assert torch.equal(v[a:b], r.values) and torch.equal(i[a:b], r.indices + (0 if rep % 2 else a)), rep
+    assert len(replays) == 2 + 2, replays   # (reps 2 and 3 replay 0 and 1: other tables, computed afresh)
 
 
 @pytest.mark.gpu

@@ -298,19 +298,24 @@ def _unpacked_row_position(pos, row_len, col_bits, ROWS: tl.constexpr):
 
 @triton.jit
 def _write_back(keys_out, vals_in, vals_out, offsets_ptr, dest, k, d, pos, mask, row_len, col_bits, seg_first,
-                seg_next, RADIX: tl.constexpr, VALUE_MODE: tl.constexpr, DESCENDING: tl.constexpr,
+                seg_next, seg_begin, RADIX: tl.constexpr, VALUE_MODE: tl.constexpr, DESCENDING: tl.constexpr,
                 CANONICAL: tl.constexpr, ROWS: tl.constexpr):
     """A pass's write-back (both pass kernels): key ``k`` of digit ``d`` read from flat position
     ``pos`` goes to ``dest`` (plus, for ``ROWS``, its row's offset of the digit from the table at
     ``offsets_ptr``), with what ``VALUE_MODE`` carries (see :func:`_onesweep_gluon_kernel`).
-    ``ROWS`` 2 (segments): a key read at ``pos`` is in segment ``seg_first``, or ``seg_first + 1``
-    from ``seg_next`` (where that one begins) on (see :func:`_segment_of_tile`)."""
+    ``ROWS`` 2 (segments): a key read at ``pos`` is in segment ``seg_first`` (which begins at
+    ``seg_begin``), or ``seg_first + 1`` from ``seg_next`` (where that one begins) on (see
+    :func:`_segment_of_tile`); ``ROWS`` 3: the same, and the last pass writes positions within the
+    segment (minus its first position) instead of flat ones."""
     if ROWS == 1:   # each key's row's offsets (see _digit_offsets_kernel)
         row = _key_row(k, pos, row_len, col_bits, VALUE_MODE)
         dest += tl.load(offsets_ptr + row.to(tl.int64) * RADIX + d, mask=mask, other=0)
-    elif ROWS == 2:
-        row = seg_first + (pos >= seg_next).to(tl.int64)
+    elif ROWS >= 2:
+        second = pos >= seg_next
+        row = seg_first + second.to(tl.int64)
         dest += tl.load(offsets_ptr + row * RADIX + d, mask=mask, other=0)
+        if ROWS == 3:
+            seg_begin = tl.where(second, seg_next, seg_begin)
     if VALUE_MODE == 3:     # packed positions, first pass: key bits and position in one word
         tl.store(keys_out + dest, pack_key_position(to_ordered_bits(k, DESCENDING, CANONICAL),
                                                     _row_position(pos, row_len, col_bits, ROWS)), mask=mask)
@@ -319,11 +324,16 @@ def _write_back(keys_out, vals_in, vals_out, offsets_ptr, dest, k, d, pos, mask,
         flat, index = _unpacked_row_position(packed_pos, row_len, col_bits, ROWS)
         key = _restore_special_keys(key, flat, vals_in, mask, CANONICAL)
         tl.store(keys_out + dest, key, mask=mask)
+        if ROWS == 3:
+            index -= seg_begin
         tl.store(vals_out + dest, index, mask=mask)
     else:
         tl.store(keys_out + dest, k, mask=mask)
     if VALUE_MODE == 1:
         v = tl.load(vals_in + pos, mask=mask)
+        if ROWS == 3:   # (64-bit keys: int32 positions apart; the last pass widens them to int64)
+            if vals_out.dtype.element_ty == tl.int64 and vals_in.dtype.element_ty == tl.int32:
+                v = v.to(tl.int64) - seg_begin
         tl.store(vals_out + dest, v.to(vals_out.dtype.element_ty), mask=mask)   # int32 -> int64 positions too
     elif VALUE_MODE == 2:
         tl.store(vals_out + dest, pos.to(vals_out.dtype.element_ty), mask=mask)
@@ -331,7 +341,8 @@ def _write_back(keys_out, vals_in, vals_out, offsets_ptr, dest, k, d, pos, mask,
 
 @triton.jit
 def _segment_of_tile(hist_ptr, seg_off, tile, n, TILE: tl.constexpr):
-    """Segments (``ROWS`` 2): ``(first segment, where the next one begins)`` of pass tile ``tile``.
+    """Segments (``ROWS`` 2, 3): ``(first segment, where the next one begins, where the first one
+    begins)`` of pass tile ``tile``.
 
     Each pass leaves every segment's keys in the segment's own slice (its keys land at its digit
     offsets), so a position's segment is the same in every pass, and a tile of ``TILE`` positions
@@ -340,7 +351,8 @@ def _segment_of_tile(hist_ptr, seg_off, tile, n, TILE: tl.constexpr):
     tile, then every segment's first position (and ``n`` after the last)."""
     n_tiles = (n.to(tl.int64) + TILE - 1) // TILE   # (n is an int32 argument below 2**31: no wrap)
     first = tl.load(hist_ptr + seg_off + tile)
-    return first, tl.load(hist_ptr + seg_off + n_tiles + first + 1)
+    starts = hist_ptr + seg_off + n_tiles + first
+    return first, tl.load(starts + 1), tl.load(starts)
 
 
 @triton.jit(do_not_specialize=["n", "seg_off", "begin_bit", "end_bit", "n_segs"])
@@ -356,7 +368,7 @@ def _segment_histogram_kernel(keys_ptr, hist_ptr, n, seg_off, begin_bit, end_bit
     offs = tile.to(tl.int64) * TILE + tl.arange(0, TILE)
     valid = offs < n
     k = tl.load(keys_ptr + offs, mask=valid)
-    first, nxt = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
+    first, nxt, _ = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
     second = (offs >= nxt).to(tl.int32) * RADIX
     bits = to_ordered_bits(k, DESCENDING, True)
     b = tl.arange(0, 2 * RADIX)
@@ -449,10 +461,10 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
     # (VALUE_MODE as the fast kernel's: 4 reads packed words, plain bits, and decodes descending keys)
     d = extract_digit(to_ordered_bits(k, DESCENDING and VALUE_MODE != 4), shift, RADIX_BITS) & ((1 << width) - 1)
     ranks, excl, counts = block_radix_rank(d, RADIX_BITS, valid)
-    if ROWS == 2:
-        seg_first, seg_next = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
+    if ROWS >= 2:
+        seg_first, seg_next, seg_begin = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
     else:
-        seg_first, seg_next = 0, 0
+        seg_first, seg_next, seg_begin = 0, 0, 0
     dig = tl.arange(0, RADIX)
     earlier = _digit_lookback(status_ptr, tile, dig, tl.arange(0, WINDOW), counts, parity, RADIX, FLAG_SHIFT)
     # destination = digit offset + keys of the digit in earlier tiles + rank among the tile's
@@ -463,7 +475,7 @@ def _onesweep_tl_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, counte
     onehot = d[:, None] == dig[None, :]
     dest = tl.sum(tl.where(onehot, adj[None, :], 0), 1) + ranks.to(tl.int64)
     _write_back(keys_out, vals_in, vals_out, hist_ptr + hist_off, dest, k, d, offs, valid, row_len, col_bits,
-                seg_first, seg_next, RADIX, VALUE_MODE, DESCENDING, True, ROWS)
+                seg_first, seg_next, seg_begin, RADIX, VALUE_MODE, DESCENDING, True, ROWS)
 
 
 @triton.jit(do_not_specialize=["n", "begin_bit", "end_bit"])
@@ -575,7 +587,7 @@ def _segment_histogram_gluon_kernel(keys_ptr, hist_ptr, n, seg_off, begin_bit, e
     offs = tile.to(gl.int64) * TILE + gl.arange(0, TILE, layout=LB)
     valid = offs < n
     k = gl.load(keys_ptr + offs, mask=valid)
-    first, nxt = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
+    first, nxt, _ = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
     half = (offs >= nxt).to(gl.int32)
     bits = to_ordered_bits(k, DESCENDING, True)
     gl.thread_barrier()
@@ -658,7 +670,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     offsets per row and digit (:func:`_digit_offsets_kernel`) that each key adds for its row, and the
     last pass writes columns. ``ROWS`` 2: ragged segments, each at least a tile long, the positions
     flat; a key's segment follows from where it is read (:func:`_segment_of_tile`, tables at
-    ``hist_ptr + seg_off``). ``SKIP_SHARED`` (a first pass launched before the host has seen the digit
+    ``hist_ptr + seg_off``); ``ROWS`` 3: the same, the last pass writing positions within the segment.
+    ``SKIP_SHARED`` (a first pass launched before the host has seen the digit
     counts): the program does nothing when ``hist_ptr[shared_off]``, the place's largest digit count,
     is ``n`` (all keys share the digit; the host then runs the next pass as the first). ``PDL``: a
     kernel of the sort's launch chain (after the digit offsets or the pass before).
@@ -694,10 +707,10 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     digit_off_ptr = hist_ptr + hist_off
     tile = gl.atomic_add(counter_ptr + counter_off, 1, sem="relaxed")
     base = tile.to(gl.int64) * TILE
-    if ROWS == 2:
-        seg_first, seg_next = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
+    if ROWS >= 2:
+        seg_first, seg_next, seg_begin = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
     else:
-        seg_first, seg_next = 0, 0
+        seg_first, seg_next, seg_begin = 0, 0, 0
 
     w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L3)))
     s = gl.arange(0, ITEMS, layout=gl.SliceLayout(0, gl.SliceLayout(2, L3)))
@@ -812,7 +825,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         if PROBE == 2:
             mi = mi & (k2 == 12345)
         _write_back(keys_out, vals_in, vals_out, digit_off_ptr, dest, k2, d2, base + src, mi, row_len, col_bits,
-                    seg_first, seg_next, RADIX, VALUE_MODE, DESCENDING, CANONICAL, ROWS)
+                    seg_first, seg_next, seg_begin, RADIX, VALUE_MODE, DESCENDING, CANONICAL, ROWS)
 
 
 # ==============================================================================================
@@ -997,7 +1010,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                    end_bit: int, gen_indices: bool = False, keys_src: Optional[torch.Tensor] = None,
                    values_src: Optional[torch.Tensor] = None, indices_out: Optional[torch.Tensor] = None,
                    words: Optional[torch.Tensor] = None, rows: Optional[tuple[int, int]] = None,
-                   trace: Optional[dict] = None, segments: Optional[np.ndarray] = None) -> None:
+                   trace: Optional[dict] = None, segments: Optional[np.ndarray] = None,
+                   segment_positions: bool = False) -> None:
     """Sort ``keys.current`` (and ``values.current``) into one of the two buffers (selector updated).
 
     ``keys_src``/``values_src``, when given, are read by the first pass instead of the current
@@ -1020,7 +1034,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     each at least a pass tile long (:func:`segments_fit`), sorted each on its own: the upfront
     histogram counts per segment (:func:`_segment_histogram_kernel`), every place runs (nothing is
     read back), the passes find a key's segment from where it is (:func:`_segment_of_tile`), and
-    ``indices_out`` gets flat positions. ``trace`` (a dict): filled
+    ``indices_out`` gets flat positions (``segment_positions``: positions within the segment).
+    ``trace`` (a dict): filled
     with what a replay of this sort needs when it queued bound launches only (see :func:`_sort_into`):
     ``hist`` (the one zeroed workspace) and ``launches`` (each launch's bound form and arguments).
     """
@@ -1102,13 +1117,16 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     # a sort that reads nothing back queues all its launches; their bound forms are remembered per
     # problem (sizes, dtypes, alignments, policy), so a repeated call skips the launch bookkeeping
     memo_key = plan = new_plan = None
-    if fast and not _reads_back(pol, n) and not status64 and direct_ok() and segments is None:   # (not read_back: a capture's)
+    row_modes = (3 if segment_positions else 2) if segments is not None else (1 if rows is not None else 0)
+    # (not read_back: a capture's reads nothing back but its plan must not serve other calls;
+    # segments never read back, and their tables are data, not launch arguments)
+    if fast and (segments is not None or not _reads_back(pol, n)) and not status64 and direct_ok():
         tensors = (kin, keys.current, keys.alternate) + (() if words is None else (words, indices_out)) + (
             () if values is None else (
             values.current, values.alternate, values_src if values_src is not None else values.current,
             indices_out if indices_out is not None else values.current))
         memo_key = (n, kin.dtype, descending, begin_bit, end_bit, gen_indices, indices_out is not None, words is not None,
-                    rows,
+                    rows, row_modes, n_rows,
                     None if values is None else values.current.dtype, dev, _PROBE, chain_memo_key(),
                     tuple(t.data_ptr() & 15 == 0 for t in tensors))
         plan = _QUEUED_PLANS.get(memo_key)
@@ -1139,18 +1157,12 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         # the tables, then the histogram per segment, then each segment's digit offsets: its first
         # position + its exclusive prefix - the digit's count in all earlier segments (the passes'
         # look-back counts keys of every segment before a tile; see _digit_offsets_kernel's rows)
-        starts = np.asarray(segments, dtype=np.int64)
-        tile_first_seg = np.searchsorted(starts, np.arange(n_tiles, dtype=np.int64) * tile, side="right") - 1
-        tables = torch.from_numpy(np.concatenate([tile_first_seg, starts]))
-        if dev.type == "cuda":
-            tables = tables.pin_memory()
-            if capturing(dev):
-                KEPT_FOR_GRAPHS.append(tables)
+        tables = _segment_tables(segments, n_tiles, tile, dev)
         hist[seg_off:hist_words].copy_(tables, non_blocking=True)
         if fast:
-            launch(_segment_histogram_gluon_kernel, (n_tiles,), kin, hist, n, seg_off, begin_bit, end_bit, n_rows,
-                   NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=pol["WARPS"],
-                   ITEMS=pol["ITEMS"], SMEM_ROWS=next_power_of_2(2 * num_places), num_warps=pol["WARPS"])
+            run(0, _segment_histogram_gluon_kernel, (n_tiles,), (kin, hist, n, seg_off, begin_bit, end_bit, n_rows),
+                lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=pol["WARPS"],
+                             ITEMS=pol["ITEMS"], SMEM_ROWS=next_power_of_2(2 * num_places), num_warps=pol["WARPS"]))
         else:
             launch(_segment_histogram_kernel, (n_tiles,), kin, hist, n, seg_off, begin_bit, end_bit, n_rows,
                    NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
@@ -1158,9 +1170,12 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         # per column, 0.73 ms for 1850 segments on the H100; elementwise torch ops over transposed
         # views cost 0.55 ms of a 1.4 ms sort of 4096 rows of 4608 keys)
         over = hist[:num_places * n_rows * radix].view(num_places, radix, n_rows).cumsum(2)
+        if traced is not None:
+            trace.update(over=over, tables=tables, tables_at=(seg_off, hist_words), tile=tile, split=len(traced))
         segs = 16
-        launch(_segment_offsets_kernel, (cdiv(n_rows, segs), num_places), hist, over, n_rows, seg_off + n_tiles,
-               (num_places * n_rows + 1) * radix, RADIX=radix, SEGS=segs, num_warps=4)
+        run(1, _segment_offsets_kernel, (cdiv(n_rows, segs), num_places),
+            (hist, over, n_rows, seg_off + n_tiles, (num_places * n_rows + 1) * radix),
+            lambda: dict(RADIX=radix, SEGS=segs, num_warps=4))
     elif fast:
         warps, items = pol.get("HIST_WARPS", 0) or pol["WARPS"], pol["HIST_ITEMS"]
         h_tiles = cdiv(row_len, warps * items * 32)   # (per row)
@@ -1192,7 +1207,6 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     #    runs; when all keys share the first place's digit the pass does nothing (it reads the same
     #    summary) and the next one becomes the first. Not with packed positions (see below)
     row_args = (row_len, max(1, (row_len - 1).bit_length())) if rows is not None else (1, 0)
-    row_modes = 2 if segments is not None else (1 if rows is not None else 0)
 
     def launch_pass(i, p, n_places, canonical, skip_shared=False):
         """Pass ``i`` (of ``n_places``) sorting by place ``p`` (``skip_shared``: see the pass kernels)."""
@@ -1294,6 +1308,20 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
 _QUEUED_PLANS: dict = {}
 
 
+def _segment_tables(offsets: np.ndarray, n_tiles: int, tile: int, dev: torch.device) -> torch.Tensor:
+    """The tables a segmented sort's kernels read (see :func:`_segment_of_tile`): the first segment
+    of each pass tile, then every segment's first position (and ``n``), int64 on the host (pinned for
+    a GPU; kept for a graph being captured, whose copy reads it at every replay)."""
+    starts = np.asarray(offsets, dtype=np.int64)
+    tile_first_seg = np.searchsorted(starts, np.arange(n_tiles, dtype=np.int64) * tile, side="right") - 1
+    tables = torch.from_numpy(np.concatenate([tile_first_seg, starts]))
+    if dev.type == "cuda":
+        tables = tables.pin_memory()
+        if capturing(dev):
+            KEPT_FOR_GRAPHS.append(tables)
+    return tables
+
+
 def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, rows=False, skip_shared=False) -> dict:
     """Compile-time arguments of one fast-path pass (``kin``: the keys the pass reads)."""
     radix = 1 << rb
@@ -1332,7 +1360,8 @@ def _prepare(keys, values, descending, begin_bit, end_bit):
 _SORT_REPLAYS: dict = {}
 
 
-def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, rows=None, segments=None):
+def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, rows=None, segments=None,
+               segment_positions=False, segments_key=None):
     """Sort into fresh tensors; the last pass lands in the returned buffers (no final copy).
     ``rows`` (packed positions only) / ``segments`` (see :func:`_radix_sort_db`): sort B rows of L
     keys each / each segment.
@@ -1342,27 +1371,33 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
     (size, rows, dtype, bit range, direction, device, the keys' alignment, the policy and launch-chain
     settings): a later call allocates its buffers and replays the launches with their pointer
     arguments moved to the new buffers, skipping the planning (host time is most of a small sort's
-    time)."""
+    time). So are segmented sorts (``segments``) with packed positions, per count of segments (their
+    tables are computed per call, or kept with the replay when the caller names the offsets by
+    ``segments_key``, e.g. rows of one length)."""
     n = keys.numel()
+    packed = rows is not None or (gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT
+                                  and _packs_positions(keys))
     replay_key = None
-    if gen_indices and values is None and keys.is_cuda and segments is None:
+    if gen_indices and values is None and keys.is_cuda and (segments is None or packed):
         replay_key = (n, rows, keys.dtype, descending, begin_bit, end_bit, keys.device, keys.data_ptr() & 15 == 0,
-                      chain_memo_key(), FORCE_PORTABLE, _NARROW_INDEX_LIMIT, _STATUS_ONCE_WORDS, _PROBE)
+                      chain_memo_key(), FORCE_PORTABLE, _NARROW_INDEX_LIMIT, _STATUS_ONCE_WORDS, _PROBE,
+                      None if segments is None else (len(segments), segment_positions, segments_key))
         hit = _SORT_REPLAYS.get(replay_key)
         if hit is not None and hit[0] is policy.select("radix_sort", keys.device, _bucket(n)) and direct_ok():
-            return _replay_sort(keys, hit)
+            return _replay_sort(keys, hit, segments)
     out_k = torch.empty_like(keys)
-    if rows is not None or (gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT
-                            and _packs_positions(keys)):
+    if packed:
         # keys and positions packed in uint64 words between the first and the last pass
         indices_out = torch.empty(n, device=keys.device, dtype=torch.int64)
         words = torch.empty(n, device=keys.device, dtype=torch.uint64)
         kdb = DoubleBuffer(out_k, out_k)
         trace = {} if replay_key is not None else None
         _radix_sort_db(kdb, None, descending, begin_bit, end_bit, gen_indices=True, keys_src=keys,
-                       indices_out=indices_out, words=words, rows=rows, trace=trace, segments=segments)
+                       indices_out=indices_out, words=words, rows=rows, trace=trace, segments=segments,
+                       segment_positions=segment_positions)
         if trace:
-            _remember_sort(replay_key, keys, (keys, out_k, indices_out, words, trace["hist"]), trace)
+            _remember_sort(replay_key, keys, (keys, out_k, indices_out, words, trace["hist"]), trace,
+                           segments_key is not None)
         return out_k, indices_out
     alt_k = torch.empty_like(keys) if n > 1 else out_k
     kdb = DoubleBuffer(alt_k, out_k)  # selector flips every pass; fixed up below
@@ -1379,34 +1414,56 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
         vdb = DoubleBuffer(alt_v, out_v)
     # the first pass reads the caller's tensors; count the passes to make the last one write out_*
     _radix_sort_db(kdb, vdb, descending, begin_bit, end_bit, gen_indices=gen_indices, keys_src=keys,
-                   values_src=values, indices_out=indices_out, segments=segments)
+                   values_src=values, indices_out=indices_out, segments=segments,
+                   segment_positions=segment_positions)
     k = kdb.current
     v = indices_out if indices_out is not None else (vdb.current if vdb is not None else None)
     return k, v
 
 
-def _remember_sort(replay_key, keys, roots, trace) -> None:
+def _remember_sort(replay_key, keys, roots, trace, keep_tables=False) -> None:
     """Keep a replay of the sort just queued (see :func:`_sort_into`) on ``roots`` (keys, sorted keys,
-    positions, words, the zeroed workspace); nothing is kept when a launch was not bound (then every
-    call plans afresh)."""
+    positions, words, the zeroed workspace; a segmented sort's prefix over segments after them);
+    nothing is kept when a launch was not bound (then every call plans afresh). A segmented sort's
+    replay copies its tables into the workspace and computes that prefix between the histogram and the
+    digit offsets, as :func:`_radix_sort_db` does; ``keep_tables``: the tables stay the same."""
+    seg = None
+    if "over" in trace:
+        over = trace["over"]
+        roots = roots + (over,)
+        seg = (trace["tables"] if keep_tables else None, trace["tables_at"], trace["tile"], trace["split"],
+               tuple(over.shape))
     launches = relocatable(trace["launches"], roots)
     if launches is None:
         return
     if len(_SORT_REPLAYS) >= 64:
         _SORT_REPLAYS.clear()
     _SORT_REPLAYS[replay_key] = (policy.select("radix_sort", keys.device, _bucket(keys.numel())),
-                                 roots[4].numel(), launches)
+                                 roots[4].numel(), launches, seg)
 
 
-def _replay_sort(keys: torch.Tensor, hit) -> tuple[torch.Tensor, torch.Tensor]:
-    """A remembered sort (:func:`_remember_sort`) of ``keys``: fresh buffers, the same launches."""
-    _, hist_words, launches = hit
+def _replay_sort(keys: torch.Tensor, hit, segments=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """A remembered sort (:func:`_remember_sort`) of ``keys``: fresh buffers, the same launches
+    (``segments``: the offsets of a segmented sort)."""
+    _, hist_words, launches, seg = hit
     n, dev = keys.numel(), keys.device
     out_k = torch.empty_like(keys)
     indices_out = torch.empty(n, device=dev, dtype=torch.int64)
     words = torch.empty(n, device=dev, dtype=torch.uint64)
     hist = torch.zeros(hist_words, device=dev, dtype=torch.int64)
-    replay(launches, (keys.data_ptr(), out_k.data_ptr(), indices_out.data_ptr(), words.data_ptr(), hist.data_ptr()))
+    bases = (keys.data_ptr(), out_k.data_ptr(), indices_out.data_ptr(), words.data_ptr(), hist.data_ptr())
+    if seg is None:
+        replay(launches, bases)
+    else:
+        tables, (lo, hi), tile, split, over_shape = seg
+        if tables is None:
+            tables = _segment_tables(segments, cdiv(n, tile), tile, dev)
+        elif capturing(dev):
+            KEPT_FOR_GRAPHS.append(tables)
+        hist[lo:hi].copy_(tables, non_blocking=True)
+        replay(launches[:split], bases)
+        over = hist[:over_shape[0] * over_shape[1] * over_shape[2]].view(over_shape).cumsum(2)
+        replay(launches[split:], bases + (over.data_ptr(),))
     return out_k, indices_out
 
 
@@ -1492,11 +1549,14 @@ def segments_fit(shortest: int, n: int, keys: torch.Tensor) -> bool:
     return 1 < n < _NARROW_INDEX_LIMIT and shortest >= tile and keys.dtype != torch.bool
 
 
-def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = False
-                  ) -> tuple[torch.Tensor, torch.Tensor]:
+def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = False,
+                  segment_positions: bool = False, segments_key=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Sort each segment ``[offsets[i], offsets[i+1])`` of the 1-D ``keys`` on its own, stably, in one
     onesweep sort (CUB's DeviceSegmentedRadixSort for long segments): ``(sorted keys, int64 flat
-    positions they came from)``. ``offsets``: host int64, from 0 to ``keys.numel()``, the segments
+    positions they came from)``, or with ``segment_positions`` the positions within the segment
+    (``torch.sort(dim=-1)``'s indices when the segments are rows). ``segments_key``: a hashable name of
+    these offsets that no other offsets of as many segments share (e.g. ``("rows", L)`` for rows of
+    ``L`` keys), so a repeated sort keeps their tables. ``offsets``: host int64, from 0 to ``keys.numel()``, the segments
     as :func:`segments_fit` needs. Every place runs (no read-back); the passes move 8 bytes per key
     (key and position in one word; 64-bit keys: 12, the key and a 4-byte position), as ``sort``'s,
     against 12 for a key made of the segment number and the key with a 4-byte position (impossible
@@ -1512,7 +1572,9 @@ def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = Fa
     if offsets.ndim != 1 or offsets.size < 2 or offsets[0] != 0 or offsets[-1] != keys.numel() or not segments_fit(
             int(np.diff(offsets).min()), keys.numel(), keys):
         raise ValueError("sort_segments: the offsets must cover the keys, in segments that segments_fit allows")
-    return _sort_into(keys, None, descending, 0, key_bits(keys.dtype), gen_indices=True, segments=offsets)
+    check_flag(segment_positions, "segment_positions")
+    return _sort_into(keys, None, descending, 0, key_bits(keys.dtype), gen_indices=True, segments=offsets,
+                      segment_positions=segment_positions, segments_key=segments_key)
 
 
 def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torch.Tensor]:
@@ -1521,7 +1583,7 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     Up to 256 rows (of keys of at most 32 bits, positions packed with the keys, ``B * L`` within 32
     bits of row and column) sort as one problem with one more pass over the row ids. Other rows (more
     of them, or 64-bit keys), each at least a pass tile long, sort as segments
-    (:func:`sort_segments`: no pass over the row ids; the flat positions become columns). Otherwise rows form a batch by a second stable
+    (:func:`sort_segments`: no pass over the row ids; the last pass writes columns). Otherwise rows form a batch by a second stable
     sort of the row ids: sort every item by key (carrying its flat position), then stably by row
     (carrying the flat position); the row sort needs only ceil(log2(B)) bits.
     """
@@ -1534,10 +1596,9 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
         vals, idx = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True, rows=(b, length))
         return vals.view(b, length), idx.view(b, length)
     if segments_fit(length, b * length, x):
-        vals, pos = sort_segments(flat, np.arange(b + 1, dtype=np.int64) * length, descending)
-        idx = pos.view(b, length)
-        idx -= torch.arange(0, b * length, length, device=x.device, dtype=torch.int64).view(b, 1)
-        return vals.view(b, length), idx
+        vals, idx = sort_segments(flat, np.arange(b + 1, dtype=np.int64) * length, descending, segment_positions=True,
+                                  segments_key=("rows", length))
+        return vals.view(b, length), idx.view(b, length)
     _, pos = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)
     row = (pos // length).to(torch.int32 if b < 2 ** 31 else torch.int64)   # (row ids past int32: int64)
     _, pos2 = _sort_into(row, pos, False, 0, max(1, (b - 1).bit_length()))
