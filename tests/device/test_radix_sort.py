@@ -7,6 +7,7 @@ the fast (Gluon) kernels at large sizes and compare them with the portable ones.
 import numpy as np
 import pytest
 import torch
+import triton
 
 import tritoncub  # noqa: F401  (registers the torch ops)
 import tritoncub.device.radix_sort as rs
@@ -186,6 +187,30 @@ def test_rows_sorted_as_segments(b, tiles, kind, dtype, monkeypatch):
             _gather_cpu(x.view(-1), (r.indices + torch.arange(b).view(b, 1) * length).view(-1)).view(b, length),
             f"desc={desc}")
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize("n_segs,block", [(37, 8), (5, 8), (1, 1), (64, 16)])
+def test_segment_prefix_and_offsets_kernels(n_segs, block):
+    # the segmented sort's digit offsets, launched directly: the counts' prefix over segments in
+    # place (several steps of ``block`` segments, a ragged last one), then each segment's offsets =
+    # its start + the digit's exclusive prefix within it - the digit's count in earlier segments
+    places, radix = 2, 16
+    g = torch.Generator().manual_seed(n_segs)
+    counts = torch.randint(0, 50, (places, radix, n_segs), generator=g, dtype=torch.int64)
+    starts = torch.randint(0, 1000, (n_segs,), generator=g, dtype=torch.int64)
+    off_at = places * radix * n_segs + 3
+    hist = torch.full((off_at + places * n_segs * radix,), -7, dtype=torch.int64)   # (poisoned)
+    hist[:places * radix * n_segs] = counts.view(-1)
+    hist[places * radix * n_segs:places * radix * n_segs + 3] = 0
+    starts_at = hist.numel()
+    hist = torch.cat([hist, starts]).to(DEVICE)
+    rs._segment_prefix_kernel[(places * radix,)](hist, n_segs, BLOCK=block)
+    assert torch.equal(hist[:places * radix * n_segs].cpu().view(places, radix, n_segs), counts.cumsum(2))
+    rs._segment_offsets_kernel[(triton.cdiv(n_segs, 16), places)](hist, n_segs, starts_at, off_at, RADIX=radix,
+                                                                  SEGS=16)
+    want = (starts.view(1, n_segs, 1) + counts.transpose(1, 2).cumsum(2) - counts.transpose(1, 2)
+            - (counts.cumsum(2) - counts).transpose(1, 2))
+    assert torch.equal(hist[off_at:off_at + places * n_segs * radix].cpu().view(places, n_segs, radix), want)
 
 
 def test_sort_segments_refuses_what_does_not_fit():

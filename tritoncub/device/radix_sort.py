@@ -299,21 +299,23 @@ def _unpacked_row_position(pos, row_len, col_bits, ROWS: tl.constexpr):
 @triton.jit
 def _write_back(keys_out, vals_in, vals_out, offsets_ptr, dest, k, d, pos, mask, row_len, col_bits, seg_first,
                 seg_next, seg_begin, RADIX: tl.constexpr, VALUE_MODE: tl.constexpr, DESCENDING: tl.constexpr,
-                CANONICAL: tl.constexpr, ROWS: tl.constexpr):
+                CANONICAL: tl.constexpr, ROWS: tl.constexpr, DEST_HAS_SEGMENT: tl.constexpr = False):
     """A pass's write-back (both pass kernels): key ``k`` of digit ``d`` read from flat position
     ``pos`` goes to ``dest`` (plus, for ``ROWS``, its row's offset of the digit from the table at
     ``offsets_ptr``), with what ``VALUE_MODE`` carries (see :func:`_onesweep_gluon_kernel`).
     ``ROWS`` 2 (segments): a key read at ``pos`` is in segment ``seg_first`` (which begins at
     ``seg_begin``), or ``seg_first + 1`` from ``seg_next`` (where that one begins) on (see
     :func:`_segment_of_tile`); ``ROWS`` 3: the same, and the last pass writes positions within the
-    segment (minus its first position) instead of flat ones."""
+    segment (minus its first position) instead of flat ones. ``DEST_HAS_SEGMENT`` (segments): ``dest``
+    already holds the segment's digit offset (the fast kernel adds the tile's two segments' per digit).
+    """
     if ROWS == 1:   # each key's row's offsets (see _digit_offsets_kernel)
         row = _key_row(k, pos, row_len, col_bits, VALUE_MODE)
         dest += tl.load(offsets_ptr + row.to(tl.int64) * RADIX + d, mask=mask, other=0)
     elif ROWS >= 2:
         second = pos >= seg_next
-        row = seg_first + second.to(tl.int64)
-        dest += tl.load(offsets_ptr + row * RADIX + d, mask=mask, other=0)
+        if not DEST_HAS_SEGMENT:
+            dest += tl.load(offsets_ptr + (seg_first + second.to(tl.int64)) * RADIX + d, mask=mask, other=0)
         if ROWS == 3:
             seg_begin = tl.where(second, seg_next, seg_begin)
     if VALUE_MODE == 3:     # packed positions, first pass: key bits and position in one word
@@ -380,23 +382,40 @@ def _segment_histogram_kernel(keys_ptr, hist_ptr, n, seg_off, begin_bit, end_bit
                       mask=live & (h != 0), sem="relaxed")
 
 
+@triton.jit(do_not_specialize=["n_segs"])
+def _segment_prefix_kernel(hist_ptr, n_segs, BLOCK: tl.constexpr):
+    """In place, row ``program_id(0)`` (a place and digit) of the counts ``hist[place][digit][segment]``
+    of a segmented sort becomes its inclusive prefix over segments (``BLOCK`` segments a step)."""
+    row = hist_ptr + tl.program_id(0).to(tl.int64) * n_segs
+    carry = tl.zeros([], tl.int64)
+    s0 = 0
+    while s0 < n_segs:   # (not a range over a runtime bound: the interpreter refuses that here)
+        s = s0 + tl.arange(0, BLOCK)
+        m = s < n_segs
+        c = tl.load(row + s, mask=m, other=0)
+        tl.store(row + s, tl.cumsum(c, 0) + carry, mask=m)
+        carry += tl.sum(c, 0)
+        s0 += BLOCK
+
+
 @triton.jit(do_not_specialize=["n_segs", "starts_off", "offsets_off"])
-def _segment_offsets_kernel(hist_ptr, over_ptr, n_segs, starts_off, offsets_off, RADIX: tl.constexpr,
-                            SEGS: tl.constexpr):
+def _segment_offsets_kernel(hist_ptr, n_segs, starts_off, offsets_off, RADIX: tl.constexpr, SEGS: tl.constexpr):
     """Digit offsets of a segmented sort, ``SEGS`` segments of place ``program_id(1)`` per program:
     ``offsets[place][segment][digit]`` (at ``hist_ptr + offsets_off``) = the segment's first
     position + the digit's exclusive prefix within the segment - its count in all earlier segments.
-    From the counts ``hist[place][digit][segment]`` and their inclusive prefix over segments
-    ``over_ptr`` (same layout): the two inclusive prefixes differ by what the exclusive ones do."""
+    From the counts' inclusive prefix over segments ``hist[place][digit][segment]``
+    (:func:`_segment_prefix_kernel`): a segment's counts are its prefix minus the previous segment's,
+    and the two exclusive prefixes add up to the digits' inclusive prefix within the segment minus the
+    prefix over segments."""
     p = tl.program_id(1)   # (segments along grid axis 0: no 65535 limit)
     s = tl.program_id(0) * SEGS + tl.arange(0, SEGS)
     d = tl.arange(0, RADIX)
     m = (s < n_segs)[None, :]
     idx = (p * RADIX + d[:, None]).to(tl.int64) * n_segs + s[None, :]
-    c = tl.load(hist_ptr + idx, mask=m, other=0)
-    over = tl.load(over_ptr + idx, mask=m, other=0)
+    upto = tl.load(hist_ptr + idx, mask=m, other=0)
+    before = tl.load(hist_ptr + idx - 1, mask=m & (s > 0)[None, :], other=0)
     start = tl.load(hist_ptr + starts_off + s, mask=s < n_segs, other=0)
-    off = start[None, :] + tl.cumsum(c, 0) - over
+    off = start[None, :] + tl.cumsum(upto - before, 0) - upto
     tl.store(hist_ptr + offsets_off + (p * n_segs + s[None, :]).to(tl.int64) * RADIX + d[:, None], off, mask=m)
 
 
@@ -572,35 +591,44 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
 @gluon.jit(do_not_specialize=["n", "seg_off", "begin_bit", "end_bit", "n_segs"])
 def _segment_histogram_gluon_kernel(keys_ptr, hist_ptr, n, seg_off, begin_bit, end_bit, n_segs,
                                     NUM_PLACES: gl.constexpr, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
-                                    WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr):
-    """:func:`_segment_histogram_kernel` on the fast path: one program per pass tile counts its keys
-    in shared memory (``red.shared``; a row of counters per place and half, the second half for the
-    keys of the tile's second segment; ``SMEM_ROWS``: their count rounded up to a power of two),
-    then adds the counts to its segments' columns."""
+                                    WARPS: gl.constexpr, ITEMS: gl.constexpr, TILES: gl.constexpr,
+                                    SMEM_ROWS: gl.constexpr):
+    """:func:`_segment_histogram_kernel` on the fast path: one program per ``TILES`` consecutive pass
+    tiles, which span at most ``TILES + 1`` segments (each holds a tile or more), counts their keys in
+    shared memory (``red.shared``; a row of counters per place and segment among those;
+    ``SMEM_ROWS``: ``NUM_PLACES * (TILES + 1)`` rounded up to a power of two), then adds the non-zero
+    counts to the segments' columns (one tile per program paid a global atomic per place, digit and
+    segment of every tile: 118 us for 2^24 keys in rows of 16384 on the H100)."""
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
+    SEGS: gl.constexpr = TILES + 1
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
     LH: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     smem.store(gl.zeros([SMEM_ROWS, RADIX], gl.int32, LH))
-    tile = gl.program_id(0)
-    offs = tile.to(gl.int64) * TILE + gl.arange(0, TILE, layout=LB)
-    valid = offs < n
-    k = gl.load(keys_ptr + offs, mask=valid)
-    first, nxt, _ = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
-    half = (offs >= nxt).to(gl.int32)
-    bits = to_ordered_bits(k, DESCENDING, True)
+    t0 = gl.program_id(0) * TILES
+    n_tiles = (n.to(gl.int64) + TILE - 1) // TILE
+    first0, _, _ = _segment_of_tile(hist_ptr, seg_off, t0, n, TILE)
     gl.thread_barrier()
-    for p in gl.static_range(NUM_PLACES):
-        d = _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS)
-        smem_count_words_if((2 * p + half) * RADIX + d, valid.to(gl.int32))
+    for j in range(TILES):
+        tile = t0 + j
+        if tile < n_tiles:
+            offs = tile.to(gl.int64) * TILE + gl.arange(0, TILE, layout=LB)
+            valid = offs < n
+            k = gl.load(keys_ptr + offs, mask=valid)
+            first, nxt, _ = _segment_of_tile(hist_ptr, seg_off, tile, n, TILE)
+            seg = (first - first0).to(gl.int32) + (offs >= nxt).to(gl.int32)   # (among the program's)
+            bits = to_ordered_bits(k, DESCENDING, True)
+            for p in gl.static_range(NUM_PLACES):
+                d = _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS)
+                smem_count_words_if((p * SEGS + seg) * RADIX + d, valid.to(gl.int32))
     gl.thread_barrier()
     dig = gl.arange(0, RADIX, layout=gl.SliceLayout(0, LH))
     for p in gl.static_range(NUM_PLACES):
-        for h in gl.static_range(2):
-            c = gl.sum(smem.slice(2 * p + h, 1, 0).load(LH), 0)
-            live = (c != 0) & (first + h < n_segs)
-            gl.atomic_add(hist_ptr + (p * RADIX + dig).to(gl.int64) * n_segs + first + h, c.to(gl.int64), mask=live,
+        for h in gl.static_range(SEGS):
+            c = gl.sum(smem.slice(p * SEGS + h, 1, 0).load(LH), 0)
+            live = (c != 0) & (first0 + h < n_segs)
+            gl.atomic_add(hist_ptr + (p * RADIX + dig).to(gl.int64) * n_segs + first0 + h, c.to(gl.int64), mask=live,
                           sem="relaxed")
 
 
@@ -801,6 +829,15 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         earlier = _digit_lookback(status_ptr, tile, dig, kw, gl.convert_layout(tot, gl.SliceLayout(1, LW)),
                                   parity, RADIX, FLAG_SHIFT)
         adj = gl.convert_layout(_digit_base(digit_off_ptr, dig, ROWS) + earlier.to(gl.int64), LD) - texcl.to(gl.int64)
+    if ROWS >= 2:
+        # the tile's (at most) two segments' digit offsets, per digit: rows ADJ.. for the first segment,
+        # ADJ + 2.. for the second (when the tile reaches one); no per-key gather in the write-back
+        dseg = gl.arange(0, RADIX, layout=LD)
+        adj2 = adj + gl.load(digit_off_ptr + (seg_first + 1) * RADIX + dseg, mask=(dseg < RADIX) & (seg_next < n),
+                             other=0)
+        adj += gl.load(digit_off_ptr + seg_first * RADIX + dseg)
+        smem.slice(ADJ // RADIX + 2, 1, 0).store(gl.expand_dims(gl.convert_layout((adj2 & 0xFFFFFFFF).to(gl.int32), gl.SliceLayout(0, LH)), 0))
+        smem.slice(ADJ // RADIX + 3, 1, 0).store(gl.expand_dims(gl.convert_layout((adj2 >> 32).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     smem.slice(ADJ // RADIX, 1, 0).store(gl.expand_dims(gl.convert_layout((adj & 0xFFFFFFFF).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     smem.slice(ADJ // RADIX + 1, 1, 0).store(gl.expand_dims(gl.convert_layout((adj >> 32).to(gl.int32), gl.SliceLayout(0, LH)), 0))
     gl.thread_barrier()
@@ -816,16 +853,20 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         else:
             k2 = gl.load(keys_in + base + src, mask=mi)
         d2 = extract_digit(to_ordered_bits(k2, KEY_DESC, CANONICAL), shift, RADIX_BITS) & ((1 << width) - 1)
+        if ROWS >= 2:   # (the second segment's adjustment rows)
+            a2 = ADJ + ((base + src) >= seg_next).to(gl.int32) * (2 * RADIX) + d2
+        else:
+            a2 = ADJ + d2
         if INDEX64:
-            lo = smem_load_words(ADJ + d2).to(gl.uint32).to(gl.int64)
-            hi = smem_load_words(ADJ + RADIX + d2).to(gl.int64)
+            lo = smem_load_words(a2).to(gl.uint32).to(gl.int64)
+            hi = smem_load_words(a2 + RADIX).to(gl.int64)
             dest = (hi << 32) + lo + i
         else:   # every destination < 2**31: the low word is the whole adjustment
-            dest = (smem_load_words(ADJ + d2) + i).to(gl.int64)
+            dest = (smem_load_words(a2) + i).to(gl.int64)
         if PROBE == 2:
             mi = mi & (k2 == 12345)
         _write_back(keys_out, vals_in, vals_out, digit_off_ptr, dest, k2, d2, base + src, mi, row_len, col_bits,
-                    seg_first, seg_next, seg_begin, RADIX, VALUE_MODE, DESCENDING, CANONICAL, ROWS)
+                    seg_first, seg_next, seg_begin, RADIX, VALUE_MODE, DESCENDING, CANONICAL, ROWS, True)
 
 
 # ==============================================================================================
@@ -929,8 +970,10 @@ def _use_fast_path(device: torch.device) -> bool:
     return torch.cuda.get_device_capability(device)[0] >= 8
 
 
-def _smem_rows(radix: int, warps: int, tile: int, apart: bool = False) -> int:
-    words = (warps * radix + tile if apart else max(warps * radix, tile)) + 2 * radix
+def _smem_rows(radix: int, warps: int, tile: int, apart: bool = False, segments: bool = False) -> int:
+    """Rows of ``radix`` words of the fast pass's shared memory, a power of two (see
+    :func:`_onesweep_gluon_kernel`: counters, exchange, then the adjustment's rows, 4 for segments)."""
+    words = (warps * radix + tile if apart else max(warps * radix, tile)) + (4 if segments else 2) * radix
     rows = cdiv(words, radix)
     return 1 << (rows - 1).bit_length()
 
@@ -1160,22 +1203,28 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         tables = _segment_tables(segments, n_tiles, tile, dev)
         hist[seg_off:hist_words].copy_(tables, non_blocking=True)
         if fast:
-            run(0, _segment_histogram_gluon_kernel, (n_tiles,), (kin, hist, n, seg_off, begin_bit, end_bit, n_rows),
+            # (tiles per program: as many as 32 rows of counters allow, 64 for 8 places)
+            tiles = max(32, 8 * num_places) // num_places - 1
+            run(0, _segment_histogram_gluon_kernel, (cdiv(n_tiles, tiles),),
+                (kin, hist, n, seg_off, begin_bit, end_bit, n_rows),
                 lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=pol["WARPS"],
-                             ITEMS=pol["ITEMS"], SMEM_ROWS=next_power_of_2(2 * num_places), num_warps=pol["WARPS"]))
+                             ITEMS=pol["ITEMS"], TILES=tiles, SMEM_ROWS=next_power_of_2(num_places * (tiles + 1)),
+                             num_warps=pol["WARPS"]))
         else:
             launch(_segment_histogram_kernel, (n_tiles,), kin, hist, n, seg_off, begin_bit, end_bit, n_rows,
                    NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)
-        # (the prefix over segments along the counts' rows: torch's scan along an outer dim is serial
-        # per column, 0.73 ms for 1850 segments on the H100; elementwise torch ops over transposed
-        # views cost 0.55 ms of a 1.4 ms sort of 4096 rows of 4608 keys)
-        over = hist[:num_places * n_rows * radix].view(num_places, radix, n_rows).cumsum(2)
-        if traced is not None:
-            trace.update(over=over, tables=tables, tables_at=(seg_off, hist_words), tile=tile, split=len(traced))
+        # (the prefix over segments along the counts' rows, in place: torch's scan along an outer dim
+        # is serial per column, 0.73 ms for 1850 segments on the H100; along the rows, a copy, 47 us for
+        # 1024 rows of 16384 keys; elementwise torch ops over transposed views cost 0.55 ms of a 1.4 ms
+        # sort of 4096 rows of 4608 keys)
+        run(1, _segment_prefix_kernel, (num_places * radix,), (hist, n_rows),
+            lambda: dict(BLOCK=min(1024, next_power_of_2(n_rows)), num_warps=4))
         segs = 16
-        run(1, _segment_offsets_kernel, (cdiv(n_rows, segs), num_places),
-            (hist, over, n_rows, seg_off + n_tiles, (num_places * n_rows + 1) * radix),
+        run(2, _segment_offsets_kernel, (cdiv(n_rows, segs), num_places),
+            (hist, n_rows, seg_off + n_tiles, (num_places * n_rows + 1) * radix),
             lambda: dict(RADIX=radix, SEGS=segs, num_warps=4))
+        if traced is not None:
+            trace.update(tables=tables, tables_at=(seg_off, hist_words), tile=tile)
     elif fast:
         warps, items = pol.get("HIST_WARPS", 0) or pol["WARPS"], pol["HIST_ITEMS"]
         h_tiles = cdiv(row_len, warps * items * 32)   # (per row)
@@ -1207,6 +1256,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     #    runs; when all keys share the first place's digit the pass does nothing (it reads the same
     #    summary) and the next one becomes the first. Not with packed positions (see below)
     row_args = (row_len, max(1, (row_len - 1).bit_length())) if rows is not None else (1, 0)
+    first_pass_step = 2 if segments is None else 3   # (the launches before the passes)
 
     def launch_pass(i, p, n_places, canonical, skip_shared=False):
         """Pass ``i`` (of ``n_places``) sorting by place ``p`` (``skip_shared``: see the pass kernels)."""
@@ -1242,7 +1292,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                 counter_base + i, (num_places * n_rows + 1 + p * n_rows) * radix, i % 2, *row_args, summary_at + 1 + p,
                 seg_off)
         if fast:
-            run(i + 2, _onesweep_gluon_kernel, (n_tiles,), args,
+            run(i + first_pass_step, _onesweep_gluon_kernel, (n_tiles,), args,
                 lambda: _pass_kwargs(pol, src_k, vm, rb, pass_desc, status64, tile, n, canonical, row_modes,
                                      skip_shared))
         else:
@@ -1330,7 +1380,7 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
     return dict(
         RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
         WARPS=pol["WARPS"], ITEMS=pol["ITEMS"],
-        SMEM_ROWS=_smem_rows(radix, pol["WARPS"], tile, bool(pol["EXCHANGE_APART"])),
+        SMEM_ROWS=_smem_rows(radix, pol["WARPS"], tile, bool(pol["EXCHANGE_APART"]), rows >= 2),
         # the windowed look-back gave wrong output on the H100 with more threads than digits
         # (WARPS=16 at 8-bit digits, in an autotune run): those configs spin per digit instead
         WINDOW=pol["WINDOW"] if pol["WARPS"] * 32 <= radix else 0,
@@ -1423,16 +1473,13 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
 
 def _remember_sort(replay_key, keys, roots, trace, keep_tables=False) -> None:
     """Keep a replay of the sort just queued (see :func:`_sort_into`) on ``roots`` (keys, sorted keys,
-    positions, words, the zeroed workspace; a segmented sort's prefix over segments after them);
+    positions, words, the zeroed workspace);
     nothing is kept when a launch was not bound (then every call plans afresh). A segmented sort's
-    replay copies its tables into the workspace and computes that prefix between the histogram and the
-    digit offsets, as :func:`_radix_sort_db` does; ``keep_tables``: the tables stay the same."""
+    replay first copies its tables into the workspace, as :func:`_radix_sort_db` does;
+    ``keep_tables``: the tables stay the same."""
     seg = None
-    if "over" in trace:
-        over = trace["over"]
-        roots = roots + (over,)
-        seg = (trace["tables"] if keep_tables else None, trace["tables_at"], trace["tile"], trace["split"],
-               tuple(over.shape))
+    if "tables" in trace:
+        seg = (trace["tables"] if keep_tables else None, trace["tables_at"], trace["tile"])
     launches = relocatable(trace["launches"], roots)
     if launches is None:
         return
@@ -1451,19 +1498,14 @@ def _replay_sort(keys: torch.Tensor, hit, segments=None) -> tuple[torch.Tensor, 
     indices_out = torch.empty(n, device=dev, dtype=torch.int64)
     words = torch.empty(n, device=dev, dtype=torch.uint64)
     hist = torch.zeros(hist_words, device=dev, dtype=torch.int64)
-    bases = (keys.data_ptr(), out_k.data_ptr(), indices_out.data_ptr(), words.data_ptr(), hist.data_ptr())
-    if seg is None:
-        replay(launches, bases)
-    else:
-        tables, (lo, hi), tile, split, over_shape = seg
+    if seg is not None:
+        tables, (lo, hi), tile = seg
         if tables is None:
             tables = _segment_tables(segments, cdiv(n, tile), tile, dev)
         elif capturing(dev):
             KEPT_FOR_GRAPHS.append(tables)
         hist[lo:hi].copy_(tables, non_blocking=True)
-        replay(launches[:split], bases)
-        over = hist[:over_shape[0] * over_shape[1] * over_shape[2]].view(over_shape).cumsum(2)
-        replay(launches[split:], bases + (over.data_ptr(),))
+    replay(launches, (keys.data_ptr(), out_k.data_ptr(), indices_out.data_ptr(), words.data_ptr(), hist.data_ptr()))
     return out_k, indices_out
 
 
