@@ -218,15 +218,17 @@ def test_gpu_queued_sorts_repeated_calls(monkeypatch):
 def test_gpu_segmented_sorts_replayed(monkeypatch):
     # segmented sorts (many long rows; ragged segments) replay their remembered launches: rows keep
     # their tables, ragged segments of the same count but other offsets compute theirs afresh; fresh
-    # data and an unaligned input every time
+    # data and an unaligned input every time; then rows and ragged segments of one size and count
+    # alternate (the kept tables are those of the rows: the ragged ones must not take them)
     rs._SORT_REPLAYS.clear()
     replays = []
     real_replay = rs._replay_sort
     monkeypatch.setattr(rs, "_replay_sort", lambda *a: (replays.append(1), real_replay(*a))[1])
-    tile = 4096
+    pol = policy.select("radix_sort", torch.device("cuda"), "small")
+    tile = pol["WARPS"] * pol["ITEMS"] * 32   # (keys per pass tile: every segment holds one or more)
     for rep in range(3):
-        x = make_data("special", 300 * 4099 + 1, torch.float32)
-        x = (x[1:] if rep == 1 else x[:-1]).view(300, 4099)
+        x = make_data("special", 300 * (tile + 3) + 1, torch.float32)
+        x = (x[1:] if rep == 1 else x[:-1]).view(300, tile + 3)
         for desc in (False, True):
             v, i = rs.sort(x, dim=-1, descending=desc)
             r = torch.sort(x, dim=-1, descending=desc, stable=True)
@@ -242,6 +244,17 @@ def test_gpu_segmented_sorts_replayed(monkeypatch):
             r = torch.sort(x[a:b], stable=True)
             assert torch.equal(v[a:b], r.values) and torch.equal(i[a:b], r.indices + (0 if rep % 2 else a)), rep
     assert len(replays) == 2 + 2, replays   # (reps 2 and 3 replay 0 and 1: other tables, computed afresh)
+    rows = make_data("random", 8 * 2 * tile, torch.int32)
+    for rep in range(2):
+        v, i = rs.sort_segments(rows, np.arange(9, dtype=np.int64) * 2 * tile, segment_positions=True)
+        r = torch.sort(rows.view(8, 2 * tile), dim=-1, stable=True)
+        assert torch.equal(v.view(8, -1), r.values) and torch.equal(i.view(8, -1), r.indices), rep
+        offsets = np.concatenate([[0], np.cumsum(tile + g.multinomial(8 * tile, [1 / 8] * 8))]).astype(np.int64)
+        v, i = rs.sort_segments(rows, offsets, segment_positions=True)
+        for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+            r = torch.sort(rows[a:b], stable=True)
+            assert torch.equal(v[a:b], r.values) and torch.equal(i[a:b], r.indices), rep
+    assert len(replays) == 4 + 3, replays
 
 
 @pytest.mark.gpu

@@ -457,6 +457,28 @@ def test_long_segments_by_segmented_radix_sort(layout, dtype, descending, monkey
     assert_equal(k2.cpu(), rk, signed_zero=True)
 
 
+@pytest.mark.parametrize("first,last,ones", [(0, 0, False), (0, 0, True), (3, 0, True), (0, 2, False)],
+                         ids=["covering", "covering-one-item-segments", "head-gap", "tail-gap"])
+def test_segmented_sort_writes_every_item(first, last, ones, monkeypatch):
+    # offsets covering every item with segments of two or more: the outputs are not copied from the
+    # input first, so every segment must be written (outputs come poisoned here); one-item segments,
+    # or items before the first or after the last segment: those pass through
+    real_empty_like = torch.empty_like
+    monkeypatch.setattr(torch, "empty_like", lambda t, **kw: real_empty_like(t, **kw).fill_(77))
+    lengths = [1, 0, 1, 5, 1, 20, 0, 1] if ones else [2, 0, 3, 5, 2, 20, 0, 2]
+    n = first + sum(lengths) + last
+    keys = make_data("special", n, torch.float32, seed=13)
+    vals = torch.arange(n, dtype=torch.int64, device=DEVICE) - 5
+    offs = ragged_offsets(lengths) + first
+    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="merge")):
+        k, v = ss.segmented_sort_pairs(keys, vals, offs)
+        k2 = ss.segmented_sort(keys, offs, descending=True)
+    rk, rv = ref_segmented(keys, vals, offs.cpu(), False)
+    assert_equal(k.cpu(), rk, signed_zero=True)
+    assert_equal(v.cpu(), rv)
+    assert_equal(k2.cpu(), ref_segmented(keys, None, offs.cpu(), True)[0], signed_zero=True)
+
+
 @pytest.mark.parametrize("dtype", [torch.int16, torch.float64], ids=str)
 def test_segmented_sort_keys(dtype):
     lengths = [3, 0, 12, 1, 30]

@@ -187,7 +187,8 @@ mov.b64 $0, acc;
 
 @gluon.jit
 def _digit_base(digit_off_ptr, dig, ROWS: gl.constexpr):
-    """The place's digit offsets (0 for rows: each key adds its row's own in the write-back)."""
+    """The place's digit offsets (0 for rows and segments: rows add each key's row's own in the
+    write-back, segments the tile's two segments' to the adjustment)."""
     if ROWS:
         base = dig.to(gl.int64) * 0
     else:
@@ -676,7 +677,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     Shared words: [0, W*RADIX) per-warp counters, then tile bases; the exchange buffer of TILE words
     (the tile's keys or source indices in sorted order) overlapping them (EXCHANGE_APART=0: needs a
     barrier between the last base read and the first exchange write) or after them; then the
-    per-digit destination adjustment (low, high 32 bits). ``FUSED_EXCHANGE`` puts the exchange
+    per-digit destination adjustment (low, high 32 bits; for segments, ``ROWS`` 2 and 3, two more
+    rows: the adjustment of the tile's second segment). ``FUSED_EXCHANGE`` puts the exchange
     buffer first and the counters after it, and the ranking's asm block writes each key there as
     soon as its position is known (see ``warp_ballot_rank_store``).
 
@@ -814,7 +816,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     # chain the tile's digit counts with the tiles before it
     # (PROBE: measurement switch of the probes only; 1 skips the look-back, 2 also the scatter:
     #  wrong results, never used by the launchers)
-    # (ROWS: each key adds its row's offset of its digit in the write-back instead)
+    # (ROWS 1: each key adds its row's offset of its digit in the write-back instead; 2, 3: the tile's
+    # two segments' offsets join the adjustment below)
     if PROBE >= 1:
         dig = gl.arange(0, RADIX, layout=LD)
         adj = _digit_base(digit_off_ptr, dig, ROWS) - texcl.to(gl.int64)
@@ -1411,7 +1414,7 @@ _SORT_REPLAYS: dict = {}
 
 
 def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, rows=None, segments=None,
-               segment_positions=False, segments_key=None):
+               segment_positions=False):
     """Sort into fresh tensors; the last pass lands in the returned buffers (no final copy).
     ``rows`` (packed positions only) / ``segments`` (see :func:`_radix_sort_db`): sort B rows of L
     keys each / each segment.
@@ -1421,9 +1424,9 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
     (size, rows, dtype, bit range, direction, device, the keys' alignment, the policy and launch-chain
     settings): a later call allocates its buffers and replays the launches with their pointer
     arguments moved to the new buffers, skipping the planning (host time is most of a small sort's
-    time). So are segmented sorts (``segments``) with packed positions, per count of segments (their
-    tables are computed per call, or kept with the replay when the caller names the offsets by
-    ``segments_key``, e.g. rows of one length)."""
+    time). So are segmented sorts (``segments``) with packed positions, per count of segments (the
+    tables of segment starts are kept with the replay and reused when the offsets are the same, e.g.
+    rows of one length, else computed afresh)."""
     n = keys.numel()
     packed = rows is not None or (gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT
                                   and _packs_positions(keys))
@@ -1431,7 +1434,7 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
     if gen_indices and values is None and keys.is_cuda and (segments is None or packed):
         replay_key = (n, rows, keys.dtype, descending, begin_bit, end_bit, keys.device, keys.data_ptr() & 15 == 0,
                       chain_memo_key(), FORCE_PORTABLE, _NARROW_INDEX_LIMIT, _STATUS_ONCE_WORDS, _PROBE,
-                      None if segments is None else (len(segments), segment_positions, segments_key))
+                      None if segments is None else (len(segments), segment_positions))
         hit = _SORT_REPLAYS.get(replay_key)
         if hit is not None and hit[0] is policy.select("radix_sort", keys.device, _bucket(n)) and direct_ok():
             return _replay_sort(keys, hit, segments)
@@ -1446,8 +1449,7 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
                        indices_out=indices_out, words=words, rows=rows, trace=trace, segments=segments,
                        segment_positions=segment_positions)
         if trace:
-            _remember_sort(replay_key, keys, (keys, out_k, indices_out, words, trace["hist"]), trace,
-                           segments_key is not None)
+            _remember_sort(replay_key, keys, (keys, out_k, indices_out, words, trace["hist"]), trace, segments)
         return out_k, indices_out
     alt_k = torch.empty_like(keys) if n > 1 else out_k
     kdb = DoubleBuffer(alt_k, out_k)  # selector flips every pass; fixed up below
@@ -1471,15 +1473,15 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
     return k, v
 
 
-def _remember_sort(replay_key, keys, roots, trace, keep_tables=False) -> None:
+def _remember_sort(replay_key, keys, roots, trace, segments=None) -> None:
     """Keep a replay of the sort just queued (see :func:`_sort_into`) on ``roots`` (keys, sorted keys,
     positions, words, the zeroed workspace);
     nothing is kept when a launch was not bound (then every call plans afresh). A segmented sort's
-    replay first copies its tables into the workspace, as :func:`_radix_sort_db` does;
-    ``keep_tables``: the tables stay the same."""
+    replay first copies its tables into the workspace, as :func:`_radix_sort_db` does: those of the
+    recorded call when its ``segments`` (offsets) are the same, else made afresh."""
     seg = None
     if "tables" in trace:
-        seg = (trace["tables"] if keep_tables else None, trace["tables_at"], trace["tile"])
+        seg = (np.array(segments, dtype=np.int64), trace["tables"], trace["tables_at"], trace["tile"])
     launches = relocatable(trace["launches"], roots)
     if launches is None:
         return
@@ -1499,8 +1501,8 @@ def _replay_sort(keys: torch.Tensor, hit, segments=None) -> tuple[torch.Tensor, 
     words = torch.empty(n, device=dev, dtype=torch.uint64)
     hist = torch.zeros(hist_words, device=dev, dtype=torch.int64)
     if seg is not None:
-        tables, (lo, hi), tile = seg
-        if tables is None:
+        starts, tables, (lo, hi), tile = seg
+        if not np.array_equal(starts, segments):
             tables = _segment_tables(segments, cdiv(n, tile), tile, dev)
         elif capturing(dev):
             KEPT_FOR_GRAPHS.append(tables)
@@ -1592,19 +1594,17 @@ def segments_fit(shortest: int, n: int, keys: torch.Tensor) -> bool:
 
 
 def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = False,
-                  segment_positions: bool = False, segments_key=None) -> tuple[torch.Tensor, torch.Tensor]:
+                  segment_positions: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """Sort each segment ``[offsets[i], offsets[i+1])`` of the 1-D ``keys`` on its own, stably, in one
     onesweep sort (CUB's DeviceSegmentedRadixSort for long segments): ``(sorted keys, int64 flat
     positions they came from)``, or with ``segment_positions`` the positions within the segment
-    (``torch.sort(dim=-1)``'s indices when the segments are rows). ``segments_key``: a hashable name of
-    these offsets that no other offsets of as many segments share (e.g. ``("rows", L)`` for rows of
-    ``L`` keys), so a repeated sort keeps their tables. ``offsets``: host int64, from 0 to ``keys.numel()``, the segments
+    (``torch.sort(dim=-1)``'s indices when the segments are rows). ``offsets``: host int64, from 0 to ``keys.numel()``, the segments
     as :func:`segments_fit` needs. Every place runs (no read-back); the passes move 8 bytes per key
     (key and position in one word; 64-bit keys: 12, the key and a 4-byte position), as ``sort``'s,
     against 12 for a key made of the segment number and the key with a 4-byte position (impossible
-    for 64-bit keys). Temporary memory beyond ``sort``'s: the counts, their prefix over segments and
-    the digit offsets, ``3 * places * 2**RADIX_BITS`` int64 per segment (with 8-bit digits 1.5 bytes a
-    key per place when every segment is one 4096-key tile)."""
+    for 64-bit keys). Temporary memory beyond ``sort``'s: the counts (turned into their prefix over
+    segments in place) and the digit offsets, ``2 * places * 2**RADIX_BITS`` int64 per segment (with
+    8-bit digits 1 byte a key per place when every segment is one 4096-key tile)."""
     _check_keys(keys)
     check_flag(descending, "descending")
     if keys.dim() != 1 or not keys.is_contiguous():
@@ -1616,7 +1616,7 @@ def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = Fa
         raise ValueError("sort_segments: the offsets must cover the keys, in segments that segments_fit allows")
     check_flag(segment_positions, "segment_positions")
     return _sort_into(keys, None, descending, 0, key_bits(keys.dtype), gen_indices=True, segments=offsets,
-                      segment_positions=segment_positions, segments_key=segments_key)
+                      segment_positions=segment_positions)
 
 
 def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torch.Tensor]:
@@ -1638,8 +1638,7 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
         vals, idx = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True, rows=(b, length))
         return vals.view(b, length), idx.view(b, length)
     if segments_fit(length, b * length, x):
-        vals, idx = sort_segments(flat, np.arange(b + 1, dtype=np.int64) * length, descending, segment_positions=True,
-                                  segments_key=("rows", length))
+        vals, idx = sort_segments(flat, np.arange(b + 1, dtype=np.int64) * length, descending, segment_positions=True)
         return vals.view(b, length), idx.view(b, length)
     _, pos = _sort_into(flat, None, descending, 0, key_bits(x.dtype), gen_indices=True)
     row = (pos // length).to(torch.int32 if b < 2 ** 31 else torch.int64)   # (row ids past int32: int64)

@@ -1069,11 +1069,21 @@ def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, k
     return begin, end - begin
 
 
-def _segmented_sort_impl(keys, values, begin_np, len_np, descending):
+def _covers(begin_np: np.ndarray, len_np: np.ndarray, n: int, end_offsets) -> bool:
+    """Whether CUB-style offsets (no ``end_offsets``) put every one of the ``n`` items in a segment
+    of two items or more (one-item segments are left to the copy of the input)."""
+    return (end_offsets is None and begin_np.size > 0 and begin_np[0] == 0 and begin_np[-1] + len_np[-1] == n
+            and not (len_np == 1).any())
+
+
+def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=False):
+    """``covered`` (:func:`_covers`): every item is in a segment that is sorted, so the outputs need no
+    copy of the input first."""
     device = keys.device
     meta = key_meta(keys.dtype)
-    out_k = keys.clone()   # items outside every segment are passed through unchanged
-    out_v = values.clone() if values is not None else None
+    # items outside every segment are passed through unchanged
+    out_k = torch.empty_like(keys) if covered else keys.clone()
+    out_v = (torch.empty_like(values) if covered else values.clone()) if values is not None else None
     if keys.numel() == 0 or len_np.size == 0:
         return out_k, out_v
     check_device(keys, "keys")
@@ -1113,7 +1123,8 @@ def segmented_sort(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch
     check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
     _check_offsets(keys, offsets, end_offsets, descending)
     begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
-    return _segmented_sort_impl(keys.contiguous(), None, begin, length, descending)[0]
+    return _segmented_sort_impl(keys.contiguous(), None, begin, length, descending,
+                                _covers(begin, length, keys.numel(), end_offsets))[0]
 
 
 def _check_pairs(keys: torch.Tensor, values: torch.Tensor) -> None:
@@ -1139,7 +1150,8 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
     _check_pairs(keys, values)
     _check_offsets(keys, offsets, end_offsets, descending)
     begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
-    return _segmented_sort_impl(keys.contiguous(), values.contiguous(), begin, length, descending)
+    return _segmented_sort_impl(keys.contiguous(), values.contiguous(), begin, length, descending,
+                                _covers(begin, length, keys.numel(), end_offsets))
 
 
 # ----------------------------------------------------------------------------------------------
