@@ -205,6 +205,10 @@ def test_segments_by_block():
         for (block, start, count), (_, want) in zip(bins, expect):
             assert np.array_equal(ids[start:start + count], want), block
         assert len(ids) == chosen.sum()
+        # (segmented_sort's form: the bins' bytes sorted stably by torch, the chosen ones first)
+        bin_of, bins2 = ss._block_bins(lengths, chosen, min_block)
+        assert bins2 == bins and np.array_equal(
+            torch.argsort(torch.from_numpy(bin_of.astype(np.int64)), stable=True)[:len(ids)].numpy(), ids)
     # the long-segment kernels' tiles: every position of every segment in exactly one tile, in order
     long_ = lengths   # (empty segments get no tile)
     seg, first = ss._segment_tiles(long_, 1024)
@@ -666,6 +670,39 @@ def test_gpu_segmented_power_law():
         sk, p = torch.sort(keys, descending=desc, stable=True)
         _, q = torch.sort(seg[p], stable=True)
         assert torch.equal(k, sk[q]) and torch.equal(v, vals[p[q]])
+
+
+@pytest.mark.gpu
+def test_gpu_segmented_short_bins_replayed(monkeypatch):
+    # repeated segmented sorts replay their short segments' launches on fresh buffers: fresh data, an
+    # unaligned input, values that are the keys themselves, other offsets with the same bins
+    ss._SHORT_REPLAYS.clear()
+    replays = []
+    real = ss.replay
+    monkeypatch.setattr(ss, "replay", lambda *a: (replays.append(1), real(*a))[1])
+    rng = np.random.default_rng(1)
+    lens = rng.integers(2, 3000, 400)
+    lens[::50] = 5000   # (a few long segments too)
+    n = int(lens.sum())
+    offs = torch.as_tensor(np.concatenate([[0], np.cumsum(lens)]), device=DEVICE)
+    for rep in range(4):
+        x = make_data("special", n + 1, torch.float32, seed=rep)
+        keys = x[1:] if rep == 2 else x[:n]     # rep 2: not 16-byte aligned
+        vals = keys if rep == 3 else torch.arange(n, device=DEVICE, dtype=torch.int64) * 7
+        for desc in (False, True):
+            k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=desc)
+            rk, rv = ref_segmented(keys, vals, offs.cpu(), desc)
+            assert_equal(k.cpu(), rk, signed_zero=True)
+            assert_equal(v.cpu(), rv)
+    assert len(replays) == 2, replays   # (rep 1 replays rep 0; reps 2 and 3 differ in alignment, aliasing)
+    perm = rng.permutation(len(lens))   # other offsets, the same bins
+    offs2 = torch.as_tensor(np.concatenate([[0], np.cumsum(lens[perm])]), device=DEVICE)
+    keys = make_data("random", n, torch.float32, seed=9)
+    k, v = ss.segmented_sort_pairs(keys, torch.arange(n, device=DEVICE, dtype=torch.int64) * 7, offs2)
+    rk, rv = ref_segmented(keys, torch.arange(n, dtype=torch.int64) * 7, offs2.cpu(), False)
+    assert_equal(k.cpu(), rk)
+    assert_equal(v.cpu(), rv)
+    assert len(replays) == 3, replays
 
 
 def test_fakes_check_arguments_as_the_ops():
