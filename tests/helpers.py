@@ -115,6 +115,18 @@ def poisoned(shape, dtype: torch.dtype, device: str = DEVICE) -> torch.Tensor:
                       dtype=dtype, device=device)
 
 
+def count_calls(monkeypatch, owner, name: str) -> list:
+    """Wrap ``owner.name`` (a module's function) for the test: the returned list gets one entry per
+    call (its positional arguments), and the call goes through."""
+    calls, real = [], getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
 def _np(t: torch.Tensor) -> np.ndarray:
     t = t.detach().cpu()
     if t.dtype == torch.bfloat16:

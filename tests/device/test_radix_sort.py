@@ -11,7 +11,7 @@ import triton
 
 import tritoncub  # noqa: F401  (registers the torch ops)
 import tritoncub.device.radix_sort as rs
-from helpers import ALL_DTYPES, DEVICE, assert_equal, make_data
+from helpers import ALL_DTYPES, DEVICE, assert_equal, count_calls, make_data
 from tritoncub import policy
 from tritoncub.thread.radix_traits import KEY_DTYPES
 
@@ -174,10 +174,8 @@ def test_rows_sorted_as_segments(b, tiles, kind, dtype, monkeypatch):
     # rows past the one-problem limit (forced here: more than 256 rows in real use), each at least a
     # pass tile long: one segmented sort whose last pass writes columns
     length = round(tiles * _pass_tile())
-    calls = []
-    real = rs.sort_segments
     monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
-    monkeypatch.setattr(rs, "sort_segments", lambda *a, **k: calls.append(1) or real(*a, **k))
+    calls = count_calls(monkeypatch, rs, "sort_segments")
     x = make_data(kind, b * length, dtype).view(b, length)
     for desc in (False, True):
         v, i = rs._sort_lastdim(x, desc)   # (what sort() calls for rows longer than sort_rows takes)

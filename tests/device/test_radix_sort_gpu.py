@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import tritoncub.device.radix_sort as rs
-from helpers import ALL_DTYPES, make_data
+from helpers import ALL_DTYPES, count_calls, make_data
 from tritoncub import policy
 
 DTYPES = [torch.bool] + ALL_DTYPES
@@ -170,9 +170,7 @@ def test_gpu_queued_sorts_repeated_calls(monkeypatch):
     # policy): fresh data on every call, an unaligned input, and policy changes in between
     rs._QUEUED_PLANS.clear()
     rs._SORT_REPLAYS.clear()
-    replays = []
-    real_replay = rs._replay_sort
-    monkeypatch.setattr(rs, "_replay_sort", lambda *a: (replays.append(1), real_replay(*a))[1])
+    replays = count_calls(monkeypatch, rs, "_replay_sort")
     for n in ((1 << 20) + 1, 3 * 4096 + 5):
         for dtype in (torch.float32, torch.int32, torch.float16):
             for rep in range(3):
@@ -221,9 +219,7 @@ def test_gpu_segmented_sorts_replayed(monkeypatch):
     # data and an unaligned input every time; then rows and ragged segments of one size and count
     # alternate (the kept tables are those of the rows: the ragged ones must not take them)
     rs._SORT_REPLAYS.clear()
-    replays = []
-    real_replay = rs._replay_sort
-    monkeypatch.setattr(rs, "_replay_sort", lambda *a: (replays.append(1), real_replay(*a))[1])
+    replays = count_calls(monkeypatch, rs, "_replay_sort")
     pol = policy.select("radix_sort", torch.device("cuda"), "small")
     tile = pol["WARPS"] * pol["ITEMS"] * 32   # (keys per pass tile: every segment holds one or more)
     for rep in range(3):
@@ -233,7 +229,7 @@ def test_gpu_segmented_sorts_replayed(monkeypatch):
             v, i = rs.sort(x, dim=-1, descending=desc)
             r = torch.sort(x, dim=-1, descending=desc, stable=True)
             assert torch.equal(i, r.indices) and torch.equal(v.nan_to_num(7), r.values.nan_to_num(7)), (rep, desc)
-    assert len(replays) == 2, replays   # (rep 2 replays rep 0, both directions; rep 1, unaligned, records)
+    assert len(replays) == 2   # (rep 2 replays rep 0, both directions; rep 1, unaligned, records)
     g = np.random.default_rng(5)
     for rep in range(4):
         lengths = tile + g.multinomial(7 * tile + 5, [1 / 7] * 7)   # (the same total: one size, other offsets)
@@ -243,7 +239,7 @@ def test_gpu_segmented_sorts_replayed(monkeypatch):
         for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
             r = torch.sort(x[a:b], stable=True)
             assert torch.equal(v[a:b], r.values) and torch.equal(i[a:b], r.indices + (0 if rep % 2 else a)), rep
-    assert len(replays) == 2 + 2, replays   # (reps 2 and 3 replay 0 and 1: other tables, computed afresh)
+    assert len(replays) == 2 + 2   # (reps 2 and 3 replay 0 and 1: other tables, computed afresh)
     rows = make_data("random", 8 * 2 * tile, torch.int32)
     for rep in range(2):
         v, i = rs.sort_segments(rows, np.arange(9, dtype=np.int64) * 2 * tile, segment_positions=True)
@@ -254,7 +250,7 @@ def test_gpu_segmented_sorts_replayed(monkeypatch):
         for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
             r = torch.sort(rows[a:b], stable=True)
             assert torch.equal(v[a:b], r.values) and torch.equal(i[a:b], r.indices), rep
-    assert len(replays) == 4 + 3, replays
+    assert len(replays) == 4 + 3
 
 
 @pytest.mark.gpu

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import (ALL_DTYPES, DEVICE, assert_equal, interpreter_bounds_checked, limit_grid_y, make_data,  # noqa: F401
+from helpers import (ALL_DTYPES, DEVICE, assert_equal, count_calls, interpreter_bounds_checked, limit_grid_y, make_data,  # noqa: F401
                      poisoned)
 from tritoncub import policy
 from tritoncub.device import radix_sort as rs
@@ -241,10 +241,8 @@ def test_sort_rows_long_rows_as_segments(dtype, descending, monkeypatch):
     # rows longer than MAX_BLOCK and than a radix sort tile, not sorted as one rows problem: one
     # segmented radix sort (sort_segments), whose flat positions become the rows' indices
     tile = _radix_tile()
-    calls = []
-    real = rs.sort_segments
     monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
-    monkeypatch.setattr(rs, "sort_segments", lambda *a, **k: calls.append(1) or real(*a, **k))
+    calls = count_calls(monkeypatch, rs, "sort_segments")
     with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="radix")):
         x = adversarial_rows(3, tile + 5, dtype, seed=12)
         check_rows(x, descending)
@@ -443,9 +441,7 @@ def test_long_segments_by_segmented_radix_sort(layout, dtype, descending, monkey
     lengths = {"interleaved": [3, tile + 40, 0, 1, 9, 2 * tile + 3, 5, tile],
                "adjacent": [2, tile + 5, tile, 2 * tile + 1, 7],
                "one": [tile + 77]}[layout]
-    calls = []
-    real = rs.sort_segments
-    monkeypatch.setattr(rs, "sort_segments", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    calls = count_calls(monkeypatch, rs, "sort_segments")
     n = sum(lengths)
     keys = make_data("special", n, dtype, seed=11)
     vals = torch.arange(n, dtype=torch.int64, device=DEVICE) * 3
@@ -454,7 +450,7 @@ def test_long_segments_by_segmented_radix_sort(layout, dtype, descending, monkey
         k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=descending)
         k2 = ss.segmented_sort(keys, offs, descending=descending)
     long_ = [x for x in lengths if x > 16]
-    assert len(calls) == 2 and list(np.diff(calls[0])) == long_, calls
+    assert len(calls) == 2 and list(np.diff(calls[0][1])) == long_, calls
     rk, rv = ref_segmented(keys, vals, offs.cpu(), descending)
     assert_equal(k.cpu(), rk, signed_zero=True)
     assert_equal(v.cpu(), rv)
@@ -623,9 +619,7 @@ def test_gpu_sort_rows_replayed(monkeypatch):
     # input, both directions, every tile strategy's sizes; earlier results stay intact; a policy
     # change plans afresh
     ss._ROWS_REPLAYS.clear()
-    replays = []
-    real = ss.replay
-    monkeypatch.setattr(ss, "replay", lambda *a: (replays.append(1), real(*a))[1])
+    replays = count_calls(monkeypatch, ss, "replay")
     for rows, L in ((4096, 128), (300, 1000), (64, 4096), (7, 33)):
         for dtype in (torch.float32, torch.int16, torch.bool):
             before = len(replays)
@@ -677,9 +671,7 @@ def test_gpu_segmented_short_bins_replayed(monkeypatch):
     # repeated segmented sorts replay their short segments' launches on fresh buffers: fresh data, an
     # unaligned input, values that are the keys themselves, other offsets with the same bins
     ss._SHORT_REPLAYS.clear()
-    replays = []
-    real = ss.replay
-    monkeypatch.setattr(ss, "replay", lambda *a: (replays.append(1), real(*a))[1])
+    replays = count_calls(monkeypatch, ss, "replay")
     rng = np.random.default_rng(1)
     lens = rng.integers(2, 3000, 400)
     lens[::50] = 5000   # (a few long segments too)
@@ -694,7 +686,7 @@ def test_gpu_segmented_short_bins_replayed(monkeypatch):
             rk, rv = ref_segmented(keys, vals, offs.cpu(), desc)
             assert_equal(k.cpu(), rk, signed_zero=True)
             assert_equal(v.cpu(), rv)
-    assert len(replays) == 2, replays   # (rep 1 replays rep 0; reps 2 and 3 differ in alignment, aliasing)
+    assert len(replays) == 2   # (rep 1 replays rep 0; reps 2 and 3 differ in alignment, aliasing)
     perm = rng.permutation(len(lens))   # other offsets, the same bins
     offs2 = torch.as_tensor(np.concatenate([[0], np.cumsum(lens[perm])]), device=DEVICE)
     keys = make_data("random", n, torch.float32, seed=9)
@@ -702,7 +694,7 @@ def test_gpu_segmented_short_bins_replayed(monkeypatch):
     rk, rv = ref_segmented(keys, torch.arange(n, dtype=torch.int64) * 7, offs2.cpu(), False)
     assert_equal(k.cpu(), rk)
     assert_equal(v.cpu(), rv)
-    assert len(replays) == 3, replays
+    assert len(replays) == 3
 
 
 def test_fakes_check_arguments_as_the_ops():
