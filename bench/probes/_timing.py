@@ -3,7 +3,8 @@
 * :func:`bench_ms` — ``triton.testing.do_bench`` median in ms, L2 flushed, as ``python -m bench``;
 * :func:`gpu_us` — GPU time per call in us from ``torch.profiler`` (no host time; ``match``: only the
   kernels whose name contains it);
-* :func:`kernel_breakdown` — ``(name, us per call, launches per call)`` of every kernel of a call.
+* :func:`kernel_breakdown` — ``(name, us per call, launches per call)`` of every kernel of a call;
+* :func:`host_ms` — host time per call in ms, calls queued back to back.
 """
 import torch
 import triton.testing
@@ -26,6 +27,21 @@ def kernel_breakdown(fn, reps: int = 5):
 
 def gpu_us(fn, reps: int = 5, match: str | None = None) -> float:
     return sum(us for name, us, _ in kernel_breakdown(fn, reps) if match is None or match in name)
+
+
+def host_ms(fn, calls: int = 20, warmup: int = 5) -> float:
+    """Host time per call in ms with ``calls`` calls queued back to back (after ``warmup`` and a
+    sync; the queue is drained afterwards)."""
+    import time
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    ms = (time.perf_counter() - t0) / calls * 1e3
+    torch.cuda.synchronize()
+    return ms
 
 
 def timing_line(fn, repeats: int = 3, reps: int = 5) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 CASES = (("float32", 512, 8192), ("float32", 1024, 16384), ("float32", 4096, 4608), ("float32", 300, 65536),
          ("int64", 16, 1 << 20), ("float32", 2048, 8192))
@@ -31,7 +30,7 @@ def ragged(tree: str) -> None:
     from tritoncub.device import segmented_sort as ss
     sys.path.insert(0, os.path.dirname(__file__))
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-    from _timing import gpu_us
+    from _timing import gpu_us, host_ms
     from bench.bench_segmented import _power_law_offsets
     assert os.path.abspath(tritoncub.__file__).startswith(os.path.abspath(tree)), tritoncub.__file__
     g = torch.Generator(device="cuda").manual_seed(0)
@@ -45,14 +44,7 @@ def ragged(tree: str) -> None:
         k = out[0] if isinstance(out, tuple) else out
         for a, b in zip(o[:-1:997], o[1::997]):   # (every 997th segment checked)
             assert torch.equal(k[a:b], torch.sort(keys[a:b], stable=True).values), (tree, name, a, b)
-        for _ in range(3):
-            fn()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(10):
-            fn()
-        host = (time.perf_counter() - t0) / 10 * 1e3
-        torch.cuda.synchronize()
+        host = host_ms(fn, calls=10, warmup=3)
         ms = [triton.testing.do_bench(fn, warmup=5, rep=60, return_mode="median") for _ in range(2)]
         print(f"{tree}: ragged {name}: do_bench {ms[0]:.4f} {ms[1]:.4f} ms, host {host:.4f} ms/call, "
               f"gpu {gpu_us(fn) / 1e3:.4f} ms", flush=True)
@@ -65,7 +57,7 @@ def one(tree: str) -> None:
 
     import tritoncub
     sys.path.insert(0, os.path.dirname(__file__))
-    from _timing import gpu_us
+    from _timing import gpu_us, host_ms
     assert os.path.abspath(tritoncub.__file__).startswith(os.path.abspath(tree)), tritoncub.__file__
     g = torch.Generator(device="cuda").manual_seed(0)
     for dtype, b, length in CASES:
@@ -77,14 +69,7 @@ def one(tree: str) -> None:
         v, i = fn()
         want_v, want_i = torch.sort(x, dim=-1, stable=True)
         assert torch.equal(v, want_v) and torch.equal(i, want_i), (tree, dtype, b, length)
-        for _ in range(5):
-            fn()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(20):
-            fn()
-        host = (time.perf_counter() - t0) / 20 * 1e3
-        torch.cuda.synchronize()
+        host = host_ms(fn)
         ms = triton.testing.do_bench(fn, warmup=10, rep=100, return_mode="median")
         tms = triton.testing.do_bench(lambda: torch.sort(x, dim=-1), warmup=10, rep=100, return_mode="median")
         print(f"{tree}: {dtype} {b}x{length}: do_bench {ms:.4f} ms, host {host:.4f} ms/call, gpu {gpu_us(fn) / 1e3:.4f} ms;"
