@@ -38,7 +38,7 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_jit_function, check_tensor
+from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_jit_function, check_tensor, maxnreg_kwargs
 from ..agent import lookback
 from ..agent.launch_chain import chain_kwargs, chain_link
 from ..block.reduce import combine_add, combine_max, combine_min
@@ -263,11 +263,12 @@ def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, block_agg_ptr, block_f
 _POLICY = policy.register(
     "reduce_by_key",
     space={"TILE": [256, 512, 1024, 2048, 4096, 8192], "COUNT_TILES": [1, 2, 4, 8, 16], "num_warps": [1, 2, 4, 8, 16],
-           "num_stages": [1, 2]},
-    fallback={"TILE": 2048, "COUNT_TILES": 2, "num_warps": 8, "num_stages": 1},
+           "num_stages": [1, 2], "MAXNREG": [0, 48, 56, 64]},
+    fallback={"TILE": 2048, "COUNT_TILES": 2, "num_warps": 8, "num_stages": 1, "MAXNREG": 0},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     doc="TILE items per program in pass 2; pass 1 (the select engine's bitmask count) runs on the same tiles, "
-        "COUNT_TILES of them per program.")
+        "COUNT_TILES of them per program. MAXNREG: pass 2's register cap per thread (0: none; NVIDIA only): "
+        "a sparse tile's work is a chain of dependent steps, so more resident tiles per SM pay.")
 
 _VALUE_DTYPES = ALL_NUMERIC_DTYPES
 
@@ -348,7 +349,7 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     launch(_rbk_kernel, (nt,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix, n,
            plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc], TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS,
            WORD_SUMS=WORD_SUMS and combine is combine_add, num_warps=pol.num_warps, num_stages=pol.num_stages,
-           **chain_kwargs(dev, True))
+           **maxnreg_kwargs(pol["MAXNREG"]), **chain_kwargs(dev, True))
     if nt > 1:
         if nb > 1:
             launch(_rbk_block_kernel, (nb,), partial, has_head, partial[nt:], has_head[nt:], nt, SEG_SCAN=seg,
