@@ -171,6 +171,36 @@ def test_diff_bad_input():
             ops.diff(torch.empty(4, 5), 1, 0, None, torch.empty(1, 6))
 
 
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 30])
+@pytest.mark.parametrize("dim,ends", [(-1, "none"), (0, "none"), (-1, "both"), (0, "prepend"), (1, "append")])
+def test_diff_autograd(n, dim, ends):
+    """Gradients of x, prepend and append equal torch's (n past the concatenated length included:
+    the forward stops at length 0)."""
+    x = torch.randn(4, 9, dtype=torch.float64)
+    side = list(x.shape)
+    side[dim] = 2
+    pre = torch.randn(side, dtype=torch.float64) if ends in ("prepend", "both") else None
+    app = torch.randn(side, dtype=torch.float64) if ends in ("append", "both") else None
+    ours = [t.to(DEVICE, copy=True).requires_grad_() if t is not None else None for t in (x, pre, app)]
+    ref = [t.clone().requires_grad_() if t is not None else None for t in (x, pre, app)]
+    out = ops.diff(ours[0], n, dim, ours[1], ours[2])
+    want = torch.diff(ref[0], n, dim, ref[1], ref[2])
+    assert out.shape == want.shape
+    g = torch.randn(want.shape, dtype=torch.float64)
+    out.backward(g.to(out.device))
+    want.backward(g)
+    for a, b in zip(ours, ref):
+        if a is not None:   # (n = 0: prepend and append unused, no gradient, as torch)
+            assert (a.grad is None) == (b.grad is None)
+            if b.grad is not None:
+                assert_equal(a.grad.cpu(), b.grad)
+    # an integer x with a float prepend: only the prepend gets a gradient
+    xi = torch.arange(6, device=DEVICE)
+    p = torch.tensor([0.5], device=DEVICE, dtype=torch.float64, requires_grad=True)
+    ops.diff(xi, 1, -1, p, None).sum().backward()
+    assert_equal(p.grad.cpu(), torch.tensor([-1.0], dtype=torch.float64))
+
+
 def test_opcheck():
     x = torch.randn(6, 20, device=DEVICE)
     torch.library.opcheck(ops.diff, (x, 1, -1, None, None))

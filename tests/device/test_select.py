@@ -142,6 +142,21 @@ def test_masked_select_broadcast_and_dtypes():
     assert_equal(ops.masked_select(xt, mt).cpu(), torch.masked_select(xt.cpu(), mt.cpu()))
 
 
+@pytest.mark.parametrize("x_shape,mask_shape", [((5, 1, 7), (3, 7)), ((3, 7), (3, 7)), ((7,), (4, 7)), ((), (5,))],
+                         ids=str)
+def test_masked_select_autograd(x_shape, mask_shape):
+    """Gradients flow back to the selected items of x (summed over the dimensions x was broadcast
+    along), as torch's."""
+    x = torch.randn(x_shape, device=DEVICE, dtype=torch.float64)
+    mask = torch.rand(mask_shape, device=DEVICE) > 0.4
+    xa, xb = x.clone().requires_grad_(), x.cpu().requires_grad_()
+    out = ops.masked_select(xa, mask)
+    g = torch.randn(out.shape, dtype=out.dtype)
+    out.backward(g.to(out.device))
+    torch.masked_select(xb, mask.cpu()).backward(g)
+    assert_equal(xa.grad.cpu(), xb.grad)
+
+
 @pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
 def test_masked_select_nonzero_complex(dtype):
     # torch takes complex tensors: the selected (real, imaginary) pairs; nonzero if either part is

@@ -227,7 +227,8 @@ def diff(x: torch.Tensor, n: int = 1, dim: int = -1, prepend: torch.Tensor | Non
     bool), after concatenating ``prepend``/``append`` along ``dim``; ``n = 0`` returns a copy of ``x``
     (prepend and append unused, as torch). Complex items: the real and imaginary parts are differenced
     apart (torch's result for finite items; an infinite or NaN part stays in its own part, where
-    torch's complex subtraction, ``a - b * (1+0j)``, makes the other part NaN as well)."""
+    torch's complex subtraction, ``a - b * (1+0j)``, makes the other part NaN as well). Autograd to
+    ``x``, ``prepend`` and ``append``."""
     return _diff_impl(x, n, dim, prepend, append)
 
 
@@ -244,3 +245,38 @@ def _(x, n=1, dim=-1, prepend=None, append=None):
     for t in parts:
         dtype = torch.promote_types(dtype, t.dtype)   # (the concatenation's type, as torch.cat)
     return x.new_empty(shape, dtype=dtype)
+
+
+def _diff_setup(ctx, inputs, output):
+    x, n, dim, prepend, append = inputs
+    ctx.n, ctx.dim = n, wrap_dim(dim, x.dim())
+    # (length along dim, dtype) of each concatenated part, in order: prepend, x, append
+    ctx.parts = [None if t is None else (t.shape[ctx.dim], t.dtype) for t in (prepend, x, append)]
+
+
+def _diff_backward(ctx, grad):
+    """The adjoint of each forward difference ``y = z[1:] - z[:-1]`` is ``[0, g] - [g, 0]`` along
+    ``dim``; applied as many times as the forward differenced (it stops at length 0), then split into
+    the gradients of ``prepend``, ``x`` and ``append``."""
+    d, n = ctx.dim, ctx.n
+    pre, xs, app = ctx.parts
+    if n == 0:   # (a copy of x; prepend and append unused)
+        return grad.to(xs[1]), None, None, None, None
+    g = grad
+    for _ in range(min(n, sum(p[0] for p in ctx.parts if p is not None))):
+        shape = list(g.shape)
+        shape[d] = 1
+        zero = g.new_zeros(shape)
+        g = torch.cat([zero, g], d) - torch.cat([g, zero], d)
+    grads, start = [], 0
+    for p, needed in zip(ctx.parts, (ctx.needs_input_grad[3], ctx.needs_input_grad[0], ctx.needs_input_grad[4])):
+        if p is not None:
+            grads.append(g.narrow(d, start, p[0]).to(p[1]) if needed else None)
+            start += p[0]
+        else:
+            grads.append(None)
+    g_pre, g_x, g_app = grads
+    return g_x, None, None, g_pre, g_app
+
+
+diff.register_autograd(_diff_backward, setup_context=_diff_setup)

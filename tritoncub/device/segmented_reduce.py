@@ -39,7 +39,10 @@ constexprs chosen by the bucket — CUB's small/medium/large segment agents):
 
 The bucket comes from the row length (rows) or from the *mean* segment length ``numel / segments``
 (offsets), so no host synchronisation is needed; skewed lengths still give correct results.
-Deterministic: each segment's reduction order depends only on its length and the policy.
+Deterministic: each segment's reduction order depends only on its length, the policy and, for
+vectorised loads, where the segment starts within a vector window (``start % VEC``; ``VEC`` comes
+from the input's alignment): the same input gives bitwise the same result run to run, but two equal
+segments at different offsets may differ in the last bits of a float sum.
 
 Offsets are the caller's contract (monotone is not needed, but ``0 <= begin``, ``end <= numel``;
 ``end < begin`` counts as empty): ``validate=True`` (or ``TRITONCUB_DEBUG=1``) checks them, at

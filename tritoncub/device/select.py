@@ -1322,7 +1322,8 @@ def _check_broadcast(x: torch.Tensor, mask: torch.Tensor) -> None:
 @custom_op("tritoncub::masked_select", mutates_args=(), cudagraph_unsafe=True)
 def masked_select(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """torch.masked_select: the items of ``x`` where the (broadcast) bool ``mask`` is True, as a 1-D
-    tensor in row-major order. One host sync (the count)."""
+    tensor in row-major order. One host sync (the count). Autograd: the gradient goes back to the
+    selected items (summed where ``x`` was broadcast)."""
     return _masked_select_impl(x, mask)
 
 
@@ -1337,6 +1338,24 @@ def _(x, mask):
     ctx = torch.library.get_ctx()
     k = ctx.new_dynamic_size()
     return x.new_empty((k,))
+
+
+def _masked_select_setup(ctx, inputs, output):
+    x, mask = inputs
+    ctx.x_shape = x.shape
+    ctx.save_for_backward(mask)
+
+
+def _masked_select_backward(ctx, grad):
+    """The selected items' gradients back at their places of the broadcast input (zeros elsewhere),
+    summed over the dimensions along which ``x`` was broadcast."""
+    (mask,) = ctx.saved_tensors
+    shape = torch.broadcast_shapes(ctx.x_shape, mask.shape)
+    g = grad.new_zeros(shape).masked_scatter(mask.expand(shape), grad)
+    return g.sum_to_size(ctx.x_shape), None
+
+
+masked_select.register_autograd(_masked_select_backward, setup_context=_masked_select_setup)
 
 
 def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
