@@ -6,7 +6,7 @@ and GPU time per call, the tuned config first.
 
 ``--quick``: the tuned config and TILE 4096 / COUNT_TILES 2 / 8 warps only; unique_consecutive also
 with counts (run lengths). ``--around-tuned``: a few tiles, warps, register caps and groups over the
-tuned config.
+tuned config. ``--caps``: the scatter's register cap (``SCATTER_MAXNREG``) over the tuned config.
 """
 import contextlib
 import sys
@@ -40,6 +40,10 @@ if "--around-tuned" in sys.argv:
                 {"TILE": 1024, "COUNT_TILES": 4, "num_warps": 2}, {"SCATTER_MAXNREG": 80},
                 {"SCATTER_TILES": 16, "SPARSE_SCATTER_TILES": 16}, {"SCATTER_TILES": 4, "SPARSE_SCATTER_TILES": 4},
                 {"TILE": 1024, "COUNT_TILES": 4, "SCATTER_TILES": 16, "SPARSE_SCATTER_TILES": 16}]
+if "--caps" in sys.argv:   # the scatter's register cap over the tuned config
+    _pol = policy.select("select", runs[0].device, "heads")
+    BASE = {**_pol.values, "num_warps": _pol.num_warps, "num_stages": _pol.num_stages}
+    VARIANTS = [None] + [{"SCATTER_MAXNREG": c} for c in (0, 96, 80, 64, 56, 48)]
 for v in VARIANTS:
     cfg = None if v is None else {**BASE, **v}
     with policy.override("select", cfg, bucket="heads") if cfg else contextlib.nullcontext():
