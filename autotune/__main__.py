@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
-import math
 import os
 import sys
 import warnings
@@ -82,11 +81,13 @@ def dry_run(ops, no_spec, specs, quick, target, out_dir, device) -> int:
     for op in ops:
         p = policy.op_policy(op)
         spec = specs[op]
-        configs = p.enumerate()
-        raw = math.prod(len(v) for v in p.space.values()) if p.space else 1
-        total += len(configs)
+        raw = p.raw_size()
+        n_valid = p.estimate_size()
+        listed = raw <= p.ENUMERATE_LIMIT
+        total += n_valid
         print(f"\n{op}  (spec from {spec.source})")
-        print(f"  space: {len(configs)} valid configs of {raw}: "
+        print(f"  space: {'' if listed else '~'}{n_valid} valid configs of {raw}"
+              + ("" if listed else " (estimated from random draws; searched by sampling, not listed)") + ": "
               + "; ".join(f"{k} in {v}" for k, v in p.space.items()))
         print(f"  fallback: {p.fallback}")
         for b, probs in spec.problem_set(quick).items():

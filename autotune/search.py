@@ -11,7 +11,8 @@ Order of a bucket's search (:class:`Search`):
    with like);
 2. then, alternately, a *neighbour* of the best config so far (one value of one parameter changed:
    a local search) and a config drawn at random from the rest of the space (exploration), until the
-   space is exhausted or the time share of the bucket runs out.
+   space is exhausted or the time share of the bucket runs out. Spaces too large to list are
+   sampled, not enumerated (see :class:`Search`).
 
 A config's score over a bucket's problems is the geometric mean of its time relative to the
 fallback's on each problem (:func:`score`); lower is better, the fallback scores 1.0.
@@ -46,29 +47,49 @@ def hamming(a: dict, b: dict, keys: Iterable[str]) -> int:
 
 
 class Search:
-    """Yields the configs of one (op, bucket) in the order described in the module docstring."""
+    """Yields the configs of one (op, bucket) in the order described in the module docstring.
 
-    def __init__(self, space_configs: list[dict], priority: list[dict], keys: Iterable[str], seed: int = 0):
+    ``space`` is either a list of configs (searched exhaustively: each is handed out once) or an op's
+    :class:`tritoncub.policy.OpPolicy`, whose configs are merged over ``base`` (the bucket's
+    fallback). A space small enough to list is listed; a larger one (radix sort's has ~10^8
+    combinations) is never listed: random configs are drawn from it (``OpPolicy.draw``) and the
+    neighbours of the best are built from it (``OpPolicy.neighbours``), so its size only matters to
+    the progress display (``len``, an estimate)."""
+
+    def __init__(self, space, priority: list[dict], keys: Iterable[str], seed: int = 0,
+                 base: dict | None = None):
         self.keys = list(keys)
+        rng = random.Random(seed)
         self.all: dict[str, dict] = {}
-        for c in list(priority) + list(space_configs):
-            self.all.setdefault(config_key(c), c)
         self.priority = []
         for c in priority:
             k = config_key(c)
+            self.all.setdefault(k, c)
             if k not in self.priority:
                 self.priority.append(k)
-        rest = [k for k in self.all if k not in self.priority]
-        random.Random(seed).shuffle(rest)
-        self.random_order = rest
+        listed = space if isinstance(space, list) else (
+            space.enumerate(base) if space.raw_size() <= space.ENUMERATE_LIMIT else None)
+        if listed is not None:
+            for c in listed:
+                self.all.setdefault(config_key(c), c)
+            rest = [k for k in self.all if k not in self.priority]
+            rng.shuffle(rest)
+            self._stream = iter([self.all[k] for k in rest])
+            self._listed = list(self.all.values())
+            self.size = len(self.all)
+        else:
+            self._stream = space.draw(rng, base)
+            self._listed = None
+            self._policy = space
+            self.size = max(space.estimate_size(seed=seed), len(self.all))
         self.done: set[str] = set()
         self._flip = False
 
     def __len__(self) -> int:
-        return len(self.all)
+        return self.size
 
     def remaining(self) -> int:
-        return len(self.all) - len(self.done)
+        return max(0, self.size - len(self.done))
 
     def next(self, best: dict | None) -> dict | None:
         """The next config to time given the best so far (``None``: nothing left)."""
@@ -79,14 +100,16 @@ class Search:
         if self._flip and best is not None:
             nb = self._neighbour(best)
             if nb is not None:
-                return self._take(nb)
-        for k in self.random_order:
+                return nb
+        for c in self._stream:
+            k = config_key(c)
             if k not in self.done:
+                self.all.setdefault(k, c)
                 return self._take(k)
         if best is not None:  # random pool empty: finish the neighbourhood
             nb = self._neighbour(best)
             if nb is not None:
-                return self._take(nb)
+                return nb
         for k in self.all:
             if k not in self.done:
                 return self._take(k)
@@ -99,8 +122,14 @@ class Search:
         self.done.add(k)
         return self.all[k]
 
-    def _neighbour(self, best: dict) -> str | None:
-        for k, c in self.all.items():
-            if k not in self.done and hamming(c, best, self.keys) == 1:
-                return k
+    def _neighbour(self, best: dict) -> dict | None:
+        if self._listed is not None:
+            cands = (c for c in self._listed if hamming(c, best, self.keys) == 1)
+        else:
+            cands = iter(self._policy.neighbours(best))
+        for c in cands:
+            k = config_key(c)
+            if k not in self.done:
+                self.all.setdefault(k, c)
+                return self._take(k)
         return None

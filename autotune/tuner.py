@@ -259,20 +259,10 @@ class Tuner:
         return results
 
     # ------------------------------------------------------------------------------------------
-    def _space(self, op: str, bucket: str) -> tuple[list[dict], list[str], dict]:
+    def _space(self, op: str, bucket: str):
+        """(the op's policy, whose configs the search lists or draws, its keys, the bucket's fallback)."""
         p = policy.op_policy(op)
-        fallback = p.fallback_for(bucket)
-        keys = list(p.space)
-        seen, configs = set(), []
-        for c in p.enumerate():
-            full = {**fallback, **{k: c[k] for k in keys}}
-            if p.valid is not None and not p.valid(full):
-                continue
-            k = config_key(full)
-            if k not in seen:
-                seen.add(k)
-                configs.append(full)
-        return configs, keys, fallback
+        return p, list(p.space), p.fallback_for(bucket)
 
     def _complete(self, op: str, bucket: str, cfg: dict | None) -> dict | None:
         """``cfg`` merged over the fallback, or None when it has unknown keys or is not valid."""
@@ -331,7 +321,7 @@ class Tuner:
             self.log(f"{op}[{bucket}]: finished in an earlier run (resume), reusing its result")
             r = BucketResult(op, bucket, prev_result.get("winner"), prev_result.get("winner_score") or math.inf,
                              prev_result.get("fallback", fallback), prev_result.get("problems", []),
-                             prev_result.get("configs_timed", 0), prev_result.get("space", len(space)),
+                             prev_result.get("configs_timed", 0), prev_result.get("space", 0),
                              prev_result.get("candidates", []), prev_result.get("previous"),
                              math.inf if prev_result.get("previous_failed") else prev_result.get("previous_score"),
                              prev_result.get("rejected", []),
@@ -340,7 +330,7 @@ class Tuner:
                 r.winner_score = math.inf
             return r
         priority, prev, prev_stale = self.priority_configs(op, bucket, fallback)
-        search = Search(space, priority, keys, seed=self.seed)
+        search = Search(space, priority, keys, seed=self.seed, base=fallback)
         n_total = len(search)
         deadline = t_start + share_s
         inputs: dict[str, Any] = {}

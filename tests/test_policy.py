@@ -205,6 +205,56 @@ def test_candidates_file_shortlist_or_space(fake_op, policy_dir, monkeypatch):
     assert cands[0].config().kwargs == {"BLOCK": 256, "ITEMS": 2, "LOAD": "direct"}
 
 
+def test_large_space_is_drawn_not_listed(monkeypatch):
+    # 10^10 combinations, half of them valid: listing them would never finish
+    space = {f"K{i}": list(range(10)) for i in range(10)}
+    p = policy.register("policy_test_huge", space={**space, "num_warps": [4], "num_stages": [1]},
+                        fallback={**{k: 0 for k in space}, "num_warps": 4, "num_stages": 1},
+                        valid=lambda c: (c["K0"] + c["K1"]) % 2 == 0)
+    try:
+        assert p.raw_size() == 10 ** 10
+        with pytest.raises(ValueError, match="policy_test_huge.*10000000000 combinations"):
+            p.enumerate()
+        assert 0.4e10 < p.estimate_size() < 0.6e10
+        drawn = p.sample(300, seed=5)
+        assert len(drawn) == 300 and len({json.dumps(c, sort_keys=True) for c in drawn}) == 300
+        assert all(p.valid(c) for c in drawn) and p.sample(300, seed=5) == drawn
+        nbs = p.neighbours(p.fallback)
+        # K0 and K1 move by even steps only (4 values each), the other 8 keys to any of 9 values
+        assert len(nbs) == 4 + 4 + 8 * 9
+        assert all(sum(c[k] != p.fallback[k] for k in c) == 1 and p.valid(c) for c in nbs)
+        # runtime autotuning without a shortlist: the fallback and a fixed sample, not the space
+        _fake_device(monkeypatch, "sm_90")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cands = policy.candidates("policy_test_huge")
+        assert len(cands) == policy.CANDIDATE_SAMPLE and cands[0].values == {k: 0 for k in space}
+        assert len({json.dumps(c.as_dict(), sort_keys=True) for c in cands}) == len(cands)
+        assert all(p.valid(c.as_dict()) for c in cands)
+    finally:
+        policy._REGISTRY.pop("policy_test_huge", None)
+        policy.clear_cache()
+
+
+def test_small_space_draw_lists_every_valid_config_once(fake_op):
+    import random
+    drawn = list(fake_op.draw(random.Random(3)))
+    key = lambda c: json.dumps(c, sort_keys=True)  # noqa: E731
+    assert sorted(map(key, drawn)) == sorted(map(key, fake_op.enumerate()))
+    assert fake_op.estimate_size() == len(drawn)
+
+
+def test_registered_spaces_are_searchable():
+    # every op's space can be drawn from, and its fallback is a valid point of it
+    import tritoncub.device  # noqa: F401  (registers every op's policy)
+    for op, p in policy._REGISTRY.items():
+        fb = p.fallback
+        assert p.valid is None or p.valid(fb), op
+        got = p.sample(20, seed=1)
+        assert got and all(p.valid is None or p.valid(c) for c in got), op
+        assert all(set(c) == set(fb) | set(p.space) for c in got), op
+
+
 def test_policy_object():
     p = policy.Policy("x", {"A": 1}, num_warps=8, num_stages=3)
     assert p["A"] == 1 and p["num_warps"] == 8 and p.get("B", 5) == 5

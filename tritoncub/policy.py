@@ -22,7 +22,8 @@ Within a file, values are keyed by a *bucket* that the op computes from the prob
 ``"4B"`` for 4-byte items or ``"rows"``); a missing bucket uses the file's ``"default"``. Under the
 interpreter (no GPU to tune for) the fallback is always used. ``describe(op, device)`` says what
 was chosen and why. ``TRITONCUB_AUTOTUNE=1`` makes :func:`launch` run ``triton.autotune`` over the
-file's candidate list (or the whole space) instead of the fixed choice.
+file's candidate list (else the whole space where it is small, or the fallback and a fixed random
+sample of it where it is not) instead of the fixed choice.
 
 File format (written by ``python -m autotune``)::
 
@@ -38,7 +39,9 @@ import contextlib
 import functools
 import itertools
 import json
+import math
 import os
+import random
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -108,16 +111,87 @@ class OpPolicy:
     doc: str = ""
     bucket_fallbacks: dict[str, dict] = field(default_factory=dict)
 
-    def enumerate(self) -> list[dict]:
-        """Every valid combination of the space (the autotune search space)."""
+    #: spaces of more raw combinations than this are drawn from at random (:meth:`draw`), never listed
+    ENUMERATE_LIMIT = 100_000
+
+    def raw_size(self) -> int:
+        """The number of combinations of the space's values, before ``valid`` prunes them."""
+        return math.prod(len(v) for v in self.space.values())
+
+    def enumerate(self, base: dict | None = None) -> list[dict]:
+        """Every valid combination of the space, each merged over ``base`` (default: the fallback).
+
+        Only for spaces of at most :attr:`ENUMERATE_LIMIT` raw combinations (a ValueError names the
+        size otherwise): larger ones are searched through :meth:`draw` and :meth:`neighbours`."""
+        raw = self.raw_size()
+        if raw > self.ENUMERATE_LIMIT:
+            raise ValueError(f"policy {self.op!r}: its space has {raw} combinations, more than "
+                             f"{self.ENUMERATE_LIMIT} to list; draw configs from it with draw()/sample()")
+        base = self.fallback if base is None else base
         names = list(self.space)
         out = []
         for combo in itertools.product(*(self.space[n] for n in names)):
-            cfg = dict(zip(names, combo))
-            full = {**self.fallback, **cfg}
+            full = {**base, **dict(zip(names, combo))}
             if self.valid is None or self.valid(full):
                 out.append(full)
         return out
+
+    def draw(self, rng: random.Random, base: dict | None = None, max_misses: int = 20_000):
+        """Distinct valid configs of the space in random order (a generator), merged over ``base``.
+
+        A small space is listed and shuffled, so the generator ends after every valid config. A large
+        one is sampled uniformly over the raw combinations, dropping invalid ones and repeats; the
+        generator ends after ``max_misses`` draws in a row found nothing new (a space whose valid part
+        is tiny or already drawn)."""
+        if self.raw_size() <= self.ENUMERATE_LIMIT:
+            configs = self.enumerate(base)
+            rng.shuffle(configs)
+            yield from configs
+            return
+        base = self.fallback if base is None else base
+        names = list(self.space)
+        seen: set = set()
+        misses = 0
+        while misses < max_misses:
+            combo = tuple(rng.choice(self.space[n]) for n in names)
+            full = {**base, **dict(zip(names, combo))}
+            if combo in seen or (self.valid is not None and not self.valid(full)):
+                misses += 1
+                continue
+            seen.add(combo)
+            misses = 0
+            yield full
+
+    def sample(self, k: int, seed: int = 0, base: dict | None = None) -> list[dict]:
+        """Up to ``k`` distinct valid configs drawn at random (:meth:`draw` with a seeded generator)."""
+        return list(itertools.islice(self.draw(random.Random(seed), base), k))
+
+    def neighbours(self, cfg: dict) -> list[dict]:
+        """The valid configs that differ from ``cfg`` in exactly one value of the space (the local
+        search's moves), in the order of the space's keys and values."""
+        out = []
+        for name, values in self.space.items():
+            for v in values:
+                if v == cfg.get(name):
+                    continue
+                nb = {**cfg, name: v}
+                if self.valid is None or self.valid(nb):
+                    out.append(nb)
+        return out
+
+    def estimate_size(self, draws: int = 4000, seed: int = 0) -> int:
+        """The number of valid configs: exact for a space :meth:`enumerate` lists, else estimated from
+        the fraction of ``draws`` random combinations that ``valid`` accepts."""
+        raw = self.raw_size()
+        if raw <= self.ENUMERATE_LIMIT:
+            return len(self.enumerate())
+        if self.valid is None:
+            return raw
+        rng = random.Random(seed)
+        names = list(self.space)
+        ok = sum(bool(self.valid({**self.fallback, **{n: rng.choice(self.space[n]) for n in names}}))
+                 for _ in range(draws))
+        return round(raw * ok / draws)
 
     def fallback_for(self, bucket: str) -> dict:
         return {**self.fallback, **self.bucket_fallbacks.get(bucket, {})}
@@ -385,8 +459,14 @@ def overridden(op: str, bucket: str = "default") -> bool:
     return (op, bucket) in _OVERRIDES or (op, None) in _OVERRIDES
 
 
+#: configs runtime autotuning tries for an op whose space is too large to list and that has no shortlist
+CANDIDATE_SAMPLE = 32
+
+
 def candidates(op: str, device=None, bucket: str = "default") -> list[Policy]:
-    """Configs for runtime autotuning: the file's shortlist if it has one, else the whole space."""
+    """Configs for runtime autotuning: the file's shortlist if it has one, else the whole space when
+    it is small (``OpPolicy.ENUMERATE_LIMIT``), else the bucket's fallback and
+    :data:`CANDIDATE_SAMPLE` - 1 configs drawn from the space with a fixed seed."""
     p = op_policy(op)
     found = find_policy_file(op, device)
     raw = None
@@ -394,7 +474,11 @@ def candidates(op: str, device=None, bucket: str = "default") -> list[Policy]:
         cands = found[1].get("candidates", {})
         raw = cands.get(bucket, cands.get("default"))
     if not raw:
-        raw = p.enumerate()
+        if p.raw_size() <= p.ENUMERATE_LIMIT:
+            raw = p.enumerate()
+        else:
+            fb = p.fallback_for(bucket)
+            raw = [fb] + [c for c in p.sample(CANDIDATE_SAMPLE, base=fb) if c != fb][: CANDIDATE_SAMPLE - 1]
     out = []
     for c in raw:
         vals = {**p.fallback_for(bucket), **c}

@@ -133,6 +133,15 @@ def test_cli_dry_run_lists_space(capsys, tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+def test_cli_dry_run_of_a_space_too_large_to_list(capsys):
+    # radix sort's space has ~10^8 combinations: the dry run estimates, it does not list them
+    assert main(["--dry-run", "--ops", "radix_sort"]) == 0
+    out = capsys.readouterr().out
+    raw = policy.op_policy("radix_sort").raw_size()
+    assert raw > policy.OpPolicy.ENUMERATE_LIMIT
+    assert "radix_sort" in out and "searched by sampling, not listed" in out and f" valid configs of {raw}" in out
+
+
 def test_cli_unknown_op_is_a_clear_error():
     with pytest.raises(SystemExit, match="no registered op matches 'nope'"):
         main(["--dry-run", "--ops", "nope"])

@@ -30,7 +30,7 @@ def _toy():
 
 toy = _toy()
 from autotune import policyfile  # noqa: E402
-from autotune.search import Search, config_key, score  # noqa: E402
+from autotune.search import Search, config_key, hamming, score  # noqa: E402
 from autotune.state import State  # noqa: E402
 from autotune.tuner import Tuner  # noqa: E402
 
@@ -91,6 +91,23 @@ def test_search_visits_a_neighbour_of_the_best_early():
     assert s.next(None) == fb
     nb = s.next(fb)                      # second pick alternates to the neighbourhood of the best
     assert sum(nb[k] != fb[k] for k in keys) == 1
+
+
+def test_search_samples_a_space_too_large_to_list():
+    space = {f"K{i}": list(range(10)) for i in range(10)}
+    p = policy.OpPolicy("search_test_huge", {**space, "num_warps": [1, 2], "num_stages": [1]},
+                        {**{k: 0 for k in space}, "num_warps": 1, "num_stages": 1},
+                        valid=lambda c: (c["K0"] + c["K1"]) % 2 == 0)
+    fb = p.fallback
+    other = {**fb, "K5": 7, "K6": 3}
+    s = Search(p, [fb, other], keys=list(p.space), seed=2, base=fb)
+    assert 0.4 * p.raw_size() < len(s) < 0.6 * p.raw_size()
+    got = [s.next(fb) for _ in range(60)]
+    assert got[0] == fb and got[1] == other
+    assert len({config_key(c) for c in got}) == len(got) and all(p.valid(c) for c in got)
+    # after the priority configs, picks alternate between a neighbour of the best and a random draw
+    assert all(hamming(c, fb, p.space) == 1 for c in got[2::2])
+    assert sum(hamming(c, fb, p.space) > 2 for c in got[3::2]) >= 25
 
 
 def test_score_geomean_and_failures():
