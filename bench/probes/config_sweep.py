@@ -12,7 +12,8 @@ only that op's process; the sweep restarts it past the failing config).
 
 ``--extra`` also forces each config on cases the specs do not cover (radix sort: sort with int64
 positions, int64 pairs, a bit range; segmented sort: values; top-k: smallest).
-Prints one line per config and a summary; writes every result to OUT.jsonl.
+Prints one line per config as the workers write them and a summary; writes every result to
+OUT.jsonl. Workers still compiling 20 s past ``--seconds`` are stopped.
 """
 from __future__ import annotations
 
@@ -82,7 +83,8 @@ _SUSPECTS = {"radix_sort": [
     for r in (_OLD_RANKING, {})]}
 
 
-def worker(op: str, per_op: int, seconds: float, skip: int, extra: bool, seed: int, quick: bool) -> None:
+def worker(op: str, part_file: str, per_op: int, seconds: float, skip: int, extra: bool, seed: int,
+           quick: bool) -> None:
     import torch
     from autotune import spec as specmod
     from autotune.spec import compare
@@ -146,7 +148,8 @@ def worker(op: str, per_op: int, seconds: float, skip: int, extra: bool, seed: i
                         if _fatal(e):
                             fatal = e
                             break
-            print("ROW " + json.dumps(row), flush=True)
+            with open(part_file, "a") as f:
+                f.write(json.dumps(row) + "\n")
             if fatal is not None:
                 print(f"FATAL {op} {b} {i}", flush=True)
                 sys.exit(3)
@@ -166,7 +169,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="the specs' tiny problems (a check of this script)")
     a = ap.parse_args()
     if a.worker:
-        worker(a.worker, a.per_op, a.seconds, a.skip, a.extra, a.seed, a.quick)
+        worker(a.worker, a.out, a.per_op, a.seconds, a.skip, a.extra, a.seed, a.quick)
         return
     import torch
     from autotune import spec as specmod
@@ -176,36 +179,53 @@ def main() -> None:
     t_end = time.time() + a.seconds
     pending = {op: 0 for op in ops}
     procs: dict = {}
-    rows = []
+    rows: list = []
 
     def start(op, skip):
-        args = [sys.executable, __file__, "-", "--worker", op, "--per-op", str(a.per_op), "--skip", str(skip),
+        args = [sys.executable, __file__, f"{a.out}.{op}.part", "--worker", op, "--per-op", str(a.per_op), "--skip", str(skip),
                 "--seconds", str(max(5.0, t_end - time.time())), "--seed", str(a.seed)] + (["--extra"] if a.extra else []) + (["--quick"] if a.quick else [])
-        procs[op] = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        procs[op] = subprocess.Popen(args, stdout=open(f"{a.out}.{op}.stdout", "w"), stderr=subprocess.STDOUT,
                                      env={**os.environ, "PYTHONWARNINGS": "ignore"})
 
     queue = list(ops)
+    seen_rows: dict = {op: 0 for op in ops}
+
+    def collect(op, final=False):
+        """Print the rows a worker has written so far (its part file); returns the next config index."""
+        part = f"{a.out}.{op}.part"
+        last = pending[op]
+        if not os.path.exists(part):
+            return last
+        lines = open(part).read().splitlines()
+        for line in lines[seen_rows[op]:]:
+            r = json.loads(line)
+            rows.append(r)
+            bad = [x for x in r["results"] if x[1] != "ok"]
+            print(f"{op}[{r['bucket']}] #{r['index']} {'ok' if not bad else bad} {json.dumps(r['config'], sort_keys=True)}",
+                  flush=True)
+        seen_rows[op] = len(lines)
+        return max([last] + [json.loads(x)["index"] + 1 for x in lines[-1:]])
+
     while queue or procs:
-        while queue and len(procs) < a.jobs:
+        while queue and len(procs) < a.jobs and time.time() < t_end:
             op = queue.pop(0)
             start(op, pending[op])
+        if not procs and time.time() >= t_end:
+            break
         for op, pr in list(procs.items()):
+            nxt = collect(op)
             if pr.poll() is None:
+                if time.time() > t_end + 20:       # a compile or a hang past the limit: stop it
+                    pr.kill()
+                    pr.wait()
+                    print(f"{op}: stopped at the time limit", flush=True)
+                    del procs[op]
                 continue
-            out = pr.stdout.read()
-            last = pending[op]
-            for line in out.splitlines():
-                if line.startswith("ROW "):
-                    r = json.loads(line[4:])
-                    rows.append(r)
-                    last = max(last, r["index"] + 1)
-                    bad = [x for x in r["results"] if x[1] != "ok"]
-                    cfg = {k: v for k, v in r["config"].items()}
-                    print(f"{op}[{r['bucket']}] #{r['index']} {'ok' if not bad else bad} {json.dumps(cfg, sort_keys=True)}",
-                          flush=True)
+            out = open(f"{a.out}.{op}.stdout").read()
+            nxt = collect(op)
             del procs[op]
             if pr.returncode == 3 and time.time() < t_end:
-                pending[op] = last
+                pending[op] = nxt
                 queue.append(op)
             elif pr.returncode not in (0, 3):
                 print(f"{op}: worker exited {pr.returncode}:\n{out[-3000:]}", flush=True)
@@ -213,6 +233,10 @@ def main() -> None:
     with open(a.out, "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
+    for op in ops:
+        for ext in ("part", "stdout"):
+            if os.path.exists(f"{a.out}.{op}.{ext}"):
+                os.remove(f"{a.out}.{op}.{ext}")
     n_bad = sum(any(x[1] != "ok" for x in r["results"]) for r in rows)
     print(f"# {len(rows)} configs checked, {n_bad} with a failure")
     for op in ops:
