@@ -1,0 +1,142 @@
+"""Every op family past 2^31 items (marked ``gpu``; skipped under the interpreter): one-byte inputs of
+``N = 2^31 + 2^20 + 7`` items, so item indices, tile offsets, counts and output positions need
+64 bits, compared with torch (or with exact counts where torch's own op would need tens of GiB).
+
+The items that matter sit past 2^31: a lone maximum, the selected items of a sparse mask, the top-k,
+the run boundaries. Skipped when the GPU has less than 40 GiB free."""
+import pytest
+import torch
+
+from helpers import DEVICE
+
+N = (1 << 31) + (1 << 20) + 7
+FAR = (1 << 31) + 12345                 # an index past 2^31
+
+
+@pytest.fixture(scope="module")
+def big():
+    if DEVICE == "cpu" or not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    free, _ = torch.cuda.mem_get_info()
+    if free < 40 * 2**30:
+        pytest.skip("needs 40 GiB of free GPU memory")
+    g = torch.Generator(device=DEVICE).manual_seed(7)
+    x = torch.randint(-100, 100, (N,), device=DEVICE, dtype=torch.int8, generator=g)
+    yield x
+    del x
+    torch.cuda.empty_cache()
+
+
+def _ops():
+    return torch.ops.tritoncub
+
+
+@pytest.mark.gpu
+def test_reductions_past_2_to_31(big):
+    x = big.clone()
+    x[FAR] = 127                         # the lone maximum, past 2^31
+    x[N - 1] = -128                      # the lone minimum, the last item
+    assert torch.equal(_ops().sum(x), x.sum())
+    assert torch.equal(_ops().amax(x), x.amax()) and torch.equal(_ops().amin(x), x.amin())
+    assert int(_ops().argmax(x)) == FAR and int(_ops().argmin(x)) == N - 1
+    # a bool sum counts in int64: exactly N
+    ones = torch.ones(N, device=DEVICE, dtype=torch.bool)
+    assert int(_ops().sum(ones)) == N
+
+
+@pytest.mark.gpu
+def test_segment_reduce_segment_longer_than_2_to_31(big):
+    # (float inputs only: max is exact; each segment's maximum placed past its 2^31-th item)
+    x = big.to(torch.float16)
+    x[FAR + 99] = 120.0
+    x[7] = 110.0
+    offsets = torch.tensor([0, 5, 6, FAR, N], device=DEVICE)
+    out = _ops().segment_reduce(x, offsets, "max")
+    ref = torch.stack([x[:5].amax(), x[5:6].amax(), x[6:FAR].amax(), x[FAR:].amax()])
+    assert torch.equal(out, ref) and float(out[3]) == 120.0 and float(out[2]) == 110.0
+
+
+@pytest.mark.gpu
+def test_select_past_2_to_31(big):
+    mask = torch.zeros(N, device=DEVICE, dtype=torch.bool)
+    picks = torch.tensor([3, (1 << 31) - 1, 1 << 31, FAR, N - 1], device=DEVICE)
+    mask[picks] = True
+    mask[(1 << 30)::(1 << 20)] = True    # and one item per 2^20 from 2^30 on
+    assert torch.equal(_ops().masked_select(big, mask), big[mask])
+    nz = _ops().nonzero(mask)
+    assert nz.dtype == torch.int64 and torch.equal(nz, torch.nonzero(mask))
+
+
+@pytest.mark.gpu
+def test_histogram_past_2_to_31(big):
+    counts = _ops().bincount(big.to(torch.uint8))
+    ref = torch.bincount(big.to(torch.uint8))
+    assert torch.equal(counts, ref) and int(counts.sum()) == N
+
+
+@pytest.mark.gpu
+def test_runs_past_2_to_31():
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    free, _ = torch.cuda.mem_get_info()
+    if free < 40 * 2**30:
+        pytest.skip("needs 40 GiB of free GPU memory")
+    # three runs, the middle one longer than 2^31 items; boundaries at 1000 and FAR
+    x = torch.zeros(N, device=DEVICE, dtype=torch.uint8)
+    x[1000:FAR] = 1
+    x[FAR:] = 2
+    vals, _, counts = _ops().unique_consecutive(x, False, True)
+    assert vals.tolist() == [0, 1, 2] and counts.tolist() == [1000, FAR - 1000, N - FAR]
+    d = _ops().diff(x)
+    assert d.numel() == N - 1
+    nz = torch.nonzero(d).flatten().tolist()
+    assert nz == [999, FAR - 1] and int(d[999]) == 1 and int(d[FAR - 1]) == 1
+
+
+@pytest.mark.gpu
+def test_topk_past_2_to_31(big):
+    x = big.clone()
+    top = torch.tensor([FAR, N - 1, 1 << 31, 17], device=DEVICE)
+    x[top] = 127
+    x[x == 127] = 126
+    x[top] = 127                         # exactly four maxima, three of them past 2^31
+    v, i = _ops().topk(x, 4)
+    assert v.tolist() == [127] * 4 and sorted(i.tolist()) == sorted(top.tolist())
+
+
+@pytest.mark.gpu
+def test_sort_keys_past_2_to_31(big):
+    out = _ops().sort_keys(big)
+    assert out.numel() == N
+    assert bool((out[1:] >= out[:-1]).all())
+    # same multiset: int8 -> uint8 with the sign bit flipped keeps the order
+    flip = lambda t: t.view(torch.uint8) ^ 0x80  # noqa: E731
+    assert torch.equal(torch.bincount(flip(out), minlength=256), torch.bincount(flip(big), minlength=256))
+
+
+@pytest.mark.gpu
+def test_unique_past_2_to_31(big):
+    # (torch.unique refuses inputs this long: the reference is the histogram of the byte values)
+    vals, _, counts = _ops().unique(big, True, False, True)
+    hist = torch.bincount(big.view(torch.uint8) ^ 0x80, minlength=256)
+    present = torch.nonzero(hist).flatten()
+    assert torch.equal(vals, (present - 128).to(torch.int8)) and torch.equal(counts, hist[present])
+    assert int(counts.sum()) == N
+
+
+@pytest.mark.gpu
+def test_sort_with_indices_past_2_to_31(big):
+    # int64 indices past 2^31 (~17 GB each); checked without torch.sort's own ~40 GB: the values
+    # are x at the indices, non-decreasing, and within each run of equal values the indices rise
+    # (stable); with the counts per value equal, the indices are then a permutation
+    torch.cuda.empty_cache()
+    free, _ = torch.cuda.mem_get_info()
+    if free < 60 * 2**30:
+        pytest.skip("needs 60 GiB of free GPU memory")
+    v, i = _ops().sort(big, -1, False, True)
+    assert i.dtype == torch.int64 and int(i.max()) == N - 1
+    assert torch.equal(big[i], v)
+    assert bool((v[1:] >= v[:-1]).all())
+    assert bool(((i[1:] > i[:-1]) | (v[1:] != v[:-1])).all())
+    flip = lambda t: t.view(torch.uint8) ^ 0x80  # noqa: E731
+    assert torch.equal(torch.bincount(flip(v), minlength=256), torch.bincount(flip(big), minlength=256))
