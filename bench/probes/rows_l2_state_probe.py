@@ -15,6 +15,12 @@ probe times one call after each of:
 Same kernels, same data; CUDA events around the one call, medians of ``REPS``.
 
     PYTHONPATH=. python bench/probes/rows_l2_state_probe.py
+
+Result (H100, ``bench/results/logs/rows_l2_state_probe-20261125b.log``): after the bench's flush ours
+10.85 us and torch's 13.4 (1.24x); after a clean flush 9.3 and 11.3 (1.20-1.22x); warm 6.66 and 7.14
+(1.07x). The write-backs cost both kernels ~1.6-2 us alike, so the bench's flush is not what keeps
+the ratio below the issue's 1.3x: a 16 MiB read has ~2.5 us of launch and ramp that no tiling
+removes (the floor probe's best plain kernels: 11.3 us under the bench's timing).
 """
 import statistics
 
