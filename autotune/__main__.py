@@ -77,17 +77,20 @@ def dry_run(ops, no_spec, specs, quick, target, out_dir, device) -> int:
     from .search import config_key
     print(f"target: {target}   output: {out_dir / target}/<op>.json")
     print(f"policy lookup order on this device: {', '.join(policy.lookup_order(device)) or 'interpreter (fallbacks)'}")
-    total = 0
+    total, estimated = 0, False
     for op in ops:
         p = policy.op_policy(op)
         spec = specs[op]
         raw = p.raw_size()
         n_valid = p.estimate_size()
         listed = raw <= p.ENUMERATE_LIMIT
+        exact = listed or p.valid is None
+        estimated = estimated or not exact
         total += n_valid
         print(f"\n{op}  (spec from {spec.source})")
-        print(f"  space: {'' if listed else '~'}{n_valid} valid configs of {raw}"
-              + ("" if listed else " (estimated from random draws; searched by sampling, not listed)") + ": "
+        print(f"  space: {'' if exact else '~'}{n_valid} valid configs of {raw}"
+              + ("" if exact else " (estimated from random draws)")
+              + ("" if listed else " (searched by sampling, not listed)") + ": "
               + "; ".join(f"{k} in {v}" for k, v in p.space.items()))
         print(f"  fallback: {p.fallback}")
         for b, probs in spec.problem_set(quick).items():
@@ -97,7 +100,7 @@ def dry_run(ops, no_spec, specs, quick, target, out_dir, device) -> int:
                   + ("" if config_key(fb) == config_key(p.fallback) else f"  (fallback {fb})"))
     for op in no_spec:
         print(f"\n{op}: registered policy but no TuneSpec -> not tuned")
-    print(f"\n{len(ops)} ops, {total} configs in their spaces (the search times as many as the budget allows)")
+    print(f"\n{len(ops)} ops, {'~' if estimated else ''}{total} configs in their spaces (the search times as many as the budget allows)")
     return 0
 
 

@@ -12,7 +12,7 @@ Order of a bucket's search (:class:`Search`):
 2. then, alternately, a *neighbour* of the best config so far (one value of one parameter changed:
    a local search) and a config drawn at random from the rest of the space (exploration), until the
    space is exhausted or the time share of the bucket runs out. Spaces too large to list are
-   sampled, not enumerated (see :class:`Search`).
+   sampled, not enumerated, and their search runs until the time share is spent (see :class:`Search`).
 
 A config's score over a bucket's problems is the geometric mean of its time relative to the
 fallback's on each problem (:func:`score`); lower is better, the fallback scores 1.0.
@@ -53,8 +53,10 @@ class Search:
     :class:`tritoncub.policy.OpPolicy`, whose configs are merged over ``base`` (the bucket's
     fallback). A space small enough to list is listed; a larger one (radix sort's has ~10^8
     combinations) is never listed: random configs are drawn from it (``OpPolicy.draw``) and the
-    neighbours of the best are built from it (``OpPolicy.neighbours``), so its size only matters to
-    the progress display (``len``, an estimate)."""
+    neighbours of the best are built from it (``OpPolicy.neighbours``). Its size (``len``) is then an
+    estimate (``OpPolicy.estimate_size``), shown by the progress line and written as the bucket's
+    ``space`` in the state file, the policy file's log and the summary; such a search ends when the
+    time share runs out (or the draws stop finding new configs), not when the space is used up."""
 
     def __init__(self, space, priority: list[dict], keys: Iterable[str], seed: int = 0,
                  base: dict | None = None):
@@ -67,7 +69,7 @@ class Search:
             self.all.setdefault(k, c)
             if k not in self.priority:
                 self.priority.append(k)
-        listed = space if isinstance(space, list) else (
+        listed = list(space) if isinstance(space, (list, tuple)) else (
             space.enumerate(base) if space.raw_size() <= space.ENUMERATE_LIMIT else None)
         if listed is not None:
             for c in listed:

@@ -544,12 +544,12 @@ def _r(x):
 
 
 def format_summary(results: dict[str, dict[str, BucketResult]]) -> str:
-    lines = [f"{'op[bucket]':<34} {'space':>6} {'timed':>6} {'rejected':>8} {'speed-up vs fallback':>21}  winner"]
+    lines = [f"{'op[bucket]':<34} {'space':>10} {'timed':>6} {'rejected':>8} {'speed-up vs fallback':>21}  winner"]
     for op, bres in results.items():
         for b, r in bres.items():
             sp = f"{1 / r.winner_score:.2f}x" if r.winner is not None and math.isfinite(r.winner_score) else "-"
             win = ", ".join(f"{k}={v}" for k, v in (r.winner or {}).items()) or "(none verified)"
-            lines.append(f"{op + '[' + b + ']':<34} {r.space:>6} {r.timed:>6} {len(r.rejected):>8} {sp:>21}  {win}")
+            lines.append(f"{op + '[' + b + ']':<34} {r.space:>10} {r.timed:>6} {len(r.rejected):>8} {sp:>21}  {win}")
             for p in r.problems:
                 lines.append(f"    {p['problem']:<40} fallback {_ms(p['fallback_ms'])}  tuned {_ms(p['tuned_ms'])}"
                              + (f"  ({p['tuned_gbs']} GB/s)" if p.get("tuned_gbs") else ""))

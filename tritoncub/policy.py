@@ -136,18 +136,22 @@ class OpPolicy:
                 out.append(full)
         return out
 
-    def draw(self, rng: random.Random, base: dict | None = None, max_misses: int = 20_000):
+    def draw(self, rng: random.Random, base: dict | None = None, max_misses: int | None = None):
         """Distinct valid configs of the space in random order (a generator), merged over ``base``.
 
         A small space is listed and shuffled, so the generator ends after every valid config. A large
         one is sampled uniformly over the raw combinations, dropping invalid ones and repeats; the
-        generator ends after ``max_misses`` draws in a row found nothing new (a space whose valid part
-        is tiny or already drawn)."""
+        generator ends after ``max_misses`` draws in a row found nothing new (default: 50 times the
+        draws a valid config takes on average, at least 20,000, at most 5,000,000; a space whose valid
+        part is that rare, or already drawn, ends there)."""
         if self.raw_size() <= self.ENUMERATE_LIMIT:
             configs = self.enumerate(base)
             rng.shuffle(configs)
             yield from configs
             return
+        if max_misses is None:
+            frac = self.estimate_size() / self.raw_size()
+            max_misses = 5_000_000 if frac == 0 else min(5_000_000, max(20_000, int(50 / frac)))
         base = self.fallback if base is None else base
         names = list(self.space)
         seen: set = set()
@@ -207,6 +211,11 @@ def register(op: str, *, space: dict[str, list], fallback: dict, valid: Callable
     for k in LAUNCH_KEYS:
         if k not in fallback:
             raise ValueError(f"policy {op!r}: fallback must set {k}")
+    for k, values in space.items():
+        if k not in fallback:
+            raise ValueError(f"policy {op!r}: fallback must set {k} (a key of the space)")
+        if len(set(map(repr, values))) != len(values) or not values:
+            raise ValueError(f"policy {op!r}: the space's values for {k} must be distinct and not empty")
     p = OpPolicy(op, dict(space), dict(fallback), valid, tuple(buckets), doc, dict(bucket_fallbacks or {}))
     if p.valid is not None:
         for b in p.buckets:
@@ -474,10 +483,10 @@ def candidates(op: str, device=None, bucket: str = "default") -> list[Policy]:
         cands = found[1].get("candidates", {})
         raw = cands.get(bucket, cands.get("default"))
     if not raw:
+        fb = p.fallback_for(bucket)
         if p.raw_size() <= p.ENUMERATE_LIMIT:
-            raw = p.enumerate()
+            raw = p.enumerate(fb)
         else:
-            fb = p.fallback_for(bucket)
             raw = [fb] + [c for c in p.sample(CANDIDATE_SAMPLE, base=fb) if c != fb][: CANDIDATE_SAMPLE - 1]
     out = []
     for c in raw:

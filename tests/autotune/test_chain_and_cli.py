@@ -137,9 +137,13 @@ def test_cli_dry_run_of_a_space_too_large_to_list(capsys):
     # radix sort's space has ~10^8 combinations: the dry run estimates, it does not list them
     assert main(["--dry-run", "--ops", "radix_sort"]) == 0
     out = capsys.readouterr().out
-    raw = policy.op_policy("radix_sort").raw_size()
+    p = policy.op_policy("radix_sort")
+    raw = p.raw_size()
     assert raw > policy.OpPolicy.ENUMERATE_LIMIT
     assert "radix_sort" in out and "searched by sampling, not listed" in out and f" valid configs of {raw}" in out
+    # the estimate agrees with an independent one (other draws) to within 10%
+    est = int(out.split(" valid configs of")[0].rsplit("~", 1)[1])
+    assert abs(est - p.estimate_size(draws=20000, seed=9)) < 0.1 * est
 
 
 def test_cli_unknown_op_is_a_clear_error():
