@@ -50,3 +50,15 @@ def timing_line(fn, repeats: int = 3, reps: int = 5) -> str:
     kb = kernel_breakdown(fn, reps=reps)
     top = ", ".join(f"{name[:24]} {us:.1f}" for name, us, _ in sorted(kb, key=lambda e: -e[1])[:4])
     return " ".join(f"{m:.4f}" for m in ms) + f" ms  gpu {sum(u for _, u, _ in kb):.1f} us: {top}"
+
+
+def interleaved_us(cases: dict, rounds: int = 3) -> dict:
+    """``{name: [us, ...]}``: :func:`bench_ms` of every case in turn, ``rounds`` times over (so drift
+    of the GPU's clocks or temperature spreads over all cases alike), printed one line per case."""
+    times = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, fn in cases.items():
+            times[name].append(bench_ms(fn) * 1e3)
+    for name, ts in times.items():
+        print(f"  {name:<44} {' '.join(f'{t:.1f}' for t in ts)} us", flush=True)
+    return times

@@ -22,7 +22,7 @@ import triton
 import triton.language as tl
 
 import tritoncub  # noqa: F401  (registers torch.ops.tritoncub)
-from _timing import bench_ms
+from _timing import interleaved_us
 
 
 @triton.jit
@@ -93,9 +93,4 @@ for name, fn in cases.items():
     if not (name.startswith("torch") or name.startswith("copy")):
         out.fill_(float("nan"))
         assert torch.equal(fn()[: n - 1], ref), name
-times = {name: [] for name in cases}
-for _ in range(3):
-    for name, fn in cases.items():
-        times[name].append(bench_ms(fn) * 1e3)
-for name, ts in times.items():
-    print(f"  {name:<44} {' '.join(f'{t:.1f}' for t in ts)} us", flush=True)
+interleaved_us(cases)

@@ -14,7 +14,7 @@ import triton
 
 import tritoncub  # noqa: F401
 from tritoncub.device import adjacent_difference as A
-from _timing import bench_ms
+from _timing import interleaved_us
 
 n = 1 << 26
 x = torch.randn(n, device="cuda")
@@ -42,9 +42,4 @@ print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
 for name, fn in cases.items():
     if name.startswith("rows") or name.startswith("ops"):
         assert torch.equal(fn()[: n - 1], ref), name
-times = {name: [] for name in cases}
-for _ in range(3):
-    for name, fn in cases.items():
-        times[name].append(bench_ms(fn) * 1e3)
-for name, ts in times.items():
-    print(f"  {name:<42} {' '.join(f'{t:.1f}' for t in ts)} us", flush=True)
+interleaved_us(cases)
