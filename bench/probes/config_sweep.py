@@ -83,8 +83,7 @@ _SUSPECTS = {"radix_sort": [
     for r in (_OLD_RANKING, {})]}
 
 
-def worker(op: str, part_file: str, per_op: int, seconds: float, skip: int, extra: bool, seed: int,
-           quick: bool) -> None:
+def worker(op: str, part_file: str, per_op: int, seconds: float, extra: bool, seed: int, quick: bool) -> None:
     import torch
     from autotune import spec as specmod
     from autotune.spec import compare
@@ -98,6 +97,14 @@ def worker(op: str, part_file: str, per_op: int, seconds: float, skip: int, extr
     buckets = resolve_buckets(sp, dev, quick=quick, log=lambda s: None)
     extras = _extras(op, quick) if extra else []
     t_end = time.time() + seconds
+    # a restart after a fatal device error: skip every config the part file already holds, and the
+    # one after the last of them (the config that was running when the process died)
+    skip: set = set()
+    if os.path.exists(part_file):
+        done = [json.loads(line) for line in open(part_file).read().splitlines()]
+        skip = {(r["bucket"], r["index"]) for r in done}
+        if done:
+            skip.add((done[-1]["bucket"], done[-1]["index"] + 1))
     cache: dict = {}
     for b, probs in buckets.items():
         fb = p.fallback_for(b)
@@ -105,7 +112,7 @@ def worker(op: str, part_file: str, per_op: int, seconds: float, skip: int, extr
         sus = [c for c in sus if p.valid is None or p.valid(c)]
         configs = [fb] + sus + [c for c in p.sample(per_op, seed=seed, base=fb) if c != fb]
         for i, cfg in enumerate(configs):
-            if i < skip or time.time() > t_end:
+            if (b, i) in skip or time.time() > t_end:
                 continue
             pol = policy.Policy(op, {k: v for k, v in cfg.items() if k not in policy.LAUNCH_KEYS},
                                 cfg["num_warps"], cfg["num_stages"], "sweep")
@@ -165,11 +172,10 @@ def main() -> None:
     ap.add_argument("--extra", action="store_true")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--worker", default="")
-    ap.add_argument("--skip", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="the specs' tiny problems (a check of this script)")
     a = ap.parse_args()
     if a.worker:
-        worker(a.worker, a.out, a.per_op, a.seconds, a.skip, a.extra, a.seed, a.quick)
+        worker(a.worker, a.out, a.per_op, a.seconds, a.extra, a.seed, a.quick)
         return
     import torch
     from autotune import spec as specmod
@@ -177,12 +183,11 @@ def main() -> None:
     name = torch.cuda.get_device_name() if torch.cuda.is_available() else "interpreter"
     print(f"# {name} torch {torch.__version__}; ops {ops}", flush=True)
     t_end = time.time() + a.seconds
-    pending = {op: 0 for op in ops}
     procs: dict = {}
     rows: list = []
 
-    def start(op, skip):
-        args = [sys.executable, __file__, f"{a.out}.{op}.part", "--worker", op, "--per-op", str(a.per_op), "--skip", str(skip),
+    def start(op):
+        args = [sys.executable, __file__, f"{a.out}.{op}.part", "--worker", op, "--per-op", str(a.per_op),
                 "--seconds", str(max(5.0, t_end - time.time())), "--seed", str(a.seed)] + (["--extra"] if a.extra else []) + (["--quick"] if a.quick else [])
         procs[op] = subprocess.Popen(args, stdout=open(f"{a.out}.{op}.stdout", "w"), stderr=subprocess.STDOUT,
                                      env={**os.environ, "PYTHONWARNINGS": "ignore"})
@@ -190,12 +195,11 @@ def main() -> None:
     queue = list(ops)
     seen_rows: dict = {op: 0 for op in ops}
 
-    def collect(op, final=False):
-        """Print the rows a worker has written so far (its part file); returns the next config index."""
+    def collect(op):
+        """Print the rows a worker has written so far (its part file)."""
         part = f"{a.out}.{op}.part"
-        last = pending[op]
         if not os.path.exists(part):
-            return last
+            return
         lines = open(part).read().splitlines()
         for line in lines[seen_rows[op]:]:
             r = json.loads(line)
@@ -204,16 +208,15 @@ def main() -> None:
             print(f"{op}[{r['bucket']}] #{r['index']} {'ok' if not bad else bad} {json.dumps(r['config'], sort_keys=True)}",
                   flush=True)
         seen_rows[op] = len(lines)
-        return max([last] + [json.loads(x)["index"] + 1 for x in lines[-1:]])
 
     while queue or procs:
         while queue and len(procs) < a.jobs and time.time() < t_end:
             op = queue.pop(0)
-            start(op, pending[op])
+            start(op)
         if not procs and time.time() >= t_end:
             break
         for op, pr in list(procs.items()):
-            nxt = collect(op)
+            collect(op)
             if pr.poll() is None:
                 if time.time() > t_end + 20:       # a compile or a hang past the limit: stop it
                     pr.kill()
@@ -222,10 +225,9 @@ def main() -> None:
                     del procs[op]
                 continue
             out = open(f"{a.out}.{op}.stdout").read()
-            nxt = collect(op)
+            collect(op)
             del procs[op]
             if pr.returncode == 3 and time.time() < t_end:
-                pending[op] = nxt
                 queue.append(op)
             elif pr.returncode not in (0, 3):
                 print(f"{op}: worker exited {pr.returncode}:\n{out[-3000:]}", flush=True)
