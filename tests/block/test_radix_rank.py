@@ -75,3 +75,25 @@ def test_keys_bit_window_partial_tile(desc):
     assert torch.equal(ranks[:n].cpu().long(), _ref_ranks(digit))
     cnt = torch.bincount(digit, minlength=16)
     assert torch.equal(prefix.cpu().long(), torch.cumsum(cnt, 0) - cnt)
+
+
+@pytest.mark.parametrize("radix_bits, slots, or_every", [(8, 8, 0), (8, 8, 4), (6, 16, 3), (5, 1, 1), (7, 4, 2)])
+def test_mixed_rank_asm_slots(radix_bits, slots, or_every):
+    # the warp ranking's PTX (run by the GPU tests of the block radix sort): slot i finds its peers
+    # through mask words exactly when or_every > 0 and i % or_every == 0, by radix_bits ballots
+    # otherwise, and every slot reads its counter, writes it back from one lane and yields $i
+    import re
+    from tritoncub.block.radix_rank import _mixed_rank_asm, _mixed_rank_constraints
+    ptx = _mixed_rank_asm(radix_bits, slots, or_every, 1024)
+    # each slot starts with the address of its counter word, operand $(slots + i)
+    starts = [(m.start(), int(m.group(1))) for m in re.finditer(r"shl\.b32 tt, \$(\d+), 2;", ptx)]
+    assert [k for _, k in starts] == [slots + i for i in range(slots)]
+    ends = [pos for pos, _ in starts[1:]] + [len(ptx)]
+    for i, ((begin, _), end) in enumerate(zip(starts, ends)):
+        part = ptx[begin:end]
+        by_or = or_every > 0 and i % or_every == 0
+        assert part.count("red.shared.or.b32") == int(by_or)
+        assert part.count("vote.sync.ballot.b32") == (0 if by_or else radix_bits)
+        assert part.count("ld.shared.u32 ol, [ad];") == 1 and part.count("@p st.shared.u32 [ad], tt;") == 1
+        assert f"add.u32 ${i}, ol, bl;" in part
+    assert _mixed_rank_constraints(slots).split(",") == ["=r"] * slots + ["r"] * slots

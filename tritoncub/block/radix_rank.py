@@ -16,7 +16,9 @@ Two implementations:
   (:func:`warp_ballot_rank`: the same from one ballot per digit bit, which the onesweep sort uses:
   ``match.any`` measured slow on the H100), and the lowest
   lane of every group of equal digits adds the group's size to the warp's counter for that digit in
-  shared memory (``atom.shared.add``) and broadcasts the old count (``shfl.sync``). Called slot by
+  shared memory (``atom.shared.add``) and broadcasts the old count (``shfl.sync``); the ballot form
+  does without both: every lane reads its counter and the group's lowest lane writes it back plus
+  the group's size (the counters are the warp's own, one writer per word and slot). Called slot by
   slot, it leaves in the counters the warp's digit histogram and returns each key's rank among the
   warp's keys of the same digit; the caller scans the ``[WARPS, RADIX]`` counters to finish the
   tile ranking. This is CUB's ``BlockRadixRankMatch`` scheme; measurements in
@@ -162,22 +164,82 @@ def _match_rank_asm(pack: int) -> str:
     return "\n".join(lines)
 
 
-def _ballot_rank_asm(bits: int, store: bool = False) -> str:
-    """The ranking of :data:`_MATCH_RANK_ASM` with the peer mask built from ballots instead of
-    ``match.any``: one ``vote.ballot`` per digit bit (bits ``0..bits-1`` of ``$1``; the words of one
-    warp must agree above them), each narrowing the lanes that agree with this one. More instructions
-    than one ``match.any``, but all of them full-rate (``match.any`` made the onesweep pass 1.5x slower
-    on the H100)."""
-    lines = ["{", ".reg .b32 pe, lt, bl, ct, ad, ol, ll, tt, b;", ".reg .pred p;", "mov.b32 pe, -1;"]
+@triton.constexpr_function
+def _peers_by_ballots(word, bits):
+    """PTX lines setting ``pe`` to the lanes whose ``word`` agrees with this lane's in bits
+    ``0..bits-1`` (the words of one warp must agree above them): one ``vote.ballot`` per bit, each
+    narrowing the mask. More instructions than one ``match.any``, but all of them full-rate
+    (``match.any`` made the onesweep pass 1.5x slower on the H100). Uses ``tt``, ``b``, ``p``."""
+    lines = ["mov.b32 pe, -1;"]
     for i in range(bits):
-        lines += [f"and.b32 tt, $1, {1 << i};", "setp.ne.u32 p, tt, 0;", "vote.sync.ballot.b32 b, p, -1;",
+        lines += [f"and.b32 tt, {word}, {1 << i};", "setp.ne.u32 p, tt, 0;", "vote.sync.ballot.b32 b, p, -1;",
                   "@!p not.b32 b, b;", "and.b32 pe, pe, b;"]
-    body = _MATCH_RANK_ASM.value.splitlines()
-    lines += body[body.index("mov.u32 lt, %lanemask_lt;"):-1]
+    return lines
+
+
+@triton.constexpr_function
+def _rank_from_peers(out):
+    """PTX lines ranking a key among its warp's keys of one counter word (address ``ad``), given its
+    peers ``pe`` in this slot: every lane reads the counter (one broadcast per distinct word), the
+    group's lowest lane writes it back plus the group's size, and ``out`` = counter + the peers in
+    lower lanes. The counters are the warp's own, so no atomics (and no broadcast of an atomic's old
+    value) are needed; the warp barrier orders the write before the next slot's reads. Needs ``lt``
+    (``%lanemask_lt``); uses ``bl``, ``ct``, ``ol``, ``tt``, ``p``."""
+    return ["and.b32 bl, pe, lt;", "popc.b32 bl, bl;", "popc.b32 ct, pe;", "setp.eq.u32 p, bl, 0;",
+            "ld.shared.u32 ol, [ad];", "add.u32 tt, ol, ct;", "@p st.shared.u32 [ad], tt;", "bar.warp.sync -1;",
+            f"add.u32 {out}, ol, bl;"]
+
+
+def _ballot_rank_asm(bits: int, store: bool = False) -> str:
+    """The ranking of :data:`_MATCH_RANK_ASM` with the peer mask built from ballots
+    (:func:`_peers_by_ballots` over bits ``0..bits-1`` of ``$1``) and the warp's counter read and
+    written back by the group's lowest lane instead of an atomic (:func:`_rank_from_peers`)."""
+    lines = ["{", ".reg .b32 pe, lt, bl, ct, ad, ol, tt, b;", ".reg .pred p;", "mov.u32 lt, %lanemask_lt;",
+             "mov.u32 ad, global_smem;", "shl.b32 tt, $1, 2;", "add.u32 ad, ad, tt;"]
+    lines += _peers_by_ballots("$1", bits) + _rank_from_peers("$0")
     if store:   # then write $2 at word $0 of global_smem
         lines += ["shl.b32 tt, $0, 2;", "mov.u32 ad, global_smem;", "add.u32 ad, ad, tt;", "st.shared.u32 [ad], $2;"]
     lines.append("}")
     return "\n".join(lines)
+
+
+@triton.constexpr_function
+def _mixed_rank_asm(radix_bits, slots, or_every, mask_offset):
+    """PTX ranking ``slots`` consecutive register slots in one block (slot after slot, in tile
+    order): slot ``i`` finds its peers by ballots (as :func:`_ballot_rank_asm`) unless
+    ``i % or_every == 0`` (``or_every`` > 0), where it finds them in shared memory instead (CUB's
+    ``WARP_MATCH_ATOMIC_OR``): every lane ORs its lane bit into the warp's mask word for its digit
+    (word ``$k + mask_offset``, ``$k`` the slot's counter word), reads it back after a warp barrier,
+    and the group's lowest lane resets it to zero after the counter update. The mask words must be
+    zero before the call (any lane of the warp may have zeroed them) and are zero again after it.
+
+    Ballots cost ALU instructions (8 votes and ~16 logic operations per 8-bit digit), the mask words
+    shared-memory traffic and latency; measured on the H100 every mix was slower than ballots alone
+    (``bench/probes/RADIX_RANK_NOTES.md``, round 12), so the policies keep ``or_every`` 0."""
+    lines = ["{", ".reg .b32 pe, lt, eq, bl, ct, ad, ma, ol, tt, b, base;", ".reg .pred p;",
+             "mov.u32 lt, %lanemask_lt;", "mov.u32 eq, %lanemask_eq;", "mov.u32 base, global_smem;"]
+    uses_or = or_every > 0
+    if uses_or:
+        lines.append("bar.warp.sync -1;")   # (other lanes' zeroing of the mask words, before any OR)
+    for i in range(slots):
+        word = f"${slots + i}"
+        by_or = uses_or and i % or_every == 0
+        lines += [f"shl.b32 tt, {word}, 2;", "add.u32 ad, base, tt;"]
+        if by_or:
+            lines += [f"add.s32 ma, ad, {4 * mask_offset};", "red.shared.or.b32 [ma], eq;", "bar.warp.sync -1;",
+                      "ld.shared.b32 pe, [ma];"]
+        else:
+            lines += _peers_by_ballots(word, radix_bits)
+        lines += _rank_from_peers(f"${i}")
+        if by_or:   # (after the counter's write-back, whose warp barrier ordered every lane's mask read)
+            lines += ["@p st.shared.b32 [ma], 0;", "bar.warp.sync -1;"]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+@triton.constexpr_function
+def _mixed_rank_constraints(slots):
+    return ",".join(["=r"] * slots + ["r"] * slots)
 
 
 _BALLOT_RANK_STORE_ASM8 = gl.constexpr(_ballot_rank_asm(8, store=True))
@@ -218,6 +280,17 @@ def warp_ballot_rank(word, RADIX_BITS: gl.constexpr):
         return gl.inline_asm_elementwise(_BALLOT_RANK_ASM6, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
     else:
         return gl.inline_asm_elementwise(_BALLOT_RANK_ASM5, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def warp_mixed_rank(word, RADIX_BITS: gl.constexpr, SLOTS: gl.constexpr, OR_EVERY: gl.constexpr,
+                    MASK_OFFSET: gl.constexpr):
+    """:func:`warp_ballot_rank` of a tile with ``SLOTS`` register slots per thread in one asm block
+    (:func:`_mixed_rank_asm`): every ``OR_EVERY``-th slot (0: none) finds its peers through the warp's
+    zeroed mask word ``word + MASK_OFFSET`` in ``global_smem`` instead of ballots."""
+    return gl.inline_asm_elementwise(_mixed_rank_asm(RADIX_BITS, SLOTS, OR_EVERY, MASK_OFFSET),
+                                     _mixed_rank_constraints(SLOTS), [word], dtype=gl.int32, is_pure=False,
+                                     pack=SLOTS)
 
 
 @gluon.jit

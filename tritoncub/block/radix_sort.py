@@ -34,7 +34,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
 from ..thread.radix_traits import extract_digit, to_ordered_bits
-from .radix_rank import block_radix_rank, smem_load_words, smem_store_words, warp_ballot_rank
+from .radix_rank import block_radix_rank, smem_load_words, smem_store_words, warp_ballot_rank, warp_mixed_rank
 
 
 @triton.jit
@@ -114,7 +114,7 @@ def _add(a, b):
 
 @gluon.jit
 def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr, RADIX_BITS: gl.constexpr,
-                          WARPS: gl.constexpr, WARP_ROWS: gl.constexpr = False):
+                          WARPS: gl.constexpr, WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0):
     """Stable ascending LSD radix sort of one warp-striped tile by its ``KEY_BITS`` low bits
     (``WARP_ROWS``: of each warp's part of the tile on its own -- CUB's WarpRadixSort, a row per warp).
 
@@ -136,8 +136,12 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     ``[rows, 2**RADIX_BITS]`` of at least ``2 * WARPS * 2**RADIX_BITS + 2 * TILE`` words: two sets of
     digit counters (a pass zeroes the other set, the next pass's, while it ranks into its own), then
     the exchange buffers of key bits and indices (``+ TILE`` only, when ``PACK_FROM`` <= 1: the index
-    buffer is never used). ``RADIX_BITS`` in 5..8 (checked). Calls ``gl.thread_barrier()``: the whole
-    block must call it; a caller that uses ``smem`` afterwards must call it first.
+    buffer is never used; :func:`block_radix_sort_smem_words` counts it all). ``OR_EVERY`` > 0: every
+    ``OR_EVERY``-th register slot finds its keys' peers through mask words in shared memory instead of
+    ballots (:func:`~tritoncub.block.radix_rank.warp_mixed_rank`: ballots load the ALU pipe, mask
+    words the shared-memory pipe); the mask words are the other counter set, zero while a pass ranks
+    (so no more shared memory). ``RADIX_BITS`` in 5..8 (checked). Calls ``gl.thread_barrier()``: the
+    whole block must call it; a caller that uses ``smem`` afterwards must call it first.
     """
     gl.static_assert((RADIX_BITS >= 5) & (RADIX_BITS <= 8), "block_radix_sort_smem: RADIX_BITS must be 5..8")
     RADIX: gl.constexpr = 1 << RADIX_BITS
@@ -154,6 +158,10 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     LW: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])   # a warp's own row
     warp_base = gl.arange(0, WARPS, layout=gl.SliceLayout(1, LW)) * (TILE // WARPS)
     col = local
+    # items past the valid ones take all-ones key bits: every digit of theirs is the largest a pass
+    # can see, and they come last in item order, so they stay after every valid key without a
+    # per-pass select (valid keys of all-ones bits keep their place before them: the sort is stable)
+    bits = gl.where(valid, bits, -1)
     if PACK_FROM == 0:
         bits = (bits << LOG_TILE) | local
     # counter sets: pass p counts in rows [(p % 2) * WARPS, + WARPS) of smem, one row per warp
@@ -161,7 +169,12 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     gl.thread_barrier()
     for p in gl.static_range(PASSES):
         counters = smem.slice((p % 2) * WARPS, WARPS, 0)
-        if (p > 0) & (p + 1 < PASSES):
+        if OR_EVERY > 0:
+            if p > 0:
+                # the other set: this pass's mask words (each warp zeroes its own row: the rank asm's
+                # warp barrier orders the stores before its ORs), then the next pass's counters
+                smem.slice(((p + 1) % 2) * WARPS, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LW))
+        elif (p > 0) & (p + 1 < PASSES):
             # zero the next pass's set: the previous pass read it last, before its exchange barrier;
             # this pass's barriers order these stores before the next pass's atomics
             smem.slice(((p + 1) % 2) * WARPS, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LC))
@@ -169,8 +182,12 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
             d = extract_digit(bits.to(gl.uint32, bitcast=True), p * RADIX_BITS, RADIX_BITS)
         else:
             d = extract_digit(bits.to(gl.uint32, bitcast=True), LOG_TILE + (p - PACK_FROM) * RADIX_BITS, RADIX_BITS)
-        word = ((p % 2) * WARPS + warp) * RADIX + gl.where(valid, d, RADIX - 1)
-        rank = warp_ballot_rank(word, RADIX_BITS)     # among the warp's keys; counts per warp left
+        word = ((p % 2) * WARPS + warp) * RADIX + d
+        if OR_EVERY > 0:
+            # (mask words in the other set: WARPS rows after this pass's, or before them)
+            rank = warp_mixed_rank(word, RADIX_BITS, TILE // (32 * WARPS), OR_EVERY, (1 - 2 * (p % 2)) * WARPS * RADIX)
+        else:
+            rank = warp_ballot_rank(word, RADIX_BITS)     # among the warp's keys; counts per warp left
         gl.thread_barrier()
         if WARP_ROWS:
             # each warp scans its own digits' counts (in its lanes), from its part's first position
@@ -205,3 +222,12 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
         # (no barrier here: the next pass ranks into the other counter set, and its first write to the
         # exchange buffers comes after two barriers)
     return bits & (TILE - 1)
+
+
+def block_radix_sort_smem_words(key_bits: int, radix_bits: int, warps: int, tile: int) -> int:
+    """Words of shared memory :func:`block_radix_sort_smem` uses for a tile of ``tile`` keys: two
+    counter sets, then one exchange buffer, or two while the key bits and the index do not fit one
+    word after the first pass."""
+    log_tile = tile.bit_length() - 1
+    pack_from = (key_bits + log_tile - 32 + radix_bits - 1) // radix_bits if key_bits + log_tile > 32 else 0
+    return 2 * warps * (1 << radix_bits) + (2 if pack_from > 1 else 1) * tile

@@ -91,7 +91,7 @@ from .._launch import direct_ok, launch, record_launches, relocatable, replay
 from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, capturing, cdiv, check_device, check_flag, check_tensor,
                       check_same_device, compile_only, inline_ptx_ok, interpreter_active, maxnreg_kwargs,
                       next_power_of_2, refuse_capture, smem_per_block)
-from ..block.radix_sort import block_radix_sort_smem
+from ..block.radix_sort import block_radix_sort_smem, block_radix_sort_smem_words
 from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
 
 # ----------------------------------------------------------------------------------------------
@@ -372,7 +372,7 @@ def _segment_block_radix_sort_kernel(
         HAS_VALS: gl.constexpr, WRITE_KEYS: gl.constexpr, WRITE_IDX: gl.constexpr,
         KEY_BITS: gl.constexpr, KEY_DTYPE: gl.constexpr, ASCENDING: gl.constexpr,
         RADIX_BITS: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
-        WARP_ROWS: gl.constexpr = False):
+        WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0):
     """One program sorts one segment of at most WARPS*ITEMS*32 keys of at most 32 bits in shared
     memory (``block_radix_sort_smem``), or with ``WARP_ROWS`` one segment of at most ITEMS*32 keys
     per warp (WARPS segments per program); arguments as :func:`_segment_tile_sort_kernel`'s."""
@@ -426,7 +426,7 @@ def _segment_block_radix_sort_kernel(
     valid = pos < length
     raw = gl.load(keys_ptr + begin + pos, mask=valid, other=0)
     bits = to_ordered_bits(raw.to(KEY_DTYPE, bitcast=True), not ASCENDING).to(gl.uint32).to(gl.int32, bitcast=True)
-    col = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS, WARP_ROWS)
+    col = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS, WARP_ROWS, OR_EVERY)
     if WARP_ROWS:
         col = col - warp * (32 * ITEMS)
     src = begin + col
@@ -565,11 +565,12 @@ policy.register(
            "MERGE_TILE": [1024, 2048, 4096], "LONG_PATH": ["radix", "merge"],
            "NETWORK": ["own", "tl"], "TILE_SPLIT": [1, 2, 4, 8], "TILE_SORT": ["bitonic", "radix"],
            "RADIX_MIN_BLOCK": [128, 256, 512], "RADIX_ITEMS": [4, 8, 16], "RADIX_BITS": [6, 7, 8],
-           "RADIX_MAXNREG": [0, 56, 64], "RADIX_WARP_MIN_BLOCK": [0, 32, 64, 128], "RADIX_WARP_ROWS": [2, 4, 8],
+           "RADIX_MAXNREG": [0, 56, 64], "RADIX_OR_EVERY": [0, 1, 2, 3, 4, 8],
+           "RADIX_WARP_MIN_BLOCK": [0, 32, 64, 128], "RADIX_WARP_ROWS": [2, 4, 8],
            "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "LONG_PATH": "radix", "NETWORK": "own",
               "TILE_SPLIT": 1, "DECODE_KEYS": 0, "MINMAX_DIMS": 0, "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8,
-              "RADIX_BITS": 8, "RADIX_MAXNREG": 0,
+              "RADIX_BITS": 8, "RADIX_MAXNREG": 0, "RADIX_OR_EVERY": 0,
               "RADIX_WARP_MIN_BLOCK": 0, "RADIX_WARP_ROWS": 4, "num_warps": 4, "num_stages": 1},
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
@@ -595,7 +596,8 @@ policy.register(
         "segments of keys of at most 32 bits whose BLOCK is at least RADIX_MIN_BLOCK sorted one per "
         "program by the shared-memory block radix sort (RADIX_ITEMS items per thread, so BLOCK / "
         "(32 * RADIX_ITEMS) warps, 1 to 16; RADIX_BITS per pass; RADIX_MAXNREG a register cap per "
-        "thread, 0 none; compiled NVIDIA kernels only); shorter segments whose BLOCK is at least "
+        "thread, 0 none; RADIX_OR_EVERY k > 0: every k-th register slot finds its keys' peers through "
+        "mask words in shared memory instead of ballots, 0 ballots only; compiled NVIDIA kernels only); shorter segments whose BLOCK is at least "
         "RADIX_WARP_MIN_BLOCK (0: none; BLOCK / 32 items per thread) one per warp, RADIX_WARP_ROWS warps "
         "per program; the rest by the in-register tile sort; 'bitonic': the tile sort for every segment.")
 
@@ -680,15 +682,15 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     radix_bits = pol["RADIX_BITS"]
     radix = 1 << radix_bits
     tile = warps * items * 32
-    packed = pack_mode(meta["KEY_BITS"], _log2(tile)) == 32   # (block_radix_sort_smem: one exchange buffer)
-    smem_rows = next_power_of_2(cdiv(2 * warps * radix + (1 if packed else 2) * tile, radix))
-    config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"], warp_rows)
+    smem_rows = next_power_of_2(cdiv(block_radix_sort_smem_words(meta["KEY_BITS"], radix_bits, warps, tile), radix))
+    config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"], warp_rows, pol["RADIX_OR_EVERY"])
     if smem_rows * radix * 4 + 1024 > smem_per_block(device) or config in _BLOCK_RADIX_FAILED:
         return False
     try:
         launch(_segment_block_radix_sort_kernel, (cdiv(num_segs, warps) if warp_rows else num_segs,), *args,
                **flags, ASCENDING=not descending, **meta, RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items,
-               SMEM_ROWS=smem_rows, WARP_ROWS=warp_rows, num_warps=warps, **maxnreg_kwargs(pol["RADIX_MAXNREG"]))
+               SMEM_ROWS=smem_rows, WARP_ROWS=warp_rows, OR_EVERY=pol["RADIX_OR_EVERY"], num_warps=warps,
+               **maxnreg_kwargs(pol["RADIX_MAXNREG"]))
     except (triton.CompilationError, OutOfResources, PTXASError) as e:
         if compile_only():
             raise      # (the compile-check mode is there to see it)
