@@ -107,3 +107,26 @@ def test_persistent_allocates_and_reraises():
     cache = {"a": t, "b": (t, t), "c": None}
     _utils.drop_persistent(cache)
     assert cache == {}
+
+
+_ops = torch.ops.tritoncub
+
+
+@pytest.mark.parametrize("call, python_class", [
+    (lambda x: _ops.topk(x, 20), ValueError),                                    # k past the row
+    (lambda x: _ops.sort(x.to(torch.complex64)), TypeError),                      # unsupported dtype
+    (lambda x: _ops.histc(x, 0, 0.0, 1.0), ValueError),                          # bins <= 0
+    (lambda x: _ops.bincount(torch.tensor([1, -1], device=x.device), None, 0), ValueError),  # negative
+    (lambda x: _ops.masked_select(x, torch.ones(3, dtype=torch.bool, device=x.device)), ValueError),
+    (lambda x: _ops.segment_reduce(x, torch.tensor([0, 7, 3], device=x.device), "sum"), ValueError),
+    (lambda x: _ops.amax(x.to(torch.complex64)), TypeError),
+    (lambda x: _ops.sort_keys(x, False, 0, 40), ValueError),                      # bit range past the key
+], ids=["topk_k", "sort_dtype", "histc_bins", "bincount_negative", "mask_shape", "offsets_decreasing",
+        "amax_complex", "end_bit"])
+def test_bad_input_is_also_a_runtime_error(call, python_class):
+    # torch raises RuntimeError for these mistakes: ours are ValueError / TypeError and RuntimeError
+    x = torch.randn(10, device=DEVICE)
+    with pytest.raises(python_class) as info:
+        call(x)
+    assert isinstance(info.value, RuntimeError), type(info.value)
+    assert type(info.value) in (_utils.InputValueError, _utils.InputTypeError)

@@ -5,6 +5,8 @@ Layers (CUB's): ``tritoncub.warp`` and ``tritoncub.block`` hold ``@triton.jit`` 
 device-wide ops as Python functions, each also registered as a torch operator
 (``torch.ops.tritoncub.*``) with a fake implementation so ``torch.compile`` can trace it.
 ``tritoncub.policy`` chooses per-GPU tuning (``tritoncub.policy.describe()`` says what and why).
+Bad arguments raise :class:`InputValueError` / :class:`InputTypeError`: ``ValueError`` / ``TypeError``
+that are also ``RuntimeError``, the class torch's ops raise for the same mistakes.
 """
 import importlib
 import pkgutil
@@ -20,4 +22,5 @@ for _mod in sorted(m.name for m in pkgutil.iter_modules(_device_pkg.__path__)):
     if not _mod.startswith("_"):
         importlib.import_module(f"{__name__}.device.{_mod}")
 
+from ._utils import InputTypeError, InputValueError  # noqa: E402,F401
 from .policy import describe  # noqa: E402,F401

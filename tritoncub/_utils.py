@@ -1,8 +1,9 @@
 """Shared launcher-side helpers: where a kernel may run, input validation, small integer maths.
 
 Everything here is plain Python run by the launchers before a kernel starts. Errors are raised as
-``TypeError`` (wrong dtype or type) or ``ValueError`` (wrong device, shape, range, aliasing) with a
-message that names the argument and what was expected, so bad input never reaches Triton.
+:class:`InputTypeError` (wrong dtype or type) or :class:`InputValueError` (wrong device, shape, range,
+aliasing) with a message that names the argument and what was expected, so bad input never reaches
+Triton.
 """
 from __future__ import annotations
 
@@ -12,6 +13,18 @@ import threading
 from typing import Iterable, Sequence
 
 import torch
+
+
+class InputValueError(ValueError, RuntimeError):
+    """A bad argument value (device, shape, range, aliasing) given to a tritoncub op. A ``ValueError``,
+    and a ``RuntimeError`` as well: torch raises ``RuntimeError`` for the same mistakes, so code
+    written against torch's ops (``except RuntimeError``) catches ours too."""
+
+
+class InputTypeError(TypeError, RuntimeError):
+    """A bad argument type or dtype given to a tritoncub op; a ``TypeError`` and, as torch's errors
+    for unsupported dtypes are, a ``RuntimeError``."""
+
 
 # dtype families, in torch's names. Triton has no uint16/uint32/uint64 *tensors* in torch before 2.3
 # and no arithmetic on them in many torch ops, but it loads and stores them fine.
@@ -113,15 +126,15 @@ def check_tensor(x, name: str, dtypes: Sequence[torch.dtype] | None = None, *, n
     the CPU while the interpreter is active. ``device``, when given, must match ``x.device``.
     """
     if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+        raise InputTypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if dtypes is not None and x.dtype not in dtypes:
-        raise TypeError(f"{name} has dtype {str(x.dtype).replace('torch.', '')}; supported dtypes are "
-                        f"{dtype_names(dtypes)}")
+        raise InputTypeError(f"{name} has dtype {str(x.dtype).replace('torch.', '')}; supported dtypes are "
+                             f"{dtype_names(dtypes)}")
     if ndim is not None and x.dim() != ndim:
-        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise InputValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(x.shape)}")
     check_device(x, name)
     if device is not None and x.device != torch.device(device):
-        raise ValueError(f"{name} is on {x.device} but the other inputs are on {device}")
+        raise InputValueError(f"{name} is on {x.device} but the other inputs are on {device}")
 
 
 def check_device(x: torch.Tensor, name: str = "input") -> None:
@@ -131,19 +144,19 @@ def check_device(x: torch.Tensor, name: str = "input") -> None:
     if x.device.type == "cpu":
         if interpreter_active() or compile_only():
             return
-        raise ValueError(
+        raise InputValueError(
             f"{name} is a CPU tensor, but tritoncub kernels need a GPU tensor; to run on the CPU "
             f"set TRITON_INTERPRET=1 before importing triton (slow, for testing only)")
     if x.device.type == "meta":
         return
-    raise ValueError(f"{name} is on device {x.device}, which Triton cannot target")
+    raise InputValueError(f"{name} is on device {x.device}, which Triton cannot target")
 
 
 def check_same_device(*named: tuple[str, torch.Tensor]) -> None:
     first_name, first = named[0]
     for name, t in named[1:]:
         if t.device != first.device:
-            raise ValueError(f"{name} is on {t.device} but {first_name} is on {first.device}")
+            raise InputValueError(f"{name} is on {t.device} but {first_name} is on {first.device}")
 
 
 def check_no_overlap(a: torch.Tensor, b: torch.Tensor, a_name: str, b_name: str) -> None:
@@ -161,7 +174,7 @@ def check_no_overlap(a: torch.Tensor, b: torch.Tensor, a_name: str, b_name: str)
     a0, a1 = span(a)
     b0, b1 = span(b)
     if a0 < b1 and b0 < a1:
-        raise ValueError(f"{a_name} and {b_name} overlap in memory; pass separate buffers")
+        raise InputValueError(f"{a_name} and {b_name} overlap in memory; pass separate buffers")
 
 
 def capturing(device: torch.device) -> bool:
@@ -282,7 +295,7 @@ def check_flag(value, name: str) -> None:
     """A flag argument (``descending``, ``largest``, ``stable``...) must be a bool (torch's rule: an int,
     None or a string is refused, not read as true or false)."""
     if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+        raise InputTypeError(f"{name} must be a bool, got {type(value).__name__}")
 
 
 def check_jit_function(fn, name: str, num_args: int | None = None, takes: str = "") -> None:
@@ -296,7 +309,7 @@ def check_jit_function(fn, name: str, num_args: int | None = None, takes: str = 
     except ImportError:  # pragma: no cover
         InterpretedFunction = JITFunction
     if not isinstance(fn, (JITFunction, InterpretedFunction)):
-        raise TypeError(f"{name} must be a @triton.jit function, got {type(fn).__name__}")
+        raise InputTypeError(f"{name} must be a @triton.jit function, got {type(fn).__name__}")
     if num_args is None:
         return
     import inspect
@@ -309,15 +322,15 @@ def check_jit_function(fn, name: str, num_args: int | None = None, takes: str = 
     varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
     if not required <= num_args <= (len(positional) if not varargs else num_args):
         got = f"{required}" if required == len(positional) or varargs else f"{required} to {len(positional)}"
-        raise TypeError(f"{name} must take {num_args} positional argument{'s' if num_args != 1 else ''}"
-                        f"{' (' + takes + ')' if takes else ''}; {getattr(fn, '__name__', name)} takes {got}")
+        raise InputTypeError(f"{name} must take {num_args} positional argument{'s' if num_args != 1 else ''}"
+                             f"{' (' + takes + ')' if takes else ''}; {getattr(fn, '__name__', name)} takes {got}")
 
 
 def wrap_dim(dim, ndim: int) -> int:
     """``dim`` made non-negative by torch's rule (``[-max(ndim, 1), max(ndim, 1))``; a 0-d tensor takes 0
     and -1), else torch's IndexError; a non-int ``dim`` is a TypeError."""
     if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        raise InputTypeError(f"dim must be an int, got {type(dim).__name__}")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

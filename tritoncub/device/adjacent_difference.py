@@ -19,8 +19,8 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, cdiv, check_jit_function, check_no_overlap, check_tensor,
-                      wrap_dim)
+from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, InputValueError, cdiv, check_jit_function, check_no_overlap,
+                      check_tensor, wrap_dim)
 
 _DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
 #: torch.diff also takes complex tensors (their real and imaginary parts differenced apart)
@@ -118,16 +118,16 @@ def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: b
         check_jit_function(op, "op", 2, "the item, then its neighbour")
     if in_place:
         if out is not None:
-            raise ValueError("pass either out or in_place=True, not both")
+            raise InputValueError("pass either out or in_place=True, not both")
         if not x.is_contiguous():
-            raise ValueError("in_place=True needs a contiguous x")
+            raise InputValueError("in_place=True needs a contiguous x")
         out = x
     elif out is None:
         out = torch.empty_like(x, memory_format=torch.contiguous_format)
     else:
         check_tensor(out, "out", (x.dtype,), device=x.device)
         if out.shape != x.shape or not out.is_contiguous():
-            raise ValueError(f"out must be contiguous with x's shape {tuple(x.shape)}")
+            raise InputValueError(f"out must be contiguous with x's shape {tuple(x.shape)}")
         check_no_overlap(x, out, "x", "out")
     xf = x if x.is_contiguous() else x.contiguous()
     n = xf.numel()
@@ -178,14 +178,14 @@ def _diff_once(x: torch.Tensor) -> torch.Tensor:
 def _diff_dim(x, n, dim, prepend=None, append=None) -> int:
     """The checks of ``diff``'s arguments (shared by the operator and its fake); returns ``dim`` >= 0."""
     if x.dim() == 0:
-        raise ValueError("diff expects input to be at least one-dimensional")
+        raise InputValueError("diff expects input to be at least one-dimensional")
     if n < 0:
-        raise ValueError(f"diff: order n must be non-negative but got {n}")
+        raise InputValueError(f"diff: order n must be non-negative but got {n}")
     d = wrap_dim(dim, x.dim())
     for t, nm in ((prepend, "prepend"), (append, "append")):
         if t is not None and (t.dim() != x.dim() or any(t.shape[i] != x.shape[i] for i in range(x.dim()) if i != d)):
-            raise ValueError(f"diff: {nm} of shape {tuple(t.shape)} does not match x of shape {tuple(x.shape)} "
-                             f"outside dim {d}")
+            raise InputValueError(f"diff: {nm} of shape {tuple(t.shape)} does not match x of shape {tuple(x.shape)} "
+                                  f"outside dim {d}")
     return d
 
 

@@ -56,9 +56,9 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, cdiv, check_tensor,
-                      device_constant, dtype_names, interpreter_active, next_power_of_2, num_sms, refuse_capture,
-                      smem_atomics_ok, smem_per_block)
+from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, cdiv,
+                      check_tensor, device_constant, dtype_names, interpreter_active, next_power_of_2, num_sms,
+                      refuse_capture, smem_atomics_ok, smem_per_block)
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
 from ..thread.trunc_div import fast_ok, trunc_div_rn
@@ -570,18 +570,18 @@ def _int_math(dtype: torch.dtype, ranges) -> int:
 
 def _check_levels_args(x, num_levels, lower, upper, name="num_levels"):
     if isinstance(num_levels, bool) or not isinstance(num_levels, int):
-        raise TypeError(f"{name} must be an int, got {type(num_levels).__name__}")
+        raise InputTypeError(f"{name} must be an int, got {type(num_levels).__name__}")
     if num_levels < 2:
-        raise ValueError(f"{name} must be >= 2 (bins = {name} - 1), got {num_levels}")
+        raise InputValueError(f"{name} must be >= 2 (bins = {name} - 1), got {num_levels}")
     if num_levels > 2 ** 31:
-        raise ValueError(f"{name} must be at most 2^31 (bin indices are int32), got {num_levels}")
+        raise InputValueError(f"{name} must be at most 2^31 (bin indices are int32), got {num_levels}")
     for v, nm in ((lower, "lower"), (upper, "upper")):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise TypeError(f"{nm} must be a Python int or float, got {type(v).__name__}")
+            raise InputTypeError(f"{nm} must be a Python int or float, got {type(v).__name__}")
         if isinstance(v, float) and not math.isfinite(v):
-            raise ValueError(f"{nm} must be finite, got {v}")
+            raise InputValueError(f"{nm} must be finite, got {v}")
     if not lower < upper:
-        raise ValueError(f"lower ({lower}) must be smaller than upper ({upper})")
+        raise InputValueError(f"lower ({lower}) must be smaller than upper ({upper})")
 
 
 def _flat(x: torch.Tensor) -> torch.Tensor:
@@ -605,7 +605,7 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
     _check_levels_args(x, num_levels, lower, upper)
     lower, upper = _integral_bound(lower, x.dtype), _integral_bound(upper, x.dtype)
     if counter_dtype not in (torch.int32, torch.int64):
-        raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
+        raise InputTypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
     bins = num_levels - 1
     hist = torch.zeros(bins, dtype=counter_dtype, device=x.device)
     _launch(_flat(x), hist, channels=[(lower, upper, bins, 0)], num_channels=1, num_active=1,
@@ -624,24 +624,24 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
     has a fractional float bound, which puts every channel in float64."""
     check_tensor(x, "x", _CHECK_DTYPES)
     if not (1 <= num_channels <= MAX_CHANNELS):
-        raise ValueError(f"num_channels must be in 1..{MAX_CHANNELS}, got {num_channels}")
+        raise InputValueError(f"num_channels must be in 1..{MAX_CHANNELS}, got {num_channels}")
     if not (1 <= num_active_channels <= num_channels):
-        raise ValueError(f"num_active_channels must be in 1..num_channels ({num_channels}), "
-                         f"got {num_active_channels}")
+        raise InputValueError(f"num_active_channels must be in 1..num_channels ({num_channels}), "
+                              f"got {num_active_channels}")
     for nm, v in (("num_channels", num_channels), ("num_active_channels", num_active_channels)):
         if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"{nm} must be an int, got {type(v).__name__}")
+            raise InputTypeError(f"{nm} must be an int, got {type(v).__name__}")
     for nm, seq in (("num_levels", num_levels), ("lower", lower), ("upper", upper)):
         if not isinstance(seq, (list, tuple)):
-            raise TypeError(f"{nm} must be a list or tuple with one entry per active channel, got "
-                            f"{type(seq).__name__}")
+            raise InputTypeError(f"{nm} must be a list or tuple with one entry per active channel, got "
+                                 f"{type(seq).__name__}")
         if len(seq) != num_active_channels:
-            raise ValueError(f"{nm} must have one entry per active channel ({num_active_channels}), "
-                             f"got {len(seq)}")
+            raise InputValueError(f"{nm} must have one entry per active channel ({num_active_channels}), "
+                                  f"got {len(seq)}")
     if x.numel() % num_channels:
-        raise ValueError(f"x has {x.numel()} items, not a multiple of num_channels={num_channels}")
+        raise InputValueError(f"x has {x.numel()} items, not a multiple of num_channels={num_channels}")
     if counter_dtype not in (torch.int32, torch.int64):
-        raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
+        raise InputTypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
     chans = []
     offset = 0
     for c in range(num_active_channels):
@@ -666,12 +666,12 @@ def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=torc
     check_tensor(x, "x", _CHECK_DTYPES)
     check_tensor(levels, "levels", _CHECK_DTYPES, ndim=1, device=x.device)
     if levels.numel() < 2:
-        raise ValueError(f"levels must hold at least 2 boundaries, got {levels.numel()}")
+        raise InputValueError(f"levels must hold at least 2 boundaries, got {levels.numel()}")
     if validate or os.environ.get("TRITONCUB_DEBUG", "0") not in ("", "0"):
         if not bool((levels[1:] >= levels[:-1]).all()):
-            raise ValueError("levels must be ascending (each boundary at least the one before it, no NaN)")
+            raise InputValueError("levels must be ascending (each boundary at least the one before it, no NaN)")
     if counter_dtype not in (torch.int32, torch.int64):
-        raise TypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
+        raise InputTypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
     int_math = not _is_float(x.dtype) and not _is_float(levels.dtype) and x.dtype != getattr(
         torch, "uint64", None)
     lv = levels.to(torch.int64 if int_math else torch.float64).contiguous()
@@ -697,36 +697,36 @@ def _histc_bound(v, name: str, dtype: torch.dtype):
     if isinstance(v, bool):
         v = int(v)
     if not isinstance(v, (int, float)):
-        raise TypeError(f"histc: {name} must be a real number, got {type(v).__name__}")
+        raise InputTypeError(f"histc: {name} must be a real number, got {type(v).__name__}")
     if dtype.is_floating_point:
         v = float(v)
         if dtype != torch.float64 and math.isfinite(v):
             v32 = float(np.float32(v)) if abs(v) <= float(np.finfo(np.float32).max) else math.inf
             if not math.isfinite(v32):
-                raise ValueError(f"histc: {name} ({v}) cannot be converted to float32 without overflow")
+                raise InputValueError(f"histc: {name} ({v}) cannot be converted to float32 without overflow")
             v = v32
         return v
     if isinstance(v, float):
         if not (math.isfinite(v) and -2.0 ** 63 <= v < 2.0 ** 63):
-            raise ValueError(f"histc: {name} ({v}) cannot be converted to int64 (the bounds of integer "
-                             f"samples are int64)")
+            raise InputValueError(f"histc: {name} ({v}) cannot be converted to int64 (the bounds of integer "
+                                  f"samples are int64)")
         return math.trunc(v)
     if not -2 ** 63 <= v < 2 ** 63:
-        raise ValueError(f"histc: {name} ({v}) cannot be converted to int64 (the bounds of integer "
-                         f"samples are int64)")
+        raise InputValueError(f"histc: {name} ({v}) cannot be converted to int64 (the bounds of integer "
+                              f"samples are int64)")
     return v
 
 
 def _check_histc_args(x, bins: int) -> None:
     """The checks of histc's arguments that need no data (the real op and its fake implementation)."""
     if bins <= 0:
-        raise ValueError(f"histc: bins must be > 0, got {bins}")
+        raise InputValueError(f"histc: bins must be > 0, got {bins}")
     if bins >= 2 ** 31:
-        raise ValueError(f"histc: bins must be below 2^31 (bin indices are int32), got {bins}")
+        raise InputValueError(f"histc: bins must be below 2^31 (bin indices are int32), got {bins}")
     if isinstance(x, torch.Tensor) and x.dtype in (torch.bool,) + UINT_DTYPES[1:]:
-        raise TypeError(f"histc: x has dtype {str(x.dtype).replace('torch.', '')}, which torch's CUDA "
-                        f"histc does not take either; supported dtypes are "
-                        f"{dtype_names(FLOAT_DTYPES + _HISTC_INT_DTYPES)}")
+        raise InputTypeError(f"histc: x has dtype {str(x.dtype).replace('torch.', '')}, which torch's CUDA "
+                             f"histc does not take either; supported dtypes are "
+                             f"{dtype_names(FLOAT_DTYPES + _HISTC_INT_DTYPES)}")
 
 
 def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
@@ -735,7 +735,7 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
     lo, hi = _histc_bound(lo, "min", x.dtype), _histc_bound(hi, "max", x.dtype)
     xf = _flat(x)
     if lo > hi:
-        raise ValueError(f"histc: max ({hi}) must be larger than min ({lo})")
+        raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     if lo == hi:
         if xf.numel():  # torch's rule: the data's own range (one host sync, as torch does)
             refuse_capture(x.device, "histc with min == max (the data's own range)", "pass the range")
@@ -745,19 +745,19 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
             else:
                 lo, hi = (int(v) for v in torch.stack([mn, mx]).long().tolist())
         if _is_float(x.dtype) and not (math.isfinite(lo) and math.isfinite(hi)):
-            raise ValueError(f"histc: range of [{lo}, {hi}] is not finite")
+            raise InputValueError(f"histc: range of [{lo}, {hi}] is not finite")
         if lo == hi:  # in the bound type, as torch (float32 for 16/32-bit floats)
             if x.dtype in (torch.float16, torch.bfloat16, torch.float32):
                 lo, hi = float(np.float32(lo) - np.float32(1)), float(np.float32(hi) + np.float32(1))
             else:
                 lo, hi = lo - 1, hi + 1
             if not (_is_float(x.dtype) or -2 ** 63 <= lo < hi < 2 ** 63):
-                raise ValueError(f"histc: the range [{lo}, {hi}] widened around the single value {lo + 1} "
-                                 f"overflows int64 (the bound type of torch's CUDA histc for integers)")
+                raise InputValueError(f"histc: the range [{lo}, {hi}] widened around the single value {lo + 1} "
+                                      f"overflows int64 (the bound type of torch's CUDA histc for integers)")
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise ValueError(f"histc: range of [{lo}, {hi}] is not finite")
+        raise InputValueError(f"histc: range of [{lo}, {hi}] is not finite")
     if not lo < hi:
-        raise ValueError(f"histc: max ({hi}) must be larger than min ({lo})")
+        raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     counts = torch.zeros(bins, dtype=torch.int64 if xf.numel() >= 2 ** 31 else torch.int32, device=x.device)
     _launch(xf, counts, channels=[(lo, hi, bins, 0)], num_channels=1, num_active=1,
             int_math=_int_math(x.dtype, [(lo, hi, bins)]), top_inclusive=True)
@@ -799,22 +799,22 @@ def histc(x: torch.Tensor, bins: int = 100, min: float = 0, max: float = 0) -> t
 def _(x, bins=100, min=0, max=0):
     _check_histc_args(x, bins)
     if x.dtype not in FLOAT_DTYPES + _HISTC_INT_DTYPES:
-        raise TypeError(f"histc: x has dtype {x.dtype}; supported dtypes are "
-                        f"{dtype_names(FLOAT_DTYPES + _HISTC_INT_DTYPES)}")
+        raise InputTypeError(f"histc: x has dtype {x.dtype}; supported dtypes are "
+                             f"{dtype_names(FLOAT_DTYPES + _HISTC_INT_DTYPES)}")
     lo, hi = _histc_bound(min, "min", x.dtype), _histc_bound(max, "max", x.dtype)
     if lo > hi:   # (as the op: the bounds are not data)
-        raise ValueError(f"histc: max ({hi}) must be larger than min ({lo})")
+        raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     return x.new_empty((bins,))
 
 
 def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int) -> torch.Tensor:
     check_tensor(x, "x", INT_DTYPES + (torch.uint8,), ndim=1)
     if minlength < 0:
-        raise ValueError(f"bincount: minlength must be non-negative, got {minlength}")
+        raise InputValueError(f"bincount: minlength must be non-negative, got {minlength}")
     if weights is not None:
         check_tensor(weights, "weights", ALL_NUMERIC_DTYPES + (torch.bool,), ndim=1, device=x.device)
         if weights.numel() != x.numel():
-            raise ValueError(f"bincount: weights has {weights.numel()} items but x has {x.numel()}")
+            raise InputValueError(f"bincount: weights has {weights.numel()} items but x has {x.numel()}")
     if weights is None:
         out_dtype = torch.int64
     else:  # torch's rule: float32 weights sum in float32, every other dtype in float64
@@ -826,7 +826,7 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
     mn, mx = torch.aminmax(x)
     mn_v, mx_v = (int(v) for v in torch.stack([mn.to(torch.int64), mx.to(torch.int64)]).tolist())
     if mn_v < 0:
-        raise ValueError("bincount only supports 1-d non-negative integral inputs (found a negative value)")
+        raise InputValueError("bincount only supports 1-d non-negative integral inputs (found a negative value)")
     size = max(minlength, mx_v + 1)
     if weights is None:
         hist = torch.zeros(size, dtype=torch.int64, device=x.device)
@@ -855,7 +855,7 @@ def bincount(x: torch.Tensor, weights: torch.Tensor | None = None, minlength: in
 def _(x, weights=None, minlength=0):
     check_tensor(x, "x", INT_DTYPES + (torch.uint8,), ndim=1)
     if minlength < 0:
-        raise ValueError(f"bincount: minlength must be non-negative, got {minlength}")
+        raise InputValueError(f"bincount: minlength must be non-negative, got {minlength}")
     ctx = torch.library.get_ctx()
     size = ctx.new_dynamic_size(min=minlength)
     if weights is None or x.numel() == 0:

@@ -19,7 +19,7 @@ import torch
 
 from .select import (SELECT_FLAGGED, SELECT_IF, SELECT_THREE_WAY, SELECTABLE_DTYPES, Plan, _check_flags,
                      _check_pred, flat_input)
-from .._utils import check_tensor
+from .._utils import InputValueError, check_tensor
 
 
 def flagged(x: torch.Tensor, flags: torch.Tensor, values: torch.Tensor | None = None):
@@ -61,7 +61,7 @@ def _scatter(plan: Plan, xf: torch.Tensor, values):
         return out, plan.num_selected
     check_tensor(values, "values", SELECTABLE_DTYPES, device=xf.device)
     if values.numel() != xf.numel():
-        raise ValueError(f"values has {values.numel()} items but x has {xf.numel()}")
+        raise InputValueError(f"values has {values.numel()} items but x has {xf.numel()}")
     vf = flat_input(values)
     out_v = torch.empty_like(vf)
     plan.scatter(out=out, values=vf, out_values=out_v, partition=True)

@@ -66,8 +66,9 @@ from .. import policy
 from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon, memo_key as chain_memo_key
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch, relocatable, replay
-from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, capturing, cdiv, check_flag, check_no_overlap, check_tensor, interpreter_active,
-                      maxnreg_kwargs, next_power_of_2, num_sms, wrap_dim)
+from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, capturing, cdiv, check_flag,
+                      check_no_overlap, check_tensor, interpreter_active, maxnreg_kwargs, next_power_of_2, num_sms,
+                      wrap_dim)
 from ..block.histogram import block_histogram
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_count_words_if, smem_load_words, smem_store_words,
                                 warp_ballot_rank, warp_ballot_rank_store, warp_match_rank_packed)
@@ -997,17 +998,17 @@ class DoubleBuffer:
     def validate(self, name: str = "DoubleBuffer") -> None:
         """Check the buffers and the selector (also before every sort: both are plain attributes)."""
         if self.selector not in (0, 1):
-            raise ValueError(f"{name}.selector must be 0 or 1, got {self.selector!r}")
+            raise InputValueError(f"{name}.selector must be 0 or 1, got {self.selector!r}")
         if len(self.buffers) != 2 or not all(isinstance(b, torch.Tensor) for b in self.buffers):
-            raise ValueError(f"{name}.buffers must be two tensors")
+            raise InputValueError(f"{name}.buffers must be two tensors")
         current, alternate = self.buffers
         if current.shape != alternate.shape or current.dtype != alternate.dtype:
-            raise ValueError(f"{name} buffers must have the same shape and dtype")
+            raise InputValueError(f"{name} buffers must have the same shape and dtype")
         if current.device != alternate.device:
-            raise ValueError(f"{name} buffers must be on one device (got {current.device} and "
-                             f"{alternate.device})")
+            raise InputValueError(f"{name} buffers must be on one device (got {current.device} and "
+                                  f"{alternate.device})")
         if not (current.is_contiguous() and alternate.is_contiguous()):
-            raise ValueError(f"{name} buffers must be contiguous (the passes write them as flat arrays)")
+            raise InputValueError(f"{name} buffers must be contiguous (the passes write them as flat arrays)")
 
     @property
     def current(self) -> torch.Tensor:
@@ -1023,18 +1024,18 @@ def _check_bits(dtype: torch.dtype, begin_bit: int, end_bit: Optional[int]) -> t
     if end_bit is None:
         end_bit = width
     if any(not isinstance(b, int) or isinstance(b, bool) for b in (begin_bit, end_bit)):
-        raise TypeError("begin_bit and end_bit must be ints")
+        raise InputTypeError("begin_bit and end_bit must be ints")
     if not (0 <= begin_bit <= end_bit <= width):
-        raise ValueError(f"bit range [{begin_bit}, {end_bit}) is outside the {width}-bit key "
-                         f"({str(dtype).replace('torch.', '')}); need 0 <= begin_bit <= end_bit <= {width}")
+        raise InputValueError(f"bit range [{begin_bit}, {end_bit}) is outside the {width}-bit key "
+                              f"({str(dtype).replace('torch.', '')}); need 0 <= begin_bit <= end_bit <= {width}")
     return begin_bit, end_bit
 
 
 def _check_keys(keys: torch.Tensor, name: str = "keys") -> None:
     check_tensor(keys, name, KEY_DTYPES)
     if keys.dim() != 1:
-        raise ValueError(f"{name} must be 1-D (got shape {tuple(keys.shape)}); use torch.ops.tritoncub.sort "
-                         "(tritoncub.device.radix_sort.sort) for N-d tensors")
+        raise InputValueError(f"{name} must be 1-D (got shape {tuple(keys.shape)}); use torch.ops.tritoncub.sort "
+                              "(tritoncub.device.radix_sort.sort) for N-d tensors")
 
 
 #: value dtypes the kernels take as they are (Triton has pointer types for them)
@@ -1405,8 +1406,8 @@ def _prepare(keys, values, descending, begin_bit, end_bit):
     if values is not None:
         check_tensor(values, "values", device=keys.device)
         if values.dim() != 1 or values.numel() != keys.numel():
-            raise ValueError(f"values must be 1-D with as many items as keys ({keys.numel()}), got shape "
-                             f"{tuple(values.shape)}")
+            raise InputValueError(f"values must be 1-D with as many items as keys ({keys.numel()}), got shape "
+                                  f"{tuple(values.shape)}")
     return begin_bit, end_bit
 
 
@@ -1560,10 +1561,10 @@ def sort_pairs_double_buffer(keys: DoubleBuffer, values: DoubleBuffer, descendin
     values.validate("values")
     begin_bit, end_bit = _prepare(keys.current, values.current, descending, begin_bit, end_bit)
     if values.current.numel() != keys.current.numel():
-        raise ValueError("keys and values must have the same length")
+        raise InputValueError("keys and values must have the same length")
     if values.current.element_size() not in INT_OF_SIZE:
-        raise TypeError(f"values of {values.current.element_size()}-byte items ({values.current.dtype}) cannot "
-                        "move through the passes; use sort_pairs, or sort indices and gather")
+        raise InputTypeError(f"values of {values.current.element_size()}-byte items ({values.current.dtype}) cannot "
+                             "move through the passes; use sort_pairs, or sort indices and gather")
     named = [(keys.buffers[0], "keys.current"), (keys.buffers[1], "keys.alternate"),
              (values.buffers[0], "values.current"), (values.buffers[1], "values.alternate")]
     for i, (a, a_name) in enumerate(named):
@@ -1609,12 +1610,12 @@ def sort_segments(keys: torch.Tensor, offsets: np.ndarray, descending: bool = Fa
     _check_keys(keys)
     check_flag(descending, "descending")
     if keys.dim() != 1 or not keys.is_contiguous():
-        raise ValueError(f"sort_segments: keys must be 1-D and contiguous, got shape {tuple(keys.shape)} "
-                         f"and strides {keys.stride()}")
+        raise InputValueError(f"sort_segments: keys must be 1-D and contiguous, got shape {tuple(keys.shape)} "
+                              f"and strides {keys.stride()}")
     offsets = np.asarray(offsets, dtype=np.int64)
     if offsets.ndim != 1 or offsets.size < 2 or offsets[0] != 0 or offsets[-1] != keys.numel() or not segments_fit(
             int(np.diff(offsets).min()), keys.numel(), keys):
-        raise ValueError("sort_segments: the offsets must cover the keys, in segments that segments_fit allows")
+        raise InputValueError("sort_segments: the offsets must cover the keys, in segments that segments_fit allows")
     check_flag(segment_positions, "segment_positions")
     return _sort_into(keys, None, descending, 0, key_bits(keys.dtype), gen_indices=True, segments=offsets,
                       segment_positions=segment_positions)

@@ -55,8 +55,8 @@ from triton.runtime.jit import constexpr_function
 from .. import policy
 from .._library import Op
 from .._launch import bind, direct_ok, launch
-from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, capturing, check_device, check_jit_function, check_same_device,
-                      interpreter_active, num_sms, persistent, wrap_dim)
+from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, capturing, check_device,
+                      check_jit_function, check_same_device, interpreter_active, num_sms, persistent, wrap_dim)
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
 from ..block.reduce import (combine_argmax, combine_argmin, combine_max_propagate_nan,
@@ -646,7 +646,7 @@ def sum(x: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:  # n
     out_dtype = dtype if dtype is not None else sum_dtype(x.dtype)
     if not isinstance(out_dtype, torch.dtype) or out_dtype not in SUPPORTED_DTYPES + COMPLEX_DTYPES \
             or out_dtype == torch.bool:
-        raise TypeError(f"sum: unsupported result dtype {out_dtype!r}")
+        raise InputTypeError(f"sum: unsupported result dtype {out_dtype!r}")
     if out_dtype.is_complex:
         return _complex_sum(x, None, False, out_dtype)
     if dtype is not None and dtype != x.dtype and not _sum_cast_preserves(x.dtype, dtype):
@@ -663,7 +663,7 @@ def sum(x: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:  # n
 def _minmax(x: torch.Tensor, op: str) -> torch.Tensor:
     _check_input(x)
     if x.numel() == 0:
-        raise ValueError(f"{op}: the input is empty (a min/max of no items is undefined)")
+        raise InputValueError(f"{op}: the input is empty (a min/max of no items is undefined)")
     xs = _storage_view(_flat(x))
     acc = _cmp_dtype(xs.dtype)
     (r,) = _launch("minmax", OP_CODES[op], [xs], [acc], ident=identity(op, acc), bucket_dtype=xs.dtype)
@@ -689,7 +689,7 @@ def max(x: torch.Tensor) -> torch.Tensor:  # noqa: A001
 def _arg(x: torch.Tensor, op: str) -> tuple[torch.Tensor, torch.Tensor]:
     _check_input(x)
     if x.numel() == 0:
-        raise ValueError(f"{op}: the input is empty")
+        raise InputValueError(f"{op}: the input is empty")
     xs = _storage_view(_flat(x))
     acc = _cmp_dtype(xs.dtype)
     v, i = _launch("arg", OP_CODES[op], [xs], [acc, torch.int64], ident=identity(op, acc), bucket_dtype=xs.dtype)
@@ -722,10 +722,10 @@ class UserAccumulators:
         self.inits = _as_tuple(init)
         k, k_in = len(self.inits), len(xs)
         if k == 0:
-            raise ValueError(f"{name}: init is an empty tuple")
+            raise InputValueError(f"{name}: init is an empty tuple")
         if transform_fn is None and k != k_in:
-            raise ValueError(f"{name}: init has {k} operand(s) but x has {k_in} (without transform_fn every "
-                             "input is one accumulator)")
+            raise InputValueError(f"{name}: init has {k} operand(s) but x has {k_in} (without transform_fn every "
+                                  "input is one accumulator)")
         check_jit_function(combine_fn, f"{name}: combine_fn", 2 * k,
                            "a, b" if k == 1 else f"the {k} earlier accumulators, then the {k} later ones")
         if transform_fn is not None:
@@ -733,23 +733,23 @@ class UserAccumulators:
                                "the item" if k_in == 1 else f"one item of each of the {k_in} inputs")
         if dtype is None:
             if k != k_in:
-                raise ValueError(f"{name}: transform_fn gives {k} accumulator(s) (init) from {k_in} input(s): "
-                                 f"pass dtype= (a {k}-tuple of accumulator dtypes)")
+                raise InputValueError(f"{name}: transform_fn gives {k} accumulator(s) (init) from {k_in} input(s): "
+                                      f"pass dtype= (a {k}-tuple of accumulator dtypes)")
             # fp16/bf16 accumulate in fp32; other dtypes are kept
             dtypes = tuple(acc_dtype(t.dtype) if t.dtype.is_floating_point else t.dtype for t in xs)
         else:
             dtypes = _as_tuple(dtype)
             if len(dtypes) != k:
-                raise ValueError(f"{name}: init has {k} operand(s) but dtype gives {len(dtypes)} accumulator "
-                                 "dtype(s)")
+                raise InputValueError(f"{name}: init has {k} operand(s) but dtype gives {len(dtypes)} accumulator "
+                                      "dtype(s)")
             for j, d in enumerate(dtypes):
                 if not isinstance(d, torch.dtype):
-                    raise TypeError(f"{name}: dtype{f'[{j}]' if k > 1 else ''} must be a torch.dtype, got "
-                                    f"{type(d).__name__}")
+                    raise InputTypeError(f"{name}: dtype{f'[{j}]' if k > 1 else ''} must be a torch.dtype, got "
+                                         f"{type(d).__name__}")
                 if d not in SUPPORTED_DTYPES:
-                    raise TypeError(f"{name}: accumulator dtype{f'[{j}]' if k > 1 else ''} "
-                                    f"{str(d).replace('torch.', '')} is not supported; supported: "
-                                    + ", ".join(str(t).replace("torch.", "") for t in SUPPORTED_DTYPES))
+                    raise InputTypeError(f"{name}: accumulator dtype{f'[{j}]' if k > 1 else ''} "
+                                         f"{str(d).replace('torch.', '')} is not supported; supported: "
+                                         + ", ".join(str(t).replace("torch.", "") for t in SUPPORTED_DTYPES))
         self.dtypes = dtypes
         self.storage = tuple(torch.uint8 if d == torch.bool else d for d in dtypes)
         self.bool_mask = _bi.sum(1 << j for j, d in enumerate(dtypes) if d == torch.bool)
@@ -785,12 +785,12 @@ def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
     """
     xs = _as_tuple(x)
     if not xs:
-        raise ValueError("reduce: no input tensors")
+        raise InputValueError("reduce: no input tensors")
     for j, t in enumerate(xs):
         _check_input(t, f"x[{j}]" if len(xs) > 1 else "x")
     check_same_device(*((f"x[{j}]", t) for j, t in enumerate(xs)))
     if any(t.numel() != xs[0].numel() for t in xs):
-        raise ValueError(f"reduce: the input tensors differ in size: {[t.numel() for t in xs]}")
+        raise InputValueError(f"reduce: the input tensors differ in size: {[t.numel() for t in xs]}")
     accs = UserAccumulators(xs, init, dtype, combine_fn, transform_fn, "reduce")
     k = len(accs.inits)
     init_t = accs.init_tensors(xs[0].device)
@@ -891,10 +891,10 @@ def _sum_result_dtype(x: torch.Tensor, dtype) -> torch.dtype:
 
 def _check_op_input(x: torch.Tensor, name: str, dtypes=SUPPORTED_DTYPES) -> None:
     if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name}: x must be a torch.Tensor")
+        raise InputTypeError(f"{name}: x must be a torch.Tensor")
     if x.dtype not in dtypes:
-        raise TypeError(f"{name}: x has dtype {str(x.dtype).replace('torch.', '')}; supported dtypes are "
-                        + ", ".join(str(d).replace("torch.", "") for d in dtypes))
+        raise InputTypeError(f"{name}: x has dtype {str(x.dtype).replace('torch.', '')}; supported dtypes are "
+                             + ", ".join(str(d).replace("torch.", "") for d in dtypes))
     check_device(x, "x")
 
 
@@ -960,8 +960,8 @@ def _check_sum_args(x, dtype) -> None:
     _check_op_input(x, "sum", SUM_DTYPES)
     results = SUPPORTED_DTYPES + COMPLEX_DTYPES
     if dtype is not None and dtype != torch.bool and dtype not in results:
-        raise TypeError(f"sum: dtype {str(dtype).replace('torch.', '')} is not supported; supported dtypes "
-                        "are " + ", ".join(str(d).replace("torch.", "") for d in results))
+        raise InputTypeError(f"sum: dtype {str(dtype).replace('torch.', '')} is not supported; supported dtypes "
+                             "are " + ", ".join(str(d).replace("torch.", "") for d in results))
 
 
 def _complex_sum(x: torch.Tensor, dim, keepdim: bool, out_dtype: torch.dtype) -> torch.Tensor:

@@ -38,7 +38,7 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, cdiv, check_jit_function, check_tensor, maxnreg_kwargs
+from .._utils import ALL_NUMERIC_DTYPES, InputValueError, cdiv, check_jit_function, check_tensor, maxnreg_kwargs
 from ..agent import lookback
 from ..agent.launch_chain import chain_kwargs, chain_link
 from ..block.reduce import combine_add, combine_max, combine_min
@@ -320,10 +320,10 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     check_tensor(keys, "keys", SELECTABLE_DTYPES)
     check_tensor(values, "values", _VALUE_DTYPES, device=keys.device)
     if values.numel() != keys.numel():
-        raise ValueError(f"values has {values.numel()} items but keys has {keys.numel()}")
+        raise InputValueError(f"values has {values.numel()} items but keys has {keys.numel()}")
     if isinstance(combine, str):
         if combine not in _NAMED:
-            raise ValueError(f"combine must be one of {sorted(_NAMED)} or a @triton.jit function, got {combine!r}")
+            raise InputValueError(f"combine must be one of {sorted(_NAMED)} or a @triton.jit function, got {combine!r}")
         combine = _NAMED[combine]
     else:
         check_jit_function(combine, "combine", 2, "the earlier value, then the later")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 
 from .. import policy
-from .._utils import check_tensor
+from .._utils import InputTypeError, check_tensor
 from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, flat_input
 
 _LENGTH_DTYPES = (torch.int32, torch.int64)
@@ -37,7 +37,7 @@ def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
     """Run-length encoding of ``x`` (flattened). Returns ``(unique_out, lengths_out, num_runs)``."""
     check_tensor(x, "x", SELECTABLE_DTYPES)
     if length_dtype not in _LENGTH_DTYPES:
-        raise TypeError(f"length_dtype must be int32 or int64, got {length_dtype}")
+        raise InputTypeError(f"length_dtype must be int32 or int64, got {length_dtype}")
     xf = flat_input(x)
     if ENCODE_TWO_PASS:
         # (the scatter writes the lengths: no run starts, no lengths kernel)
@@ -59,7 +59,7 @@ def non_trivial_runs(x: torch.Tensor, *, offset_dtype: torch.dtype = torch.int64
     ``(offsets_out, lengths_out, num_runs)``."""
     check_tensor(x, "x", SELECTABLE_DTYPES)
     if length_dtype not in _LENGTH_DTYPES or offset_dtype not in _LENGTH_DTYPES:
-        raise TypeError("offset_dtype and length_dtype must be int32 or int64")
+        raise InputTypeError("offset_dtype and length_dtype must be int32 or int64")
     xf = flat_input(x)
     plan = Plan(xf, None, SELECT_NONTRIVIAL, pol=policy.select("select", xf.device, "runs"))
     offsets = torch.empty(xf.numel(), dtype=offset_dtype, device=xf.device)

@@ -51,8 +51,9 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import (COMPLEX_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, capturing, cdiv, check_jit_function, check_tensor,
-                      dtype_names, grid_y_batches, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
+from .._utils import (COMPLEX_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
+                      check_jit_function, check_tensor, dtype_names, grid_y_batches, next_power_of_2, num_sms,
+                      smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
@@ -707,7 +708,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     dim = wrap_dim(dim, ndim)   # (torch's rule and errors: a 0-d tensor takes 0 and -1; a non-int is refused)
     for d in acc_dtypes:
         if d not in _ACC_OK:
-            raise TypeError(f"scan accumulators must be int32, int64, float32 or float64, got {d}")
+            raise InputTypeError(f"scan accumulators must be int32, int64, float32 or float64, got {d}")
     deterministic = _resolve_deterministic(deterministic)
     device = x0.device
     outs = tuple(torch.empty(shape, dtype=d, device=device) if (i > 0 or store0) else None
@@ -859,9 +860,9 @@ def _check_inputs(xs, name="x"):
     for i, t in enumerate(xs):
         check_tensor(t, f"{name}[{i}]" if len(xs) > 1 else name, SCAN_DTYPES)
         if t.shape != x0.shape:
-            raise ValueError(f"{name}[{i}] has shape {tuple(t.shape)} but {name}[0] has {tuple(x0.shape)}")
+            raise InputValueError(f"{name}[{i}] has shape {tuple(t.shape)} but {name}[0] has {tuple(x0.shape)}")
         if t.device != x0.device:
-            raise ValueError(f"{name}[{i}] is on {t.device} but {name}[0] is on {x0.device}")
+            raise InputValueError(f"{name}[{i}] is on {t.device} but {name}[0] is on {x0.device}")
 
 
 def _as_tuple(x):
@@ -869,7 +870,7 @@ def _as_tuple(x):
         return (x,), False
     xs = tuple(x)
     if not 1 <= len(xs) <= 2:
-        raise ValueError(f"scan inputs: one tensor or a tuple of two, got {len(xs)}")
+        raise InputValueError(f"scan inputs: one tensor or a tuple of two, got {len(xs)}")
     return xs, True
 
 
@@ -878,10 +879,10 @@ def _init_tuple(init, n):
         return None
     vals = tuple(init) if isinstance(init, (tuple, list)) else (init,)
     if len(vals) != n:
-        raise ValueError(f"init must have {n} value(s), got {len(vals)}")
+        raise InputValueError(f"init must have {n} value(s), got {len(vals)}")
     for v in vals:
         if isinstance(v, torch.Tensor) and v.numel() != 1:
-            raise ValueError(f"init values must be scalars (one item), got a tensor of shape {tuple(v.shape)}")
+            raise InputValueError(f"init values must be scalars (one item), got a tensor of shape {tuple(v.shape)}")
     return vals  # tensors, or Python numbers (made on the device by the launcher)
 
 
@@ -918,7 +919,7 @@ def exclusive_scan(x, combine_fn, init, *, dim: int = -1, reverse: bool = False,
     """Exclusive scan ``out[0] = init``, ``out[i] = init ⊕ x[0] ⊕ ... ⊕ x[i-1]`` (``init`` is
     required: a generic operator has no identity). Otherwise as :func:`inclusive_scan`."""
     if init is None:
-        raise ValueError("exclusive_scan needs init (the value of out[0])")
+        raise InputValueError("exclusive_scan needs init (the value of out[0])")
     return _generic(x, combine_fn, init, dim, reverse, deterministic, return_total, True)
 
 
@@ -927,7 +928,7 @@ def _sum_dtypes(x: torch.Tensor, dtype):
     out = dtype if dtype is not None else (x.dtype if x.dtype.is_floating_point or x.dtype.is_complex
                                            else torch.int64)
     if out not in SCAN_DTYPES + COMPLEX_DTYPES:
-        raise TypeError(f"scan output dtype {out} is not supported; supported: {SCAN_DTYPES + COMPLEX_DTYPES}")
+        raise InputTypeError(f"scan output dtype {out} is not supported; supported: {SCAN_DTYPES + COMPLEX_DTYPES}")
     return _widen(out), out
 
 
@@ -946,7 +947,7 @@ def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine
         xr = torch.view_as_real(x.to(out).resolve_conj().reshape(x.shape if x.dim() else (1,)))
         if combine is combine_mul:   # a scan of (real, imaginary) pairs under the complex product
             if return_total or exclusive:
-                raise ValueError("complex prefix products: inclusive, without totals")
+                raise InputValueError("complex prefix products: inclusive, without totals")
             re, im = _generic((xr[..., 0], xr[..., 1]), combine_complex_mul, None, d, reverse, deterministic,
                               False, False)
             return torch.view_as_complex(torch.stack((re, im), -1)).reshape(x.shape)
@@ -1003,18 +1004,18 @@ def _by_key(keys, values, combine_fn, init, exclusive, reverse, deterministic):
     check_tensor(keys, "keys")
     check_tensor(values, "values", SCAN_DTYPES)
     if keys.dtype.is_complex:
-        raise TypeError("keys must be a real or integer tensor")
+        raise InputTypeError("keys must be a real or integer tensor")
     if keys.dim() != 1 or values.shape != keys.shape:
-        raise ValueError(f"keys and values must be 1-D of one length, got {tuple(keys.shape)} and "
-                         f"{tuple(values.shape)}")
+        raise InputValueError(f"keys and values must be 1-D of one length, got {tuple(keys.shape)} and "
+                              f"{tuple(values.shape)}")
     if values.device != keys.device:
-        raise ValueError(f"values is on {values.device} but keys is on {keys.device}")
+        raise InputValueError(f"values is on {values.device} but keys is on {keys.device}")
     check_jit_function(combine_fn, "combine_fn", 2, "a, b")
     acc = _widen(values.dtype)
     init_t = None
     if exclusive:
         if init is None:
-            raise ValueError("exclusive_scan_by_key needs an init value (each run's first item gets it)")
+            raise InputValueError("exclusive_scan_by_key needs an init value (each run's first item gets it)")
         init_t = (0, _init_tuple(init, 1)[0])
     outs, _ = scan_rows_launch((keys, values), segmented_combine(combine_fn, 1),
                                acc_dtypes=(torch.int32, acc), out_dtypes=(torch.int32, values.dtype),
@@ -1074,7 +1075,7 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
     """``torch.logcumsumexp`` (floating dtypes; float16/bfloat16 accumulate in float32)."""
     check_tensor(x, "x", SCAN_DTYPES)
     if not x.dtype.is_floating_point:
-        raise TypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
+        raise InputTypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
     acc = _widen(x.dtype)
     outs, _ = scan_rows_launch((x,), combine_logaddexp, acc_dtypes=(acc,), out_dtypes=(x.dtype,), dim=dim,
                                reverse=reverse, deterministic=deterministic)
@@ -1099,7 +1100,7 @@ def _fake_like(x, dim, dtype=None, dtypes=SCAN_DTYPES):
     then a contiguous tensor of x's shape (the real ops return contiguous results whatever x's strides)."""
     _norm_dim(x, dim)
     if x.dtype not in dtypes:
-        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(dtypes)}")
+        raise InputTypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(dtypes)}")
     return x.new_empty(x.shape, dtype=x.dtype if dtype is None else dtype)
 
 
@@ -1225,7 +1226,7 @@ def _logcumsumexp_op(x: torch.Tensor, dim: int) -> torch.Tensor:
 def _(x, dim):
     out = _fake_like(x, dim)   # (x's dtype among the scan dtypes first, as the real op checks)
     if not x.dtype.is_floating_point:
-        raise TypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
+        raise InputTypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
     return out
 
 

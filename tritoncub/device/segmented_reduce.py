@@ -59,8 +59,8 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import bind, direct_ok, launch
-from .._utils import (capturing, cdiv, check_same_device, check_tensor, interpreter_active, next_power_of_2,
-                      persistent)
+from .._utils import (InputTypeError, InputValueError, capturing, cdiv, check_same_device, check_tensor,
+                      interpreter_active, next_power_of_2, persistent)
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_KERNEL_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
                      _as_tuple, _builtin_combine, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
                      acc_dtype, identity, sum_dtype, user_operands)
@@ -324,8 +324,8 @@ def _out_dtype(op: str, dtype: torch.dtype, out_dtype) -> tuple[torch.dtype, tor
         res = out_dtype if out_dtype is not None else dtype if dtype.is_floating_point else sum_dtype(dtype)
         if op == "mean" and not res.is_floating_point:
             # (an integer mean would be truncated; torch.mean refuses it too)
-            raise TypeError(f"mean of {str(dtype).replace('torch.', '')} items needs a floating result: pass "
-                            "dtype=torch.float32 (or another float dtype)")
+            raise InputTypeError(f"mean of {str(dtype).replace('torch.', '')} items needs a floating result: pass "
+                                 "dtype=torch.float32 (or another float dtype)")
         return res, acc_dtype(res)
     # min/max of fp16/bf16 compare in fp32 (exact: the result is one of the items)
     st = torch.uint8 if dtype == torch.bool else torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
@@ -377,11 +377,11 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
                          transform_fn=transform_fn)
     for name, v in (("transform_fn", transform_fn), ("combine_fn", combine_fn), ("init", init)):
         if v is not None:
-            raise ValueError(f"segmented_reduce: {name} goes with op='user' (a user combine_fn and init), "
-                             f"not op={op!r}")
+            raise InputValueError(f"segmented_reduce: {name} goes with op='user' (a user combine_fn and init), "
+                                  f"not op={op!r}")
     if dtype is not None and op not in ("sum", "mean"):
-        raise ValueError(f"segmented_reduce: dtype goes with op 'sum', 'mean' or 'user'; op={op!r} returns the "
-                         "items' dtype")
+        raise InputValueError(f"segmented_reduce: dtype goes with op 'sum', 'mean' or 'user'; op={op!r} returns the "
+                              "items' dtype")
     device = x_flat.device
     plan_key = None
     if (uniform and pol is None and vec is None and op in _PLAN_OPS
@@ -458,7 +458,7 @@ def _run_user(xs, begins, ends, row_len, num_segments, *, uniform, mean_len, com
     """A user reduction of each segment over the k_in flat inputs ``xs`` into k accumulators: one tensor
     of ``num_segments`` results (k = 1) or a tuple of k."""
     if combine_fn is None or init is None:
-        raise ValueError("segmented_reduce: op='user' needs combine_fn and init")
+        raise InputValueError("segmented_reduce: op='user' needs combine_fn and init")
     accs = UserAccumulators(xs, init, dtype, combine_fn, transform_fn, "segmented_reduce")
     k = len(accs.inits)
     device = xs[0].device
@@ -482,7 +482,7 @@ def _run_user(xs, begins, ends, row_len, num_segments, *, uniform, mean_len, com
 
 def _check_op(op: str):
     if op not in OPS:
-        raise ValueError(f"segmented_reduce: unknown op {op!r}; supported: {', '.join(OPS)}")
+        raise InputValueError(f"segmented_reduce: unknown op {op!r}; supported: {', '.join(OPS)}")
 
 
 def _inputs(x, op: str, init, dtype, ndim=None) -> tuple:
@@ -491,21 +491,21 @@ def _inputs(x, op: str, init, dtype, ndim=None) -> tuple:
     if op != "user":
         for name, v in (("x", x), ("init", init), ("dtype", dtype)):
             if isinstance(v, (tuple, list)):
-                raise ValueError(f"segmented_reduce: a tuple {name} goes with op='user' (a user combine_fn "
-                                 f"of tuples), not op={op!r}")
+                raise InputValueError(f"segmented_reduce: a tuple {name} goes with op='user' (a user combine_fn "
+                                      f"of tuples), not op={op!r}")
     if not isinstance(x, (tuple, list)):
         check_tensor(x, "x", SUM_KERNEL_DTYPES if op == "sum" else SUPPORTED_DTYPES, ndim=ndim)
         return (x,)
     xs = tuple(x)
     if not xs:
-        raise ValueError("segmented_reduce: x is an empty tuple (no input tensors)")
+        raise InputValueError("segmented_reduce: x is an empty tuple (no input tensors)")
     for j, t in enumerate(xs):
         check_tensor(t, f"x[{j}]", SUPPORTED_DTYPES, ndim=ndim)
     check_same_device(*((f"x[{j}]", t) for j, t in enumerate(xs)))
     if ndim is not None and any(t.shape != xs[0].shape for t in xs):
-        raise ValueError(f"reduce_rows: the input tensors differ in shape: {[tuple(t.shape) for t in xs]}")
+        raise InputValueError(f"reduce_rows: the input tensors differ in shape: {[tuple(t.shape) for t in xs]}")
     if any(t.numel() != xs[0].numel() for t in xs):
-        raise ValueError(f"segmented_reduce: the input tensors differ in length: {[t.numel() for t in xs]}")
+        raise InputValueError(f"segmented_reduce: the input tensors differ in length: {[t.numel() for t in xs]}")
     return xs
 
 
@@ -555,13 +555,13 @@ def segmented_reduce(x, begin_offsets: torch.Tensor, end_offsets: torch.Tensor |
     check_tensor(begin_offsets, "begin_offsets", idx_types, ndim=1)
     if end_offsets is None:
         if begin_offsets.numel() < 1:
-            raise ValueError("offsets must hold num_segments + 1 >= 1 values")
+            raise InputValueError("offsets must hold num_segments + 1 >= 1 values")
         begins, ends = begin_offsets[:-1], begin_offsets[1:]
     else:
         check_tensor(end_offsets, "end_offsets", idx_types, ndim=1)
         if end_offsets.shape != begin_offsets.shape:
-            raise ValueError(f"begin_offsets and end_offsets differ in shape: {tuple(begin_offsets.shape)} vs "
-                             f"{tuple(end_offsets.shape)}")
+            raise InputValueError(f"begin_offsets and end_offsets differ in shape: {tuple(begin_offsets.shape)} vs "
+                                  f"{tuple(end_offsets.shape)}")
         begins, ends = begin_offsets, end_offsets
         check_same_device(("begin_offsets", begin_offsets), ("end_offsets", end_offsets))
     check_same_device(("x" if len(xs) == 1 else "x[0]", xs[0]), ("begin_offsets", begin_offsets))
@@ -571,9 +571,9 @@ def segmented_reduce(x, begin_offsets: torch.Tensor, end_offsets: torch.Tensor |
     n = flat[0].numel()
     if validate or _debug():
         if num_segments and (bool((begins < 0).any()) or bool((ends > n).any())):
-            raise ValueError(f"segment offsets out of range [0, {n}]")
+            raise InputValueError(f"segment offsets out of range [0, {n}]")
         if end_offsets is None and num_segments and bool((ends < begins).any()):
-            raise ValueError("offsets are not monotone (non-decreasing)")
+            raise InputValueError("offsets are not monotone (non-decreasing)")
     mean_len = n / _bi.max(num_segments, 1)
     return _run(flat if isinstance(x, (tuple, list)) else flat[0], begins, ends, 0, num_segments, op, uniform=False,
                 mean_len=mean_len, combine_fn=combine_fn, init=init, dtype=dtype, pol=pol,
@@ -596,13 +596,13 @@ def _check_segment_args(x, offsets, reduce):
     check_tensor(x, "x")
     check_tensor(offsets, "offsets", (torch.int32, torch.int64))
     if reduce not in _SEGMENT_REDUCES:
-        raise ValueError(f"segment_reduce: reduce must be one of {', '.join(_SEGMENT_REDUCES)}, got {reduce!r}")
+        raise InputValueError(f"segment_reduce: reduce must be one of {', '.join(_SEGMENT_REDUCES)}, got {reduce!r}")
     if x.dim() != 1:
-        raise ValueError(f"segment_reduce: x must be 1-D, got shape {tuple(x.shape)}")
+        raise InputValueError(f"segment_reduce: x must be 1-D, got shape {tuple(x.shape)}")
     if not x.dtype.is_floating_point:
-        raise TypeError(f"segment_reduce: x has dtype {x.dtype}; supported: float16, bfloat16, float32, float64")
+        raise InputTypeError(f"segment_reduce: x has dtype {x.dtype}; supported: float16, bfloat16, float32, float64")
     if offsets.dim() != 1 or offsets.shape[0] < 1:
-        raise ValueError("segment_reduce: offsets must be 1-D with num_segments + 1 values")
+        raise InputValueError("segment_reduce: offsets must be 1-D with num_segments + 1 values")
 
 
 
@@ -620,7 +620,7 @@ def _segment_reduce_impl(x: torch.Tensor, offsets: torch.Tensor, reduce: str) ->
         if capturing(x.device):
             torch._assert_async(~bad, msg)
         elif bool(bad):
-            raise ValueError(msg)
+            raise InputValueError(msg)
     if reduce == "prod":   # (a user combine: init 1 combined once, so an empty segment gives 1, as torch)
         return segmented_reduce(x, offsets, None, "user", combine_fn=_mul, init=1.0).to(x.dtype)
     return segmented_reduce(x, offsets, None, reduce)

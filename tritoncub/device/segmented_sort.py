@@ -88,9 +88,9 @@ from .. import policy
 from .._library import custom_op
 from .. import _launch as _launch_module
 from .._launch import direct_ok, launch, record_launches, relocatable, replay
-from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, capturing, cdiv, check_device, check_flag, check_tensor,
-                      check_same_device, compile_only, inline_ptx_ok, interpreter_active, maxnreg_kwargs,
-                      next_power_of_2, refuse_capture, smem_per_block)
+from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, capturing, cdiv, check_device,
+                      check_flag, check_tensor, check_same_device, compile_only, inline_ptx_ok, interpreter_active,
+                      maxnreg_kwargs, next_power_of_2, refuse_capture, smem_per_block)
 from ..block.radix_sort import block_radix_sort_smem, block_radix_sort_smem_words
 from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
 
@@ -634,8 +634,8 @@ _TORCH_DTYPE = {t: d for d, t in _TL_DTYPE.items()}
 def key_meta(dtype: torch.dtype) -> dict:
     """The key constexprs of the kernels for a torch dtype: width in bits and Triton dtype."""
     if dtype not in SORT_DTYPES:
-        raise TypeError(f"keys of dtype {str(dtype).replace('torch.', '')} are not supported; supported: "
-                        + ", ".join(str(d).replace("torch.", "") for d in SORT_DTYPES))
+        raise InputTypeError(f"keys of dtype {str(dtype).replace('torch.', '')} are not supported; supported: "
+                             + ", ".join(str(d).replace("torch.", "") for d in SORT_DTYPES))
     return dict(KEY_BITS=torch.empty((), dtype=dtype).element_size() * 8, KEY_DTYPE=_TL_DTYPE[dtype])
 
 
@@ -1051,12 +1051,12 @@ def _check_offsets(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch
     check_flag(descending, "descending")
     if end_offsets is None:
         if offsets.numel() == 0:
-            raise ValueError("offsets must hold num_segments + 1 items (at least one)")
+            raise InputValueError("offsets must hold num_segments + 1 items (at least one)")
     else:
         check_tensor(end_offsets, "end_offsets", (torch.int32, torch.int64), ndim=1)
         check_same_device(("keys", keys), ("end_offsets", end_offsets))
         if end_offsets.numel() != offsets.numel():
-            raise ValueError(f"begin_offsets has {offsets.numel()} items but end_offsets {end_offsets.numel()}")
+            raise InputValueError(f"begin_offsets has {offsets.numel()} items but end_offsets {end_offsets.numel()}")
 
 
 def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, keys: torch.Tensor):
@@ -1070,10 +1070,10 @@ def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, k
         begin = offsets.detach().cpu().numpy().astype(np.int64)
         end = end_offsets.detach().cpu().numpy().astype(np.int64)
     if begin.size and (begin.min() < 0 or end.max() > n):
-        raise ValueError(f"offsets out of range: segments must lie within [0, {n}]")
+        raise InputValueError(f"offsets out of range: segments must lie within [0, {n}]")
     if begin.size and (end < begin).any():
         bad = int(np.flatnonzero(end < begin)[0])
-        raise ValueError(f"offsets decrease: segment {bad} ends at {end[bad]} before it begins at {begin[bad]}")
+        raise InputValueError(f"offsets decrease: segment {bad} ends at {end[bad]} before it begins at {begin[bad]}")
     if end_offsets is not None and begin.size > 1:
         # non-empty segments, by where they begin: each must end before the next one begins
         nz = np.flatnonzero(end > begin)
@@ -1081,8 +1081,8 @@ def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, k
         clash = np.flatnonzero(begin[order[1:]] < end[order[:-1]])
         if clash.size:
             a, b = int(order[clash[0]]), int(order[clash[0] + 1])
-            raise ValueError(f"segments {a} [{begin[a]}, {end[a]}) and {b} [{begin[b]}, {end[b]}) overlap; "
-                             "segments must not share items")
+            raise InputValueError(f"segments {a} [{begin[a]}, {end[a]}) and {b} [{begin[b]}, {end[b]}) overlap; "
+                                  "segments must not share items")
     return begin, end - begin
 
 
@@ -1170,12 +1170,13 @@ def _check_pairs(keys: torch.Tensor, values: torch.Tensor) -> None:
     """segmented_sort_pairs' checks of keys and values (the operator's fake runs them too)."""
     check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
     if not isinstance(values, torch.Tensor):
-        raise TypeError(f"values must be a torch.Tensor, got {type(values).__name__}")
+        raise InputTypeError(f"values must be a torch.Tensor, got {type(values).__name__}")
     if values.dim() != 1 or values.numel() != keys.numel():
-        raise ValueError(f"values must be 1-D with {keys.numel()} items like keys, got shape {tuple(values.shape)}")
+        raise InputValueError(f"values must be 1-D with {keys.numel()} items like keys, "
+                                   f"got shape {tuple(values.shape)}")
     if values.element_size() not in INT_OF_SIZE or values.dtype.is_complex or values.dtype == torch.bool:
-        raise TypeError(f"values of dtype {values.dtype} are not supported (need a 1, 2, 4 or 8-byte "
-                        f"integer or float dtype)")
+        raise InputTypeError(f"values of dtype {values.dtype} are not supported (need a 1, 2, 4 or 8-byte "
+                             f"integer or float dtype)")
     check_same_device(("keys", keys), ("values", values))
 
 

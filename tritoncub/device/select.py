@@ -63,9 +63,9 @@ from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEA
                               count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
                               status_scratch, tile_index)
 from .._launch import LaunchPlan, launch
-from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, Mailbox, cdiv, check_jit_function, check_same_device,
-                      check_tensor, device_constant, dtype_names, interpreter_active, maxnreg_kwargs, num_sms,
-                      refuse_capture, smem_atomics_ok)
+from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, InputTypeError, InputValueError, Mailbox, cdiv,
+                      check_jit_function, check_same_device, check_tensor, device_constant, dtype_names,
+                      interpreter_active, maxnreg_kwargs, num_sms, refuse_capture, smem_atomics_ok)
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -1210,8 +1210,8 @@ def _check_flags(x: torch.Tensor, flags: torch.Tensor):
     check_tensor(flags, "flags", SELECTABLE_DTYPES)
     check_same_device(("x", x), ("flags", flags))
     if flags.shape != x.shape:
-        raise ValueError(f"flags has shape {tuple(flags.shape)} but x has {tuple(x.shape)}; they must match "
-                         "(flags are not broadcast)")
+        raise InputValueError(f"flags has shape {tuple(flags.shape)} but x has {tuple(x.shape)}; they must match "
+                              "(flags are not broadcast)")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1260,7 +1260,7 @@ def unique_by_key(keys: torch.Tensor, values: torch.Tensor
     check_tensor(keys, "keys", SELECTABLE_DTYPES)
     check_tensor(values, "values", SELECTABLE_DTYPES, device=keys.device)
     if values.numel() != keys.numel():
-        raise ValueError(f"values has {values.numel()} items but keys has {keys.numel()}")
+        raise InputValueError(f"values has {values.numel()} items but keys has {keys.numel()}")
     kf, vf = flat_input(keys), flat_input(values)
     plan = Plan(kf, None, SELECT_HEADS)
     ko, vo = torch.empty_like(kf), torch.empty_like(vf)
@@ -1315,8 +1315,8 @@ def _check_broadcast(x: torch.Tensor, mask: torch.Tensor) -> None:
     try:
         torch.broadcast_shapes(x.shape, mask.shape)
     except RuntimeError:
-        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
-                         f"{tuple(x.shape)}") from None
+        raise InputValueError(f"mask of shape {tuple(mask.shape)} does not broadcast with x of shape "
+                              f"{tuple(x.shape)}") from None
 
 
 @custom_op("tritoncub::masked_select", mutates_args=(), cudagraph_unsafe=True)
@@ -1330,10 +1330,10 @@ def masked_select(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 @masked_select.register_fake
 def _(x, mask):
     if x.dtype not in SELECTABLE_DTYPES + COMPLEX_DTYPES:
-        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are "
-                        f"{dtype_names(SELECTABLE_DTYPES + COMPLEX_DTYPES)}")
+        raise InputTypeError(f"x has dtype {x.dtype}; supported dtypes are "
+                             f"{dtype_names(SELECTABLE_DTYPES + COMPLEX_DTYPES)}")
     if mask.dtype != torch.bool:
-        raise TypeError(f"mask has dtype {mask.dtype}; supported dtypes are bool")
+        raise InputTypeError(f"mask has dtype {mask.dtype}; supported dtypes are bool")
     _check_broadcast(x, mask)
     ctx = torch.library.get_ctx()
     k = ctx.new_dynamic_size()
@@ -1390,8 +1390,8 @@ def nonzero(x: torch.Tensor) -> torch.Tensor:
 @nonzero.register_fake
 def _(x):
     if x.dtype not in SELECTABLE_DTYPES + COMPLEX_DTYPES:
-        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are "
-                        f"{dtype_names(SELECTABLE_DTYPES + COMPLEX_DTYPES)}")
+        raise InputTypeError(f"x has dtype {x.dtype}; supported dtypes are "
+                             f"{dtype_names(SELECTABLE_DTYPES + COMPLEX_DTYPES)}")
     ctx = torch.library.get_ctx()
     k = ctx.new_dynamic_size()
     return x.new_empty((k, x.dim()), dtype=torch.int64)

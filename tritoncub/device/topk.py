@@ -48,9 +48,9 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import LaunchPlan, launch
-from .._utils import (cached_persistent, cdiv, check_device, check_flag, check_tensor, check_same_device,
-                      grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms, refuse_capture, smem_atomics_ok,
-                      wrap_dim)
+from .._utils import (InputTypeError, InputValueError, cached_persistent, cdiv, check_device, check_flag, check_tensor,
+                      check_same_device, grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms, refuse_capture,
+                      smem_atomics_ok, wrap_dim)
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
@@ -800,11 +800,11 @@ def _uniform_rows(rows: int, length: int, device: torch.device) -> tuple[torch.T
 
 def _check_k(k, size):
     if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be an int, got {type(k).__name__}")
+        raise InputTypeError(f"k must be an int, got {type(k).__name__}")
     if k < 0:
-        raise ValueError(f"k must be non-negative, got {k}")
+        raise InputValueError(f"k must be non-negative, got {k}")
     if k > size:
-        raise ValueError(f"selected index k={k} out of range: the dimension has {size} items")
+        raise InputValueError(f"selected index k={k} out of range: the dimension has {size} items")
 
 
 def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
@@ -887,11 +887,11 @@ def _segmented_topk_args(x: torch.Tensor, offsets: torch.Tensor, k: int) -> None
     check_tensor(offsets, "offsets", (torch.int32, torch.int64), ndim=1)
     check_same_device(("x", x), ("offsets", offsets))
     if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be an int, got {type(k).__name__}")
+        raise InputTypeError(f"k must be an int, got {type(k).__name__}")
     if k < 0:
-        raise ValueError(f"k must be non-negative, got {k}")
+        raise InputValueError(f"k must be non-negative, got {k}")
     if offsets.numel() == 0:
-        raise ValueError("offsets must hold num_segments + 1 items (at least one)")
+        raise InputValueError("offsets must hold num_segments + 1 items (at least one)")
 
 
 def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
@@ -955,9 +955,9 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
     refuse_capture(x.device, "segmented_topk", "take the top-k of rows of equal length with topk")
     o = offsets.detach().cpu().numpy().astype(np.int64)
     if o.min() < 0 or o.max() > x.numel():
-        raise ValueError(f"offsets out of range: segments must lie within [0, {x.numel()}]")
+        raise InputValueError(f"offsets out of range: segments must lie within [0, {x.numel()}]")
     if (np.diff(o) < 0).any():
-        raise ValueError("offsets must be non-decreasing")
+        raise InputValueError("offsets must be non-decreasing")
     S = o.size - 1
     device = x.device
     values = torch.zeros((S, k), dtype=x.dtype, device=device)

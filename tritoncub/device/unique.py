@@ -62,8 +62,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (INT_DTYPES, cdiv, check_tensor, dtype_names, inline_ptx_ok, num_sms, refuse_capture,
-                      smem_atomics_ok, smem_per_block, wrap_dim)
+from .._utils import (INT_DTYPES, InputTypeError, InputValueError, cdiv, check_tensor, dtype_names, inline_ptx_ok,
+                      num_sms, refuse_capture, smem_atomics_ok, smem_per_block, wrap_dim)
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -419,9 +419,9 @@ def _slice_dim(x: torch.Tensor, dim: int) -> int:
     """``dim`` of unique over slices, checked as torch does."""
     d = wrap_dim(dim, x.dim())
     if x.dim() == 0:
-        raise ValueError("unique with dim needs a tensor of at least one dimension")
+        raise InputValueError("unique with dim needs a tensor of at least one dimension")
     if x.numel() == 0 and x.shape[d] != 0:
-        raise ValueError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+        raise InputValueError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
     return d
 
 
@@ -464,7 +464,7 @@ def _flag_positions(flags):
 def _check_fake_dtype(x):
     """The dtype check of the real operators, for their fake implementations."""
     if x.dtype not in SELECTABLE_DTYPES:
-        raise TypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(SELECTABLE_DTYPES)}")
+        raise InputTypeError(f"x has dtype {x.dtype}; supported dtypes are {dtype_names(SELECTABLE_DTYPES)}")
 
 
 def _dim_fake(x, dim, return_inverse, return_counts):
