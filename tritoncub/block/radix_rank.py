@@ -214,8 +214,9 @@ def _mixed_rank_asm(radix_bits, slots, or_every, mask_offset):
     zero before the call (any lane of the warp may have zeroed them) and are zero again after it.
 
     Ballots cost ALU instructions (8 votes and ~16 logic operations per 8-bit digit), the mask words
-    shared-memory traffic and latency; measured on the H100 every mix was slower than ballots alone
-    (``bench/probes/RADIX_RANK_NOTES.md``, round 12), so the policies keep ``or_every`` 0."""
+    shared-memory traffic and latency; measured on the H100 (with the counters then updated by an
+    atomic) every mix was slower than ballots alone (``bench/probes/RADIX_RANK_NOTES.md``, round 12),
+    so the policies keep ``or_every`` 0."""
     lines = ["{", ".reg .b32 pe, lt, eq, bl, ct, ad, ma, ol, tt, b, base;", ".reg .pred p;",
              "mov.u32 lt, %lanemask_lt;", "mov.u32 eq, %lanemask_eq;", "mov.u32 base, global_smem;"]
     uses_or = or_every > 0
