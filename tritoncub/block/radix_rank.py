@@ -190,7 +190,8 @@ def _rank_from_peers(out):
             f"add.u32 {out}, ol, bl;"]
 
 
-def _ballot_rank_asm(bits: int, store: bool = False) -> str:
+@triton.constexpr_function
+def _ballot_rank_asm(bits, store=False):
     """The ranking of :data:`_MATCH_RANK_ASM` with the peer mask built from ballots
     (:func:`_peers_by_ballots` over bits ``0..bits-1`` of ``$1``) and the warp's counter read and
     written back by the group's lowest lane instead of an atomic (:func:`_rank_from_peers`)."""
@@ -243,14 +244,6 @@ def _mixed_rank_constraints(slots):
     return ",".join(["=r"] * slots + ["r"] * slots)
 
 
-_BALLOT_RANK_STORE_ASM8 = gl.constexpr(_ballot_rank_asm(8, store=True))
-_BALLOT_RANK_STORE_ASM7 = gl.constexpr(_ballot_rank_asm(7, store=True))
-_BALLOT_RANK_STORE_ASM6 = gl.constexpr(_ballot_rank_asm(6, store=True))
-_BALLOT_RANK_STORE_ASM5 = gl.constexpr(_ballot_rank_asm(5, store=True))
-_BALLOT_RANK_ASM5 = gl.constexpr(_ballot_rank_asm(5))
-_BALLOT_RANK_ASM6 = gl.constexpr(_ballot_rank_asm(6))
-_BALLOT_RANK_ASM7 = gl.constexpr(_ballot_rank_asm(7))
-_BALLOT_RANK_ASM8 = gl.constexpr(_ballot_rank_asm(8))
 _MATCH_RANK_ASM2 = gl.constexpr(_match_rank_asm(2))
 _MATCH_RANK_ASM4 = gl.constexpr(_match_rank_asm(4))
 
@@ -273,14 +266,8 @@ def warp_ballot_rank(word, RADIX_BITS: gl.constexpr):
     """:func:`warp_match_rank` with the peers found by ballots over the ``RADIX_BITS`` low bits of
     ``word`` (the digit: every word of a warp must have the same bits above it) instead of
     ``match.any``."""
-    if RADIX_BITS == 8:
-        return gl.inline_asm_elementwise(_BALLOT_RANK_ASM8, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
-    elif RADIX_BITS == 7:
-        return gl.inline_asm_elementwise(_BALLOT_RANK_ASM7, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
-    elif RADIX_BITS == 6:
-        return gl.inline_asm_elementwise(_BALLOT_RANK_ASM6, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
-    else:
-        return gl.inline_asm_elementwise(_BALLOT_RANK_ASM5, "=r,r", [word], dtype=gl.int32, is_pure=False, pack=1)
+    return gl.inline_asm_elementwise(_ballot_rank_asm(RADIX_BITS), "=r,r", [word], dtype=gl.int32, is_pure=False,
+                                     pack=1)
 
 
 @gluon.jit
@@ -299,18 +286,8 @@ def warp_ballot_rank_store(word, value, RADIX_BITS: gl.constexpr):
     """:func:`warp_ballot_rank`, then each key writes int32 ``value`` at word ``rank`` of
     ``global_smem`` in the same asm block (slot by slot: the ranks need not be kept in registers).
     Returns the ranks."""
-    if RADIX_BITS == 8:
-        return gl.inline_asm_elementwise(_BALLOT_RANK_STORE_ASM8, "=r,r,r", [word, value], dtype=gl.int32,
-                                         is_pure=False, pack=1)
-    elif RADIX_BITS == 7:
-        return gl.inline_asm_elementwise(_BALLOT_RANK_STORE_ASM7, "=r,r,r", [word, value], dtype=gl.int32,
-                                         is_pure=False, pack=1)
-    elif RADIX_BITS == 6:
-        return gl.inline_asm_elementwise(_BALLOT_RANK_STORE_ASM6, "=r,r,r", [word, value], dtype=gl.int32,
-                                         is_pure=False, pack=1)
-    else:
-        return gl.inline_asm_elementwise(_BALLOT_RANK_STORE_ASM5, "=r,r,r", [word, value], dtype=gl.int32,
-                                         is_pure=False, pack=1)
+    return gl.inline_asm_elementwise(_ballot_rank_asm(RADIX_BITS, True), "=r,r,r", [word, value], dtype=gl.int32,
+                                     is_pure=False, pack=1)
 
 
 @gluon.jit
