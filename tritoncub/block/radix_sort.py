@@ -107,6 +107,13 @@ def block_radix_sort_keys(keys, BEGIN_BIT: tl.constexpr, END_BIT: tl.constexpr, 
 # Shared-memory BlockRadixSort (compiled NVIDIA kernels only)
 # ----------------------------------------------------------------------------------------------
 
+@triton.constexpr_function
+def _pack_from(key_bits, log_tile, radix_bits):
+    """Passes of :func:`block_radix_sort_smem` ranked before a key's remaining bits and its item index
+    fit one 32-bit word (0: from the start)."""
+    return (key_bits + log_tile - 32 + radix_bits - 1) // radix_bits if key_bits + log_tile > 32 else 0
+
+
 @gluon.jit
 def _add(a, b):
     return a + b
@@ -149,7 +156,7 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     LOG_TILE: gl.constexpr = TILE.bit_length() - 1
     PASSES: gl.constexpr = (KEY_BITS + RADIX_BITS - 1) // RADIX_BITS
     # passes ranked before the key's remaining bits and the index share a word (0: from the start)
-    PACK_FROM: gl.constexpr = (KEY_BITS + LOG_TILE - 32 + RADIX_BITS - 1) // RADIX_BITS * (KEY_BITS + LOG_TILE > 32)
+    PACK_FROM: gl.constexpr = _pack_from(KEY_BITS, LOG_TILE, RADIX_BITS)
     gl.static_assert(PACK_FROM < PASSES, "block_radix_sort_smem: the tile is too large for its key bits")
     XK: gl.constexpr = 2 * WARPS * RADIX        # exchange buffer of key bits (or packed words)
     XI: gl.constexpr = 2 * WARPS * RADIX + TILE  # exchange buffer of item indices (while not packed)
@@ -228,6 +235,5 @@ def block_radix_sort_smem_words(key_bits: int, radix_bits: int, warps: int, tile
     """Words of shared memory :func:`block_radix_sort_smem` uses for a tile of ``tile`` keys: two
     counter sets, then one exchange buffer, or two while the key bits and the index do not fit one
     word after the first pass."""
-    log_tile = tile.bit_length() - 1
-    pack_from = (key_bits + log_tile - 32 + radix_bits - 1) // radix_bits if key_bits + log_tile > 32 else 0
+    pack_from = _pack_from(key_bits, tile.bit_length() - 1, radix_bits)
     return 2 * warps * (1 << radix_bits) + (2 if pack_from > 1 else 1) * tile
