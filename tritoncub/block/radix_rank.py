@@ -17,7 +17,7 @@ Two implementations:
   ``match.any`` measured slow on the H100), and the lowest
   lane of every group of equal digits adds the group's size to the warp's counter for that digit in
   shared memory (``atom.shared.add``) and broadcasts the old count (``shfl.sync``); the ballot form
-  does without both: every lane reads its counter and the group's lowest lane writes it back plus
+  does without both: every lane reads its counter and the group's highest lane writes it back plus
   the group's size (the counters are the warp's own, one writer per word and slot). Called slot by
   slot, it leaves in the counters the warp's digit histogram and returns each key's rank among the
   warp's keys of the same digit; the caller scans the ``[WARPS, RADIX]`` counters to finish the
@@ -167,36 +167,45 @@ def _match_rank_asm(pack: int) -> str:
 @triton.constexpr_function
 def _peers_by_ballots(word, bits):
     """PTX lines setting ``pe`` to the lanes whose ``word`` agrees with this lane's in bits
-    ``0..bits-1`` (the words of one warp must agree above them): one ``vote.ballot`` per bit, each
-    narrowing the mask. More instructions than one ``match.any``, but all of them full-rate
-    (``match.any`` made the onesweep pass 1.5x slower on the H100). Uses ``tt``, ``b``, ``p``."""
-    lines = ["mov.b32 pe, -1;"]
+    ``0..bits-1`` (the words of one warp must agree above them): one ``vote.ballot`` per bit, inverted
+    where this lane's bit is clear, and the ballots ANDed three at a time (``lop3``; ptxas keeps a
+    chain of two-input ANDs as written). More instructions than one ``match.any``, but all of them
+    full-rate (``match.any`` made the onesweep pass 1.5x slower on the H100). Needs ``.reg .b32
+    v<bits>``; uses ``tt``, ``p``."""
+    lines = []
     for i in range(bits):
-        lines += [f"and.b32 tt, {word}, {1 << i};", "setp.ne.u32 p, tt, 0;", "vote.sync.ballot.b32 b, p, -1;",
-                  "@!p not.b32 b, b;", "and.b32 pe, pe, b;"]
+        lines += [f"and.b32 tt, {word}, {1 << i};", "setp.ne.u32 p, tt, 0;", f"vote.sync.ballot.b32 v{i}, p, -1;",
+                  f"@!p not.b32 v{i}, v{i};"]
+    if bits % 2 == 0:
+        lines.append("and.b32 pe, v0, v1;")
+    else:
+        lines.append("mov.b32 pe, v0;")
+    for i in range(2 - bits % 2, bits, 2):   # pe &= v_i & v_i+1 (ptxas folds the mov into the first)
+        lines.append(f"lop3.b32 pe, pe, v{i}, v{i + 1}, 0x80;")
     return lines
 
 
 @triton.constexpr_function
 def _rank_from_peers(out):
     """PTX lines ranking a key among its warp's keys of one counter word (address ``ad``), given its
-    peers ``pe`` in this slot: every lane reads the counter (one broadcast per distinct word), the
-    group's lowest lane writes it back plus the group's size, and ``out`` = counter + the peers in
-    lower lanes. The counters are the warp's own, so no atomics (and no broadcast of an atomic's old
-    value) are needed; the warp barrier orders the write before the next slot's reads. Needs ``lt``
-    (``%lanemask_lt``); uses ``bl``, ``ct``, ``ol``, ``tt``, ``p``."""
-    return ["and.b32 bl, pe, lt;", "popc.b32 bl, bl;", "popc.b32 ct, pe;", "setp.eq.u32 p, bl, 0;",
-            "ld.shared.u32 ol, [ad];", "add.u32 tt, ol, ct;", "@p st.shared.u32 [ad], tt;", "bar.warp.sync -1;",
-            f"add.u32 {out}, ol, bl;"]
+    peers ``pe`` in this slot: every lane reads the counter (one broadcast per distinct word),
+    ``out`` = counter + the peers in lower lanes, and the group's highest lane writes back its own
+    ``out + 1`` (the counter plus the group's size, without counting the group). The counters are the
+    warp's own, so no atomics (and no broadcast of an atomic's old value) are needed; the warp barrier
+    orders the write before the next slot's reads. Needs ``lt`` and ``gt`` (``%lanemask_lt``,
+    ``%lanemask_gt``); uses ``bl``, ``ol``, ``tt``, ``p`` (true in the writing lane)."""
+    return ["and.b32 bl, pe, lt;", "popc.b32 bl, bl;", "and.b32 tt, pe, gt;", "setp.eq.u32 p, tt, 0;",
+            "ld.shared.u32 ol, [ad];", f"add.u32 {out}, ol, bl;", f"add.u32 tt, {out}, 1;", "@p st.shared.u32 [ad], tt;",
+            "bar.warp.sync -1;"]
 
 
 @triton.constexpr_function
 def _ballot_rank_asm(bits, store=False):
     """The ranking of :data:`_MATCH_RANK_ASM` with the peer mask built from ballots
     (:func:`_peers_by_ballots` over bits ``0..bits-1`` of ``$1``) and the warp's counter read and
-    written back by the group's lowest lane instead of an atomic (:func:`_rank_from_peers`)."""
-    lines = ["{", ".reg .b32 pe, lt, bl, ct, ad, ol, tt, b;", ".reg .pred p;", "mov.u32 lt, %lanemask_lt;",
-             "mov.u32 ad, global_smem;", "shl.b32 tt, $1, 2;", "add.u32 ad, ad, tt;"]
+    written back by the group's highest lane instead of an atomic (:func:`_rank_from_peers`)."""
+    lines = ["{", ".reg .b32 pe, lt, gt, bl, ad, ol, tt;", f".reg .b32 v<{bits}>;", ".reg .pred p;", "mov.u32 lt, %lanemask_lt;",
+             "mov.u32 gt, %lanemask_gt;", "mov.u32 ad, global_smem;", "shl.b32 tt, $1, 2;", "add.u32 ad, ad, tt;"]
     lines += _peers_by_ballots("$1", bits) + _rank_from_peers("$0")
     if store:   # then write $2 at word $0 of global_smem
         lines += ["shl.b32 tt, $0, 2;", "mov.u32 ad, global_smem;", "add.u32 ad, ad, tt;", "st.shared.u32 [ad], $2;"]
@@ -211,15 +220,16 @@ def _mixed_rank_asm(radix_bits, slots, or_every, mask_offset):
     ``i % or_every == 0`` (``or_every`` > 0), where it finds them in shared memory instead (CUB's
     ``WARP_MATCH_ATOMIC_OR``): every lane ORs its lane bit into the warp's mask word for its digit
     (word ``$k + mask_offset``, ``$k`` the slot's counter word), reads it back after a warp barrier,
-    and the group's lowest lane resets it to zero after the counter update. The mask words must be
+    and the group's highest lane resets it to zero after the counter update. The mask words must be
     zero before the call (any lane of the warp may have zeroed them) and are zero again after it.
 
     Ballots cost ALU instructions (8 votes and ~16 logic operations per 8-bit digit), the mask words
     shared-memory traffic and latency; measured on the H100 (with the counters then updated by an
     atomic) every mix was slower than ballots alone (``bench/probes/RADIX_RANK_NOTES.md``, round 12),
     so the policies keep ``or_every`` 0."""
-    lines = ["{", ".reg .b32 pe, lt, eq, bl, ct, ad, ma, ol, tt, b, base;", ".reg .pred p;",
-             "mov.u32 lt, %lanemask_lt;", "mov.u32 eq, %lanemask_eq;", "mov.u32 base, global_smem;"]
+    lines = ["{", ".reg .b32 pe, lt, gt, eq, bl, ad, ma, ol, tt, base;", f".reg .b32 v<{radix_bits}>;", ".reg .pred p;",
+             "mov.u32 lt, %lanemask_lt;", "mov.u32 gt, %lanemask_gt;", "mov.u32 eq, %lanemask_eq;",
+             "mov.u32 base, global_smem;"]
     uses_or = or_every > 0
     if uses_or:
         lines.append("bar.warp.sync -1;")   # (other lanes' zeroing of the mask words, before any OR)

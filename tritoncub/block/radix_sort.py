@@ -160,8 +160,11 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     gl.static_assert(PACK_FROM < PASSES, "block_radix_sort_smem: the tile is too large for its key bits")
     XK: gl.constexpr = 2 * WARPS * RADIX        # exchange buffer of key bits (or packed words)
     XI: gl.constexpr = 2 * WARPS * RADIX + TILE  # exchange buffer of item indices (while not packed)
-    LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
-    LD: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+    # the scan's layouts: each thread holds CPT consecutive digits (of every warp, in LC), so the scan
+    # over digits adds within the thread before one chain of shuffles
+    CPT: gl.constexpr = max(RADIX // (32 * WARPS), 1)
+    LC: gl.constexpr = gl.BlockedLayout([WARPS, CPT], [1, 32], [1, WARPS], [1, 0])
+    LD: gl.constexpr = gl.BlockedLayout([CPT], [32], [WARPS], [0])
     LW: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])   # a warp's own row
     warp_base = gl.arange(0, WARPS, layout=gl.SliceLayout(1, LW)) * (TILE // WARPS)
     col = local
