@@ -170,12 +170,17 @@ def _peers_by_ballots(word, bits):
     ``0..bits-1`` (the words of one warp must agree above them): one ``vote.ballot`` per bit, inverted
     where this lane's bit is clear, and the ballots ANDed three at a time (``lop3``; ptxas keeps a
     chain of two-input ANDs as written). More instructions than one ``match.any``, but all of them
-    full-rate (``match.any`` made the onesweep pass 1.5x slower on the H100). Needs ``.reg .b32
-    v<bits>``; uses ``tt``, ``p``."""
-    lines = []
+    full-rate (``match.any`` made the onesweep pass 1.5x slower on the H100).
+
+    The ranking is bound by the integer ALU pipe (logic, compares, shifts; half a warp instruction
+    per cycle per scheduler on sm_90), so the inversions are multiply-adds instead, ``~b = b * -1 +
+    -1``, which issue to the FMA pipe: with ``-1`` read from a register ptxas cannot fold (``m1``,
+    ``%lanemask_lt | %lanemask_ge``), as it turns a literal ``-1`` back into an ALU operation.
+    Declares nothing: needs ``.reg .b32 v<bits>, m1``; uses ``tt``, ``p``."""
+    lines = ["mov.u32 m1, %lanemask_lt;", "mov.u32 tt, %lanemask_ge;", "or.b32 m1, m1, tt;"]
     for i in range(bits):
         lines += [f"and.b32 tt, {word}, {1 << i};", "setp.ne.u32 p, tt, 0;", f"vote.sync.ballot.b32 v{i}, p, -1;",
-                  f"@!p not.b32 v{i}, v{i};"]
+                  f"@!p mad.lo.s32 v{i}, v{i}, m1, m1;"]
     if bits % 2 == 0:
         lines.append("and.b32 pe, v0, v1;")
     else:
@@ -204,7 +209,8 @@ def _ballot_rank_asm(bits, store=False):
     """The ranking of :data:`_MATCH_RANK_ASM` with the peer mask built from ballots
     (:func:`_peers_by_ballots` over bits ``0..bits-1`` of ``$1``) and the warp's counter read and
     written back by the group's highest lane instead of an atomic (:func:`_rank_from_peers`)."""
-    lines = ["{", ".reg .b32 pe, lt, gt, bl, ad, ol, tt;", f".reg .b32 v<{bits}>;", ".reg .pred p;", "mov.u32 lt, %lanemask_lt;",
+    lines = ["{", ".reg .b32 pe, lt, gt, bl, ad, ol, tt, m1;", f".reg .b32 v<{bits}>;", ".reg .pred p;",
+             "mov.u32 lt, %lanemask_lt;",
              "mov.u32 gt, %lanemask_gt;", "mov.u32 ad, global_smem;", "shl.b32 tt, $1, 2;", "add.u32 ad, ad, tt;"]
     lines += _peers_by_ballots("$1", bits) + _rank_from_peers("$0")
     if store:   # then write $2 at word $0 of global_smem
@@ -223,11 +229,12 @@ def _mixed_rank_asm(radix_bits, slots, or_every, mask_offset):
     and the group's highest lane resets it to zero after the counter update. The mask words must be
     zero before the call (any lane of the warp may have zeroed them) and are zero again after it.
 
-    Ballots cost ALU instructions (8 votes and ~16 logic operations per 8-bit digit), the mask words
+    Ballots cost instructions (per 8-bit digit 8 votes, 8 inversions and 4 three-input ANDs), the mask words
     shared-memory traffic and latency; measured on the H100 (with the counters then updated by an
     atomic) every mix was slower than ballots alone (``bench/probes/RADIX_RANK_NOTES.md``, round 12),
     so the policies keep ``or_every`` 0."""
-    lines = ["{", ".reg .b32 pe, lt, gt, eq, bl, ad, ma, ol, tt, base;", f".reg .b32 v<{radix_bits}>;", ".reg .pred p;",
+    lines = ["{", ".reg .b32 pe, lt, gt, eq, bl, ad, ma, ol, tt, m1, base;", f".reg .b32 v<{radix_bits}>;",
+             ".reg .pred p;",
              "mov.u32 lt, %lanemask_lt;", "mov.u32 gt, %lanemask_gt;", "mov.u32 eq, %lanemask_eq;",
              "mov.u32 base, global_smem;"]
     uses_or = or_every > 0
