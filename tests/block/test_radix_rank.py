@@ -97,3 +97,126 @@ def test_mixed_rank_asm_slots(radix_bits, slots, or_every):
         assert part.count("ld.shared.u32 ol, [ad];") == 1 and part.count("@p st.shared.u32 [ad], tt;") == 1
         assert f"add.u32 ${i}, ol, bl;" in part
     assert _mixed_rank_constraints(slots).split(",") == ["=r"] * slots + ["r"] * slots
+
+
+def _run_warp_ptx(ptx: str, operands: list[list[int]], smem: dict, base: int = 0) -> list[list[int]]:
+    """Run the warp ranking's PTX on 32 simulated lanes in lockstep: the subset of PTX its builders
+    emit (``mov``/``and``/``or``/``shl``/``add``/``sub`` on 32-bit words, ``setp``, ``vote.ballot``,
+    ``mad.lo``, ``lop3``, ``popc``, shared loads/stores, guards ``@p``/``@!p``). ``operands[k][lane]``
+    is ``$k`` (outputs first, zero in); ``smem`` maps byte addresses to words."""
+    M = 0xFFFFFFFF
+    regs = [{f"${k}": operands[k][ln] & M for k in range(len(operands))} for ln in range(32)]
+    special = {"%lanemask_lt": lambda ln: (1 << ln) - 1, "%lanemask_le": lambda ln: (2 << ln) - 1,
+               "%lanemask_gt": lambda ln: M & ~((2 << ln) - 1), "%lanemask_ge": lambda ln: M & ~((1 << ln) - 1),
+               "%lanemask_eq": lambda ln: 1 << ln, "global_smem": lambda ln: base}
+
+    def val(r, ln, tok):
+        tok = tok.strip()
+        if tok in special:
+            return special[tok](ln)
+        if tok in r:
+            return r[tok]
+        return int(tok, 0) & M
+
+    for line in ptx.splitlines():
+        line = line.strip().rstrip(";")
+        if not line or line[0] in "{}." or line.startswith("bar.warp.sync"):
+            continue
+        guard = None
+        if line.startswith("@"):
+            guard, line = line.split(None, 1)
+        op, args = line.split(None, 1)
+        a = [t.strip() for t in args.replace("[", "").replace("]", "").split(",")]
+        live = [guard is None or bool(regs[ln][guard.lstrip("@!")]) != guard.startswith("@!") for ln in range(32)]
+        if op.startswith("vote.sync.ballot"):
+            ballot = sum(1 << ln for ln in range(32) if regs[ln][a[1]])
+        for ln in range(32):
+            if not live[ln]:
+                continue
+            r = regs[ln]
+            v = [val(r, ln, t) for t in a[1:]] if not op.startswith("st.") else None
+            kind = op.split(".")[0]
+            if kind == "mov":
+                r[a[0]] = v[0]
+            elif kind == "and":
+                r[a[0]] = v[0] & v[1]
+            elif kind == "or":
+                r[a[0]] = v[0] | v[1]
+            elif kind == "shl":
+                r[a[0]] = (v[0] << v[1]) & M
+            elif kind == "add":
+                r[a[0]] = (v[0] + v[1]) & M
+            elif kind == "sub":
+                r[a[0]] = (v[0] - v[1]) & M
+            elif kind == "mad":
+                r[a[0]] = (v[0] * v[1] + v[2]) & M
+            elif kind == "popc":
+                r[a[0]] = bin(v[0]).count("1")
+            elif kind == "setp":
+                r[a[0]] = {"ne": v[0] != v[1], "eq": v[0] == v[1]}[op.split(".")[1]]
+            elif kind == "vote":
+                r[a[0]] = ballot
+            elif kind == "lop3":
+                x, y, z, lut = v
+                r[a[0]] = sum(((lut >> ((((x >> b) & 1) << 2) | (((y >> b) & 1) << 1) | ((z >> b) & 1))) & 1) << b
+                              for b in range(32))
+            elif kind == "ld":
+                r[a[0]] = smem.get(v[0], 0)
+            elif kind == "st":
+                smem[val(r, ln, a[0])] = val(r, ln, a[1])
+            elif op == "red.shared.or.b32":
+                addr = val(r, ln, a[0])
+                smem[addr] = smem.get(addr, 0) | val(r, ln, a[1])
+            else:
+                raise AssertionError(f"simulator: no {op}")
+    return [[regs[ln][f"${k}"] for ln in range(32)] for k in range(len(operands))]
+
+
+@pytest.mark.parametrize("radix_bits", [5, 6, 7, 8])
+@pytest.mark.parametrize("store", [False, True])
+def test_ballot_rank_ptx_simulated(radix_bits, store):
+    # the PTX of the warp ranking by ballots (warp_ballot_rank[_store], run only by the GPU tests
+    # otherwise), slot after slot on random digits with many repeats: each key's rank is the count of
+    # equal digits in earlier slots and lower lanes, the counters end as the warp's histogram, and the
+    # store variant writes each key's value at word `rank`
+    from tritoncub.block.radix_rank import _ballot_rank_asm
+    ptx = _ballot_rank_asm(radix_bits, store)
+    g = torch.Generator().manual_seed(radix_bits)
+    radix, base_word = 1 << radix_bits, 1 << 12      # counters at words base_word + digit (past any rank)
+    smem, seen = {}, [0] * radix
+    for slot in range(6):
+        hi = radix if slot % 2 else 3                         # (few distinct digits in every other slot)
+        digits = torch.randint(0, hi, (32,), generator=g).tolist()
+        values = torch.randint(0, 1 << 30, (32,), generator=g).tolist()
+        out = _run_warp_ptx(ptx, [[0] * 32, [base_word + d for d in digits]] + ([values] if store else []), smem)
+        want = []
+        for d in digits:
+            want.append(seen[d])
+            seen[d] += 1
+        assert out[0] == want, (slot, digits)
+        if store:
+            assert all(smem[4 * rk] == v for rk, v in zip(want, values) if want.count(rk) == 1)
+    assert [smem.get(4 * (base_word + d), 0) for d in range(radix)] == seen
+
+
+@pytest.mark.parametrize("radix_bits, slots, or_every", [(8, 8, 0), (8, 8, 4), (6, 6, 3), (5, 3, 1), (7, 4, 2)])
+def test_mixed_rank_ptx_simulated(radix_bits, slots, or_every):
+    # the PTX of the mixed ranking (ballots, or mask words ORed in shared memory every or_every-th
+    # slot) over all of a thread's slots at once: ranks in tile order, counters, and mask words zero
+    # again at the end
+    from tritoncub.block.radix_rank import _mixed_rank_asm
+    radix, base_word, mask_offset = 1 << radix_bits, 1 << 12, 1 << 10
+    ptx = _mixed_rank_asm(radix_bits, slots, or_every, mask_offset)
+    g = torch.Generator().manual_seed(slots)
+    digits = [torch.randint(0, radix if i % 2 else 3, (32,), generator=g).tolist() for i in range(slots)]
+    smem = {}
+    out = _run_warp_ptx(ptx, [[0] * 32] * slots + [[base_word + d for d in ds] for ds in digits], smem)
+    seen = [0] * radix
+    for i, ds in enumerate(digits):
+        want = []
+        for d in ds:
+            want.append(seen[d])
+            seen[d] += 1
+        assert out[i] == want, (i, ds)
+    assert [smem.get(4 * (base_word + d), 0) for d in range(radix)] == seen
+    assert all(smem.get(4 * (base_word + mask_offset + d), 0) == 0 for d in range(radix))
