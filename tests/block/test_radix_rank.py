@@ -96,31 +96,56 @@ def test_mixed_rank_asm_slots(radix_bits, slots, or_every):
         assert part.count("vote.sync.ballot.b32") == (0 if by_or else radix_bits)
         assert part.count("ld.shared.u32 ol, [ad];") == 1 and part.count("@p st.shared.u32 [ad], tt;") == 1
         assert f"add.u32 ${i}, ol, bl;" in part
+        # the warp barriers the simulation below does not model: after the counter's write-back (before
+        # the next slot reads counters), and around the mask word (every lane's OR before any read)
+        lines = [ln for ln in part.splitlines() if ln and ln != "}"]
+        assert lines.index("bar.warp.sync -1;", lines.index("@p st.shared.u32 [ad], tt;")) > 0
+        if by_or:
+            k = lines.index("red.shared.or.b32 [ma], eq;")
+            assert lines[k + 1:k + 3] == ["bar.warp.sync -1;", "ld.shared.b32 pe, [ma];"]
+            assert lines[-2:] == ["@p st.shared.b32 [ma], 0;", "bar.warp.sync -1;"]
     assert _mixed_rank_constraints(slots).split(",") == ["=r"] * slots + ["r"] * slots
 
 
-def _run_warp_ptx(ptx: str, operands: list[list[int]], smem: dict, base: int = 0) -> list[list[int]]:
+def _run_warp_ptx(ptx: str, inputs: list[list[int]], outputs: int, smem: dict) -> list[list[int]]:
     """Run the warp ranking's PTX on 32 simulated lanes in lockstep: the subset of PTX its builders
     emit (``mov``/``and``/``or``/``shl``/``add``/``sub`` on 32-bit words, ``setp``, ``vote.ballot``,
-    ``mad.lo``, ``lop3``, ``popc``, shared loads/stores, guards ``@p``/``@!p``). ``operands[k][lane]``
-    is ``$k`` (outputs first, zero in); ``smem`` maps byte addresses to words."""
+    ``mad.lo``, ``lop3``, ``popc``, shared loads/stores/``red.or``, guards ``@p``/``@!p``). Operands
+    ``$0 .. $(outputs-1)`` are outputs (junk until written), ``inputs[k][lane]`` is ``$(outputs+k)``;
+    every other register must be declared by a ``.reg`` line before use. ``smem`` maps byte addresses
+    (``global_smem`` is 0) to words. Warp barriers need no model: every instruction completes in all
+    lanes before the next one starts (their presence is checked by ``test_mixed_rank_asm_slots``)."""
     M = 0xFFFFFFFF
-    regs = [{f"${k}": operands[k][ln] & M for k in range(len(operands))} for ln in range(32)]
+    regs = [{f"${outputs + k}": inputs[k][ln] & M for k in range(len(inputs))} for ln in range(32)]
+    declared = set()
     special = {"%lanemask_lt": lambda ln: (1 << ln) - 1, "%lanemask_le": lambda ln: (2 << ln) - 1,
                "%lanemask_gt": lambda ln: M & ~((2 << ln) - 1), "%lanemask_ge": lambda ln: M & ~((1 << ln) - 1),
-               "%lanemask_eq": lambda ln: 1 << ln, "global_smem": lambda ln: base}
+               "%lanemask_eq": lambda ln: 1 << ln, "global_smem": lambda ln: 0}
+
+    def dest(tok):
+        assert tok.startswith("$") and int(tok[1:]) < outputs or tok in declared, f"undeclared {tok}"
+        return tok
 
     def val(r, ln, tok):
-        tok = tok.strip()
         if tok in special:
             return special[tok](ln)
-        if tok in r:
+        if tok.startswith("$") or tok in declared:
+            assert tok in r, f"{tok} read before it is written"
             return r[tok]
         return int(tok, 0) & M
 
     for line in ptx.splitlines():
         line = line.strip().rstrip(";")
-        if not line or line[0] in "{}." or line.startswith("bar.warp.sync"):
+        if line.startswith(".reg"):
+            for name in line.split(None, 2)[2].split(","):
+                name = name.strip()
+                if "<" in name:     # v<8>: v0 .. v7
+                    stem, count = name[:-1].split("<")
+                    declared.update(f"{stem}{i}" for i in range(int(count)))
+                else:
+                    declared.add(name)
+            continue
+        if not line or line in "{}" or line.startswith("bar.warp.sync"):
             continue
         guard = None
         if line.startswith("@"):
@@ -129,94 +154,113 @@ def _run_warp_ptx(ptx: str, operands: list[list[int]], smem: dict, base: int = 0
         a = [t.strip() for t in args.replace("[", "").replace("]", "").split(",")]
         live = [guard is None or bool(regs[ln][guard.lstrip("@!")]) != guard.startswith("@!") for ln in range(32)]
         if op.startswith("vote.sync.ballot"):
+            assert guard is None, "simulator: a guarded vote is not modelled"
             ballot = sum(1 << ln for ln in range(32) if regs[ln][a[1]])
         for ln in range(32):
             if not live[ln]:
                 continue
             r = regs[ln]
-            v = [val(r, ln, t) for t in a[1:]] if not op.startswith("st.") else None
             kind = op.split(".")[0]
-            if kind == "mov":
-                r[a[0]] = v[0]
-            elif kind == "and":
-                r[a[0]] = v[0] & v[1]
-            elif kind == "or":
-                r[a[0]] = v[0] | v[1]
-            elif kind == "shl":
-                r[a[0]] = (v[0] << v[1]) & M
-            elif kind == "add":
-                r[a[0]] = (v[0] + v[1]) & M
-            elif kind == "sub":
-                r[a[0]] = (v[0] - v[1]) & M
-            elif kind == "mad":
-                r[a[0]] = (v[0] * v[1] + v[2]) & M
-            elif kind == "popc":
-                r[a[0]] = bin(v[0]).count("1")
-            elif kind == "setp":
-                r[a[0]] = {"ne": v[0] != v[1], "eq": v[0] == v[1]}[op.split(".")[1]]
-            elif kind == "vote":
-                r[a[0]] = ballot
-            elif kind == "lop3":
-                x, y, z, lut = v
-                r[a[0]] = sum(((lut >> ((((x >> b) & 1) << 2) | (((y >> b) & 1) << 1) | ((z >> b) & 1))) & 1) << b
-                              for b in range(32))
-            elif kind == "ld":
-                r[a[0]] = smem.get(v[0], 0)
-            elif kind == "st":
+            if kind == "st":
                 smem[val(r, ln, a[0])] = val(r, ln, a[1])
-            elif op == "red.shared.or.b32":
+                continue
+            if kind == "red":
+                assert op == "red.shared.or.b32", op
                 addr = val(r, ln, a[0])
                 smem[addr] = smem.get(addr, 0) | val(r, ln, a[1])
+                continue
+            v = [val(r, ln, t) for t in a[1:]] if kind != "vote" else None
+            if kind == "mov":
+                res = v[0]
+            elif kind == "and":
+                res = v[0] & v[1]
+            elif kind == "or":
+                res = v[0] | v[1]
+            elif kind == "shl":
+                res = (v[0] << v[1]) & M
+            elif kind == "add":
+                res = (v[0] + v[1]) & M
+            elif kind == "sub":
+                res = (v[0] - v[1]) & M
+            elif kind == "mad":
+                res = (v[0] * v[1] + v[2]) & M
+            elif kind == "popc":
+                res = bin(v[0]).count("1")
+            elif kind == "setp":
+                res = {"ne": v[0] != v[1], "eq": v[0] == v[1]}[op.split(".")[1]]
+            elif kind == "vote":
+                res = ballot
+            elif kind == "lop3":
+                x, y, z, lut = v
+                res = sum(((lut >> ((((x >> b) & 1) << 2) | (((y >> b) & 1) << 1) | ((z >> b) & 1))) & 1) << b
+                          for b in range(32))
+            elif kind == "ld":
+                res = smem.get(v[0], 0)
             else:
                 raise AssertionError(f"simulator: no {op}")
-    return [[regs[ln][f"${k}"] for ln in range(32)] for k in range(len(operands))]
+            r[dest(a[0])] = res
+    return [[regs[ln].get(f"${k}") for ln in range(32)] for k in range(outputs)]
+
+
+def _edge_slots(radix: int, g) -> list[list[int]]:
+    """Digits of a warp's slots: all equal (the largest digit), all distinct, one lane alone at each
+    end, then random slots alternating between 3 digits and all of them."""
+    slots = [[radix - 1] * 32, [(7 * ln) % radix for ln in range(32)], [1] + [2] * 30 + [1],
+             [0] * 31 + [radix - 1]]
+    for i in range(4):
+        slots.append(torch.randint(0, radix if i % 2 else 3, (32,), generator=g).tolist())
+    return slots
+
+
+def _expected_ranks(slots: list[list[int]], start: list[int]) -> tuple[list[list[int]], list[int]]:
+    seen, ranks = list(start), []
+    for ds in slots:
+        ranks.append([])
+        for d in ds:
+            ranks[-1].append(seen[d])
+            seen[d] += 1
+    return ranks, seen
 
 
 @pytest.mark.parametrize("radix_bits", [5, 6, 7, 8])
 @pytest.mark.parametrize("store", [False, True])
 def test_ballot_rank_ptx_simulated(radix_bits, store):
     # the PTX of the warp ranking by ballots (warp_ballot_rank[_store], run only by the GPU tests
-    # otherwise), slot after slot on random digits with many repeats: each key's rank is the count of
-    # equal digits in earlier slots and lower lanes, the counters end as the warp's histogram, and the
-    # store variant writes each key's value at word `rank`
+    # otherwise), slot after slot: each key's rank is its digit's counter plus the equal digits in
+    # earlier slots and lower lanes, the counters end as start + the warp's histogram, and the store
+    # variant writes each key's value at word `rank` (counters start 256 apart: ranks are unique)
     from tritoncub.block.radix_rank import _ballot_rank_asm
     ptx = _ballot_rank_asm(radix_bits, store)
     g = torch.Generator().manual_seed(radix_bits)
-    radix, base_word = 1 << radix_bits, 1 << 12      # counters at words base_word + digit (past any rank)
-    smem, seen = {}, [0] * radix
-    for slot in range(6):
-        hi = radix if slot % 2 else 3                         # (few distinct digits in every other slot)
-        digits = torch.randint(0, hi, (32,), generator=g).tolist()
+    radix, base_word = 1 << radix_bits, 1 << 17      # counters at words base_word + digit (past any rank)
+    start = [256 * d for d in range(radix)]
+    smem = {4 * (base_word + d): c for d, c in enumerate(start)}
+    slots = _edge_slots(radix, g)
+    want, seen = _expected_ranks(slots, start)
+    for digits, ranks in zip(slots, want):
         values = torch.randint(0, 1 << 30, (32,), generator=g).tolist()
-        out = _run_warp_ptx(ptx, [[0] * 32, [base_word + d for d in digits]] + ([values] if store else []), smem)
-        want = []
-        for d in digits:
-            want.append(seen[d])
-            seen[d] += 1
-        assert out[0] == want, (slot, digits)
+        out = _run_warp_ptx(ptx, [[base_word + d for d in digits]] + ([values] if store else []), 1, smem)
+        assert out[0] == ranks, digits
         if store:
-            assert all(smem[4 * rk] == v for rk, v in zip(want, values) if want.count(rk) == 1)
-    assert [smem.get(4 * (base_word + d), 0) for d in range(radix)] == seen
+            assert [smem.get(4 * rk) for rk in ranks] == values, digits
+    assert [smem[4 * (base_word + d)] for d in range(radix)] == seen
 
 
-@pytest.mark.parametrize("radix_bits, slots, or_every", [(8, 8, 0), (8, 8, 4), (6, 6, 3), (5, 3, 1), (7, 4, 2)])
-def test_mixed_rank_ptx_simulated(radix_bits, slots, or_every):
+@pytest.mark.parametrize("radix_bits, or_every, mask_offset", [(8, 0, 1024), (8, 4, 1024), (6, 3, -1024),
+                                                               (5, 1, 1024), (7, 2, -4096), (8, 1, -1024)])
+def test_mixed_rank_ptx_simulated(radix_bits, or_every, mask_offset):
     # the PTX of the mixed ranking (ballots, or mask words ORed in shared memory every or_every-th
-    # slot) over all of a thread's slots at once: ranks in tile order, counters, and mask words zero
-    # again at the end
+    # slot; the sort's odd passes put the mask words before the counters) over all of a thread's
+    # slots at once: ranks in tile order, counters, and mask words zero again at the end
     from tritoncub.block.radix_rank import _mixed_rank_asm
-    radix, base_word, mask_offset = 1 << radix_bits, 1 << 12, 1 << 10
-    ptx = _mixed_rank_asm(radix_bits, slots, or_every, mask_offset)
-    g = torch.Generator().manual_seed(slots)
-    digits = [torch.randint(0, radix if i % 2 else 3, (32,), generator=g).tolist() for i in range(slots)]
-    smem = {}
-    out = _run_warp_ptx(ptx, [[0] * 32] * slots + [[base_word + d for d in ds] for ds in digits], smem)
-    seen = [0] * radix
-    for i, ds in enumerate(digits):
-        want = []
-        for d in ds:
-            want.append(seen[d])
-            seen[d] += 1
-        assert out[i] == want, (i, ds)
-    assert [smem.get(4 * (base_word + d), 0) for d in range(radix)] == seen
+    radix, base_word = 1 << radix_bits, 1 << 13
+    g = torch.Generator().manual_seed(radix_bits + or_every)
+    slots = _edge_slots(radix, g)
+    ptx = _mixed_rank_asm(radix_bits, len(slots), or_every, mask_offset)
+    start = [(5 * d) % 17 for d in range(radix)]
+    smem = {4 * (base_word + d): c for d, c in enumerate(start)}
+    out = _run_warp_ptx(ptx, [[base_word + d for d in ds] for ds in slots], len(slots), smem)
+    want, seen = _expected_ranks(slots, start)
+    assert out == want
+    assert [smem[4 * (base_word + d)] for d in range(radix)] == seen
     assert all(smem.get(4 * (base_word + mask_offset + d), 0) == 0 for d in range(radix))

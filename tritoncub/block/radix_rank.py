@@ -195,7 +195,7 @@ def _rank_from_peers(out):
     """PTX lines ranking a key among its warp's keys of one counter word (address ``ad``), given its
     peers ``pe`` in this slot: every lane reads the counter (one broadcast per distinct word),
     ``out`` = counter + the peers in lower lanes, and the group's highest lane writes back its own
-    ``out + 1`` (the counter plus the group's size, without counting the group). The counters are the
+    ``out + 1``, which is the counter plus the group's size (without a ``popc`` of the group). The counters are the
     warp's own, so no atomics (and no broadcast of an atomic's old value) are needed; the warp barrier
     orders the write before the next slot's reads. Needs ``lt`` and ``gt`` (``%lanemask_lt``,
     ``%lanemask_gt``); uses ``bl``, ``ol``, ``tt``, ``p`` (true in the writing lane)."""
@@ -229,10 +229,10 @@ def _mixed_rank_asm(radix_bits, slots, or_every, mask_offset):
     and the group's highest lane resets it to zero after the counter update. The mask words must be
     zero before the call (any lane of the warp may have zeroed them) and are zero again after it.
 
-    Ballots cost instructions (per 8-bit digit 8 votes, 8 inversions and 4 three-input ANDs), the mask words
-    shared-memory traffic and latency; measured on the H100 (with the counters then updated by an
-    atomic) every mix was slower than ballots alone (``bench/probes/RADIX_RANK_NOTES.md``, round 12),
-    so the policies keep ``or_every`` 0."""
+    Ballots cost instructions (per 8-bit digit 8 bit tests, 8 votes, up to 8 inversions and 4 ANDs),
+    the mask words shared-memory traffic and latency; measured on the H100 (with the counters then
+    updated by an atomic) every mix was slower than ballots alone
+    (``bench/probes/RADIX_RANK_NOTES.md``, round 12), so the policies keep ``or_every`` 0."""
     lines = ["{", ".reg .b32 pe, lt, gt, eq, bl, ad, ma, ol, tt, m1, base;", f".reg .b32 v<{radix_bits}>;",
              ".reg .pred p;",
              "mov.u32 lt, %lanemask_lt;", "mov.u32 gt, %lanemask_gt;", "mov.u32 eq, %lanemask_eq;",

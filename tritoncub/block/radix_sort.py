@@ -205,7 +205,8 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
             excl = gl.associative_scan(cnt, 1, _add) - cnt + gl.expand_dims(warp_base, 1)
             counters.store(excl)
         else:
-            # each thread holds one digit's counts of every warp: the scan over warps stays in-thread
+            # each thread holds CPT consecutive digits' counts of every warp: the scan over warps stays
+            # in-thread, and the scan over digits adds within the thread before its shuffles
             cnt = counters.load(LC)
             tot = gl.convert_layout(gl.sum(cnt, 0), LD)
             wexcl = gl.associative_scan(cnt, 0, _add) - cnt
