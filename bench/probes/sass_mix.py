@@ -56,7 +56,6 @@ def main(argv: list[str]) -> None:
         return kernel
 
     JITFunction.run = recording_run
-    import tritoncub  # noqa: F401  (registers the ops)
     from tritoncub.device import radix_sort as rs
     from tritoncub.device.segmented_sort import sort_rows
     what = args[0]
