@@ -195,13 +195,13 @@ def _rank_from_peers(out):
     """PTX lines ranking a key among its warp's keys of one counter word (address ``ad``), given its
     peers ``pe`` in this slot: every lane reads the counter (one broadcast per distinct word),
     ``out`` = counter + the peers in lower lanes, and the group's highest lane writes back its own
-    ``out + 1``, which is the counter plus the group's size (without a ``popc`` of the group). The counters are the
-    warp's own, so no atomics (and no broadcast of an atomic's old value) are needed; the warp barrier
-    orders the write before the next slot's reads. Needs ``lt`` and ``gt`` (``%lanemask_lt``,
-    ``%lanemask_gt``); uses ``bl``, ``ol``, ``tt``, ``p`` (true in the writing lane)."""
+    ``out + 1``, which is the counter plus the group's size (without a ``popc`` of the group). The
+    counters are the warp's own, so no atomics (and no broadcast of an atomic's old value) are
+    needed; the warp barrier orders the write before the next slot's reads. Needs ``lt`` and ``gt``
+    (``%lanemask_lt``, ``%lanemask_gt``); uses ``bl``, ``ol``, ``tt``, ``p`` (true in the writing lane)."""
     return ["and.b32 bl, pe, lt;", "popc.b32 bl, bl;", "and.b32 tt, pe, gt;", "setp.eq.u32 p, tt, 0;",
-            "ld.shared.u32 ol, [ad];", f"add.u32 {out}, ol, bl;", f"add.u32 tt, {out}, 1;", "@p st.shared.u32 [ad], tt;",
-            "bar.warp.sync -1;"]
+            "ld.shared.u32 ol, [ad];", f"add.u32 {out}, ol, bl;", f"add.u32 tt, {out}, 1;",
+            "@p st.shared.u32 [ad], tt;", "bar.warp.sync -1;"]
 
 
 @triton.constexpr_function
