@@ -268,11 +268,12 @@ def segmented_sort_spec():
     return TuneSpec(
         op="segmented_sort",
         # two row lengths per bucket where the block radix sort (TILE_SORT, RADIX_MIN_BLOCK) takes over
-        # (128 vs 256 keys); "large" also holds the rows longer than MAX_BLOCK: a long-row problem of more
-        # than 256 rows (fewer go to radix_sort's one-problem path, which no knob here changes) times
-        # LONG_PATH and MERGE_TILE
+        # (128 vs 256 keys); "large" also holds the rows longer than MAX_BLOCK: rows of 8192 keys (the
+        # block radix sort up to RADIX_MAX_BLOCK, or a long path) and a long-row problem of more than 256
+        # rows (fewer go to radix_sort's one-problem path, which no knob here changes) times LONG_PATH and
+        # MERGE_TILE
         problems={"small": [prob(65536, 128), prob(16384, 256)], "medium": [prob(8192, 512), prob(4096, 1024)],
-                  "large": [prob(1024, 4096), prob(512, 1 << 16)]},
+                  "large": [prob(1024, 4096), prob(512, 8192), prob(512, 1 << 16)]},
         quick_problems={"small": [prob(4, 100)]},
         call=lambda x: tuple(m.sort_rows(x)),
         reference=reference,

@@ -24,6 +24,10 @@ def _np_take(x, a, i):
 KINDS = ["special", "equal", "few_unique", "random", "sorted", "reversed"]
 
 
+#: segments longer than 16 items to the long-segment paths (none to the block radix sort past MAX_BLOCK)
+LONG_ONLY = dict(MAX_BLOCK=16, MERGE_TILE=8, RADIX_MAX_BLOCK=0)
+
+
 def adversarial_rows(rows: int, L: int, dtype, seed: int = 0) -> torch.Tensor:
     """rows x L keys, each row a different data kind (NaN, +-0.0, +-inf, all-equal, duplicates...)."""
     out = [make_data(KINDS[r % len(KINDS)], L, dtype, seed=seed + r) for r in range(rows)]
@@ -229,7 +233,7 @@ def test_sort_rows_long_paths(dtype, descending, path, monkeypatch):
     import tritoncub.device.radix_sort as rs
     if path != "rows-in-one-sort":
         monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8,
+    with policy.override("segmented_sort", dict(LONG_ONLY,
                                                 LONG_PATH="merge" if path == "merge" else "radix")):
         x = adversarial_rows(3, 45, dtype, seed=11)
         x[1] = make_data("few_unique", 45, dtype, seed=1)
@@ -243,7 +247,7 @@ def test_sort_rows_long_rows_as_segments(dtype, descending, monkeypatch):
     tile = _radix_tile()
     monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
     calls = count_calls(monkeypatch, rs, "sort_segments")
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="radix")):
+    with policy.override("segmented_sort", dict(LONG_ONLY, LONG_PATH="radix")):
         x = adversarial_rows(3, tile + 5, dtype, seed=12)
         check_rows(x, descending)
     assert calls
@@ -260,7 +264,7 @@ def test_long_rows_of_a_tile_take_the_merge_path_when_the_policy_says(monkeypatc
     monkeypatch.setattr(rs, "sort_segments", lambda *a, **k: calls.append(1))
     monkeypatch.setattr(rs, "rows_in_one_sort", lambda x: False)
     x = adversarial_rows(3, _radix_tile() + 2, torch.float32, seed=3)
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="merge")):
+    with policy.override("segmented_sort", dict(LONG_ONLY, LONG_PATH="merge")):
         check_rows(x, True)
     assert not calls
 
@@ -289,7 +293,7 @@ def test_long_rows_fall_back_to_merge_when_radix_does_not_compile(row_tiles, mon
     monkeypatch.setattr(S, "_RADIX_UNAVAILABLE", [])
     monkeypatch.setattr("tritoncub.device.radix_sort.rows_in_one_sort", lambda x: False)
     x = adversarial_rows(3, 45 if not row_tiles else _radix_tile() + 2, torch.float32, seed=2)
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="radix")):
+    with policy.override("segmented_sort", dict(LONG_ONLY, LONG_PATH="radix")):
         with pytest.warns(UserWarning, match="device radix sort unavailable"):
             check_rows(x, False)
         check_rows(x, True)   # (no second warning needed: the merge path from now on)
@@ -343,11 +347,12 @@ def block_radix_calls(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("L", [1, 31, 33, 100, 256, 1000, 1025, 4096])
+@pytest.mark.parametrize("L", [1, 31, 33, 100, 256, 1000, 1025, 4096, 4097, 8192])
 @pytest.mark.parametrize("dtype", NARROW_DTYPES, ids=str)
 def test_block_radix_sort_rows(dtype, L, block_radix_calls):
     # 6 adversarial rows (NaN, +-0, +-inf, all-equal, few unique, sorted, reversed), both orders, one
-    # policy config per case (every radix width and warp count is covered across the cases)
+    # policy config per case (every radix width and warp count is covered across the cases); rows
+    # past MAX_BLOCK (4096) up to RADIX_MAX_BLOCK (8192) are the block radix sort's too
     i = NARROW_DTYPES.index(dtype) + L
     cfg = RADIX_CFGS[i % len(RADIX_CFGS)]
     x = adversarial_rows(6, L, dtype, seed=i)
@@ -373,7 +378,7 @@ def test_block_radix_sort_warp_rows(dtype, L, block_radix_calls):
 def test_block_radix_segmented_pairs_and_merge_chunks(cfg, block_radix_calls, monkeypatch):
     # ragged segments binned by length (segment lists, several bins), values carried; then rows longer
     # than MAX_BLOCK by the merge path, whose MERGE_TILE chunks the block radix sort presorts (index bases)
-    lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7, 21, 300, 64, 65]
+    lengths = [0, 1, 2, 0, 8, 9, 3, 16, 5, 0, 40, 7, 21, 300, 64, 65, 5000]   # (5000: past MAX_BLOCK)
     n = sum(lengths)
     keys = make_data("special", n, torch.float32, seed=17)
     vals = torch.arange(n, dtype=torch.int32, device=DEVICE)
@@ -391,6 +396,37 @@ def test_block_radix_segmented_pairs_and_merge_chunks(cfg, block_radix_calls, mo
     with policy.override("segmented_sort", dict(cfg, MAX_BLOCK=64, MERGE_TILE=64, LONG_PATH="merge")):
         check_rows(x, descending=True)
     assert block_radix_calls == [True]   # (the chunk presort: 15 chunks with index bases)
+
+
+def test_segments_past_max_block_the_block_radix_sort_refuses_take_a_long_path(monkeypatch):
+    """Segments longer than MAX_BLOCK whose BLOCK is at most RADIX_MAX_BLOCK go to the block radix sort;
+    where it does not take them (made to refuse here, as for want of shared memory), the row sort, the
+    ragged sort and top-k's sort of its selection use a long-segment path: same results, nothing left
+    unsorted."""
+    from tritoncub.device import topk as tk
+    monkeypatch.setattr(ss, "_block_radix_available", lambda device: True)
+    asked = []
+    monkeypatch.setattr(ss, "_launch_block_radix_sort", lambda *a, block, **k: asked.append(block) or False)
+    cfg = dict(TILE_SORT="radix", MAX_BLOCK=64, MERGE_TILE=64, RADIX_MAX_BLOCK=256, RADIX_MIN_BLOCK=128,
+               LONG_PATH="merge")
+    with policy.override("segmented_sort", cfg):
+        check_rows(adversarial_rows(3, 100, torch.float32, seed=5), descending=True)
+        lengths = [3, 100, 0, 70, 200, 1]
+        n = sum(lengths)
+        keys = make_data("special", n, torch.float32, seed=6)
+        vals = torch.arange(n, dtype=torch.int64, device=DEVICE)
+        offs = ragged_offsets(lengths)
+        k, v = ss.segmented_sort_pairs(keys, vals, offs)
+        rk, rv = ref_segmented(keys, vals, offs.cpu(), False)
+        assert_equal(k.cpu(), rk, signed_zero=True)
+        assert_equal(v.cpu(), rv)
+        sel = make_data("random", 2 * 90, torch.float32, seed=7).view(2, 90)
+        idx = torch.arange(180, dtype=torch.int64, device=DEVICE).view(2, 90)
+        sv, si = tk._sort_selected(sel, idx, largest=True)
+        rsv, rsi = torch.sort(sel.cpu(), dim=-1, descending=True, stable=True)
+        assert_equal(sv.cpu(), rsv)
+        assert_equal(si.cpu(), idx.cpu().gather(-1, rsi))
+    assert 128 in asked and 256 in asked   # (the 100- and 90-key rows, the 200-key segment)
 
 
 def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):
@@ -426,7 +462,7 @@ def test_segmented_sort_pairs_ragged(descending, path, grid_y, monkeypatch):
     keys = make_data("few_unique" if descending else "special", n, torch.float32, seed=7)
     vals = torch.arange(n, dtype=torch.int32, device=DEVICE)
     offs = ragged_offsets(lengths)
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH=path)):
+    with policy.override("segmented_sort", dict(LONG_ONLY, LONG_PATH=path)):
         k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=descending)
     rk, rv = ref_segmented(keys, vals, offs.cpu(), descending)
     assert grids is None or (grids and all(len(g) == 1 for g in grids)), grids
@@ -450,7 +486,7 @@ def test_long_segments_by_segmented_radix_sort(layout, dtype, descending, monkey
     keys = make_data("special", n, dtype, seed=11)
     vals = torch.arange(n, dtype=torch.int64, device=DEVICE) * 3
     offs = ragged_offsets(lengths)
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="radix")):
+    with policy.override("segmented_sort", dict(LONG_ONLY, LONG_PATH="radix")):
         k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=descending)
         k2 = ss.segmented_sort(keys, offs, descending=descending)
     long_ = [x for x in lengths if x > 16]
@@ -474,7 +510,7 @@ def test_segmented_sort_writes_every_item(first, last, ones, monkeypatch):
     keys = make_data("special", n, torch.float32, seed=13)
     vals = torch.arange(n, dtype=torch.int64, device=DEVICE) - 5
     offs = ragged_offsets(lengths) + first
-    with policy.override("segmented_sort", dict(MAX_BLOCK=16, MERGE_TILE=8, LONG_PATH="merge")):
+    with policy.override("segmented_sort", dict(LONG_ONLY, LONG_PATH="merge")):
         k, v = ss.segmented_sort_pairs(keys, vals, offs)
         k2 = ss.segmented_sort(keys, offs, descending=True)
     rk, rv = ref_segmented(keys, vals, offs.cpu(), False)

@@ -220,7 +220,7 @@ def radix_finish(request, monkeypatch):
     from tritoncub.device import topk as T
     if request.param == "overflow":
         monkeypatch.setattr(T, "_RS_FINISH_CAP", 1)
-        with policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16}):
+        with policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16, "RADIX_MAX_BLOCK": 0}):
             yield request.param
     else:
         yield request.param
@@ -261,7 +261,7 @@ def test_topk_one_long_row_sorted(monkeypatch, dtype, sort_path):
     monkeypatch.setattr(tk, "radix_sort_pairs", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     for kind, largest in (("special", True), ("few_unique", False)):
         x = make_data(kind, 150, dtype, seed=7)[None]
-        with policy.override("topk", RADIX), policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16}):
+        with policy.override("topk", RADIX), policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16, "RADIX_MAX_BLOCK": 0}):
             check_set(x, 40, largest)
     assert len(calls) == (2 if sort_path == "radix" else 0)
 

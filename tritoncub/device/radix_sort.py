@@ -1652,7 +1652,8 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
 def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
 
-    Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items go to
+    Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items (keys of
+    at most 32 bits sorted by the block radix sort: ``RADIX_MAX_BLOCK``) go to
     :func:`tritoncub.device.segmented_sort.sort_rows` (short rows: several per program in registers;
     rows of a few hundred keys and more: one per program, the shared-memory block radix sort);
     longer rows go through the onesweep device sort, all rows as one batch.
@@ -1670,8 +1671,8 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     if xt.numel() == 0:
         return x.clone(), torch.zeros(x.shape, dtype=torch.int64, device=x.device)
     from . import segmented_sort  # imported here: its long-segment path imports this module
-    if x.dtype in segmented_sort.ROWS_DTYPES and \
-            length <= policy.select("segmented_sort", x.device, "large")["MAX_BLOCK"]:
+    if x.dtype in segmented_sort.ROWS_DTYPES and length <= segmented_sort._one_program_limit(
+            policy.select("segmented_sort", x.device, "large"), x.element_size() * 8, x.device):
         v, i = segmented_sort.sort_rows(xt, descending)
     elif xt.dim() == 1:   # (one row: no reshaping)
         v, i = _sort_into(xt, None, descending, 0, key_bits(x.dtype), gen_indices=True)

@@ -29,6 +29,11 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   LSD passes of ``RADIX_BITS``, warps ranking by ballots, counters scanned, keys and their columns
   exchanged through shared memory); stable. Keys and values are then gathered from the input by the
   sorted columns, as above. Elsewhere (the interpreter, other GPUs, 64-bit keys) the tile sort.
+  Segments longer than ``MAX_BLOCK`` whose ``BLOCK`` is at most ``RADIX_MAX_BLOCK`` (8192: 16 warps
+  of 16 keys, 128 KB of shared memory) go this way too where it applies, not to the long-segment
+  paths (H200, fp32 rows of 8192 keys, values + int64 indices: 512 rows 0.091 ms against 0.256 by
+  the segmented onesweep sort and torch's 0.370;
+  ``bench/results/logs/block_radix_8192_probe-h200-20261128.log``).
   With ``RADIX_WARP_MIN_BLOCK`` set, shorter segments (from that ``BLOCK`` up to 512 keys) are sorted
   one per warp (CUB's WarpRadixSort: each warp scans its own counters), ``RADIX_WARP_ROWS`` per
   program; off on the H100, where the tile sort was faster for rows of 32-128 keys.
@@ -567,11 +572,12 @@ policy.register(
            "RADIX_MIN_BLOCK": [128, 256, 512], "RADIX_ITEMS": [4, 8, 16], "RADIX_BITS": [6, 7, 8],
            "RADIX_MAXNREG": [0, 56, 64], "RADIX_OR_EVERY": [0, 1, 2, 3, 4, 8],
            "RADIX_WARP_MIN_BLOCK": [0, 32, 64, 128], "RADIX_WARP_ROWS": [2, 4, 8],
-           "num_warps": [4, 8, 16], "num_stages": [1]},
+           "RADIX_MAX_BLOCK": [4096, 8192], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "LONG_PATH": "radix", "NETWORK": "own",
               "TILE_SPLIT": 1, "DECODE_KEYS": 0, "MINMAX_DIMS": 0, "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8,
               "RADIX_BITS": 8, "RADIX_MAXNREG": 0, "RADIX_OR_EVERY": 0,
-              "RADIX_WARP_MIN_BLOCK": 0, "RADIX_WARP_ROWS": 4, "num_warps": 4, "num_stages": 1},
+              "RADIX_WARP_MIN_BLOCK": 0, "RADIX_WARP_ROWS": 4, "RADIX_MAX_BLOCK": 8192, "num_warps": 4,
+              "num_stages": 1},
     buckets=("small", "medium", "large"),
     bucket_fallbacks={"medium": {"TILE_ITEMS": 4096, "num_warps": 8},
                       "large": {"TILE_ITEMS": 4096, "num_warps": 16}},
@@ -581,6 +587,7 @@ policy.register(
                      and c["RADIX_ITEMS"] > 0 and c["RADIX_ITEMS"] & (c["RADIX_ITEMS"] - 1) == 0
                      and c["TILE_SPLIT"] in (1, 2, 4, 8) and (c["TILE_SPLIT"] == 1 or c["NETWORK"] == "own")
                      and c["DECODE_KEYS"] in (0, 1) and (c["DECODE_KEYS"] == 0 or c["TILE_SPLIT"] > 1)
+                     and c["RADIX_MAX_BLOCK"] in (0,) + tuple(1 << k for k in range(8, 14))
                      and 0 <= c["MINMAX_DIMS"] <= 13 and (c["MINMAX_DIMS"] == 0 or c["NETWORK"] == "own")),
     doc="Segmented/batched sort. Buckets by BLOCK (next power of two of the segment length): small "
         "<= 256, medium <= 1024, large above. TILE_ITEMS: items per program of the in-register sort "
@@ -599,7 +606,10 @@ policy.register(
         "thread, 0 none; RADIX_OR_EVERY k > 0: every k-th register slot finds its keys' peers through "
         "mask words in shared memory instead of ballots, 0 ballots only; compiled NVIDIA kernels only); shorter segments whose BLOCK is at least "
         "RADIX_WARP_MIN_BLOCK (0: none; BLOCK / 32 items per thread) one per warp, RADIX_WARP_ROWS warps "
-        "per program; the rest by the in-register tile sort; 'bitonic': the tile sort for every segment.")
+        "per program; the rest by the in-register tile sort; 'bitonic': the tile sort for every segment. "
+        "RADIX_MAX_BLOCK (with TILE_SORT 'radix', the 'large' bucket's value counts; 0 off): segments longer "
+        "than MAX_BLOCK whose BLOCK is at most RADIX_MAX_BLOCK also go one per program to the block radix "
+        "sort where it applies (else to the long-segment paths).")
 
 MIN_BLOCK = 8
 _RADIX_UNAVAILABLE: list = []   # set when the device radix sort failed to build here
@@ -607,6 +617,18 @@ _RADIX_UNAVAILABLE: list = []   # set when the device radix sort failed to build
 
 def _bucket(block: int) -> str:
     return "small" if block <= 256 else "medium" if block <= 1024 else "large"
+
+
+def _one_program_limit(pol, key_bits: int, device: torch.device) -> int:
+    """The longest segment the one-program strategies take (``pol``: the "large" bucket's policy):
+    ``MAX_BLOCK``, or ``RADIX_MAX_BLOCK`` when that is larger and the block radix sort applies (keys of
+    at most 32 bits, compiled NVIDIA kernels; :func:`_launch_tile_sort` still refuses a segment past
+    ``MAX_BLOCK`` that it cannot take, e.g. for want of shared memory, and the caller then takes the
+    long-segment path)."""
+    if (pol["TILE_SORT"] == "radix" and pol["RADIX_MAX_BLOCK"] > pol["MAX_BLOCK"] and key_bits <= 32
+            and _block_radix_available(device)):
+        return pol["RADIX_MAX_BLOCK"]
+    return pol["MAX_BLOCK"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -699,7 +721,7 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
         else:
             _BLOCK_RADIX_FAILED.add(config)
         warnings.warn(f"tritoncub.segmented_sort: block radix sort unavailable ({e!r}); segments use the "
-                      f"in-register tile sort", stacklevel=4)
+                      f"in-register tile sort (those longer than its MAX_BLOCK a long-segment path)", stacklevel=4)
         return False
     return True
 
@@ -710,12 +732,14 @@ ROW_MASKS_ONLY = True
 
 def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, descending, meta, device,
                       uniform=False, row_len=0, row_stride=0, seg_begin=None, seg_len=None, seg_list=None,
-                      idx_base=None, rows=None, pol=None):
+                      idx_base=None, rows=None, pol=None) -> bool:
     """Sort ``num_segs`` segments of at most ``block`` items each in one launch: by the policy's
     ``TILE_SORT``, the shared-memory block radix sort (one segment per program) or the in-register
-    tile sort (several segments per program)."""
+    tile sort (several segments per program). Returns False, launching nothing, for a ``block``
+    past the policy's ``MAX_BLOCK`` (see :func:`_one_program_limit`) that the block radix sort does
+    not take: the caller sorts those segments by a long-segment path."""
     if num_segs == 0:
-        return
+        return True
     pol = pol or policy.select("segmented_sort", device, _bucket(block))
     dummy = kb
     args = (kb, vb if vb is not None else dummy, out_kb if out_kb is not None else dummy,
@@ -730,7 +754,9 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
             and rows is None and meta["KEY_BITS"] <= 32 and num_segs < 2**31 and _block_radix_available(device)):
         if _launch_block_radix_sort(args, block=block, num_segs=num_segs, descending=descending, meta=meta,
                                     pol=pol, device=device, warp_rows=block < pol["RADIX_MIN_BLOCK"], **flags):
-            return
+            return True
+    if block > pol["MAX_BLOCK"]:
+        return False
     if rows is None:
         rows = max(1, min(256, pol["TILE_ITEMS"] // block))
     log_n = _log2(block)
@@ -748,6 +774,7 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
            MINMAX_DIMS=min(pol.get("MINMAX_DIMS", 0), log_n) if pack == 32 and pol["NETWORK"] == "own" else 0,
            num_warps=pol.num_warps,
            num_stages=pol.num_stages)
+    return True
 
 
 def _host_arrays_to_device(arrays, device) -> list[torch.Tensor]:
@@ -959,7 +986,8 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     accepted for signature compatibility). Any row length: rows of up to the policy's ``MAX_BLOCK``
     items are sorted by the tile strategies of the module doc (in registers, several rows per
     program, or one row per program by the block radix sort from ``RADIX_MIN_BLOCK`` items, keys of
-    at most 32 bits, compiled NVIDIA kernels); longer rows: up to 256 of them (keys of
+    at most 32 bits, compiled NVIDIA kernels; the block radix sort also takes rows of up to
+    ``RADIX_MAX_BLOCK`` items); longer rows: up to 256 of them (keys of
     at most 32 bits) sort as one device radix sort whose last pass groups the rows
     (:func:`tritoncub.device.radix_sort.rows_in_one_sort`), more rows of at least a radix sort tile as
     segments of one sort (:func:`tritoncub.device.radix_sort.sort_segments`), others by the
@@ -986,28 +1014,13 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     rows = x.numel() // L if L > 0 else int(np.prod(shape[:-1]))
     xc = x.contiguous().view(rows, L)
     pol = policy.select("segmented_sort", x.device, "large")
-    if L > pol["MAX_BLOCK"] and rows > 1:
-        from .radix_sort import _sort_lastdim, rows_in_one_sort, segments_fit   # (that module imports this one)
-        if rows_in_one_sort(xc):
-            # a few long rows: one device radix sort whose last pass groups the rows
-            check_device(x, "x")
-            v, i = _sort_lastdim(xc, descending)
-            return v.view(shape), i.view(shape)
-        if pol["LONG_PATH"] == "radix" and not _RADIX_UNAVAILABLE and segments_fit(L, rows * L, xc):
-            # more rows of a radix sort tile or longer: one segmented radix sort (no gather of the keys,
-            # no unpacking pass: 1024 x 16384 fp32 rows on the H100 1.06 ms this way, 1.68 through the
-            # long-segment path; bench/results/logs/rows_as_segments_probe-20261125.log,
-            # sort_rows_long_paths-20261125.log). A radix sort that does not build: the merge path
-            check_device(x, "x")
-            try:
-                v, i = _sort_lastdim(xc, descending)
-                return v.view(shape), i.view(shape)
-            except triton.CompilationError as e:
-                _RADIX_UNAVAILABLE.append(repr(e))
-                warnings.warn(f"tritoncub.segmented_sort: device radix sort unavailable ({e!r}); long segments "
-                              f"use the merge path", stacklevel=2)
+    limit = _one_program_limit(pol, meta["KEY_BITS"], x.device)
+    if L > limit and rows > 1:
+        got = _sort_long_rows(xc, descending, pol)
+        if got is not None:
+            return got[0].view(shape), got[1].view(shape)
     replay_key = tile_pol = None
-    if xc.is_cuda and 0 < L <= pol["MAX_BLOCK"] and rows > 0 and _replayable():
+    if xc.is_cuda and 0 < L <= limit and rows > 0 and _replayable():
         block = max(MIN_BLOCK, next_power_of_2(L))
         tile_pol = policy.select("segmented_sort", x.device, _bucket(block))
         replay_key = (rows, L, x.dtype, descending, x.device, xc.data_ptr() & 15 == 0, _block_radix_available(x.device),
@@ -1024,22 +1037,52 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
         return values.view(shape), indices.view(shape)
     check_device(x, "x")
     kb, ob = bits_view(xc), bits_view(values)
-    if L <= pol["MAX_BLOCK"]:
+    if L <= limit:
         block = max(MIN_BLOCK, next_power_of_2(L))
         with record_launches() if replay_key is not None else contextlib.nullcontext([]) as rec:
-            _launch_tile_sort(kb, None, ob, None, indices, block=block, num_segs=rows, descending=descending,
-                              meta=meta, device=x.device, uniform=True, row_len=L, row_stride=L, pol=tile_pol)
-        launches = relocatable(rec, (xc, values, indices)) if replay_key is not None else None
-        if launches is not None:
-            if len(_ROWS_REPLAYS) >= 64:
-                _ROWS_REPLAYS.clear()
-            _ROWS_REPLAYS[replay_key] = (pol, tile_pol, launches)
-    else:
-        begins = np.arange(rows, dtype=np.int64) * L
-        lens = np.full(rows, L, dtype=np.int64)
-        _sort_long(kb.view(-1), None, ob.view(-1), None, indices.view(-1), seg_begin_np=begins,
-                   seg_len_np=lens, descending=descending, meta=meta, device=x.device)
+            done = _launch_tile_sort(kb, None, ob, None, indices, block=block, num_segs=rows,
+                                     descending=descending, meta=meta, device=x.device, uniform=True, row_len=L,
+                                     row_stride=L, pol=tile_pol)
+        if done:
+            launches = relocatable(rec, (xc, values, indices)) if replay_key is not None else None
+            if launches is not None:
+                if len(_ROWS_REPLAYS) >= 64:
+                    _ROWS_REPLAYS.clear()
+                _ROWS_REPLAYS[replay_key] = (pol, tile_pol, launches)
+            return values.view(shape), indices.view(shape)
+        # rows past MAX_BLOCK that the block radix sort did not take here: a long-row path
+        got = _sort_long_rows(xc, descending, pol) if rows > 1 else None
+        if got is not None:
+            return got[0].view(shape), got[1].view(shape)
+    begins = np.arange(rows, dtype=np.int64) * L
+    lens = np.full(rows, L, dtype=np.int64)
+    _sort_long(kb.view(-1), None, ob.view(-1), None, indices.view(-1), seg_begin_np=begins,
+               seg_len_np=lens, descending=descending, meta=meta, device=x.device)
     return values.view(shape), indices.view(shape)
+
+
+def _sort_long_rows(xc: torch.Tensor, descending: bool, pol):
+    """``sort_rows`` of more than one row longer than a tile by a device radix sort, ``(values,
+    indices)``; None when neither applies (the caller then takes the long-segment path)."""
+    from .radix_sort import _sort_lastdim, rows_in_one_sort, segments_fit   # (that module imports this one)
+    rows, L = xc.shape
+    if rows_in_one_sort(xc):
+        # a few long rows: one device radix sort whose last pass groups the rows
+        check_device(xc, "x")
+        return _sort_lastdim(xc, descending)
+    if pol["LONG_PATH"] == "radix" and not _RADIX_UNAVAILABLE and segments_fit(L, rows * L, xc):
+        # more rows of a radix sort tile or longer: one segmented radix sort (no gather of the keys,
+        # no unpacking pass: 1024 x 16384 fp32 rows on the H100 1.06 ms this way, 1.68 through the
+        # long-segment path; bench/results/logs/rows_as_segments_probe-20261125.log,
+        # sort_rows_long_paths-20261125.log). A radix sort that does not build: the merge path
+        check_device(xc, "x")
+        try:
+            return _sort_lastdim(xc, descending)
+        except triton.CompilationError as e:
+            _RADIX_UNAVAILABLE.append(repr(e))
+            warnings.warn(f"tritoncub.segmented_sort: device radix sort unavailable ({e!r}); long segments "
+                          f"use the merge path", stacklevel=3)
+    return None
 
 
 def _check_offsets(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch.Tensor | None,
@@ -1107,7 +1150,7 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=Fal
     kb, okb = bits_view(keys), bits_view(out_k)
     vb = bits_view(values) if values is not None else None
     ovb = bits_view(out_v) if values is not None else None
-    max_block = policy.select("segmented_sort", device, "large")["MAX_BLOCK"]
+    max_block = _one_program_limit(policy.select("segmented_sort", device, "large"), meta["KEY_BITS"], device)
     # long segments first: the host bins the short segments while the GPU sorts the long ones (the
     # other way round, the GPU would idle during the binning, and the composite-key sort's read-back
     # would wait for the short segments' kernels too)
@@ -1137,12 +1180,19 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=Fal
             if hit is not None and len(hit[0]) == len(pols) and all(a is b for a, b in zip(hit[0], pols)):
                 replay(hit[1], tuple(t.data_ptr() for t in roots))
                 return out_k, out_v
+        refused = []
         with record_launches() if replay_key is not None else contextlib.nullcontext([]) as rec:
             for block, start, count in bins:
-                _launch_tile_sort(kb, vb, okb, ovb, None, block=block, num_segs=count, descending=descending,
-                                  meta=meta, device=device, seg_begin=d_begin, seg_len=d_len,
-                                  seg_list=d_ids[start:start + count])
-        launches = relocatable(rec, roots) if replay_key is not None else None
+                if not _launch_tile_sort(kb, vb, okb, ovb, None, block=block, num_segs=count,
+                                         descending=descending, meta=meta, device=device, seg_begin=d_begin,
+                                         seg_len=d_len, seg_list=d_ids[start:start + count]):
+                    refused.append(block)
+        for block in refused:
+            # segments past MAX_BLOCK that the block radix sort did not take here: the long path
+            sel = bin_of == _log2(block)
+            _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[sel], seg_len_np=len_np[sel],
+                       descending=descending, meta=meta, device=device)
+        launches = relocatable(rec, roots) if replay_key is not None and not refused else None
         if launches is not None:
             if len(_SHORT_REPLAYS) >= 64:
                 _SHORT_REPLAYS.clear()

@@ -57,7 +57,7 @@ from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
 from .radix_sort import reads_back, sort_pairs as radix_sort_pairs
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
                              sort_tile_descending, bitonic_topk, _host_arrays_to_device, _launch_tile_sort,
-                             _log2, _segments_by_block, _sort_long)
+                             _log2, _one_program_limit, _segments_by_block, _sort_long)
 
 _IDX32_INT = 0xFFFFFFFF   # the inverted-column field of a packed candidate (literal in the kernels)
 
@@ -858,11 +858,10 @@ def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool):
         return v.view(1, k), i.view(1, k)
     out_v, out_i = torch.empty_like(values), torch.empty_like(indices)
     meta = key_meta(values.dtype)
-    if k <= pol["MAX_BLOCK"]:
-        _launch_tile_sort(bits_view(values), indices, bits_view(out_v), out_i, None,
-                          block=max(MIN_BLOCK, next_power_of_2(k)), num_segs=rows, descending=largest,
-                          meta=meta, device=values.device, uniform=True, row_len=k, row_stride=k)
-    else:
+    if not (k <= _one_program_limit(pol, meta["KEY_BITS"], values.device)
+            and _launch_tile_sort(bits_view(values), indices, bits_view(out_v), out_i, None,
+                                  block=max(MIN_BLOCK, next_power_of_2(k)), num_segs=rows, descending=largest,
+                                  meta=meta, device=values.device, uniform=True, row_len=k, row_stride=k)):
         _sort_long(bits_view(values).view(-1), indices.view(-1), bits_view(out_v).view(-1), out_i.view(-1), None,
                    seg_begin_np=np.arange(rows, dtype=np.int64) * k, seg_len_np=np.full(rows, k, dtype=np.int64),
                    descending=largest, meta=meta, device=values.device, merge_tile=pol["MERGE_TILE"])
