@@ -31,13 +31,14 @@ for k in (10000, 16384, 5000):
     meta = SS.key_meta(v.dtype)
     for warps in (8, 16, 32):
         for net in ("own", "tl"):
-            with policy.override("segmented_sort", {"num_warps": warps, "NETWORK": net, "MAX_BLOCK": 4096}):
+            # (MAX_BLOCK 16384: the tile sort refuses blocks past its MAX_BLOCK, launching nothing)
+            with policy.override("segmented_sort", {"num_warps": warps, "NETWORK": net, "MAX_BLOCK": 16384}):
                 def run():
                     ov = torch.empty_like(v)
                     oi = torch.empty(v.shape, dtype=torch.int64, device="cuda")
-                    SS._launch_tile_sort(SS.bits_view(v), None, SS.bits_view(ov), None, oi, block=16384, num_segs=1,
-                                         descending=True, meta=meta, device=v.device, uniform=True, row_len=k,
-                                         row_stride=k, rows=1)
+                    assert SS._launch_tile_sort(SS.bits_view(v), None, SS.bits_view(ov), None, oi, block=16384,
+                                                num_segs=1, descending=True, meta=meta, device=v.device, uniform=True,
+                                                row_len=k, row_stride=k, rows=1)
                     return ov, oi
                 try:
                     ov, oi = run()

@@ -331,17 +331,26 @@ WARP_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=1024, RADIX_WARP_MIN_BLOCK=
 NARROW_DTYPES = [d for d in ALL_DTYPES if d.itemsize <= 4]
 
 
+class BlockRadixCalls(list):
+    """Each block radix sort launch's result (``blocks``: its BLOCK)."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = []
+
+
 @pytest.fixture
 def block_radix_calls(monkeypatch):
     """The results of every block radix sort launch (False: fell back); skips where it cannot run."""
     from tritoncub._utils import interpreter_active
     if interpreter_active():
         pytest.skip("the block radix sort runs in compiled NVIDIA kernels only (the interpreter uses the tile sort)")
-    calls = []
+    calls = BlockRadixCalls()
     real = ss._launch_block_radix_sort
 
     def spy(*args, **kwargs):
         calls.append(real(*args, **kwargs))
+        calls.blocks.append(kwargs["block"])
         return calls[-1]
     monkeypatch.setattr(ss, "_launch_block_radix_sort", spy)
     return calls
@@ -356,7 +365,9 @@ def test_block_radix_sort_rows(dtype, L, block_radix_calls):
     i = NARROW_DTYPES.index(dtype) + L
     cfg = RADIX_CFGS[i % len(RADIX_CFGS)]
     x = adversarial_rows(6, L, dtype, seed=i)
-    with policy.override("segmented_sort", cfg):
+    with policy.override("segmented_sort", cfg) as pol:
+        if L > ss._one_program_limit(pol, x.element_size() * 8, x.device):
+            pytest.skip("a block radix sort of 8192 keys does not fit this GPU's shared memory")
         check_rows(x, descending=i % 2 == 1)
     assert block_radix_calls == [True]
 
@@ -390,12 +401,15 @@ def test_block_radix_segmented_pairs_and_merge_chunks(cfg, block_radix_calls, mo
         assert_equal(k.cpu(), rk, signed_zero=True)
         assert_equal(v.cpu(), rv)
     assert len(block_radix_calls) >= 4 and all(block_radix_calls)
+    assert 8192 in block_radix_calls.blocks    # (the 5000-key segment)
     monkeypatch.setattr("tritoncub.device.radix_sort.rows_in_one_sort", lambda x: False)   # (the merge path)
-    del block_radix_calls[:]
+    del block_radix_calls[:], block_radix_calls.blocks[:]
     x = adversarial_rows(3, 300, torch.int32, seed=3)
-    with policy.override("segmented_sort", dict(cfg, MAX_BLOCK=64, MERGE_TILE=64, LONG_PATH="merge")):
+    with policy.override("segmented_sort", dict(cfg, MAX_BLOCK=64, MERGE_TILE=64, LONG_PATH="merge",
+                                                RADIX_MAX_BLOCK=0)):
         check_rows(x, descending=True)
-    assert block_radix_calls == [True]   # (the chunk presort: 15 chunks with index bases)
+    assert block_radix_calls == [True] and block_radix_calls.blocks == [64]   # (the chunk presort: 15 chunks
+    # with index bases)
 
 
 def test_segments_past_max_block_the_block_radix_sort_refuses_take_a_long_path(monkeypatch):
@@ -427,6 +441,24 @@ def test_segments_past_max_block_the_block_radix_sort_refuses_take_a_long_path(m
         assert_equal(sv.cpu(), rsv)
         assert_equal(si.cpu(), idx.cpu().gather(-1, rsi))
     assert 128 in asked and 256 in asked   # (the 100- and 90-key rows, the 200-key segment)
+
+
+@pytest.mark.parametrize("smem_kb,key_bits,cfg,limit", [
+    (227, 32, {}, 8192), (227, 16, {}, 8192),
+    (99, 32, {}, 4096), (99, 16, {}, 8192), (99, 8, {}, 8192),   # (32-bit keys of 8192 need 129 KB)
+    (150, 32, dict(RADIX_MAX_BLOCK=2048), 4096), (227, 32, dict(RADIX_MAX_BLOCK=0), 4096),
+    (227, 32, dict(TILE_SORT="bitonic"), 4096), (227, 64, {}, 4096)])
+def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
+    """Segments past MAX_BLOCK (4096) go to the block radix sort up to RADIX_MAX_BLOCK (8192) only where it
+    applies (TILE_SORT radix, keys of at most 32 bits) and fits the device's shared memory."""
+    monkeypatch.setattr(ss, "_block_radix_available", lambda device: True)
+    monkeypatch.setattr(ss, "smem_per_block", lambda device: smem_kb * 1024)
+    with policy.override("segmented_sort", dict(dict(TILE_SORT="radix", MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192,
+                                                     RADIX_ITEMS=16, RADIX_BITS=8), **cfg)) as pol:
+        assert ss._one_program_limit(pol, key_bits, torch.device(DEVICE)) == limit
+    monkeypatch.setattr(ss, "_block_radix_available", lambda device: False)
+    with policy.override("segmented_sort", dict(MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192)) as pol:
+        assert ss._one_program_limit(pol, 32, torch.device(DEVICE)) == 4096   # (no block radix sort here)
 
 
 def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):

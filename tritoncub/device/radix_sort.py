@@ -1653,7 +1653,7 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
 
     Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items (keys of
-    at most 32 bits sorted by the block radix sort: ``RADIX_MAX_BLOCK``) go to
+    at most 32 bits, where the block radix sort takes them: up to ``RADIX_MAX_BLOCK``) go to
     :func:`tritoncub.device.segmented_sort.sort_rows` (short rows: several per program in registers;
     rows of a few hundred keys and more: one per program, the shared-memory block radix sort);
     longer rows go through the onesweep device sort, all rows as one batch.

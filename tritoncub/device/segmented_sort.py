@@ -30,8 +30,8 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   exchanged through shared memory); stable. Keys and values are then gathered from the input by the
   sorted columns, as above. Elsewhere (the interpreter, other GPUs, 64-bit keys) the tile sort.
   Segments longer than ``MAX_BLOCK`` whose ``BLOCK`` is at most ``RADIX_MAX_BLOCK`` (8192: 16 warps
-  of 16 keys, 128 KB of shared memory) go this way too where it applies, not to the long-segment
-  paths (H200, fp32 rows of 8192 keys, values + int64 indices: 512 rows 0.091 ms against 0.256 by
+  of 16 keys, 128 KB of shared memory for 32-bit keys, 64 KB for narrower ones) go this way too where
+  it applies and fits the device's shared memory, not to the long-segment paths (H200, fp32 rows of 8192 keys, values + int64 indices: 512 rows 0.091 ms against 0.256 by
   the segmented onesweep sort and torch's 0.370;
   ``bench/results/logs/block_radix_8192_probe-h200-20261128.log``).
   With ``RADIX_WARP_MIN_BLOCK`` set, shorter segments (from that ``BLOCK`` up to 512 keys) are sorted
@@ -621,14 +621,36 @@ def _bucket(block: int) -> str:
 
 def _one_program_limit(pol, key_bits: int, device: torch.device) -> int:
     """The longest segment the one-program strategies take (``pol``: the "large" bucket's policy):
-    ``MAX_BLOCK``, or ``RADIX_MAX_BLOCK`` when that is larger and the block radix sort applies (keys of
-    at most 32 bits, compiled NVIDIA kernels; :func:`_launch_tile_sort` still refuses a segment past
-    ``MAX_BLOCK`` that it cannot take, e.g. for want of shared memory, and the caller then takes the
-    long-segment path)."""
-    if (pol["TILE_SORT"] == "radix" and pol["RADIX_MAX_BLOCK"] > pol["MAX_BLOCK"] and key_bits <= 32
-            and _block_radix_available(device)):
-        return pol["RADIX_MAX_BLOCK"]
-    return pol["MAX_BLOCK"]
+    ``MAX_BLOCK``, or the largest power of two up to ``RADIX_MAX_BLOCK`` above it whose block radix
+    sort fits the device's shared memory, where that sort applies (keys of at most 32 bits, compiled
+    NVIDIA kernels). :func:`_launch_tile_sort` still refuses a segment past ``MAX_BLOCK`` that it
+    cannot take (a config that failed to run here), and the caller then takes a long-segment path."""
+    limit = pol["MAX_BLOCK"]
+    if pol["TILE_SORT"] == "radix" and key_bits <= 32 and _block_radix_available(device):
+        block = pol["RADIX_MAX_BLOCK"]
+        while block > limit and not _block_radix_fits(block, pol, key_bits, device):
+            block //= 2
+        limit = max(limit, block)
+    return limit
+
+
+def _block_radix_shape(block: int, pol, key_bits: int, warp_rows: bool = False):
+    """``(warps, items, smem_rows)`` of the block radix sort of segments of ``BLOCK`` keys under ``pol``:
+    warps a program, keys a thread, rows of ``2**RADIX_BITS`` words of shared memory."""
+    if warp_rows:
+        warps, items = pol["RADIX_WARP_ROWS"], max(1, block // 32)
+    else:
+        warps = max(1, min(16, block // (32 * pol["RADIX_ITEMS"])))
+        items = max(1, block // (32 * warps))
+    radix = 1 << pol["RADIX_BITS"]
+    words = block_radix_sort_smem_words(key_bits, pol["RADIX_BITS"], warps, warps * items * 32)
+    return warps, items, next_power_of_2(cdiv(words, radix))
+
+
+def _block_radix_fits(block: int, pol, key_bits: int, device: torch.device, warp_rows: bool = False) -> bool:
+    """Whether the block radix sort of segments of ``BLOCK`` keys fits one program's shared memory."""
+    smem_rows = _block_radix_shape(block, pol, key_bits, warp_rows)[2]
+    return smem_rows * (1 << pol["RADIX_BITS"]) * 4 + 1024 <= smem_per_block(device)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -696,17 +718,10 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     through the shared-memory block radix sort; False when it does not apply (its shared memory
     exceeds the device's, or this config failed to run here: this launch only) or does not compile
     here (then the tile sort from now on, and a warning says so once)."""
-    if warp_rows:
-        warps, items = pol["RADIX_WARP_ROWS"], max(1, block // 32)
-    else:
-        warps = max(1, min(16, block // (32 * pol["RADIX_ITEMS"])))
-        items = max(1, block // (32 * warps))
+    warps, items, smem_rows = _block_radix_shape(block, pol, meta["KEY_BITS"], warp_rows)
     radix_bits = pol["RADIX_BITS"]
-    radix = 1 << radix_bits
-    tile = warps * items * 32
-    smem_rows = next_power_of_2(cdiv(block_radix_sort_smem_words(meta["KEY_BITS"], radix_bits, warps, tile), radix))
     config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"], warp_rows, pol["RADIX_OR_EVERY"])
-    if smem_rows * radix * 4 + 1024 > smem_per_block(device) or config in _BLOCK_RADIX_FAILED:
+    if not _block_radix_fits(block, pol, meta["KEY_BITS"], device, warp_rows) or config in _BLOCK_RADIX_FAILED:
         return False
     try:
         launch(_segment_block_radix_sort_kernel, (cdiv(num_segs, warps) if warp_rows else num_segs,), *args,
@@ -947,8 +962,10 @@ def _sort_long(kb, vb, out_kb, out_vb, out_idx, *, seg_begin_np, seg_len_np, des
     d_cbegin, d_clen, d_cbase, s_begin, s_len, d_cseg = _host_arrays_to_device(
         [c_begin, c_len, chunk_first, seg_begin_np, seg_len_np, chunk_seg], device)
     ck, ci = bufs[cur]
-    _launch_tile_sort(kb, None, ck, None, ci, block=tile, num_segs=len(c_len), descending=descending,
-                      meta=meta, device=device, seg_begin=d_cbegin, seg_len=d_clen, idx_base=d_cbase, pol=pol)
+    presorted = _launch_tile_sort(kb, None, ck, None, ci, block=tile, num_segs=len(c_len), descending=descending,
+                                  meta=meta, device=device, seg_begin=d_cbegin, seg_len=d_clen, idx_base=d_cbase,
+                                  pol=pol)
+    assert presorted, "merge path: MERGE_TILE exceeds MAX_BLOCK (the policy's valid() should refuse it)"
     run = tile
     for p in range(passes):
         src, dst = bufs[cur], bufs[1 - cur]
@@ -996,7 +1013,8 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     bits. Works on non-contiguous input (a contiguous copy is made). 0-d input is one row of one item.
     Bool rows sort as their bytes (False before True).
 
-    Rows of up to ``MAX_BLOCK`` items: the launches of a problem (rows, length, dtype, direction,
+    Rows sorted one launch by the tile strategies (up to ``MAX_BLOCK`` items, or the block radix
+    sort's longer limit): the launches of a problem (rows, length, dtype, direction,
     device, alignment, policies) are remembered; a later call replays them on its own buffers,
     skipping the host work of planning them (most of a small sort's time).
     """
