@@ -298,6 +298,20 @@ def check_flag(value, name: str) -> None:
         raise InputTypeError(f"{name} must be a bool, got {type(value).__name__}")
 
 
+def check_init_value(v, dtype: torch.dtype, name: str = "init") -> None:
+    """A Python number as an initial value of ``dtype``: refused (:class:`InputValueError`) when the dtype
+    cannot hold it -- out of range, or a fraction (or NaN, inf) for an integer dtype -- instead of
+    wrapped or truncated. A bool dtype takes any number (``v != 0``)."""
+    if dtype == torch.bool or isinstance(v, bool):
+        return
+    if not dtype.is_floating_point and not dtype.is_complex and isinstance(v, float) and not v.is_integer():
+        raise InputValueError(f"{name} {v!r} is not an integer; the accumulator is {str(dtype).replace('torch.', '')}")
+    try:
+        torch.tensor(v, dtype=dtype)
+    except (RuntimeError, OverflowError) as e:
+        raise InputValueError(f"{name} {v!r} does not fit {str(dtype).replace('torch.', '')}: {e}") from None
+
+
 def check_jit_function(fn, name: str, num_args: int | None = None, takes: str = "") -> None:
     """A user function (combine, predicate, difference, transform) must be a ``@triton.jit`` function
     (an interpreted one under the interpreter) that takes ``num_args`` positional arguments

@@ -164,6 +164,9 @@ def test_diff_bad_input():
         ops.diff(torch.zeros(3, device=DEVICE), -1)
     with pytest.raises(ValueError, match="prepend of shape"):
         ops.diff(torch.zeros(4, 5, device=DEVICE), 1, 0, torch.zeros(5, device=DEVICE))
+    # prepend/append on another device (a meta one sends the call to the fake, which checks it too)
+    with pytest.raises(ValueError, match="append is on meta"):
+        ops.diff(torch.zeros(4, 5, device=DEVICE), 1, 1, None, torch.zeros(4, 1, device="meta"))
     with torch._subclasses.fake_tensor.FakeTensorMode():   # the fake checks the same
         with pytest.raises(ValueError, match="one-dimensional"):
             ops.diff(torch.empty(()), 1)
@@ -204,6 +207,9 @@ def test_diff_autograd(n, dim, ends):
 def test_opcheck():
     x = torch.randn(6, 20, device=DEVICE)
     torch.library.opcheck(ops.diff, (x, 1, -1, None, None))
+    # n = 0: a copy with x's strides (as torch's), the fake's too
+    torch.library.opcheck(ops.diff, (x.t(), 0, 0, None, None))
+    assert ops.diff(x.t(), 0, 0).stride() == torch.diff(x.t().cpu(), 0, 0).stride()
     torch.library.opcheck(ops.diff, (x, 2, 0, x[:1], None))
     # prepend/append of another dtype: the result takes the concatenation's type (fake included)
     xi = torch.tensor([1, 2, 4], device=DEVICE)

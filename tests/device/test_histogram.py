@@ -394,6 +394,43 @@ def test_histogram_range(dtype):
     assert_equal(out.cpu().long(), torch.bincount(b[valid], minlength=lv.numel() - 1))
 
 
+def _ref_range_exact(x, levels):
+    """Bin counts by Python integers (no rounding, no wraparound)."""
+    lv = [int(v) for v in levels.cpu().tolist()]
+    counts = [0] * (len(lv) - 1)
+    for v in x.cpu().tolist():
+        for j in range(len(lv) - 1):
+            if lv[j] <= int(v) < lv[j + 1]:
+                counts[j] += 1
+                break
+    return torch.tensor(counts)
+
+
+U64 = getattr(torch, "uint64", None)
+
+
+@pytest.mark.skipif(U64 is None, reason="no torch.uint64 here")
+@pytest.mark.parametrize("case", ["u64-both", "signed-samples", "u64-samples-signed-levels", "narrow-samples"])
+def test_histogram_range_64bit_unsigned_exact(case):
+    """uint64 samples or levels are compared exactly (as float64, samples past 2^53 went to the wrong
+    bin; levels past 2^63 wrapped negative)."""
+    big = 2**63
+    if case == "u64-both":
+        x = torch.tensor([big + 2000, big + 999, big + 1000, 0, 2**64 - 1, big - 1], dtype=U64)
+        levels = torch.tensor([0, big - 1, big + 1000, big + 3000, 2**64 - 1], dtype=U64)
+    elif case == "signed-samples":
+        x = torch.tensor([5, 2**62, -3, big - 1, -big, 0])
+        levels = torch.tensor([0, 6, big + 10], dtype=U64)
+    elif case == "u64-samples-signed-levels":
+        x = torch.tensor([0, 1, 2, 5, 2**64 - 1, big], dtype=U64)
+        levels = torch.tensor([-10, -5, 0, 3, 6, big - 1])
+    else:
+        x = torch.tensor([0, 7, 255, 128], dtype=torch.uint8)
+        levels = torch.tensor([1, 128, big + 5], dtype=U64)
+    out = H.histogram_range(x.to(DEVICE), levels.to(DEVICE))
+    assert_equal(out.cpu().long(), _ref_range_exact(x, levels))
+
+
 @pytest.mark.parametrize("active", [1, 3, 4])
 def test_multi_histogram_even_rgba(active):
     px = torch.randint(0, 256, (600 * 4,), dtype=torch.uint8, device=DEVICE)

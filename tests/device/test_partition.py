@@ -71,6 +71,29 @@ def test_three_way(n):
     assert_equal(out.cpu(), torch.cat([xc[a], xc[b], xc[c]]))
 
 
+@triton.jit
+def _bit1(x):   # numbers, not booleans: nonzero holds
+    return x & 2
+
+
+@triton.jit
+def _bit0(x):
+    return x & 1
+
+
+def test_three_way_numeric_predicates():
+    """Predicates that return numbers: nonzero holds (both categories; bitwise use of the number once
+    put nothing in either)."""
+    x = torch.tensor([1, 2, 3, 6, 7, 8, 0, -2, 5, 4], dtype=torch.int32, device=DEVICE)
+    out, k = P.three_way(x, _bit1, _bit0)
+    xc = x.cpu()
+    a = (xc & 2) != 0
+    b = ~a & ((xc & 1) != 0)
+    c = ~a & ~b
+    assert k.cpu().tolist() == [int(a.sum()), int(b.sum())]
+    assert_equal(out.cpu(), torch.cat([xc[a], xc[b], xc[c]]))
+
+
 def test_partition_bad_input():
     x = torch.randn(10, device=DEVICE)
     with pytest.raises(ValueError, match="flags has"):

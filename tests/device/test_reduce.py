@@ -269,6 +269,20 @@ def test_user_reduce_init_applied_once(n):
     assert_equal(R.reduce(xi, add_fn, 3), xi.sum() + 3)
 
 
+def test_user_reduce_init_must_fit_its_accumulator():
+    """An init the accumulator cannot hold -- out of range, a fraction for an integer one -- is refused,
+    not wrapped or truncated (an int64 sum with init 0.7 once gave the sum with init 0); a whole float
+    is taken, and a bool accumulator takes any number."""
+    xi = torch.tensor([-3, -2], device=DEVICE)
+    with pytest.raises(ValueError, match="not an integer"):
+        R.reduce(xi, add_fn, 0.7)
+    with pytest.raises(ValueError, match="does not fit int8"):
+        R.reduce(xi.to(torch.int8), add_fn, 300)
+    assert_equal(R.reduce(xi, add_fn, 2.0), torch.tensor(-3))
+    with pytest.raises(ValueError, match="not an integer"):
+        R.transform_reduce(xi, None, add_fn, 1.5)
+
+
 def test_user_reduce_product_and_half_accumulator():
     x = torch.full((300,), 1.001, dtype=torch.float16, device=DEVICE)
     out = R.reduce(x, mul_fn, 1.0)

@@ -398,8 +398,16 @@ def test_bad_input():
         S.exclusive_scan_by_key(torch.tensor([0, 1], device=DEVICE), x[:2], _add, None)
     with pytest.raises(ValueError, match="must be scalars"):
         S.exclusive_scan(x, _add, torch.tensor([1.0, 2.0], device=DEVICE))
-    with pytest.raises(RuntimeError, match="overflow"):   # an init the (int32) accumulator cannot hold
+    with pytest.raises(ValueError, match="overflow"):   # an init the (int32) accumulator cannot hold
         S.exclusive_scan(torch.ones(3, dtype=torch.int8, device=DEVICE), _add, 2**40)
+    for op in (torch.ops.tritoncub.cumsum, torch.ops.tritoncub.cumprod):   # (torch refuses a bool result too)
+        with pytest.raises(TypeError, match="bool is not supported"):
+            op(torch.tensor([1, 0, 2], device=DEVICE), 0, torch.bool)
+    # an init the int8 output cannot hold (the accumulator, int32, could: it once wrapped), or a fraction
+    with pytest.raises(ValueError, match="does not fit int8"):
+        S.inclusive_scan(torch.tensor([1, 2], dtype=torch.int8, device=DEVICE), _add, 300)
+    with pytest.raises(ValueError, match="not an integer"):
+        S.exclusive_scan(torch.tensor([1, 2], device=DEVICE), _add, 0.7)
     if interpreter_active():
         return
     with pytest.raises(ValueError):

@@ -124,6 +124,32 @@ def test_rows_dtypes(dtype, op):
     check(out, x, op)
 
 
+@pytest.mark.parametrize("src,dtype", [(torch.float32, torch.float16), (torch.float32, torch.bfloat16),
+                                       (torch.int32, torch.int8), (torch.float64, torch.int32),
+                                       (torch.int16, torch.float16)])
+def test_sum_dtype_converts_items_first(src, dtype):
+    """sum with a narrower ``dtype``: each item converted to it first, as torch.sum(x, dtype=...) (not
+    only the total): 1000.3 is 1000.5 in fp16, so the segment [1000.3, -1000] sums to 0.5."""
+    base = torch.tensor([1000.3, -1000.0, 200.0, 100.0, -300.0, 70000.7, 2.5, -9.75, 33.0, 4097.0, -4096.0, 1.0])
+    x = base.to(src).to(DEVICE)
+    offs = torch.tensor([0, 2, 5, 8, 12], device=DEVICE)
+    got = S.segmented_reduce(x, offs[:-1], offs[1:], "sum", dtype=dtype)
+    ref = torch.stack([torch.sum(x.cpu()[a:b], dtype=dtype) for a, b in zip(offs[:-1].tolist(), offs[1:].tolist())])
+    assert_equal(got.cpu(), ref)
+    rows = S.reduce_rows(x.view(3, 4), "sum", dtype=dtype)
+    assert_equal(rows.cpu(), torch.sum(x.cpu().view(3, 4), dim=1, dtype=dtype))
+
+
+def test_bool_min_max_of_empty_segments_are_bools():
+    """An empty segment's bool min is True (the identity), stored as a real bool (byte 1, not 255)."""
+    x = torch.tensor([False, True, True], device=DEVICE)
+    offs = torch.tensor([0, 0, 1, 3], device=DEVICE)
+    for op, empty in (("min", True), ("max", False)):
+        got = S.segmented_reduce(x, offs[:-1], offs[1:], op)
+        assert got.dtype == torch.bool
+        assert got.view(torch.uint8).cpu().tolist() == [int(empty), 0, 1]
+
+
 @pytest.mark.parametrize("strategy", list(STRATEGIES))
 def test_arg_rows_of_identity_values(strategy):
     x = torch.tensor([[-math.inf, -math.inf], [math.inf, 1.0], [math.inf, math.inf]], device=DEVICE)

@@ -48,6 +48,16 @@ def odd(x):
     return (x.to(tl.int32) & 1) != 0
 
 
+@triton.jit
+def bit1(x):   # a number, not a boolean: nonzero holds
+    return x & 2
+
+
+@triton.jit
+def halved(x):   # a float tile: nonzero (NaN included) holds
+    return x * 0.5
+
+
 def _data(kind, n, dtype):
     if dtype == torch.bool:
         return torch.rand(n, device=DEVICE) > 0.5
@@ -73,6 +83,20 @@ def test_if_predicate(n, dtype):
     ref = x.cpu()[x.cpu() > 0]
     assert int(k) == ref.numel()
     assert_equal(out[: int(k)].cpu(), ref)
+
+
+@pytest.mark.parametrize("passes", [1, 2])
+def test_if_numeric_predicate_counts_nonzero(passes):
+    """A predicate that returns numbers selects the items where it is nonzero (C++'s conversion to
+    bool), in both the single- and the two-pass engine (the two-pass one once selected by the number's
+    bits: ``x & 2`` selected nothing)."""
+    xi = torch.tensor([1, 2, 3, 6, 7, 8, 0, -2], dtype=torch.int32, device=DEVICE)
+    xf = torch.tensor([0.0, -0.0, 1.5, float("nan"), -3.0, 0.0], device=DEVICE)
+    with policy.override("select", {"PASSES": passes}):
+        for x, pred, keep in ((xi, bit1, (xi.cpu() & 2) != 0), (xf, halved, (xf.cpu() * 0.5) != 0)):
+            out, k = S.if_(x, pred)
+            assert int(k) == int(keep.sum())
+            assert_equal(out[: int(k)].cpu(), x.cpu()[keep])
 
 
 @pytest.mark.parametrize("kind", ["few_unique", "equal", "sorted", "special", "random"])

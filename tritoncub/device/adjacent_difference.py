@@ -186,6 +186,8 @@ def _diff_dim(x, n, dim, prepend=None, append=None) -> int:
         if t is not None and (t.dim() != x.dim() or any(t.shape[i] != x.shape[i] for i in range(x.dim()) if i != d)):
             raise InputValueError(f"diff: {nm} of shape {tuple(t.shape)} does not match x of shape {tuple(x.shape)} "
                                   f"outside dim {d}")
+        if t is not None and n > 0 and t.device != x.device:   # (n = 0: unused, as torch)
+            raise InputValueError(f"diff: {nm} is on {t.device} but x is on {x.device}")
     return d
 
 
@@ -236,7 +238,7 @@ def diff(x: torch.Tensor, n: int = 1, dim: int = -1, prepend: torch.Tensor | Non
 def _(x, n=1, dim=-1, prepend=None, append=None):
     d = _diff_dim(x, n, dim, prepend, append)
     if n == 0:
-        return x.new_empty(x.shape)
+        return torch.empty_like(x)   # (x.clone()'s strides)
     parts = [t for t in (prepend, x, append) if t is not None]
     length = sum(t.shape[d] for t in parts)
     shape = list(x.shape)

@@ -672,13 +672,30 @@ def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=torc
             raise InputValueError("levels must be ascending (each boundary at least the one before it, no NaN)")
     if counter_dtype not in (torch.int32, torch.int64):
         raise InputTypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
-    int_math = not _is_float(x.dtype) and not _is_float(levels.dtype) and x.dtype != getattr(
-        torch, "uint64", None)
-    lv = levels.to(torch.int64 if int_math else torch.float64).contiguous()
+    int_math = not _is_float(x.dtype) and not _is_float(levels.dtype)
+    u64 = getattr(torch, "uint64", None)
+    samples = _flat(x)
+    if int_math and u64 in (x.dtype, levels.dtype):
+        # uint64 samples or levels: both compared exactly as int64 in the sign-flipped order (an
+        # unsigned u becomes u - 2^63); negative levels lie below every unsigned sample (the flipped
+        # 0), negative samples above every unsigned level (the flipped 2^64 - 1: counted in no bin)
+        samples = _sign_flipped(samples, negative_to=torch.iinfo(torch.int64).max)
+        lv = _sign_flipped(levels, negative_to=torch.iinfo(torch.int64).min).contiguous()
+    else:
+        lv = levels.to(torch.int64 if int_math else torch.float64).contiguous()
     hist = torch.zeros(levels.numel() - 1, dtype=counter_dtype, device=x.device)
-    _launch(_flat(x), hist, channels=[(0, 1, hist.numel(), 0)], num_channels=1, num_active=1,
+    _launch(samples, hist, channels=[(0, 1, hist.numel(), 0)], num_channels=1, num_active=1,
             int_math=int_math, top_inclusive=False, levels=lv)
     return hist
+
+
+def _sign_flipped(t: torch.Tensor, negative_to: int) -> torch.Tensor:
+    """Integers as int64 in the order of unsigned 64-bit values (``u ^ 2^63``); negative values (of a
+    signed dtype) become ``negative_to``."""
+    if t.dtype == getattr(torch, "uint64", None):
+        return t.view(torch.int64) ^ torch.iinfo(torch.int64).min
+    w = t.to(torch.int64)
+    return torch.where(w < 0, negative_to, w ^ torch.iinfo(torch.int64).min)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -56,7 +56,8 @@ from .. import policy
 from .._library import Op
 from .._launch import bind, direct_ok, launch
 from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, capturing, check_device,
-                      check_jit_function, check_same_device, interpreter_active, num_sms, persistent, wrap_dim)
+                      check_init_value, check_jit_function, check_same_device, interpreter_active, num_sms,
+                      persistent, wrap_dim)
 from ..agent.grid_mapping import GRID_MAPPINGS
 from ..block.load import load_tile
 from ..block.reduce import (combine_argmax, combine_argmin, combine_max_propagate_nan,
@@ -762,6 +763,7 @@ class UserAccumulators:
                 v = v.reshape(1).to(device)
                 out.append((v != 0).to(a) if d == torch.bool else v.to(a))
             else:
+                check_init_value(v, d)
                 out.append(torch.full((1,), bool(v) if d == torch.bool else v, dtype=a, device=device))   # (capturable)
         return tuple(out)
 

@@ -52,8 +52,8 @@ from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
 from .._utils import (COMPLEX_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
-                      check_jit_function, check_tensor, dtype_names, grid_y_batches, next_power_of_2, num_sms,
-                      smem_atomics_ok, wrap_dim)
+                      check_init_value, check_jit_function, check_tensor, dtype_names, grid_y_batches,
+                      next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
@@ -685,10 +685,13 @@ def _as_rows(t: torch.Tensor, dim: int) -> torch.Tensor:
     return t.reshape(-1, t.shape[-1]) if t.dim() > 0 else t.reshape(1, 1)
 
 
-def _init_item(v, dtype: torch.dtype, device) -> torch.Tensor:
-    """A number as a one-item ``dtype`` tensor on ``device``; one the dtype cannot hold is refused (as by
-    the device-wide reduce), not wrapped. (Checked on the host: filled on the device, no copy.)"""
-    torch.tensor(v, dtype=dtype)   # (raises on overflow)
+def _init_item(v, dtype: torch.dtype, device, out_dtype: torch.dtype) -> torch.Tensor:
+    """A number as a one-item ``dtype`` (the accumulator's) tensor on ``device``; one that the
+    accumulator or the output dtype (``out_dtype``: an int8 scan accumulates in int32) cannot hold is
+    refused (as by the device-wide reduce), not wrapped or truncated. (Checked on the host: filled on
+    the device, no copy.)"""
+    check_init_value(v, dtype)
+    check_init_value(v, out_dtype)
     return torch.full((1,), v, dtype=dtype, device=device)
 
 
@@ -737,8 +740,8 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
                   NUM_VALUES=num_values, X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
                   HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
     if init is not None:
-        inits = [v.reshape(1).to(device=device, dtype=d) if isinstance(v, torch.Tensor) else _init_item(v, d, device)
-                 for v, d in zip(init, acc_dtypes[:num_values])]
+        inits = [v.reshape(1).to(device=device, dtype=d) if isinstance(v, torch.Tensor) else _init_item(v, d, device, o)
+                 for v, d, o in zip(init, acc_dtypes[:num_values], out_dtypes[:num_values])]
     else:
         inits = [x0]  # never read (HAS_INIT=False): no allocation
     i0 = inits[0]
@@ -927,6 +930,9 @@ def _sum_dtypes(x: torch.Tensor, dtype):
     """torch.cumsum's promotion: ``dtype`` if given, else int64 for integers and bool."""
     out = dtype if dtype is not None else (x.dtype if x.dtype.is_floating_point or x.dtype.is_complex
                                            else torch.int64)
+    if out == torch.bool:   # (torch: "cumsum_out" / "cumprod_out" not implemented for 'Bool')
+        raise InputTypeError("scan output dtype bool is not supported (a sum or product of bools: pass an "
+                             "integer dtype, or none for int64)")
     if out not in SCAN_DTYPES + COMPLEX_DTYPES:
         raise InputTypeError(f"scan output dtype {out} is not supported; supported: {SCAN_DTYPES + COMPLEX_DTYPES}")
     return _widen(out), out

@@ -10,8 +10,9 @@ Device API::
     segmented_reduce((x1, x2), ..., op="user", combine_fn=f,    tuples: k_in inputs, k accumulators
                      init=(v1, v2))                             (as the device-wide ``reduce``)
 
-``op`` is one of ``sum`` (fp16/bf16 accumulate in fp32, integers in int64; the result keeps x's dtype
-unless ``dtype`` is given), ``min``, ``max`` (NaN propagates, as torch), ``argmin``, ``argmax``
+``op`` is one of ``sum`` (fp16/bf16 accumulate in fp32, integers in int64; float results keep x's
+dtype, integer ones are int64 as torch.sum's, unless ``dtype`` is given: items are then converted to
+it first, as torch.sum(x, dtype=...) does), ``min``, ``max`` (NaN propagates, as torch), ``argmin``, ``argmax``
 (value and *offset within the segment* of the first extreme, as CUB's KeyValuePair; a NaN wins),
 ``mean`` (sum / length; an empty segment gives NaN, as torch.segment_reduce). Empty segments give the
 identity: 0 for sum, +inf / the largest integer for min, -inf / the smallest for max (as
@@ -382,6 +383,10 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     if dtype is not None and op not in ("sum", "mean"):
         raise InputValueError(f"segmented_reduce: dtype goes with op 'sum', 'mean' or 'user'; op={op!r} returns the "
                               "items' dtype")
+    if op == "sum" and dtype is not None and dtype != x_flat.dtype and dtype != acc_dtype(dtype):
+        # torch.sum with a dtype converts each item to it first (rounding or wrapping it there), then
+        # accumulates (fp16/bf16 in fp32); (torch.mean does not: a mean is taken of the items as they are)
+        x_flat = x_flat.to(dtype)
     device = x_flat.device
     plan_key = None
     if (uniform and pol is None and vec is None and op in _PLAN_OPS
@@ -447,7 +452,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
         else:
             out = out / (ends.to(torch.int64) - begins.to(torch.int64)).clamp_min(0).to(out.dtype)
     if x_flat.dtype == torch.bool and op in ("min", "max", "argmin", "argmax"):
-        out = out.view(torch.bool)
+        out = out != 0   # (an empty segment's min holds the uint8 identity 255: True)
     if out.dtype != res_dtype:
         out = out.to(res_dtype)
     return (out, out_idx) if is_arg else out

@@ -2,7 +2,7 @@
 ``partition``, ``run_length_encode`` and ``unique`` build on.
 
 * :func:`flagged` — items whose flag is nonzero; :func:`if_` — items for which a user
-  ``@triton.jit`` predicate ``pred(x) -> int1 tile`` holds; :func:`unique` — the first item of each
+  ``@triton.jit`` predicate ``pred(x)`` holds (a tile of booleans, or of numbers: nonzero holds); :func:`unique` — the first item of each
   run of equal consecutive items; :func:`unique_by_key` — the same over keys, carrying values.
 * torch operators ``torch.ops.tritoncub.masked_select(x, mask)`` and ``nonzero(x)``.
 
@@ -107,11 +107,13 @@ def tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE: tl.constexpr, PRED: tl.c
         f = tl.load(flags_ptr + idx, mask=inb, other=0)
         sel = inb & (f != 0)
     elif MODE == SELECT_IF:
-        sel = inb & PRED(x)
+        # (a predicate's result counts as C++'s conversion to bool does: nonzero selects; an integer
+        # tile used as it is would select by its bits)
+        sel = inb & (PRED(x) != 0)
     elif MODE == SELECT_THREE_WAY:
-        p1 = PRED(x)
+        p1 = PRED(x) != 0
         sel = inb & p1
-        sel2 = inb & (~p1) & PRED2(x)
+        sel2 = inb & (~p1) & (PRED2(x) != 0)
     elif MODE == SELECT_HEADS:
         heads = tile_heads(x_ptr, idx, inb, x)
         sel = heads
