@@ -642,6 +642,30 @@ def test_opcheck():
     torch.library.opcheck(torch.ops.tritoncub.sort_rows.default, (keys.view(3, 4), True))
     torch.library.opcheck(torch.ops.tritoncub.segmented_sort.default,
                           (keys, offs[:-1], True, torch.tensor([4, 5, 12], device=DEVICE)))
+    # inputs that require grad: the backward (a segmented sort of positions) is traced too
+    kg = keys.clone().requires_grad_()
+    torch.library.opcheck(torch.ops.tritoncub.segmented_sort.default,
+                          (kg, offs[:-1], True, torch.tensor([4, 5, 12], device=DEVICE)))
+    torch.library.opcheck(torch.ops.tritoncub.segmented_sort_pairs.default,
+                          (kg, torch.randn(12, device=DEVICE, requires_grad=True), offs, False))
+
+
+def test_compile_segmented_sort_backward():
+    """The segmented sort's backward under torch.compile (it once called the Python function, whose
+    host-side offset read fails on the traced tensors): the gradient goes back to where each key came
+    from, as in eager mode."""
+    offs = ragged_offsets([5, 0, 7])
+    w = torch.arange(12, dtype=torch.float32, device=DEVICE)
+
+    def f(a):
+        return (torch.ops.tritoncub.segmented_sort(a, offs, False, None) * w).sum()
+
+    x = make_data("random", 12, torch.float32, seed=4)
+    eager = x.clone().requires_grad_()
+    f(eager).backward()
+    comp = x.clone().requires_grad_()
+    torch.compile(f, backend="aot_eager", fullgraph=True)(comp).backward()
+    assert_equal(comp.grad.cpu(), eager.grad.cpu())
 
 
 def test_compile_fullgraph():

@@ -1252,7 +1252,8 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
                          end_offsets: torch.Tensor | None = None, descending: bool = False):
     """DeviceSegmentedSort::SortPairs (stable): sort each segment's keys, carrying ``values`` along.
 
-    ``values`` is 1-D with as many items as ``keys`` (any dtype of 1, 2, 4 or 8 bytes). Offsets as in
+    ``values`` is 1-D with as many items as ``keys`` (an integer or float dtype of 1, 2, 4 or 8 bytes;
+    not bool or complex: sort their ``int64`` positions and gather). Offsets as in
     :func:`segmented_sort`. Returns ``(sorted_keys, sorted_values)``.
     """
     _check_pairs(keys, values)
@@ -1307,7 +1308,9 @@ def _segment_permutation(ctx):
     """Where each output item came from (items outside every segment stay where they are)."""
     keys, offsets, end_offsets = ctx.saved_tensors
     pos = torch.arange(keys.numel(), device=keys.device, dtype=torch.int64)
-    return segmented_sort_pairs(keys.detach(), pos, offsets, end_offsets, descending=ctx.descending)[1]
+    # (through the operator: a backward traced by torch.compile must not run the host-side offset
+    # reads of the Python function on fake tensors)
+    return torch.ops.tritoncub.segmented_sort_pairs(keys.detach(), pos, offsets, ctx.descending, end_offsets)[1]
 
 
 def _scatter_back(grad, perm):
