@@ -31,9 +31,9 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   sorted columns, as above. Elsewhere (the interpreter, other GPUs, 64-bit keys) the tile sort.
   Segments longer than ``MAX_BLOCK`` whose ``BLOCK`` is at most ``RADIX_MAX_BLOCK`` (8192: 16 warps
   of 16 keys, 128 KB of shared memory for 32-bit keys, 64 KB for narrower ones) go this way too where
-  it applies and fits the device's shared memory, not to the long-segment paths (H200, fp32 rows of 8192 keys, values + int64 indices: 512 rows 0.091 ms against 0.256 by
-  the segmented onesweep sort and torch's 0.370;
-  ``bench/results/logs/block_radix_8192_probe-h200-20261128.log``).
+  it applies and fits the device's shared memory, not to the long-segment paths (H200, fp32 rows of
+  8192 keys, values + int64 indices: 512 rows 0.090 ms against 0.255 by the segmented onesweep sort
+  and torch's 0.367; ``bench/results/logs/block_radix_8192_probe-h200-20261128b.log``).
   With ``RADIX_WARP_MIN_BLOCK`` set, shorter segments (from that ``BLOCK`` up to 512 keys) are sorted
   one per warp (CUB's WarpRadixSort: each warp scans its own counters), ``RADIX_WARP_ROWS`` per
   program; off on the H100, where the tile sort was faster for rows of 32-128 keys.
