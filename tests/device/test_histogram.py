@@ -394,6 +394,27 @@ def test_histogram_range(dtype):
     assert_equal(out.cpu().long(), torch.bincount(b[valid], minlength=lv.numel() - 1))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_histogram_even_ranges_near_float_max(dtype):
+    """Bounds whose range times the bin count passes the float32 maximum: the bins of the documented
+    rule (``(s - lower) * bins`` in fp32 overflowed first: finite samples in bin 0 here, the last bin on
+    a GPU; with the range itself past it, every sample in bin 0). fp16 samples are binned in fp32 too."""
+    if dtype == torch.float32:
+        x = torch.tensor([2.9e38, 1e38, 1.0, -2.9e38, -7e37, 0.0], device=DEVICE)
+    else:
+        x = torch.tensor([60000.0, -60000.0, 1.0, -0.0, 3.0, -2.0], device=DEVICE).half()
+    xs = x.cpu().double()
+    for lower, upper, bins in ((0.0, 3e38, 4), (-3.2e38, 3.2e38, 4), (-3e38, 3e38, 7)):
+        got = H.histogram_even(x, bins + 1, lower, upper)
+        lo, hi = float(np.float32(lower)), float(np.float32(upper))
+        keep = (xs >= lo) & (xs < hi)
+        b = torch.floor((xs[keep] - lo) * bins / (hi - lo)).long()
+        assert_equal(got.cpu().long(), torch.bincount(b, minlength=bins), msg=f"{lower}, {upper}, {bins}")
+    hs = H.multi_histogram_even(torch.tensor([2.9e38, 5.0, 1e38, 6.0], device=DEVICE), 2, 2, [5, 3], [0.0, 0.0],
+                                [3e38, 10.0])
+    assert [h.cpu().tolist() for h in hs] == [[0, 1, 0, 1], [0, 2]]
+
+
 def _ref_range_exact(x, levels):
     """Bin counts by Python integers (no rounding, no wraparound)."""
     lv = [int(v) for v in levels.cpu().tolist()]

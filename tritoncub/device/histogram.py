@@ -385,14 +385,29 @@ def _compute_dtype(dtype: torch.dtype):
     return tl.float32 if dtype in (torch.float16, torch.bfloat16, torch.float32) else tl.float64
 
 
+def _even_compute(x_dtype: torch.dtype, channels, int_math: int):
+    """The float type of equal-width bins for the CUB-style histograms: :func:`_compute_dtype`, but
+    float64 for 16/32-bit float samples where ``(upper - lower) * bins`` exceeds the float32 range (the
+    fp32 product ``(s - lower) * bins`` would overflow before the division: finite samples in the wrong
+    bin). ``histc`` keeps torch's fp32 arithmetic."""
+    compute = _compute_dtype(x_dtype)
+    if not int_math and compute == tl.float32:
+        f32_max = float(np.finfo(np.float32).max)
+        if any(abs(float(np.float32(hi)) - float(np.float32(lo))) * b > f32_max for lo, hi, b, *_ in channels):
+            return tl.float64
+    return compute
+
+
 def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_channels: int,
             num_active: int, int_math: int, top_inclusive: bool, weights: torch.Tensor | None = None,
-            levels: torch.Tensor | None = None, pol: policy.Policy | None = None) -> None:
+            levels: torch.Tensor | None = None, pol: policy.Policy | None = None, compute=None) -> None:
     """Run the kernel. ``channels``: per active channel (lower, upper, bins, offset into ``hist``);
-    ``int_math``: 0 float bins, 1 int64 bins, 3 wide exact integer bins (see :func:`_even_bins`)."""
+    ``int_math``: 0 float bins, 1 int64 bins, 3 wide exact integer bins (see :func:`_even_bins`);
+    ``compute``: the float type of float bins (default :func:`_compute_dtype` of the samples)."""
     n = x.numel()
     if n == 0:
         return
+    compute = compute if compute is not None else _compute_dtype(x.dtype)
     int_math = int(int_math)
     params = _params(channels, int_math, x.device, x.dtype, top_inclusive)
     if int_math == 1 and levels is None and all(int(c[1]) - int(c[0]) == int(c[2]) for c in channels):
@@ -400,7 +415,7 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
     pol = pol or policy.select("histogram", x.device)
     tile = pol["TILE"]
     # the fast exact bin division (thread/trunc_div.py): one fp32 channel, compiled for NVIDIA
-    fast_div = (num_channels == 1 and not int_math and levels is None and _compute_dtype(x.dtype) == tl.float32
+    fast_div = (num_channels == 1 and not int_math and levels is None and compute == tl.float32
                 and x.device.type == "cuda" and torch.version.hip is None and not interpreter_active()
                 and fast_ok(float(np.float32(channels[0][1]) - np.float32(channels[0][0]))))
     total_bins = hist.numel()
@@ -424,7 +439,7 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
             launch(_histogram_smem_kernel, (programs, chunks),
                    x, hist, params, n, num_tiles, total_bins,
                    NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, INT_MATH=int_math,
-                   COMPUTE=_compute_dtype(x.dtype), TOP_INCLUSIVE=top_inclusive, WARPS=warps, ITEMS=items,
+                   COMPUTE=compute, TOP_INCLUSIVE=top_inclusive, WARPS=warps, ITEMS=items,
                    SMEM_BINS=smem_bins, COPIES=copies, CHUNKED=chunks > 1, FAST_DIV=fast_div and items % 4 == 0,
                    PREFETCH=bool(pol["PREFETCH"]), num_warps=warps)
             return
@@ -454,7 +469,7 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
            x, weights if weights is not None else x, target, levels if range_mode else x, params, n,
            num_tiles, tpp, num_levels, total_bins, copies,
            NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, RANGE_MODE=range_mode,
-           STEPS=max(1, int(num_levels).bit_length()), INT_MATH=int_math, COMPUTE=_compute_dtype(x.dtype),
+           STEPS=max(1, int(num_levels).bit_length()), INT_MATH=int_math, COMPUTE=compute,
            TOP_INCLUSIVE=top_inclusive, WEIGHTED=weights is not None, PRIVATE=private, PRIVATE_ALGO=algo,
            PRIVATE_BINS=private_bins if private else 32, BH=bh, BL=bl, TILE=tile,
            FAST_DIV=fast_div and tile % (128 * pol.num_warps) == 0, num_warps=pol.num_warps,
@@ -608,8 +623,9 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
         raise InputTypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
     bins = num_levels - 1
     hist = torch.zeros(bins, dtype=counter_dtype, device=x.device)
-    _launch(_flat(x), hist, channels=[(lower, upper, bins, 0)], num_channels=1, num_active=1,
-            int_math=_int_math(x.dtype, [(lower, upper, bins)]), top_inclusive=False)
+    int_math = _int_math(x.dtype, [(lower, upper, bins)])
+    _launch(_flat(x), hist, channels=[(lower, upper, bins, 0)], num_channels=1, num_active=1, int_math=int_math,
+            top_inclusive=False, compute=_even_compute(x.dtype, [(lower, upper, bins)], int_math))
     return hist
 
 
@@ -650,8 +666,9 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
         chans.append((_integral_bound(lower[c], x.dtype), _integral_bound(upper[c], x.dtype), bins, offset))
         offset += bins
     hist = torch.zeros(offset, dtype=counter_dtype, device=x.device)
+    int_math = _int_math(x.dtype, [c[:3] for c in chans])
     _launch(_flat(x), hist, channels=chans, num_channels=num_channels, num_active=num_active_channels,
-            int_math=_int_math(x.dtype, [c[:3] for c in chans]), top_inclusive=False)
+            int_math=int_math, top_inclusive=False, compute=_even_compute(x.dtype, chans, int_math))
     return [hist[c[3]: c[3] + c[2]] for c in chans]
 
 
