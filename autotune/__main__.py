@@ -48,7 +48,10 @@ def _select_ops(names: str | None, specs: dict, registered: list[str]) -> tuple[
     if not names:
         return tunable, no_spec
     chosen = []
-    for pat in [s.strip() for s in names.split(",") if s.strip()]:
+    pats = [s.strip() for s in names.split(",") if s.strip()]
+    if not pats:
+        raise SystemExit(f"--ops {names!r} names no op; registered: {', '.join(registered) or 'none'}")
+    for pat in pats:
         hits = [o for o in registered if fnmatch.fnmatchcase(o, pat)]
         if not hits:
             raise SystemExit(f"--ops: no registered op matches {pat!r}; registered: {', '.join(registered) or 'none'}")
@@ -201,6 +204,9 @@ def main(argv=None) -> int:
                     help="(testing the tool without a GPU only) run ops under the Triton interpreter and "
                          "use the wall time of one call as the 'time'")
     args = ap.parse_args(argv)
+    for name, v in (("--time-budget", args.time_budget), ("--margin", args.margin)):
+        if v is not None and not v >= 0:
+            ap.error(f"{name} must be a non-negative number, got {v}")
 
     if args.install_from is not None:
         return install_from(args.install_from, args.out if args.out is not None else _default_out())

@@ -141,7 +141,8 @@ def install(src: dict, dst: dict | None) -> tuple[dict, list[str]]:
 
     A bucket that the run set (decision "new" or "replaced...") is taken from ``src`` only if
     ``dst``'s value for it is still the one that run compared against (``log.autotune.buckets[b]
-    .previous``; absent then and now counts as unchanged); otherwise ``dst``'s value stays and a
+    .previous``, which for a bucket without a value of its own is the file's ``default`` one; absent
+    then and now counts as unchanged); otherwise ``dst``'s value stays and a
     message says so. Everything else in ``dst`` is kept. Returns (file to write, messages).
     """
     validate(src, "source file")
@@ -156,7 +157,8 @@ def install(src: dict, dst: dict | None) -> tuple[dict, list[str]]:
         if not (decision.startswith("new") or decision.startswith("replaced")) or b not in src.get("tuned", {}):
             continue
         before = (buckets.get(b) or {}).get("previous")
-        now = out["tuned"].get(b)
+        # (a bucket without a value of its own ran against the file's "default" one, as the tuner reads it)
+        now = out["tuned"].get(b, out["tuned"].get("default"))
         unchanged = (now is None and before is None) or (
             now is not None and before is not None and all(before.get(k) == v for k, v in now.items()))
         if unchanged:

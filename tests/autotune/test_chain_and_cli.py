@@ -151,6 +151,15 @@ def test_cli_unknown_op_is_a_clear_error():
         main(["--dry-run", "--ops", "nope"])
 
 
+def test_cli_empty_op_list_and_negative_numbers_are_clear_errors(capsys):
+    with pytest.raises(SystemExit, match="names no op"):
+        main(["--ops", ",", "--dry-run"])
+    for flag in ("--time-budget", "--margin"):
+        with pytest.raises(SystemExit):
+            main([flag, "-5", "--dry-run"])
+        assert f"{flag} must be a non-negative number" in capsys.readouterr().err
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="--fake-timer is refused where a GPU exists")
 def test_cli_runs_and_resumes(tmp_path, capsys):
     args = ["--fake-timer", "--specs", "autotune_toy_op", "--ops", toy.OP, "--out", str(tmp_path / "out"),

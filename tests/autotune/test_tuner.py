@@ -478,6 +478,25 @@ def test_install_takes_only_buckets_unchanged_since_the_run(tmp_path):
     assert new is src and msgs == ["x: new file"]
 
 
+def test_install_new_bucket_of_a_file_with_a_default():
+    """A bucket the file had no value for was tuned against the file's "default" value (its previous):
+    installed while that default is unchanged (it was once always kept as "changed since the run"),
+    kept when the default changed."""
+    existing = {"op": "x", "tuned": {"default": {"T": 2048, "W": 8}}}
+    prev = {"T": 2048, "V": 4, "W": 8}   # (the default completed by the fallback, as the tuner records it)
+    src = policyfile.merge(existing, op="x", target="sm_90", device_name="X",
+                           results={"small": {"winner": {"T": 1024, "V": 4, "W": 4}, "winner_score": 1.0,
+                                              "candidates": [], "previous_score": 2.0}},
+                           run_log={"buckets": {"small": {"previous": prev}}})
+    assert src["log"]["autotune"]["decisions"] == {"small": "new"}
+    out, msgs = policyfile.install(src, existing)
+    assert out["tuned"]["small"] == {"T": 1024, "V": 4, "W": 4} and out["tuned"]["default"] == {"T": 2048, "W": 8}
+    assert msgs == ["x[small]: installed (new)"]
+    changed = {"op": "x", "tuned": {"default": {"T": 4096, "W": 8}}}
+    out, msgs = policyfile.install(src, changed)
+    assert "small" not in out["tuned"] and "kept the current value" in msgs[0]
+
+
 def test_cli_install_from(tmp_path, capsys):
     from autotune.__main__ import main
     src = tmp_path / "ret" / "sm_90"

@@ -67,3 +67,20 @@ def test_shuffle_dtypes(dtype):
 
 def test_shuffle_one_item_per_thread():
     _run(torch.float32, 32, 1)
+
+
+@triton.jit
+def _rotate_literal_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, N), block_shuffle_rotate(x, -3))
+    tl.store(out_ptr + N + tl.arange(0, N), block_shuffle_rotate(x, 11))
+
+
+def test_shuffle_rotate_by_a_literal():
+    """A distance written as an integer literal (``int % constexpr`` failed under the interpreter)."""
+    x = make_data("random", 8, torch.int32)
+    out = poisoned(16, torch.int32)
+    _rotate_literal_kernel[(1,)](x, out, N=8)
+    xn, i = _np(x), np.arange(8)
+    np.testing.assert_array_equal(_np(out)[:8], xn[(i - 3) % 8])
+    np.testing.assert_array_equal(_np(out)[8:], xn[(i + 11) % 8])

@@ -35,7 +35,10 @@ def block_shuffle_rotate(tile, distance):
     """``out[i] = x[(i + distance) mod N]`` (CUB's ``Rotate``; any integer ``distance``)."""
     N: tl.constexpr = tile.numel
     flat = tl.reshape(tile, (N,))
-    src = (tl.arange(0, N) + (distance % N) + N) % N
+    # (the distance as a scalar tensor first: an int literal is a plain int under the interpreter, and
+    # ``int % constexpr`` has no operator there)
+    d = (tl.zeros([], tl.int64) + distance) % N
+    src = (tl.arange(0, N) + d + N) % N
     return tl.reshape(tl.gather(flat, src.to(tl.int32), 0), tile.shape)
 
 
