@@ -130,6 +130,20 @@ def test_invalid_file_config_rejected(fake_op, policy_dir, monkeypatch):
     assert "TILE_X" not in pol.values and "stale" in pol.source
 
 
+@pytest.mark.parametrize("cfg,why", [({"LOAD": "bogus"}, "none of"), ({"LOAD": 3}, "none of"),
+                                     ({"BLOCK": "512"}, "not an int"), ({"BLOCK": 512.0}, "not an int"),
+                                     ({"num_warps": 3}, "num_warps=3"), ({"num_stages": 0}, "num_stages=0")])
+def test_ill_formed_file_config_rejected(fake_op, policy_dir, monkeypatch, cfg, why):
+    """A file value of the wrong type, a string none of the op's choices, or a num_warps / num_stages
+    no kernel can take: stale (the op's own ``valid`` need not know), and left out of a shortlist."""
+    _write(policy_dir, "sm_90", {"default": cfg}, candidates={"default": [cfg, {"BLOCK": 256}]})
+    _fake_device(monkeypatch, "sm_90")
+    with pytest.warns(UserWarning, match=why):
+        pol = policy.select(OP)
+    assert "stale" in pol.source and pol.values == {"BLOCK": 512, "ITEMS": 2, "LOAD": "direct"}
+    assert [c.values["BLOCK"] for c in policy.candidates(OP)] == [256]
+
+
 def test_override_forces_and_restores(fake_op, monkeypatch):
     _fake_device(monkeypatch, policy.INTERPRETER_TARGET, "Triton interpreter (CPU)")
     with policy.override(OP, {"BLOCK": 256, "num_warps": 8}) as forced:
@@ -327,3 +341,4 @@ def test_shipped_policy_configs_are_accepted(op, bucket, cfg):
     assert not unknown, f"{op}[{bucket}]: unknown keys {sorted(unknown)}"
     full = {**p.fallback_for(bucket), **cfg}
     assert p.valid is None or p.valid(full), f"{op}[{bucket}]: config rejected by the op: {full}"
+    assert policy._ill_formed(p, full) is None, f"{op}[{bucket}]: {policy._ill_formed(p, full)}"

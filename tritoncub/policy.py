@@ -323,6 +323,38 @@ def find_policy_file(op: str, device=None) -> tuple[str, dict] | None:
 _warned_untuned: set[tuple[str, str]] = set()
 
 
+_NUM_WARPS = (1, 2, 4, 8, 16, 32)
+
+
+def _ill_formed(p, vals: dict):
+    """Why a merged config (fallback + a file's values) cannot run, whatever the op's own ``valid``
+    says, or None: a key the op does not declare, a value of another type than the op's fallback (or
+    space) uses, a string none of the op's choices, ``num_warps`` not a power of two up to 32, or
+    ``num_stages`` below 1. (Numbers outside the space are allowed: files may hold values found by a
+    probe; the op's ``valid`` judges those.)"""
+    unknown = sorted(set(vals) - set(p.fallback) - set(p.space))
+    if unknown:
+        return f"unknown keys {unknown}"
+    for k, v in vals.items():
+        choices = p.space.get(k) or []
+        ref = p.fallback[k] if k in p.fallback else (choices[0] if choices else None)
+        if isinstance(ref, str):
+            if not isinstance(v, str) or (v not in choices and v != p.fallback.get(k)):
+                return f"{k}={v!r} is none of {choices}"
+        elif isinstance(ref, bool) or isinstance(ref, int):
+            if not isinstance(v, int) or (isinstance(v, bool) and not isinstance(ref, bool)):
+                return f"{k}={v!r} is not an int"
+        elif isinstance(ref, float):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                return f"{k}={v!r} is not a number"
+    if vals.get("num_warps") not in _NUM_WARPS:
+        return f"num_warps={vals.get('num_warps')!r} is not one of {_NUM_WARPS}"
+    ns = vals.get("num_stages")
+    if isinstance(ns, bool) or not isinstance(ns, int) or ns < 1:
+        return f"num_stages={ns!r} is not a positive int"
+    return None
+
+
 @functools.lru_cache(maxsize=None)
 def _select_cached(op: str, device_key: str, bucket: str) -> Policy:
     p = op_policy(op)
@@ -344,11 +376,10 @@ def _select_cached(op: str, device_key: str, bucket: str) -> Policy:
         key = bucket if bucket in tuned else "default"
         vals = {**base, **tuned.get(key, {})}
         src = f"policies/{target}/{op}.json[{key}]"
-        unknown = sorted(set(vals) - set(p.fallback) - set(p.space))
-        if unknown or not (p.valid is None or p.valid(vals)):
-            # a file older than the op's current space: never let it break the op
-            warnings.warn(f"tritoncub: {src} holds a config the op no longer accepts "
-                          f"({'unknown keys ' + str(unknown) if unknown else 'not valid'}); using built-in "
+        bad = _ill_formed(p, vals) or (None if p.valid is None or p.valid(vals) else "not valid")
+        if bad:
+            # a file older than the op's current space (or edited by hand): never let it break the op
+            warnings.warn(f"tritoncub: {src} holds a config the op no longer accepts ({bad}); using built-in "
                           f"defaults. Re-run `python -m autotune --ops {op}`.", stacklevel=3)
             vals, src = base, f"built-in fallback ({src} is stale)"
         elif target != arch and target != device_slug(name):
@@ -491,6 +522,8 @@ def candidates(op: str, device=None, bucket: str = "default") -> list[Policy]:
     out = []
     for c in raw:
         vals = {**p.fallback_for(bucket), **c}
+        if _ill_formed(p, vals) or not (p.valid is None or p.valid(vals)):
+            continue   # (a shortlist entry the op cannot run: left out)
         nw, ns = vals.pop("num_warps"), vals.pop("num_stages")
         out.append(Policy(op, vals, nw, ns, "candidate"))
     return out
