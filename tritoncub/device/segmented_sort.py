@@ -637,14 +637,19 @@ def _one_program_limit(pol, key_bits: int, device: torch.device) -> int:
 def _block_radix_shape(block: int, pol, key_bits: int, warp_rows: bool = False):
     """``(warps, items, smem_rows)`` of the block radix sort of segments of ``BLOCK`` keys under ``pol``:
     warps a program, keys a thread, rows of ``2**RADIX_BITS`` words of shared memory."""
-    if warp_rows:
-        warps, items = pol["RADIX_WARP_ROWS"], max(1, block // 32)
+    return _shape(block, pol["RADIX_WARP_ROWS"] if warp_rows else 0, pol["RADIX_ITEMS"], pol["RADIX_BITS"], key_bits)
+
+
+@functools.lru_cache(maxsize=None)
+def _shape(block: int, warp_rows_warps: int, radix_items: int, radix_bits: int, key_bits: int):
+    # (cached: the row sorts ask for it on every call, where a replayed call costs ~40 us of host time)
+    if warp_rows_warps:
+        warps, items = warp_rows_warps, max(1, block // 32)
     else:
-        warps = max(1, min(16, block // (32 * pol["RADIX_ITEMS"])))
+        warps = max(1, min(16, block // (32 * radix_items)))
         items = max(1, block // (32 * warps))
-    radix = 1 << pol["RADIX_BITS"]
-    words = block_radix_sort_smem_words(key_bits, pol["RADIX_BITS"], warps, warps * items * 32)
-    return warps, items, next_power_of_2(cdiv(words, radix))
+    words = block_radix_sort_smem_words(key_bits, radix_bits, warps, warps * items * 32)
+    return warps, items, next_power_of_2(cdiv(words, 1 << radix_bits))
 
 
 def _block_radix_fits(block: int, pol, key_bits: int, device: torch.device, warp_rows: bool = False) -> bool:
