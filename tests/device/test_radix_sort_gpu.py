@@ -98,6 +98,44 @@ def test_gpu_fast_path_variants(cfg):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("cfg", [
+    {"EXCHANGE_WIDE": 1},
+    {"EXCHANGE_WIDE": 0},
+    {"EXCHANGE_WIDE": 1, "FUSED_EXCHANGE": 0, "RECOMPUTE_WORD": 0},
+    {"EXCHANGE_WIDE": 1, "FUSED_EXCHANGE": 0, "EARLY_COUNTS": 0, "RANK_MATCH": 1, "EXCHANGE_APART": 0},
+    {"EXCHANGE_WIDE": 1, "FUSED_EXCHANGE": 0, "EARLY_COUNTS": 0, "RANK_MATCH": 0, "RANK_PACK": 2},
+    {"EXCHANGE_WIDE": 1, "WARPS": 16, "ITEMS": 16, "num_warps": 16, "MAXNREG_WIDE": 0},
+], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_gpu_wide_exchange(cfg):
+    # 64-bit keys and packed key-position words moved through shared memory (EXCHANGE_WIDE) or
+    # gathered back by source index, on every ranking form: keys-only sorts of 64-bit keys, torch's
+    # sort (packed words in its middle and last passes), rows, and pairs (which keep the gather)
+    with policy.override("radix_sort", cfg):
+        for dtype in (torch.int64, torch.float64, getattr(torch, "uint64", torch.int64)):
+            x = make_data("special" if dtype.is_floating_point else "random", (1 << 20) + 4099, dtype)
+            for desc in (False, True):
+                ref = torch.sort(_proxy(x), descending=desc, stable=True)
+                k = rs.sort_keys(x, desc)
+                assert torch.equal(_proxy(k).nan_to_num(7.0), ref.values.nan_to_num(7.0)), (dtype, desc)
+                v, i = rs.sort(x, descending=desc)
+                assert torch.equal(i, ref.indices), (dtype, desc)
+        x = make_data("random", (1 << 20) + 77, torch.int64)
+        k = rs.sort_keys(x, False, 8, 40)
+        assert torch.equal(k, x[torch.sort((x >> 8) & ((1 << 32) - 1), stable=True).indices])
+        k, v = rs.sort_pairs(x, x.to(torch.float64))
+        assert torch.equal(k, torch.sort(x).values) and torch.equal(v, k.to(torch.float64))
+        x = make_data("special", (1 << 21) + 5, torch.float32)
+        for desc in (False, True):
+            v, i = rs.sort(x, descending=desc)
+            r = torch.sort(x, descending=desc, stable=True)
+            assert torch.equal(i, r.indices) and torch.equal(v.view(torch.int32), r.values.view(torch.int32)), desc
+        x = make_data("random", (64, 40000), torch.float32)
+        v, i = rs.sort(x)
+        r = torch.sort(x, stable=True)
+        assert torch.equal(i, r.indices) and torch.equal(v, r.values)
+
+
+@pytest.mark.gpu
 def test_gpu_single_program_small_path():
     with policy.override("radix_sort", {"SMALL_N": 4096}):
         for dtype in (torch.float32, torch.uint8, torch.bfloat16, torch.int32):

@@ -119,6 +119,23 @@ st.shared.u32 [ad], $2;
 mov.u32 $0, 0;
 }""")
 
+_LDS64_ASM = gl.constexpr("""{
+.reg .b32 ad, tt;
+mov.u32 ad, global_smem;
+shl.b32 tt, $1, 3;
+add.u32 ad, ad, tt;
+ld.shared.u64 $0, [ad];
+}""")
+
+_STS64_ASM = gl.constexpr("""{
+.reg .b32 ad, tt;
+mov.u32 ad, global_smem;
+shl.b32 tt, $1, 3;
+add.u32 ad, ad, tt;
+st.shared.u64 [ad], $2;
+mov.u32 $0, 0;
+}""")
+
 _COUNT_ASM = gl.constexpr("""{
 .reg .b32 ad, tt;
 mov.u32 ad, global_smem;
@@ -205,15 +222,20 @@ def _rank_from_peers(out):
 
 
 @triton.constexpr_function
-def _ballot_rank_asm(bits, store=False):
+def _ballot_rank_asm(bits, store=False, store_words=1):
     """The ranking of :data:`_MATCH_RANK_ASM` with the peer mask built from ballots
     (:func:`_peers_by_ballots` over bits ``0..bits-1`` of ``$1``) and the warp's counter read and
-    written back by the group's highest lane instead of an atomic (:func:`_rank_from_peers`)."""
+    written back by the group's highest lane instead of an atomic (:func:`_rank_from_peers`).
+    ``store``: then write ``$2`` at word ``$0`` of ``global_smem`` (``store_words`` 2: ``$2, $3`` at
+    words ``2 * $0`` and ``2 * $0 + 1``, one 8-byte store)."""
     lines = ["{", ".reg .b32 pe, lt, gt, bl, ad, ol, tt, m1;", f".reg .b32 v<{bits}>;", ".reg .pred p;",
              "mov.u32 lt, %lanemask_lt;",
              "mov.u32 gt, %lanemask_gt;", "mov.u32 ad, global_smem;", "shl.b32 tt, $1, 2;", "add.u32 ad, ad, tt;"]
     lines += _peers_by_ballots("$1", bits) + _rank_from_peers("$0")
-    if store:   # then write $2 at word $0 of global_smem
+    if store and store_words == 2:
+        lines += ["shl.b32 tt, $0, 3;", "mov.u32 ad, global_smem;", "add.u32 ad, ad, tt;",
+                  "st.shared.v2.u32 [ad], {$2, $3};"]
+    elif store:
         lines += ["shl.b32 tt, $0, 2;", "mov.u32 ad, global_smem;", "add.u32 ad, ad, tt;", "st.shared.u32 [ad], $2;"]
     lines.append("}")
     return "\n".join(lines)
@@ -308,6 +330,17 @@ def warp_ballot_rank_store(word, value, RADIX_BITS: gl.constexpr):
 
 
 @gluon.jit
+def warp_ballot_rank_store64(word, value, RADIX_BITS: gl.constexpr):
+    """:func:`warp_ballot_rank_store` of a 64-bit ``value``: written at bytes ``8 * rank`` of
+    ``global_smem`` (its low word first). Returns the ranks."""
+    bits = value.to(gl.uint64, bitcast=True)
+    lo = (bits & 0xFFFFFFFF).to(gl.uint32).to(gl.int32, bitcast=True)
+    hi = (bits >> 32).to(gl.uint32).to(gl.int32, bitcast=True)
+    return gl.inline_asm_elementwise(_ballot_rank_asm(RADIX_BITS, True, 2), "=r,r,r,r", [word, lo, hi],
+                                     dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
 def warp_match_rank(word):
     """Per key: rank among the warp's earlier keys of the same counter word (see module doc).
     Must be called on a warp-striped tile, whole warps converged; bumps the counters."""
@@ -325,6 +358,19 @@ def smem_store_words(word, value):
     """Write int32 ``value`` at word ``word`` of ``global_smem`` (element-wise scatter); returns zeros
     (use them, e.g. ``gl.sum(ret, 0) * 0``, only if an ordering dependency is needed)."""
     return gl.inline_asm_elementwise(_STS_ASM, "=r,r,r", [word, value], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def smem_load_dwords(index):
+    """``global_smem`` as 64-bit words (int64), read at ``index`` (byte ``8 * index``)."""
+    return gl.inline_asm_elementwise(_LDS64_ASM, "=l,r", [index], dtype=gl.int64, is_pure=False, pack=1)
+
+
+@gluon.jit
+def smem_store_dwords(index, value):
+    """Write 64-bit ``value`` at byte ``8 * index`` of ``global_smem``; returns zeros (int32)."""
+    return gl.inline_asm_elementwise(_STS64_ASM, "=r,r,l", [index, value.to(gl.int64, bitcast=True)],
+                                     dtype=gl.int32, is_pure=False, pack=1)
 
 
 @gluon.jit
