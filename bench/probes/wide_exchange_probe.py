@@ -1,11 +1,13 @@
-"""The onesweep passes over 64-bit keys (and packed key-position words) with ``EXCHANGE_WIDE`` 0
-(the tile's source indices go through shared memory and each key is gathered back from global
-memory, L1/L2 hits) or 1 (the keys themselves, 8 bytes each), each setting in its own process,
-interleaved; the sm_90 policy file's default values otherwise. Every result is checked against
-torch.sort first; do_bench medians (L2 flushed, as the benchmark) and GPU time per call.
+"""The onesweep passes' exchange: ``EXCHANGE_WIDE`` 0 (64-bit keys and packed key-position words:
+the tile's source indices go through shared memory and each key is gathered back from global memory,
+L1/L2 hits) or 1 (the keys themselves, 8 bytes each); ``EXCHANGE_SRC`` 0 (passes that need each key's
+source position -- values, generated positions, segments -- exchange positions alone and gather the
+keys back) or 1 (keys and positions). Each setting ``WIDE,SRC`` runs in its own process, interleaved;
+the sm_90 policy file's default values otherwise. Every result is checked against torch.sort first;
+do_bench medians (L2 flushed, as the benchmark) and GPU time per call.
 
-    python bench/probes/wide_exchange_probe.py [--rounds 2] [--log 26]
-    python bench/probes/wide_exchange_probe.py --one WIDE [--log 26]
+    python bench/probes/wide_exchange_probe.py [--rounds 2] [--log 26] [--settings 0,0 1,0 1,1]
+    python bench/probes/wide_exchange_probe.py --one WIDE,SRC [--log 26]
 """
 from __future__ import annotations
 
@@ -17,14 +19,14 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _policy(wide: int) -> dict:
+def _policy(setting: str) -> dict:
     with open(os.path.join(ROOT, "tritoncub", "policies", "sm_90", "radix_sort.json")) as f:
         vals = dict(json.load(f)["tuned"]["default"])
-    vals["EXCHANGE_WIDE"] = wide
+    vals["EXCHANGE_WIDE"], vals["EXCHANGE_SRC"] = (int(v) for v in setting.split(","))
     return vals
 
 
-def one(wide: int, lg: int) -> None:
+def one(setting: str, lg: int) -> None:
     sys.path[:0] = [ROOT, os.path.dirname(os.path.abspath(__file__))]
     import torch
 
@@ -37,10 +39,10 @@ def one(wide: int, lg: int) -> None:
 
     def report(label, fn):
         ms = [bench_ms(fn) for _ in range(2)]
-        print(f"wide={wide}: {label} 2^{lg}: do_bench {ms[0]:.3f} {ms[1]:.3f} ms, gpu {gpu_us(fn) / 1e3:.3f} ms",
+        print(f"wide,src={setting}: {label} 2^{lg}: do_bench {ms[0]:.3f} {ms[1]:.3f} ms, gpu {gpu_us(fn) / 1e3:.3f} ms",
               flush=True)
 
-    with policy.override("radix_sort", _policy(wide)):
+    with policy.override("radix_sort", _policy(setting)):
         x = torch.randint(-2**63, 2**63 - 1, (n,), device="cuda", generator=g, dtype=torch.int64)
         ref = torch.sort(x).values
         assert torch.equal(rs.sort_keys(x), ref)
@@ -49,7 +51,11 @@ def one(wide: int, lg: int) -> None:
         k2, v2 = rs.sort_pairs(x, v)
         assert torch.equal(k2, ref) and torch.equal(x[v2], ref)
         del k2, v2, ref
-        report("sort_pairs int64+int64 (control: values keep the gather)", lambda x=x, v=v: rs.sort_pairs(x, v))
+        report("sort_pairs int64+int64", lambda x=x, v=v: rs.sort_pairs(x, v))
+        vals, idx = rs.sort(x)
+        assert torch.equal(idx, torch.sort(x, stable=True).indices)
+        del vals, idx
+        report("sort int64 (values + int64 indices)", lambda x=x: rs.sort(x))
         del x, v
         for dtype in (torch.float32, torch.int32):
             x = (torch.randn(n, device="cuda", generator=g) if dtype == torch.float32 else
@@ -71,12 +77,13 @@ def one(wide: int, lg: int) -> None:
 def main(argv: list[str]) -> None:
     lg = int(argv[argv.index("--log") + 1]) if "--log" in argv else 26
     if "--one" in argv:
-        one(int(argv[argv.index("--one") + 1]), lg)
+        one(argv[argv.index("--one") + 1], lg)
         return
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 2
+    settings = [a for a in argv if "," in a] or ["0,0", "1,0", "1,1"]
     for _ in range(rounds):
-        for wide in (0, 1):
-            subprocess.run([sys.executable, __file__, "--one", str(wide), "--log", str(lg)], check=True)
+        for setting in settings:
+            subprocess.run([sys.executable, __file__, "--one", setting, "--log", str(lg)], check=True)
 
 
 if __name__ == "__main__":

@@ -161,9 +161,10 @@ def _run_warp_ptx(ptx: str, inputs: list[list[int]], outputs: int, smem: dict) -
                 continue
             r = regs[ln]
             kind = op.split(".")[0]
-            if kind == "st":    # (st.shared.v2: two words at consecutive addresses)
+            if kind == "st":    # (st.shared.v2: two words at consecutive addresses; [reg+imm] addresses)
+                addr = sum(val(r, ln, part) for part in a[0].split("+"))
                 for j, t in enumerate(a[1:] if ".v2." in op else a[1:2]):
-                    smem[val(r, ln, a[0]) + 4 * j] = val(r, ln, t.strip("{}"))
+                    smem[addr + 4 * j] = val(r, ln, t.strip("{}"))
                 continue
             if kind == "red":
                 assert op == "red.shared.or.b32", op
@@ -224,16 +225,17 @@ def _expected_ranks(slots: list[list[int]], start: list[int]) -> tuple[list[list
 
 
 @pytest.mark.parametrize("radix_bits", [5, 6, 7, 8])
-@pytest.mark.parametrize("store_words", [0, 1, 2])
-def test_ballot_rank_ptx_simulated(radix_bits, store_words):
+@pytest.mark.parametrize("store_words, extra_at", [(0, None), (1, None), (2, None), (1, 1 << 17), (2, 3 << 16)])
+def test_ballot_rank_ptx_simulated(radix_bits, store_words, extra_at):
     # the PTX of the warp ranking by ballots (warp_ballot_rank[_store[64]], run only by the GPU tests
     # otherwise), slot after slot: each key's rank is its digit's counter plus the equal digits in
     # earlier slots and lower lanes, the counters end as start + the warp's histogram, and the store
     # variants write each key's value at word `rank` (two words: at 8-byte word `rank`, low word first;
-    # counters start 256 apart: ranks are unique)
+    # counters start 256 apart: ranks are unique), and with extra_at one more value at word
+    # extra_at + rank
     from tritoncub.block.radix_rank import _ballot_rank_asm
     store = store_words > 0
-    ptx = _ballot_rank_asm(radix_bits, store, max(store_words, 1))
+    ptx = _ballot_rank_asm(radix_bits, store, max(store_words, 1), extra_at)
     g = torch.Generator().manual_seed(radix_bits)
     radix, base_word = 1 << radix_bits, 1 << 18      # counters at words base_word + digit (past any store)
     start = [256 * d for d in range(radix)]
@@ -242,10 +244,13 @@ def test_ballot_rank_ptx_simulated(radix_bits, store_words):
     want, seen = _expected_ranks(slots, start)
     for digits, ranks in zip(slots, want):
         values = [torch.randint(0, 1 << 30, (32,), generator=g).tolist() for _ in range(store_words)]
-        out = _run_warp_ptx(ptx, [[base_word + d for d in digits]] + values, 1, smem)
+        extra = [torch.randint(0, 1 << 30, (32,), generator=g).tolist()] if extra_at is not None else []
+        out = _run_warp_ptx(ptx, [[base_word + d for d in digits]] + values + extra, 1, smem)
         assert out[0] == ranks, digits
         for j, vals in enumerate(values):
             assert [smem.get(4 * (store_words * rk + j)) for rk in ranks] == vals, (digits, j)
+        if extra:
+            assert [smem.get(4 * (extra_at + rk)) for rk in ranks] == extra[0], digits
     assert [smem[4 * (base_word + d)] for d in range(radix)] == seen
 
 

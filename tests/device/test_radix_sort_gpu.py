@@ -101,15 +101,21 @@ def test_gpu_fast_path_variants(cfg):
 @pytest.mark.parametrize("cfg", [
     {"EXCHANGE_WIDE": 1},
     {"EXCHANGE_WIDE": 0},
+    {"EXCHANGE_WIDE": 1, "EXCHANGE_SRC": 1},
+    {"EXCHANGE_WIDE": 0, "EXCHANGE_SRC": 1},
     {"EXCHANGE_WIDE": 1, "FUSED_EXCHANGE": 0, "RECOMPUTE_WORD": 0},
-    {"EXCHANGE_WIDE": 1, "FUSED_EXCHANGE": 0, "EARLY_COUNTS": 0, "RANK_MATCH": 1, "EXCHANGE_APART": 0},
-    {"EXCHANGE_WIDE": 1, "FUSED_EXCHANGE": 0, "EARLY_COUNTS": 0, "RANK_MATCH": 0, "RANK_PACK": 2},
-    {"EXCHANGE_WIDE": 1, "WARPS": 16, "ITEMS": 16, "num_warps": 16, "MAXNREG_WIDE": 0},
+    {"EXCHANGE_WIDE": 1, "EXCHANGE_SRC": 1, "FUSED_EXCHANGE": 0, "EARLY_COUNTS": 0, "RANK_MATCH": 1,
+     "EXCHANGE_APART": 0},
+    {"EXCHANGE_WIDE": 1, "EXCHANGE_SRC": 1, "FUSED_EXCHANGE": 0, "EARLY_COUNTS": 0, "RANK_MATCH": 0,
+     "RANK_PACK": 2},
+    {"EXCHANGE_WIDE": 1, "EXCHANGE_SRC": 1, "WARPS": 16, "ITEMS": 16, "num_warps": 16, "MAXNREG_WIDE": 0},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_gpu_wide_exchange(cfg):
-    # 64-bit keys and packed key-position words moved through shared memory (EXCHANGE_WIDE) or
-    # gathered back by source index, on every ranking form: keys-only sorts of 64-bit keys, torch's
-    # sort (packed words in its middle and last passes), rows, and pairs (which keep the gather)
+    # keys moved through shared memory (64-bit keys and packed key-position words: EXCHANGE_WIDE;
+    # with their source positions beside them where a pass needs those: EXCHANGE_SRC) or gathered
+    # back by source index, on every ranking form: keys-only sorts of 64-bit keys, torch's sort
+    # (packed words in its middle and last passes; 64-bit keys with int32 positions), rows, pairs,
+    # and segments (whose passes need the positions)
     with policy.override("radix_sort", cfg):
         for dtype in (torch.int64, torch.float64, getattr(torch, "uint64", torch.int64)):
             x = make_data("special" if dtype.is_floating_point else "random", (1 << 20) + 4099, dtype)
@@ -133,6 +139,14 @@ def test_gpu_wide_exchange(cfg):
         v, i = rs.sort(x)
         r = torch.sort(x, stable=True)
         assert torch.equal(i, r.indices) and torch.equal(v, r.values)
+        for dtype in (torch.float32, torch.int64):
+            keys = make_data("special", 3 * 40000 + 9000, dtype)
+            offsets = np.array([0, 40000, 49000, 89000, keys.numel()], dtype=np.int64)
+            k, pos = rs.sort_segments(keys, offsets, segment_positions=True)
+            for a, b in zip(offsets[:-1], offsets[1:]):
+                r = torch.sort(keys[a:b], stable=True)
+                assert torch.equal(pos[a:b], r.indices), (dtype, a)
+                assert torch.equal(k[a:b].nan_to_num(7), r.values.nan_to_num(7)), (dtype, a)
 
 
 @pytest.mark.gpu

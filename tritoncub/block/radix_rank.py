@@ -222,12 +222,13 @@ def _rank_from_peers(out):
 
 
 @triton.constexpr_function
-def _ballot_rank_asm(bits, store=False, store_words=1):
+def _ballot_rank_asm(bits, store=False, store_words=1, extra_at=None):
     """The ranking of :data:`_MATCH_RANK_ASM` with the peer mask built from ballots
     (:func:`_peers_by_ballots` over bits ``0..bits-1`` of ``$1``) and the warp's counter read and
     written back by the group's highest lane instead of an atomic (:func:`_rank_from_peers`).
     ``store``: then write ``$2`` at word ``$0`` of ``global_smem`` (``store_words`` 2: ``$2, $3`` at
-    words ``2 * $0`` and ``2 * $0 + 1``, one 8-byte store)."""
+    words ``2 * $0`` and ``2 * $0 + 1``, one 8-byte store); ``extra_at``: and the next operand at word
+    ``extra_at + $0``."""
     lines = ["{", ".reg .b32 pe, lt, gt, bl, ad, ol, tt, m1;", f".reg .b32 v<{bits}>;", ".reg .pred p;",
              "mov.u32 lt, %lanemask_lt;",
              "mov.u32 gt, %lanemask_gt;", "mov.u32 ad, global_smem;", "shl.b32 tt, $1, 2;", "add.u32 ad, ad, tt;"]
@@ -237,6 +238,9 @@ def _ballot_rank_asm(bits, store=False, store_words=1):
                   "st.shared.v2.u32 [ad], {$2, $3};"]
     elif store:
         lines += ["shl.b32 tt, $0, 2;", "mov.u32 ad, global_smem;", "add.u32 ad, ad, tt;", "st.shared.u32 [ad], $2;"]
+    if store and extra_at is not None:
+        lines += ["shl.b32 tt, $0, 2;", "mov.u32 ad, global_smem;", "add.u32 ad, ad, tt;",
+                  f"st.shared.u32 [ad+{4 * extra_at}], ${2 + store_words};"]
     lines.append("}")
     return "\n".join(lines)
 
@@ -338,6 +342,22 @@ def warp_ballot_rank_store64(word, value, RADIX_BITS: gl.constexpr):
     hi = (bits >> 32).to(gl.uint32).to(gl.int32, bitcast=True)
     return gl.inline_asm_elementwise(_ballot_rank_asm(RADIX_BITS, True, 2), "=r,r,r,r", [word, lo, hi],
                                      dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def warp_ballot_rank_store_with(word, value, extra, RADIX_BITS: gl.constexpr, EXTRA_AT: gl.constexpr):
+    """:func:`warp_ballot_rank_store` (32-bit ``value``) or :func:`warp_ballot_rank_store64` (64-bit),
+    and int32 ``extra`` written at word ``EXTRA_AT + rank`` in the same asm block. Returns the ranks."""
+    if value.dtype.primitive_bitwidth == 64:
+        bits = value.to(gl.uint64, bitcast=True)
+        lo = (bits & 0xFFFFFFFF).to(gl.uint32).to(gl.int32, bitcast=True)
+        hi = (bits >> 32).to(gl.uint32).to(gl.int32, bitcast=True)
+        return gl.inline_asm_elementwise(_ballot_rank_asm(RADIX_BITS, True, 2, EXTRA_AT), "=r,r,r,r,r",
+                                         [word, lo, hi, extra], dtype=gl.int32, is_pure=False, pack=1)
+    else:
+        return gl.inline_asm_elementwise(_ballot_rank_asm(RADIX_BITS, True, 1, EXTRA_AT), "=r,r,r,r",
+                                         [word, value.to(gl.int32, bitcast=True), extra], dtype=gl.int32,
+                                         is_pure=False, pack=1)
 
 
 @gluon.jit

@@ -72,7 +72,8 @@ from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueEr
 from ..block.histogram import block_histogram
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_count_words_if, smem_load_dwords,
                                 smem_load_words, smem_store_dwords, smem_store_words, warp_ballot_rank,
-                                warp_ballot_rank_store, warp_ballot_rank_store64, warp_match_rank_packed)
+                                warp_ballot_rank_store, warp_ballot_rank_store64, warp_ballot_rank_store_with,
+                                warp_match_rank_packed)
 from ..thread.radix_traits import (KEY_DTYPES, extract_digit, is_special_float, key_bits, pack_key_position,
                                    to_ordered_bits, to_ordered_bits_noting_changes, unpack_key_position)
 
@@ -720,20 +721,25 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     LH: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])
     LD: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
     LS: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
-    # words of the exchange buffer per key: 64-bit keys exchanged themselves take two
+    # words of the exchange buffer per key: 64-bit keys exchanged themselves take two; passes that
+    # need each key's source position (values, generated positions, segments) exchanging keys keep
+    # it in a second part of the buffer (SRC: its first word)
     XW: gl.constexpr = 2 if (KEYS_IN_SMEM and keys_in.dtype.element_ty.primitive_bitwidth == 64) else 1
+    WITH_SRC: gl.constexpr = KEYS_IN_SMEM and (VALUE_MODE == 1 or VALUE_MODE == 2 or VALUE_MODE == 3 or ROWS >= 2)
+    XWORDS: gl.constexpr = TILE * (XW + 1) if WITH_SRC else TILE * XW
     if FUSED_EXCHANGE:      # exchange buffer first, then the counters (CNT: their first word)
         XOFF: gl.constexpr = 0
-        CNT: gl.constexpr = TILE * XW
-        ADJ: gl.constexpr = TILE * XW + WARPS * RADIX
+        CNT: gl.constexpr = XWORDS
+        ADJ: gl.constexpr = XWORDS + WARPS * RADIX
     elif EXCHANGE_APART:
         XOFF: gl.constexpr = WARPS * RADIX
         CNT: gl.constexpr = 0
-        ADJ: gl.constexpr = WARPS * RADIX + TILE * XW
+        ADJ: gl.constexpr = WARPS * RADIX + XWORDS
     else:
         XOFF: gl.constexpr = 0
         CNT: gl.constexpr = 0
-        ADJ: gl.constexpr = WARPS * RADIX if WARPS * RADIX > TILE * XW else TILE * XW
+        ADJ: gl.constexpr = WARPS * RADIX if WARPS * RADIX > XWORDS else XWORDS
+    SRC: gl.constexpr = XOFF + TILE * XW
 
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     smem.slice(CNT // RADIX, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
@@ -802,7 +808,9 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             word = CNT + w3 * RADIX + gl.where(valid, d_again, RADIX - 1)
         # the counters hold each warp's first position per digit: the ranking gives final positions
         if FUSED_EXCHANGE:   # and each key goes to the exchange buffer in the same asm block
-            if KEYS_IN_SMEM and XW == 2:
+            if WITH_SRC:
+                warp_ballot_rank_store_with(word, k, local, RADIX_BITS, SRC)
+            elif KEYS_IN_SMEM and XW == 2:
                 warp_ballot_rank_store64(word, k, RADIX_BITS)
             elif KEYS_IN_SMEM:
                 warp_ballot_rank_store(word, k.to(gl.int32, bitcast=True), RADIX_BITS)
@@ -815,10 +823,13 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     if not FUSED_EXCHANGE:
         if not EXCHANGE_APART:
             gl.thread_barrier()
-        if KEYS_IN_SMEM and XW == 2:   # 64-bit keys: 8-byte words (XOFF is even)
-            smem_store_dwords(XOFF // 2 + pos, k)
-        elif KEYS_IN_SMEM:   # 32-bit keys, no values: exchange the keys themselves
-            smem_store_words(XOFF + pos, k.to(gl.int32, bitcast=True))
+        if KEYS_IN_SMEM:   # exchange the keys themselves (64-bit keys: 8-byte words, XOFF even)
+            if XW == 2:
+                smem_store_dwords(XOFF // 2 + pos, k)
+            else:
+                smem_store_words(XOFF + pos, k.to(gl.int32, bitcast=True))
+            if WITH_SRC:   # and where each came from
+                smem_store_words(SRC + pos, local)
         else:              # exchange source indices; keys and values are gathered back (L1/L2 hits)
             smem_store_words(XOFF + pos, local)
     # chain the tile's digit counts with the tiles before it
@@ -858,12 +869,15 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     for c in gl.static_range(ITEMS):
         i = c * NT + gl.arange(0, NT, layout=LS)
         mi = i < rem
-        if XW == 2:   # (``src`` is not known: the modes and rows taking this need no position)
-            k2 = smem_load_dwords(XOFF // 2 + i).to(keys_in.dtype.element_ty, bitcast=True)
-            src = i
-        elif KEYS_IN_SMEM:
-            src = smem_load_words(XOFF + i)
-            k2 = src.to(keys_out.dtype.element_ty, bitcast=True)
+        if KEYS_IN_SMEM:
+            if XW == 2:
+                k2 = smem_load_dwords(XOFF // 2 + i).to(keys_in.dtype.element_ty, bitcast=True)
+            else:
+                k2 = smem_load_words(XOFF + i).to(keys_in.dtype.element_ty, bitcast=True)
+            if WITH_SRC:
+                src = smem_load_words(SRC + i)
+            else:   # (not needed: keys only, or the last packed pass, whose words hold the positions)
+                src = i
         else:
             src = smem_load_words(XOFF + i)
             k2 = gl.load(keys_in + base + src, mask=mi)
@@ -900,6 +914,7 @@ def _valid_policy(c: dict) -> bool:
             and c.get("RECOMPUTE_WORD", 0) in (0, 1) and c.get("FUSED_EXCHANGE", 0) in (0, 1)
             and c.get("MAXNREG_WIDE", 0) in (0, 40, 48, 56, 64, 72, 80, 96, 128)
             and c.get("PACKED_POSITIONS", 0) in (0, 1) and c.get("EXCHANGE_WIDE", 0) in (0, 1)
+            and c.get("EXCHANGE_SRC", 0) in (0, 1)
             and c.get("HIST_WARPS", 0) in (0, 4, 8, 16) and c.get("HIST_PER_SM", 4) in (1, 2, 3, 4, 6, 8)
             # the fused exchange is a form of the early-count ballot ranking, its buffer apart
             and (not c.get("FUSED_EXCHANGE", 0)
@@ -914,10 +929,11 @@ policy.register(
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
            "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "RECOMPUTE_WORD": [0, 1], "FUSED_EXCHANGE": [0, 1],
            "MAXNREG_WIDE": [0, 64, 80], "PACKED_POSITIONS": [0, 1], "EXCHANGE_WIDE": [0, 1],
+           "EXCHANGE_SRC": [0, 1],
            "SKIP_PLACES_MIN_N": [0, 1 << 20, 1 << 22], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
               "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 1, "EARLY_COUNTS": 1,
-              "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "MAXNREG_WIDE": 64, "PACKED_POSITIONS": 1, "EXCHANGE_WIDE": 1, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "HIST_WARPS": 0,
+              "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "MAXNREG_WIDE": 64, "PACKED_POSITIONS": 1, "EXCHANGE_WIDE": 1, "EXCHANGE_SRC": 1, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "HIST_WARPS": 0,
               "HIST_PER_SM": 4, "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
@@ -930,8 +946,10 @@ policy.register(
         "MAXNREG_WIDE the cap when values travel or keys are wider; WINDOW the look-back "
         "predecessors read per step (0: per-thread spin in PTX); EXCHANGE_KEYS 1 moves 32-bit keys "
         "through shared memory (0: exchange source indices and gather keys back); EXCHANGE_WIDE 1 moves "
-        "64-bit keys (and packed key-position words) through it too, 8 bytes each, in passes carrying "
-        "no values (twice the exchange buffer); COUNTS_COLUMNS 1 "
+        "64-bit keys (and packed key-position words) through it too, 8 bytes each; EXCHANGE_SRC 1 lets "
+        "passes that generate positions (sort's first) exchange keys too, with their source positions "
+        "beside them (a larger buffer; else positions alone, and keys gathered back; passes carrying "
+        "values always gather them and their keys back); COUNTS_COLUMNS 1 "
         "scans the per-warp digit counters with one digit column per thread; RANK_PACK slots ranked "
         "per asm block (their latencies overlap); EXCHANGE_APART 1 keeps the exchange buffer apart from "
         "the counters (one barrier less, more shared memory unless the power-of-two rounding absorbs it); "
@@ -1395,12 +1413,18 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
     radix = 1 << rb
     # keys alone of 32 bits: the tight register cap; values or wider keys need more registers
     cap = pol["MAXNREG"] if (vm == 0 and kin.element_size() <= 4) else pol.get("MAXNREG_WIDE", pol["MAXNREG"])
-    # 64-bit keys (or packed words: mode 4 reads them) exchanged themselves, where no value travels and
-    # no position is needed (segments find theirs from it) and the doubled buffer fits the device
-    wide = bool(pol.get("EXCHANGE_WIDE", 0)) and kin.element_size() == 8 and vm in (0, 4) and rows < 2
-    smem_rows = _smem_rows(radix, pol["WARPS"], tile * (2 if wide else 1), bool(pol["EXCHANGE_APART"]), rows >= 2)
-    if wide and smem_rows * radix * 4 + 1024 > smem_per_block(kin.device):
-        wide = False
+    # keys exchanged themselves (32-bit: EXCHANGE_KEYS; 64-bit keys or packed words: EXCHANGE_WIDE), and
+    # with them their source positions where the pass needs those: only in passes that generate
+    # positions (EXCHANGE_SRC; a pass gathering values back by position keeps the tile in L1, which
+    # the larger buffer takes), if the buffer fits the device; else source positions alone
+    size = kin.element_size()
+    need_src = vm in (1, 2, 3) or rows >= 2
+    keys_in_smem = (bool(pol["EXCHANGE_KEYS"]) if size == 4 else size == 8 and bool(pol.get("EXCHANGE_WIDE", 0)))
+    keys_in_smem = keys_in_smem and (not need_src or (bool(pol.get("EXCHANGE_SRC", 0)) and vm in (2, 3)))
+    words = (size // 4 + need_src) if keys_in_smem else 1
+    smem_rows = _smem_rows(radix, pol["WARPS"], tile * words, bool(pol["EXCHANGE_APART"]), rows >= 2)
+    if keys_in_smem and words > 1 and smem_rows * radix * 4 + 1024 > smem_per_block(kin.device):
+        keys_in_smem = False
         smem_rows = _smem_rows(radix, pol["WARPS"], tile, bool(pol["EXCHANGE_APART"]), rows >= 2)
     return dict(
         RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
@@ -1409,7 +1433,7 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
         # the windowed look-back gave wrong output on the H100 with more threads than digits
         # (WARPS=16 at 8-bit digits, in an autotune run): those configs spin per digit instead
         WINDOW=pol["WINDOW"] if pol["WARPS"] * 32 <= radix else 0,
-        KEYS_IN_SMEM=(bool(pol["EXCHANGE_KEYS"]) and vm == 0 and kin.element_size() == 4) or wide,
+        KEYS_IN_SMEM=keys_in_smem,
         COUNTS_COLUMNS=bool(pol["COUNTS_COLUMNS"]), INDEX64=n + tile >= (1 << 31),
         RANK_PACK=pol["RANK_PACK"], EXCHANGE_APART=bool(pol["EXCHANGE_APART"]),
         EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
