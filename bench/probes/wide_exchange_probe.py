@@ -6,8 +6,12 @@ keys back) or 1 (keys and positions). Each setting ``WIDE,SRC`` runs in its own 
 the sm_90 policy file's default values otherwise. Every result is checked against torch.sort first;
 do_bench medians (L2 flushed, as the benchmark) and GPU time per call.
 
-    python bench/probes/wide_exchange_probe.py [--rounds 2] [--log 26] [--settings 0,0 1,0 1,1]
-    python bench/probes/wide_exchange_probe.py --one WIDE,SRC [--log 26]
+    python bench/probes/wide_exchange_probe.py [--rounds 2] [--log 26] [--only-wide] [SETTING ...]
+    python bench/probes/wide_exchange_probe.py --one SETTING [--log 26] [--only-wide]
+
+A setting is ``WIDE,SRC`` (default settings: 0,0 1,0 1,1) or ``KEY=VALUE;KEY=VALUE`` policy values
+over the file's (e.g. ``WARPS=16;ITEMS=8;num_warps=16;MAXNREG_WIDE=64``). ``--only-wide``: only the
+sorts whose passes move 64-bit words (int64 keys, and torch's sort of fp32 keys with indices).
 """
 from __future__ import annotations
 
@@ -22,11 +26,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def _policy(setting: str) -> dict:
     with open(os.path.join(ROOT, "tritoncub", "policies", "sm_90", "radix_sort.json")) as f:
         vals = dict(json.load(f)["tuned"]["default"])
-    vals["EXCHANGE_WIDE"], vals["EXCHANGE_SRC"] = (int(v) for v in setting.split(","))
+    if "=" in setting:
+        for kv in setting.split(";"):
+            k, v = kv.split("=")
+            vals[k] = int(v)
+    else:
+        vals["EXCHANGE_WIDE"], vals["EXCHANGE_SRC"] = (int(v) for v in setting.split(","))
     return vals
 
 
-def one(setting: str, lg: int) -> None:
+def one(setting: str, lg: int, only_wide: bool = False) -> None:
     sys.path[:0] = [ROOT, os.path.dirname(os.path.abspath(__file__))]
     import torch
 
@@ -39,7 +48,7 @@ def one(setting: str, lg: int) -> None:
 
     def report(label, fn):
         ms = [bench_ms(fn) for _ in range(2)]
-        print(f"wide,src={setting}: {label} 2^{lg}: do_bench {ms[0]:.3f} {ms[1]:.3f} ms, gpu {gpu_us(fn) / 1e3:.3f} ms",
+        print(f"{setting}: {label} 2^{lg}: do_bench {ms[0]:.3f} {ms[1]:.3f} ms, gpu {gpu_us(fn) / 1e3:.3f} ms",
               flush=True)
 
     with policy.override("radix_sort", _policy(setting)):
@@ -51,13 +60,14 @@ def one(setting: str, lg: int) -> None:
         k2, v2 = rs.sort_pairs(x, v)
         assert torch.equal(k2, ref) and torch.equal(x[v2], ref)
         del k2, v2, ref
-        report("sort_pairs int64+int64", lambda x=x, v=v: rs.sort_pairs(x, v))
-        vals, idx = rs.sort(x)
-        assert torch.equal(idx, torch.sort(x, stable=True).indices)
-        del vals, idx
-        report("sort int64 (values + int64 indices)", lambda x=x: rs.sort(x))
+        if not only_wide:
+            report("sort_pairs int64+int64", lambda x=x, v=v: rs.sort_pairs(x, v))
+            vals, idx = rs.sort(x)
+            assert torch.equal(idx, torch.sort(x, stable=True).indices)
+            del vals, idx
+            report("sort int64 (values + int64 indices)", lambda x=x: rs.sort(x))
         del x, v
-        for dtype in (torch.float32, torch.int32):
+        for dtype in ((torch.float32,) if only_wide else (torch.float32, torch.int32)):
             x = (torch.randn(n, device="cuda", generator=g) if dtype == torch.float32 else
                  torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int32))
             vals, idx = rs.sort(x)
@@ -65,6 +75,8 @@ def one(setting: str, lg: int) -> None:
             assert torch.equal(vals, r.values) and torch.equal(idx, r.indices)
             del vals, idx, r
             report(f"sort {str(dtype)[6:]} (values + int64 indices)", lambda: rs.sort(x))
+        if only_wide:
+            return
         k = rs.sort_keys(x)
         assert torch.equal(k, torch.sort(x).values)
         report("sort_keys int32 (control: 32-bit keys, unchanged)", lambda: rs.sort_keys(x))
@@ -76,14 +88,16 @@ def one(setting: str, lg: int) -> None:
 
 def main(argv: list[str]) -> None:
     lg = int(argv[argv.index("--log") + 1]) if "--log" in argv else 26
+    only_wide = "--only-wide" in argv
     if "--one" in argv:
-        one(argv[argv.index("--one") + 1], lg)
+        one(argv[argv.index("--one") + 1], lg, only_wide)
         return
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 2
-    settings = [a for a in argv if "," in a] or ["0,0", "1,0", "1,1"]
+    settings = [a for a in argv if "," in a or "=" in a] or ["0,0", "1,0", "1,1"]
     for _ in range(rounds):
         for setting in settings:
-            subprocess.run([sys.executable, __file__, "--one", setting, "--log", str(lg)], check=True)
+            subprocess.run([sys.executable, __file__, "--one", setting, "--log", str(lg)]
+                           + (["--only-wide"] if only_wide else []), check=True)
 
 
 if __name__ == "__main__":

@@ -933,7 +933,7 @@ policy.register(
            "SKIP_PLACES_MIN_N": [0, 1 << 20, 1 << 22], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
               "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 1, "EARLY_COUNTS": 1,
-              "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "MAXNREG_WIDE": 64, "PACKED_POSITIONS": 1, "EXCHANGE_WIDE": 1, "EXCHANGE_SRC": 1, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "HIST_WARPS": 0,
+              "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "MAXNREG_WIDE": 64, "PACKED_POSITIONS": 1, "EXCHANGE_WIDE": 0, "EXCHANGE_SRC": 0, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "HIST_WARPS": 0,
               "HIST_PER_SM": 4, "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
