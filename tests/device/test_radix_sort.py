@@ -595,3 +595,34 @@ def test_sort_with_positions_first_pass_before_read_back(monkeypatch, speculativ
         assert torch.equal(i.cpu(), r.indices)
         if packed:   # (rows as one problem: a lone place runs twice)
             assert len(passes) == (2 if len(varying) == 1 else len(varying))
+
+
+@pytest.mark.parametrize("dtype,vm,rows,wide,src,want_words", [
+    (torch.int32, 0, 0, 1, 1, 1), (torch.int64, 0, 0, 1, 1, 2), (torch.float64, 0, 1, 1, 0, 2),
+    (torch.int64, 0, 0, 0, 1, 0),                                 # EXCHANGE_WIDE off: positions alone
+    (torch.uint64, 4, 1, 1, 1, 2), (torch.uint64, 4, 3, 1, 1, 0),  # last packed pass (segments need positions)
+    (torch.int32, 3, 0, 1, 1, 2), (torch.int32, 3, 1, 1, 1, 2), (torch.int32, 3, 2, 1, 1, 0),
+    (torch.int32, 3, 0, 1, 0, 0), (torch.int64, 2, 0, 1, 1, 3), (torch.int64, 2, 0, 0, 1, 0),
+    (torch.int64, 1, 0, 1, 1, 0), (torch.int32, 1, 0, 1, 1, 0),   # values travel: always gathered
+    (torch.int16, 0, 0, 1, 1, 0), (torch.uint64, 0, 2, 1, 1, 0)])
+def test_pass_exchange_choice(dtype, vm, rows, wide, src, want_words, monkeypatch):
+    # which fast passes move their keys through shared memory (words per key: 1 or 2 for the key, +1
+    # for its source position; 0: the source position alone, keys gathered back) and the shared
+    # memory they get for it; a device with too little shared memory for the larger buffer keeps
+    # the gather
+    pol = {**policy.op_policy("radix_sort").fallback_for("default"), "EXCHANGE_KEYS": 1, "EXCHANGE_WIDE": wide,
+           "EXCHANGE_SRC": src}
+    tile, radix = pol["WARPS"] * pol["ITEMS"] * 32, 1 << pol["RADIX_BITS"]
+    kin = torch.empty(8, dtype=dtype)
+
+    def choice():
+        kw = rs._pass_kwargs(pol, kin, vm, pol["RADIX_BITS"], False, False, tile, 1 << 20, True, rows)
+        return kw["KEYS_IN_SMEM"], kw["SMEM_ROWS"]
+
+    def rows_for(words):
+        return rs._smem_rows(radix, pol["WARPS"], tile * words, bool(pol["EXCHANGE_APART"]), rows >= 2)
+
+    assert choice() == (want_words > 0, rows_for(max(want_words, 1)))
+    if want_words > 1:   # (the larger buffer does not fit: positions alone)
+        monkeypatch.setattr(rs, "smem_per_block", lambda device: rows_for(want_words) * radix * 4)
+        assert choice() == (False, rows_for(1))
