@@ -23,6 +23,14 @@ def _proxy(x: torch.Tensor) -> torch.Tensor:
     return x
 
 
+def _long_rows_policy():
+    """The segmented sort's policy with rows past ``MAX_BLOCK`` left to the long paths (``RADIX_MAX_BLOCK``
+    0): rows of 4097-8192 keys would otherwise go to the block radix sort (tested in test_segmented_sort),
+    not to the onesweep rows and segments paths these tests are about."""
+    pol = policy.select("segmented_sort", torch.device("cuda"), "large")
+    return policy.override("segmented_sort", {**pol.as_dict(), "RADIX_MAX_BLOCK": 0}, "large")
+
+
 @pytest.mark.gpu
 def test_gpu_every_dtype_fast_path():
     for dtype in DTYPES:
@@ -278,7 +286,8 @@ def test_gpu_segmented_sorts_replayed(monkeypatch):
         x = make_data("special", 300 * (tile + 3) + 1, torch.float32)
         x = (x[1:] if rep == 1 else x[:-1]).view(300, tile + 3)
         for desc in (False, True):
-            v, i = rs.sort(x, dim=-1, descending=desc)
+            with _long_rows_policy():
+                v, i = rs.sort(x, dim=-1, descending=desc)
             r = torch.sort(x, dim=-1, descending=desc, stable=True)
             assert torch.equal(i, r.indices) and torch.equal(v.nan_to_num(7), r.values.nan_to_num(7)), (rep, desc)
     assert len(replays) == 2   # (rep 2 replays rep 0, both directions; rep 1, unaligned, records)
@@ -313,7 +322,8 @@ def test_gpu_long_rows(b, length):
     for dtype in (torch.float32, torch.int16):
         x = make_data("special" if dtype.is_floating_point else "few_unique", b * length, dtype).view(b, length)
         for desc in (False, True):
-            v, i = rs.sort(x, dim=-1, descending=desc)
+            with _long_rows_policy():
+                v, i = rs.sort(x, dim=-1, descending=desc)
             r = torch.sort(x, dim=-1, descending=desc, stable=True)
             assert torch.equal(i, r.indices), (dtype, desc)
             assert torch.equal(v.nan_to_num(7), r.values.nan_to_num(7)), (dtype, desc)
