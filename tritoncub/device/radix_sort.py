@@ -683,8 +683,10 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     counts, :func:`_digit_offsets_kernel`) are ``hist_ptr[hist_off:][:RADIX]``: offsets into shared
     scratch, so a launcher needs no views.
 
-    Shared words: [0, W*RADIX) per-warp counters, then tile bases; the exchange buffer of TILE words
-    (the tile's keys or source indices in sorted order) overlapping them (EXCHANGE_APART=0: needs a
+    Shared words: [0, W*RADIX) per-warp counters, then tile bases; the exchange buffer (the tile's
+    source indices in sorted order, TILE words; or its keys themselves, ``KEYS_IN_SMEM``: TILE words
+    of 32-bit keys or 2 * TILE of 64-bit ones at 8-byte words, then, where the pass needs positions,
+    TILE words of source indices) overlapping them (EXCHANGE_APART=0: needs a
     barrier between the last base read and the first exchange write) or after them; then the
     per-digit destination adjustment (low, high 32 bits; for segments, ``ROWS`` 2 and 3, two more
     rows: the adjustment of the tile's second segment). ``FUSED_EXCHANGE`` puts the exchange
