@@ -285,20 +285,35 @@ def radix_sort_spec():
     if m is None or not hasattr(m, "sort_keys") or not _registered("radix_sort"):
         return None
 
-    def prob(dtype, n):
+    def prob(dtype, n, op="sort_keys"):
+        # inputs: (keys, op); "sort" is torch's API (values and int64 positions: the passes then move
+        # packed key-position words, as 64-bit keys do), so the wide passes' policy values are timed too
         if dtype == torch.float32:
-            make = lambda dev, seed: _randn(n, dtype, dev, seed)  # noqa: E731
+            make = lambda dev, seed: (_randn(n, dtype, dev, seed), op)  # noqa: E731
         else:
-            make = lambda dev, seed: _randint(n, -2**31, 2**31 - 1, dtype, dev, seed)  # noqa: E731
-        return _p(f"sort_keys {str(dtype)[6:]} n={_n(n)}", make, 2 * n * dtype.itemsize)
+            lo = -2**63 if dtype == torch.int64 else -2**31
+            make = lambda dev, seed: (_randint(n, lo, -lo - 1, dtype, dev, seed), op)  # noqa: E731
+        moved = 2 * n * dtype.itemsize + (8 * n if op == "sort" else 0)
+        return _p(f"{op} {str(dtype)[6:]} n={_n(n)}", make, moved)
+
+    def call(inputs):
+        x, op = inputs
+        return m.sort_keys(x) if op == "sort_keys" else m.sort(x)
+
+    def reference(inputs):
+        x, op = inputs
+        r = torch.sort(x, stable=True)
+        return r.values if op == "sort_keys" else (r.values, r.indices)
 
     return TuneSpec(
         op="radix_sort",
-        problems={"default": [prob(torch.int32, BIG), prob(torch.float32, BIG)]},
+        problems={"default": [prob(torch.int32, BIG), prob(torch.float32, BIG), prob(torch.int64, BIG // 4),
+                              prob(torch.float32, BIG, "sort")]},
         quick_problems={"default": [prob(torch.int32, 3000)]},
-        call=lambda x: m.sort_keys(x),
-        reference=lambda x: torch.sort(x).values,
-        doc="keys-only onesweep sort of random 32-bit keys")
+        call=call,
+        reference=reference,
+        doc="onesweep sort of random keys: keys-only 32- and 64-bit, and torch's sort (values + positions) of "
+            "float32 keys")
 
 
 def topk_spec():

@@ -204,3 +204,21 @@ def test_select_check_rejects_a_wrong_item(bucket):
     out[0][0] += 1
     with pytest.raises(AssertionError):
         s.verify(tuple(out), s.reference(x))
+
+
+def test_radix_sort_spec_times_the_wide_passes_and_checks_sort():
+    # besides 32-bit keys-only sorts, the tuner times 64-bit keys and torch's sort (packed key-position
+    # words), so the policy values of the wide passes (EXCHANGE_WIDE, EXCHANGE_SRC, MAXNREG_WIDE) are
+    # measured; the "sort" problems' check compares values and positions
+    s = _spec("radix_sort")
+    labels = [p.label for p in s.problems["default"]]
+    assert "sort_keys int64 n=2^24" in labels and "sort float32 n=2^26" in labels, labels
+    x = torch.randn(300, device=DEVICE)
+    x[::7] = x[3]    # (ties: positions must be the stable ones)
+    ref = s.reference((x, "sort"))
+    out = s.call((x, "sort"))
+    s.verify(out, ref)
+    with pytest.raises(AssertionError, match="out\\[1\\]"):
+        s.verify((out[0], out[1].flip(0)), ref)
+    keys = torch.randint(-2**63, 2**63 - 1, (257,), dtype=torch.int64, device=DEVICE)
+    s.verify(s.call((keys, "sort_keys")), s.reference((keys, "sort_keys")))
