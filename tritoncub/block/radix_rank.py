@@ -102,48 +102,19 @@ shfl.sync.idx.b32 ol, ol, ll, 31, -1;
 add.u32 $0, ol, bl;
 }""")
 
-_LDS_ASM = gl.constexpr("""{
-.reg .b32 ad, tt;
-mov.u32 ad, global_smem;
-shl.b32 tt, $1, 2;
-add.u32 ad, ad, tt;
-ld.shared.u32 $0, [ad];
-}""")
+def _smem_access_asm(access: str, shift: int = 2) -> str:
+    """PTX of one element-wise ``global_smem`` access at byte ``$1 << shift`` (word ``$1``; 8-byte
+    words with ``shift`` 3): ``access`` addresses it as ``[ad]``."""
+    return "\n".join(["{", ".reg .b32 ad, tt;", "mov.u32 ad, global_smem;", f"shl.b32 tt, $1, {shift};",
+                      "add.u32 ad, ad, tt;", access, "}"])
 
-_STS_ASM = gl.constexpr("""{
-.reg .b32 ad, tt;
-mov.u32 ad, global_smem;
-shl.b32 tt, $1, 2;
-add.u32 ad, ad, tt;
-st.shared.u32 [ad], $2;
-mov.u32 $0, 0;
-}""")
 
-_LDS64_ASM = gl.constexpr("""{
-.reg .b32 ad, tt;
-mov.u32 ad, global_smem;
-shl.b32 tt, $1, 3;
-add.u32 ad, ad, tt;
-ld.shared.u64 $0, [ad];
-}""")
+_LDS_ASM = gl.constexpr(_smem_access_asm("ld.shared.u32 $0, [ad];"))
+_STS_ASM = gl.constexpr(_smem_access_asm("st.shared.u32 [ad], $2;\nmov.u32 $0, 0;"))
+_LDS64_ASM = gl.constexpr(_smem_access_asm("ld.shared.u64 $0, [ad];", 3))
+_STS64_ASM = gl.constexpr(_smem_access_asm("st.shared.u64 [ad], $2;\nmov.u32 $0, 0;", 3))
+_COUNT_ASM = gl.constexpr(_smem_access_asm("red.shared.add.u32 [ad], 1;\nmov.u32 $0, 0;"))
 
-_STS64_ASM = gl.constexpr("""{
-.reg .b32 ad, tt;
-mov.u32 ad, global_smem;
-shl.b32 tt, $1, 3;
-add.u32 ad, ad, tt;
-st.shared.u64 [ad], $2;
-mov.u32 $0, 0;
-}""")
-
-_COUNT_ASM = gl.constexpr("""{
-.reg .b32 ad, tt;
-mov.u32 ad, global_smem;
-shl.b32 tt, $1, 2;
-add.u32 ad, ad, tt;
-red.shared.add.u32 [ad], 1;
-mov.u32 $0, 0;
-}""")
 
 def _red_if_asm(op: str, value: str, flag: str) -> str:
     """PTX of an element-wise ``red.shared.<op> [global_smem + 4 * $1], value`` where ``flag != 0``."""
