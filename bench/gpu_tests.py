@@ -1,7 +1,9 @@
 """Run the test suite on a GPU machine: test files in parallel, each under a time limit, the slowest
 files split into shards (their tests compile many kernels, which is CPU-bound), the longest jobs
 first. Each job's result line is appended to the log as soon as it ends, so a run cut short still
-says what passed.
+says what passed. Each job's own output (``-v``: one line per test as it ends, so a failure is named
+even when its job or the whole run is killed before pytest's summary) is kept in the folder LOG's
+name without ``.log`` (e.g. ``gpu_tests/``), next to LOG.
 
     python bench/gpu_tests.py LOG [--jobs 16] [--timeout 300] [--shards 3] [FILE ...]
 """
@@ -10,7 +12,6 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -44,23 +45,28 @@ def main() -> int:
             else:
                 jobs.append((f, [f]))
     jobs += [(f, [f]) for f in files if f not in SLOW]
+    tmp = a.log.with_suffix("")
+    tmp.mkdir(parents=True, exist_ok=True)
     a.log.write_text("")
-    tmp = Path(tempfile.mkdtemp())
 
     def run(job):
         name, args = job
         out = tmp / (name.replace("/", "_").replace(" ", "_") + ".log")
         try:
             with open(out, "w") as fh:
-                rc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+                rc = subprocess.run([sys.executable, "-m", "pytest", "-v", "-rfE", "-p", "no:cacheprovider", *args],
                                     stdout=fh, stderr=subprocess.STDOUT, timeout=a.timeout).returncode
         except subprocess.TimeoutExpired:
             rc = 124
         lines = out.read_text().splitlines()
         summary = lines[-1] if lines else ""
         text = f"== {name} rc={rc} {summary}\n"
-        if rc != 0:
-            text += "".join(ln + "\n" for ln in lines if ln.startswith(("FAILED", "ERROR", "E  ")))[:6000]
+        if rc != 0:   # (the -v lines of failed tests, the summary's reasons, assertion lines)
+            text += "".join(ln + "\n" for ln in lines if ln.startswith(("FAILED", "ERROR", "E  "))
+                            or (ln.startswith("tests/") and (" FAILED" in ln or " ERROR" in ln)))[:6000]
+            if rc == 124:   # (the test running when the limit hit: the last one started, not ended)
+                started = [ln for ln in lines if ln.startswith("tests/")]
+                text += f"   last test line: {started[-1] if started else '(none)'}\n"
         with open(a.log, "a") as fh:
             fh.write(text)
         return rc
