@@ -305,12 +305,18 @@ def warp_ballot_rank_store(word, value, RADIX_BITS: gl.constexpr):
 
 
 @gluon.jit
+def _low_high_words(value):
+    """The low and high 32 bits of a 64-bit ``value``, as int32."""
+    bits = value.to(gl.uint64, bitcast=True)
+    lo = (bits & 0xFFFFFFFF).to(gl.uint32).to(gl.int32, bitcast=True)
+    return lo, (bits >> 32).to(gl.uint32).to(gl.int32, bitcast=True)
+
+
+@gluon.jit
 def warp_ballot_rank_store64(word, value, RADIX_BITS: gl.constexpr):
     """:func:`warp_ballot_rank_store` of a 64-bit ``value``: written at bytes ``8 * rank`` of
     ``global_smem`` (its low word first). Returns the ranks."""
-    bits = value.to(gl.uint64, bitcast=True)
-    lo = (bits & 0xFFFFFFFF).to(gl.uint32).to(gl.int32, bitcast=True)
-    hi = (bits >> 32).to(gl.uint32).to(gl.int32, bitcast=True)
+    lo, hi = _low_high_words(value)
     return gl.inline_asm_elementwise(_ballot_rank_asm(RADIX_BITS, True, 2), "=r,r,r,r", [word, lo, hi],
                                      dtype=gl.int32, is_pure=False, pack=1)
 
@@ -320,9 +326,7 @@ def warp_ballot_rank_store_with(word, value, extra, RADIX_BITS: gl.constexpr, EX
     """:func:`warp_ballot_rank_store` (32-bit ``value``) or :func:`warp_ballot_rank_store64` (64-bit),
     and int32 ``extra`` written at word ``EXTRA_AT + rank`` in the same asm block. Returns the ranks."""
     if value.dtype.primitive_bitwidth == 64:
-        bits = value.to(gl.uint64, bitcast=True)
-        lo = (bits & 0xFFFFFFFF).to(gl.uint32).to(gl.int32, bitcast=True)
-        hi = (bits >> 32).to(gl.uint32).to(gl.int32, bitcast=True)
+        lo, hi = _low_high_words(value)
         return gl.inline_asm_elementwise(_ballot_rank_asm(RADIX_BITS, True, 2, EXTRA_AT), "=r,r,r,r,r",
                                          [word, lo, hi, extra], dtype=gl.int32, is_pure=False, pack=1)
     else:
