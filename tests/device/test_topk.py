@@ -399,6 +399,30 @@ def test_segmented_topk_lengths_around_k(dtype, largest, k, class_bits, monkeypa
         assert (i[s_, m:] == -1).all() and (v[s_, m:] == 0).all()
 
 
+@pytest.mark.parametrize("dtype", [d for d in (getattr(torch, f"uint{w}", None) for w in (16, 32, 64)) if d],
+                         ids=str)
+def test_segmented_topk_unsigned_long_segments(dtype):
+    """Unsigned 16- to 64-bit keys in long segments (more than ROW_MAX_BLOCK items), through the filter
+    rounds and the radix select, and in long segments shorter than k (the results are written through
+    signed views of the same width: torch's index_put has no CPU kernel for these dtypes)."""
+    lengths = [0, 3, 20, 47, 33, 90]
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    x = make_data("few_unique", sum(lengths), dtype, seed=13)
+    for k, cfg in ((30, dict(CAND, CHUNK=64, FILTER=1, FILTER_CHUNK=128, CAND_K_MAX=32)), (5, RADIX)):
+        with policy.override("topk", cfg):
+            v, i = tk.segmented_topk(x, offs, k)
+        o = offs.tolist()
+        for s_, (a, b) in enumerate(zip(o[:-1], o[1:])):
+            m = min(k, b - a)
+            rv, ri = stable_ref(x[a:b], m, True)
+            assert_equal(v[s_, :m].cpu(), rv, msg=f"k={k} segment {s_}")
+            if k == 30:   # (the candidate path's tie rule: exact indices)
+                assert_equal(i[s_, :m].cpu(), ri + a, msg=f"k={k} segment {s_}")
+            else:         # (radix select: indices point at the values)
+                assert torch.equal(x[i[s_, :m]].view(torch.uint8), v[s_, :m].view(torch.uint8))
+            assert (i[s_, m:] == -1).all()
+
+
 def test_segmented_topk_bad_input_and_autograd():
     x = torch.randn(12, device=DEVICE)
     offs = torch.tensor([0, 5, 12], device=DEVICE)

@@ -930,7 +930,8 @@ def _all_of_segments(x, begin, length, ids, k, largest, values, indices):
     m = j[None, :] < d_len[:, None]
     src = (d_begin[:, None] + j[None, :]).clamp(max=max(x.numel() - 1, 0))
     sel = t(ids)
-    values[sel] = torch.where(m, sk[src], torch.zeros((), dtype=x.dtype, device=device))
+    # (through signed views of the same width: torch's index_put has no CPU kernel for uint16/32/64)
+    bits_view(values)[sel] = torch.where(m, bits_view(sk)[src], 0)
     indices[sel] = torch.where(m, sp[src], -1)
 
 
@@ -1005,7 +1006,7 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
                 _radix_select(kb, bits_view(lv), li, k, row_begin=lb, row_len=ll, max_len=ml, meta=meta,
                               ascending=asc, device=device, idx_abs=True)
                 lv, li = _sort_selected(lv, li, largest)
-            values[sel] = lv
+            bits_view(values)[sel] = bits_view(lv)
             indices[sel] = li
     return values, indices
 
