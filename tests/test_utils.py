@@ -130,3 +130,22 @@ def test_bad_input_is_also_a_runtime_error(call, python_class):
         call(x)
     assert isinstance(info.value, RuntimeError), type(info.value)
     assert type(info.value) in (_utils.InputValueError, _utils.InputTypeError)
+
+
+def test_check_init_value_of_tensors():
+    """A one-item tensor init: on the host by its value; elsewhere (a GPU; 'meta' here) by its dtype, which
+    the accumulator must hold without loss (no device sync); a bool accumulator takes any."""
+    check = _utils.check_init_value
+    check(torch.tensor(3.0), torch.int32)
+    with pytest.raises(ValueError, match="not an integer"):
+        check(torch.tensor(3.5), torch.int32)
+    check(torch.tensor(3, dtype=torch.int32, device="meta"), torch.int64)
+    check(torch.tensor(0.5, dtype=torch.float16, device="meta"), torch.float32)
+    check(torch.tensor(0.5, device="meta"), torch.bool)
+    for dtype, acc in ((torch.float32, torch.int32), (torch.int64, torch.int32), (torch.float64, torch.float32)):
+        with pytest.raises(TypeError, match=f"{str(dtype)[6:]} does not fit {str(acc)[6:]}"):
+            check(torch.zeros((), dtype=dtype, device="meta"), acc)
+    with pytest.raises(ValueError, match="one-item tensor"):
+        check(torch.zeros(2), torch.float32)
+    with pytest.raises(TypeError, match="must be a number"):
+        check(None, torch.float32)

@@ -8,6 +8,7 @@ Triton.
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 import threading
 from typing import Iterable, Sequence
@@ -301,7 +302,23 @@ def check_flag(value, name: str) -> None:
 def check_init_value(v, dtype: torch.dtype, name: str = "init") -> None:
     """A Python number as an initial value of ``dtype``: refused (:class:`InputValueError`) when the dtype
     cannot hold it -- out of range, or a fraction (or NaN, inf) for an integer dtype -- instead of
-    wrapped or truncated. A bool dtype takes any number (``v != 0``)."""
+    wrapped or truncated. A bool dtype takes any number (``v != 0``). A one-item tensor is checked by
+    its value on the host; on a GPU (whose value is not read here: no sync) by its dtype, which
+    ``dtype`` must hold without loss (``torch.promote_types``). Anything else is refused."""
+    if isinstance(v, torch.Tensor):
+        if v.numel() != 1:
+            raise InputValueError(f"{name} must be a number or a one-item tensor, got shape {tuple(v.shape)}")
+        if dtype == torch.bool:
+            return
+        if v.device.type != "cpu":
+            if torch.promote_types(v.dtype, dtype) != dtype:
+                raise InputTypeError(f"{name} of dtype {str(v.dtype).replace('torch.', '')} does not fit "
+                                     f"{str(dtype).replace('torch.', '')} without loss: pass a number or a tensor "
+                                     "of a dtype it holds")
+            return
+        v = v.item()
+    if not isinstance(v, numbers.Number):
+        raise InputTypeError(f"{name} must be a number or a one-item tensor, got {type(v).__name__}")
     if dtype == torch.bool or isinstance(v, bool):
         return
     if not dtype.is_floating_point and not dtype.is_complex and isinstance(v, float) and not v.is_integer():

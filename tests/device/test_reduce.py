@@ -281,6 +281,19 @@ def test_user_reduce_init_must_fit_its_accumulator():
     assert_equal(R.reduce(xi, add_fn, 2.0), torch.tensor(-3))
     with pytest.raises(ValueError, match="not an integer"):
         R.transform_reduce(xi, None, add_fn, 1.5)
+    # a one-item tensor init is checked the same way by its value (host tensors; a GPU tensor by its
+    # dtype: tests/test_utils.py); it was cast unchecked (0.7 -> 0, 2**40 -> 0, NaN -> INT_MIN)
+    with pytest.raises(ValueError, match="not an integer"):
+        R.reduce(xi, add_fn, torch.tensor(0.7))
+    with pytest.raises(ValueError, match="not an integer"):
+        R.reduce(xi, add_fn, torch.tensor(float("nan")))
+    with pytest.raises(ValueError, match="does not fit int32"):
+        R.reduce(xi.to(torch.int32), add_fn, torch.tensor(2**40))
+    with pytest.raises(ValueError, match="one-item tensor"):
+        R.reduce(xi, add_fn, torch.tensor([1, 2]))
+    with pytest.raises(TypeError, match="init must be a number"):
+        R.reduce(xi, add_fn, "a")
+    assert_equal(R.reduce(xi, add_fn, torch.tensor(2.0)), torch.tensor(-3))
 
 
 def test_user_reduce_product_and_half_accumulator():

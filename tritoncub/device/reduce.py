@@ -756,14 +756,15 @@ class UserAccumulators:
         self.bool_mask = _bi.sum(1 << j for j, d in enumerate(dtypes) if d == torch.bool)
 
     def init_tensors(self, device) -> tuple:
-        """One-item tensors of the inits in the storage dtypes (a bool init is ``v != 0``)."""
+        """One-item tensors of the inits in the storage dtypes (a bool init is ``v != 0``); an init the
+        accumulator cannot hold is refused (:func:`check_init_value`: numbers and one-item tensors)."""
         out = []
-        for v, d, a in zip(self.inits, self.dtypes, self.storage):
+        for j, (v, d, a) in enumerate(zip(self.inits, self.dtypes, self.storage)):
+            check_init_value(v, d, f"init[{j}]" if len(self.inits) > 1 else "init")
             if isinstance(v, torch.Tensor):
                 v = v.reshape(1).to(device)
                 out.append((v != 0).to(a) if d == torch.bool else v.to(a))
             else:
-                check_init_value(v, d)
                 out.append(torch.full((1,), bool(v) if d == torch.bool else v, dtype=a, device=device))   # (capturable)
         return tuple(out)
 

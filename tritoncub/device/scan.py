@@ -686,12 +686,14 @@ def _as_rows(t: torch.Tensor, dim: int) -> torch.Tensor:
 
 
 def _init_item(v, dtype: torch.dtype, device, out_dtype: torch.dtype) -> torch.Tensor:
-    """A number as a one-item ``dtype`` (the accumulator's) tensor on ``device``; one that the
-    accumulator or the output dtype (``out_dtype``: an int8 scan accumulates in int32) cannot hold is
-    refused (as by the device-wide reduce), not wrapped or truncated. (Checked on the host: filled on
-    the device, no copy.)"""
+    """A number (or one-item tensor) as a one-item ``dtype`` (the accumulator's) tensor on ``device``;
+    one that the accumulator or the output dtype (``out_dtype``: an int8 scan accumulates in int32)
+    cannot hold is refused (as by the device-wide reduce, :func:`check_init_value`), not wrapped or
+    truncated. (A number is checked on the host and filled on the device, no copy.)"""
     check_init_value(v, dtype)
     check_init_value(v, out_dtype)
+    if isinstance(v, torch.Tensor):
+        return v.reshape(1).to(device=device, dtype=dtype)
     return torch.full((1,), v, dtype=dtype, device=device)
 
 
@@ -740,8 +742,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
                   NUM_VALUES=num_values, X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
                   HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
     if init is not None:
-        inits = [v.reshape(1).to(device=device, dtype=d) if isinstance(v, torch.Tensor) else _init_item(v, d, device, o)
-                 for v, d, o in zip(init, acc_dtypes[:num_values], out_dtypes[:num_values])]
+        inits = [_init_item(v, d, device, o) for v, d, o in zip(init, acc_dtypes[:num_values], out_dtypes[:num_values])]
     else:
         inits = [x0]  # never read (HAS_INIT=False): no allocation
     i0 = inits[0]
