@@ -780,8 +780,8 @@ def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
     ``x``: a tensor or a tuple of k_in equally long tensors (flattened). ``transform_fn``: a
     ``@triton.jit`` function of k_in tiles returning a tile (or a k-tuple of tiles), or ``None``.
     ``combine_fn``: ``@triton.jit``, associative and commutative, of 2k arguments returning a k-tuple
-    (or one tile when k = 1). ``init``: a number or a k-tuple, combined exactly once (it need not be
-    an identity). ``dtype``: accumulator dtype(s); by default fp16/bf16 -> fp32, others unchanged,
+    (or one tile when k = 1). ``init``: a number (or one-item tensor) or a k-tuple, combined exactly
+    once (it need not be an identity); one the accumulator cannot hold is refused. ``dtype``: accumulator dtype(s); by default fp16/bf16 -> fp32, others unchanged,
     which needs k == k_in. A bool accumulator takes each operand as ``operand != 0`` (as torch
     converts to bool) and is combined as uint8 0/1 values. Returns a 0-d tensor (k = 1) or a tuple
     of 0-d tensors. Deterministic.
