@@ -10,6 +10,7 @@ name without ``.log`` (e.g. ``gpu_tests/``), next to LOG.
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -51,7 +52,7 @@ def main() -> int:
 
     def run(job):
         name, args = job
-        out = tmp / (name.replace("/", "_").replace(" ", "_") + ".log")
+        out = tmp / (re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") + ".log")   # (plain characters only)
         try:
             with open(out, "w") as fh:
                 rc = subprocess.run([sys.executable, "-m", "pytest", "-v", "-rfE", "-p", "no:cacheprovider", *args],
