@@ -140,3 +140,34 @@ def test_sort_with_indices_past_2_to_31(big):
     assert bool(((i[1:] > i[:-1]) | (v[1:] != v[:-1])).all())
     flip = lambda t: t.view(torch.uint8) ^ 0x80  # noqa: E731
     assert torch.equal(torch.bincount(flip(v), minlength=256), torch.bincount(flip(big), minlength=256))
+
+
+@pytest.mark.gpu
+def test_row_reductions_and_scans_past_2_to_31(big):
+    # more than 2^31 rows reduced one each (the rows path's work items), and a scan down dim 0 of a
+    # tensor with more than 2^31 columns (the strided scan's column index): both need 64 bits
+    rows = (1 << 31) + 5
+    x = torch.empty((rows, 2), device=DEVICE, dtype=torch.int8)
+    x.view(-1)[: 2 * (N - 1) // 2].copy_(big[: 2 * (N - 1) // 2])  # (most of the items from big)
+    x.view(-1)[2 * (N - 1) // 2:] = 3
+    x[rows - 1] = torch.tensor([100, -7], dtype=torch.int8)          # the last row: its max 100
+    out = _ops().amax(x, 1)
+    assert out.shape == (rows,) and torch.equal(out, x.amax(1)) and int(out[-1]) == 100
+    del out
+    xt = x.t()                                                        # [2, rows]: scan down the 2
+    y = _ops().cumsum(xt, 0, torch.int8)
+    assert torch.equal(y, torch.cumsum(xt, 0, dtype=torch.int8)) and int(y[1, -1]) == 93
+    del x, xt, y
+    torch.cuda.empty_cache()
+
+
+@pytest.mark.gpu
+def test_topk_bucket_past_2_to_31(big):
+    # one 8-bit digit holds more than 2^31 keys, the one the k-th key is in: its count needs 64 bits
+    x = torch.zeros_like(big)
+    x[FAR] = 1
+    v, i = _ops().topk(x, 3)
+    assert v.tolist() == [1, 0, 0] and int(i[0]) == FAR
+    assert len(set(i.tolist())) == 3 and torch.equal(x[i], v)
+    del x
+    torch.cuda.empty_cache()

@@ -440,7 +440,7 @@ def _scan_strided_kernel(
     indices from ``outer_base`` on: grid axis 1 holds at most 65535)."""
     pid_i = tl.program_id(0)
     pid_o = tl.program_id(1).to(tl.int64) + outer_base
-    cols = pid_i * BLOCK_I + tl.arange(0, BLOCK_I)[None, :]
+    cols = pid_i.to(tl.int64) * BLOCK_I + tl.arange(0, BLOCK_I)[None, :]   # (int64: inner past 2^31)
     cmask = cols < inner
     kk = tl.arange(0, BLOCK_L)[:, None]
     base = pid_o * scan_len * inner

@@ -177,7 +177,7 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
     granules as the row's first and last items), so every load is a full vector load.
     ``WHOLE_ROWS`` (equal rows of ``row_len`` items, not split): rows are read in place instead."""
     pid = tl.program_id(0)
-    work = pid * ROWS + tl.arange(0, ROWS)
+    work = pid.to(tl.int64) * ROWS + tl.arange(0, ROWS)   # (int64: more than 2^31 rows)
     valid = work < num_work
     seg_begin, starts, length = _segment_bounds(tl.where(valid, work, 0), begins, ends, row_len, chunk,
                                                 split, UNIFORM)

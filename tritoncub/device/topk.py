@@ -300,7 +300,7 @@ def _rs_hist_kernel(
             digit = ((ordp >> SHIFT) & 255).to(tl.int32)
             hist += tl.histogram(digit, 256, mask=mask)
         d = tl.arange(0, 256)
-        tl.atomic_add(hist_ptr + row * 256 + d, hist, mask=hist > 0, sem="relaxed")
+        tl.atomic_add(hist_ptr + row * 256 + d, hist.to(tl.int64), mask=hist > 0, sem="relaxed")
 
 
 @gluon.jit
@@ -337,7 +337,7 @@ def _rs_hist_smem_kernel(keys_ptr, row_begin_ptr, row_len_ptr, prefix_ptr, hist_
     gl.thread_barrier()
     c = gl.sum(smem.load(LH), 0)
     dig = gl.arange(0, 256, layout=gl.SliceLayout(0, LH))
-    gl.atomic_add(hist_ptr + row * 256 + dig, c, mask=c > 0, sem="relaxed")
+    gl.atomic_add(hist_ptr + row * 256 + dig, c.to(gl.int64), mask=c > 0, sem="relaxed")
 
 
 @triton.jit
@@ -354,7 +354,7 @@ def _rs_resolve_kernel(hist_ptr, prefix_ptr, krem_ptr, bucket_ptr, k, cand_cnt_p
         active = tl.load(cand_cnt_ptr + row) > cap
     if active:
         d = tl.arange(0, 256)
-        h = tl.load(hist_ptr + row * 256 + d).to(tl.int64)
+        h = tl.load(hist_ptr + row * 256 + d)
         if FIRST:
             krem = tl.full((), k, tl.int64)
         else:
@@ -369,7 +369,7 @@ def _rs_resolve_kernel(hist_ptr, prefix_ptr, krem_ptr, bucket_ptr, k, cand_cnt_p
         tl.store(prefix_ptr + row, prefix | (ds.to(tl.int64) << SHIFT))
         tl.store(krem_ptr + row, krem - above)
         tl.store(bucket_ptr + row, bucket)
-        tl.store(hist_ptr + row * 256 + d, tl.zeros([256], tl.int32))
+        tl.store(hist_ptr + row * 256 + d, tl.zeros([256], tl.int64))
         if RESET_OUT:
             tl.store(out_cnt_ptr + row, 0)
             tl.store(tie_cnt_ptr + row, 0)
@@ -716,9 +716,9 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         ov, oi = out_vb[r0:r1], out_idx[r0:r1]
         # the rows' state and histograms in one zeroed buffer (one allocation and fill, not seven);
         # the remaining k is set by the first resolve step
-        state = torch.zeros(134 * nr, dtype=torch.int64, device=device)
+        state = torch.zeros(262 * nr, dtype=torch.int64, device=device)
         prefix, bucket, out_cnt, tie_cnt, cand_cnt, krem = (state[i * nr:(i + 1) * nr] for i in range(6))
-        hist = state[6 * nr:].view(torch.int32).view(nr, 256)
+        hist = state[6 * nr:].view(nr, 256)   # (int64 counts: a row may hold 2^31 keys of one digit)
         shift = nbits - 8
         smem = smem_atomics_ok(device)
         # the compaction over every key: small one-warp programs, many resident (it is latency-bound),
