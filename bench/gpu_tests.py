@@ -19,7 +19,8 @@ from pathlib import Path
 #: files whose tests compile the most kernels: split into shards and started first
 SLOW = ("tests/device/test_segmented_sort.py", "tests/device/test_topk.py", "tests/device/test_radix_sort_gpu.py",
         "tests/device/test_reduce.py", "tests/device/test_radix_sort.py", "tests/device/test_scan.py",
-        "tests/device/test_histogram.py")
+        "tests/device/test_histogram.py", "tests/device/test_select.py", "tests/device/test_segmented_reduce.py",
+        "tests/device/test_reduce_by_key.py", "tests/device/test_unique.py")
 
 
 def _node_ids(path: str) -> list[str]:

@@ -156,7 +156,10 @@ def test_row_reductions_and_scans_past_2_to_31(big):
     del out
     xt = x.t()                                                        # [2, rows]: scan down the 2
     y = _ops().cumsum(xt, 0, torch.int8)
-    assert torch.equal(y, torch.cumsum(xt, 0, dtype=torch.int8)) and int(y[1, -1]) == 93
+    torch.cuda.synchronize()
+    # (the reference by elementwise ops: torch.cumsum down dim 0 of this tensor fails to launch on
+    # torch 2.11 with 'invalid argument')
+    assert torch.equal(y[0], xt[0]) and torch.equal(y[1], xt[0] + xt[1]) and int(y[1, -1]) == 93
     del x, xt, y
     torch.cuda.empty_cache()
 

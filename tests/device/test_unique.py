@@ -318,3 +318,28 @@ def test_unique_hash_path_large_gpu(distinct, count, paths, monkeypatch):
     _check_large_gpu(x)
     assert paths == ([("hash", True)] * 2 if distinct <= U.HASH_SLOTS_MAX // 2 else
                      [("hash", False), ("sort", True)] * 2)
+
+
+@pytest.mark.parametrize("form", ["two_pass", "single_pass"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float64], ids=str)
+def test_unique_half_and_double_signed_zeros_and_nans(dtype, form, monkeypatch):
+    """Runs of -0.0 and +0.0 are one run (equal), every NaN its own (unequal to everything), in
+    every float width (bfloat16 compared as float32: the interpreter compares its raw bits)."""
+    monkeypatch.setattr(U, "HEADS_TWO_PASS", form == "two_pass")
+    g = torch.Generator().manual_seed(5)
+    pool = torch.tensor([-0.0, 0.0, math.nan, 1.0, -1.0, math.inf], dtype=torch.float64)
+    x = pool[torch.randint(0, len(pool), (TILE + 37,), generator=g)].to(dtype).to(DEVICE)
+    vals, inv, counts = ops.unique_consecutive(x, True, True)
+    rv, ri, rc = torch.unique_consecutive(x.cpu(), return_inverse=True, return_counts=True)
+    assert_equal(vals.cpu(), rv)
+    assert_equal(inv.cpu(), ri)
+    assert_equal(counts.cpu(), rc)
+    vals, inv, counts = ops.unique(x, True, True, True)
+    rv, ri, rc = torch.unique(x.cpu(), sorted=True, return_inverse=True, return_counts=True)
+    assert_equal(vals.cpu(), rv)
+    assert_equal(counts.cpu(), rc)
+    # (the inverse: torch's where the item is a number; each NaN gets a NaN slot of its own, in input
+    # order, where torch's CPU order among NaNs is its sort's)
+    inv, nan = inv.cpu(), torch.isnan(x.cpu())
+    assert_equal(inv[~nan], ri[~nan])
+    assert torch.isnan(vals.cpu()[inv[nan]]).all() and bool((inv[nan].diff() > 0).all())

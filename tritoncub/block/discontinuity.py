@@ -25,7 +25,11 @@ from ..warp.scan import fill_like, widen
 
 @triton.jit
 def flag_inequality(a, b):
-    """The default discontinuity test: ``a != b``."""
+    """The default discontinuity test: ``a != b`` (bfloat16 compared as float32: the same result
+    compiled, where Triton's interpreter compares bfloat16 by its raw bits, so that -0.0 != +0.0 and
+    NaN == NaN there)."""
+    if a.dtype == tl.bfloat16:
+        return a.to(tl.float32) != b.to(tl.float32)
     return a != b
 
 

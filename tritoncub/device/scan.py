@@ -57,6 +57,7 @@ from .._utils import (COMPLEX_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeErr
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
+from ..block.discontinuity import flag_inequality
 from ..block.load import warp_striped_vector_offsets
 from ..block.scan import block_shift_right
 from ..warp.scan import striped_last_lane, striped_shift_up
@@ -205,7 +206,7 @@ def _load_inputs(x0_ptr, x1_ptr, idx, pos, valid, ACC0: tl.constexpr, ACC1: tl.c
         else:
             nb = idx - 1
         kp = tl.load(x0_ptr + nb, mask=valid & (start + pos > 0), other=0)
-        x0 = ((k != kp) | (start + pos == 0)).to(tl.int32)
+        x0 = (flag_inequality(kp, k) | (start + pos == 0)).to(tl.int32)
     else:
         x0 = _load_items(x0_ptr, idx, valid, FULL).to(ACC0)
     if NUM_VALUES == 2:

@@ -66,6 +66,7 @@ from .._launch import LaunchPlan, launch
 from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, InputTypeError, InputValueError, Mailbox, cdiv,
                       check_jit_function, check_same_device, check_tensor, device_constant, dtype_names,
                       interpreter_active, maxnreg_kwargs, num_sms, refuse_capture, smem_atomics_ok)
+from ..block.discontinuity import flag_inequality
 from ..block.load import warp_striped_vector_offsets
 from ..warp.scan import warp_ballot_sum
 
@@ -90,7 +91,7 @@ def tile_heads(x_ptr, idx, inb, x):
     """Head flags of a tile: item ``i`` starts a run when ``i == 0`` or ``x[i] != x[i-1]`` (the item
     before the tile is read from memory)."""
     prev = tl.load(x_ptr + idx - 1, mask=inb & (idx > 0))
-    return inb & ((idx == 0) | (x != prev))
+    return inb & ((idx == 0) | flag_inequality(prev, x))
 
 
 @triton.jit
@@ -274,7 +275,7 @@ def _compact_kernel(x_ptr, flags_ptr, vals_ptr, offsets_ptr, offsets2_ptr, total
                           WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE)
         if WRITE_ENDS:
             nxt = tl.load(x_ptr + idx + 1, mask=inb & (idx + 1 < n))
-            tails = inb & ((idx == n - 1) | (nxt != x))
+            tails = inb & ((idx == n - 1) | flag_inequality(x, nxt))
             if MODE == SELECT_NONTRIVIAL:
                 tails = tails & ~heads
             tl.store(out_len_ptr + (before + s32 - 1), idx + 1, mask=tails)
@@ -350,7 +351,7 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, nu
     if MODE == SELECT_HEADS:   # (tile_heads with program-relative offsets)
         x = tl.load(x_ptr + base + loc, mask=inb)
         prev = tl.load(x_ptr + base + loc - 1, mask=inb & ((loc > 0) | (base > 0)))
-        sel = inb & (((loc == 0) & (base == 0)) | (x != prev))
+        sel = inb & (((loc == 0) & (base == 0)) | flag_inequality(prev, x))
     else:
         sel, sel2, heads, x = tile_selection(x_ptr + base, flags_ptr + base, loc, inb, rem, MODE, PRED, PRED,
                                              LOAD_X)
@@ -651,7 +652,7 @@ def _scatter_inputs(x_ptr, flags_ptr, vals_ptr, idx, n, MODE: tl.constexpr, PRED
     tails = sel
     if WRITE_ENDS:
         nxt = tl.load(x_ptr + idx + 1, mask=inb & (idx + 1 < n))
-        tails = inb & ((idx == n - 1) | (nxt != x))
+        tails = inb & ((idx == n - 1) | flag_inequality(x, nxt))
         if MODE == SELECT_NONTRIVIAL:
             tails = tails & ~heads
     return sel, x, v, tails

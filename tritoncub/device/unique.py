@@ -42,7 +42,8 @@ into host memory while pass 2 runs), so the GPU never waits for the host in the 
 views (or compact copies when the view would be less than a quarter full, see ``select.shrink``). When the
 dense path overflows, the hash path (for keys of at most 32 bits) or the sort path runs and reads its own
 count (a second sync, only then; a third when the hash table overflows too). NaN: every NaN is its own value (NaN != NaN),
-sorted last, as torch does; ``-0.0`` and ``0.0`` are one value.
+sorted last, as torch does, and the inverse maps the NaNs of ``x`` to those slots in input order (the
+sort is stable; torch's CPU order among NaNs is its own sort's); ``-0.0`` and ``0.0`` are one value.
 
 With ``dim``, both operators work on the slices ``x.select(dim, i)`` as torch does: the slices are
 rows ``[x.shape[dim], rest]``; ``unique`` orders them lexicographically by a stable radix sort of
