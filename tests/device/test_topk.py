@@ -403,8 +403,9 @@ def test_segmented_topk_lengths_around_k(dtype, largest, k, class_bits, monkeypa
                          ids=str)
 def test_segmented_topk_unsigned_long_segments(dtype):
     """Unsigned 16- to 64-bit keys in long segments (more than ROW_MAX_BLOCK items), through the filter
-    rounds (keys of up to 32 bits) and the radix select, and in long segments shorter than k (the results are written through
-    signed views of the same width: torch's index_put has no CPU kernel for these dtypes)."""
+    rounds (keys of up to 32 bits) and the radix select, and in long segments shorter than k (the
+    results are written through signed views of the same width: torch's index_put has no CPU kernel
+    for these dtypes)."""
     lengths = [0, 3, 20, 47, 33, 90]
     offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
     x = make_data("few_unique", sum(lengths), dtype, seed=13)
