@@ -640,6 +640,39 @@ def test_segment_reduce_op(reduce, dtype):
         assert_equal(out, torch.segment_reduce(x, reduce, offsets=offs))
 
 
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "amax", "prod"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_segment_reduce_autograd(reduce, dtype):
+    """Gradients as torch.segment_reduce's (CPU) for positive output gradients: ties of the extreme
+    (equal items, -0.0 with +0.0, NaNs) share it; a product's 0 and NaN items get the product of the
+    others (one zero, two zeros, a zero with a NaN); empty segments; items before the first and after
+    the last offset get 0. A negative gradient is shared among ties too (torch gives it whole to
+    each: its kernel divides only positive ones), so a segment's items' gradients sum to its own."""
+    nan, inf = math.nan, math.inf
+    x = torch.tensor([7.0, 1, 3, 3, 2, 5, 0, 0, nan, 4, -0.0, 0.0, 2, 0, nan, 0.5, 3, 2, 9, 9, inf, 6, -2],
+                     dtype=dtype)
+    offs = torch.tensor([1, 5, 5, 6, 8, 10, 12, 15, 15, 18, 21])
+    if reduce == "prod":
+        x[19] = 4.0   # (a segment of inf: its other items' grads are inf / x, torch's too)
+    xa, xb = x.clone().to(DEVICE).requires_grad_(), x.clone().requires_grad_()
+    ya = torch.ops.tritoncub.segment_reduce(xa, offs.to(DEVICE), reduce)
+    yb = torch.segment_reduce(xb, reduce, offsets=offs)
+    g = torch.rand(yb.shape, dtype=dtype, generator=torch.Generator().manual_seed(3)) + 0.25
+    ya.backward(g.to(DEVICE))
+    yb.backward(g)
+    assert xa.grad[0] == 0 and bool((xa.grad[21:] == 0).all())
+    if reduce == "prod":   # (torch multiplies the others in order: the last bit may differ)
+        assert_close(xa.grad.cpu(), xb.grad, rtol=4 * unit_roundoff(dtype), atol=0)
+    else:
+        assert_equal(xa.grad.cpu(), xb.grad)
+    if reduce in ("max", "min", "amax"):
+        xa.grad = None
+        ya = torch.ops.tritoncub.segment_reduce(xa, offs.to(DEVICE), reduce)
+        ya.backward(-g.to(DEVICE))
+        per_segment = torch.segment_reduce(xa.grad.cpu(), "sum", offsets=offs)
+        assert_close(per_segment, torch.where(offs.diff() > 0, -g, 0), rtol=1e-6, atol=0)
+
+
 def test_segment_reduce_offsets_and_names_as_torch():
     """torch's "amax"/"amin" spellings are accepted; offsets that decrease or leave the data raise (they
     used to give silent results: [6, 0, 25] for offsets [0, 3, 2, 7])."""
@@ -661,6 +694,7 @@ def test_segment_reduce_opcheck_and_compile():
     offs = torch.tensor([0, 3, 3, 10], device=DEVICE)
     x = torch.randn(10, device=DEVICE)
     torch.library.opcheck(torch.ops.tritoncub.segment_reduce.default, (x, offs, "sum"))
+    torch.library.opcheck(torch.ops.tritoncub.segment_reduce.default, (x.clone().requires_grad_(), offs, "max"))
     f = torch.compile(lambda a: torch.ops.tritoncub.segment_reduce(a, offs, "max") * 2, fullgraph=True,
                       backend="eager" if not GPU else "inductor")
     assert_close(f(x), torch.segment_reduce(x, "max", offsets=offs) * 2)

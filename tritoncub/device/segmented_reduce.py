@@ -52,6 +52,7 @@ the price of a device-to-host synchronisation.
 from __future__ import annotations
 
 import builtins as _bi
+import math
 import os
 
 import torch
@@ -636,9 +637,58 @@ def _segment_reduce_fake(x, offsets, reduce):
     return x.new_empty((offsets.shape[0] - 1,))
 
 
+def _segment_reduce_setup(ctx, inputs, output):
+    x, offsets, reduce = inputs
+    ctx.reduce = {"amax": "max", "amin": "min"}.get(reduce, reduce)
+    ctx.save_for_backward(x, offsets, output)
+
+
+def _segment_reduce_backward(ctx, grad):
+    """``torch.segment_reduce``'s gradient: ``sum`` passes each segment's gradient to its items,
+    ``mean`` divides it by the length; ``max``/``min`` share it evenly among the items equal to the
+    result (the NaN items when it is NaN; torch's kernel divides only positive gradients among ties
+    and gives a negative one whole to each, so the two differ there); ``prod`` gives
+    ``grad * out / x``, and to an item that is 0 or NaN ``grad`` times the product of its segment's
+    other items (here from one product of the items that are neither and counts of those that are:
+    torch multiplies the others in order, which may round differently). Items in no segment get 0.
+    Made of torch ops and this module's reductions (a backward pass, not a hot path); per-segment
+    counts are exact int64 sums."""
+    x, offsets, out = ctx.saved_tensors
+    n, s = x.shape[0], out.shape[0]
+    if n == 0 or s == 0:
+        return torch.zeros_like(x), None, None
+    offsets = offsets.to(torch.int64)
+    seg = torch.searchsorted(offsets, torch.arange(n, device=x.device), right=True) - 1
+    inside = (seg >= 0) & (seg < s)
+    seg = seg.clamp(0, s - 1)
+
+    def segment_count(flags):   # (items of each segment with the flag set: exact)
+        return torch.zeros(s, dtype=torch.int64, device=x.device).index_add_(0, seg, (flags & inside).to(torch.int64))
+
+    g = grad[seg]
+    if ctx.reduce == "sum":
+        gx = g
+    elif ctx.reduce == "mean":
+        gx = g / offsets.diff().to(x.dtype)[seg]
+    elif ctx.reduce in ("max", "min"):
+        o = out[seg]
+        tie = (x == o) | (x.isnan() & o.isnan())
+        gx = torch.where(tie, g / segment_count(tie).to(x.dtype)[seg], 0)
+    else:   # prod
+        zero, nan = x == 0, x.isnan()
+        special = zero | nan
+        zeros_else = segment_count(zero)[seg] - zero.to(torch.int64)   # (among the segment's other items)
+        nans_else = segment_count(nan)[seg] - nan.to(torch.int64)
+        rest = segmented_reduce(torch.where(special, 1, x), offsets, None, "user", combine_fn=_mul,
+                                init=1.0).to(x.dtype)[seg]   # (the product of the items not 0 or NaN)
+        others = torch.where(nans_else > 0, math.nan, torch.where(zeros_else > 0, rest * 0, rest))
+        gx = torch.where(special, g * others, g * out[seg] / x)
+    return torch.where(inside, gx, 0).to(x.dtype), None, None
+
+
 # registered like reduce.py's ops (torch.library.Library: a custom_op costs ~70 us per call)
 _define_op("segment_reduce", "(Tensor x, Tensor offsets, str reduce) -> Tensor", _segment_reduce_impl,
-           _segment_reduce_fake)
+           _segment_reduce_fake, _segment_reduce_backward, _segment_reduce_setup)
 
 
 def segment_reduce(x: torch.Tensor, offsets: torch.Tensor, reduce: str = "sum") -> torch.Tensor:
