@@ -149,3 +149,12 @@ def test_check_init_value_of_tensors():
         check(torch.zeros(2), torch.float32)
     with pytest.raises(TypeError, match="must be a number"):
         check(None, torch.float32)
+
+
+def test_count_dtype():
+    """Counts default to int32 (CUB's) below 2^31 items and to int64 from there; a request is kept."""
+    assert _utils.count_dtype(0) == torch.int32 and _utils.count_dtype(2 ** 31 - 1) == torch.int32
+    assert _utils.count_dtype(2 ** 31) == torch.int64
+    assert _utils.count_dtype(5, torch.int64) == torch.int64 and _utils.count_dtype(2 ** 40, torch.int32) == torch.int32
+    with pytest.raises(TypeError, match="length_dtype must be int32 or int64"):
+        _utils.count_dtype(5, torch.float32, "length_dtype")

@@ -292,6 +292,16 @@ def device_constant(values, dtype: torch.dtype, device: torch.device, cache: dic
 INT_OF_SIZE = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
+def count_dtype(n: int, requested: torch.dtype | None = None, name: str = "counter_dtype") -> torch.dtype:
+    """The dtype of counts of up to ``n`` items: ``requested`` (int32 or int64) when given, else int32
+    (CUB's counters) while ``n < 2^31``, int64 from there on (a count that could wrap never does)."""
+    if requested is None:
+        return torch.int32 if n < 2 ** 31 else torch.int64
+    if requested not in (torch.int32, torch.int64):
+        raise InputTypeError(f"{name} must be int32 or int64, got {requested}")
+    return requested
+
+
 def check_flag(value, name: str) -> None:
     """A flag argument (``descending``, ``largest``, ``stable``...) must be a bool (torch's rule: an int,
     None or a string is refused, not read as true or false)."""

@@ -87,6 +87,14 @@ def test_runs_past_2_to_31():
     x[FAR:] = 2
     vals, _, counts = _ops().unique_consecutive(x, False, True)
     assert vals.tolist() == [0, 1, 2] and counts.tolist() == [1000, FAR - 1000, N - FAR]
+    # run-length encode and histograms with their default count dtypes: int64 past 2^31 items
+    from tritoncub.device import histogram as H, run_length_encode as R
+    u, lengths, k = R.encode(x)
+    assert lengths.dtype == torch.int64 and int(k) == 3 and lengths[:3].tolist() == [1000, FAR - 1000, N - FAR]
+    _, lengths, k = R.non_trivial_runs(x)
+    assert lengths.dtype == torch.int64 and lengths[:int(k)].tolist() == [1000, FAR - 1000, N - FAR]
+    h = H.histogram_even(x, 4, 0, 3)
+    assert h.dtype == torch.int64 and h.tolist() == [1000, FAR - 1000, N - FAR]
     d = _ops().diff(x)
     assert d.numel() == N - 1
     nz = torch.nonzero(d).flatten().tolist()

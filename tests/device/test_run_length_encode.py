@@ -34,16 +34,17 @@ def _runs(n, avg, dtype=torch.int32):
 @pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("avg", [1, 5, 300])
-@pytest.mark.parametrize("length_dtype", [torch.int32, torch.int64])
+@pytest.mark.parametrize("length_dtype", [torch.int32, torch.int64, None])
 def test_encode(n, avg, length_dtype, two_pass, monkeypatch):
-    """Both forms of encode (the bitmask two-pass form, the single pass of the 'runs' bucket)."""
+    """Both forms of encode (the bitmask two-pass form, the single pass of the 'runs' bucket); lengths
+    int32 by default below 2^31 items."""
     monkeypatch.setattr(R, "ENCODE_TWO_PASS", two_pass)
     x = _runs(n, avg)
     u, lengths, k = R.encode(x, length_dtype=length_dtype)
     rv, rc = torch.unique_consecutive(x.cpu(), return_counts=True)
     assert int(k) == rv.numel()
     assert_equal(u[: int(k)].cpu(), rv)
-    assert lengths.dtype == length_dtype
+    assert lengths.dtype == (length_dtype or torch.int32)
     assert_equal(lengths[: int(k)].cpu().long(), rc)
 
 

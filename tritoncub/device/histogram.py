@@ -38,7 +38,8 @@ and the last bits of a float result — may vary run to run.
 Float bins use IEEE division (``tl.math.div_rn``; Triton's plain fp32 ``/`` is approximate and
 would move samples that sit on a bin edge).
 
-Counters are int32 by default (CUB's), int64 on request (``counter_dtype``).
+Counters are int32 by default (CUB's) while a channel has fewer than 2^31 samples, int64 from there on
+(so a count never wraps), or as ``counter_dtype`` asks.
 """
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ from .. import policy
 from .._library import custom_op
 from .._launch import launch
 from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, cdiv,
-                      check_tensor, device_constant, dtype_names, interpreter_active, next_power_of_2, num_sms,
+                      check_tensor, count_dtype, device_constant, dtype_names, interpreter_active, next_power_of_2, num_sms,
                       refuse_capture, smem_atomics_ok, smem_per_block)
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
@@ -603,13 +604,14 @@ def _flat(x: torch.Tensor) -> torch.Tensor:
     return x.reshape(-1) if x.is_contiguous() else x.contiguous().reshape(-1)
 
 
-def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dtype=torch.int32
+def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dtype=None
                    ) -> torch.Tensor:
     """Counts of ``x``'s samples in ``num_levels - 1`` equal-width bins over ``[lower, upper)``.
 
     Bin ``j`` holds ``lower + j*w <= s < lower + (j+1)*w`` with ``w = (upper - lower) / bins``
     (CUB's rule: upper bound exclusive). NaN and out-of-range samples are not counted. Returns
-    ``counter_dtype`` (int32 or int64) counts of shape ``(num_levels - 1,)``; exact and deterministic.
+    ``counter_dtype`` (int32 or int64; by default int32 below 2^31 samples, else int64) counts of shape
+    ``(num_levels - 1,)``; exact and deterministic.
     Integer samples with int bounds are binned exactly, ``floor((s - lower) * bins / (upper - lower))``
     for any Python-int range (int64 arithmetic when ``(upper - lower) * bins < 2^63``, else the wide
     exact path: ranges near or beyond 2^63, uint64 samples up to 2^64 - 1, bounds outside the
@@ -619,8 +621,7 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
     check_tensor(x, "x", _CHECK_DTYPES)
     _check_levels_args(x, num_levels, lower, upper)
     lower, upper = _integral_bound(lower, x.dtype), _integral_bound(upper, x.dtype)
-    if counter_dtype not in (torch.int32, torch.int64):
-        raise InputTypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
+    counter_dtype = count_dtype(x.numel(), counter_dtype)
     bins = num_levels - 1
     hist = torch.zeros(bins, dtype=counter_dtype, device=x.device)
     int_math = _int_math(x.dtype, [(lower, upper, bins)])
@@ -630,7 +631,7 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
 
 
 def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels: int, num_levels,
-                         lower, upper, *, counter_dtype=torch.int32) -> list[torch.Tensor]:
+                         lower, upper, *, counter_dtype=None) -> list[torch.Tensor]:
     """Histograms of interleaved multi-channel samples (``x`` flat: pixel ``p`` channel ``c`` at
     ``x[p*num_channels + c]``), one per active channel (the first ``num_active_channels``).
 
@@ -656,8 +657,7 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
                                   f"got {len(seq)}")
     if x.numel() % num_channels:
         raise InputValueError(f"x has {x.numel()} items, not a multiple of num_channels={num_channels}")
-    if counter_dtype not in (torch.int32, torch.int64):
-        raise InputTypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
+    counter_dtype = count_dtype(x.numel() // num_channels, counter_dtype)
     chans = []
     offset = 0
     for c in range(num_active_channels):
@@ -672,7 +672,7 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
     return [hist[c[3]: c[3] + c[2]] for c in chans]
 
 
-def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=torch.int32,
+def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=None,
                     validate: bool = False) -> torch.Tensor:
     """Counts of ``x``'s samples in the bins ``[levels[j], levels[j+1])`` (``levels`` ascending, a
     1-D tensor on ``x``'s device with at least 2 entries). NaN and out-of-range samples are not
@@ -687,8 +687,7 @@ def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=torc
     if validate or os.environ.get("TRITONCUB_DEBUG", "0") not in ("", "0"):
         if not bool((levels[1:] >= levels[:-1]).all()):
             raise InputValueError("levels must be ascending (each boundary at least the one before it, no NaN)")
-    if counter_dtype not in (torch.int32, torch.int64):
-        raise InputTypeError(f"counter_dtype must be int32 or int64, got {counter_dtype}")
+    counter_dtype = count_dtype(x.numel(), counter_dtype)
     int_math = not _is_float(x.dtype) and not _is_float(levels.dtype)
     u64 = getattr(torch, "uint64", None)
     samples = _flat(x)
@@ -792,7 +791,7 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
         raise InputValueError(f"histc: range of [{lo}, {hi}] is not finite")
     if not lo < hi:
         raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
-    counts = torch.zeros(bins, dtype=torch.int64 if xf.numel() >= 2 ** 31 else torch.int32, device=x.device)
+    counts = torch.zeros(bins, dtype=count_dtype(xf.numel()), device=x.device)
     _launch(xf, counts, channels=[(lo, hi, bins, 0)], num_channels=1, num_active=1,
             int_math=_int_math(x.dtype, [(lo, hi, bins)]), top_inclusive=True)
     return counts.to(x.dtype)

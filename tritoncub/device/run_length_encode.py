@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 
 from .. import policy
-from .._utils import InputTypeError, check_tensor
+from .._utils import InputTypeError, check_tensor, count_dtype
 from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, flat_input
 
 _LENGTH_DTYPES = (torch.int32, torch.int64)
@@ -33,11 +33,11 @@ _LENGTH_DTYPES = (torch.int32, torch.int64)
 ENCODE_TWO_PASS = True
 
 
-def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
-    """Run-length encoding of ``x`` (flattened). Returns ``(unique_out, lengths_out, num_runs)``."""
+def encode(x: torch.Tensor, *, length_dtype: torch.dtype | None = None):
+    """Run-length encoding of ``x`` (flattened). Returns ``(unique_out, lengths_out, num_runs)``.
+    Lengths are ``length_dtype``: by default int32 (CUB's) below 2^31 items, else int64."""
     check_tensor(x, "x", SELECTABLE_DTYPES)
-    if length_dtype not in _LENGTH_DTYPES:
-        raise InputTypeError(f"length_dtype must be int32 or int64, got {length_dtype}")
+    length_dtype = count_dtype(x.numel(), length_dtype, "length_dtype")
     xf = flat_input(x)
     if ENCODE_TWO_PASS:
         # (the scatter writes the lengths: no run starts, no lengths kernel)
@@ -54,12 +54,14 @@ def encode(x: torch.Tensor, *, length_dtype: torch.dtype = torch.int32):
 
 
 def non_trivial_runs(x: torch.Tensor, *, offset_dtype: torch.dtype = torch.int64,
-                     length_dtype: torch.dtype = torch.int32):
+                     length_dtype: torch.dtype | None = None):
     """Offsets and lengths of the runs of ``x`` longer than one item, in input order. Returns
-    ``(offsets_out, lengths_out, num_runs)``."""
+    ``(offsets_out, lengths_out, num_runs)``. Lengths are ``length_dtype``: by default int32 (CUB's)
+    below 2^31 items, else int64."""
     check_tensor(x, "x", SELECTABLE_DTYPES)
-    if length_dtype not in _LENGTH_DTYPES or offset_dtype not in _LENGTH_DTYPES:
-        raise InputTypeError("offset_dtype and length_dtype must be int32 or int64")
+    length_dtype = count_dtype(x.numel(), length_dtype, "length_dtype")
+    if offset_dtype not in _LENGTH_DTYPES:
+        raise InputTypeError(f"offset_dtype must be int32 or int64, got {offset_dtype}")
     xf = flat_input(x)
     plan = Plan(xf, None, SELECT_NONTRIVIAL, pol=policy.select("select", xf.device, "runs"))
     offsets = torch.empty(xf.numel(), dtype=offset_dtype, device=xf.device)
