@@ -58,8 +58,8 @@ from .. import policy
 from .._library import custom_op
 from .._launch import launch
 from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, cdiv,
-                      check_tensor, count_dtype, device_constant, dtype_names, interpreter_active, next_power_of_2, num_sms,
-                      refuse_capture, smem_atomics_ok, smem_per_block)
+                      check_tensor, count_dtype, device_constant, dtype_names, interpreter_active, next_power_of_2,
+                      num_sms, refuse_capture, smem_atomics_ok, smem_per_block)
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
 from ..thread.trunc_div import fast_ok, trunc_div_rn

@@ -598,6 +598,12 @@ def _mul(a, b):
     return a * b
 
 
+def _segment_prod(x: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+    """Products of the segments (a user combine: init 1 combined once, so an empty segment gives 1,
+    as torch), in ``x``'s dtype."""
+    return segmented_reduce(x, offsets, None, "user", combine_fn=_mul, init=1.0).to(x.dtype)
+
+
 def _check_segment_args(x, offsets, reduce):
     check_tensor(x, "x")
     check_tensor(offsets, "offsets", (torch.int32, torch.int64))
@@ -627,8 +633,8 @@ def _segment_reduce_impl(x: torch.Tensor, offsets: torch.Tensor, reduce: str) ->
             torch._assert_async(~bad, msg)
         elif bool(bad):
             raise InputValueError(msg)
-    if reduce == "prod":   # (a user combine: init 1 combined once, so an empty segment gives 1, as torch)
-        return segmented_reduce(x, offsets, None, "user", combine_fn=_mul, init=1.0).to(x.dtype)
+    if reduce == "prod":
+        return _segment_prod(x, offsets)
     return segmented_reduce(x, offsets, None, reduce)
 
 
@@ -663,7 +669,8 @@ def _segment_reduce_backward(ctx, grad):
     seg = seg.clamp(0, s - 1)
 
     def segment_count(flags):   # (items of each segment with the flag set: exact)
-        return torch.zeros(s, dtype=torch.int64, device=x.device).index_add_(0, seg, (flags & inside).to(torch.int64))
+        counts = torch.zeros(s, dtype=torch.int64, device=x.device)
+        return counts.index_add_(0, seg, (flags & inside).to(torch.int64))
 
     g = grad[seg]
     if ctx.reduce == "sum":
@@ -679,8 +686,7 @@ def _segment_reduce_backward(ctx, grad):
         special = zero | nan
         zeros_else = segment_count(zero)[seg] - zero.to(torch.int64)   # (among the segment's other items)
         nans_else = segment_count(nan)[seg] - nan.to(torch.int64)
-        rest = segmented_reduce(torch.where(special, 1, x), offsets, None, "user", combine_fn=_mul,
-                                init=1.0).to(x.dtype)[seg]   # (the product of the items not 0 or NaN)
+        rest = _segment_prod(torch.where(special, 1, x), offsets)[seg]   # (of the items neither 0 nor NaN)
         others = torch.where(nans_else > 0, math.nan, torch.where(zeros_else > 0, rest * 0, rest))
         gx = torch.where(special, g * others, g * out[seg] / x)
     return torch.where(inside, gx, 0).to(x.dtype), None, None
