@@ -77,7 +77,7 @@ def test_bad_input():
 
 
 @pytest.mark.parametrize("shape,dim", [((50,), 0), ((3 * 1024 + 5,), 0), ((1, 2049), 1), ((5, 7, 9), 0), ((5, 7, 9), 1),
-                                       ((5, 7, 9), -1), ((3, 1), 1)])
+                                       ((5, 7, 9), -1), ((3, 1), 1), ((2, 8195), 1), ((8195, 2), 0)])
 @pytest.mark.parametrize("n", [0, 1, 2, 3])
 def test_diff(shape, dim, n):
     x = torch.randn(shape, device=DEVICE)
@@ -151,8 +151,20 @@ def test_diff_rows_kernel_mask_is_64_bit():
     (2^32 outputs) still write program 0's tile (an int32 product wrapped to 0 and wrote nothing)."""
     x = torch.arange(300, dtype=torch.float32, device=DEVICE)
     out = torch.full((TILE,), -7.0, device=DEVICE)
-    A._diff_rows_kernel[(1,)](x, out, 65536, 65537, OP=A.difference, TILE=TILE)
+    A._diff_rows_kernel[(1,)](x, out, 65536, 65537, OP=A.difference, ROW_TILES=False, WIDE=True, TILE=TILE)
     assert_equal(out.cpu(), torch.ones(TILE))
+
+
+@pytest.mark.parametrize("row_tiles,wide", [(True, False), (False, False), (False, True)])
+@pytest.mark.parametrize("rows,length", [(1, 2 * TILE + 3), (3, TILE + 1), (4, 2 * TILE + 38), (5, 7), (2, 2)])
+def test_diff_rows_kernel_modes(row_tiles, wide, rows, length):
+    """Each way of the rows kernel (whole tiles of one row; flattened with a 32- or 64-bit division)
+    launched directly, on rows shorter and longer than a tile and a ragged last tile per row."""
+    x = torch.randn(rows, length, device=DEVICE)
+    out = torch.full((rows, length - 1), float("nan"), device=DEVICE)
+    grid = rows * triton.cdiv(length - 1, TILE) if row_tiles else triton.cdiv(rows * (length - 1), TILE)
+    A._diff_rows_kernel[(grid,)](x, out, rows, length, OP=A.difference, ROW_TILES=row_tiles, WIDE=wide, TILE=TILE)
+    assert_equal(out.cpu(), torch.diff(x.cpu()))
 
 
 def test_diff_bad_input():

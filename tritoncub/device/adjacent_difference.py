@@ -88,19 +88,38 @@ def _adjacent_difference_kernel(x_ptr, saved_ptr, out_ptr, n, OP: tl.constexpr, 
 
 
 @triton.jit
-def _diff_rows_kernel(x_ptr, out_ptr, rows, length, OP: tl.constexpr, TILE: tl.constexpr):
-    """``out[r, j] = OP(x[r, j+1], x[r, j])`` over a contiguous ``[rows, length]`` input."""
+def _diff_rows_kernel(x_ptr, out_ptr, rows, length, OP: tl.constexpr, ROW_TILES: tl.constexpr, WIDE: tl.constexpr,
+                      TILE: tl.constexpr):
+    """``out[r, j] = OP(x[r, j+1], x[r, j])`` over a contiguous ``[rows, length]`` input.
+
+    ``ROW_TILES``: each program takes ``TILE`` items of one row (rows at least a tile long: one
+    scalar division per program). Otherwise ``TILE`` items of the flattened output, each split into
+    (row, column) by a division, in 32 bits unless ``WIDE`` (more than 2^31 output items)."""
     pid = tl.program_id(0)
-    i = pid.to(tl.int64) * TILE + tl.arange(0, TILE)
+    lane = tl.arange(0, TILE)
     out_len = length - 1
-    # (int64: rows and length are 32-bit arguments; tl.cast, not .to: an argument equal to 1 is a constexpr)
-    m = i < tl.cast(rows, tl.int64) * out_len
-    r = i // out_len
-    j = i - r * out_len
-    src = r * length + j
+    if ROW_TILES:
+        tiles_per_row = tl.cdiv(out_len, TILE)
+        r = (pid // tiles_per_row).to(tl.int64)
+        j = (pid % tiles_per_row).to(tl.int64) * TILE + lane
+        m = j < out_len
+        src = r * length + j
+        dst = r * out_len + j
+    else:
+        if WIDE:
+            # (int64: rows and length are 32-bit arguments; tl.cast, not .to: an argument equal to 1 is
+            # a constexpr)
+            i = pid.to(tl.int64) * TILE + lane
+            m = i < tl.cast(rows, tl.int64) * out_len
+        else:
+            i = pid * TILE + lane
+            m = i < rows * out_len
+        r = i // out_len
+        src = i + r   # (r * length + (i - r * out_len))
+        dst = i
     a = tl.load(x_ptr + src + 1, mask=m)
     b = tl.load(x_ptr + src, mask=m)
-    tl.store(out_ptr + i, OP(a, b), mask=m)
+    tl.store(out_ptr + dst, OP(a, b), mask=m)
 
 
 _POLICY = policy.register(
@@ -170,8 +189,14 @@ def _diff_once(x: torch.Tensor) -> torch.Tensor:
         return out
     rows = x.numel() // length
     total = out.numel()
-    policy.launch("adjacent_difference", _diff_rows_kernel, lambda m: (cdiv(total, m["TILE"]),), x, out, rows,
-                  length, device=x.device, autotune_key=("rows", "length"), OP=difference)
+    # whole tiles of one row where rows are at least as long as the largest tile (no per-item division)
+    row_tiles = rows == 1 or length - 1 >= max(_POLICY.space["TILE"])
+    if row_tiles:
+        grid = lambda m: (rows * cdiv(length - 1, m["TILE"]),)   # noqa: E731
+    else:
+        grid = lambda m: (cdiv(total, m["TILE"]),)   # noqa: E731
+    policy.launch("adjacent_difference", _diff_rows_kernel, grid, x, out, rows, length, device=x.device,
+                  autotune_key=("rows", "length"), OP=difference, ROW_TILES=row_tiles, WIDE=total >= 2**31 - 2**16)
     return out
 
 
