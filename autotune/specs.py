@@ -423,23 +423,32 @@ def adjacent_difference_spec():
     if m is None or not hasattr(m, "subtract_left") or not _registered("adjacent_difference"):
         return None
 
-    def prob(dtype, n):
+    def prob(kind, dtype, n):
         if dtype.is_floating_point:
-            make = lambda dev, seed: _randn(n, dtype, dev, seed)  # noqa: E731
+            make = lambda dev, seed: (kind, _randn(n, dtype, dev, seed))  # noqa: E731
         else:
-            make = lambda dev, seed: _randint(n, -(1 << 29), 1 << 29, dtype, dev, seed)  # noqa: E731
-        return _p(f"subtract_left {str(dtype)[6:]} n={_n(n)}", make, 2 * n * dtype.itemsize)
+            make = lambda dev, seed: (kind, _randint(n, -(1 << 29), 1 << 29, dtype, dev, seed))  # noqa: E731
+        return _p(f"{kind} {str(dtype)[6:]} n={_n(n)}", make, 2 * n * dtype.itemsize)
 
-    def reference(x):
-        return torch.cat([x[:1], x[1:] - x[:-1]])   # one subtraction per item: exact for floats too
+    def call(inputs):
+        kind, x = inputs
+        return m.subtract_left(x) if kind == "subtract_left" else m.diff(x)
 
+    def reference(inputs):   # one subtraction per item: exact for floats too
+        kind, x = inputs
+        d = x[1:] - x[:-1]
+        return torch.cat([x[:1], d]) if kind == "subtract_left" else d
+
+    # (both kernels of the op share its policy: subtract_left's and the diff operator's rows kernel)
     return TuneSpec(
         op="adjacent_difference",
-        problems={"default": [prob(torch.float32, BIG), prob(torch.int32, BIG)]},
-        quick_problems={"default": [prob(torch.float32, 3000), prob(torch.int32, 3000)]},
-        call=lambda x: m.subtract_left(x),
-        reference=reference, rtol=0.0, atol=0.0,
-        doc="subtract_left (out[i] = x[i] - x[i-1]) of one long float32 / int32 row")
+        problems={"default": [prob("subtract_left", torch.float32, BIG), prob("subtract_left", torch.int32, BIG),
+                              prob("diff", torch.float32, BIG)]},
+        quick_problems={"default": [prob("subtract_left", torch.float32, 3000),
+                                    prob("subtract_left", torch.int32, 3000), prob("diff", torch.float32, 3000)]},
+        call=call, reference=reference, rtol=0.0, atol=0.0,
+        doc="subtract_left (out[i] = x[i] - x[i-1]) of one long float32 / int32 row, and torch.diff of one "
+            "long float32 row (the rows kernel)")
 
 
 BUILTIN = (reduce_spec, scan_spec, histogram_spec, select_spec, segmented_sort_spec, radix_sort_spec, topk_spec,

@@ -122,15 +122,25 @@ def test_reduce_by_key_check_rejects_wrong_count_keys_and_sums():
 
 def test_adjacent_difference_check_is_exact():
     s = _spec("adjacent_difference")
-    x = s.quick_problems["default"][0].make(torch.device(DEVICE), 0)
-    assert x.dtype == torch.float32
-    ref = s.reference(x)
-    good = torch.cat([x[:1], torch.diff(x)])
-    s.verify(good, ref)
-    bad = good.clone()
-    bad[7] = torch.nextafter(bad[7], torch.tensor(float("inf"), device=bad.device))   # one ulp off
-    with pytest.raises(AssertionError):
-        s.verify(bad, ref)
+    probs = s.quick_problems["default"]
+    assert [p.label.split()[0] for p in probs] == ["subtract_left", "subtract_left", "diff"]
+    for prob in probs:
+        inputs = prob.make(torch.device(DEVICE), 0)
+        kind, x = inputs
+        ref = s.reference(inputs)
+        good = torch.diff(x) if kind == "diff" else torch.cat([x[:1], torch.diff(x)])
+        s.verify(s.call(inputs), ref)   # the op itself passes its own check
+        s.verify(good, ref)
+        if x.dtype.is_floating_point:
+            bad = good.clone()
+            bad[7] = torch.nextafter(bad[7], torch.tensor(float("inf"), device=bad.device))   # one ulp off
+        else:
+            bad = good.clone()
+            bad[7] += 1
+        with pytest.raises(AssertionError):
+            s.verify(bad, ref)
+        with pytest.raises(AssertionError):   # diff's output is one item shorter than subtract_left's
+            s.verify(good[1:] if kind == "subtract_left" else torch.cat([x[:1], good]), ref)
 
 
 class _FakeTimer:
