@@ -273,3 +273,55 @@ def test_recorded_launches_replay_on_new_buffers_gpu():
     _launch.replay(plan, (x2.data_ptr(), y2.data_ptr()))
     assert_equal(y2, x2 * 2 + 1.5 + 3)
     assert_equal(y, x * 2 + 1.5 + 3)   # (the recorded call's buffers untouched)
+
+
+@triton.jit
+def _undefined_name(a, b):
+    return a - not_defined_anywhere  # noqa: F821
+
+
+@triton.jit
+def _undefined_pred(a):
+    return a > not_defined_anywhere  # noqa: F821
+
+
+@triton.jit
+def _first_of_pair(a0, a1, b0, b1):
+    return a0 + b0   # (a pair operator must return two values)
+
+
+def _user_fn_cases():
+    from tritoncub.device import adjacent_difference, reduce, reduce_by_key, scan, select
+    x = torch.randn(300, device=DEVICE)
+    keys = torch.tensor([0, 0, 1, 1, 2], dtype=torch.int32, device=DEVICE)
+    vals = torch.ones(5, device=DEVICE)
+    return {
+        "scan": ("_undefined_name", "NameError", lambda: scan.inclusive_scan(x, _undefined_name)),
+        "scan pair": ("_first_of_pair", "", lambda: scan.inclusive_scan((x, x), _first_of_pair)),
+        "scan by key": ("_undefined_name", "NameError", lambda: scan.inclusive_scan_by_key(keys, vals, _undefined_name)),
+        "reduce": ("_undefined_name", "NameError", lambda: reduce.reduce(x, _undefined_name, 0.0)),
+        "reduce by key": ("_undefined_name", "NameError", lambda: reduce_by_key.reduce_by_key(keys, vals, _undefined_name)),
+        "select if": ("_undefined_pred", "NameError", lambda: select.if_(x, _undefined_pred)),
+        "subtract_left": ("_undefined_name", "NameError", lambda: adjacent_difference.subtract_left(x, _undefined_name)),
+    }
+
+
+@pytest.mark.parametrize("case", ["scan", "scan pair", "scan by key", "reduce", "reduce by key", "select if",
+                                  "subtract_left"])
+def test_user_function_errors_name_the_function(case):
+    """A user operator of the right arity whose body fails (an undefined name, too few return values)
+    is reported as a ValueError naming it and the kernel, with Triton's error chained, not as an error
+    from inside Triton."""
+    name, inner, call = _user_fn_cases()[case]
+    with pytest.raises(ValueError, match=f"the user function {name} failed inside _") as info:
+        call()
+    assert inner in str(info.value)
+    assert info.value.__cause__ is not None
+
+
+def test_user_function_lookup_sees_through_bound_wrappers():
+    from tritoncub.agent.lookback import segmented_combine
+    from tritoncub.device.scan import combine_add
+    wrapped = segmented_combine(_undefined_name, 1)
+    assert _launch._user_functions({"OP": wrapped, "X": 3}) == [_undefined_name]
+    assert _launch._user_functions({"OP": segmented_combine(combine_add, 1)}) == []   # (ours only)

@@ -124,6 +124,48 @@ def _tensor_device(args) -> int:
 _RECORDING = threading.local()
 
 
+def _user_functions(kwargs) -> list:
+    """The ``@triton.jit`` functions among a launch's compile-time arguments that are not this
+    package's (the user's operators), also those bound inside our wrappers (``bind_jit``)."""
+    from triton.runtime import JITFunction
+    from triton.runtime.interpreter import InterpretedFunction   # (what triton.jit makes under the interpreter)
+    found, todo = [], list(kwargs.values())
+    while todo:
+        v = todo.pop()
+        if not isinstance(v, (JITFunction, InterpretedFunction)):
+            continue
+        bound = getattr(v, "bound_functions", None)
+        if bound is not None:
+            todo.extend(bound)
+        elif not (getattr(v.fn, "__module__", None) or "").startswith("tritoncub"):
+            found.append(v)
+    return found
+
+
+def _compile_and_launch(kernel, grid, args, kwargs):
+    """``kernel[grid](*args, **kwargs)`` (its first launch of a specialisation compiles it); a kernel
+    that fails to compile (or, under the interpreter, to run) while it calls a user's function is
+    reported as that function's error (the original, with the failing line, chained below)."""
+    from triton.errors import TritonError
+    from triton.runtime.errors import OutOfResources
+    try:
+        return kernel[grid](*args, **kwargs)
+    except TritonError as e:
+        users = _user_functions(kwargs)
+        if not users or isinstance(e, OutOfResources):
+            raise
+        from ._utils import InputValueError
+        names = ", ".join(sorted({f.fn.__name__ for f in users}))
+        inner = e   # (the interpreter wraps the user's error once per nesting level: name the innermost)
+        while (inner.__cause__ or inner.__context__) is not None and isinstance(inner, TritonError):
+            inner = inner.__cause__ or inner.__context__
+        # (the last line: a compilation error's message follows the failing source line)
+        text = next((ln.strip() for ln in reversed(str(inner).splitlines()) if ln.strip()), "")
+        first = f"{type(inner).__name__}: {text}" if inner is not e else (text or type(e).__name__)
+        raise InputValueError(f"the user function {names} failed inside {getattr(kernel, '__name__', 'a kernel')} "
+                              f"(check its arguments, its return value(s) and their types): {first}") from e
+
+
 def launch(kernel, grid: tuple, *args, **kwargs) -> None:
     """``kernel[grid](*args, **kwargs)``, through the compiled-kernel table when possible, on the GPU
     of the first tensor argument (Triton launches on the current device: tensors on another GPU
@@ -144,7 +186,7 @@ def launch(kernel, grid: tuple, *args, **kwargs) -> None:
                 launch(kernel, grid, *args, **kwargs)
             return
     if not _direct_ok():
-        kernel[grid](*args, **kwargs)
+        _compile_and_launch(kernel, grid, args, kwargs)
         return
     if dev < 0:
         device = torch.cuda.current_device()
@@ -153,10 +195,10 @@ def launch(kernel, grid: tuple, *args, **kwargs) -> None:
         table = _TABLES.get(kernel)
         entry = table.get(key) if table is not None else None
     except TypeError:  # an unhashable argument: no table for this launch
-        kernel[grid](*args, **kwargs)
+        _compile_and_launch(kernel, grid, args, kwargs)
         return
     if entry is None:
-        compiled = kernel[grid](*args, **kwargs)
+        compiled = _compile_and_launch(kernel, grid, args, kwargs)
         if compiled is not None and hasattr(compiled, "result"):
             compiled = compiled.result()
         if compiled is None or not hasattr(compiled, "packed_metadata"):

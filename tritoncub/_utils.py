@@ -331,6 +331,8 @@ def check_init_value(v, dtype: torch.dtype, name: str = "init") -> None:
         raise InputTypeError(f"{name} must be a number or a one-item tensor, got {type(v).__name__}")
     if dtype == torch.bool or isinstance(v, bool):
         return
+    if isinstance(v, complex) and not dtype.is_complex:
+        raise InputTypeError(f"{name} {v!r} is complex; the accumulator is {str(dtype).replace('torch.', '')}")
     if not dtype.is_floating_point and not dtype.is_complex and isinstance(v, float) and not v.is_integer():
         raise InputValueError(f"{name} {v!r} is not an integer; the accumulator is {str(dtype).replace('torch.', '')}")
     try:

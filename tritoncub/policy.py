@@ -51,7 +51,7 @@ from typing import Any, Callable
 import torch
 import triton
 
-from ._launch import _tensor_device
+from ._launch import _compile_and_launch, _tensor_device
 from ._utils import interpreter_active
 
 POLICY_DIR = Path(__file__).parent / "policies"
@@ -562,7 +562,7 @@ def launch(op: str, kernel, grid: Callable[[dict], tuple], *args, device=None, b
         tuned[grid](*args, **kwargs)
         return None
     pol = select(op, device, bucket)
-    kernel[grid(pol.as_dict())](*args, **kwargs, **pol.launch_kwargs())
+    _compile_and_launch(kernel, grid(pol.as_dict()), args, {**kwargs, **pol.launch_kwargs()})
     return pol
 
 

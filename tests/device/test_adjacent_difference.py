@@ -74,6 +74,11 @@ def test_bad_input():
         A.subtract_left(x, lambda a, b: a - b)
     with pytest.raises(TypeError, match=r"op must take 2 positional arguments \(the item, then its neighbour\)"):
         A.subtract_right(x, _one_arg)
+    leaf = torch.zeros(10, device=DEVICE, requires_grad=True)   # autograd would not see the write
+    with pytest.raises(ValueError, match="requires grad"):
+        A.subtract_left(leaf, in_place=True)
+    with torch.no_grad():
+        A.subtract_left(leaf, in_place=True)
 
 
 @pytest.mark.parametrize("shape,dim", [((50,), 0), ((3 * 1024 + 5,), 0), ((1, 2049), 1), ((5, 7, 9), 0), ((5, 7, 9), 1),
@@ -179,6 +184,8 @@ def test_diff_bad_input():
     # prepend/append on another device (a meta one sends the call to the fake, which checks it too)
     with pytest.raises(ValueError, match="append is on meta"):
         ops.diff(torch.zeros(4, 5, device=DEVICE), 1, 1, None, torch.zeros(4, 1, device="meta"))
+    with pytest.raises(ValueError, match="prepend is on meta"):   # n = 0 too (the fake's result was returned)
+        ops.diff(torch.zeros(4, 5, device=DEVICE), 0, 1, torch.zeros(4, 1, device="meta"))
     with torch._subclasses.fake_tensor.FakeTensorMode():   # the fake checks the same
         with pytest.raises(ValueError, match="one-dimensional"):
             ops.diff(torch.empty(()), 1)

@@ -464,6 +464,11 @@ def test_multi_histogram_even_rgba(active):
 
 def test_histogram_bad_input():
     x = torch.rand(10, device=DEVICE)
+    with pytest.raises(ValueError, match="upper .* beyond the float range"):   # (float samples bin in floats)
+        H.histogram_even(x, 3, 0, 10 ** 400)
+    # integer samples bin exactly for any Python-int range
+    assert_equal(H.histogram_even(torch.tensor([1, 2, -3], device=DEVICE), 3, -10 ** 400, 10 ** 400).cpu(),
+                 torch.tensor([1, 2], dtype=torch.int32))
     with pytest.raises(ValueError, match="num_levels"):
         H.histogram_even(x, 1, 0.0, 1.0)
     with pytest.raises(ValueError, match="smaller than upper"):

@@ -348,6 +348,14 @@ def test_single_program_small_path(dtype):
 
 def test_bad_input():
     x = torch.arange(10, dtype=torch.int32, device=DEVICE)
+    with pytest.raises(TypeError, match="keys must be a DoubleBuffer"):
+        rs.sort_keys_double_buffer(x)
+    with pytest.raises(TypeError, match="values must be a DoubleBuffer"):
+        rs.sort_pairs_double_buffer(rs.DoubleBuffer(x.clone(), x.clone()), x)
+    db = rs.DoubleBuffer(x.clone(), x.clone())
+    db.selector = 1.0
+    with pytest.raises(ValueError, match="selector must be 0 or 1, got 1.0"):
+        rs.sort_keys_double_buffer(db)
     with pytest.raises(TypeError):
         rs.sort_keys(torch.zeros(4, dtype=torch.complex64, device=DEVICE))
     with pytest.raises(ValueError):

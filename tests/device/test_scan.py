@@ -378,6 +378,18 @@ def test_bad_input():
         S.inclusive_scan(x, S.combine_linear_recurrence)
     with pytest.raises(TypeError, match="combine_fn must take 2 positional arguments"):
         S.inclusive_scan_by_key(torch.zeros(4, dtype=torch.int32, device=DEVICE), x, S.combine_linear_recurrence)
+    # keys of a dtype the kernels cannot compare (fp8), a complex init, flags that are not bools
+    with pytest.raises(TypeError, match="keys has dtype float8_e4m3fn"):
+        S.inclusive_sum_by_key(torch.zeros(4, device=DEVICE).to(torch.float8_e4m3fn), x)
+    with pytest.raises(TypeError, match="init 1j is complex"):
+        S.inclusive_scan(x, S.combine_add, 1j)
+    for kw in ({"reverse": 1}, {"return_total": 1}, {"deterministic": "yes"}):
+        with pytest.raises(TypeError, match=f"{next(iter(kw))} must be a bool"):
+            S.inclusive_sum(x, **kw)
+    with pytest.raises(TypeError, match="reverse must be a bool"):
+        S.inclusive_scan(x, S.combine_add, reverse=1)
+    with pytest.raises(TypeError, match="deterministic must be a bool"):
+        S.inclusive_sum_by_key(torch.zeros(4, dtype=torch.int32, device=DEVICE), x, deterministic=1)
     with pytest.raises(IndexError):
         OPS.cumsum(x, 1)
     with pytest.raises(ValueError):

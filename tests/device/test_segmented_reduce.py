@@ -721,6 +721,10 @@ def test_errors(monkeypatch):
         S.reduce_rows(x, "sum")
     with pytest.raises(ValueError, match="begin_offsets is on meta"):   # offsets on another device
         S.segmented_reduce(x, offs.to("meta"), None, "sum")
+    # the operator too: a meta offsets tensor sends the call to the fake, whose empty result came back
+    # as the answer
+    with pytest.raises(ValueError, match="offsets is on meta"):
+        torch.ops.tritoncub.segment_reduce(x, offs.to("meta"), "sum")
     monkeypatch.setenv("TRITONCUB_DEBUG", "1")   # the debug check through the operator
     with pytest.raises(ValueError, match="out of range"):
         S.segmented_reduce(x, torch.tensor([0, 5, 11], device=DEVICE), None, "sum")

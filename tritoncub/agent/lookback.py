@@ -165,7 +165,10 @@ def bind_jit(template, **names):
     fn.__qualname__ = template.__qualname__
     fn.__module__ = template.__module__
     fn.__doc__ = template.__doc__
-    return triton.jit(fn)
+    jf = triton.jit(fn)
+    # (the functions it calls, so that a launch failing to compile can name the user's among them)
+    jf.bound_functions = tuple(names.values())
+    return jf
 
 
 # Templates for bind_jit: ``combine_fn`` is bound per operator (it is not a module global).

@@ -140,6 +140,8 @@ def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: b
             raise InputValueError("pass either out or in_place=True, not both")
         if not x.is_contiguous():
             raise InputValueError("in_place=True needs a contiguous x")
+        if x.requires_grad and torch.is_grad_enabled():   # (autograd would not see the kernel's write)
+            raise InputValueError("in_place=True on a tensor that requires grad; use out= or torch.no_grad()")
         out = x
     elif out is None:
         out = torch.empty_like(x, memory_format=torch.contiguous_format)
@@ -262,6 +264,11 @@ def diff(x: torch.Tensor, n: int = 1, dim: int = -1, prepend: torch.Tensor | Non
 @diff.register_fake
 def _(x, n=1, dim=-1, prepend=None, append=None):
     d = _diff_dim(x, n, dim, prepend, append)
+    for t, nm in ((prepend, "prepend"), (append, "append")):
+        # (n = 0 too: a meta prepend next to a real x sends the call here, whose empty result would
+        # come back as if it were x's copy)
+        if t is not None and t.device != x.device:
+            raise InputValueError(f"diff: {nm} is on {t.device} but x is on {x.device}")
     if n == 0:
         return torch.empty_like(x)   # (x.clone()'s strides)
     parts = [t for t in (prepend, x, append) if t is not None]

@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 import os
 import struct
+import sys
 
 import numpy as np
 import torch
@@ -596,6 +597,9 @@ def _check_levels_args(x, num_levels, lower, upper, name="num_levels"):
             raise InputTypeError(f"{nm} must be a Python int or float, got {type(v).__name__}")
         if isinstance(v, float) and not math.isfinite(v):
             raise InputValueError(f"{nm} must be finite, got {v}")
+        if isinstance(v, int) and _is_float(x.dtype) and abs(v) > sys.float_info.max:
+            raise InputValueError(f"{nm} ({'-' if v < 0 else ''}~10^{len(str(abs(v))) - 1}) is beyond the float range "
+                                  "(float samples are binned in floats)")
     if not lower < upper:
         raise InputValueError(f"lower ({lower}) must be smaller than upper ({upper})")
 

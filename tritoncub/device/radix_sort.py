@@ -1036,7 +1036,7 @@ class DoubleBuffer:
 
     def validate(self, name: str = "DoubleBuffer") -> None:
         """Check the buffers and the selector (also before every sort: both are plain attributes)."""
-        if self.selector not in (0, 1):
+        if not isinstance(self.selector, int) or self.selector not in (0, 1):
             raise InputValueError(f"{name}.selector must be 0 or 1, got {self.selector!r}")
         if len(self.buffers) != 2 or not all(isinstance(b, torch.Tensor) for b in self.buffers):
             raise InputValueError(f"{name}.buffers must be two tensors")
@@ -1056,6 +1056,12 @@ class DoubleBuffer:
     @property
     def alternate(self) -> torch.Tensor:
         return self.buffers[self.selector ^ 1]
+
+
+def _check_double_buffer(db, name: str) -> None:
+    if not isinstance(db, DoubleBuffer):
+        raise InputTypeError(f"{name} must be a DoubleBuffer (current and alternate buffers), got {type(db).__name__}")
+    db.validate(name)
 
 
 def _check_bits(dtype: torch.dtype, begin_bit: int, end_bit: Optional[int]) -> tuple[int, int]:
@@ -1600,7 +1606,7 @@ def sort_keys_double_buffer(keys: DoubleBuffer, descending: bool = False, begin_
                             end_bit: Optional[int] = None) -> DoubleBuffer:
     """Sort ``keys.current`` using ``keys.alternate`` as scratch; the result is ``keys.current``
     afterwards (``keys.selector`` updated). No other key-sized memory is allocated."""
-    keys.validate("keys")
+    _check_double_buffer(keys, "keys")
     begin_bit, end_bit = _prepare(keys.current, None, descending, begin_bit, end_bit)
     check_no_overlap(keys.buffers[0], keys.buffers[1], "keys.current", "keys.alternate")
     _radix_sort_db(keys, None, descending, begin_bit, end_bit)
@@ -1611,8 +1617,8 @@ def sort_pairs_double_buffer(keys: DoubleBuffer, values: DoubleBuffer, descendin
                              begin_bit: int = 0, end_bit: Optional[int] = None) -> tuple[DoubleBuffer, DoubleBuffer]:
     """Pairs version of :func:`sort_keys_double_buffer` (when the two selectors differ, ``values.buffers``
     is reordered so that they agree; ``values.current`` is the same tensor before and after that)."""
-    keys.validate("keys")
-    values.validate("values")
+    _check_double_buffer(keys, "keys")
+    _check_double_buffer(values, "values")
     begin_bit, end_bit = _prepare(keys.current, values.current, descending, begin_bit, end_bit)
     if values.current.numel() != keys.current.numel():
         raise InputValueError("keys and values must have the same length")

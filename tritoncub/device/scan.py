@@ -52,7 +52,7 @@ from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
 from .._utils import (COMPLEX_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
-                      check_init_value, check_jit_function, check_tensor, dtype_names, grid_y_batches,
+                      check_flag, check_init_value, check_jit_function, check_tensor, dtype_names, grid_y_batches,
                       next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
@@ -678,6 +678,15 @@ def _resolve_deterministic(deterministic) -> bool:
     return bool(deterministic)
 
 
+def _check_flags(reverse, deterministic, return_total=False) -> None:
+    """The public scans' flags: bools (``deterministic`` also None: follow torch's setting), not
+    read as true or false from an int or a string."""
+    check_flag(reverse, "reverse")
+    check_flag(return_total, "return_total")
+    if deterministic is not None:
+        check_flag(deterministic, "deterministic")
+
+
 def _as_rows(t: torch.Tensor, dim: int) -> torch.Tensor:
     """``t`` with ``dim`` moved last, contiguous, viewed as [rows, len]."""
     if dim != t.dim() - 1:
@@ -894,6 +903,7 @@ def _init_tuple(init, n):
 def _generic(x, combine_fn, init, dim, reverse, deterministic, return_total, exclusive):
     xs, is_tuple = _as_tuple(x)
     _check_inputs(xs)
+    _check_flags(reverse, deterministic, return_total)
     check_jit_function(combine_fn, "combine_fn", 2 * len(xs),
                        "a, b" if len(xs) == 1 else "the earlier pair, then the later: a0, a1, b0, b1")
     accs = tuple(_widen(t.dtype) for t in xs)
@@ -948,6 +958,7 @@ _ROWS_MEMO: dict = {}
 
 def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine=combine_add):
     check_tensor(x, "x", SUM_SCAN_DTYPES)
+    _check_flags(reverse, deterministic, return_total)
     acc, out = _sum_dtypes(x, dtype)
     if out.is_complex:
         d = wrap_dim(dim, x.dim())
@@ -1009,10 +1020,9 @@ def exclusive_sum(x, dim: int = -1, dtype=None, *, reverse=False, deterministic=
 
 
 def _by_key(keys, values, combine_fn, init, exclusive, reverse, deterministic):
-    check_tensor(keys, "keys")
+    _check_flags(reverse, deterministic)
+    check_tensor(keys, "keys", SCAN_DTYPES + tuple(d for d in UINT_DTYPES if d not in SCAN_DTYPES))
     check_tensor(values, "values", SCAN_DTYPES)
-    if keys.dtype.is_complex:
-        raise InputTypeError("keys must be a real or integer tensor")
     if keys.dim() != 1 or values.shape != keys.shape:
         raise InputValueError(f"keys and values must be 1-D of one length, got {tuple(keys.shape)} and "
                               f"{tuple(values.shape)}")

@@ -607,6 +607,7 @@ def _segment_prod(x: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
 def _check_segment_args(x, offsets, reduce):
     check_tensor(x, "x")
     check_tensor(offsets, "offsets", (torch.int32, torch.int64))
+    check_same_device(("x", x), ("offsets", offsets))
     if reduce not in _SEGMENT_REDUCES:
         raise InputValueError(f"segment_reduce: reduce must be one of {', '.join(_SEGMENT_REDUCES)}, got {reduce!r}")
     if x.dim() != 1:
