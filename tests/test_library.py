@@ -94,36 +94,60 @@ def test_rejects_other_namespaces_and_mutation():
         custom_op("tritoncub::_test_mut", mutates_args=("x",))
 
 
-def _cpu_calls():
+def _op_calls():
+    """One call of every operator, as a function of ``(x, i, offs)``: 8 floats, 8 ints, offsets."""
     import tritoncub  # noqa: F401  (registers the operators)
     ops = torch.ops.tritoncub
-    x, i = torch.randn(8), torch.arange(8)
-    offs = torch.tensor([0, 3, 8])
     return {
-        "sum": lambda: ops.sum(x), "amax": lambda: ops.amax(x), "amin": lambda: ops.amin(x),
-        "argmax": lambda: ops.argmax(x), "argmin": lambda: ops.argmin(x),
-        "segment_reduce": lambda: ops.segment_reduce(x, offs, "sum"), "cumsum": lambda: ops.cumsum(x, 0),
-        "cumprod": lambda: ops.cumprod(x, 0), "cummax": lambda: ops.cummax(x, 0), "cummin": lambda: ops.cummin(x, 0),
-        "logcumsumexp": lambda: ops.logcumsumexp(x, 0), "sort": lambda: ops.sort(x), "argsort": lambda: ops.argsort(x),
-        "sort_keys": lambda: ops.sort_keys(i), "sort_pairs": lambda: ops.sort_pairs(i, x),
-        "sort_rows": lambda: ops.sort_rows(x.view(2, 4)), "segmented_sort": lambda: ops.segmented_sort(x, offs),
-        "segmented_sort_pairs": lambda: ops.segmented_sort_pairs(x, i, offs), "topk": lambda: ops.topk(x, 2),
-        "segmented_topk": lambda: ops.segmented_topk(x, offs, 2), "masked_select": lambda: ops.masked_select(x, x > 0),
-        "nonzero": lambda: ops.nonzero(x), "unique": lambda: ops.unique(i),
-        "unique_consecutive": lambda: ops.unique_consecutive(i), "diff": lambda: ops.diff(x),
-        "histc": lambda: ops.histc(x), "bincount": lambda: ops.bincount(i),
+        "sum": lambda x, i, offs: ops.sum(x), "amax": lambda x, i, offs: ops.amax(x),
+        "amin": lambda x, i, offs: ops.amin(x), "argmax": lambda x, i, offs: ops.argmax(x),
+        "argmin": lambda x, i, offs: ops.argmin(x),
+        "segment_reduce": lambda x, i, offs: ops.segment_reduce(x, offs, "sum"),
+        "cumsum": lambda x, i, offs: ops.cumsum(x, 0), "cumprod": lambda x, i, offs: ops.cumprod(x, 0),
+        "cummax": lambda x, i, offs: ops.cummax(x, 0), "cummin": lambda x, i, offs: ops.cummin(x, 0),
+        "logcumsumexp": lambda x, i, offs: ops.logcumsumexp(x, 0), "sort": lambda x, i, offs: ops.sort(x),
+        "argsort": lambda x, i, offs: ops.argsort(x), "sort_keys": lambda x, i, offs: ops.sort_keys(i),
+        "sort_pairs": lambda x, i, offs: ops.sort_pairs(i, x), "sort_rows": lambda x, i, offs: ops.sort_rows(x.view(2, 4)),
+        "segmented_sort": lambda x, i, offs: ops.segmented_sort(x, offs),
+        "segmented_sort_pairs": lambda x, i, offs: ops.segmented_sort_pairs(x, i, offs),
+        "topk": lambda x, i, offs: ops.topk(x, 2), "segmented_topk": lambda x, i, offs: ops.segmented_topk(x, offs, 2),
+        "masked_select": lambda x, i, offs: ops.masked_select(x, x > 0), "nonzero": lambda x, i, offs: ops.nonzero(x),
+        "unique": lambda x, i, offs: ops.unique(i), "unique_consecutive": lambda x, i, offs: ops.unique_consecutive(i),
+        "diff": lambda x, i, offs: ops.diff(x), "histc": lambda x, i, offs: ops.histc(x),
+        "bincount": lambda x, i, offs: ops.bincount(i),
     }
+
+
+def _op_args(device):
+    return torch.randn(8, device=device), torch.randint(0, 5, (8,), device=device), torch.tensor([0, 3, 8], device=device)
 
 
 def test_every_operator_names_a_cpu_tensor_without_the_interpreter(monkeypatch):
     """Every registered operator, given CPU tensors with the interpreter off, raises the clear error
     (never a crash inside Triton); the list covers every operator in the namespace."""
     from tritoncub import _utils
-    calls = _cpu_calls()
+    calls = _op_calls()
     registered = {n.split("::")[1].split(".")[0] for n in torch._C._dispatch_get_all_op_names()
                   if n.startswith("tritoncub::") and not n.startswith("tritoncub::_")}   # (_: backward helpers)
     assert registered <= set(calls), f"operators without a case here: {sorted(registered - set(calls))}"
     monkeypatch.setattr(_utils, "_INTERPRETER", False)
+    args = _op_args("cpu")
     for name, call in calls.items():
         with pytest.raises(ValueError, match="CPU tensor, but tritoncub kernels need a GPU tensor"):
-            call()
+            call(*args)
+
+
+@pytest.mark.parametrize("name", sorted(_op_calls()))
+def test_every_operator_compiles_fullgraph(name):
+    """Every operator traces in one graph under torch.compile(fullgraph=True) (its fake implementation,
+    data-dependent sizes included) and gives the eager result."""
+    call = _op_calls()[name]
+    args = _op_args(DEVICE)
+    torch._dynamo.reset()
+    compiled = torch.compile(call, fullgraph=True, backend="aot_eager")
+    got, ref = compiled(*args), call(*args)
+    got, ref = (got, ref) if isinstance(ref, tuple) else ((got,), (ref,))
+    assert len(got) == len(ref)
+    for g, r in zip(got, ref):
+        assert g.dtype == r.dtype and g.shape == r.shape, name
+        assert torch.equal(g.cpu(), r.cpu()), name

@@ -372,6 +372,9 @@ def test_histogram_even_float_upper_exclusive(dtype):
     edge = torch.tensor([-100.0, 100.0, 0.0], dtype=dtype, device=DEVICE)
     got = H.histogram_even(edge, 3, -100.0, 100.0).cpu().tolist()
     assert got == [1, 1]  # -100 in bin 0, 0 in bin 1, the upper bound 100 excluded
+    # the docstring's example: (0.7 - 0) * 10 / 1 rounds to 7 (exact arithmetic: 0.7 < 7 * 0.1, bin 6)
+    seven = H.histogram_even(torch.tensor([0.7], dtype=dtype, device=DEVICE), 11, 0.0, 1.0).cpu()
+    assert seven.tolist() == [0] * 7 + [1, 0, 0]
 
 
 def test_histogram_many_bins_atomic_path():

@@ -69,6 +69,13 @@ def test_three_way(n):
     c = ~a & ~b
     assert k.cpu().tolist() == [int(a.sum()), int(b.sum())]
     assert_equal(out.cpu(), torch.cat([xc[a], xc[b], xc[c]]))
+    # values travel with their items (each part in input order)
+    vals = torch.arange(n, device=DEVICE) * 3 - 7
+    out2, out_v, k2 = P.three_way(x, below_minus_one, positive, vals)
+    vc = vals.cpu()
+    assert_equal(out2.cpu(), out.cpu())
+    assert_equal(out_v.cpu(), torch.cat([vc[a], vc[b], vc[c]]))
+    assert k2.cpu().tolist() == k.cpu().tolist()
 
 
 @triton.jit

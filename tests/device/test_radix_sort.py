@@ -304,6 +304,22 @@ def test_double_buffer():
     kdb2 = rs.DoubleBuffer(keys.clone(), torch.empty_like(keys))
     rs.sort_keys_double_buffer(kdb2, descending=True)
     _eq(kdb2.current, _ref(keys, True)[0])
+    # selectors that differ: the values' buffers are reordered, values.current stays the same tensor
+    kdb3 = rs.DoubleBuffer(torch.empty_like(keys), keys.clone())
+    kdb3.selector = 1
+    vcur = vals.clone()
+    vdb3 = rs.DoubleBuffer(vcur, torch.empty_like(vals))
+    rs.sort_pairs_double_buffer(kdb3, vdb3)
+    assert vdb3.selector == kdb3.selector
+    _eq(kdb3.current, rk)
+    assert torch.equal(vdb3.current.cpu().long(), ri)
+    assert any(b is vcur for b in vdb3.buffers)
+    # a bit range through the double buffer: stable by bits [4, 12) of the integer keys
+    ik = torch.randint(0, 1 << 16, (n,), dtype=torch.int32, device=DEVICE)
+    idb = rs.DoubleBuffer(ik.clone(), torch.empty_like(ik))
+    rs.sort_keys_double_buffer(idb, False, 4, 12)
+    ikc = ik.cpu()
+    assert torch.equal(idb.current.cpu(), ikc[torch.sort((ikc >> 4) & 0xFF, stable=True).indices])
 
 
 @pytest.mark.parametrize("cfg", [
@@ -460,6 +476,14 @@ def test_opcheck_and_autograd():
     torch.library.opcheck(torch.ops.tritoncub.sort.default, (xs, -1, True, False))
     # a transposed input: the results are contiguous, in the fake too
     torch.library.opcheck(torch.ops.tritoncub.sort.default, (xs.detach().t(), -1, False, False))
+    xt = xs.detach().t()
+    for dim in (0, 1):
+        v, i = torch.ops.tritoncub.sort(xt, dim, False, False)
+        ai = torch.ops.tritoncub.argsort(xt, dim, False, False)
+        assert v.is_contiguous() and i.is_contiguous() and ai.is_contiguous()
+        rv, ri = torch.sort(xt.cpu(), dim=dim, stable=True)
+        assert_equal(v.cpu(), rv)
+        assert torch.equal(i.cpu(), ri) and torch.equal(ai.cpu(), ri)
     torch.library.opcheck(torch.ops.tritoncub.sort_keys.default, (x[::2], False, 0, None))
     v, i = torch.ops.tritoncub.sort(xs, 1, False, False)
     g = torch.randn_like(v)

@@ -566,6 +566,7 @@ def test_sum_signed_zero_and_specials():
     z = torch.full((n,), -0.0, device=DEVICE)
     assert_equal(S.inclusive_sum(z), z, signed_zero=True)
     assert_equal(S.inclusive_sum(z, deterministic=True), z, signed_zero=True)
+    assert_equal(OPS.cumsum(z, 0), z, signed_zero=True)   # (the operator too, as the README notes)
     x = torch.ones(n, device=DEVICE)
     x[n // 3] = math.inf
     x[2 * n // 3] = -math.inf

@@ -56,6 +56,9 @@ def test_unique(case, ri, rc):
     else:
         x = torch.randint(-5, 5, (7, N // 7), device=DEVICE, dtype=torch.int16)
     _check_unique(x, ri, rc)
+    # sorted=False returns the same (sorted) result, as torch's CUDA unique does
+    for got, want in zip(ops.unique(x, False, ri, rc), ops.unique(x, True, ri, rc)):
+        assert_equal(got.cpu(), want.cpu())
 
 
 def test_unique_nan_each_distinct_and_last():

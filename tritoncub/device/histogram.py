@@ -612,8 +612,12 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
                    ) -> torch.Tensor:
     """Counts of ``x``'s samples in ``num_levels - 1`` equal-width bins over ``[lower, upper)``.
 
-    Bin ``j`` holds ``lower + j*w <= s < lower + (j+1)*w`` with ``w = (upper - lower) / bins``
-    (CUB's rule: upper bound exclusive). NaN and out-of-range samples are not counted. Returns
+    Float samples go to bin ``floor((s - lower) * bins / (upper - lower))``, computed in fp32 (fp64
+    for fp64 samples, or where the fp32 product would overflow) with ``lower`` and ``upper`` rounded
+    to that type (CUDA torch's histc formula and CUB's ``[lower, upper)`` range: a sample equal to
+    ``upper`` is not counted); so a sample on or next to a bin edge ``lower + j*(upper - lower)/bins``
+    may fall in the bin beside the one exact arithmetic gives (e.g. 0.7 in 10 bins over [0, 1): bin
+    7). NaN and out-of-range samples are not counted. Returns
     ``counter_dtype`` (int32 or int64; by default int32 below 2^31 samples, else int64) counts of shape
     ``(num_levels - 1,)``; exact and deterministic.
     Integer samples with int bounds are binned exactly, ``floor((s - lower) * bins / (upper - lower))``

@@ -8,8 +8,9 @@
 Order: **every part keeps input order** — the rejected items too. (CUB writes the rejected items
 in *reverse* order at the end of the output; here the partition is fully stable, which costs
 nothing: the destination of a rejected item is ``num_selected + (its index - selected items before
-it)``.) The output has ``x.numel()`` items; the count of the first part (three-way: of the first
-two parts) is returned on the device, nothing is read back to the host.
+it)``.) The output has ``x.numel()`` items; the count of the first part (three-way: a 2-item tensor, the
+counts of the first and of the second part) is returned on the device, nothing is read back to
+the host.
 
 Built on the two-pass compaction engine of :mod:`tritoncub.device.select` (deterministic).
 """

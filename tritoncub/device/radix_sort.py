@@ -1819,4 +1819,6 @@ def _(keys, values, descending=False, begin_bit=0, end_bit=None):
 
 
 def argsort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> torch.Tensor:
+    """The indices of :func:`sort` (always stable: equal keys keep input order; NaN after +inf
+    ascending, before it descending; equal to ``torch.argsort(x, dim, descending, stable=True)``)."""
     return sort(x, dim, descending, stable)[1]

@@ -640,7 +640,7 @@ def sum(x: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:  # n
     """Sum of all items, a 0-d tensor of ``torch.sum``'s dtype (or ``dtype``).
 
     Accumulates fp16/bf16 in fp32, integers and bool in int64 (``dtype=int32`` wraps as torch
-    does). As ``torch.sum``, a ``dtype`` that cannot hold every item exactly (narrowing, int ->
+    does; ``dtype=torch.bool`` is refused here, the ``sum`` operator takes it). As ``torch.sum``, a ``dtype`` that cannot hold every item exactly (narrowing, int ->
     float) is applied to the items before summing. Deterministic: bitwise identical results run to
     run on the same GPU."""
     _check_input(x, dtypes=SUM_DTYPES)

@@ -1049,6 +1049,8 @@ def inclusive_scan_by_key(keys, values, combine_fn, *, reverse=False, determinis
 
 
 def inclusive_sum_by_key(keys, values, *, reverse=False, deterministic=None):
+    """Inclusive sum of ``values`` per run of equal consecutive ``keys`` (1-D; keys compare with
+    ``!=``, so a NaN key starts a new run at every item); the sum is in ``values``' dtype."""
     return _by_key(keys, values, combine_add, None, False, reverse, deterministic)
 
 

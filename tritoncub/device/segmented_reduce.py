@@ -541,6 +541,9 @@ def segmented_reduce(x, begin_offsets: torch.Tensor, end_offsets: torch.Tensor |
 
     ``end_offsets=None`` takes ``begin_offsets`` as ``num_segments + 1`` monotone offsets (segment
     ``i`` = ``[off[i], off[i+1])``). Returns one result per segment (arg ops: ``(values, offsets)``).
+    ``op="mean"`` of integer items needs a float ``dtype`` (an integer mean would be truncated;
+    torch.mean refuses it too). The offsets are trusted unless ``validate=True`` (or
+    ``TRITONCUB_DEBUG=1``): offsets out of range or decreasing read outside ``x``.
 
     ``op="user"``: each segment gives ``init (+) t(x_b) (+) ... (+) t(x_(e-1))`` (``init`` combined
     once; an empty segment gives ``init``), with
