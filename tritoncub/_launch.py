@@ -1,6 +1,7 @@
 """Kernel launches with less host work per call than ``kernel[grid](...)``.
 
-``kernel[grid](*args, **kwargs)`` costs 11-22 us of host time per launch on an H100 host (Triton
+``kernel[grid](*args, **kwargs)`` costs 11-26 us of host time per launch on an H100 host (an empty
+kernel of 1 / 16 arguments: 10.8-14.7 / 20.3-26.3 us in bench/results/logs/host_overhead-*.log; Triton
 3.6: binding the arguments, computing the specialisation key, looking the binary up, launch
 metadata), several times the GPU time of a small kernel. :func:`launch` keeps, per kernel, a table
 from a cheap key — the launch's keyword arguments (constexprs, ``num_warps``, ``num_stages``) and,

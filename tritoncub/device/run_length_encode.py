@@ -25,8 +25,9 @@ from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, fl
 _LENGTH_DTYPES = (torch.int32, torch.int64)
 #: :func:`encode` takes the bitmask two-pass form (policy bucket ``heads``, as unique_consecutive's run
 #: heads) rather than the single pass of the ``runs`` bucket. H100, 2^26 sorted int32 in 2^20 runs:
-#: kernels 152-160 us (count 103, scatter 36-44 with 8 tiles per scatter program, lengths 7) against
-#: 188 for the single pass (bench/results/logs/select_scatter_groups_probe-20261124.log); with the
+#: kernels 152-160 us (count 103, scatter 36-44 with 8 tiles per scatter program, lengths 7), while a
+#: call of the single pass took 197 us (op time, host included; bench/results/logs/
+#: select_scatter_groups_probe-20261124.log); with the
 #: lengths written by the scatter and the publishing count scan, 135 us (count 94, scatter 37, scan 4;
 #: bench/results/logs/heads_config_probe-around-tuned-20261124p.log); its three kernels form a launch
 #: chain (op 148 -> 146 us, bench/results/logs/launch_chain_probe-20261124q.log). Tests run both forms.

@@ -67,8 +67,8 @@ on 1 warp (shipped) 86 us, 0.0880 ms vs torch 0.4461 in the bench (5.07x). The b
 one exchange word per key from its second pass (32-bit keys, 8-bit digits, rows of 512 to 2^16) and
 alternating counter sets: 4096 x 1024 62 us of GPU time (was 64.5), 0.0655 ms vs torch 0.1683 in the
 bench (bench/probes/RADIX_RANK_NOTES.md, round 9).
-Long rows on the merge path: 16 x 2^20 in 14.7 ms vs torch 1.67 ms, which is why long segments default
-to the device radix sort. 100k power-law segments, 2^26 fp32 keys (1850 segments over 4096 keys hold
+Long rows on the merge path: 16 x 2^20 in 14.7 ms vs torch 1.67 ms (H100, 2026-11-22; no log of that run
+was kept), which is why long segments default to the device radix sort. 100k power-law segments, 2^26 fp32 keys (1850 segments over 4096 keys hold
 55% of them; bench/results/logs/bench-segmented-*-20261125.log, three runs): keys 4.82-6.17 ms, pairs
 4.69-5.21 ms (torch's two stable sorts 15.45-15.48 / 18.32-18.33) with the segmented sort, against 10.5-11.4 / 8.0-9.4 ms
 with composite keys (six passes of 12 bytes a key instead of four of 8, and the segment histogram
