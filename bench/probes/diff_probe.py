@@ -14,7 +14,8 @@ Results:
   135, a copy 131; 4096 rows of 16384: 64-bit / 32-bit division 146 / 142 us, row tiles 140-144,
   torch 201. The 32-bit division on one row (a path the launcher never takes) was 187 us. So the
   launcher takes row tiles for one row and for rows of at least the largest tile; autotuning the
-  op on the H200 (its diff problem included) chose 1024/4w: diff of one row 137 us, torch 134.
+  op on the H200 (its diff problem included) chose 1024/4w: diff of one row 137 us, torch 134
+  (bench/results/logs/diff_after_tuning-h200-20261128.log).
 
     PYTHONPATH=. python bench/probes/diff_probe.py
 """
