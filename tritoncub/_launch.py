@@ -144,26 +144,29 @@ def _user_functions(kwargs) -> list:
 
 
 def _compile_and_launch(kernel, grid, args, kwargs):
-    """``kernel[grid](*args, **kwargs)`` (its first launch of a specialisation compiles it); a kernel
-    that fails to compile (or, under the interpreter, to run) while it calls a user's function is
-    reported as that function's error (the original, with the failing line, chained below)."""
-    from triton.errors import TritonError
-    from triton.runtime.errors import OutOfResources
+    """``kernel[grid](*args, **kwargs)`` (its first launch of a specialisation compiles it). A kernel
+    that fails to compile (or, under the interpreter, to run) while it calls a user's function gets a
+    ValueError naming that function and the kernel (the original error, with the failing source line,
+    chained below it); errors of other kinds (resources, the assembler) pass unchanged."""
+    from triton.compiler.errors import CompilationError
+    from triton.runtime.errors import InterpreterError
     try:
         return kernel[grid](*args, **kwargs)
-    except TritonError as e:
+    except (CompilationError, InterpreterError) as e:
         users = _user_functions(kwargs)
-        if not users or isinstance(e, OutOfResources):
+        if not users:
             raise
         from ._utils import InputValueError
-        names = ", ".join(sorted({f.fn.__name__ for f in users}))
-        inner = e   # (the interpreter wraps the user's error once per nesting level: name the innermost)
-        while (inner.__cause__ or inner.__context__) is not None and isinstance(inner, TritonError):
-            inner = inner.__cause__ or inner.__context__
+        unique_names = sorted({f.fn.__name__ for f in users})
+        names = ", ".join(unique_names)
+        inner = e   # (each level of nesting wraps the error once: name the innermost cause)
+        while isinstance(inner, (CompilationError, InterpreterError)) and inner.__cause__ is not None:
+            inner = inner.__cause__
         # (the last line: a compilation error's message follows the failing source line)
         text = next((ln.strip() for ln in reversed(str(inner).splitlines()) if ln.strip()), "")
         first = f"{type(inner).__name__}: {text}" if inner is not e else (text or type(e).__name__)
-        raise InputValueError(f"the user function {names} failed inside {getattr(kernel, '__name__', 'a kernel')} "
+        which = "function" if len(unique_names) == 1 else "functions"
+        raise InputValueError(f"{getattr(kernel, '__name__', 'a kernel')} failed with the user {which} {names} "
                               f"(check its arguments, its return value(s) and their types): {first}") from e
 
 

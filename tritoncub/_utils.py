@@ -306,7 +306,9 @@ def check_flag(value, name: str) -> None:
     """A flag argument (``descending``, ``largest``, ``stable``...) must be a bool (torch's rule: an int,
     None or a string is refused, not read as true or false)."""
     if not isinstance(value, bool):
-        raise InputTypeError(f"{name} must be a bool, got {type(value).__name__}")
+        t = type(value)
+        raise InputTypeError(f"{name} must be a bool, got "
+                             f"{t.__name__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__name__}")
 
 
 def check_init_value(v, dtype: torch.dtype, name: str = "init") -> None:

@@ -559,7 +559,7 @@ def launch(op: str, kernel, grid: Callable[[dict], tuple], *args, device=None, b
             tuned = triton.autotune(configs=configs, key=list(autotune_key),
                                     reset_to_zero=list(reset_to_zero) or None, cache_results=True)(kernel)
             _AUTOTUNED[key] = tuned
-        tuned[grid](*args, **kwargs)
+        _compile_and_launch(tuned, grid, args, kwargs)
         return None
     pol = select(op, device, bucket)
     _compile_and_launch(kernel, grid(pol.as_dict()), args, {**kwargs, **pol.launch_kwargs()})

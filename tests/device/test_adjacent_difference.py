@@ -77,6 +77,8 @@ def test_bad_input():
     leaf = torch.zeros(10, device=DEVICE, requires_grad=True)   # autograd would not see the write
     with pytest.raises(ValueError, match="requires grad"):
         A.subtract_left(leaf, in_place=True)
+    with pytest.raises(ValueError, match="out requires grad"):
+        A.subtract_left(x, out=torch.zeros(10, device=DEVICE, requires_grad=True))
     with torch.no_grad():
         A.subtract_left(leaf, in_place=True)
 
@@ -170,6 +172,16 @@ def test_diff_rows_kernel_modes(row_tiles, wide, rows, length):
     grid = rows * triton.cdiv(length - 1, TILE) if row_tiles else triton.cdiv(rows * (length - 1), TILE)
     A._diff_rows_kernel[(grid,)](x, out, rows, length, OP=A.difference, ROW_TILES=row_tiles, WIDE=wide, TILE=TILE)
     assert_equal(out.cpu(), torch.diff(x.cpu()))
+
+
+@pytest.mark.parametrize("rows,length", [(1_610_612_736, 2), (2_098_000, 1024), (2**20, 2049), (3, 5)])
+def test_diff_rows_launch_is_wide_when_x_passes_int32(monkeypatch, rows, length):
+    """The flattened way reads x at ``i + row``: 64-bit index math once x (not only the output, one item
+    shorter per row) may pass 2^31 items (int8 (2^30 * 1.5, 2): output 1.6e9 items, x 3.2e9)."""
+    seen = {}
+    monkeypatch.setattr(policy, "launch", lambda op, kernel, grid, *args, **kw: seen.update(kw))
+    A._diff_once(torch.empty((rows, length), dtype=torch.int8, device="meta"))
+    assert seen["WIDE"] == (rows * length >= 2**31 - 2**16)
 
 
 def test_diff_bad_input():

@@ -390,6 +390,8 @@ def test_bad_input():
         S.inclusive_scan(x, S.combine_add, reverse=1)
     with pytest.raises(TypeError, match="deterministic must be a bool"):
         S.inclusive_sum_by_key(torch.zeros(4, dtype=torch.int32, device=DEVICE), x, deterministic=1)
+    with pytest.raises(TypeError, match="reverse must be a bool"):   # (logcumsumexp's flags too)
+        S.logcumsumexp(x, 0, reverse=1)
     with pytest.raises(IndexError):
         OPS.cumsum(x, 1)
     with pytest.raises(ValueError):

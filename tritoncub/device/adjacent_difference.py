@@ -94,7 +94,8 @@ def _diff_rows_kernel(x_ptr, out_ptr, rows, length, OP: tl.constexpr, ROW_TILES:
 
     ``ROW_TILES``: each program takes ``TILE`` items of one row (rows at least a tile long: one
     scalar division per program). Otherwise ``TILE`` items of the flattened output, each split into
-    (row, column) by a division, in 32 bits unless ``WIDE`` (more than 2^31 output items)."""
+    (row, column) by a division, in 32 bits unless ``WIDE`` (an index into ``x``, ``rows * length``
+    items, may pass 2^31: the source index ``i + r`` exceeds the output index ``i`` by the row)."""
     pid = tl.program_id(0)
     lane = tl.arange(0, TILE)
     out_len = length - 1
@@ -147,6 +148,8 @@ def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: b
         out = torch.empty_like(x, memory_format=torch.contiguous_format)
     else:
         check_tensor(out, "out", (x.dtype,), device=x.device)
+        if out.requires_grad and torch.is_grad_enabled():
+            raise InputValueError("out requires grad; autograd cannot see a write into out= (as torch's out= ops)")
         if out.shape != x.shape or not out.is_contiguous():
             raise InputValueError(f"out must be contiguous with x's shape {tuple(x.shape)}")
         check_no_overlap(x, out, "x", "out")
@@ -197,8 +200,11 @@ def _diff_once(x: torch.Tensor) -> torch.Tensor:
         grid = lambda m: (rows * cdiv(length - 1, m["TILE"]),)   # noqa: E731
     else:
         grid = lambda m: (cdiv(total, m["TILE"]),)   # noqa: E731
+    # 32-bit index math only while every index, into x too (total + rows items), stays below 2^31
+    # (a tile past the end included)
+    wide = x.numel() >= 2**31 - 2**16
     policy.launch("adjacent_difference", _diff_rows_kernel, grid, x, out, rows, length, device=x.device,
-                  autotune_key=("rows", "length"), OP=difference, ROW_TILES=row_tiles, WIDE=total >= 2**31 - 2**16)
+                  autotune_key=("rows", "length"), OP=difference, ROW_TILES=row_tiles, WIDE=wide)
     return out
 
 
@@ -266,8 +272,9 @@ def _(x, n=1, dim=-1, prepend=None, append=None):
     d = _diff_dim(x, n, dim, prepend, append)
     for t, nm in ((prepend, "prepend"), (append, "append")):
         # (n = 0 too: a meta prepend next to a real x sends the call here, whose empty result would
-        # come back as if it were x's copy)
-        if t is not None and t.device != x.device:
+        # come back as if it were x's copy; only a meta one: with n = 0 the real op takes a prepend on
+        # another real device, as torch, so a compiled call must too)
+        if t is not None and t.device != x.device and t.device.type == "meta":
             raise InputValueError(f"diff: {nm} is on {t.device} but x is on {x.device}")
     if n == 0:
         return torch.empty_like(x)   # (x.clone()'s strides)

@@ -598,7 +598,7 @@ def _check_levels_args(x, num_levels, lower, upper, name="num_levels"):
         if isinstance(v, float) and not math.isfinite(v):
             raise InputValueError(f"{nm} must be finite, got {v}")
         if isinstance(v, int) and _is_float(x.dtype) and abs(v) > sys.float_info.max:
-            raise InputValueError(f"{nm} ({'-' if v < 0 else ''}~10^{len(str(abs(v))) - 1}) is beyond the float range "
+            raise InputValueError(f"{nm} ({'-' if v < 0 else ''}~2^{abs(v).bit_length() - 1}) is beyond the float range "
                                   "(float samples are binned in floats)")
     if not lower < upper:
         raise InputValueError(f"lower ({lower}) must be smaller than upper ({upper})")

@@ -1096,6 +1096,7 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
     check_tensor(x, "x", SCAN_DTYPES)
     if not x.dtype.is_floating_point:
         raise InputTypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
+    _check_flags(reverse, deterministic)
     acc = _widen(x.dtype)
     outs, _ = scan_rows_launch((x,), combine_logaddexp, acc_dtypes=(acc,), out_dtypes=(x.dtype,), dim=dim,
                                reverse=reverse, deterministic=deterministic)
