@@ -101,6 +101,20 @@ def test_runs_past_2_to_31():
     assert nz == [999, FAR - 1] and int(d[999]) == 1 and int(d[FAR - 1]) == 1
 
 
+
+@pytest.mark.gpu
+def test_diff_rows_past_2_to_31(big):
+    """diff along rows of 2 items: the output (N/2 items) fits 32-bit indices, the input does not (the
+    flattened way reads x at output index + row)."""
+    rows = N // 2
+    x = big[: 2 * rows].view(rows, 2)
+    d = _ops().diff(x)
+    assert d.shape == (rows, 1)
+    ref = x[:, 1].to(torch.int16) - x[:, 0].to(torch.int16)   # (int8 differences wrap as torch's do)
+    assert torch.equal(d[:, 0], ref.to(torch.int8))
+    assert int(d[-1, 0]) == ((int(x[-1, 1]) - int(x[-1, 0]) + 128) % 256) - 128
+
+
 @pytest.mark.gpu
 def test_topk_past_2_to_31(big):
     x = big.clone()
