@@ -67,3 +67,24 @@ def test_striped_output():
     expect = ref.values.view(items, threads).t().reshape(-1)
     assert torch.equal(ok.cpu(), expect)
     assert torch.equal(ov.cpu().long(), ref.indices.view(items, threads).t().reshape(-1))
+
+
+def test_empty_bit_range_still_moves_invalid_items_last():
+    # BEGIN_BIT == END_BIT runs no pass; a non-prefix valid mask must still put the invalid items last
+    tile = 16
+    k = torch.randint(-1000, 1000, (tile,), dtype=torch.int32)
+    valid = torch.arange(tile) % 3 == 0
+    ok = torch.empty(tile, dtype=torch.int32, device=DEVICE)
+    ov = torch.empty(tile, dtype=torch.int32, device=DEVICE)
+    _sort_pairs_valid_kernel[(1,)](k.to(DEVICE), valid.to(torch.int32).to(DEVICE), ok, ov, 5, 5, TILE=tile)
+    order = torch.cat([torch.nonzero(valid).view(-1), torch.nonzero(~valid).view(-1)])
+    assert torch.equal(ov.cpu().long(), order)
+    assert torch.equal(ok.cpu(), k[order])
+
+
+@triton.jit
+def _sort_pairs_valid_kernel(k_ptr, valid_ptr, ok_ptr, ov_ptr, B: tl.constexpr, E: tl.constexpr, TILE: tl.constexpr):
+    o = tl.arange(0, TILE)
+    kk, vv = block_radix_sort_pairs(tl.load(k_ptr + o), o, B, E, valid=tl.load(valid_ptr + o) != 0)
+    tl.store(ok_ptr + o, kk)
+    tl.store(ov_ptr + o, vv)

@@ -52,7 +52,7 @@ LOAD_ALGORITHMS = {"direct": 0, "striped": 1, "vectorize": 2, "transpose": 3}
 
 @triton.constexpr_function
 def _vector_items(bits):
-    return max(1, 128 // int(bits))
+    return 128 // max(int(bits), 8)   # (bool: int1 elements are stored as bytes)
 
 
 @triton.jit

@@ -72,9 +72,10 @@ def block_radix_sort_pairs(keys, values, BEGIN_BIT: tl.constexpr, END_BIT: tl.co
                            STRIPED: tl.constexpr = False, THREADS: tl.constexpr = 1, valid=None):
     """Stable sort of a 1-D tile of keys with values, by ordered key bits ``[BEGIN_BIT, END_BIT)``.
 
-    ``valid`` (optional boolean tile): invalid items sort after all valid ones (their keys and
-    values are moved there unchanged). ``STRIPED`` needs ``THREADS`` dividing the tile size.
-    Returns ``(keys, values)``.
+    ``valid`` (optional boolean tile): invalid items sort after all valid ones, in their input order
+    (their keys and values are moved there unchanged; also for an empty bit range). Needs
+    ``0 <= BEGIN_BIT <= END_BIT <=`` the key's bit width (an empty range only moves the invalid
+    items). ``STRIPED`` needs ``THREADS`` dividing the tile size. Returns ``(keys, values)``.
     """
     TILE: tl.constexpr = keys.shape[0]
     bits = to_ordered_bits(keys, DESCENDING)
@@ -87,6 +88,13 @@ def block_radix_sort_pairs(keys, values, BEGIN_BIT: tl.constexpr, END_BIT: tl.co
         values = tl.gather(values, src, 0)
         if valid is not None:
             valid = tl.gather(valid.to(tl.int32), src, 0) != 0
+    if valid is not None:
+        if END_BIT <= BEGIN_BIT:
+            # no bits to rank (no pass ran): still move the invalid items after the valid ones, stably
+            ranks, _, _ = block_radix_rank(tl.where(valid, 0, 1), 1)
+            src = _gather_order(ranks, TILE)
+            keys = tl.gather(keys, src, 0)
+            values = tl.gather(values, src, 0)
     if STRIPED:
         keys = _to_striped(keys, THREADS, TILE // THREADS)
         values = _to_striped(values, THREADS, TILE // THREADS)

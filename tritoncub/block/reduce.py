@@ -72,7 +72,8 @@ def combine_argmax(a, ai, b, bi):
 
 @triton.jit
 def block_reduce(tile, COMBINE: tl.constexpr):
-    """Reduce a tile (any shape) to a scalar with ``COMBINE``."""
+    """Reduce a tile (any shape) to a scalar with ``COMBINE``, which must be associative and
+    commutative (``tl.reduce``'s tree combines items in no fixed order on a GPU)."""
     flat = widen(tl.reshape(tile, (tile.numel,)))
     return tl.reduce(flat, 0, COMBINE).to(tile.dtype)
 

@@ -75,14 +75,17 @@ def warp_sum(tile, LOGICAL_WARP_THREADS: tl.constexpr = 0):
 @triton.jit
 def warp_reduce_partial(tile, valid_items, COMBINE: tl.constexpr):
     """Reduce lanes ``0 .. valid_items-1`` of each warp (CUB's ``Reduce(input, op, valid_items)``).
-    ``valid_items`` is a scalar or a ``[WARPS]`` tensor, ``>= 1`` (with 0 the result is lane 0's input)."""
+    ``valid_items`` is a scalar or a ``[WARPS]`` tensor, ``1 <= valid_items <=`` the tile's lanes
+    (with 0 the result is lane 0's input). A logical warp narrower than the tile's lanes: keep
+    ``valid_items`` at most its width (lanes past it would count)."""
     inc = tl.associative_scan(widen(tile), 1, COMBINE)
     return warp_lane(inc, valid_items - 1).to(tile.dtype)
 
 
 @triton.jit
 def warp_sum_partial(tile, valid_items):
-    """Sum of lanes ``0 .. valid_items-1`` of each warp (``valid_items`` scalar or ``[WARPS]``; 0 gives 0)."""
+    """Sum of lanes ``0 .. valid_items-1`` of each warp (``valid_items`` scalar or ``[WARPS]``; 0 gives 0;
+    lanes past a logical warp narrower than the tile count if ``valid_items`` reaches them)."""
     WARPS: tl.constexpr = tile.shape[0]
     LANES: tl.constexpr = tile.shape[1]
     t = tl.arange(0, LANES)[None, :]
