@@ -106,6 +106,8 @@ def cases(ctx):
             yield Case("sort", "tritoncub", _name(dtype), n, rotating(xs, lambda t: ops.sort(t, -1, False, False)),
                        moved, check=check)
             yield Case("sort", "torch", _name(dtype), n, rotating(xs, lambda t: torch.sort(t)), moved)
+            if cp is not None and n == big:
+                yield _cupy_argsort_case(cp, "sort", _name(dtype), x, moved)
     # 64-bit keys, and int64 pairs
     x = _keys(ctx, big, torch.int64)
     yield Case("sort_keys", "tritoncub", "int64", big, lambda: ops.sort_keys(x), 16 * big, variant="uniform",
@@ -125,3 +127,18 @@ def cases(ctx):
     # the headline compares them)
     yield Case("sort_pairs", "torch", "int64+int64", big, lambda: torch.sort(x), 32 * big,
                extra={"as": "torch.sort values+indices"})
+    if cp is not None:
+        yield _cupy_argsort_case(cp, "sort_pairs", "int64+int64", x, 32 * big)
+
+
+def _cupy_argsort_case(cp, op, dtype, x, moved):
+    """CUB's pairs sort with int64 indices as CuPy reaches it: ``cupy.argsort`` (Thrust's
+    ``stable_sort_by_key`` of a copy of the keys and a sequence of int64 indices; the sorted keys are
+    not returned, so it does a little less than ``torch.sort``). Checked against torch's indices."""
+    cx = to_cupy(x)
+
+    def check():
+        got = torch.from_dlpack(cp.argsort(cx))
+        assert torch.equal(got, torch.sort(x, stable=True).indices), "cupy.argsort differs from torch.sort"
+    return Case(op, "cub", dtype, x.numel(), lambda: cp.argsort(cx), moved, check=check,
+                extra={"as": "cupy.argsort (Thrust stable_sort_by_key, int64 indices; no sorted values)"})

@@ -165,6 +165,28 @@ def test_sort_with_indices_past_2_to_31(big):
 
 
 @pytest.mark.gpu
+def test_sort_pairs_past_2_to_31(big):
+    # 32-bit keys and values through the passes' shared-memory exchange (keys, then values by the
+    # keys' ranks), destinations past 2^31; the values are the input positions (wrapped to int32, so
+    # read back as unsigned), checked as the indices test above: the keys at the positions, in order,
+    # stable, and every key value as often as in the input
+    torch.cuda.empty_cache()
+    free, _ = torch.cuda.mem_get_info()
+    if free < 60 * 2**30:
+        pytest.skip("needs 60 GiB of free GPU memory")
+    spread = 65599   # (keys that differ in every byte)
+    k, v = _ops().sort_pairs(big.to(torch.int32) * spread, torch.arange(N, device=DEVICE).to(torch.int32),
+                             False, 0, None)
+    pos = v.to(torch.int64) & 0xFFFFFFFF
+    del v
+    assert bool((k[1:] >= k[:-1]).all())
+    assert torch.equal(big[pos].to(torch.int32) * spread, k)
+    assert bool(((pos[1:] > pos[:-1]) | (k[1:] != k[:-1])).all())
+    assert torch.equal(torch.bincount((k // spread + 128).to(torch.int64), minlength=256),
+                       torch.bincount(big.view(torch.uint8) ^ 0x80, minlength=256))
+
+
+@pytest.mark.gpu
 def test_row_reductions_and_scans_past_2_to_31(big):
     # more than 2^31 rows reduced one each (the rows path's work items), and a scan down dim 0 of a
     # tensor with more than 2^31 columns (the strided scan's column index): both need 64 bits

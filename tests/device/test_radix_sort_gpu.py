@@ -158,6 +158,48 @@ def test_gpu_wide_exchange(cfg):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("cfg", [
+    {"EXCHANGE_VALUES": 1},
+    {"EXCHANGE_VALUES": 1, "EXCHANGE_WIDE": 0},
+    {"EXCHANGE_VALUES": 1, "EXCHANGE_KEYS": 0},
+    {"EXCHANGE_VALUES": 1, "FUSED_EXCHANGE": 0, "RECOMPUTE_WORD": 0},
+    {"EXCHANGE_VALUES": 1, "FUSED_EXCHANGE": 0, "EARLY_COUNTS": 0, "RANK_MATCH": 1, "EXCHANGE_APART": 0},
+    {"EXCHANGE_VALUES": 1, "WARPS": 16, "ITEMS": 8, "num_warps": 16},
+    {"EXCHANGE_VALUES": 0},
+], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_gpu_exchange_values(cfg):
+    # values carried through shared memory by their keys' ranks (EXCHANGE_VALUES), or gathered back by
+    # position: 64- and 32-bit keys with 64- and 32-bit values (each width of the exchange buffer),
+    # values of other widths (gathered), both directions, a bit range, ragged tails, and torch's sort
+    # of 64-bit keys (whose passes after the first carry the positions as values)
+    g = torch.Generator(device="cuda").manual_seed(3)
+    with policy.override("radix_sort", cfg):
+        for kdt, vdt, n in ((torch.int64, torch.int64, (1 << 20) + 4099), (torch.int64, torch.float32, 70001),
+                            (torch.float32, torch.int64, (1 << 20) + 1), (torch.int32, torch.float32, 3 * 4096 + 5),
+                            (torch.float64, torch.int32, 100003), (torch.int32, torch.int16, 50001),
+                            (torch.uint8, torch.int64, 65537)):
+            x = make_data("special" if kdt.is_floating_point else "few_unique", n, kdt)
+            vals = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g).to(vdt)
+            for desc in (False, True):
+                idx = torch.sort(_proxy(x), descending=desc, stable=True).indices
+                out_k, out_v = rs.sort_pairs(x, vals, desc)
+                assert torch.equal(out_k.view(torch.uint8) if kdt == torch.uint8 else out_k.nan_to_num(7.0),
+                                   x[idx].view(torch.uint8) if kdt == torch.uint8 else x[idx].nan_to_num(7.0)), \
+                    (kdt, vdt, desc)
+                assert torch.equal(out_v.view(torch.uint8), vals[idx].view(torch.uint8)), (kdt, vdt, desc)
+        x = make_data("random", (1 << 20) + 77, torch.int64)
+        vals = torch.arange(x.numel(), device="cuda")
+        k, v = rs.sort_pairs(x, vals, False, 8, 40)
+        idx = torch.sort((x >> 8) & ((1 << 32) - 1), stable=True).indices
+        assert torch.equal(k, x[idx]) and torch.equal(v, idx)
+        for dtype in (torch.int64, torch.float64):
+            x = make_data("special" if dtype.is_floating_point else "random", (1 << 20) + 4099, dtype)
+            for desc in (False, True):
+                v, i = rs.sort(x, descending=desc)
+                assert torch.equal(i, torch.sort(x, descending=desc, stable=True).indices), (dtype, desc)
+
+
+@pytest.mark.gpu
 def test_gpu_single_program_small_path():
     with policy.override("radix_sort", {"SMALL_N": 4096}):
         for dtype in (torch.float32, torch.uint8, torch.bfloat16, torch.int32):

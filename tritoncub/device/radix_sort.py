@@ -34,8 +34,13 @@ Two kernel families implement steps 1 and 3:
   a 64 KB buffer at 4096-key tiles; with each key's source position beside it in passes that generate
   positions: ``EXCHANGE_SRC``), or only each key's source position, the keys (and any values) then
   gathered back from global memory in sorted order (L1/L2 hits). H200, 2^28 keys: the wide exchange
-  took int64 keys from 19.4 to 16.4 ms and ``sort`` of fp32 keys with indices from 9.55 to 8.39;
-  passes carrying values keep the gather (their gathers hit the L1 that the larger buffer takes);
+  took int64 keys from 19.4 to 16.4 ms and ``sort`` of fp32 keys with indices from 9.55 to 8.39.
+  Values (of 4 or 8 bytes) carried by a pass whose keys cross shared memory follow them as in CUB
+  (``EXCHANGE_VALUES``): once the keys are written out, the values are read in input order, put in
+  the buffer at their keys' ranks (kept in registers) and written to their keys' destinations (each
+  sorted slot's digit kept in a third part of the buffer); else they are gathered by position. H200,
+  2^28: int64+int64 pairs 36.5 -> 28.3 ms, fp32+int32 12.1 -> 9.1, ``sort`` of int64 keys with indices
+  29.5 -> 23.2 (``bench/results/logs/exchange_values_probe-h200-20261128.log``);
 * the **portable path** (the interpreter, other GPUs): ``tl`` kernels with the one-hot ranking of
   ``block_radix_rank`` and a direct scatter; same protocol, same results.
 
@@ -675,7 +680,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                            RANK_MATCH: gl.constexpr = 0, CANONICAL: gl.constexpr = True,
                            RECOMPUTE_WORD: gl.constexpr = False, FUSED_EXCHANGE: gl.constexpr = False,
                            ROWS: gl.constexpr = False, PROBE: gl.constexpr = 0, SKIP_SHARED: gl.constexpr = False,
-                           PDL: gl.constexpr = 0):
+                           PDL: gl.constexpr = 0, VALUES_IN_SMEM: gl.constexpr = False):
     """One onesweep pass over one tile (see the module doc).
 
     The pass's look-back words start at ``status_ptr + status_off``, its tile counter is
@@ -733,8 +738,14 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     # need each key's source position (values, generated positions, segments) exchanging keys keep
     # it in a second part of the buffer (SRC: its first word)
     XW: gl.constexpr = 2 if (KEYS_IN_SMEM and keys_in.dtype.element_ty.primitive_bitwidth == 64) else 1
-    WITH_SRC: gl.constexpr = KEYS_IN_SMEM and (VALUE_MODE == 1 or VALUE_MODE == 2 or VALUE_MODE == 3 or ROWS >= 2)
-    XWORDS: gl.constexpr = TILE * (XW + 1) if WITH_SRC else TILE * XW
+    # VALUES_IN_SMEM (CUB's exchange of values; VALUE_MODE 1, ROWS 0, keys in shared memory, values of
+    # 4 or 8 bytes): after the keys' write-back the values go through the same buffer by the ranks kept
+    # in registers, and each sorted slot's digit waits in a third part (SRC: its first word)
+    VW: gl.constexpr = 2 if vals_in.dtype.element_ty.primitive_bitwidth == 64 else 1
+    XR: gl.constexpr = (VW if VW > XW else XW) if VALUES_IN_SMEM else XW
+    WITH_SRC: gl.constexpr = KEYS_IN_SMEM and (VALUES_IN_SMEM or VALUE_MODE == 1 or VALUE_MODE == 2
+                                               or VALUE_MODE == 3 or ROWS >= 2)
+    XWORDS: gl.constexpr = TILE * (XR + 1) if WITH_SRC else TILE * XW
     if FUSED_EXCHANGE:      # exchange buffer first, then the counters (CNT: their first word)
         XOFF: gl.constexpr = 0
         CNT: gl.constexpr = XWORDS
@@ -747,7 +758,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
         XOFF: gl.constexpr = 0
         CNT: gl.constexpr = 0
         ADJ: gl.constexpr = WARPS * RADIX if WARPS * RADIX > XWORDS else XWORDS
-    SRC: gl.constexpr = XOFF + TILE * XW
+    SRC: gl.constexpr = XOFF + TILE * XR
 
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     smem.slice(CNT // RADIX, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
@@ -816,7 +827,11 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             word = CNT + w3 * RADIX + gl.where(valid, d_again, RADIX - 1)
         # the counters hold each warp's first position per digit: the ranking gives final positions
         if FUSED_EXCHANGE:   # and each key goes to the exchange buffer in the same asm block
-            if WITH_SRC:
+            if VALUES_IN_SMEM and XW == 2:   # (the ranks stay in registers for the values)
+                pos = warp_ballot_rank_store64(word, k, RADIX_BITS)
+            elif VALUES_IN_SMEM:
+                pos = warp_ballot_rank_store(word, k.to(gl.int32, bitcast=True), RADIX_BITS)
+            elif WITH_SRC:
                 warp_ballot_rank_store_with(word, k, local, RADIX_BITS, SRC)
             elif KEYS_IN_SMEM and XW == 2:
                 warp_ballot_rank_store64(word, k, RADIX_BITS)
@@ -836,7 +851,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                 smem_store_dwords(XOFF // 2 + pos, k)
             else:
                 smem_store_words(XOFF + pos, k.to(gl.int32, bitcast=True))
-            if WITH_SRC:   # and where each came from
+            if WITH_SRC and not VALUES_IN_SMEM:   # and where each came from
                 smem_store_words(SRC + pos, local)
         else:              # exchange source indices; keys and values are gathered back (L1/L2 hits)
             smem_store_words(XOFF + pos, local)
@@ -882,10 +897,10 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
                 k2 = smem_load_dwords(XOFF // 2 + i).to(keys_in.dtype.element_ty, bitcast=True)
             else:
                 k2 = smem_load_words(XOFF + i).to(keys_in.dtype.element_ty, bitcast=True)
-            if WITH_SRC:
+            if WITH_SRC and not VALUES_IN_SMEM:
                 src = smem_load_words(SRC + i)
-            else:   # (not needed: keys only, or the last packed pass, whose words hold the positions)
-                src = i
+            else:   # (not needed: keys only, the last packed pass, whose words hold the positions, or
+                src = i   # values exchanged here too)
         else:
             src = smem_load_words(XOFF + i)
             k2 = gl.load(keys_in + base + src, mask=mi)
@@ -902,8 +917,38 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             dest = (smem_load_words(a2) + i).to(gl.int64)
         if PROBE == 2:
             mi = mi & (k2 == 12345)
-        _write_back(keys_out, vals_in, vals_out, digit_off_ptr, dest, k2, d2, base + src, mi, row_len, col_bits,
-                    seg_first, seg_next, seg_begin, RADIX, VALUE_MODE, DESCENDING, CANONICAL, ROWS, True)
+        if VALUES_IN_SMEM:   # (the keys alone here; the slot's digit kept for its value)
+            smem_store_words(SRC + i, d2.to(gl.int32))
+            _write_back(keys_out, vals_in, vals_out, digit_off_ptr, dest, k2, d2, base + src, mi, row_len, col_bits,
+                        seg_first, seg_next, seg_begin, RADIX, 0, DESCENDING, CANONICAL, ROWS, True)
+        else:
+            _write_back(keys_out, vals_in, vals_out, digit_off_ptr, dest, k2, d2, base + src, mi, row_len, col_bits,
+                        seg_first, seg_next, seg_begin, RADIX, VALUE_MODE, DESCENDING, CANONICAL, ROWS, True)
+    if VALUES_IN_SMEM:
+        # the values: read in input order, into the buffer at their keys' ranks (once every key has
+        # been read back), then out in sorted order to their keys' destinations
+        gl.thread_barrier()
+        v = gl.load(vals_in + base + local, mask=valid)
+        if VW == 2:
+            smem_store_dwords(XOFF // 2 + pos, v)
+        else:
+            smem_store_words(XOFF + pos, v.to(gl.int32, bitcast=True))
+        gl.thread_barrier()
+        for c in gl.static_range(ITEMS):
+            i = c * NT + gl.arange(0, NT, layout=LS)
+            mi = i < rem
+            if VW == 2:
+                v2 = smem_load_dwords(XOFF // 2 + i).to(vals_in.dtype.element_ty, bitcast=True)
+            else:
+                v2 = smem_load_words(XOFF + i).to(vals_in.dtype.element_ty, bitcast=True)
+            a2 = ADJ + smem_load_words(SRC + i)
+            if INDEX64:
+                lo = smem_load_words(a2).to(gl.uint32).to(gl.int64)
+                hi = smem_load_words(a2 + RADIX).to(gl.int64)
+                dest = (hi << 32) + lo + i
+            else:
+                dest = (smem_load_words(a2) + i).to(gl.int64)
+            gl.store(vals_out + dest, v2.to(vals_out.dtype.element_ty), mask=mi)   # int32 -> int64 positions too
 
 
 # ==============================================================================================
@@ -922,7 +967,7 @@ def _valid_policy(c: dict) -> bool:
             and c.get("RECOMPUTE_WORD", 0) in (0, 1) and c.get("FUSED_EXCHANGE", 0) in (0, 1)
             and c.get("MAXNREG_WIDE", 0) in (0, 40, 48, 56, 64, 72, 80, 96, 128)
             and c.get("PACKED_POSITIONS", 0) in (0, 1) and c.get("EXCHANGE_WIDE", 0) in (0, 1)
-            and c.get("EXCHANGE_SRC", 0) in (0, 1)
+            and c.get("EXCHANGE_SRC", 0) in (0, 1) and c.get("EXCHANGE_VALUES", 0) in (0, 1)
             and c.get("HIST_WARPS", 0) in (0, 4, 8, 16) and c.get("HIST_PER_SM", 4) in (1, 2, 3, 4, 6, 8)
             # the fused exchange is a form of the early-count ballot ranking, its buffer apart
             and (not c.get("FUSED_EXCHANGE", 0)
@@ -937,11 +982,11 @@ policy.register(
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
            "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "RECOMPUTE_WORD": [0, 1], "FUSED_EXCHANGE": [0, 1],
            "MAXNREG_WIDE": [0, 64, 80], "PACKED_POSITIONS": [0, 1], "EXCHANGE_WIDE": [0, 1],
-           "EXCHANGE_SRC": [0, 1],
+           "EXCHANGE_SRC": [0, 1], "EXCHANGE_VALUES": [0, 1],
            "SKIP_PLACES_MIN_N": [0, 1 << 20, 1 << 22], "SMALL_N": [0, 1024, 4096], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
               "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 1, "EARLY_COUNTS": 1,
-              "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "MAXNREG_WIDE": 64, "PACKED_POSITIONS": 1, "EXCHANGE_WIDE": 0, "EXCHANGE_SRC": 0, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "HIST_WARPS": 0,
+              "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "MAXNREG_WIDE": 64, "PACKED_POSITIONS": 1, "EXCHANGE_WIDE": 0, "EXCHANGE_SRC": 0, "EXCHANGE_VALUES": 0, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "HIST_WARPS": 0,
               "HIST_PER_SM": 4, "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
@@ -956,8 +1001,10 @@ policy.register(
         "through shared memory (0: exchange source indices and gather keys back); EXCHANGE_WIDE 1 moves "
         "64-bit keys (and packed key-position words) through it too, 8 bytes each; EXCHANGE_SRC 1 lets "
         "passes that generate positions (sort's first; not of segments) exchange keys too, with their "
-        "source positions beside them (a larger buffer; else positions alone, and keys gathered back; "
-        "passes carrying values always gather them and their keys back); COUNTS_COLUMNS 1 "
+        "source positions beside them (a larger buffer; else positions alone, and keys gathered back); "
+        "EXCHANGE_VALUES 1: passes carrying values of 4 or 8 bytes whose keys cross shared memory send "
+        "the values through it too, by the keys' ranks, after the keys (flat sorts; 0, or segments: "
+        "positions exchanged, keys and values gathered back); COUNTS_COLUMNS 1 "
         "scans the per-warp digit counters with one digit column per thread; RANK_PACK slots ranked "
         "per asm block (their latencies overlap); EXCHANGE_APART 1 keeps the exchange buffer apart from "
         "the counters (one barrier less, more shared memory unless the power-of-two rounding absorbs it); "
@@ -1344,7 +1391,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         if fast:
             run(i + first_pass_step, _onesweep_gluon_kernel, (n_tiles,), args,
                 lambda: _pass_kwargs(pol, src_k, vm, rb, pass_desc, status64, tile, n, canonical, row_modes,
-                                     skip_shared))
+                                     skip_shared, src_v))
         else:
             launch(_onesweep_tl_kernel, (n_tiles,), *args, RADIX_BITS=rb, DESCENDING=pass_desc, VALUE_MODE=vm,
                    FLAG_SHIFT=61 if status64 else 29, TILE=tile, WINDOW=max(1, pol["WINDOW"]), ROWS=row_modes,
@@ -1422,8 +1469,9 @@ def _segment_tables(offsets: np.ndarray, n_tiles: int, tile: int, dev: torch.dev
     return tables
 
 
-def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, rows=False, skip_shared=False) -> dict:
-    """Compile-time arguments of one fast-path pass (``kin``: the keys the pass reads)."""
+def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, rows=False, skip_shared=False,
+                 vin=None) -> dict:
+    """Compile-time arguments of one fast-path pass (``kin``: the keys the pass reads; ``vin``: the values)."""
     radix = 1 << rb
     # keys alone of 32 bits: the tight register cap; values or wider keys need more registers
     cap = pol["MAXNREG"] if (vm == 0 and kin.element_size() <= 4) else pol.get("MAXNREG_WIDE", pol["MAXNREG"])
@@ -1433,14 +1481,19 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
     # tile in L1, which the larger buffer takes; segments were not timed with it), if the buffer fits
     # the device; else source positions alone
     size = kin.element_size()
-    need_src = vm in (1, 2, 3) or rows >= 2
     keys_in_smem = (bool(pol["EXCHANGE_KEYS"]) if size == 4 else size == 8 and bool(pol.get("EXCHANGE_WIDE", 0)))
+    # values carried (VALUE_MODE 1) through shared memory too, by the ranks (EXCHANGE_VALUES): a third
+    # part of the buffer keeps each sorted slot's digit; else the values are gathered by position
+    vsize = vin.element_size() if vin is not None else 0
+    values_in_smem = (keys_in_smem and vm == 1 and not rows and vsize in (4, 8)
+                      and bool(pol.get("EXCHANGE_VALUES", 0)))
+    need_src = (vm in (1, 2, 3) or rows >= 2) and not values_in_smem
     keys_in_smem = keys_in_smem and (not need_src or (bool(pol.get("EXCHANGE_SRC", 0)) and vm in (2, 3)
                                                       and rows < 2))
-    words = (size // 4 + need_src) if keys_in_smem else 1
+    words = (max(size, vsize) // 4 + 1) if values_in_smem else (size // 4 + need_src) if keys_in_smem else 1
     smem_rows = _smem_rows(radix, pol["WARPS"], tile * words, bool(pol["EXCHANGE_APART"]), rows >= 2)
     if keys_in_smem and words > 1 and smem_rows * radix * 4 + 1024 > smem_per_block(kin.device):
-        keys_in_smem = False
+        keys_in_smem = values_in_smem = False
         smem_rows = _smem_rows(radix, pol["WARPS"], tile, bool(pol["EXCHANGE_APART"]), rows >= 2)
     return dict(
         RADIX_BITS=rb, DESCENDING=descending, VALUE_MODE=vm, FLAG_SHIFT=61 if status64 else 29,
@@ -1455,7 +1508,7 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
         EARLY_COUNTS=bool(pol.get("EARLY_COUNTS", 0)), RANK_MATCH=pol.get("RANK_MATCH", 0),
         CANONICAL=canonical, RECOMPUTE_WORD=bool(pol.get("RECOMPUTE_WORD", 0)),
         FUSED_EXCHANGE=bool(pol.get("FUSED_EXCHANGE", 0)), ROWS=rows, PROBE=_PROBE, SKIP_SHARED=skip_shared,
-        num_warps=pol["WARPS"],
+        VALUES_IN_SMEM=values_in_smem, num_warps=pol["WARPS"],
         **maxnreg_kwargs(cap), **chain_kwargs(kin.device, True))
 
 
