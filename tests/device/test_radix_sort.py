@@ -658,3 +658,34 @@ def test_pass_exchange_choice(dtype, vm, rows, wide, src, want_words, monkeypatc
     if want_words > 1:   # (the larger buffer does not fit: positions alone)
         monkeypatch.setattr(rs, "smem_per_block", lambda device: rows_for(want_words) * radix * 4)
         assert choice() == (False, rows_for(1))
+
+
+@pytest.mark.parametrize("kdt,vdt,vm,rows,wide,values,want_words", [
+    (torch.int64, torch.int64, 1, 0, 1, 1, 3), (torch.int32, torch.int32, 1, 0, 1, 1, 2),
+    (torch.float32, torch.int64, 1, 0, 1, 1, 3), (torch.int64, torch.float32, 1, 0, 1, 1, 3),
+    (torch.int64, torch.int16, 1, 0, 1, 1, 0),     # 2-byte values: gathered
+    (torch.int64, torch.int64, 1, 0, 1, 0, 0),     # EXCHANGE_VALUES off: gathered
+    (torch.int64, torch.int64, 1, 0, 0, 1, 0),     # keys gathered (EXCHANGE_WIDE off): values too
+    (torch.int16, torch.int64, 1, 0, 1, 1, 0),     # 16-bit keys never cross shared memory
+    (torch.int64, torch.int64, 1, 2, 1, 1, 0),     # segments: positions exchanged
+    (torch.int64, torch.int64, 2, 0, 1, 1, -3)])   # positions generated: EXCHANGE_SRC's keys + positions
+def test_pass_values_exchange_choice(kdt, vdt, vm, rows, wide, values, want_words, monkeypatch):
+    # which passes carrying values send them through shared memory by their keys' ranks (words per key
+    # of the exchange buffer: the wider of key and value, + 1 for each sorted slot's digit), and the
+    # gather when the larger buffer does not fit the device (negative: keys exchanged, values not)
+    pol = {**policy.op_policy("radix_sort").fallback_for("default"), "EXCHANGE_KEYS": 1, "EXCHANGE_WIDE": wide,
+           "EXCHANGE_SRC": 1, "EXCHANGE_VALUES": values}
+    tile, radix = pol["WARPS"] * pol["ITEMS"] * 32, 1 << pol["RADIX_BITS"]
+    kin, vin = torch.empty(8, dtype=kdt), torch.empty(8, dtype=vdt)
+
+    def choice():
+        kw = rs._pass_kwargs(pol, kin, vm, pol["RADIX_BITS"], False, False, tile, 1 << 20, True, rows, vin=vin)
+        return kw["KEYS_IN_SMEM"], kw["VALUES_IN_SMEM"], kw["SMEM_ROWS"]
+
+    def rows_for(words):
+        return rs._smem_rows(radix, pol["WARPS"], tile * words, bool(pol["EXCHANGE_APART"]), rows >= 2)
+
+    assert choice() == (want_words != 0, want_words > 0, rows_for(max(abs(want_words), 1)))
+    if want_words > 1:
+        monkeypatch.setattr(rs, "smem_per_block", lambda device: rows_for(want_words) * radix * 4)
+        assert choice() == (False, False, rows_for(1))
