@@ -287,7 +287,8 @@ def radix_sort_spec():
 
     def prob(dtype, n, op="sort_keys"):
         # inputs: (keys, op); "sort" is torch's API (values and int64 positions: the passes then move
-        # packed key-position words, as 64-bit keys do), so the wide passes' policy values are timed too
+        # packed key-position words for 32-bit keys, as 64-bit keys do, and carry the positions as values
+        # for 64-bit keys), so the wide passes' and the value exchange's policy values are timed too
         if dtype == torch.float32:
             make = lambda dev, seed: (_randn(n, dtype, dev, seed), op)  # noqa: E731
         else:
@@ -308,12 +309,12 @@ def radix_sort_spec():
     return TuneSpec(
         op="radix_sort",
         problems={"default": [prob(torch.int32, BIG), prob(torch.float32, BIG), prob(torch.int64, BIG // 4),
-                              prob(torch.float32, BIG, "sort")]},
+                              prob(torch.float32, BIG, "sort"), prob(torch.int64, BIG // 4, "sort")]},
         quick_problems={"default": [prob(torch.int32, 3000)]},
         call=call,
         reference=reference,
         doc="onesweep sort of random keys: keys-only 32- and 64-bit, and torch's sort (values + positions) of "
-            "float32 keys")
+            "float32 keys and of int64 keys (whose passes carry the positions as values)")
 
 
 def topk_spec():

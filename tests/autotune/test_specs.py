@@ -218,11 +218,12 @@ def test_select_check_rejects_a_wrong_item(bucket):
 
 def test_radix_sort_spec_times_the_wide_passes_and_checks_sort():
     # besides 32-bit keys-only sorts, the tuner times 64-bit keys and torch's sort (packed key-position
-    # words), so the policy values of the wide passes (EXCHANGE_WIDE, EXCHANGE_SRC, MAXNREG_WIDE) are
+    # words; for int64 keys, positions carried as values), so the policy values of the wide passes
+    # (EXCHANGE_WIDE, EXCHANGE_SRC, MAXNREG_WIDE) and of the value exchange (EXCHANGE_VALUES) are
     # measured; the "sort" problems' check compares values and positions
     s = _spec("radix_sort")
     labels = [p.label for p in s.problems["default"]]
-    assert "sort_keys int64 n=2^24" in labels and "sort float32 n=2^26" in labels, labels
+    assert {"sort_keys int64 n=2^24", "sort float32 n=2^26", "sort int64 n=2^24"} <= set(labels), labels
     x = torch.randn(300, device=DEVICE)
     x[::7] = x[3]    # (ties: positions must be the stable ones)
     ref = s.reference((x, "sort"))
@@ -232,3 +233,8 @@ def test_radix_sort_spec_times_the_wide_passes_and_checks_sort():
         s.verify((out[0], out[1].flip(0)), ref)
     keys = torch.randint(-2**63, 2**63 - 1, (257,), dtype=torch.int64, device=DEVICE)
     s.verify(s.call((keys, "sort_keys")), s.reference((keys, "sort_keys")))
+    keys[::5] = keys[2]
+    out = s.call((keys, "sort"))
+    s.verify(out, s.reference((keys, "sort")))
+    with pytest.raises(AssertionError, match="out\\[1\\]"):
+        s.verify((out[0], out[1].flip(0)), s.reference((keys, "sort")))
