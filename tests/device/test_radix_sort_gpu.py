@@ -159,20 +159,29 @@ def test_gpu_wide_exchange(cfg):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("cfg", [
-    {"EXCHANGE_VALUES": 1},
+    {"EXCHANGE_VALUES": 1, "EXCHANGE_WIDE": 1},
     {"EXCHANGE_VALUES": 1, "EXCHANGE_WIDE": 0},
-    {"EXCHANGE_VALUES": 1, "EXCHANGE_KEYS": 0},
-    {"EXCHANGE_VALUES": 1, "FUSED_EXCHANGE": 0, "RECOMPUTE_WORD": 0},
-    {"EXCHANGE_VALUES": 1, "FUSED_EXCHANGE": 0, "EARLY_COUNTS": 0, "RANK_MATCH": 1, "EXCHANGE_APART": 0},
-    {"EXCHANGE_VALUES": 1, "WARPS": 16, "ITEMS": 8, "num_warps": 16},
-    {"EXCHANGE_VALUES": 0},
+    {"EXCHANGE_VALUES": 1, "EXCHANGE_WIDE": 1, "EXCHANGE_KEYS": 0},
+    {"EXCHANGE_VALUES": 1, "EXCHANGE_WIDE": 1, "FUSED_EXCHANGE": 0, "RECOMPUTE_WORD": 0},
+    {"EXCHANGE_VALUES": 1, "EXCHANGE_WIDE": 1, "FUSED_EXCHANGE": 0, "EARLY_COUNTS": 0, "RANK_MATCH": 1,
+     "EXCHANGE_APART": 0},
+    {"EXCHANGE_VALUES": 1, "EXCHANGE_WIDE": 1, "WARPS": 16, "ITEMS": 8, "num_warps": 16},
+    {"EXCHANGE_VALUES": 1, "EXCHANGE_WIDE": 1, "MAXNREG_WIDE": 80},
+    {"EXCHANGE_VALUES": 0, "EXCHANGE_WIDE": 1},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_gpu_exchange_values(cfg):
     # values carried through shared memory by their keys' ranks (EXCHANGE_VALUES), or gathered back by
-    # position: 64- and 32-bit keys with 64- and 32-bit values (each width of the exchange buffer),
-    # values of other widths (gathered), both directions, a bit range, ragged tails, and torch's sort
-    # of 64-bit keys (whose passes after the first carry the positions as values)
+    # position: 64- and 32-bit keys with 64- and 32-bit values (each width of the exchange buffer;
+    # 64-bit keys cross shared memory only with EXCHANGE_WIDE, which the built-in fallback these
+    # settings are merged over leaves off), values of other widths (gathered), both directions, a bit
+    # range, ragged tails, and torch's sort of 64-bit keys (whose passes after the first carry the
+    # positions as values); the settings' choice is checked first, so a path cannot go untested
     g = torch.Generator(device="cuda").manual_seed(3)
+    pol = {**policy.op_policy("radix_sort").fallback_for("default"), **cfg}
+    tile = pol["WARPS"] * pol["ITEMS"] * 32
+    kw = rs._pass_kwargs(pol, torch.empty(8, dtype=torch.int64, device="cuda"), 1, pol["RADIX_BITS"], False, False,
+                         tile, 1 << 20, True, 0, vin=torch.empty(8, dtype=torch.int64, device="cuda"))
+    assert kw["VALUES_IN_SMEM"] == bool(cfg["EXCHANGE_VALUES"] and cfg["EXCHANGE_WIDE"]), kw
     with policy.override("radix_sort", cfg):
         for kdt, vdt, n in ((torch.int64, torch.int64, (1 << 20) + 4099), (torch.int64, torch.float32, 70001),
                             (torch.float32, torch.int64, (1 << 20) + 1), (torch.int32, torch.float32, 3 * 4096 + 5),

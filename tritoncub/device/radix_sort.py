@@ -37,8 +37,8 @@ Two kernel families implement steps 1 and 3:
   took int64 keys from 19.4 to 16.4 ms and ``sort`` of fp32 keys with indices from 9.55 to 8.39.
   Values (of 4 or 8 bytes) carried by a pass whose keys cross shared memory follow them as in CUB
   (``EXCHANGE_VALUES``): once the keys are written out, the values are read in input order, put in
-  the buffer at their keys' ranks (kept in registers) and written to their keys' destinations (each
-  sorted slot's digit kept in a third part of the buffer); else they are gathered by position. H200,
+  the keys' part of the buffer at their keys' ranks (kept in registers) and written to their keys'
+  destinations (each sorted slot's digit kept in a second part); else they are gathered by position. H200,
   2^28: int64+int64 pairs 36.5 -> 28.3 ms, fp32+int32 12.1 -> 9.1, ``sort`` of int64 keys with indices
   29.5 -> 23.2 (``bench/results/logs/exchange_values_probe-h200-20261128.log``);
 * the **portable path** (the interpreter, other GPUs): ``tl`` kernels with the one-hot ranking of
@@ -691,7 +691,9 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     Shared words: [0, W*RADIX) per-warp counters, then tile bases; the exchange buffer (the tile's
     source indices in sorted order, TILE words; or its keys themselves, ``KEYS_IN_SMEM``: TILE words
     of 32-bit keys or 2 * TILE of 64-bit ones at 8-byte words, then, where the pass needs positions,
-    TILE words of source indices) overlapping them (EXCHANGE_APART=0: needs a
+    TILE words of source indices; with ``VALUES_IN_SMEM``, TILE items of the wider of key and value,
+    holding the keys and then the values, then TILE words of each sorted slot's digit) overlapping
+    them (EXCHANGE_APART=0: needs a
     barrier between the last base read and the first exchange write) or after them; then the
     per-digit destination adjustment (low, high 32 bits; for segments, ``ROWS`` 2 and 3, two more
     rows: the adjustment of the tile's second segment). ``FUSED_EXCHANGE`` puts the exchange
@@ -735,12 +737,13 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
     LD: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
     LS: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
     # words of the exchange buffer per key: 64-bit keys exchanged themselves take two; passes that
-    # need each key's source position (values, generated positions, segments) exchanging keys keep
-    # it in a second part of the buffer (SRC: its first word)
+    # need each key's source position (values gathered back, generated positions, segments)
+    # exchanging keys keep it in a second part of the buffer (SRC: its first word)
     XW: gl.constexpr = 2 if (KEYS_IN_SMEM and keys_in.dtype.element_ty.primitive_bitwidth == 64) else 1
     # VALUES_IN_SMEM (CUB's exchange of values; VALUE_MODE 1, ROWS 0, keys in shared memory, values of
-    # 4 or 8 bytes): after the keys' write-back the values go through the same buffer by the ranks kept
-    # in registers, and each sorted slot's digit waits in a third part (SRC: its first word)
+    # 4 or 8 bytes): after the keys' write-back the values go through the keys' part of the buffer
+    # (XR words per item) by the ranks kept in registers, and each sorted slot's digit waits in the
+    # second part (SRC: its first word)
     VW: gl.constexpr = 2 if vals_in.dtype.element_ty.primitive_bitwidth == 64 else 1
     XR: gl.constexpr = (VW if VW > XW else XW) if VALUES_IN_SMEM else XW
     WITH_SRC: gl.constexpr = KEYS_IN_SMEM and (VALUES_IN_SMEM or VALUE_MODE == 1 or VALUE_MODE == 2
@@ -942,6 +945,8 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             else:
                 v2 = smem_load_words(XOFF + i).to(vals_in.dtype.element_ty, bitcast=True)
             a2 = ADJ + smem_load_words(SRC + i)
+            if PROBE == 2:
+                mi = mi & (i < 0)
             if INDEX64:
                 lo = smem_load_words(a2).to(gl.uint32).to(gl.int64)
                 hi = smem_load_words(a2 + RADIX).to(gl.int64)
@@ -1015,7 +1020,8 @@ policy.register(
         "skipped places, canonical float ordering); RECOMPUTE_WORD 1 (early counts) recomputes each key's "
         "counter word after the scan instead of keeping it in registers; FUSED_EXCHANGE 1 (early counts, "
         "ballots, buffer apart) writes each key to the exchange buffer in the ranking's asm block, slot by "
-        "slot, so no rank stays in a register; PACKED_POSITIONS 1: sorts that generate positions (sort, "
+        "slot, so no rank stays in a register (but for EXCHANGE_VALUES's passes, which keep the ranks "
+        "for the values); PACKED_POSITIONS 1: sorts that generate positions (sort, "
         "argsort) carry each key (of at most 32 bits, not bool) and its position packed in one uint64 word "
         "between the first and the last pass; "
         "SMALL_N: up to this many keys (of at most 32 bits) one program sorts everything with one "
@@ -1482,8 +1488,9 @@ def _pass_kwargs(pol, kin, vm, rb, descending, status64, tile, n, canonical, row
     # the device; else source positions alone
     size = kin.element_size()
     keys_in_smem = (bool(pol["EXCHANGE_KEYS"]) if size == 4 else size == 8 and bool(pol.get("EXCHANGE_WIDE", 0)))
-    # values carried (VALUE_MODE 1) through shared memory too, by the ranks (EXCHANGE_VALUES): a third
-    # part of the buffer keeps each sorted slot's digit; else the values are gathered by position
+    # values carried (VALUE_MODE 1) through shared memory too, by the ranks (EXCHANGE_VALUES): the
+    # keys' part holds the wider of key and value, a second part each sorted slot's digit; else the
+    # values are gathered by position
     vsize = vin.element_size() if vin is not None else 0
     values_in_smem = (keys_in_smem and vm == 1 and not rows and vsize in (4, 8)
                       and bool(pol.get("EXCHANGE_VALUES", 0)))
