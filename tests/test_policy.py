@@ -110,6 +110,55 @@ def test_bucket_lookup(fake_op, policy_dir, monkeypatch):
     assert policy.select(OP).values["BLOCK"] == 1024
 
 
+def test_bucket_lookup_walks_the_chain_per_bucket(fake_op, policy_dir, monkeypatch):
+    # a device file tuned for one bucket leaves the others to the architecture's file (exact buckets
+    # first, along the whole chain; then the first "default")
+    _write(policy_dir, "sm_90", {"default": {"BLOCK": 1024, "ITEMS": 1}, "2B": {"BLOCK": 256, "ITEMS": 4}})
+    _write(policy_dir, "nvidia-fake-gpu-80gb", {"8B": {"BLOCK": 512, "ITEMS": 2}})
+    _fake_device(monkeypatch, "sm_90")
+    assert policy.lookup_order()[0] == "nvidia-fake-gpu-80gb"
+    p8, p2, pd = policy.select(OP, bucket="8B"), policy.select(OP, bucket="2B"), policy.select(OP)
+    assert (p8.values["ITEMS"], p8.source) == (2, f"policies/nvidia-fake-gpu-80gb/{OP}.json[8B]")
+    assert (p2.values["ITEMS"], p2.source) == (4, f"policies/sm_90/{OP}.json[2B]")
+    assert (pd.values["BLOCK"], pd.source) == (1024, f"policies/sm_90/{OP}.json[default]")
+    # with a default of its own, the device file's default serves the buckets no file names
+    _write(policy_dir, "nvidia-fake-gpu-80gb", {"8B": {"BLOCK": 512, "ITEMS": 2}, "default": {"BLOCK": 256}})
+    policy.clear_cache()
+    assert policy.select(OP, bucket="2B").values["ITEMS"] == 4
+    assert policy.select(OP).source == f"policies/nvidia-fake-gpu-80gb/{OP}.json[default]"
+
+
+@pytest.mark.parametrize("text,why", [("{not json", "JSONDecodeError"), ("[1, 2]", "not a JSON object"),
+                                      ('{"tuned": [1]}', "'tuned' is not an object"),
+                                      ('{"tuned": {"default": 3}}', "'tuned' is not an object"),
+                                      ('{"tuned": {}, "candidates": {"default": 5}}', "'candidates' is not")])
+def test_unreadable_file_is_skipped_with_a_warning(fake_op, policy_dir, monkeypatch, text, why):
+    # a corrupt or wrongly shaped file is named and skipped: the next file along the chain is used
+    _write(policy_dir, "sm_89", {"default": {"BLOCK": 256}})
+    (policy_dir / "sm_90").mkdir()
+    bad = policy_dir / "sm_90" / f"{OP}.json"
+    bad.write_text(text)
+    _fake_device(monkeypatch, "sm_90")
+    policy._warned_untuned.discard(("sm_90", OP))
+    with pytest.warns(UserWarning) as rec:
+        pol = policy.select(OP)
+        cands = policy.candidates(OP)
+    msgs = [str(w.message) for w in rec]
+    assert any(str(bad) in m and why in m for m in msgs), msgs
+    assert pol.values["BLOCK"] == 256 and "sm_89" in pol.source
+    assert cands and all(c.values["BLOCK"] in (256, 512, 1024) for c in cands)
+
+
+def test_candidates_never_empty(fake_op, policy_dir, monkeypatch):
+    # a shortlist none of whose entries the op accepts now: runtime autotuning gets the fixed choice
+    _write(policy_dir, "sm_90", {"default": {"BLOCK": 256}},
+           candidates={"default": [{"BLOCK": 2048, "ITEMS": 4}, {"NOT_A_KEY": 1}]})
+    _fake_device(monkeypatch, "sm_90")
+    cands = policy.candidates(OP)
+    assert [(c.values, c.num_warps) for c in cands] == [(policy.select(OP).values, policy.select(OP).num_warps)]
+    assert cands[0].values["BLOCK"] == 256
+
+
 def test_bucket_fallbacks_without_files(fake_op, monkeypatch):
     _fake_device(monkeypatch, policy.INTERPRETER_TARGET, "Triton interpreter (CPU)")
     assert policy.select(OP, bucket="8B").values["ITEMS"] == 1
@@ -342,3 +391,22 @@ def test_shipped_policy_configs_are_accepted(op, bucket, cfg):
     full = {**p.fallback_for(bucket), **cfg}
     assert p.valid is None or p.valid(full), f"{op}[{bucket}]: config rejected by the op: {full}"
     assert policy._ill_formed(p, full) is None, f"{op}[{bucket}]: {policy._ill_formed(p, full)}"
+
+
+@pytest.mark.parametrize("op,bucket,cfg", [("adjacent_difference", "default", {"TILE": -4}),
+                                           ("adjacent_difference", "default", {"TILE": 1000}),
+                                           ("histogram", "default", {"TILE": 3000}),
+                                           ("histogram", "default", {"SMEM_COPIES": 3}),
+                                           ("topk", "rows", {"ROW_MAX_BLOCK": 0}),
+                                           ("topk", "long", {"CAND_K_MAX": 24})])
+def test_file_values_a_kernel_cannot_take_fall_back(op, bucket, cfg, policy_dir, monkeypatch):
+    # numbers outside the space are allowed in files, but not ones the kernels cannot run (a tile that
+    # is not a power of two): the op's valid refuses them, so the op uses its fallback (with a warning),
+    # never a wrong result or a compile error on every call
+    import tritoncub  # noqa: F401  (registers the ops)
+    p = policy.op_policy(op)
+    _write(policy_dir, "sm_90", {bucket: {**p.fallback_for(bucket), **cfg}}, op=op)
+    _fake_device(monkeypatch, "sm_90")
+    with pytest.warns(UserWarning, match="no longer accepts"):
+        pol = policy.select(op, bucket=bucket)
+    assert pol.source.startswith("built-in fallback") and pol.as_dict() == p.fallback_for(bucket)

@@ -398,6 +398,11 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def is_pow2(v) -> bool:
+    """``v`` is a positive int power of two (not a bool)."""
+    return isinstance(v, int) and not isinstance(v, bool) and v > 0 and v & (v - 1) == 0
+
+
 def next_power_of_2(n: int) -> int:
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 

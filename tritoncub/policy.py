@@ -19,7 +19,10 @@ walks, in order:
 3. the op's built-in fallback.
 
 Within a file, values are keyed by a *bucket* that the op computes from the problem (for example
-``"4B"`` for 4-byte items or ``"rows"``); a missing bucket uses the file's ``"default"``. Under the
+``"4B"`` for 4-byte items or ``"rows"``). The walk is per bucket: the first file along the chain that
+holds the bucket gives its values (so a device file tuned for some buckets leaves the others to the
+architecture's file); where no file holds it, the first file's ``"default"``. A file that cannot be
+read as a policy file (bad JSON, wrong shape) is skipped with a warning naming it. Under the
 interpreter (no GPU to tune for) the fallback is always used. ``describe(op, device)`` says what
 was chosen and why. ``TRITONCUB_AUTOTUNE=1`` makes :func:`launch` run ``triton.autotune`` over the
 file's candidate list (else the whole space where it is small, or the fallback and a fixed random
@@ -287,13 +290,39 @@ def _policy_dirs() -> list[Path]:
     return dirs
 
 
+def _file_problem(data) -> str | None:
+    """Why ``data`` (a parsed file) is not a policy file, or None."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    tuned = data.get("tuned", {})
+    if not isinstance(tuned, dict) or not all(isinstance(v, dict) for v in tuned.values()):
+        return "'tuned' is not an object of bucket objects"
+    cands = data.get("candidates", {})
+    if not isinstance(cands, dict) or not all(isinstance(v, list) and all(isinstance(c, dict) for c in v)
+                                              for v in cands.values()):
+        return "'candidates' is not an object of lists of objects"
+    return None
+
+
 @functools.lru_cache(maxsize=None)
 def _load_file(path: str) -> dict | None:
+    """The parsed policy file at ``path``; None when there is none, or (with a warning naming it, once)
+    when it cannot be read as one: such a file is skipped, never allowed to break an op."""
     p = Path(path)
     if not p.is_file():
         return None
-    with open(p) as f:
-        return json.load(f)
+    try:
+        with open(p) as f:
+            data = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        problem = f"{type(e).__name__}: {e}"
+    else:
+        problem = _file_problem(data)
+        if problem is None:
+            return data
+    warnings.warn(f"tritoncub: ignoring policy file {p} ({problem}); the next file along the policy chain, "
+                  f"or the built-in defaults, are used instead.", stacklevel=2)
+    return None
 
 
 def clear_cache() -> None:
@@ -310,13 +339,33 @@ def lookup_order(device=None) -> list[str]:
     return [device_slug(name)] + arch_chain(arch)
 
 
-def find_policy_file(op: str, device=None) -> tuple[str, dict] | None:
-    """The first data file for ``op`` along the device's chain, as (target, contents)."""
+def policy_files(op: str, device=None) -> list[tuple[str, dict]]:
+    """Every readable data file for ``op`` along the device's chain, in lookup order, as (target,
+    contents) (per target, the user directory's file, then the package's)."""
+    out = []
     for target in lookup_order(device):
         for d in _policy_dirs():
             data = _load_file(str(d / target / f"{op}.json"))
             if data is not None:
-                return target, data
+                out.append((target, data))
+    return out
+
+
+def find_policy_file(op: str, device=None) -> tuple[str, dict] | None:
+    """The first data file for ``op`` along the device's chain, as (target, contents)."""
+    files = policy_files(op, device)
+    return files[0] if files else None
+
+
+def find_policy_entry(op: str, device=None, bucket: str = "default", section: str = "tuned"):
+    """Where ``op``'s ``section`` (``"tuned"`` or ``"candidates"``) for ``bucket`` comes from on
+    ``device``: the first file along the chain that holds the bucket, else the first that holds
+    ``"default"``, as (target, contents, key); None when no file holds either."""
+    files = policy_files(op, device)
+    for key in (bucket, "default"):
+        for target, data in files:
+            if key in data.get(section, {}):
+                return target, data, key
     return None
 
 
@@ -360,7 +409,7 @@ def _select_cached(op: str, device_key: str, bucket: str) -> Policy:
     p = op_policy(op)
     device = None if device_key == "" else torch.device(device_key)
     arch, name = device_target(device)
-    found = find_policy_file(op, device)
+    found = find_policy_entry(op, device, bucket)
     base = p.fallback_for(bucket)
     if found is None:
         if arch != INTERPRETER_TARGET and (arch, op) not in _warned_untuned:
@@ -371,10 +420,8 @@ def _select_cached(op: str, device_key: str, bucket: str) -> Policy:
         src = "built-in fallback" + (" (interpreter)" if arch == INTERPRETER_TARGET else "")
         vals = base
     else:
-        target, data = found
-        tuned = data.get("tuned", {})
-        key = bucket if bucket in tuned else "default"
-        vals = {**base, **tuned.get(key, {})}
+        target, data, key = found
+        vals = {**base, **data["tuned"][key]}
         src = f"policies/{target}/{op}.json[{key}]"
         bad = _ill_formed(p, vals) or (None if p.valid is None or p.valid(vals) else "not valid")
         if bad:
@@ -508,11 +555,8 @@ def candidates(op: str, device=None, bucket: str = "default") -> list[Policy]:
     it is small (``OpPolicy.ENUMERATE_LIMIT``), else the bucket's fallback and
     :data:`CANDIDATE_SAMPLE` - 1 configs drawn from the space with a fixed seed."""
     p = op_policy(op)
-    found = find_policy_file(op, device)
-    raw = None
-    if found is not None:
-        cands = found[1].get("candidates", {})
-        raw = cands.get(bucket, cands.get("default"))
+    found = find_policy_entry(op, device, bucket, "candidates")
+    raw = found[1]["candidates"][found[2]] if found is not None else None
     if not raw:
         fb = p.fallback_for(bucket)
         if p.raw_size() <= p.ENUMERATE_LIMIT:
@@ -526,6 +570,8 @@ def candidates(op: str, device=None, bucket: str = "default") -> list[Policy]:
             continue   # (a shortlist entry the op cannot run: left out)
         nw, ns = vals.pop("num_warps"), vals.pop("num_stages")
         out.append(Policy(op, vals, nw, ns, "candidate"))
+    if not out:   # (a shortlist none of whose entries the op accepts now: the fixed choice alone)
+        out.append(select(op, device, bucket))
     return out
 
 

@@ -19,7 +19,7 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, InputValueError, cdiv, check_jit_function, check_no_overlap,
+from .._utils import (is_pow2, ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, InputValueError, cdiv, check_jit_function, check_no_overlap,
                       check_tensor, wrap_dim)
 
 _DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
@@ -127,7 +127,9 @@ _POLICY = policy.register(
     "adjacent_difference",
     space={"TILE": [1024, 2048, 4096, 8192], "num_warps": [4, 8], "num_stages": [1, 2]},
     fallback={"TILE": 4096, "num_warps": 8, "num_stages": 1},
-    doc="TILE items per program.")
+    # (a hand-edited file's TILE must still be a tile: a power of two, as the kernel's arange needs)
+    valid=lambda c: is_pow2(c["TILE"]) and 16 <= c["TILE"] <= 1 << 16,
+    doc="TILE items per program (a power of two).")
 
 
 def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: bool) -> torch.Tensor:

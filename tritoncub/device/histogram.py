@@ -58,7 +58,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, cdiv,
+from .._utils import (is_pow2, ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, cdiv,
                       check_tensor, count_dtype, device_constant, dtype_names, interpreter_active, next_power_of_2,
                       num_sms, refuse_capture, smem_atomics_ok, smem_per_block)
 from ..agent.grid_mapping import grid_size
@@ -361,6 +361,10 @@ _POLICY = policy.register(
            "num_stages": [1, 2, 3]},
     fallback={"TILE": 2048, "PROGRAMS_PER_SM": 8, "MAX_PRIVATE_BINS": 1024, "PRIVATE_ALGO": 0,
               "ATOMIC_COPIES": 8, "SMEM_COPIES": 4, "PREFETCH": 0, "num_warps": 4, "num_stages": 2},
+    # (values a file may hold beyond the space, within what the kernels take)
+    valid=lambda c: (is_pow2(c["TILE"]) and 16 <= c["TILE"] <= 1 << 16 and c["PROGRAMS_PER_SM"] >= 1
+                     and c["MAX_PRIVATE_BINS"] >= 1 and c["PRIVATE_ALGO"] in (0, 1, 2) and c["ATOMIC_COPIES"] >= 1
+                     and is_pow2(c["SMEM_COPIES"]) and c["PREFETCH"] in (0, 1)),
     doc="TILE samples per loop step; PROGRAMS_PER_SM programs per multiprocessor (each takes a "
         "contiguous run of tiles); MAX_PRIVATE_BINS: the largest total bin count counted in a private "
         "register histogram (above it, one global atomic per sample); PRIVATE_ALGO 0 = tl.histogram, "

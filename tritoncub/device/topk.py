@@ -48,7 +48,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import LaunchPlan, launch
-from .._utils import (InputTypeError, InputValueError, cached_persistent, cdiv, check_device, check_flag, check_tensor,
+from .._utils import (is_pow2, InputTypeError, InputValueError, cached_persistent, cdiv, check_device, check_flag, check_tensor,
                       check_same_device, grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms, refuse_capture,
                       smem_atomics_ok, wrap_dim)
 from ..block.radix_rank import smem_count_words_if
@@ -554,6 +554,12 @@ policy.register(
               "FILTER_MAXNREG": 0, "CAND_MAX_LEN": 1 << 31, "num_warps": 4, "num_stages": 1},
     buckets=("rows", "long"),
     bucket_fallbacks={"long": {"num_warps": 8}},
+    # (values a file may hold beyond the space, within what the kernels take: tiles are powers of two)
+    valid=lambda c: (all(is_pow2(c[k]) and 16 <= c[k] <= 1 << 16
+                         for k in ("TILE_ITEMS", "ROW_MAX_BLOCK", "CHUNK", "RS_BLOCK", "FILTER_CHUNK"))
+                     and (c["CAND_K_MAX"] == 0 or is_pow2(c["CAND_K_MAX"])) and c["RS_TILES"] >= 1
+                     and c["FILTER"] in (0, 1) and c["FILTER_MAXNREG"] in (0,) + tuple(range(24, 256, 8))
+                     and c["CAND_MAX_LEN"] >= 1),
     doc="Top-k. 'rows': rows of at most ROW_MAX_BLOCK items, TILE_ITEMS per program (ROWS = "
         "TILE_ITEMS // BLOCK rows). 'long': CHUNK items per program of the running k-best for "
         "next_pow2(k) <= CAND_K_MAX, rows of at most CAND_MAX_LEN items and keys of <= 32 bits (FILTER 1: its rounds keep the words above a "
