@@ -165,13 +165,25 @@ def install_from(src_dir: Path, out_dir: Path) -> int:
     if not files:
         print(f"no policy files under {src_dir}/<target>/", file=sys.stderr)
         return 1
+    refused = 0
     for f in files:
         dst_path = Path(out_dir) / f.parent.name / f.name
-        data, msgs = policyfile.install(policyfile.read(f), policyfile.read(dst_path))
+        try:
+            src = policyfile.read(f)
+            # (the file must say it is this op's, for this target: lookup goes by the path alone)
+            if src.get("op") != f.stem or src.get("target", f.parent.name) != f.parent.name:
+                raise policyfile.PolicyFileError(
+                    f"{f}: holds op {src.get('op')!r} for target {src.get('target')!r}, but its path says op "
+                    f"{f.stem!r} for target {f.parent.name!r}")
+            data, msgs = policyfile.install(src, policyfile.read(dst_path))
+        except policyfile.PolicyFileError as e:
+            print(f"not installed: {e}", file=sys.stderr)
+            refused += 1
+            continue
         policyfile.write(dst_path, data)
         for m in msgs:
             print(f"{f.parent.name}/{f.name}: {m}")
-    return 0
+    return 1 if refused else 0
 
 
 def main(argv=None) -> int:
@@ -250,6 +262,7 @@ def main(argv=None) -> int:
 
     from .progress import Progress
     from .state import State
+    from . import policyfile
     from .tuner import FatalDeviceError, Tuner, format_summary, gpu_timer
 
     budget = args.time_budget if args.time_budget is not None else DEFAULT_SECONDS_PER_OP * len(ops)
@@ -278,6 +291,10 @@ def main(argv=None) -> int:
                   margin=args.margin)
     try:
         results = tuner.run(ops)
+    except policyfile.PolicyFileError as e:
+        progress.close()
+        print(f"\nstopped: {e}; fix or remove that file and run again", file=sys.stderr)
+        return 2
     except FatalDeviceError as e:
         progress.close()
         print(f"\nstopped: {e}", file=sys.stderr)

@@ -23,6 +23,10 @@ from pathlib import Path
 FORMAT_KEYS = ("op", "target", "device_name", "tuned", "candidates", "log")
 
 
+class PolicyFileError(ValueError):
+    """A file that cannot be read as a policy file (its path and the reason in the message)."""
+
+
 def path_for(out_dir: Path | str, target: str, op: str) -> Path:
     return Path(out_dir) / target / f"{op}.json"
 
@@ -31,8 +35,11 @@ def read(path: Path | str) -> dict | None:
     p = Path(path)
     if not p.is_file():
         return None
-    with open(p) as f:
-        data = json.load(f)
+    try:
+        with open(p) as f:
+            data = json.load(f)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise PolicyFileError(f"{p}: not a JSON policy file ({type(e).__name__}: {e})") from None
     validate(data, str(p))
     return data
 
@@ -40,18 +47,18 @@ def read(path: Path | str) -> dict | None:
 def validate(data: dict, where: str = "policy file") -> None:
     """Raise ``ValueError`` unless ``data`` has the policy file shape."""
     if not isinstance(data, dict):
-        raise ValueError(f"{where}: top level must be an object")
+        raise PolicyFileError(f"{where}: top level must be an object")
     for k in ("op", "tuned"):
         if k not in data:
-            raise ValueError(f"{where}: missing key {k!r}")
+            raise PolicyFileError(f"{where}: missing key {k!r}")
     if not isinstance(data["tuned"], dict):
-        raise ValueError(f"{where}: 'tuned' must map bucket -> config")
+        raise PolicyFileError(f"{where}: 'tuned' must map bucket -> config")
     for b, cfg in data["tuned"].items():
         if not isinstance(cfg, dict):
-            raise ValueError(f"{where}: tuned[{b!r}] must be an object")
+            raise PolicyFileError(f"{where}: tuned[{b!r}] must be an object")
     cands = data.get("candidates", {})
     if not isinstance(cands, dict) or not all(isinstance(v, list) for v in cands.values()):
-        raise ValueError(f"{where}: 'candidates' must map bucket -> list of configs")
+        raise PolicyFileError(f"{where}: 'candidates' must map bucket -> list of configs")
 
 
 def write(path: Path | str, data: dict) -> Path:

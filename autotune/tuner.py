@@ -536,7 +536,22 @@ class Tuner:
         policyfile.write(path, merged)
         policy.clear_cache()
         self.log(f"wrote {path}")
+        self._warn_if_shadowed(op, [b for b, r in results.items() if r.winner is not None])
         return path
+
+    def _warn_if_shadowed(self, op: str, buckets: list[str]) -> None:
+        """Say so when a file earlier along this device's policy chain (e.g. a device-name file over the
+        architecture file just written) still decides a bucket just tuned: the new values would be unused."""
+        written = f"policies/{self.target}/{op}.json"
+        if not policy.lookup_order(self.device):   # (the interpreter reads no files)
+            return
+        for b in buckets:
+            src = policy.select(op, self.device, b).source
+            if not src.startswith(written):
+                self.log(f"warning: {op}[{b}] on this device is still decided by {src}, which comes before "
+                         f"{self.target} in the lookup order ({', '.join(policy.lookup_order(self.device))}); "
+                         f"the values just written are not used here. Tune with --target "
+                         f"{policy.lookup_order(self.device)[0]} (or --target device), or remove that file.")
 
 
 def _r(x):

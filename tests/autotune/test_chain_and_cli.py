@@ -61,6 +61,13 @@ def test_chain_prefers_device_slug_then_arch_and_user_dir(fake_gpu):
     policy.clear_cache()
     # the user dir is searched first for each target, but the device slug still comes before the arch
     assert policy.select(toy.OP, "cuda:0", "big")["BLOCK"] == 64
+    # per bucket: a user-dir file lacking a bucket leaves it to the package's file of the same target
+    _put(fake_gpu / "pkg", "sm_90", {"default": {"BLOCK": 32}, "small": {"BLOCK": 8}})
+    policy.clear_cache()
+    assert policy.select(toy.OP, "cuda:0", "small")["BLOCK"] == 8
+    _put(fake_gpu / "user", "sm_90", {"big": {"BLOCK": 16}, "small": {"BLOCK": 4}})
+    policy.clear_cache()
+    assert policy.select(toy.OP, "cuda:0", "small")["BLOCK"] == 4
 
 
 def test_no_file_warns_once_how_to_tune(fake_gpu):
@@ -86,6 +93,24 @@ def test_tool_output_is_what_the_chain_loads(fake_gpu):
     assert pol["BLOCK"] == 64 and pol["BUG"] == 0 and pol.source.startswith("policies/sm_90/")
     assert [c.values["BUG"] for c in policy.candidates(toy.OP, "cuda:0", "big")] == [0] * len(
         policy.candidates(toy.OP, "cuda:0", "big"))
+
+
+def test_tool_says_when_an_earlier_file_shadows_its_output(fake_gpu):
+    # a device-name file holding the bucket decides it on this device: writing the architecture's file
+    # changes nothing here, and the tool says so, naming the file that wins and the way out
+    from autotune.state import State
+    from autotune.tuner import Tuner
+    _put(fake_gpu / "pkg", "nvidia-h100-80gb-hbm3", {"big": {"BLOCK": 32}})
+    said = []
+    tuner = Tuner({toy.OP: toy.AUTOTUNE[0]}, device=torch.device(DEVICE), target="sm_90", device_name=H100[1],
+                  out_dir=fake_gpu / "pkg", state=State(None, H100[1], "sm_90"),
+                  timer=lambda fn, **kw: (fn(), toy.fake_time(kw["config"]))[1], budget_s=1e6, log=said.append)
+    tuner.run([toy.OP])
+    shadowed = [m for m in said if "still decided by" in m]
+    assert len(shadowed) == 1 and f"{toy.OP}[big]" in shadowed[0], said
+    assert "policies/nvidia-h100-80gb-hbm3/" in shadowed[0] and "--target device" in shadowed[0]
+    assert policy.select(toy.OP, "cuda:0", "big")["BLOCK"] == 32          # (still the device file's)
+    assert policy.select(toy.OP, "cuda:0", "small").source.startswith("policies/sm_90/")
 
 
 def test_override_forces_and_restores():

@@ -505,3 +505,29 @@ def test_cli_install_from(tmp_path, capsys):
     assert main(["--install-from", str(tmp_path / "ret"), "--out", str(tmp_path / "pkg")]) == 0
     assert json.loads((tmp_path / "pkg" / "sm_90" / "x.json").read_text())["tuned"] == {"a": {"T": 2}}
     assert "new file" in capsys.readouterr().out
+
+
+def test_cli_install_from_refuses_files_that_are_not_what_their_path_says(tmp_path, capsys):
+    # lookup goes by <target>/<op>.json alone: a file of another op or target, or one that is not a
+    # policy file, is named and left out (exit 1), and the others are installed
+    from autotune.__main__ import main
+    ret = tmp_path / "ret"
+    policyfile.write(ret / "sm_90" / "x.json", {"op": "x", "tuned": {"a": {"T": 2}}})
+    policyfile.write(ret / "sm_90" / "reduce.json", {"op": "adjacent_difference", "tuned": {}})
+    policyfile.write(ret / "sm_90" / "scan.json", {"op": "scan", "target": "interpreter", "tuned": {}})
+    (ret / "sm_90" / "histogram.json").write_text("{broken")
+    assert main(["--install-from", str(ret), "--out", str(tmp_path / "pkg")]) == 1
+    err = capsys.readouterr().err
+    assert "'adjacent_difference'" in err and "'interpreter'" in err and "histogram.json: not a JSON policy file" in err
+    assert sorted(p.name for p in (tmp_path / "pkg" / "sm_90").iterdir()) == ["x.json"]
+
+
+def test_read_names_the_file_it_cannot_read(tmp_path):
+    bad = tmp_path / "sm_90" / "reduce.json"
+    bad.parent.mkdir()
+    bad.write_text('{"op": "reduce", "tuned": [')
+    with pytest.raises(policyfile.PolicyFileError, match="reduce.json: not a JSON policy file"):
+        policyfile.read(bad)
+    bad.write_text('{"op": "reduce", "tuned": {"default": 4}}')
+    with pytest.raises(policyfile.PolicyFileError, match=r"tuned\['default'\] must be an object"):
+        policyfile.read(bad)
