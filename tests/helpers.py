@@ -115,6 +115,22 @@ def poisoned(shape, dtype: torch.dtype, device: str = DEVICE) -> torch.Tensor:
                       dtype=dtype, device=device)
 
 
+def covering_sample(configs: list[dict]) -> list[dict]:
+    """A subset of ``configs`` in which every pair of settings (key=value, key2=value2) that occurs
+    together in some config occurs in a chosen one (a greedy pairwise cover, deterministic): every
+    value of every key is launched, and every combination of two, with far fewer configs than all."""
+    def pairs(c):
+        items = sorted(c.items(), key=lambda kv: (kv[0], repr(kv[1])))
+        return {(a, b) for i, a in enumerate(items) for b in items[i + 1:]}
+    want = set().union(*(pairs(c) for c in configs)) if configs else set()
+    chosen = []
+    while want:
+        best = max(configs, key=lambda c: len(pairs(c) & want))
+        chosen.append(best)
+        want -= pairs(best)
+    return chosen
+
+
 def count_calls(monkeypatch, owner, name: str) -> list:
     """Wrap ``owner.name`` (a module's function) for the test: the returned list gets one entry per
     call (its positional arguments), and the call goes through."""

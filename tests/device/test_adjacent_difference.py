@@ -12,7 +12,7 @@ from tritoncub._utils import interpreter_active
 from tritoncub.device import adjacent_difference as A
 
 TILE = 128
-SIZES = [0, 1, 2, TILE, TILE + 1, 3 * TILE + 45] if interpreter_active() else [0, 1, 2, 4097, 1_000_003]
+SIZES = [0, 1, 2, TILE - 1, TILE, TILE + 1, 3 * TILE + 45] if interpreter_active() else [0, 1, 2, 4097, 1_000_003]
 ops = torch.ops.tritoncub
 
 

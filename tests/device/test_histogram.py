@@ -17,7 +17,7 @@ from tritoncub.device import histogram as H
 
 SMALL = {"TILE": 256, "PROGRAMS_PER_SM": 2, "num_warps": 4}
 TILE = 256
-SIZES = [0, 1, 257, 3 * 256 * 4 + 77] if interpreter_active() else [0, 1, 4095, 4097, 1 << 20, (1 << 22) + 3]
+SIZES = [0, 1, 255, 256, 257, 3 * 256 * 4 + 77] if interpreter_active() else [0, 1, 4095, 4097, 1 << 20, (1 << 22) + 3]
 ops = torch.ops.tritoncub
 
 

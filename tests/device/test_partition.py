@@ -10,7 +10,7 @@ from tritoncub._utils import interpreter_active
 from tritoncub.device import partition as P
 
 TILE = 128
-SIZES = [0, 1, TILE + 1, 3 * TILE + 45] if interpreter_active() else [0, 1, 4097, 1_000_003]
+SIZES = [0, 1, TILE - 1, TILE, TILE + 1, 3 * TILE + 45] if interpreter_active() else [0, 1, 4097, 1_000_003]
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ import triton.language as tl
 import tritoncub  # noqa: F401  (registers the ops)
 from tritoncub import policy
 from tritoncub.device import reduce as R
-from helpers import DEVICE, UINT_DTYPES, assert_close, assert_equal, make_data
+from helpers import DEVICE, UINT_DTYPES, assert_close, assert_equal, covering_sample, make_data
 
 GPU = DEVICE == "cuda"
 TILE = 64
@@ -101,7 +101,8 @@ def test_sum_unsigned(dtype, n):
         torch.ops.tritoncub.amax(x2)
 
 
-ADVERSARIAL = [(d, k) for d in (torch.float32, torch.int32, torch.float16, torch.bool, torch.uint8, torch.int64)
+ADVERSARIAL = [(d, k) for d in (torch.float32, torch.int32, torch.float16, torch.bool, torch.uint8, torch.int64,
+                               torch.bfloat16, torch.float64, torch.int16)
                for k in ("special", "equal", "few_unique")] + [(torch.float32, "sorted"), (torch.int8, "reversed")]
 
 
@@ -149,7 +150,7 @@ CONFIGS = [dict(GRID_MAPPING=m, LOAD=ld, CACHE_MODIFIER=c, EVICTION=e, num_stage
            for m, ld, c, e, s, p in itertools.product(["rake", "strip_mine"], ["vectorize", "direct"], ["", ".cg"],
                                                       ["", "evict_first"], [1, 3], [1, 2])]
 CONFIGS = [c for c in CONFIGS if R._valid({"BLOCK_ITEMS": 4096, "num_warps": 8, **c})]
-CONFIGS = CONFIGS[::4]  # a representative sample of the space's launch-relevant values
+CONFIGS = covering_sample(CONFIGS)  # every value, and every pair of values, of the launch-relevant keys
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))

@@ -205,6 +205,28 @@ def test_by_key(n):
     assert_equal(S.exclusive_scan_by_key(keys, v, _max, 7).cpu().long(), torch.maximum(exm, torch.tensor(7)))
 
 
+@pytest.mark.parametrize("kind", ["specials", "all_equal"])
+@pytest.mark.parametrize("deterministic", [None, True])
+def test_by_key_float_keys_and_values(kind, deterministic):
+    # float keys compare with != (a NaN key starts a run at every item, -0.0 and +0.0 share one); float
+    # values (small integers: every sum exact, whatever the order); all-equal keys make one run over
+    # every tile
+    n = 4 * TILE + 21 if interpreter_active() else SIZES[-1]
+    g = torch.Generator().manual_seed(11)
+    if kind == "specials":
+        pool = torch.tensor([float("nan"), -0.0, 0.0, 1.5, float("inf"), -float("inf")])
+        keys = pool[torch.randint(0, 6, (n,), generator=g)].repeat_interleave(3)[:n]
+    else:
+        keys = torch.full((n,), 2.5)
+    v = torch.randint(-50, 50, (n,), generator=g).to(torch.float32)
+    r, rm, rr = _segmented_refs(keys, v.long())
+    kd, vd = keys.to(DEVICE), v.to(DEVICE)
+    assert_equal(S.inclusive_sum_by_key(kd, vd, deterministic=deterministic).cpu(), r.float())
+    assert_equal(S.exclusive_sum_by_key(kd, vd, deterministic=deterministic).cpu(), (r - v.long()).float())
+    assert_equal(S.inclusive_scan_by_key(kd, vd, _max, deterministic=deterministic).cpu(), rm.float())
+    assert_equal(S.inclusive_sum_by_key(kd, vd, reverse=True, deterministic=deterministic).cpu(), rr.float())
+
+
 # ----------------------------------------------------------------------------------------------
 # batched along any dim, both kernels
 # ----------------------------------------------------------------------------------------------

@@ -624,8 +624,10 @@ def test_segmented_bad_input():
         ss.segmented_sort(keys, torch.tensor([0, 2], device=DEVICE), torch.tensor([5, 7], device=DEVICE))
     with pytest.raises(ValueError, match="overlap"):   # (listed out of order)
         ss.segmented_sort(keys, torch.tensor([6, 0, 3], device=DEVICE), torch.tensor([9, 2, 7], device=DEVICE))
-    # touching and empty segments do not overlap
-    ss.segmented_sort(keys, torch.tensor([5, 0, 3, 3], device=DEVICE), torch.tensor([10, 3, 3, 5], device=DEVICE))
+    # touching and empty segments do not overlap: accepted, each sorted on its own
+    keys = torch.tensor([9., 1., 5., 8., 2., 7., 0., 3., 6., 4.], device=DEVICE)
+    out = ss.segmented_sort(keys, torch.tensor([5, 0, 3, 3], device=DEVICE), torch.tensor([10, 3, 3, 5], device=DEVICE))
+    assert out.cpu().tolist() == [1., 5., 9., 2., 8., 0., 3., 4., 6., 7.]
 
 
 def test_segmented_empty():
