@@ -309,7 +309,10 @@ def radix_sort_spec():
     return TuneSpec(
         op="radix_sort",
         problems={"default": [prob(torch.int32, BIG), prob(torch.float32, BIG), prob(torch.int64, BIG // 4),
-                              prob(torch.float32, BIG, "sort"), prob(torch.int64, BIG // 4, "sort")]},
+                              prob(torch.float32, BIG, "sort"), prob(torch.int64, BIG // 4, "sort")],
+                  # (sorts below 2^22 keys ask for the "small" bucket: its own tile and read-back values)
+                  "small": [prob(torch.int32, 1 << 20), prob(torch.float32, 1 << 20, "sort"),
+                            prob(torch.int64, 1 << 20, "sort")]},
         quick_problems={"default": [prob(torch.int32, 3000)]},
         call=call,
         reference=reference,
@@ -337,7 +340,9 @@ def topk_spec():
 
     return TuneSpec(
         op="topk",
-        problems={"rows": [prob(65536, 128, 8)], "long": [prob(16, 1 << 20, 8), prob(1, 1 << 26, 100)]},
+        # (rows of 2048: ROW_MAX_BLOCK decides between the rows' tile path and the long path there)
+        problems={"rows": [prob(65536, 128, 8), prob(2048, 2048, 16)],
+                  "long": [prob(16, 1 << 20, 8), prob(1, 1 << 26, 100)]},
         quick_problems={"rows": [prob(8, 64, 4)]},
         call=lambda p: tuple(m.topk(p[0], p[1])),
         reference=lambda p: (p[0], torch.topk(p[0], p[1]).values),
