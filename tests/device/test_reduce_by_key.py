@@ -99,6 +99,24 @@ def test_fixup_carry_across_steps(monkeypatch, combine, keys_kind, block):
     assert_equal(v[: int(nr)].cpu(), ref)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
+@pytest.mark.parametrize("combine", ["min", "max"])
+def test_reduce_by_key_float_min_max(dtype, combine):
+    # float min/max per run, with ±inf among the values (NaN values and signed zeros are left out:
+    # which of two unordered items a min returns is not part of the contract)
+    keys = _keys(N, 20)
+    vals = torch.randn(N, device=DEVICE).to(dtype)
+    vals[::11] = float("inf")
+    vals[5::13] = -float("inf")
+    k, v, nr = reduce_by_key(keys, vals, combine)
+    uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
+    segs = torch.split(vals.cpu(), cnt.tolist())
+    ref = torch.stack([s.min() if combine == "min" else s.max() for s in segs])
+    assert int(nr) == uk.numel()
+    assert_equal(k[: int(nr)].cpu(), uk)
+    assert_equal(v[: int(nr)].cpu(), ref)
+
+
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64, torch.int8, torch.uint8, torch.int16])
 @pytest.mark.parametrize("n", [TILE + 32, 2 * TILE - 1])
 def test_reduce_by_key_nan_keys_and_value_dtypes(n, dtype):

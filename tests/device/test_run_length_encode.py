@@ -86,15 +86,30 @@ def test_encode_lengths_in_scatter(n, avg, form, length_dtype, monkeypatch):
 
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("avg", [1, 3, 300])
-def test_non_trivial_runs(n, avg):
+@pytest.mark.parametrize("specials", [False, True])
+@pytest.mark.parametrize("offset_dtype,length_dtype", [(torch.int64, None), (torch.int32, torch.int64)])
+def test_non_trivial_runs(n, avg, specials, offset_dtype, length_dtype):
+    # (specials: runs of NaN -- each NaN its own run, as != says --, -0.0 next to +0.0 -- one run --, ±inf)
     x = _runs(n, avg, torch.float32)
-    offs, lengths, k = R.non_trivial_runs(x)
-    _, rc = torch.unique_consecutive(x.cpu(), return_counts=True)
-    starts = torch.cumsum(rc, 0) - rc
+    if specials:
+        x = torch.tensor([float("nan"), -0.0, 0.0, float("inf"), -float("inf")], device=DEVICE)[x.long() % 5]
+        x[1::2] = torch.where(x[1::2] == 0, -x[1::2], x[1::2])   # (alternate signs of zero inside runs)
+    offs, lengths, k = R.non_trivial_runs(x, offset_dtype=offset_dtype, length_dtype=length_dtype)
+    xc = x.cpu()
+    heads = torch.ones(n, dtype=torch.bool)
+    heads[1:] = xc[1:] != xc[:-1]
+    starts = torch.nonzero(heads).flatten()
+    rc = torch.diff(torch.cat([starts, torch.tensor([n])]))
     m = rc > 1
     assert int(k) == int(m.sum())
-    assert_equal(offs[: int(k)].cpu(), starts[m])
+    assert offs.dtype == offset_dtype and lengths.dtype == (length_dtype or torch.int32)
+    assert_equal(offs[: int(k)].cpu().long(), starts[m])
     assert_equal(lengths[: int(k)].cpu().long(), rc[m])
+
+
+def test_non_trivial_runs_refuses_other_offset_dtypes():
+    with pytest.raises(TypeError, match="offset_dtype must be int32 or int64"):
+        R.non_trivial_runs(torch.zeros(4, device=DEVICE), offset_dtype=torch.int16)
 
 
 @pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])

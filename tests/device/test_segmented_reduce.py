@@ -227,6 +227,30 @@ def test_offsets_vs_loop(strategy, op):
         assert float(out[i]) == ref, (i, float(out[i]), ref)
 
 
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32, torch.int16])
+@pytest.mark.parametrize("op", ["min", "max", "argmin", "argmax"])
+def test_offsets_specials_and_dtypes(strategy, dtype, op):
+    # the offsets path (every strategy) on special data: NaN propagates through min/max and argmin/argmax
+    # return the first NaN, as torch's do; ±inf, -0.0; integer and bf16 items; empty segments
+    offs = random_offsets(13, 150, seed=5)
+    x = make_data("special" if dtype.is_floating_point else "few_unique", int(offs[-1]), dtype)
+    out = S.segmented_reduce(x, offs.to(DEVICE), None, op, pol=STRATEGIES[strategy])
+    xc = x.cpu()
+    for i in range(13):
+        seg = xc[offs[i]:offs[i + 1]]
+        if op in ("argmin", "argmax"):
+            v, j = out
+            if seg.numel() == 0:
+                assert int(j[i]) == -1, i
+                continue
+            ref_j = int(seg.argmin() if op == "argmin" else seg.argmax())
+            assert int(j[i]) == ref_j, (i, int(j[i]), ref_j)
+            assert_equal(v[i:i + 1].cpu(), seg[ref_j:ref_j + 1])
+        elif seg.numel():
+            assert_equal(out[i:i + 1].cpu(), (seg.amin() if op == "min" else seg.amax()).reshape(1))
+
+
 @pytest.mark.parametrize("op", ["sum", "min", "max", "mean"])
 def test_split_covers_skewed_segments(op):
     """The split is sized from the mean segment length; a segment many times longer than the mean still

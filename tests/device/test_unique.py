@@ -214,6 +214,23 @@ def test_unique_consecutive(kind, ri, rc, form, monkeypatch):
         assert_equal(counts.cpu(), ref[-1])
 
 
+@pytest.mark.parametrize("n", [TILE - 1, TILE, TILE + 1, 2 * TILE])
+def test_unique_and_consecutive_at_tile_edges(n):
+    # sizes around the select tile (the fixture's TILE under the interpreter): the last tile full,
+    # one short, one item into the next; runs that end exactly at a tile boundary
+    x = torch.arange(n, device=DEVICE, dtype=torch.int32) // 8
+    x[-1] = 10**6 if n % 2 else x[-1]
+    for ri, rc in ((True, True), (False, False)):
+        got = ops.unique_consecutive(x, ri, rc)
+        ref = torch.unique_consecutive(x.cpu(), return_inverse=ri, return_counts=rc)
+        ref = ref if isinstance(ref, tuple) else (ref,)
+        assert_equal(got[0].cpu(), ref[0])
+        if ri:
+            assert_equal(got[1].cpu(), ref[1])
+            assert_equal(got[2].cpu(), ref[2])
+        _check_unique(x.flip(0).contiguous(), ri, rc)
+
+
 def test_unique_consecutive_2d_inverse_shape():
     x = torch.randint(0, 2, (5, 30), device=DEVICE)
     vals, inv, counts = ops.unique_consecutive(x, True, True)
