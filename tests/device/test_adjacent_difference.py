@@ -68,6 +68,17 @@ def test_bad_input():
     x = torch.zeros(10, device=DEVICE)
     with pytest.raises(ValueError, match="overlap"):
         A.subtract_left(x, out=x)
+    buf = torch.zeros(20, device=DEVICE)
+    with pytest.raises(ValueError, match="overlap"):          # a partly overlapping out
+        A.subtract_left(buf[:10], out=buf[5:15])
+    with pytest.raises(TypeError, match="out"):                # another dtype
+        A.subtract_left(x, out=torch.empty(10, dtype=torch.float64, device=DEVICE))
+    with pytest.raises(ValueError, match="out must be contiguous with x's shape"):
+        A.subtract_left(x, out=torch.empty(11, device=DEVICE))
+    with pytest.raises(ValueError, match="out must be contiguous with x's shape"):
+        A.subtract_left(x, out=torch.empty(20, device=DEVICE)[::2])
+    with pytest.raises(ValueError, match="in_place=True needs a contiguous x"):
+        A.subtract_left(buf[::2], in_place=True)
     with pytest.raises(ValueError, match="not both"):
         A.subtract_left(x, out=torch.empty_like(x), in_place=True)
     with pytest.raises(TypeError, match="triton.jit"):
