@@ -543,11 +543,16 @@ class Tuner:
         """Say so when a file earlier along this device's policy chain (e.g. a device-name file over the
         architecture file just written) still decides a bucket just tuned: the new values would be unused."""
         written = f"policies/{self.target}/{op}.json"
-        if not policy.lookup_order(self.device):   # (the interpreter reads no files)
+        order = policy.lookup_order(self.device)
+        if not order:   # (the interpreter reads no files)
+            return
+        if self.target not in order:
+            self.log(f"note: {self.target} is not among the targets this device reads ({', '.join(order)}); "
+                     f"the file just written is for another device")
             return
         for b in buckets:
             src = policy.select(op, self.device, b).source
-            if not src.startswith(written):
+            if src.startswith("policies/") and not src.startswith(written):
                 self.log(f"warning: {op}[{b}] on this device is still decided by {src}, which comes before "
                          f"{self.target} in the lookup order ({', '.join(policy.lookup_order(self.device))}); "
                          f"the values just written are not used here. Tune with --target "
