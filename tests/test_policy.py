@@ -128,6 +128,18 @@ def test_bucket_lookup_walks_the_chain_per_bucket(fake_op, policy_dir, monkeypat
     assert policy.select(OP).source == f"policies/nvidia-fake-gpu-80gb/{OP}.json[default]"
 
 
+def test_file_without_the_bucket_or_a_default_serves_the_built_in_values_quietly(fake_op, policy_dir, monkeypatch):
+    # a file that names other buckets only: the bucket takes the op's built-in values, attributed to
+    # that file, with no "untuned GPU" warning (the GPU is tuned; the file just leaves this bucket alone)
+    _write(policy_dir, "sm_90", {"2B": {"BLOCK": 256, "ITEMS": 4}})
+    _fake_device(monkeypatch, "sm_90")
+    policy._warned_untuned.discard(("sm_90", OP))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p8 = policy.select(OP, bucket="8B")
+    assert p8.as_dict() == fake_op.fallback_for("8B") and p8.source == f"policies/sm_90/{OP}.json[default]"
+
+
 @pytest.mark.parametrize("text,why", [("{not json", "JSONDecodeError"), ("[1, 2]", "not a JSON object"),
                                       ('{"tuned": [1]}', "'tuned' is not an object"),
                                       ('{"tuned": {"default": 3}}', "'tuned' is not an object"),

@@ -360,13 +360,14 @@ def find_policy_file(op: str, device=None) -> tuple[str, dict] | None:
 def find_policy_entry(op: str, device=None, bucket: str = "default", section: str = "tuned"):
     """Where ``op``'s ``section`` (``"tuned"`` or ``"candidates"``) for ``bucket`` comes from on
     ``device``: the first file along the chain that holds the bucket, else the first that holds
-    ``"default"``, as (target, contents, key); None when no file holds either."""
+    ``"default"``, as (target, contents, key); where files exist but none holds either, the first
+    file with key None (its op's built-in values serve); None when there is no file."""
     files = policy_files(op, device)
     for key in (bucket, "default"):
         for target, data in files:
             if key in data.get(section, {}):
                 return target, data, key
-    return None
+    return (files[0][0], files[0][1], None) if files else None
 
 
 _warned_untuned: set[tuple[str, str]] = set()
@@ -421,8 +422,8 @@ def _select_cached(op: str, device_key: str, bucket: str) -> Policy:
         vals = base
     else:
         target, data, key = found
-        vals = {**base, **data["tuned"][key]}
-        src = f"policies/{target}/{op}.json[{key}]"
+        vals = {**base, **(data["tuned"][key] if key is not None else {})}
+        src = f"policies/{target}/{op}.json[{key if key is not None else 'default'}]"
         bad = _ill_formed(p, vals) or (None if p.valid is None or p.valid(vals) else "not valid")
         if bad:
             # a file older than the op's current space (or edited by hand): never let it break the op
@@ -556,7 +557,7 @@ def candidates(op: str, device=None, bucket: str = "default") -> list[Policy]:
     :data:`CANDIDATE_SAMPLE` - 1 configs drawn from the space with a fixed seed."""
     p = op_policy(op)
     found = find_policy_entry(op, device, bucket, "candidates")
-    raw = found[1]["candidates"][found[2]] if found is not None else None
+    raw = found[1]["candidates"][found[2]] if found is not None and found[2] is not None else None
     if not raw:
         fb = p.fallback_for(bucket)
         if p.raw_size() <= p.ENUMERATE_LIMIT:
