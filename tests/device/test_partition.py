@@ -39,9 +39,11 @@ def below_minus_one(x):
 
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("dtype", [torch.int32, torch.float32, torch.float16])
-def test_flagged_stable(n, dtype):
+@pytest.mark.parametrize("density", [0.6, 1.0, 0.0])
+def test_flagged_stable(n, dtype, density):
+    # (density 1 and 0: every item selected, none selected)
     x = make_data("random", n, dtype)
-    flags = torch.rand(n, device=DEVICE) > 0.4
+    flags = torch.rand(n, device=DEVICE) < density
     out, k = P.flagged(x, flags)
     xc, fc = x.cpu(), flags.cpu()
     assert int(k) == int(fc.sum())
@@ -61,8 +63,10 @@ def test_if_with_values(n):
 
 
 @pytest.mark.parametrize("n", SIZES)
-def test_three_way(n):
-    x = torch.randn(n, device=DEVICE) * 2
+@pytest.mark.parametrize("kind", ["random", "special"])
+def test_three_way(n, kind):
+    # (special: NaN, ±inf, ±0 -- NaN satisfies neither predicate and goes to the third part)
+    x = torch.randn(n, device=DEVICE) * 2 if kind == "random" else make_data("special", n, torch.float32)
     out, k = P.three_way(x, below_minus_one, positive)
     xc = x.cpu()
     a, b = xc < -1, (xc > 0)
@@ -111,3 +115,8 @@ def test_partition_bad_input():
         P.three_way(x, _two_args, positive)
     with pytest.raises(ValueError, match="values has"):
         P.if_(x, positive, values=torch.ones(4, device=DEVICE))
+    with pytest.raises(TypeError, match="supported dtypes"):               # an item dtype it cannot move
+        P.flagged(torch.zeros(10, dtype=torch.complex64, device=DEVICE), torch.ones(10, dtype=torch.bool,
+                                                                                    device=DEVICE))
+    with pytest.raises(TypeError, match="flags"):                          # flags of a dtype it cannot read
+        P.flagged(x, torch.ones(10, dtype=torch.complex64, device=DEVICE))
