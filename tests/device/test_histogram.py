@@ -309,6 +309,23 @@ def test_histogram_even_wide_ranges(rng):
     assert_equal(out.cpu(), torch.from_numpy(_exact_even(vals, lo, hi, bins)))
 
 
+@pytest.mark.parametrize("name", ["uint16", "uint32"])
+def test_histogram_even_unsigned_16_32(name):
+    """uint16 and uint32 samples (no torch histc for them): every bin edge, the type's extremes and
+    random samples, against exact Python-int bins; a range past 2^31 for uint32."""
+    dtype = getattr(torch, name, None)
+    if dtype is None:
+        pytest.skip(f"no torch.{name} in this torch")
+    top = (1 << 16) - 1 if name == "uint16" else (1 << 32) - 1
+    gen = torch.Generator().manual_seed(int(torch.randint(0, 2**31 - 1, (1,))))
+    for lo, hi, bins in ((0, top, 7), (100, 40000, 33), (3, top // 2 + 7, 5)):
+        rand = [int(f * top) for f in torch.rand(300, generator=gen, dtype=torch.float64).tolist()]
+        vals = _edge_samples(lo, hi, bins, dtype) + rand
+        x = torch.tensor(vals, dtype=torch.int64).to(dtype).to(DEVICE)
+        out = H.histogram_even(x, bins + 1, lo, hi, counter_dtype=torch.int64)
+        assert_equal(out.cpu(), torch.from_numpy(_exact_even(vals, lo, hi, bins)), msg=f"{name} [{lo}, {hi}) {bins}")
+
+
 def test_histogram_even_wide_paths_and_channels():
     """The wide path through the per-sample atomics and the tensor-core one-hot counts, and per
     channel in a multi-channel histogram next to int64-safe channels."""
