@@ -21,7 +21,8 @@ walks, in order:
 Within a file, values are keyed by a *bucket* that the op computes from the problem (for example
 ``"4B"`` for 4-byte items or ``"rows"``). The walk is per bucket: the first file along the chain that
 holds the bucket gives its values (so a device file tuned for some buckets leaves the others to the
-architecture's file); where no file holds it, the first file's ``"default"``. A file that cannot be
+architecture's file); where no file holds it, the first ``"default"`` along the chain (the op's
+built-in values where no file has one either). A file that cannot be
 read as a policy file (bad JSON, wrong shape) is skipped with a warning naming it. Under the
 interpreter (no GPU to tune for) the fallback is always used. ``describe(op, device)`` says what
 was chosen and why. ``TRITONCUB_AUTOTUNE=1`` makes :func:`launch` run ``triton.autotune`` over the
