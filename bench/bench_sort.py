@@ -2,7 +2,8 @@
 which is CUB's radix sort), for the bars of the radix-sort issue.
 
 Cases: keys-only 32-bit sorts (uint32/int32/float32, Gkeys/s), torch's API (values + int64
-indices) at 2^20/2^24/2^28, 64-bit keys and int64 pairs, 16 significant bits (``end_bit=16`` and
+indices) at 2^20/2^24/2^28 (and at 2^28 CUB's pairs sort with int64 indices, through
+``cupy.argsort``), 64-bit keys and int64 pairs (CUB's through ``cupy.argsort`` too), 16 significant bits (``end_bit=16`` and
 small-range keys whose upper digit places are skipped), and key distributions (uniform, all-equal,
 sorted, reversed, few unique: the AND of four random words, as in the onesweep paper).
 
