@@ -80,8 +80,12 @@ def reduce_spec():
             make = lambda dev, seed: ("sum", _randint(n, -1000, 1000, dtype, dev, seed))  # noqa: E731
         return _p(f"sum {str(dtype)[6:]} n={_n(n)}", make, n * dtype.itemsize)
 
-    def arg_problem(kind, n):
-        return _p(f"{kind} float32 n={_n(n)}", lambda dev, seed: (kind, _randn(n, torch.float32, dev, seed)), 4 * n)
+    def arg_problem(kind, n, dtype=torch.float32):
+        if dtype.is_floating_point:
+            make = lambda dev, seed: (kind, _randn(n, dtype, dev, seed))  # noqa: E731
+        else:
+            make = lambda dev, seed: (kind, _randint(n, -10**6, 10**6, dtype, dev, seed))  # noqa: E731
+        return _p(f"{kind} {str(dtype)[6:]} n={_n(n)}", make, n * dtype.itemsize)
 
     def call(p):
         kind, x = p
@@ -116,7 +120,14 @@ def reduce_spec():
                   "sum_f4_small": [sum_problem(torch.float32, small)],
                   "sum_f2": [sum_problem(torch.bfloat16, big)],
                   "minmax_f4": [arg_problem("max", big)],
-                  "arg_f4": [arg_problem("argmax", big)]},
+                  "arg_f4": [arg_problem("argmax", big)],
+                  # (other item sizes and integer extremes: without a problem of their own, their
+                  # buckets keep the built-in fallback on a newly tuned GPU)
+                  "sum_f8": [sum_problem(torch.float64, big // 2)],
+                  "sum_i8": [sum_problem(torch.int64, big // 2)],
+                  "sum_i1": [sum_problem(torch.int8, big)],
+                  "minmax_i4": [arg_problem("max", big, torch.int32)],
+                  "arg_i4": [arg_problem("argmax", big, torch.int32)]},
         quick_problems={"sum_f4_small": [sum_problem(torch.float32, 5000)],
                         "sum_i4_small": [sum_problem(torch.int32, 3000)],
                         "arg_f4_small": [arg_problem("argmax", 3000)]},
