@@ -230,6 +230,15 @@ def test_relocatable_maps_tensor_arguments_to_roots():
     assert _launch.relocatable([(fn, (torch.zeros(3),))], (a, b)) is None   # (in no root)
     assert _launch.relocatable([(None, (a,))], (a, b)) is None              # (not bound)
     assert _launch.relocatable([], (a, b)) is None
+    # overlapping roots (e.g. values starting inside the keys' buffer): a pointer inside both could be
+    # recorded against the wrong one, and a later call whose roots lie apart would replay into the
+    # wrong buffer, so nothing is replayable
+    buf = torch.zeros(64)
+    keys, vals = buf[:40], buf[4:44]
+    assert _launch.relocatable([(fn, (keys, vals))], (keys, vals)) is None
+    assert _launch.relocatable([(fn, (vals, 3))], (keys, vals)) is None
+    assert _launch.relocatable([(fn, (keys,))], (keys, keys)) is None          # (the same tensor twice)
+    assert _launch.relocatable([(fn, (buf[40:],))], (buf[:40], buf[40:])) is not None   # (adjacent: apart)
 
 
 @triton.jit

@@ -306,10 +306,15 @@ def record_launches():
 def relocatable(launches, roots) -> tuple | None:
     """A replay of ``launches`` (``(bound, args)`` pairs, e.g. from :func:`record_launches`) on other
     buffers: every tensor argument becomes ``(i, byte offset)`` into ``roots[i]``, every other argument
-    stays as it is. None when a launch was not bound or a tensor lies in no root (the caller then keeps
-    launching normally). Replay with :func:`replay` and the new roots' addresses, in the same order;
-    the caller's key must fix everything else (sizes, dtypes, alignments, policy), as for :func:`bind`."""
+    stays as it is. None when a launch was not bound, a tensor lies in no root, or the roots overlap
+    (a pointer inside two of them could be recorded against the wrong one, and a later call whose
+    roots lie apart would then read or write the wrong buffer): the caller then keeps launching
+    normally. Replay with :func:`replay` and the new roots' addresses, in the same order; the caller's
+    key must fix everything else (sizes, dtypes, alignments, policy), as for :func:`bind`."""
     spans = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in roots]
+    live = sorted((lo, hi) for lo, hi in spans if hi > lo)
+    if any(b_lo < a_hi for (_, a_hi), (b_lo, _) in zip(live, live[1:])):
+        return None
     out = []
     for fn, args in launches:
         if fn is None:
@@ -318,9 +323,10 @@ def relocatable(launches, roots) -> tuple | None:
         for a in args:
             if isinstance(a, torch.Tensor):
                 p = a.data_ptr()
-                root = next((i for i, (lo, hi) in enumerate(spans) if lo <= p < hi or p == lo), None)
-                if root is None:
+                found = [i for i, (lo, hi) in enumerate(spans) if lo <= p < hi or p == lo]
+                if len(found) != 1:   # (in no root, or at an empty root's address inside another)
                     return None
+                root = found[0]
                 spec.append((root, p - spans[root][0]))
             elif isinstance(a, tuple):   # (a tuple argument: not relocated)
                 return None

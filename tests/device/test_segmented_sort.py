@@ -630,6 +630,27 @@ def test_segmented_bad_input():
     assert out.cpu().tolist() == [1., 5., 9., 2., 8., 0., 3., 4., 6., 7.]
 
 
+def test_segmented_sort_pairs_overlapping_then_apart():
+    # values that start inside the keys' buffer, then (twice: on a GPU the second call of a problem
+    # replays the first one's launches) the same problem with keys and values apart: every result
+    # equals torch's (a replay recorded on overlapping buffers once sent the values' reads to the keys)
+    n, step = 512 if DEVICE == "cpu" else 4096, 64
+    offsets = torch.arange(0, n + 1, step, device=DEVICE)
+    buf = make_data("random", n + 4, torch.float32)
+
+    def check(k, v):
+        kc, vc = k.cpu(), v.cpu()   # (copies: the call may sort keys and values that share memory)
+        ok, ov = ss.segmented_sort_pairs(k, v, offsets)
+        for a in range(0, n, step):
+            r = torch.sort(kc[a:a + step], stable=True)
+            assert_equal(ok[a:a + step].cpu(), r.values)
+            assert_equal(ov[a:a + step].cpu(), vc[a:a + step][r.indices])
+
+    check(buf[:n], buf[4:n + 4])
+    for _ in range(2):
+        check(make_data("random", n, torch.float32), make_data("random", n, torch.float32))
+
+
 def test_segmented_empty():
     out = ss.segmented_sort(torch.empty(0, device=DEVICE), torch.tensor([0, 0, 0], device=DEVICE))
     assert out.numel() == 0
