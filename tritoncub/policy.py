@@ -327,9 +327,12 @@ def _load_file(path: str) -> dict | None:
 
 
 def clear_cache() -> None:
-    """Forget loaded policy files (after ``autotune`` wrote a new one)."""
+    """Forget loaded policy files and the choices made from them (after ``autotune`` wrote a new
+    file, or ``TRITONCUB_POLICY_DIR`` changed: both are read once and kept), and the runtime
+    autotuners built from their shortlists."""
     _load_file.cache_clear()
     _select_cached.cache_clear()
+    _AUTOTUNED.clear()
 
 
 def lookup_order(device=None) -> list[str]:
