@@ -139,6 +139,94 @@ def test_ops_run_on_the_tensors_gpu_not_the_current_one():
 
 
 @triton.jit
+def _max_fn(a, b):
+    return tl.maximum(a, b)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs two GPUs")
+def test_device_paths_run_on_the_tensors_gpu_not_the_current_one():
+    """Every family's device-wide paths (onesweep sort with its host read-back, look-back scans and
+    compactions, radix select, histograms, segmented ops, user operators) on cuda:1 while cuda:0 is
+    current, twice each (the second call replays memoised launches): torch's results, on cuda:1, and
+    nothing left allocated on cuda:0."""
+    from tritoncub.device import (histogram, partition, reduce as dreduce, reduce_by_key as rbk,
+                                  run_length_encode as rle, scan, select)
+    ops = torch.ops.tritoncub
+    torch.cuda.set_device(0)
+    dev = torch.device("cuda:1")
+    before = torch.cuda.memory_allocated(0)
+    g = torch.Generator(device=dev).manual_seed(5)
+    big = torch.randn((1 << 25) + 3, device=dev, generator=g)          # skip-places path (host read-back)
+    x = torch.randn((1 << 20) + 7, device=dev, generator=g)
+    k64 = torch.randint(-2**40, 2**40, ((1 << 20) + 5,), device=dev, generator=g)
+    ints = torch.randint(0, 5000, ((1 << 20) + 9,), device=dev, generator=g, dtype=torch.int32)
+    runs = torch.sort(ints).values
+    lengths = torch.randint(0, 3000, (700,), device=dev, generator=g)
+    offsets = torch.cat([lengths.new_zeros(1), lengths.cumsum(0)])
+    seg = torch.randn(int(offsets[-1]), device=dev, generator=g)
+    rows = torch.randn(6, 50000, device=dev, generator=g)
+    for _ in range(2):
+        v, i = ops.sort(big, -1, False, True)
+        rv, ri = torch.sort(big, stable=True)
+        assert torch.equal(v, rv) and torch.equal(i, ri) and v.device == dev
+        assert torch.equal(ops.sort_keys(k64, True, 0, None), torch.sort(k64, descending=True).values)
+        vals = torch.randn(ints.numel(), device=dev, generator=g)
+        kk, vv = ops.sort_pairs(ints, vals, False, 0, 13)
+        order = torch.sort(ints & 0x1FFF, stable=True).indices
+        assert torch.equal(kk, ints[order]) and torch.equal(vv, vals[order])
+        rv, ri = torch.sort(rows, dim=-1, stable=True)
+        v, i = ops.sort_rows(rows, False)
+        assert torch.equal(v, rv) and torch.equal(i, ri)
+        assert torch.equal(ops.segmented_sort(seg, offsets, False, None),
+                           torch.cat([torch.sort(seg[a:b]).values for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]))
+        tv, ti = ops.topk(x, 3000, -1, True, True)
+        assert torch.equal(tv, torch.topk(x, 3000).values) and torch.equal(x[ti], tv)
+        tv, ti = ops.segmented_topk(seg, offsets, 5, False)
+        assert tv.device == dev and torch.equal(
+            tv[lengths >= 5], torch.stack([torch.topk(seg[a:b], 5, largest=False).values
+                                           for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()) if b - a >= 5]))
+        assert torch.equal(ops.amax(x, None, False), x.amax()) and torch.equal(ops.argmax(x, None, False), x.argmax())
+        assert torch.allclose(ops.segment_reduce(seg, offsets, "sum"),
+                              torch.segment_reduce(seg, "sum", offsets=offsets), rtol=1e-4, atol=1e-3)
+        got = dreduce.reduce(x, _max_fn, float("-inf"))
+        assert got.device == dev and torch.equal(got, x.max())
+        assert torch.allclose(ops.cumsum(x, 0, None), torch.cumsum(x, 0), rtol=1e-4, atol=1e-2)
+        assert torch.allclose(ops.logcumsumexp(x, 0), torch.logcumsumexp(x, 0), rtol=1e-4, atol=1e-4)
+        assert torch.equal(scan.inclusive_sum_by_key(runs, torch.ones_like(runs)),
+                           torch.ones_like(runs).cumsum(0) - torch.repeat_interleave(
+                               torch.cat([torch.zeros(1, device=dev, dtype=torch.int64),
+                                          torch.unique_consecutive(runs, return_counts=True)[1].cumsum(0)[:-1]]),
+                               torch.unique_consecutive(runs, return_counts=True)[1]).to(runs.dtype))
+        u, inv, cnt = ops.unique(ints, True, True, True, None)
+        ru, rinv, rcnt = torch.unique(ints, sorted=True, return_inverse=True, return_counts=True)
+        assert torch.equal(u, ru) and torch.equal(inv, rinv) and torch.equal(cnt, rcnt)
+        u, _, cnt = ops.unique_consecutive(runs, False, True, None)
+        ru, rcnt = torch.unique_consecutive(runs, return_counts=True)
+        assert torch.equal(u, ru) and torch.equal(cnt, rcnt)
+        uk, ul, nr = rle.encode(runs)
+        nr = int(nr)
+        assert nr == ru.numel() and torch.equal(uk[:nr], ru) and torch.equal(ul[:nr].to(rcnt.dtype), rcnt)
+        rk, ra, nr = rbk.reduce_by_key(runs, torch.ones_like(runs))
+        nr = int(nr)
+        assert nr == ru.numel() and torch.equal(rk[:nr], ru) and torch.equal(ra[:nr].to(rcnt.dtype), rcnt)
+        m = x > 1.5
+        assert torch.equal(ops.masked_select(x, m), torch.masked_select(x, m))
+        assert torch.equal(ops.nonzero(m), torch.nonzero(m))
+        sel, count = select.flagged(x, m)
+        assert torch.equal(sel[:int(count)], x[m])
+        parts = partition.flagged(x, m)
+        assert torch.equal(parts[0][:int(m.sum())], x[m])
+        assert torch.equal(ops.histc(x, 256, -3, 3), torch.histc(x, 256, -3, 3))
+        assert torch.equal(histogram.histogram_even(ints, 65, 0, 5120).to(torch.int64),
+                           torch.bincount(ints // 80, minlength=64))   # (bins of exactly 80)
+        assert torch.equal(ops.bincount(ints, None, 0), torch.bincount(ints))
+        assert torch.equal(ops.diff(x, 1, -1, None, None), torch.diff(x))
+        assert torch.cuda.current_device() == 0
+    assert torch.cuda.memory_allocated(0) == before, "scratch allocated on the current GPU, not the tensors'"
+
+
+@triton.jit
 def _other_kernel(x_ptr, y_ptr, n):
     tl.store(y_ptr, tl.load(x_ptr) + n)
 

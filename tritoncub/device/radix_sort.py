@@ -658,6 +658,19 @@ def _opaque32(x):
 
 
 @gluon.jit
+def _slot_destination(adj_word, slot, RADIX: gl.constexpr, INDEX64: gl.constexpr):
+    """Global destination of sorted slot ``slot`` whose digit's adjustment (output offset of the digit
+    minus its first slot in the tile) is at shared word ``adj_word`` (low word; the high one is
+    ``RADIX`` words on when ``INDEX64``; else every destination is below 2**31)."""
+    if INDEX64:
+        lo = smem_load_words(adj_word).to(gl.uint32).to(gl.int64)
+        hi = smem_load_words(adj_word + RADIX).to(gl.int64)
+        return (hi << 32) + lo + slot
+    else:
+        return (smem_load_words(adj_word) + slot).to(gl.int64)
+
+
+@gluon.jit
 def _warp_rank(word, RADIX_BITS: gl.constexpr, RANK_PACK: gl.constexpr, RANK_MATCH: gl.constexpr):
     """Rank of each key among its warp's earlier keys of the same counter word, bumping the counters
     (``RANK_MATCH`` 0: peers by ``match.any``, ``RANK_PACK`` slots per asm block; 1: by ballots)."""
@@ -912,12 +925,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             a2 = ADJ + ((base + src) >= seg_next).to(gl.int32) * (2 * RADIX) + d2
         else:
             a2 = ADJ + d2
-        if INDEX64:
-            lo = smem_load_words(a2).to(gl.uint32).to(gl.int64)
-            hi = smem_load_words(a2 + RADIX).to(gl.int64)
-            dest = (hi << 32) + lo + i
-        else:   # every destination < 2**31: the low word is the whole adjustment
-            dest = (smem_load_words(a2) + i).to(gl.int64)
+        dest = _slot_destination(a2, i, RADIX, INDEX64)
         if PROBE == 2:
             mi = mi & (k2 == 12345)
         if VALUES_IN_SMEM:   # (the keys alone here; the slot's digit kept for its value)
@@ -947,12 +955,7 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
             a2 = ADJ + smem_load_words(SRC + i)
             if PROBE == 2:
                 mi = mi & (i < 0)
-            if INDEX64:
-                lo = smem_load_words(a2).to(gl.uint32).to(gl.int64)
-                hi = smem_load_words(a2 + RADIX).to(gl.int64)
-                dest = (hi << 32) + lo + i
-            else:
-                dest = (smem_load_words(a2) + i).to(gl.int64)
+            dest = _slot_destination(a2, i, RADIX, INDEX64)
             gl.store(vals_out + dest, v2.to(vals_out.dtype.element_ty), mask=mi)   # int32 -> int64 positions too
 
 
