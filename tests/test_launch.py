@@ -143,87 +143,136 @@ def _max_fn(a, b):
     return tl.maximum(a, b)
 
 
-@pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs two GPUs")
-def test_device_paths_run_on_the_tensors_gpu_not_the_current_one():
-    """Every family's device-wide paths (onesweep sort with its host read-back, look-back scans and
-    compactions, radix select, histograms, segmented ops, user operators) on cuda:1 while cuda:0 is
-    current, twice each (the second call replays memoised launches): torch's results, on cuda:1, and
-    nothing left allocated on cuda:0."""
+def _device_path_cases(dev: torch.device, seed: int = 5):
+    """``(name, call, check)`` for every family's device-wide paths on ``dev``: the onesweep sort with
+    its host read-back (2^25 keys), look-back scans and compactions, radix select, histograms,
+    segmented ops, a user operator; ``check(call())`` compares with torch on the current stream.
+    ``seed`` draws the data; the sizes (segment lengths included) are the same for every seed."""
     from tritoncub.device import (histogram, partition, reduce as dreduce, reduce_by_key as rbk,
                                   run_length_encode as rle, scan, select)
     ops = torch.ops.tritoncub
-    torch.cuda.set_device(0)
-    dev = torch.device("cuda:1")
-    before = torch.cuda.memory_allocated(0)
-    g = torch.Generator(device=dev).manual_seed(5)
-    big = torch.randn((1 << 25) + 3, device=dev, generator=g)          # skip-places path (host read-back)
+    g = torch.Generator(device=dev).manual_seed(seed)
+    big = torch.randn((1 << 25) + 3, device=dev, generator=g)
     x = torch.randn((1 << 20) + 7, device=dev, generator=g)
     k64 = torch.randint(-2**40, 2**40, ((1 << 20) + 5,), device=dev, generator=g)
     ints = torch.randint(0, 5000, ((1 << 20) + 9,), device=dev, generator=g, dtype=torch.int32)
+    vals = torch.randn(ints.numel(), device=dev, generator=g)
     runs = torch.sort(ints).values
-    lengths = torch.randint(0, 3000, (700,), device=dev, generator=g)
+    lengths = torch.randint(0, 3000, (700,), device=dev, generator=torch.Generator(device=dev).manual_seed(0))
     offsets = torch.cat([lengths.new_zeros(1), lengths.cumsum(0)])
+    bounds = list(zip(offsets[:-1].tolist(), offsets[1:].tolist()))
     seg = torch.randn(int(offsets[-1]), device=dev, generator=g)
     rows = torch.randn(6, 50000, device=dev, generator=g)
-    for _ in range(2):
-        v, i = ops.sort(big, -1, False, True)
-        rv, ri = torch.sort(big, stable=True)
-        assert torch.equal(v, rv) and torch.equal(i, ri) and v.device == dev
-        assert torch.equal(ops.sort_keys(k64, True, 0, None), torch.sort(k64, descending=True).values)
-        vals = torch.randn(ints.numel(), device=dev, generator=g)
-        kk, vv = ops.sort_pairs(ints, vals, False, 0, 13)
+    m = x > 1.5
+    ru, rcnt = torch.unique_consecutive(runs, return_counts=True)
+    starts = torch.cat([rcnt.new_zeros(1), rcnt.cumsum(0)[:-1]])
+
+    def same(*pairs):
+        for a, b in pairs:
+            assert a.device == b.device == dev and torch.equal(a, b)
+
+    def first(out, count, ref):
+        count = int(count)
+        assert count == ref.numel()
+        same((out[:count], ref))
+
+    def sorted_pairs(kv):
         order = torch.sort(ints & 0x1FFF, stable=True).indices
-        assert torch.equal(kk, ints[order]) and torch.equal(vv, vals[order])
-        rv, ri = torch.sort(rows, dim=-1, stable=True)
-        v, i = ops.sort_rows(rows, False)
-        assert torch.equal(v, rv) and torch.equal(i, ri)
-        assert torch.equal(ops.segmented_sort(seg, offsets, False, None),
-                           torch.cat([torch.sort(seg[a:b]).values for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]))
-        tv, ti = ops.topk(x, 3000, -1, True, True)
-        assert torch.equal(tv, torch.topk(x, 3000).values) and torch.equal(x[ti], tv)
-        tv, ti = ops.segmented_topk(seg, offsets, 5, False)
-        assert tv.device == dev and torch.equal(
-            tv[lengths >= 5], torch.stack([torch.topk(seg[a:b], 5, largest=False).values
-                                           for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()) if b - a >= 5]))
-        assert torch.equal(ops.amax(x, None, False), x.amax()) and torch.equal(ops.argmax(x, None, False), x.argmax())
-        assert torch.allclose(ops.segment_reduce(seg, offsets, "sum"),
-                              torch.segment_reduce(seg, "sum", offsets=offsets), rtol=1e-4, atol=1e-3)
-        got = dreduce.reduce(x, _max_fn, float("-inf"))
-        assert got.device == dev and torch.equal(got, x.max())
-        assert torch.allclose(ops.cumsum(x, 0, None), torch.cumsum(x, 0), rtol=1e-4, atol=1e-2)
-        assert torch.allclose(ops.logcumsumexp(x, 0), torch.logcumsumexp(x, 0), rtol=1e-4, atol=1e-4)
-        assert torch.equal(scan.inclusive_sum_by_key(runs, torch.ones_like(runs)),
-                           torch.ones_like(runs).cumsum(0) - torch.repeat_interleave(
-                               torch.cat([torch.zeros(1, device=dev, dtype=torch.int64),
-                                          torch.unique_consecutive(runs, return_counts=True)[1].cumsum(0)[:-1]]),
-                               torch.unique_consecutive(runs, return_counts=True)[1]).to(runs.dtype))
-        u, inv, cnt = ops.unique(ints, True, True, True, None)
-        ru, rinv, rcnt = torch.unique(ints, sorted=True, return_inverse=True, return_counts=True)
-        assert torch.equal(u, ru) and torch.equal(inv, rinv) and torch.equal(cnt, rcnt)
-        u, _, cnt = ops.unique_consecutive(runs, False, True, None)
-        ru, rcnt = torch.unique_consecutive(runs, return_counts=True)
-        assert torch.equal(u, ru) and torch.equal(cnt, rcnt)
-        uk, ul, nr = rle.encode(runs)
-        nr = int(nr)
-        assert nr == ru.numel() and torch.equal(uk[:nr], ru) and torch.equal(ul[:nr].to(rcnt.dtype), rcnt)
-        rk, ra, nr = rbk.reduce_by_key(runs, torch.ones_like(runs))
-        nr = int(nr)
-        assert nr == ru.numel() and torch.equal(rk[:nr], ru) and torch.equal(ra[:nr].to(rcnt.dtype), rcnt)
-        m = x > 1.5
-        assert torch.equal(ops.masked_select(x, m), torch.masked_select(x, m))
-        assert torch.equal(ops.nonzero(m), torch.nonzero(m))
-        sel, count = select.flagged(x, m)
-        assert torch.equal(sel[:int(count)], x[m])
-        parts = partition.flagged(x, m)
-        assert torch.equal(parts[0][:int(m.sum())], x[m])
-        assert torch.equal(ops.histc(x, 256, -3, 3), torch.histc(x, 256, -3, 3))
-        assert torch.equal(histogram.histogram_even(ints, 65, 0, 5120).to(torch.int64),
-                           torch.bincount(ints // 80, minlength=64))   # (bins of exactly 80)
-        assert torch.equal(ops.bincount(ints, None, 0), torch.bincount(ints))
-        assert torch.equal(ops.diff(x, 1, -1, None, None), torch.diff(x))
-        assert torch.cuda.current_device() == 0
+        same((kv[0], ints[order]), (kv[1], vals[order]))
+
+    def topk_check(tv_ti):
+        same((tv_ti[0], torch.topk(x, 3000).values), (x[tv_ti[1]], tv_ti[0]))
+
+    def seg_topk_check(tv_ti):
+        keep = lengths >= 5
+        same((tv_ti[0][keep], torch.stack([torch.topk(seg[a:b], 5, largest=False).values
+                                           for a, b in bounds if b - a >= 5])))
+
+    def close(got, ref, rtol, atol):
+        assert got.device == dev and torch.allclose(got, ref, rtol=rtol, atol=atol)
+
+    return [
+        ("sort 2^25", lambda: ops.sort(big, -1, False, True), lambda r: same(*zip(r, torch.sort(big, stable=True)))),
+        ("sort_keys int64", lambda: ops.sort_keys(k64, True, 0, None),
+         lambda r: same((r, torch.sort(k64, descending=True).values))),
+        ("sort_pairs bits", lambda: ops.sort_pairs(ints, vals, False, 0, 13), sorted_pairs),
+        ("sort_rows", lambda: ops.sort_rows(rows, False), lambda r: same(*zip(r, torch.sort(rows, dim=-1, stable=True)))),
+        ("segmented_sort", lambda: ops.segmented_sort(seg, offsets, False, None),
+         lambda r: same((r, torch.cat([torch.sort(seg[a:b]).values for a, b in bounds])))),
+        ("topk", lambda: ops.topk(x, 3000, -1, True, True), topk_check),
+        ("segmented_topk", lambda: ops.segmented_topk(seg, offsets, 5, False), seg_topk_check),
+        ("amax argmax", lambda: (ops.amax(x, None, False), ops.argmax(x, None, False)),
+         lambda r: same((r[0], x.amax()), (r[1], x.argmax()))),
+        ("segment_reduce", lambda: ops.segment_reduce(seg, offsets, "sum"),
+         lambda r: close(r, torch.segment_reduce(seg, "sum", offsets=offsets), 1e-4, 1e-3)),
+        ("user reduce", lambda: dreduce.reduce(x, _max_fn, float("-inf")), lambda r: same((r, x.max()))),
+        ("cumsum", lambda: ops.cumsum(x, 0, None), lambda r: close(r, torch.cumsum(x, 0), 1e-4, 1e-2)),
+        ("logcumsumexp", lambda: ops.logcumsumexp(x, 0), lambda r: close(r, torch.logcumsumexp(x, 0), 1e-4, 1e-4)),
+        ("sum by key", lambda: scan.inclusive_sum_by_key(runs, torch.ones_like(runs)),
+         lambda r: same((r, (torch.arange(runs.numel(), device=dev) + 1
+                             - torch.repeat_interleave(starts, rcnt)).to(runs.dtype)))),
+        ("unique", lambda: ops.unique(ints, True, True, True, None),
+         lambda r: same(*zip(r, torch.unique(ints, sorted=True, return_inverse=True, return_counts=True)))),
+        ("unique_consecutive", lambda: ops.unique_consecutive(runs, False, True, None),
+         lambda r: same((r[0], ru), (r[2], rcnt))),
+        ("run-length encode", lambda: rle.encode(runs),
+         lambda r: (first(r[0], r[2], ru), first(r[1].to(rcnt.dtype), r[2], rcnt))),
+        ("reduce_by_key", lambda: rbk.reduce_by_key(runs, torch.ones_like(runs)),
+         lambda r: (first(r[0], r[2], ru), first(r[1].to(rcnt.dtype), r[2], rcnt))),
+        ("masked_select", lambda: ops.masked_select(x, m), lambda r: same((r, torch.masked_select(x, m)))),
+        ("nonzero", lambda: ops.nonzero(m), lambda r: same((r, torch.nonzero(m)))),
+        ("select.flagged", lambda: select.flagged(x, m), lambda r: first(r[0], r[1], x[m])),
+        ("partition.flagged", lambda: partition.flagged(x, m),
+         lambda r: (first(r[0], r[1], x[m]), same((torch.sort(r[0][int(r[1]):]).values, torch.sort(x[~m]).values)))),
+        ("histc", lambda: ops.histc(x, 256, -3, 3), lambda r: same((r, torch.histc(x, 256, -3, 3)))),
+        ("histogram_even", lambda: histogram.histogram_even(ints, 65, 0, 5120),   # (bins of exactly 80)
+         lambda r: same((r.to(torch.int64), torch.bincount(ints // 80, minlength=64)))),
+        ("bincount", lambda: ops.bincount(ints, None, 0), lambda r: same((r, torch.bincount(ints)))),
+        ("diff", lambda: ops.diff(x, 1, -1, None, None), lambda r: same((r, torch.diff(x)))),
+    ]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs two GPUs")
+def test_device_paths_run_on_the_tensors_gpu_not_the_current_one():
+    """Every family's device paths on cuda:1 while cuda:0 is current, twice each (the second call
+    replays memoised launches): torch's results, on cuda:1, and nothing left allocated on cuda:0."""
+    torch.cuda.set_device(0)
+    before = torch.cuda.memory_allocated(0)
+    cases = _device_path_cases(torch.device("cuda:1"))
+    for _ in range(2):
+        for name, call, check in cases:
+            check(call())
+            assert torch.cuda.current_device() == 0, name
     assert torch.cuda.memory_allocated(0) == before, "scratch allocated on the current GPU, not the tensors'"
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_device_paths_run_on_the_current_stream_alone():
+    """Every family's device paths called on a side stream while the default stream sleeps on the GPU:
+    once the side stream alone is synchronised the results are torch's (no launch went to the default
+    stream, which would still be queued behind the sleep; the warm-up calls ran on other data, so
+    reused memory cannot hold the right result), and the default stream is still busy (no call, not
+    even one reading a count back to the host, waited for it)."""
+    dev = torch.device("cuda", torch.cuda.current_device())
+    warm, cases = _device_path_cases(dev, seed=6), _device_path_cases(dev, seed=5)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):   # (compiles, and fills the caches kept per stream and problem; other data,
+            for _, call, check in warm:   # so a launch left behind the sleep cannot find a right result)
+                check(call())
+    torch.cuda.synchronize()
+    for name, call, check in cases:
+        torch.cuda._sleep(400_000_000)   # (0.2-0.4 s on the default stream at a 1-2 GHz clock)
+        with torch.cuda.stream(side):
+            out = call()
+            side.synchronize()
+            assert not torch.cuda.default_stream().query(), f"{name} waited for the default stream"
+            check(out)
+            side.synchronize()
+        torch.cuda.synchronize()
 
 
 @triton.jit
