@@ -10,25 +10,8 @@ import torch, triton
 import tritoncub  # noqa: F401 (registers the ops)
 from tritoncub import policy
 from tritoncub.device import radix_sort as rs
-from torch.profiler import profile, ProfilerActivity
-
-def kern(fn, reps=50):
-    fn(); torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(reps):
-            fn()
-        torch.cuda.synchronize()
-    d = {}
-    for e in prof.key_averages():
-        if e.device_time_total > 0:
-            d[e.key[:24]] = e.device_time_total / reps
-    return d
-
-def rot(xs, body):
-    st = [0]
-    def run():
-        i = st[0]; st[0] = (i + 1) % len(xs); return body(xs[i])
-    return run
+from small_sort_kernels_probe import kernel_times
+from bench.harness import rotating as rot
 
 ops = torch.ops.tritoncub
 db = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median") * 1e3
@@ -39,7 +22,7 @@ for n in (1 << 20, 1 << 22):
         print(f"n=2^{n.bit_length()-1} round {rep}: ours rotating {db(rot(xs, lambda t: ops.sort(t, -1, False, False))):.1f} "
               f"ours fixed {db(lambda: ops.sort(xs[0], -1, False, False)):.1f} torch rotating {db(rot(xs, lambda t: torch.sort(t))):.1f} "
               f"torch fixed {db(lambda: torch.sort(xs[0])):.1f} us", flush=True)
-    t0 = time.perf_counter(); torch.cuda.synchronize()
+    torch.cuda.synchronize()
     for _ in range(5):
         torch.cuda.synchronize(); t = time.perf_counter(); ops.sort(xs[1], -1, False, False); h = (time.perf_counter() - t) * 1e6
     print(f"  host time of one call (queue empty): {h:.1f} us", flush=True)
@@ -51,6 +34,6 @@ for n in (1 << 20, 1 << 22):
                     v, i = ops.sort(xs[0], -1, False, False)
                     r = torch.sort(xs[0], stable=True)
                     ok = torch.equal(v, r.values) and torch.equal(i, r.indices)
-                    d = kern(lambda: ops.sort(xs[0], -1, False, False))
+                    d = {k: t for k, (t, _) in kernel_times(lambda: ops.sort(xs[0], -1, False, False)).items()}
                 h = {k: v for k, v in d.items() if "histogram" in k}
                 print(f"  HIST_WARPS {hw:2} HIST_ITEMS {hi:2} PER_SM {per_sm}: ok={ok} hist {list(h.values())[0] if h else -1:.1f} us total gpu {sum(d.values()):.1f}", flush=True)
