@@ -146,8 +146,9 @@ def _max_fn(a, b):
 def _device_path_cases(dev: torch.device, seed: int = 5):
     """``(name, call, check)`` for every family's device-wide paths on ``dev``: the onesweep sort with
     its host read-back (2^25 keys), look-back scans and compactions, radix select, histograms,
-    segmented ops, a user operator; ``check(call())`` compares with torch on the current stream.
-    ``seed`` draws the data; the sizes (segment lengths included) are the same for every seed."""
+    segmented ops, a user operator; ``check(call())`` compares with torch's results, all computed
+    here, up front (so they stay allocated: no output of a later call can land in a freed reference's
+    memory). ``seed`` draws the data; the sizes (segment lengths included) are the same for every seed."""
     from tritoncub.device import (histogram, partition, reduce as dreduce, reduce_by_key as rbk,
                                   run_length_encode as rle, scan, select)
     ops = torch.ops.tritoncub
@@ -156,6 +157,7 @@ def _device_path_cases(dev: torch.device, seed: int = 5):
     x = torch.randn((1 << 20) + 7, device=dev, generator=g)
     k64 = torch.randint(-2**40, 2**40, ((1 << 20) + 5,), device=dev, generator=g)
     ints = torch.randint(0, 5000, ((1 << 20) + 9,), device=dev, generator=g, dtype=torch.int32)
+    keys16 = torch.randint(0, 1 << 16, (ints.numel(),), device=dev, generator=g, dtype=torch.int32)
     vals = torch.randn(ints.numel(), device=dev, generator=g)
     runs = torch.sort(ints).values
     lengths = torch.randint(0, 3000, (700,), device=dev, generator=torch.Generator(device=dev).manual_seed(0))
@@ -166,69 +168,87 @@ def _device_path_cases(dev: torch.device, seed: int = 5):
     m = x > 1.5
     ru, rcnt = torch.unique_consecutive(runs, return_counts=True)
     starts = torch.cat([rcnt.new_zeros(1), rcnt.cumsum(0)[:-1]])
+    low_order = torch.sort(keys16 & 0x3FF, stable=True).indices   # (bits 0-9: many equal keys)
+    ref = {
+        "sort 2^25": tuple(torch.sort(big, stable=True)),
+        "sort_keys int64": torch.sort(k64, descending=True).values,
+        "sort_pairs bits": (keys16[low_order], vals[low_order]),
+        "sort_rows": tuple(torch.sort(rows, dim=-1, stable=True)),
+        "segmented_sort": torch.cat([torch.sort(seg[a:b]).values for a, b in bounds]),
+        "topk": torch.topk(x, 3000).values,
+        "segmented_topk": [torch.topk(seg[a:b], min(5, b - a), largest=False).values for a, b in bounds],
+        "amax argmax": (x.amax(), x.argmax()),
+        "segment_reduce": torch.segment_reduce(seg, "sum", offsets=offsets),
+        "user reduce": x.max(),
+        "cumsum": torch.cumsum(x, 0),
+        "logcumsumexp": torch.logcumsumexp(x, 0),
+        "sum by key": (torch.arange(runs.numel(), device=dev) + 1 - torch.repeat_interleave(starts, rcnt)).to(runs.dtype),
+        "unique": tuple(torch.unique(ints, sorted=True, return_inverse=True, return_counts=True)),
+        "masked_select": torch.masked_select(x, m),
+        "nonzero": torch.nonzero(m),
+        "rejected": x[~m],
+        "histc": torch.histc(x, 256, -3, 3),
+        "histogram_even": torch.bincount(ints // 80, minlength=64),   # (64 bins of exactly 80)
+        "bincount": torch.bincount(ints),
+        "diff": torch.diff(x),
+    }
 
     def same(*pairs):
         for a, b in pairs:
             assert a.device == b.device == dev and torch.equal(a, b)
 
-    def first(out, count, ref):
+    def first(out, count, expected):
         count = int(count)
-        assert count == ref.numel()
-        same((out[:count], ref))
+        assert count == expected.numel()
+        same((out[:count], expected))
 
-    def sorted_pairs(kv):
-        order = torch.sort(ints & 0x1FFF, stable=True).indices
-        same((kv[0], ints[order]), (kv[1], vals[order]))
+    def topk_check(r):
+        same((r[0], ref["topk"]), (x[r[1]], r[0]))
 
-    def topk_check(tv_ti):
-        same((tv_ti[0], torch.topk(x, 3000).values), (x[tv_ti[1]], tv_ti[0]))
+    def seg_topk_check(r):   # (a segment shorter than k fills its first slots; the rest: 0 and index -1)
+        for s, (a, b) in enumerate(bounds):
+            want, k = ref["segmented_topk"][s], min(5, b - a)
+            same((r[0][s, :k], want), (seg[r[1][s, :k]], want), (r[1][s, k:], torch.full_like(r[1][s, k:], -1)))
 
-    def seg_topk_check(tv_ti):
-        keep = lengths >= 5
-        same((tv_ti[0][keep], torch.stack([torch.topk(seg[a:b], 5, largest=False).values
-                                           for a, b in bounds if b - a >= 5])))
-
-    def close(got, ref, rtol, atol):
-        assert got.device == dev and torch.allclose(got, ref, rtol=rtol, atol=atol)
+    def close(got, expected, rtol, atol):
+        assert got.device == dev and torch.allclose(got, expected, rtol=rtol, atol=atol)
 
     return [
-        ("sort 2^25", lambda: ops.sort(big, -1, False, True), lambda r: same(*zip(r, torch.sort(big, stable=True)))),
-        ("sort_keys int64", lambda: ops.sort_keys(k64, True, 0, None),
-         lambda r: same((r, torch.sort(k64, descending=True).values))),
-        ("sort_pairs bits", lambda: ops.sort_pairs(ints, vals, False, 0, 13), sorted_pairs),
-        ("sort_rows", lambda: ops.sort_rows(rows, False), lambda r: same(*zip(r, torch.sort(rows, dim=-1, stable=True)))),
+        ("sort 2^25", lambda: ops.sort(big, -1, False, True), lambda r: same(*zip(r, ref["sort 2^25"]))),
+        ("sort_keys int64", lambda: ops.sort_keys(k64, True, 0, None), lambda r: same((r, ref["sort_keys int64"]))),
+        ("sort_pairs bits", lambda: ops.sort_pairs(keys16, vals, False, 0, 10),
+         lambda r: same(*zip(r, ref["sort_pairs bits"]))),
+        ("sort_rows", lambda: ops.sort_rows(rows, False), lambda r: same(*zip(r, ref["sort_rows"]))),
         ("segmented_sort", lambda: ops.segmented_sort(seg, offsets, False, None),
-         lambda r: same((r, torch.cat([torch.sort(seg[a:b]).values for a, b in bounds])))),
+         lambda r: same((r, ref["segmented_sort"]))),
         ("topk", lambda: ops.topk(x, 3000, -1, True, True), topk_check),
         ("segmented_topk", lambda: ops.segmented_topk(seg, offsets, 5, False), seg_topk_check),
         ("amax argmax", lambda: (ops.amax(x, None, False), ops.argmax(x, None, False)),
-         lambda r: same((r[0], x.amax()), (r[1], x.argmax()))),
+         lambda r: same(*zip(r, ref["amax argmax"]))),
         ("segment_reduce", lambda: ops.segment_reduce(seg, offsets, "sum"),
-         lambda r: close(r, torch.segment_reduce(seg, "sum", offsets=offsets), 1e-4, 1e-3)),
-        ("user reduce", lambda: dreduce.reduce(x, _max_fn, float("-inf")), lambda r: same((r, x.max()))),
-        ("cumsum", lambda: ops.cumsum(x, 0, None), lambda r: close(r, torch.cumsum(x, 0), 1e-4, 1e-2)),
-        ("logcumsumexp", lambda: ops.logcumsumexp(x, 0), lambda r: close(r, torch.logcumsumexp(x, 0), 1e-4, 1e-4)),
+         lambda r: close(r, ref["segment_reduce"], 1e-4, 1e-3)),
+        ("user reduce", lambda: dreduce.reduce(x, _max_fn, float("-inf")), lambda r: same((r, ref["user reduce"]))),
+        ("cumsum", lambda: ops.cumsum(x, 0, None), lambda r: close(r, ref["cumsum"], 1e-4, 1e-2)),
+        ("logcumsumexp", lambda: ops.logcumsumexp(x, 0), lambda r: close(r, ref["logcumsumexp"], 1e-4, 1e-4)),
         ("sum by key", lambda: scan.inclusive_sum_by_key(runs, torch.ones_like(runs)),
-         lambda r: same((r, (torch.arange(runs.numel(), device=dev) + 1
-                             - torch.repeat_interleave(starts, rcnt)).to(runs.dtype)))),
-        ("unique", lambda: ops.unique(ints, True, True, True, None),
-         lambda r: same(*zip(r, torch.unique(ints, sorted=True, return_inverse=True, return_counts=True)))),
+         lambda r: same((r, ref["sum by key"]))),
+        ("unique", lambda: ops.unique(ints, True, True, True, None), lambda r: same(*zip(r, ref["unique"]))),
         ("unique_consecutive", lambda: ops.unique_consecutive(runs, False, True, None),
          lambda r: same((r[0], ru), (r[2], rcnt))),
         ("run-length encode", lambda: rle.encode(runs),
          lambda r: (first(r[0], r[2], ru), first(r[1].to(rcnt.dtype), r[2], rcnt))),
         ("reduce_by_key", lambda: rbk.reduce_by_key(runs, torch.ones_like(runs)),
          lambda r: (first(r[0], r[2], ru), first(r[1].to(rcnt.dtype), r[2], rcnt))),
-        ("masked_select", lambda: ops.masked_select(x, m), lambda r: same((r, torch.masked_select(x, m)))),
-        ("nonzero", lambda: ops.nonzero(m), lambda r: same((r, torch.nonzero(m)))),
-        ("select.flagged", lambda: select.flagged(x, m), lambda r: first(r[0], r[1], x[m])),
-        ("partition.flagged", lambda: partition.flagged(x, m),
-         lambda r: (first(r[0], r[1], x[m]), same((torch.sort(r[0][int(r[1]):]).values, torch.sort(x[~m]).values)))),
-        ("histc", lambda: ops.histc(x, 256, -3, 3), lambda r: same((r, torch.histc(x, 256, -3, 3)))),
-        ("histogram_even", lambda: histogram.histogram_even(ints, 65, 0, 5120),   # (bins of exactly 80)
-         lambda r: same((r.to(torch.int64), torch.bincount(ints // 80, minlength=64)))),
-        ("bincount", lambda: ops.bincount(ints, None, 0), lambda r: same((r, torch.bincount(ints)))),
-        ("diff", lambda: ops.diff(x, 1, -1, None, None), lambda r: same((r, torch.diff(x)))),
+        ("masked_select", lambda: ops.masked_select(x, m), lambda r: same((r, ref["masked_select"]))),
+        ("nonzero", lambda: ops.nonzero(m), lambda r: same((r, ref["nonzero"]))),
+        ("select.flagged", lambda: select.flagged(x, m), lambda r: first(r[0], r[1], ref["masked_select"])),
+        ("partition.flagged", lambda: partition.flagged(x, m),   # (stable: the rejected items in order too)
+         lambda r: (first(r[0], r[1], ref["masked_select"]), same((r[0][int(r[1]):], ref["rejected"])))),
+        ("histc", lambda: ops.histc(x, 256, -3, 3), lambda r: same((r, ref["histc"]))),
+        ("histogram_even", lambda: histogram.histogram_even(ints, 65, 0, 5120),
+         lambda r: same((r.to(torch.int64), ref["histogram_even"]))),
+        ("bincount", lambda: ops.bincount(ints, None, 0), lambda r: same((r, ref["bincount"]))),
+        ("diff", lambda: ops.diff(x, 1, -1, None, None), lambda r: same((r, ref["diff"]))),
     ]
 
 
@@ -239,12 +259,13 @@ def test_device_paths_run_on_the_tensors_gpu_not_the_current_one():
     replays memoised launches): torch's results, on cuda:1, and nothing left allocated on cuda:0."""
     torch.cuda.set_device(0)
     before = torch.cuda.memory_allocated(0)
+    torch.cuda.reset_peak_memory_stats(0)
     cases = _device_path_cases(torch.device("cuda:1"))
     for _ in range(2):
         for name, call, check in cases:
             check(call())
             assert torch.cuda.current_device() == 0, name
-    assert torch.cuda.memory_allocated(0) == before, "scratch allocated on the current GPU, not the tensors'"
+    assert torch.cuda.max_memory_allocated(0) == before, "scratch allocated on the current GPU, not the tensors'"
 
 
 @pytest.mark.gpu
@@ -252,9 +273,11 @@ def test_device_paths_run_on_the_tensors_gpu_not_the_current_one():
 def test_device_paths_run_on_the_current_stream_alone():
     """Every family's device paths called on a side stream while the default stream sleeps on the GPU:
     once the side stream alone is synchronised the results are torch's (no launch went to the default
-    stream, which would still be queued behind the sleep; the warm-up calls ran on other data, so
-    reused memory cannot hold the right result), and the default stream is still busy (no call, not
-    even one reading a count back to the host, waited for it)."""
+    stream, which would still be queued behind the sleep; the warm-up calls ran on other data and the
+    references stay allocated, so reused memory cannot hold the right result), and the default stream
+    is still busy (no call, not even one reading a count back to the host, waited for it). A launch
+    sent to the default stream can also hang the final synchronisation (a look-back waiting on the
+    side stream's tiles): the GPU test runner's time limit then names the test."""
     dev = torch.device("cuda", torch.cuda.current_device())
     warm, cases = _device_path_cases(dev, seed=6), _device_path_cases(dev, seed=5)
     side = torch.cuda.Stream()

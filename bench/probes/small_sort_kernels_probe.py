@@ -13,14 +13,14 @@ from reduce_overhead import host_us
 from torch.profiler import profile, ProfilerActivity
 
 def kernel_times(fn, reps=50) -> dict:
-    """GPU time per call of each kernel (and memset/copy) ``fn`` runs, by name (torch.profiler)."""
+    """GPU time per call of each kernel (and memset/copy) ``fn`` runs, by its full name (torch.profiler)."""
     fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(reps):
             fn()
         torch.cuda.synchronize()
-    return {e.key[:28]: (e.device_time_total / reps, e.count // reps)
+    return {e.key: (e.device_time_total / reps, e.count // reps)
             for e in prof.key_averages() if e.device_time_total > 0}
 
 
@@ -37,7 +37,7 @@ def main():
                 h = host_us(fn)
                 times = kernel_times(fn)
                 k = sum(t for t, _ in times.values())
-                names = " ".join(f"{key}:{t:.1f}x{c}" for key, (t, c) in times.items())
+                names = " ".join(f"{key[:28]}:{t:.1f}x{c}" for key, (t, c) in times.items())
                 b = triton.testing.do_bench(fn, warmup=10, rep=100, return_mode="median") * 1e3
                 print(f"n=2^{n.bit_length()-1} {str(dt)[6:]:8} {name:5} host {h:6.1f} gpu {k:6.1f} do_bench {b:6.1f} us  "
                       f"replays={len(rs._SORT_REPLAYS)} {names}", flush=True)

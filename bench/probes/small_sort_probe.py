@@ -1,6 +1,6 @@
 """Sort with indices of 2^20 / 2^22 fp32 keys: do_bench of ours and torch.sort with rotating and fixed
 inputs (two rounds), the host time of one call with the queue empty, and the upfront histogram's GPU
-time under HIST_WARPS x HIST_ITEMS (each result checked against torch.sort).
+time under HIST_WARPS x HIST_ITEMS (the sort under each of those checked against torch.sort).
 
     PYTHONPATH=. python bench/probes/small_sort_probe.py
 """
@@ -34,6 +34,7 @@ for n in (1 << 20, 1 << 22):
                     v, i = ops.sort(xs[0], -1, False, False)
                     r = torch.sort(xs[0], stable=True)
                     ok = torch.equal(v, r.values) and torch.equal(i, r.indices)
+                    assert ok, pol
                     d = {k: t for k, (t, _) in kernel_times(lambda: ops.sort(xs[0], -1, False, False)).items()}
                 h = {k: v for k, v in d.items() if "histogram" in k}
                 print(f"  HIST_WARPS {hw:2} HIST_ITEMS {hi:2} PER_SM {per_sm}: ok={ok} hist {list(h.values())[0] if h else -1:.1f} us total gpu {sum(d.values()):.1f}", flush=True)
