@@ -25,6 +25,10 @@ def test_check_tensor_rejects_non_tensor_and_dtype():
         _utils.check_tensor(torch.zeros(3, dtype=torch.int32, device=DEVICE), "x", (torch.float32,))
     with pytest.raises(ValueError, match="must have 2 dimension"):
         _utils.check_tensor(torch.zeros(3, device=DEVICE), "x", ndim=2)
+    neg = torch._neg_view(torch.arange(3.0, device=DEVICE))   # (a lazily negated view: memory holds 0, 1, 2)
+    with pytest.raises(ValueError, match="lazily negated view.*keys.resolve_neg"):
+        _utils.check_tensor(neg, "keys")
+    _utils.check_tensor(neg.resolve_neg(), "keys")
 
 
 def test_cpu_tensor_without_interpreter(monkeypatch):

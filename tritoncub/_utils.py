@@ -124,7 +124,8 @@ def check_tensor(x, name: str, dtypes: Sequence[torch.dtype] | None = None, *, n
 
     Checks that ``x`` is a tensor, that its dtype is one of ``dtypes`` (when given), its dimension
     count (when given), and that it lives where a Triton kernel can run: on a CUDA/HIP device, or on
-    the CPU while the interpreter is active. ``device``, when given, must match ``x.device``.
+    the CPU while the interpreter is active. ``device``, when given, must match ``x.device``. A view
+    with torch's lazy negation bit (``x.is_neg()``) is refused: its memory holds the un-negated values.
     """
     if not isinstance(x, torch.Tensor):
         raise InputTypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
@@ -136,6 +137,9 @@ def check_tensor(x, name: str, dtypes: Sequence[torch.dtype] | None = None, *, n
     check_device(x, name)
     if device is not None and x.device != torch.device(device):
         raise InputValueError(f"{name} is on {x.device} but the other inputs are on {device}")
+    if x.is_neg():   # (kernels read the memory, which holds the values before the lazy negation)
+        raise InputValueError(f"{name} is a lazily negated view (e.g. the .imag of a conjugated complex tensor); "
+                              f"pass {name}.resolve_neg()")
 
 
 def check_device(x: torch.Tensor, name: str = "input") -> None:

@@ -444,6 +444,11 @@ def test_bad_input():
         S.inclusive_scan(torch.tensor([1, 2], dtype=torch.int8, device=DEVICE), _add, 300)
     with pytest.raises(ValueError, match="not an integer"):
         S.exclusive_scan(torch.tensor([1, 2], device=DEVICE), _add, 0.7)
+    for bad in (5, -3):   # (torch's IndexError, before the shape is indexed)
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            S.cummax(torch.ones(3, 2, device=DEVICE), bad)
+    with pytest.raises(ValueError, match="lazily negated view"):   # (its memory holds the other sign)
+        S.inclusive_sum(torch.tensor([1 + 2j, 3 - 1j], device=DEVICE).conj().imag)
     if interpreter_active():
         return
     with pytest.raises(ValueError):
@@ -477,6 +482,29 @@ def test_autograd():
         # both backwards scatter-add the gradient at the running extreme's index; on a GPU the adds to
         # one index land in any order (atomics), so the last bit may differ (seen on the H100)
         assert_close(a.grad, b.grad, rtol=1e-12, atol=1e-14)
+
+
+def test_higher_order_gradients():
+    """Second derivatives as torch's: cumprod over zeros (once recomputed detached: the cumprod term of a
+    second derivative was dropped) and logcumsumexp (its reverse scan had no gradient); a size-1 dim
+    passes an inf item's gradient on (the quotient form gave NaN)."""
+    z = torch.tensor([[2.0, 0.0, 3.0, 0.5, 1.5], [0.0, 1.0, 0.0, 2.0, 3.0]], device=DEVICE, dtype=torch.float64)
+    a = z.clone().requires_grad_(True)
+    b = z.clone().requires_grad_(True)
+    seconds = []
+    for t, op in ((a, OPS.cumprod), (b, torch.cumprod)):
+        (g1,) = torch.autograd.grad(op(t, 1).sum() + (t ** 3).sum(), t, create_graph=True)
+        seconds.append(torch.autograd.grad((g1 * torch.arange(5, device=DEVICE)).sum(), t)[0])
+    assert_close(seconds[0], seconds[1], rtol=1e-10, atol=1e-10)
+    assert torch.autograd.gradgradcheck(lambda t: OPS.cumprod(t, 1), (z.clone().requires_grad_(True),))
+    x = torch.randn(2, 37, device=DEVICE, dtype=torch.float64)
+    assert torch.autograd.gradgradcheck(lambda t: OPS.logcumsumexp(t, 1), (x.requires_grad_(True),))
+    for v in (float("inf"), float("nan"), 2.0):
+        a = torch.tensor([[v]], device=DEVICE, requires_grad=True)
+        b = torch.tensor([[v]], device=DEVICE, requires_grad=True)
+        OPS.cumprod(a, 1).backward(torch.full_like(a, 3.0))
+        torch.cumprod(b, 1).backward(torch.full_like(b, 3.0))
+        assert_equal(a.grad, b.grad)
 
 
 def test_opcheck():

@@ -1068,6 +1068,7 @@ def _cumextreme(x, dim, combine):
     check_tensor(x, "x", SCAN_DTYPES)
     acc = _widen(x.dtype)
     ndim = x.dim()
+    dim = wrap_dim(dim, ndim)   # (torch's errors for a bad dim, before the shape is indexed)
     row_len = x.shape[dim] if ndim else 1
     idx_acc = torch.int32 if row_len < 2**31 - 1 else torch.int64
     outs, _ = scan_rows_launch((x,), combine, acc_dtypes=(acc, idx_acc), out_dtypes=(x.dtype, torch.int64),
@@ -1191,11 +1192,16 @@ def _cumprod_backward(ctx, grad):
     dim = _norm_dim(x, ctx.dim)
     if x.numel() == 0:
         return torch.zeros_like(x), None, None
+    if x.shape[dim] == 1:   # (as torch: no quotient, so an inf or NaN item passes its gradient on)
+        return grad.to(x.dtype), None, None
     if bool((x == 0).any()):
-        # torch's own formula handles zeros (a product over a zero has no quotient form)
+        # torch's own formula handles zeros (a product over a zero has no quotient form); when this
+        # backward is itself recorded (create_graph), it is built on x and grad, so that higher
+        # derivatives go through torch's formula too
+        create = torch.is_grad_enabled()
         with torch.enable_grad():
-            xx = x.detach().requires_grad_(True)
-            (g,) = torch.autograd.grad(torch.cumprod(xx, dim, dtype=out.dtype), xx, grad)
+            xx = x if create and x.requires_grad else x.detach().requires_grad_(True)
+            (g,) = torch.autograd.grad(torch.cumprod(xx, dim, dtype=out.dtype), xx, grad, create_graph=create)
         return g, None, None
     # d out_j / d x_i = out_j / x_i for j >= i (conjugated for complex inputs, torch's convention)
     g = torch.ops.tritoncub._reverse_cumsum((grad * out.conj()).contiguous(), dim)
@@ -1267,8 +1273,10 @@ def _lcse_setup(ctx, inputs, output):
     ctx.save_for_backward(x, output)
 
 
-def _lcse_backward(ctx, grad):
-    # torch's formula: split the gradient by sign, reverse-logcumsumexp each part in log space
+def _lcse_grad(ctx, grad, other_way):
+    """Gradient of a (forward or reverse) logcumsumexp, by torch's formula: the incoming gradient split
+    by sign, each part run through the scan the other way in log space (``other_way``: that op, whose
+    own gradient is this formula again, so every order of derivative is available)."""
     x, out = ctx.saved_tensors
     if x.numel() == 0:
         return torch.zeros_like(x), None
@@ -1277,10 +1285,18 @@ def _lcse_backward(ctx, grad):
     log_abs = grad.abs().log()
     pos = torch.where(grad > 0, log_abs, torch.full_like(log_abs, lowest))
     neg = torch.where(grad < 0, log_abs, torch.full_like(log_abs, lowest))
-    rev = torch.ops.tritoncub._reverse_logcumsumexp
-    out_pos = (rev((pos - out).contiguous(), dim) + x).exp()
-    out_neg = (rev((neg - out).contiguous(), dim) + x).exp()
+    out_pos = (other_way((pos - out).contiguous(), dim) + x).exp()
+    out_neg = (other_way((neg - out).contiguous(), dim) + x).exp()
     return out_pos - out_neg, None
 
 
+def _lcse_backward(ctx, grad):
+    return _lcse_grad(ctx, grad, torch.ops.tritoncub._reverse_logcumsumexp)
+
+
+def _reverse_lcse_backward(ctx, grad):
+    return _lcse_grad(ctx, grad, torch.ops.tritoncub.logcumsumexp)
+
+
 _logcumsumexp_op.register_autograd(_lcse_backward, setup_context=_lcse_setup)
+_reverse_lcse_op.register_autograd(_reverse_lcse_backward, setup_context=_lcse_setup)
