@@ -107,6 +107,21 @@ def test_non_trivial_runs(n, avg, specials, offset_dtype, length_dtype):
     assert_equal(lengths[: int(k)].cpu().long(), rc[m])
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_non_trivial_runs_special_half_floats(dtype):
+    """-0.0 next to +0.0 is one run and NaNs are runs of one in every float dtype (bfloat16 once
+    compared its next item by raw bits under the interpreter: a run counted with no head, a negative
+    length and a write out of bounds)."""
+    nan, inf = float("nan"), float("inf")
+    cases = [([-0.0, 0.0, 1.0], [0], [2]), ([nan, nan, 1.0], [], []),
+             ([1.0, nan, nan, -0.0, 0.0, -0.0, inf, inf, nan], [3, 6], [3, 2])]
+    for values, want_offs, want_lengths in cases:
+        x = torch.tensor(values, device=DEVICE, dtype=dtype)
+        offs, lengths, k = R.non_trivial_runs(x)
+        assert int(k) == len(want_offs), values
+        assert offs[: int(k)].cpu().tolist() == want_offs and lengths[: int(k)].cpu().tolist() == want_lengths
+
+
 def test_non_trivial_runs_refuses_other_offset_dtypes():
     with pytest.raises(TypeError, match="offset_dtype must be int32 or int64"):
         R.non_trivial_runs(torch.zeros(4, device=DEVICE), offset_dtype=torch.int16)

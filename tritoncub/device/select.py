@@ -121,7 +121,7 @@ def tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE: tl.constexpr, PRED: tl.c
     else:  # SELECT_NONTRIVIAL
         heads = tile_heads(x_ptr, idx, inb, x)
         nxt = tl.load(x_ptr + idx + 1, mask=inb & (idx + 1 < n))
-        sel = heads & (idx + 1 < n) & (nxt == x)
+        sel = heads & (idx + 1 < n) & ~flag_inequality(x, nxt)   # (bfloat16 as the heads compare it)
     return sel, sel2, heads, x
 
 
