@@ -102,12 +102,14 @@ def test_fixup_carry_across_steps(monkeypatch, combine, keys_kind, block):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
 @pytest.mark.parametrize("combine", ["min", "max"])
 def test_reduce_by_key_float_min_max(dtype, combine):
-    # float min/max per run, with ±inf among the values (NaN values and signed zeros are left out:
-    # which of two unordered items a min returns is not part of the contract)
+    # float min/max per run, with ±inf and NaN among the values: a run holding a NaN gives NaN, as
+    # torch's amin/amax (signed zeros are left out: which of -0.0 and +0.0 a min returns is not part
+    # of the contract)
     keys = _keys(N, 20)
     vals = torch.randn(N, device=DEVICE).to(dtype)
     vals[::11] = float("inf")
     vals[5::13] = -float("inf")
+    vals[7::97] = float("nan")
     k, v, nr = reduce_by_key(keys, vals, combine)
     uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
     segs = torch.split(vals.cpu(), cnt.tolist())

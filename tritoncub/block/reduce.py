@@ -41,14 +41,15 @@ def combine_max(a, b):
 
 @triton.jit
 def combine_min_propagate_nan(a, b):
-    """min that returns NaN if either side is NaN (torch's amin)."""
-    return tl.where((a != a) | (a < b), a, b)
+    """min that returns NaN if either side is NaN (torch's amin); ties return ``b``. (Two selects,
+    not an OR of the masks: the interpreter cannot OR a scalar's mask with a tile's.)"""
+    return tl.where(a != a, a, tl.where(a < b, a, b))
 
 
 @triton.jit
 def combine_max_propagate_nan(a, b):
-    """max that returns NaN if either side is NaN (torch's amax)."""
-    return tl.where((a != a) | (a > b), a, b)
+    """max that returns NaN if either side is NaN (torch's amax); ties return ``b``."""
+    return tl.where(a != a, a, tl.where(a > b, a, b))
 
 
 @triton.jit

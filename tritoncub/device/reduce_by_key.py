@@ -4,8 +4,9 @@
 ``unique_keys[r]`` is the first key of run ``r``, ``aggregates[r]`` the values of the run combined in
 input order, ``num_runs`` a device int64 scalar; outputs have ``n`` slots, the first ``num_runs``
 valid. ``combine`` is ``"sum"``, ``"min"``, ``"max"`` or any associative ``@triton.jit`` function
-``f(a, b)`` (``a`` the earlier value; it need not be commutative). Keys compare with ``==`` (NaN
-keys never match). Aggregates have the values' dtype (fp16/bf16 are combined in fp32 and rounded
+``f(a, b)`` (``a`` the earlier value; it need not be commutative); ``"min"``/``"max"`` of a run
+holding a NaN value are NaN (torch's amin/amax rule, on every platform). Keys compare with ``==``
+(NaN keys never match). Aggregates have the values' dtype (fp16/bf16 are combined in fp32 and rounded
 once at the end; integer sums wrap like CUB's).
 
 Algorithm (deterministic, two passes plus a fix-up):
@@ -41,10 +42,10 @@ from .._launch import launch
 from .._utils import ALL_NUMERIC_DTYPES, InputValueError, cdiv, check_jit_function, check_tensor, maxnreg_kwargs
 from ..agent import lookback
 from ..agent.launch_chain import chain_kwargs, chain_link
-from ..block.reduce import combine_add, combine_max, combine_min
+from ..block.reduce import combine_add, combine_max_propagate_nan, combine_min_propagate_nan
 from .select import SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, highest_set_bit, lowest_set_bit, popcount32
 
-_NAMED = {"sum": combine_add, "min": combine_min, "max": combine_max}
+_NAMED = {"sum": combine_add, "min": combine_min_propagate_nan, "max": combine_max_propagate_nan}
 
 
 def _segmented_scan_template(f, v):
