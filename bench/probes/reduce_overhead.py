@@ -25,20 +25,22 @@ def host_us(fn, reps=300):
     return host
 
 
-def kernel_us(fn, reps=50):
+def kernel_times(fn, reps=50) -> dict:
+    """GPU time per call of each kernel (and memset/copy) ``fn`` runs, and how many times a call
+    runs it, by its full name (torch.profiler)."""
     fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(reps):
             fn()
         torch.cuda.synchronize()
-    tot = 0.0
-    names = []
-    for e in prof.key_averages():
-        if e.device_time_total > 0:
-            tot += e.device_time_total
-            names.append(f"{e.key[:40]}x{e.count}")
-    return tot / reps, names
+    return {e.key: (e.device_time_total / reps, e.count // reps)
+            for e in prof.key_averages() if e.device_time_total > 0}
+
+
+def kernel_us(fn, reps=50):
+    times = kernel_times(fn, reps)
+    return sum(t for t, _ in times.values()), [f"{k[:40]}x{c * reps}" for k, (_, c) in times.items()]
 
 
 def main():

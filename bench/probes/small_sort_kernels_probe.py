@@ -9,19 +9,7 @@ sys.path.insert(0, "bench/probes")
 import torch, triton
 import tritoncub  # noqa: F401 (registers the ops)
 from tritoncub.device import radix_sort as rs
-from reduce_overhead import host_us
-from torch.profiler import profile, ProfilerActivity
-
-def kernel_times(fn, reps=50) -> dict:
-    """GPU time per call of each kernel (and memset/copy) ``fn`` runs, by its full name (torch.profiler)."""
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(reps):
-            fn()
-        torch.cuda.synchronize()
-    return {e.key: (e.device_time_total / reps, e.count // reps)
-            for e in prof.key_averages() if e.device_time_total > 0}
+from reduce_overhead import host_us, kernel_times
 
 
 def main():

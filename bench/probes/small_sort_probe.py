@@ -10,7 +10,7 @@ import torch, triton
 import tritoncub  # noqa: F401 (registers the ops)
 from tritoncub import policy
 from tritoncub.device import radix_sort as rs
-from small_sort_kernels_probe import kernel_times
+from reduce_overhead import kernel_times
 from bench.harness import rotating as rot
 
 ops = torch.ops.tritoncub
