@@ -1,11 +1,13 @@
 """Top-k against torch: values equal torch.topk's; indices follow the documented tie rule."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
 
-from helpers import ALL_DTYPES, DEVICE, assert_equal, make_data
+from helpers import ALL_DTYPES, DEVICE, assert_equal, count_calls, make_data
 from tritoncub import policy
 from tritoncub.device import topk as tk
 
@@ -501,6 +503,78 @@ def test_gpu_topk_large(shape, k, dtype):
         assert torch.equal(v, rv)
         assert torch.equal(x.gather(-1, i), v)
         assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
+
+
+@pytest.mark.gpu
+def test_gpu_topk_tile_replayed(monkeypatch):
+    """A repeated tile top-k replays its remembered launch on the new call's buffers: fresh data each
+    call, an input that is not 16-byte aligned (its own launch), both directions, 16-, 32- and 64-bit
+    keys; every result (checked after all the calls, so none was overwritten by a later one) is the
+    stable top k; a policy change plans afresh, then replays."""
+    tk._TILE_REPLAYS.clear()
+    replays = count_calls(monkeypatch, tk, "replay")
+    for rows, L, k in ((4096, 128, 8), (300, 1000, 16), (7, 33, 33)):
+        for dtype in (torch.float32, torch.int16, torch.float64):
+            before = len(replays)
+            results = []
+            for rep in range(4):
+                base = make_data("special" if dtype.is_floating_point else "few_unique", rows * L + 1, dtype)
+                x = (base[1:] if rep == 1 else base[:-1]).view(rows, L)   # rep 1: not 16-byte aligned
+                for largest in (True, False):
+                    results.append((x, largest, tk.topk(x, k, largest=largest)))
+            for x, largest, (v, i) in results:
+                rv, ri = stable_ref(x, k, largest)
+                assert_equal(i.cpu(), ri, msg=f"indices {rows}x{L} {dtype} largest={largest}")
+                assert_equal(v.cpu(), rv, signed_zero=False, msg=f"values {rows}x{L} {dtype}")
+            # (reps 2 and 3 replay rep 0's launches, both directions)
+            assert len(replays) - before == 4, (rows, L, dtype, len(replays) - before)
+    # 3-d input along the last dim takes the same path, its result shaped as torch's
+    x = make_data("random", 6 * 5 * 40, torch.float32).view(6, 5, 40)
+    for _ in range(2):
+        v, i = tk.topk(x, 4)
+        rv, ri = torch.topk(x, 4)
+        assert v.shape == rv.shape and torch.equal(v, rv) and torch.equal(x.gather(-1, i), v)
+    x = make_data("random", 300 * 1000, torch.float32).view(300, 1000)
+    ref = stable_ref(x, 8, True)
+    for cfg in ({"NETWORK": "own"}, {"NETWORK": "tl"}):
+        with policy.override("topk", cfg, bucket="rows"):
+            counts = []
+            for _ in range(2):
+                before = len(replays)
+                v, i = tk.topk(x, 8)
+                counts.append(len(replays) - before)
+                assert_equal(i.cpu(), ref[1], msg=str(cfg))
+                assert_equal(v.cpu(), ref[0], msg=str(cfg))
+            assert counts == [0, 1], (cfg, counts)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cfg", [None, {"FILTER": 0}], ids=["shipped", "bitonic-rounds"])
+def test_gpu_topk_running_k_best_replayed(monkeypatch, cfg):
+    """A repeated running k-best (rows longer than a tile, small k) replays its remembered launches on
+    the new call's buffers and fresh scratch: fresh data each call, an input that is not 16-byte
+    aligned (its own launches), both directions, filter or bitonic rounds; every result (checked
+    after all the calls, so none was overwritten by a later call) is the stable top k."""
+    tk._CHUNK_REPLAYS.clear()
+    replays = count_calls(monkeypatch, tk, "replay")
+    chunk_calls = count_calls(monkeypatch, tk, "_chunk_topk")
+    monkeypatch.setattr(tk, "_CHUNK_TOPK", tk._chunk_topk)   # (the counting wrapper keeps replays on)
+    with policy.override("topk", cfg, bucket="long") if cfg is not None else contextlib.nullcontext():
+        for rows, L, k, dtype in ((8, 1 << 18, 8, torch.float32), (5, 30000, 20, torch.int32),
+                                  (3, 70000, 1, torch.float16)):
+            before, planned = len(replays), len(chunk_calls)
+            results = []
+            for rep in range(4):
+                base = make_data("special" if dtype.is_floating_point else "few_unique", rows * L + 1, dtype)
+                x = (base[1:] if rep == 1 else base[:-1]).view(rows, L)   # rep 1: not 16-byte aligned
+                for largest in (True, False):
+                    results.append((x, largest, tk.topk(x, k, largest=largest)))
+            for x, largest, (v, i) in results:
+                rv, ri = stable_ref(x, k, largest)
+                assert_equal(i.cpu(), ri, msg=f"indices {rows}x{L} {dtype} largest={largest}")
+                assert_equal(v.cpu(), rv, signed_zero=False, msg=f"values {rows}x{L} {dtype}")
+            # (reps 0 and 1 plan, both directions; reps 2 and 3 replay rep 0's launches)
+            assert (len(chunk_calls) - planned, len(replays) - before) == (4, 4), (rows, L, dtype)
 
 
 @pytest.mark.gpu
