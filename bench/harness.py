@@ -86,6 +86,23 @@ def time_case(case: Case, warmup_ms: int = 25, rep_ms: int = 100) -> float:
     return float(triton.testing.do_bench(case.fn, warmup=warmup_ms, rep=rep_ms, return_mode="median"))
 
 
+def gpu_time_ms(fn: Callable[[], object], reps: int = 20) -> float | None:
+    """GPU time per call: the device time of every kernel, memset and copy ``reps`` calls of ``fn``
+    ran, summed and divided by ``reps`` (torch.profiler; None off CUDA). Beside ``do_bench``'s time,
+    which also counts the GPU waiting for the host to queue the work, it tells a host-bound call from
+    a GPU-bound one."""
+    if not torch.cuda.is_available():
+        return None
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    return sum(e.device_time_total for e in prof.key_averages()) / reps / 1e3
+
+
 def measure_copy_gbs(device: torch.device, n: int = 1 << 27) -> float:
     import triton.testing
     x = torch.randn(n, device=device)
@@ -111,13 +128,16 @@ def environment(device: torch.device) -> dict:
     return env
 
 
-def run_cases(cases: Iterable[Case], *, verbose: bool = True) -> list[dict]:
+def run_cases(cases: Iterable[Case], *, verbose: bool = True, gpu_time: bool = True) -> list[dict]:
+    """Time every case (``do_bench``), and with ``gpu_time`` also its GPU time per call
+    (:func:`gpu_time_ms`, the row's ``gpu_ms``)."""
     rows = []
     for c in cases:
         try:
             if c.check is not None:
                 c.check()
             ms = time_case(c)
+            gpu_ms = gpu_time_ms(c.fn) if gpu_time else None
             extra = dict(c.extra)
             if c.subtract is not None:
                 sub_ms = time_case(Case(c.op, c.impl, c.dtype, c.n, c.subtract, c.bytes_moved))
@@ -126,6 +146,10 @@ def run_cases(cases: Iterable[Case], *, verbose: bool = True) -> list[dict]:
                     raise RuntimeError(f"the subtracted work ({sub_ms:.4f} ms) took as long as the whole call "
                                        f"({ms:.4f} ms): no time left to report")
                 ms = ms - sub_ms
+                if gpu_ms is not None:
+                    gpu_ms = max(0.0, gpu_ms - gpu_time_ms(c.subtract))
+            if gpu_ms is not None:
+                extra["gpu_ms"] = gpu_ms
         except Exception as e:  # a failing case is reported, not hidden
             rows.append(dict(op=c.op, impl=c.impl, dtype=c.dtype, n=c.n, shape=list(c.shape) if c.shape else None,
                              variant=c.variant, ms=None, error=f"{type(e).__name__}: {e}"[:300]))
@@ -139,8 +163,9 @@ def run_cases(cases: Iterable[Case], *, verbose: bool = True) -> list[dict]:
         rows.append(row)
         if verbose:
             shape = "x".join(map(str, c.shape)) if c.shape else ""
+            gpu = f"  (GPU {extra['gpu_ms']:.4f} ms)" if "gpu_ms" in extra else ""
             print(f"  {c.op:<22} {c.impl:<14} {c.dtype:<9} {c.n:>11} {shape:<12} {c.variant:<14} "
-                  f"{ms:9.4f} ms {gbs:8.1f} GB/s {gkeys:8.2f} Gkeys/s", flush=True)
+                  f"{ms:9.4f} ms {gbs:8.1f} GB/s {gkeys:8.2f} Gkeys/s{gpu}", flush=True)
     return rows
 
 
@@ -172,7 +197,8 @@ def markdown_table(data: dict) -> str:
     lines = [f"# Benchmark results: {data.get('device')}", "",
              f"torch {data.get('torch')}, triton {data.get('triton')}, CuPy {data.get('cupy', 'n/a')}, "
              f"CUDA {data.get('cuda')}; copy bandwidth {data.get('copy_gbs') or 0:.0f} GB/s "
-             f"(read+write); medians of `triton.testing.do_bench`.", ""]
+             f"(read+write); medians of `triton.testing.do_bench`. GPU ms: the kernels' device time per call "
+             f"(torch.profiler), where recorded: a time well above it is the GPU waiting on the host.", ""]
     rows = [r for r in data["rows"] if r.get("ms") is not None]
     groups: dict = {}
     for r in rows:
@@ -181,8 +207,9 @@ def markdown_table(data: dict) -> str:
     for op in sorted(groups):
         impls = sorted({i for g in groups[op].values() for i in g}, key=lambda s: (s != "tritoncub", s))
         lines += [f"## {op}", "", "| dtype | n | shape | variant | " + " | ".join(f"{i} ms" for i in impls)
-                  + " | tritoncub GB/s | speed-up vs " + " / ".join(i for i in impls if i != "tritoncub") + " |",
-                  "|" + "---|" * (5 + len(impls) + 1)]
+                  + " | tritoncub GB/s | speed-up vs " + " / ".join(i for i in impls if i != "tritoncub")
+                  + " | GPU ms " + " / ".join(impls) + " |",
+                  "|" + "---|" * (5 + len(impls) + 2)]
         for key in sorted(groups[op], key=lambda k: (k[1], k[0], k[3], k[4])):
             g = groups[op][key]
             cells = [f"{g[i]['ms']:.4f}" if i in g else "" for i in impls]
@@ -191,8 +218,10 @@ def markdown_table(data: dict) -> str:
             speed = " / ".join(f"{g[i]['ms'] / t['ms']:.2f}x" if (t and i in g) else ""
                                for i in impls if i != "tritoncub")
             shape = "x".join(map(str, key[3].strip("[]").split(", "))) if key[3] != "None" else ""
+            gpu_cells = [f"{g[i]['gpu_ms']:.4f}" if i in g and g[i].get("gpu_ms") is not None else "" for i in impls]
+            gpu = " / ".join(gpu_cells) if any(gpu_cells) else ""
             lines.append(f"| {key[1]} | {key[2]} | {shape} | {key[4]} | " + " | ".join(cells)
-                         + f" | {gbs} | {speed} |")
+                         + f" | {gbs} | {speed} | {gpu} |")
         lines.append("")
     errors = [r for r in data["rows"] if r.get("ms") is None]
     if errors:

@@ -105,12 +105,14 @@ def test_harness_subtracts_the_extra_work_and_replaces_old_rows_per_op(tmp_path,
     from bench import harness
     times = {"sort": 5.0, "copy": 0.75}
     monkeypatch.setattr(harness, "time_case", lambda c, **kw: times[c.fn()])
+    monkeypatch.setattr(harness, "gpu_time_ms", lambda fn, **kw: {"sort": 4.0, "copy": 0.5}[fn()])
     monkeypatch.setattr(harness, "RESULTS_DIR", tmp_path)
     rows = harness.run_cases([harness.Case("sort_keys", "cub", "uint32", 8, lambda: "sort", 64,
                                            subtract=lambda: "copy"),
                               harness.Case("sort_rows", "tritoncub", "float32", 8, lambda: 1 / 0, 64, shape=(2, 4))],
                              verbose=False)
     assert rows[0]["ms"] == 4.25 and rows[0]["timed_ms"] == 5.0 and rows[0]["subtracted_ms"] == 0.75
+    assert rows[0]["gpu_ms"] == 3.5   # (the GPU time of the subtracted work is taken off too)
     assert rows[1]["shape"] == [2, 4] and rows[1]["ms"] is None
     env = {"device": "GPU X", "date": "d1"}
     old = [dict(op="sort_keys", impl="cub", dtype="uint32", n=8, shape=None, variant="gone", ms=1.0),
@@ -120,3 +122,19 @@ def test_harness_subtracts_the_extra_work_and_replaces_old_rows_per_op(tmp_path,
     data = json.loads(harness.save(rows, env, 3000.0).read_text())
     assert sorted((r["op"], r.get("variant"), r["ms"]) for r in data["rows"]) == [
         ("sort_keys", "", 4.25), ("sort_rows", "", None), ("sum", "", 2.0)]
+    md = harness.results_path("GPU X", ".md").read_text()
+    assert "| uint32 | 8 |  |  | 4.2500 |  |  | 3.5000 |" in md   # (the GPU ms column)
+    assert "| float32 | 8 |  |  | 2.0000 |  |  |  |" in md        # (a row with no GPU time)
+
+
+@pytest.mark.gpu
+def test_gpu_time_counts_the_kernels_a_call_runs():
+    """gpu_time_ms sums the device time of what a call launches: nothing for a call that launches
+    nothing, about twice one kernel's time for a call that runs it twice."""
+    import torch
+    from bench import harness
+    x = torch.zeros(1 << 26, device="cuda")
+    assert harness.gpu_time_ms(lambda: None) == 0.0
+    one = harness.gpu_time_ms(lambda: x.add_(1), reps=10)
+    two = harness.gpu_time_ms(lambda: (x.add_(1), x.add_(1)), reps=10)
+    assert 0.005 < one and 1.6 * one < two < 2.5 * one, (one, two)
