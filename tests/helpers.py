@@ -263,3 +263,42 @@ def interpreter_bounds_checked():
     finally:
         interp.GridExecutor.__call__ = real_call
         builder.create_masked_load, builder.create_masked_store = real_load, real_store
+
+
+def _extent(a: torch.Tensor) -> int:
+    """Bytes from ``a``'s first item to the end of its last."""
+    if a.numel() == 0:
+        return 0
+    return (sum((n - 1) * st for n, st in zip(a.shape, a.stride())) + 1) * a.element_size()
+
+
+def _tensor_at(address: int, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
+    """A flat CPU tensor of ``dtype`` over the ``nbytes`` of memory at ``address`` (no copy)."""
+    import ctypes
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    nbytes -= nbytes % itemsize
+    if nbytes == 0:
+        return torch.empty(0, dtype=dtype)
+    buf = (ctypes.c_char * nbytes).from_address(address)
+    return torch.frombuffer(buf, dtype=torch.uint8).view(dtype)
+
+
+def interpreter_replays(monkeypatch) -> None:
+    """Let remembered launches be recorded and replayed under the interpreter, where the package only
+    does so on GPUs: :func:`tritoncub._launch.bind` launches through the interpreter and returns a
+    function that launches the kernel again with each tensor argument rebuilt at the raw address
+    :func:`tritoncub._launch.replay` passes (its dtype and extent taken from the recorded argument). So a CPU test runs the same records, relocations and
+    replays (roots, offsets, scratch) as a GPU does, with the interpreter in place of the launcher;
+    the caller also switches the op's own replay guard on."""
+    from tritoncub import _launch
+
+    def bind(kernel, grid, *args, **kwargs):
+        _launch._compile_and_launch(kernel, grid, args, kwargs)
+        spans = [(a.dtype, _extent(a)) if isinstance(a, torch.Tensor) else None for a in args]
+
+        def run(*new_args):
+            assert len(new_args) == len(args), "a replay passed another number of arguments"
+            rebuilt = tuple(_tensor_at(v, *span) if span is not None else v for v, span in zip(new_args, spans))
+            _launch._compile_and_launch(kernel, grid, rebuilt, kwargs)
+        return run
+    monkeypatch.setattr(_launch, "bind", bind)

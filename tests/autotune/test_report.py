@@ -138,3 +138,12 @@ def test_gpu_time_counts_the_kernels_a_call_runs():
     one = harness.gpu_time_ms(lambda: x.add_(1), reps=10)
     two = harness.gpu_time_ms(lambda: (x.add_(1), x.add_(1)), reps=10)
     assert 0.005 < one and 1.6 * one < two < 2.5 * one, (one, two)
+    # (and about what CUDA events around the same kernels measure)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(10):
+        x.add_(1)
+    end.record()
+    torch.cuda.synchronize()
+    events = start.elapsed_time(end) / 10
+    assert 0.7 * events < one < 1.3 * events, (one, events)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import ALL_DTYPES, DEVICE, assert_equal, count_calls, make_data
+from helpers import ALL_DTYPES, DEVICE, assert_equal, count_calls, interpreter_replays, make_data
 from tritoncub import policy
 from tritoncub.device import topk as tk
 
@@ -505,6 +505,41 @@ def test_gpu_topk_large(shape, k, dtype):
         assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
 
 
+@pytest.mark.parametrize("path,cfg,shape,k,sorted_", [("tile", None, (6, 33), 5, True),
+                                                     ("running k-best", CAND, (3, 90), 5, True),
+                                                     ("radix select", RADIX, (3, 90), 7, True),
+                                                     ("radix select", RADIX, (3, 90), 7, False)])
+def test_topk_replays_run_the_recorded_launches(monkeypatch, path, cfg, shape, k, sorted_):
+    """The replays of remembered launches (GPU-only in use), run here by the interpreter: the same
+    problem called again, on fresh data, replays the first call's launches on the new call's buffers
+    (and fresh scratch: the running k-best's rounds, the radix select's zeroed state and candidate
+    buffers, the sorted result's buffers); every result, checked after all the calls, is right."""
+    if DEVICE == "cuda":
+        pytest.skip("the GPU tests replay compiled launches (test_gpu_topk_*_replayed)")
+    interpreter_replays(monkeypatch)
+    monkeypatch.setattr(tk, "_replayable", lambda x: True)
+    monkeypatch.setattr(tk, "_TILE_REPLAYS", {})
+    monkeypatch.setattr(tk, "_LONG_REPLAYS", {})
+    replays = count_calls(monkeypatch, tk, "replay")
+    results = []
+    with policy.override("topk", cfg) if cfg is not None else contextlib.nullcontext():
+        for rep, largest in enumerate((True, True, False, False)):
+            x = adversarial_rows(*shape, torch.float32, seed=10 * rep)
+            results.append((x, largest, tk.topk(x, k, largest=largest, sorted=sorted_)))
+    assert len(replays) == 2, (path, len(replays))   # (calls 1 and 3 replay calls 0 and 2)
+    for x, largest, (v, i) in results:
+        if path == "radix select":
+            tv = torch_topk_values(x, k, largest)
+            got = v if sorted_ else torch.sort(v, -1, descending=largest)[0]
+            assert_equal(got, tv, msg=f"{path} values largest={largest}")
+            assert_equal(x.gather(-1, i), v, msg="indices point at the values")
+            assert all(len(set(r.tolist())) == k for r in i), "indices repeat"
+        else:
+            rv, ri = stable_ref(x, k, largest)
+            assert_equal(i, ri, msg=f"{path} indices largest={largest}")
+            assert_equal(v, rv, msg=f"{path} values largest={largest}")
+
+
 @pytest.mark.gpu
 def test_gpu_topk_tile_replayed(monkeypatch):
     """A repeated tile top-k replays its remembered launch on the new call's buffers: fresh data each
@@ -533,7 +568,8 @@ def test_gpu_topk_tile_replayed(monkeypatch):
     for _ in range(2):
         v, i = tk.topk(x, 4)
         rv, ri = torch.topk(x, 4)
-        assert v.shape == rv.shape and torch.equal(v, rv) and torch.equal(x.gather(-1, i), v)
+        assert v.shape == rv.shape and i.shape == rv.shape
+        assert torch.equal(v, rv) and torch.equal(x.gather(-1, i), v)
     x = make_data("random", 300 * 1000, torch.float32).view(300, 1000)
     ref = stable_ref(x, 8, True)
     for cfg in ({"NETWORK": "own"}, {"NETWORK": "tl"}):
@@ -555,13 +591,14 @@ def test_gpu_topk_running_k_best_replayed(monkeypatch, cfg):
     the new call's buffers and fresh scratch: fresh data each call, an input that is not 16-byte
     aligned (its own launches), both directions, filter or bitonic rounds; every result (checked
     after all the calls, so none was overwritten by a later call) is the stable top k."""
-    tk._CHUNK_REPLAYS.clear()
+    tk._LONG_REPLAYS.clear()
     replays = count_calls(monkeypatch, tk, "replay")
     chunk_calls = count_calls(monkeypatch, tk, "_chunk_topk")
     monkeypatch.setattr(tk, "_CHUNK_TOPK", tk._chunk_topk)   # (the counting wrapper keeps replays on)
     with policy.override("topk", cfg, bucket="long") if cfg is not None else contextlib.nullcontext():
+        # (the last case: two rounds, so two scratch buffers, with either config)
         for rows, L, k, dtype in ((8, 1 << 18, 8, torch.float32), (5, 30000, 20, torch.int32),
-                                  (3, 70000, 1, torch.float16)):
+                                  (3, 70000, 1, torch.float16), (2, 1 << 22, 32, torch.float32)):
             before, planned = len(replays), len(chunk_calls)
             results = []
             for rep in range(4):
@@ -575,6 +612,42 @@ def test_gpu_topk_running_k_best_replayed(monkeypatch, cfg):
                 assert_equal(v.cpu(), rv, signed_zero=False, msg=f"values {rows}x{L} {dtype}")
             # (reps 0 and 1 plan, both directions; reps 2 and 3 replay rep 0's launches)
             assert (len(chunk_calls) - planned, len(replays) - before) == (4, 4), (rows, L, dtype)
+
+
+@pytest.mark.gpu
+def test_gpu_topk_radix_select_replayed(monkeypatch):
+    """A repeated radix select (large k on long rows) replays its remembered launches, the tile sort
+    of a sorted result among them, on the new call's buffers and fresh scratch (zeroed where the
+    first call zeroed it): fresh data each call, all-equal rows (overflowing the candidate buffer),
+    an unaligned input, both directions, sorted or not; every result, checked after all the calls,
+    holds torch's values with indices pointing at them. A sorted single long row, whose sort is
+    the device radix sort's (launched outside the recording's view), is not remembered."""
+    tk._LONG_REPLAYS.clear()
+    replays = count_calls(monkeypatch, tk, "replay")
+    for rows, L, k in ((6, 1 << 17, 1000), (2, 50000, 300)):
+        for sorted_ in (True, False):
+            before = len(replays)
+            results = []
+            for rep in range(4):
+                base = make_data("special", rows * L + 1, torch.float32)
+                x = (base[1:] if rep == 1 else base[:-1]).view(rows, L)   # rep 1: not 16-byte aligned
+                if rep == 3:
+                    x[1].fill_(0.5)
+                for largest in (True, False):
+                    results.append((x, largest, tk.topk(x, k, largest=largest, sorted=sorted_)))
+            for x, largest, (v, i) in results:
+                tv = torch_topk_values(x, k, largest)
+                got = v.cpu() if sorted_ else torch.sort(v.cpu(), -1, descending=largest)[0]
+                assert_equal(got, tv, msg=f"values {rows}x{L} k={k} sorted={sorted_} largest={largest}")
+                assert_equal(x.cpu().gather(-1, i.cpu()), v.cpu(), msg="indices point at the values")
+                assert all(len(set(r.tolist())) == k for r in i.cpu()), "indices repeat"
+            # (reps 2 and 3 replay rep 0's launches, both directions)
+            assert len(replays) - before == 4, (rows, L, k, sorted_, len(replays) - before)
+    x = make_data("random", 1 << 20, torch.float32)
+    before = len(replays)
+    for _ in range(2):
+        assert_equal(tk.topk(x, 6000)[0].cpu(), torch_topk_values(x, 6000, True), msg="one long row")
+    assert len(replays) == before
 
 
 @pytest.mark.gpu

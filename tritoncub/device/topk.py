@@ -58,6 +58,8 @@ from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
 from .radix_sort import reads_back, sort_pairs as radix_sort_pairs
+from . import segmented_sort as _segmented_sort_module
+from .segmented_sort import _bucket as _seg_bucket
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
                              sort_tile_descending, bitonic_topk, _host_arrays_to_device, _launch_tile_sort,
                              _log2, _one_program_limit, _segments_by_block, _sort_long)
@@ -651,8 +653,9 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
     ``CHUNK`` of them remains, whose top k are the result. A round is the filter
     (:func:`_topk_filter_kernel`, ``FILTER_CHUNK`` items per program) when the policy's ``FILTER`` is
     on and the chunk holds at least 8 next_pow2(k) items, else the bitonic top-k of ``CHUNK`` items
-    (:func:`_topk_chunk_kernel`). ``scratch``: a list that gets every buffer allocated here, in
-    order, while the launches go through :func:`launch` (for a caller recording them)."""
+    (:func:`_topk_chunk_kernel`). ``scratch``: a list that gets ``(buffer, zeroed)`` for every
+    buffer allocated here, in order, while the launches go through :func:`launch` (for a caller
+    recording them)."""
     pol = policy.select("topk", device, "long")
     chunk, k2 = pol["CHUNK"], next_power_of_2(k)
     fchunk = pol["FILTER_CHUNK"]
@@ -677,7 +680,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
                 nchunks, per_chunk = cdiv(n_in, fchunk), cap
                 nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
                 if scratch is not None:
-                    scratch.append(nxt)
+                    scratch.append((nxt, False))
                 run(_topk_filter_kernel, (nchunks, r1 - r0), kb, src, nxt, rb, rl, n_in, **_ck(fchunk),
                     GROUPS=groups, LOG_GROUPS=_log2(groups), CAP=cap, FROM_KEYS=from_keys,
                     KEY_THRESHOLD=_FILTER_KEY_THRESHOLD, **common,
@@ -687,7 +690,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
                 nchunks, per_chunk = cdiv(n_in, chunk), k2
                 nxt = torch.empty((r1 - r0, nchunks * per_chunk), dtype=torch.int64, device=device)
                 if scratch is not None:
-                    scratch.append(nxt)
+                    scratch.append((nxt, False))
                 run(_topk_chunk_kernel, (nchunks, r1 - r0), kb, src, nxt, ov, oi, rb, rl, n_in, k, k,
                     **_ck(chunk), FROM_KEYS=from_keys, FINAL=False, **bitonic)
             src, n_in, from_keys = nxt, nchunks * per_chunk, False
@@ -717,8 +720,10 @@ def _rs_programs(length: int, block: int, rows: int, device, per_sm: int = 8) ->
 
 
 def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
-                  idx_abs=False):
-    """Radix select of the k largest ordered keys of each row (unsorted output)."""
+                  idx_abs=False, scratch: list | None = None):
+    """Radix select of the k largest ordered keys of each row (unsorted output). ``scratch``: a list
+    that gets ``(buffer, zeroed)`` for every buffer allocated here, in order, while the launches go
+    through :func:`launch` (for a caller recording them)."""
     pol = policy.select("topk", device, "long")
     block, tiles = pol["RS_BLOCK"], pol["RS_TILES"]
     nbits = meta["KEY_BITS"]
@@ -727,10 +732,11 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
     # every launch below is fixed by these (sizes, key type, direction, argument alignments): a
     # repeated call re-launches the remembered kernels (it is host-bound otherwise: about a dozen
     # launches around a few hundred microseconds of GPU work)
-    run = LaunchPlan(_PLANS, ("radix select", _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta,
-                                                        ascending, idx_abs, device),
-                              _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS, _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS,
-                              _RS_COMPACT_PER_SM), tag=pol)
+    run = LaunchPlan(_PLANS, None if scratch is not None else (
+        "radix select", _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta, ascending, idx_abs,
+                                  device),
+        _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS, _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM),
+        tag=pol)
     for r0, r1 in grid_y_batches(row_begin.numel()):
         nr = r1 - r0
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
@@ -738,6 +744,8 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         # the rows' state and histograms in one zeroed buffer (one allocation and fill, not seven);
         # the remaining k is set by the first resolve step
         state = torch.zeros(262 * nr, dtype=torch.int64, device=device)
+        if scratch is not None:
+            scratch.append((state, True))
         prefix, bucket, out_cnt, tie_cnt, cand_cnt, krem = (state[i * nr:(i + 1) * nr] for i in range(6))
         hist = state[6 * nr:].view(nr, 256)   # (int64 counts: a row may hold 2^31 keys of one digit)
         shift = nbits - 8
@@ -777,6 +785,8 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         cap = max(1, min(max_len, _RS_FINISH_CAP))
         ckey = torch.empty((nr, cap), dtype=torch.int64, device=device)
         cidx = torch.empty((nr, cap), dtype=torch.int64, device=device)
+        if scratch is not None:
+            scratch += [(ckey, False), (cidx, False)]
         run(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
             kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
             BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs, **fcommon)
@@ -822,14 +832,15 @@ def _uniform_rows(rows: int, length: int, device: torch.device) -> tuple[torch.T
 #: replays of the tile path's launch and of the running k-best's launches, per problem (see
 #: :func:`_topk_rows`)
 _TILE_REPLAYS: dict = {}
-_CHUNK_REPLAYS: dict = {}
+_LONG_REPLAYS: dict = {}
 
 
-def _replayable() -> bool:
-    """Whether top-ks may be remembered and replayed: launches go through the package's launcher
-    directly (not under the interpreter, a launch hook, or a test's stand-in for a launch helper)."""
-    return (launch is _launch_module.launch and _tile_topk is _TILE_TOPK and _chunk_topk is _CHUNK_TOPK
-            and direct_ok())
+def _replayable(x: torch.Tensor) -> bool:
+    """Whether top-ks of ``x`` may be remembered and replayed: a GPU tensor, launches going through
+    the package's launcher directly (not under the interpreter, a launch hook, or a test's stand-in
+    for a launch helper)."""
+    return (x.is_cuda and launch is _launch_module.launch and _tile_topk is _TILE_TOPK
+            and _chunk_topk is _CHUNK_TOPK and direct_ok())
 
 
 def _check_k(k, size):
@@ -841,6 +852,15 @@ def _check_k(k, size):
         raise InputValueError(f"selected index k={k} out of range: the dimension has {size} items")
 
 
+def _long_tags(lpol, k: int, device, sort: bool) -> tuple:
+    """The policies a long-row top-k's launches were made under: the 'long' bucket's and, when the
+    result is sorted by the tile sort, the segmented sort's two it consults (see :func:`_sort_selected`)."""
+    if not sort:
+        return (lpol,)
+    return (lpol, policy.select("segmented_sort", device, "large"),
+            policy.select("segmented_sort", device, _seg_bucket(max(MIN_BLOCK, next_power_of_2(k)))))
+
+
 def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     """Top-k of every row of a contiguous 2-D tensor; returns (values [rows, k], indices [rows, k])."""
     rows, L = xc.shape
@@ -850,8 +870,14 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     if rows == 0 or k == 0:
         return values, indices
     pol = policy.select("topk", device, "rows")
-    replay_key = (rows, L, k, xc.dtype, largest, device, xc.data_ptr() & 15 == 0) if (
-        xc.is_cuda and _replayable()) else None
+    replay_key = None
+    if _replayable(xc):
+        replay_key = (rows, L, k, xc.dtype, largest, sorted, device, xc.data_ptr() & 15 == 0)
+        if L > pol["ROW_MAX_BLOCK"]:   # (the module constants the long-row launches are planned with)
+            replay_key += (_FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K, _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS,
+                           _FILTER_KEY_THRESHOLD, _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS,
+                           _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RADIX_SORT_SELECTED,
+                           _segmented_sort_module.ROW_MASKS_ONLY)
     if L <= pol["ROW_MAX_BLOCK"] and replay_key is not None:
         # rows of one tile: one launch, remembered per problem and replayed on this call's buffers
         # (most of such a call's time is host work otherwise)
@@ -860,16 +886,21 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
             replay(hit[1], (xc.data_ptr(), values.data_ptr(), indices.data_ptr()))
             return values, indices
     elif replay_key is not None:
-        # longer rows that took the running k-best before: its launches, remembered per problem with
-        # the sizes of their scratch buffers, replayed on this call's buffers and fresh scratch (the
-        # host work of planning them took longer than the GPU work of rows of 2^20 keys)
-        hit = _CHUNK_REPLAYS.get(replay_key)
-        if hit is not None and hit[0] is policy.select("topk", device, "long"):
-            row_begin, row_len = _uniform_rows(rows, L, device)
-            bufs = [torch.empty(shape, dtype=torch.int64, device=device) for shape in hit[2]]
-            replay(hit[1], (xc.data_ptr(), values.data_ptr(), indices.data_ptr(), row_begin.data_ptr(),
-                            row_len.data_ptr(), *(b.data_ptr() for b in bufs)))
-            return values, indices
+        # longer rows: the launches of the running k-best, or of the radix select and the tile sort of
+        # its result, remembered per problem with the sizes of their scratch buffers (and whether each
+        # starts zeroed), replayed on this call's buffers and fresh scratch (the host work of planning
+        # them took longer than the GPU work of rows of 2^20 keys)
+        hit = _LONG_REPLAYS.get(replay_key)
+        if hit is not None:
+            tags = _long_tags(policy.select("topk", device, "long"), k, device, hit[3])
+            if len(tags) == len(hit[0]) and all(a is b for a, b in zip(tags, hit[0])):
+                row_begin, row_len = _uniform_rows(rows, L, device)
+                bufs = [(torch.zeros if zeroed else torch.empty)(shape, dtype=torch.int64, device=device)
+                        for shape, zeroed in hit[2]]
+                outs = (torch.empty_like(values), torch.empty_like(indices)) if hit[3] else ()
+                replay(hit[1], (xc.data_ptr(), values.data_ptr(), indices.data_ptr(), row_begin.data_ptr(),
+                                row_len.data_ptr(), *(b.data_ptr() for b in bufs), *(t.data_ptr() for t in outs)))
+                return outs if hit[3] else (values, indices)
     check_device(xc, "x")
     meta = key_meta(xc.dtype)
     kb, ovb = bits_view(xc), bits_view(values)
@@ -886,24 +917,34 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
         return values, indices
     row_begin, row_len = _uniform_rows(rows, L, device)
     lpol = policy.select("topk", device, "long")
-    if _candidates_ok(meta, k, L, lpol):
-        # (recorded for a later call of the same problem: see the replay above)
-        scratch = [] if replay_key is not None else None
-        with record_launches() if replay_key is not None else contextlib.nullcontext([]) as rec:
+    # (recorded for a later call of the same problem: see the replay above; while recording, every
+    # launch goes through launch(), which the recording sees, and every round's scratch stays
+    # allocated until the call returns, on a replay too: a little more memory at the peak than
+    # freeing each round's input as the next is made)
+    scratch = [] if replay_key is not None else None
+    sort_path: list = []
+    out = (values, indices)
+    with record_launches() if replay_key is not None else contextlib.nullcontext([]) as rec:
+        if _candidates_ok(meta, k, L, lpol):
             _chunk_topk(kb.view(-1), ovb, indices, k, row_begin=row_begin, row_len=row_len, max_len=L, meta=meta,
                         ascending=asc, device=device, scratch=scratch)
-        launches = (relocatable(rec, (xc, values, indices, row_begin, row_len, *scratch))
-                    if replay_key is not None else None)
+            sorted_after = False
+        else:
+            _radix_select(kb.view(-1), ovb, indices, k, row_begin=row_begin, row_len=row_len, max_len=L, meta=meta,
+                          ascending=asc, device=device, scratch=scratch)
+            sorted_after = sorted
+            if sorted:
+                out = _sort_selected(values, indices, largest, path=sort_path)
+    # (a sort by another path than the tile sort launched outside the recording's view: not remembered)
+    if replay_key is not None and (not sorted_after or sort_path == ["tile"]):
+        launches = relocatable(rec, (xc, values, indices, row_begin, row_len, *(b for b, _ in scratch),
+                                     *(out if sorted_after else ())))
         if launches is not None:
-            if len(_CHUNK_REPLAYS) >= 64:
-                _CHUNK_REPLAYS.clear()
-            _CHUNK_REPLAYS[replay_key] = (lpol, launches, tuple(tuple(b.shape) for b in scratch))
-        return values, indices
-    _radix_select(kb.view(-1), ovb, indices, k, row_begin=row_begin, row_len=row_len, max_len=L, meta=meta,
-                  ascending=asc, device=device)
-    if sorted:
-        values, indices = _sort_selected(values, indices, largest)
-    return values, indices
+            if len(_LONG_REPLAYS) >= 64:
+                _LONG_REPLAYS.clear()
+            _LONG_REPLAYS[replay_key] = (_long_tags(lpol, k, device, sorted_after), launches,
+                                         tuple((tuple(b.shape), zeroed) for b, zeroed in scratch), sorted_after)
+    return out
 
 
 #: sort one long row of selected items by the device radix sort (False: the merge path; a module
@@ -911,26 +952,32 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
 _RADIX_SORT_SELECTED = True
 
 
-def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool):
+def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, path: list | None = None):
     """Sort the rows of a radix select's result by value (stable), the indices carried along: one
     tile sort launch (segmented_sort's tile strategies) when the rows fit a tile; one longer row by
     the device radix sort when it queues without reading back (``_RADIX_SORT_SELECTED``); else the
     merge path (tile-sorted chunks, then merge passes). One program sorting 16384 items took 0.5-1 ms
-    (bench/results/logs/topk_sort_selected-*.log)."""
+    (bench/results/logs/topk_sort_selected-*.log). ``path``: a list that gets the path taken
+    (``"radix"``, ``"tile"`` or ``"merge"``)."""
     rows, k = values.shape
     pol = policy.select("segmented_sort", values.device, "large")
     if (_RADIX_SORT_SELECTED and rows == 1 and k > pol["MAX_BLOCK"] and values.dtype in RADIX_KEY_DTYPES
             and not reads_back(k, values.device)):
         # one long row: the device radix sort (its launches remembered per size, so its host work
         # is small), stable, NaN first when largest
+        if path is not None:
+            path.append("radix")
         v, i = radix_sort_pairs(values.view(-1), indices.view(-1), descending=largest)
         return v.view(1, k), i.view(1, k)
     out_v, out_i = torch.empty_like(values), torch.empty_like(indices)
     meta = key_meta(values.dtype)
-    if not (k <= _one_program_limit(pol, meta["KEY_BITS"], values.device)
-            and _launch_tile_sort(bits_view(values), indices, bits_view(out_v), out_i, None,
-                                  block=max(MIN_BLOCK, next_power_of_2(k)), num_segs=rows, descending=largest,
-                                  meta=meta, device=values.device, uniform=True, row_len=k, row_stride=k)):
+    tiled = (k <= _one_program_limit(pol, meta["KEY_BITS"], values.device)
+             and _launch_tile_sort(bits_view(values), indices, bits_view(out_v), out_i, None,
+                                   block=max(MIN_BLOCK, next_power_of_2(k)), num_segs=rows, descending=largest,
+                                   meta=meta, device=values.device, uniform=True, row_len=k, row_stride=k))
+    if path is not None:
+        path.append("tile" if tiled else "merge")
+    if not tiled:
         _sort_long(bits_view(values).view(-1), indices.view(-1), bits_view(out_v).view(-1), out_i.view(-1), None,
                    seg_begin_np=np.arange(rows, dtype=np.int64) * k, seg_len_np=np.full(rows, k, dtype=np.int64),
                    descending=largest, meta=meta, device=values.device, merge_tile=pol["MERGE_TILE"])
