@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import (ALL_DTYPES, DEVICE, assert_equal, count_calls, interpreter_bounds_checked, limit_grid_y, make_data,  # noqa: F401
+from helpers import (ALL_DTYPES, DEVICE, assert_equal, count_calls, interpreter_bounds_checked, interpreter_replays,  # noqa: F401
+                     limit_grid_y, make_data,  # noqa: F401
                      poisoned)
 from tritoncub import policy
 from tritoncub.device import radix_sort as rs
@@ -649,6 +650,76 @@ def test_segmented_sort_pairs_overlapping_then_apart():
     check(buf[:n], buf[4:n + 4])
     for _ in range(2):
         check(make_data("random", n, torch.float32), make_data("random", n, torch.float32))
+
+
+def _replays_on_the_cpu(monkeypatch) -> list:
+    """Row and segment sorts remember and replay their launches here too (the interpreter runs the
+    replays: helpers.interpreter_replays); returns the list of replay() calls."""
+    if DEVICE == "cuda":
+        pytest.skip("the GPU tests replay compiled launches (test_gpu_*_replayed)")
+    interpreter_replays(monkeypatch)
+    monkeypatch.setattr(ss, "_replayable", lambda x: True)
+    monkeypatch.setattr(ss, "_ROWS_REPLAYS", {})
+    monkeypatch.setattr(ss, "_SHORT_REPLAYS", {})
+    return count_calls(monkeypatch, ss, "replay")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int16], ids=str)
+def test_sort_rows_replays_run_the_recorded_launches(monkeypatch, dtype):
+    """A repeated row sort replays the first call's launch on the new call's buffers (run by the
+    interpreter here): fresh data each call, both directions; every result, checked after all the
+    calls, is torch's stable sort."""
+    replays = _replays_on_the_cpu(monkeypatch)
+    results = []
+    for rep, desc in enumerate((False, False, True, True)):
+        x = make_data("special" if dtype.is_floating_point else "few_unique", 5 * 33, dtype, seed=rep).view(5, 33)
+        results.append((x, desc, ss.sort_rows(x, desc)))
+    assert len(replays) == 2   # (calls 1 and 3 replay calls 0 and 2)
+    for x, desc, (v, i) in results:
+        rv, ri = torch.sort(x, dim=-1, descending=desc, stable=True)
+        assert_equal(i, ri, msg=f"indices descending={desc}")
+        assert_equal(v, rv, signed_zero=True, msg=f"values descending={desc}")
+
+
+def test_segmented_short_bins_replays_run_the_recorded_launches(monkeypatch):
+    """Repeated segmented sorts replay their short segments' launches on the new call's buffers (run
+    by the interpreter here): fresh data, values that are the keys themselves (their own launches),
+    other offsets with the same bins; and a call whose values start inside the keys' buffer is not
+    remembered (overlapping roots), so the same problem with keys and values apart plans afresh."""
+    replays = _replays_on_the_cpu(monkeypatch)
+    rng = np.random.default_rng(3)
+    lens = rng.integers(2, 40, 12)
+    n = int(lens.sum())
+    offs = torch.as_tensor(np.concatenate([[0], np.cumsum(lens)]))
+    perm = rng.permutation(len(lens))
+    offs2 = torch.as_tensor(np.concatenate([[0], np.cumsum(lens[perm])]))   # (the same bins)
+    results = []
+    for rep in range(5):
+        keys = make_data("special", n, torch.float32, seed=rep)
+        vals = keys if rep == 2 else torch.arange(n, dtype=torch.int64) * 7
+        o = offs2 if rep == 4 else offs
+        results.append((keys.clone(), vals.clone(), o, ss.segmented_sort_pairs(keys, vals, o)))
+    # (calls 1, 3 and 4 replay call 0's launches; call 2, whose values are its keys, is not remembered)
+    assert len(replays) == 3
+    for keys, vals, o, (k, v) in results:
+        rk, rv = ref_segmented(keys, vals, o, False)
+        assert_equal(k, rk, signed_zero=True)
+        assert_equal(v, rv)
+    # values starting inside the keys' buffer: not remembered; then apart, twice: planned, replayed
+    buf = make_data("random", n + 4, torch.float32)
+    before = len(replays)
+    kc, vc = buf[:n].clone(), buf[4:n + 4].clone()
+    k, v = ss.segmented_sort_pairs(buf[:n], buf[4:n + 4], offs)
+    rk, rv = ref_segmented(kc, vc, offs, False)
+    assert_equal(k, rk)
+    assert_equal(v, rv)
+    for rep in range(2):
+        keys, vals = make_data("random", n, torch.float32, seed=20 + rep), make_data("random", n, torch.float32)
+        k, v = ss.segmented_sort_pairs(keys, vals, offs)
+        rk, rv = ref_segmented(keys, vals, offs, False)
+        assert_equal(k, rk)
+        assert_equal(v, rv)
+    assert len(replays) - before == 1
 
 
 def test_segmented_empty():

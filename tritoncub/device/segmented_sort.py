@@ -992,10 +992,11 @@ _ROWS_REPLAYS: dict = {}
 _SHORT_REPLAYS: dict = {}
 
 
-def _replayable() -> bool:
-    """Whether row sorts may be remembered and replayed: launches go through the package's launcher
-    directly (not under the interpreter, a launch hook, or a test's stand-in for a launch helper)."""
-    return (launch is _launch_module.launch and _launch_tile_sort is _LAUNCH_TILE_SORT
+def _replayable(x: torch.Tensor) -> bool:
+    """Whether sorts of ``x`` may be remembered and replayed: a GPU tensor, launches going through
+    the package's launcher directly (not under the interpreter, a launch hook, or a test's stand-in
+    for a launch helper)."""
+    return (x.is_cuda and launch is _launch_module.launch and _launch_tile_sort is _LAUNCH_TILE_SORT
             and _launch_block_radix_sort is _LAUNCH_BLOCK_RADIX_SORT and direct_ok())
 
 
@@ -1043,7 +1044,7 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
         if got is not None:
             return got[0].view(shape), got[1].view(shape)
     replay_key = tile_pol = None
-    if xc.is_cuda and 0 < L <= limit and rows > 0 and _replayable():
+    if 0 < L <= limit and rows > 0 and _replayable(xc):
         block = max(MIN_BLOCK, next_power_of_2(L))
         tile_pol = policy.select("segmented_sort", x.device, _bucket(block))
         replay_key = (rows, L, x.dtype, descending, x.device, xc.data_ptr() & 15 == 0, _block_radix_available(x.device),
@@ -1193,7 +1194,7 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=Fal
         # policies, and replayed on a later call's buffers (ten launches of ~0.1 ms of host time each)
         roots = (keys, out_k) + ((values, out_v) if values is not None else ()) + (d_begin, d_len, d_ids)
         replay_key = pols = None
-        if device.type == "cuda" and _replayable():
+        if _replayable(keys):
             pols = tuple(policy.select("segmented_sort", device, _bucket(block)) for block, _, _ in bins)
             replay_key = (tuple(bins), len_np.size, keys.dtype, None if values is None else values.dtype, descending,
                           device, tuple(t.data_ptr() & 15 == 0 for t in roots), _block_radix_available(device),
