@@ -281,13 +281,14 @@ def _tensor_at(address: int, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
     return torch.frombuffer(buf, dtype=torch.uint8).view(dtype)
 
 
-def interpreter_replays(monkeypatch) -> None:
+def interpreter_replays(monkeypatch, module=None, caches=()) -> list:
     """Let remembered launches be recorded and replayed under the interpreter, where the package only
     does so on GPUs: :func:`tritoncub._launch.bind` launches through the interpreter and returns a
     function that launches the kernel again with each tensor argument rebuilt at the raw address
     :func:`tritoncub._launch.replay` passes (its dtype and extent taken from the recorded argument). So a CPU test runs the same records, relocations and
-    replays (roots, offsets, scratch) as a GPU does, with the interpreter in place of the launcher;
-    the caller also switches the op's own replay guard on."""
+    replays (roots, offsets, scratch) as a GPU does, with the interpreter in place of the launcher.
+    With ``module``: its replay guard ``_replayable`` is switched on, its ``caches`` (names of its
+    replay dicts) start empty, and the returned list gets one entry per call of its ``replay``."""
     from tritoncub import _launch
 
     def bind(kernel, grid, *args, **kwargs):
@@ -300,3 +301,9 @@ def interpreter_replays(monkeypatch) -> None:
             _launch._compile_and_launch(kernel, grid, rebuilt, kwargs)
         return run
     monkeypatch.setattr(_launch, "bind", bind)
+    if module is None:
+        return []
+    monkeypatch.setattr(module, "_replayable", lambda x: True)
+    for name in caches:
+        monkeypatch.setattr(module, name, {})
+    return count_calls(monkeypatch, module, "replay")

@@ -657,11 +657,7 @@ def _replays_on_the_cpu(monkeypatch) -> list:
     replays: helpers.interpreter_replays); returns the list of replay() calls."""
     if DEVICE == "cuda":
         pytest.skip("the GPU tests replay compiled launches (test_gpu_*_replayed)")
-    interpreter_replays(monkeypatch)
-    monkeypatch.setattr(ss, "_replayable", lambda x: True)
-    monkeypatch.setattr(ss, "_ROWS_REPLAYS", {})
-    monkeypatch.setattr(ss, "_SHORT_REPLAYS", {})
-    return count_calls(monkeypatch, ss, "replay")
+    return interpreter_replays(monkeypatch, ss, ("_ROWS_REPLAYS", "_SHORT_REPLAYS"))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int16], ids=str)

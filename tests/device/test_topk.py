@@ -516,11 +516,7 @@ def test_topk_replays_run_the_recorded_launches(monkeypatch, path, cfg, shape, k
     buffers, the sorted result's buffers); every result, checked after all the calls, is right."""
     if DEVICE == "cuda":
         pytest.skip("the GPU tests replay compiled launches (test_gpu_topk_*_replayed)")
-    interpreter_replays(monkeypatch)
-    monkeypatch.setattr(tk, "_replayable", lambda x: True)
-    monkeypatch.setattr(tk, "_TILE_REPLAYS", {})
-    monkeypatch.setattr(tk, "_LONG_REPLAYS", {})
-    replays = count_calls(monkeypatch, tk, "replay")
+    replays = interpreter_replays(monkeypatch, tk, ("_TILE_REPLAYS", "_LONG_REPLAYS"))
     results = []
     with policy.override("topk", cfg) if cfg is not None else contextlib.nullcontext():
         for rep, largest in enumerate((True, True, False, False)):
@@ -540,6 +536,22 @@ def test_topk_replays_run_the_recorded_launches(monkeypatch, path, cfg, shape, k
             assert_equal(v, rv, msg=f"{path} values largest={largest}")
 
 
+def _repeated_on_fresh_data(rows, L, k, dtype):
+    """Four top-k calls of one (rows, L) problem on fresh data (call 1 on an input that is not 16-byte
+    aligned), both directions each; every result checked against the stable top k after all the calls
+    (so none was overwritten by a later call)."""
+    results = []
+    for rep in range(4):
+        base = make_data("special" if dtype.is_floating_point else "few_unique", rows * L + 1, dtype)
+        x = (base[1:] if rep == 1 else base[:-1]).view(rows, L)   # rep 1: not 16-byte aligned
+        for largest in (True, False):
+            results.append((x, largest, tk.topk(x, k, largest=largest)))
+    for x, largest, (v, i) in results:
+        rv, ri = stable_ref(x, k, largest)
+        assert_equal(i.cpu(), ri, msg=f"indices {rows}x{L} {dtype} largest={largest}")
+        assert_equal(v.cpu(), rv, signed_zero=False, msg=f"values {rows}x{L} {dtype}")
+
+
 @pytest.mark.gpu
 def test_gpu_topk_tile_replayed(monkeypatch):
     """A repeated tile top-k replays its remembered launch on the new call's buffers: fresh data each
@@ -551,17 +563,8 @@ def test_gpu_topk_tile_replayed(monkeypatch):
     for rows, L, k in ((4096, 128, 8), (300, 1000, 16), (7, 33, 33)):
         for dtype in (torch.float32, torch.int16, torch.float64):
             before = len(replays)
-            results = []
-            for rep in range(4):
-                base = make_data("special" if dtype.is_floating_point else "few_unique", rows * L + 1, dtype)
-                x = (base[1:] if rep == 1 else base[:-1]).view(rows, L)   # rep 1: not 16-byte aligned
-                for largest in (True, False):
-                    results.append((x, largest, tk.topk(x, k, largest=largest)))
-            for x, largest, (v, i) in results:
-                rv, ri = stable_ref(x, k, largest)
-                assert_equal(i.cpu(), ri, msg=f"indices {rows}x{L} {dtype} largest={largest}")
-                assert_equal(v.cpu(), rv, signed_zero=False, msg=f"values {rows}x{L} {dtype}")
-            # (reps 2 and 3 replay rep 0's launches, both directions)
+            _repeated_on_fresh_data(rows, L, k, dtype)
+            # (calls 2 and 3 replay call 0's launches, both directions)
             assert len(replays) - before == 4, (rows, L, dtype, len(replays) - before)
     # 3-d input along the last dim takes the same path, its result shaped as torch's
     x = make_data("random", 6 * 5 * 40, torch.float32).view(6, 5, 40)
@@ -600,17 +603,8 @@ def test_gpu_topk_running_k_best_replayed(monkeypatch, cfg):
         for rows, L, k, dtype in ((8, 1 << 18, 8, torch.float32), (5, 30000, 20, torch.int32),
                                   (3, 70000, 1, torch.float16), (2, 1 << 22, 32, torch.float32)):
             before, planned = len(replays), len(chunk_calls)
-            results = []
-            for rep in range(4):
-                base = make_data("special" if dtype.is_floating_point else "few_unique", rows * L + 1, dtype)
-                x = (base[1:] if rep == 1 else base[:-1]).view(rows, L)   # rep 1: not 16-byte aligned
-                for largest in (True, False):
-                    results.append((x, largest, tk.topk(x, k, largest=largest)))
-            for x, largest, (v, i) in results:
-                rv, ri = stable_ref(x, k, largest)
-                assert_equal(i.cpu(), ri, msg=f"indices {rows}x{L} {dtype} largest={largest}")
-                assert_equal(v.cpu(), rv, signed_zero=False, msg=f"values {rows}x{L} {dtype}")
-            # (reps 0 and 1 plan, both directions; reps 2 and 3 replay rep 0's launches)
+            _repeated_on_fresh_data(rows, L, k, dtype)
+            # (calls 0 and 1 plan, both directions; calls 2 and 3 replay call 0's launches)
             assert (len(chunk_calls) - planned, len(replays) - before) == (4, 4), (rows, L, dtype)
 
 

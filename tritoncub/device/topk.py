@@ -829,7 +829,7 @@ def _uniform_rows(rows: int, length: int, device: torch.device) -> tuple[torch.T
     return cached_persistent(_ROW_TABLES, (rows, length, device), device, make, limit=64)
 
 
-#: replays of the tile path's launch and of the running k-best's launches, per problem (see
+#: replays of the tile path's launch and of the long-row paths' launches, per problem (see
 #: :func:`_topk_rows`)
 _TILE_REPLAYS: dict = {}
 _LONG_REPLAYS: dict = {}
