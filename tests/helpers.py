@@ -296,6 +296,9 @@ def interpreter_replays(monkeypatch, module=None, caches=()) -> list:
         spans = [(a.dtype, _nbytes(_extent(a))) if isinstance(a, torch.Tensor) else None for a in args]
 
         def run(*new_args):
+            # (``args`` stays referenced here on purpose: the recorded call's buffers stay allocated,
+            # so a later call's cannot take their addresses, and a replay that still pointed at the
+            # recorded buffers would compute on stale data, not pass by luck)
             assert len(new_args) == len(args), "a replay passed another number of arguments"
             rebuilt = tuple(_tensor_at(v, *span) if span is not None else v for v, span in zip(new_args, spans))
             _launch._compile_and_launch(kernel, grid, rebuilt, kwargs)

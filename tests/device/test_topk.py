@@ -505,22 +505,32 @@ def test_gpu_topk_large(shape, k, dtype):
         assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
 
 
-@pytest.mark.parametrize("path,cfg,shape,k,sorted_", [("tile", None, (6, 33), 5, True),
-                                                     ("running k-best", CAND, (3, 90), 5, True),
-                                                     ("radix select", RADIX, (3, 90), 7, True),
-                                                     ("radix select", RADIX, (3, 90), 7, False)])
-def test_topk_replays_run_the_recorded_launches(monkeypatch, path, cfg, shape, k, sorted_):
+_CPU_REPLAY_CACHES = ("_TILE_REPLAYS", "_LONG_REPLAYS", "_LONG_UNRECORDED")
+
+
+@pytest.mark.parametrize("path,cfg,shape,k,sorted_,dtype,finish_cap", [
+    ("tile", None, (6, 33), 5, True, torch.float32, None),
+    ("running k-best", CAND, (3, 90), 5, True, torch.float32, None),
+    ("radix select", RADIX, (3, 90), 7, True, torch.float32, None),
+    ("radix select", RADIX, (3, 90), 7, False, torch.float32, None),
+    ("radix select", RADIX, (3, 90), 7, True, torch.int8, None),          # (8-bit keys: one digit)
+    ("radix select", RADIX, (3, 90), 7, True, torch.float32, 4)])         # (rows overflowing the candidates)
+def test_topk_replays_run_the_recorded_launches(monkeypatch, path, cfg, shape, k, sorted_, dtype, finish_cap):
     """The replays of remembered launches (GPU-only in use), run here by the interpreter: the same
     problem called again, on fresh data, replays the first call's launches on the new call's buffers
     (and fresh scratch: the running k-best's rounds, the radix select's zeroed state and candidate
-    buffers, the sorted result's buffers); every result, checked after all the calls, is right."""
+    buffers, the sorted result's buffers); every result, checked after all the calls, is right. The
+    rows cycle through adversarial kinds, all-equal among them (with a small candidate buffer: rows
+    that overflow it, finished from the keys)."""
     if DEVICE == "cuda":
         pytest.skip("the GPU tests replay compiled launches (test_gpu_topk_*_replayed)")
-    replays = interpreter_replays(monkeypatch, tk, ("_TILE_REPLAYS", "_LONG_REPLAYS"))
+    replays = interpreter_replays(monkeypatch, tk, _CPU_REPLAY_CACHES)
+    if finish_cap is not None:
+        monkeypatch.setattr(tk, "_RS_FINISH_CAP", finish_cap)
     results = []
     with policy.override("topk", cfg) if cfg is not None else contextlib.nullcontext():
         for rep, largest in enumerate((True, True, False, False)):
-            x = adversarial_rows(*shape, torch.float32, seed=10 * rep)
+            x = adversarial_rows(*shape, dtype, seed=10 * rep)
             results.append((x, largest, tk.topk(x, k, largest=largest, sorted=sorted_)))
     assert len(replays) == 2, (path, len(replays))   # (calls 1 and 3 replay calls 0 and 2)
     for x, largest, (v, i) in results:
@@ -534,6 +544,32 @@ def test_topk_replays_run_the_recorded_launches(monkeypatch, path, cfg, shape, k
             rv, ri = stable_ref(x, k, largest)
             assert_equal(i, ri, msg=f"{path} indices largest={largest}")
             assert_equal(v, rv, msg=f"{path} values largest={largest}")
+
+
+def test_topk_long_rows_not_remembered_where_they_cannot_be(monkeypatch):
+    """Long rows are not remembered where a replay could not redo the call (their results still
+    right): a sorted result sorted by another path than the tile sort (launches the recording does not
+    see; marked, so later calls keep the radix select's own plan and record nothing), and more rows
+    than one launch's grid takes (every batch's scratch would stay allocated at once)."""
+    if DEVICE == "cuda":
+        pytest.skip("the GPU tests replay compiled launches (test_gpu_topk_*_replayed)")
+    replays = interpreter_replays(monkeypatch, tk, _CPU_REPLAY_CACHES)
+    monkeypatch.setattr(tk, "reads_back", lambda n, device: False)
+    sorts = count_calls(monkeypatch, tk, "radix_sort_pairs")
+    recordings = count_calls(monkeypatch, tk, "record_launches")
+    # (one row, a sorted k past the segmented sort's MAX_BLOCK: the device radix sort sorts the result)
+    with policy.override("topk", RADIX), policy.override("segmented_sort", {"MAX_BLOCK": 4, "MERGE_TILE": 4}):
+        for rep in range(3):
+            check_set(adversarial_rows(1, 90, torch.float32, seed=rep), 7, True)
+        assert len(sorts) == 3 and len(recordings) == 1   # (recorded once, then the marked problem is not)
+        assert len(replays) == 0 and not tk._LONG_REPLAYS and len(tk._LONG_UNRECORDED) == 1
+    with policy.override("topk", RADIX):
+        import tritoncub._utils as U
+        monkeypatch.setattr(U, "MAX_GRID_Y", 2)
+        for rep in range(2):
+            check_set(adversarial_rows(3, 90, torch.float32, seed=5 + rep), 7, True, sorted=False)
+        assert len(replays) == 0 and not tk._LONG_REPLAYS and len(tk._LONG_UNRECORDED) == 1
+        assert len(recordings) == 1
 
 
 def _repeated_on_fresh_data(rows, L, k, dtype):
@@ -595,6 +631,7 @@ def test_gpu_topk_running_k_best_replayed(monkeypatch, cfg):
     aligned (its own launches), both directions, filter or bitonic rounds; every result (checked
     after all the calls, so none was overwritten by a later call) is the stable top k."""
     tk._LONG_REPLAYS.clear()
+    tk._LONG_UNRECORDED.clear()
     replays = count_calls(monkeypatch, tk, "replay")
     chunk_calls = count_calls(monkeypatch, tk, "_chunk_topk")
     monkeypatch.setattr(tk, "_CHUNK_TOPK", tk._chunk_topk)   # (the counting wrapper keeps replays on)
@@ -617,6 +654,7 @@ def test_gpu_topk_radix_select_replayed(monkeypatch):
     holds torch's values with indices pointing at them. A sorted single long row, whose sort is
     the device radix sort's (launched outside the recording's view), is not remembered."""
     tk._LONG_REPLAYS.clear()
+    tk._LONG_UNRECORDED.clear()
     replays = count_calls(monkeypatch, tk, "replay")
     for rows, L, k in ((6, 1 << 17, 1000), (2, 50000, 300)):
         for sorted_ in (True, False):

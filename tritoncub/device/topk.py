@@ -50,6 +50,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .. import _launch as _launch_module
+from .. import _utils as _utils_module
 from .._launch import LaunchPlan, direct_ok, launch, record_launches, relocatable, replay
 from .._utils import (is_pow2, InputTypeError, InputValueError, cached_persistent, cdiv, check_device, check_flag, check_tensor,
                       check_same_device, grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms, refuse_capture,
@@ -833,6 +834,8 @@ def _uniform_rows(rows: int, length: int, device: torch.device) -> tuple[torch.T
 #: :func:`_topk_rows`)
 _TILE_REPLAYS: dict = {}
 _LONG_REPLAYS: dict = {}
+#: long-row problems whose launches could not be recorded (a sort outside the recording's view)
+_LONG_UNRECORDED: dict = {}
 
 
 def _replayable(x: torch.Tensor) -> bool:
@@ -840,7 +843,8 @@ def _replayable(x: torch.Tensor) -> bool:
     the package's launcher directly (not under the interpreter, a launch hook, or a test's stand-in
     for a launch helper)."""
     return (x.is_cuda and launch is _launch_module.launch and _tile_topk is _TILE_TOPK
-            and _chunk_topk is _CHUNK_TOPK and direct_ok())
+            and _chunk_topk is _CHUNK_TOPK and _radix_select is _RADIX_SELECT and _sort_selected is _SORT_SELECTED
+            and direct_ok())
 
 
 def _check_k(k, size):
@@ -878,6 +882,11 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
                            _FILTER_KEY_THRESHOLD, _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS,
                            _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RADIX_SORT_SELECTED,
                            _segmented_sort_module.ROW_MASKS_ONLY)
+            # (not remembered: more rows than one launch's grid takes, whose batches' scratch would all
+            # stay allocated at once, and problems whose launches could not be recorded before: they
+            # keep the radix select's own remembered plan)
+            if rows > _utils_module.MAX_GRID_Y or replay_key in _LONG_UNRECORDED:
+                replay_key = None
     if L <= pol["ROW_MAX_BLOCK"] and replay_key is not None:
         # rows of one tile: one launch, remembered per problem and replayed on this call's buffers
         # (most of such a call's time is host work otherwise)
@@ -935,16 +944,24 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
             sorted_after = sorted
             if sorted:
                 out = _sort_selected(values, indices, largest, path=sort_path)
-    # (a sort by another path than the tile sort launched outside the recording's view: not remembered)
-    if replay_key is not None and (not sorted_after or sort_path == ["tile"]):
-        launches = relocatable(rec, (xc, values, indices, row_begin, row_len, *(b for b, _ in scratch),
-                                     *(out if sorted_after else ())))
-        if launches is not None:
-            if len(_LONG_REPLAYS) >= 64:
-                _LONG_REPLAYS.clear()
+    if replay_key is not None:
+        # (a sort by another path than the tile sort launched outside the recording's view)
+        launches = None
+        if not sorted_after or sort_path == ["tile"]:
+            launches = relocatable(rec, (xc, values, indices, row_begin, row_len, *(b for b, _ in scratch),
+                                         *(out if sorted_after else ())))
+        cache = _LONG_REPLAYS if launches is not None else _LONG_UNRECORDED
+        if len(cache) >= 64:
+            cache.clear()
+        if launches is None:
+            _LONG_UNRECORDED[replay_key] = None
+        else:
             _LONG_REPLAYS[replay_key] = (_long_tags(lpol, k, device, sorted_after), launches,
                                          tuple((tuple(b.shape), zeroed) for b, zeroed in scratch), sorted_after)
     return out
+
+
+_RADIX_SELECT = _radix_select   # (see _replayable)
 
 
 #: sort one long row of selected items by the device radix sort (False: the merge path; a module
@@ -982,6 +999,9 @@ def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, p
                    seg_begin_np=np.arange(rows, dtype=np.int64) * k, seg_len_np=np.full(rows, k, dtype=np.int64),
                    descending=largest, meta=meta, device=values.device, merge_tile=pol["MERGE_TILE"])
     return out_v, out_i
+
+
+_SORT_SELECTED = _sort_selected   # (see _replayable)
 
 
 def _topk_args(x: torch.Tensor, k: int, dim: int) -> int:
