@@ -14,9 +14,9 @@ def _results(tmp_path):
             rows.append(dict(op="sum", impl=impl, dtype="float32", n=n, shape=None, variant="", ms=ms,
                              gbs=n * 4 / ms / 1e6, gkeys=n / ms / 1e6))
     rows.append(dict(op="sort", impl="tritoncub", dtype="float32", n=8192, shape=[64, 128], variant="rows",
-                     ms=0.01, gbs=6.5, gkeys=0.8))
+                     ms=0.01, gbs=6.5, gkeys=0.8, gpu_ms=0.004))     # (host-bound: shown with its GPU time)
     rows.append(dict(op="sort", impl="torch", dtype="float32", n=8192, shape=[64, 128], variant="rows",
-                     ms=0.05, gbs=1.3, gkeys=0.16))
+                     ms=0.05, gbs=1.3, gkeys=0.16, gpu_ms=0.045))    # (not: within 1.2x of its GPU time)
     rows.append(dict(op="cumsum", impl="tritoncub", dtype="int32", n=10, shape=None, variant="", ms=None,
                      error="ValueError: boom"))
     (tmp_path / "gpu-x.json").write_text(json.dumps(
@@ -50,7 +50,8 @@ def test_report_markdown(tmp_path):
     head = md.split("### Headline")[1].split("###")[0]
     assert "| reduce | sum | float32 | 2^24 |" in head and "2^20" not in head
     assert "**2.00×**" in head and "0.50×" in head
-    assert "| sort | sort | float32 | 64×128 | rows |" in head
+    assert "| sort | sort | float32 | 64×128 | rows | 10.0 µs (GPU 4.0 µs) |" in head
+    assert "| 50.0 µs | **5.00×** |" in head
     assert "### reduce" in md and "| sum | float32 | 2^20 |" in md
     assert "ValueError: boom" in md
     assert "Tuned policy vs the built-in fallback" in md and "2.00×" in md.split("Tuned policy")[1]
