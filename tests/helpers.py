@@ -281,14 +281,16 @@ def _tensor_at(address: int, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
     return torch.frombuffer(buf, dtype=torch.uint8).view(dtype)
 
 
-def interpreter_replays(monkeypatch, module=None, caches=()) -> list:
+def interpreter_replays(monkeypatch, module=None, caches=(), plans: bool = False) -> list:
     """Let remembered launches be recorded and replayed under the interpreter, where the package only
     does so on GPUs: :func:`tritoncub._launch.bind` launches through the interpreter and returns a
     function that launches the kernel again with each tensor argument rebuilt at the raw address
     :func:`tritoncub._launch.replay` passes (its dtype and extent taken from the recorded argument). So a CPU test runs the same records, relocations and
     replays (roots, offsets, scratch) as a GPU does, with the interpreter in place of the launcher.
     With ``module``: its replay guard ``_replayable`` is switched on, its ``caches`` (names of its
-    replay dicts) start empty, and the returned list gets one entry per call of its ``replay``."""
+    replay dicts) start empty, and the returned list gets one entry per call of its ``replay``. With
+    ``plans``: :class:`tritoncub._launch.LaunchPlan` remembers sequences too (its steps get the
+    arguments as tensors, which the launcher takes as they are)."""
     from tritoncub import _launch
 
     def bind(kernel, grid, *args, **kwargs):
@@ -300,10 +302,13 @@ def interpreter_replays(monkeypatch, module=None, caches=()) -> list:
             # so a later call's cannot take their addresses, and a replay that still pointed at the
             # recorded buffers would compute on stale data, not pass by luck)
             assert len(new_args) == len(args), "a replay passed another number of arguments"
-            rebuilt = tuple(_tensor_at(v, *span) if span is not None else v for v, span in zip(new_args, spans))
+            rebuilt = tuple(_tensor_at(v, *span) if span is not None and not isinstance(v, torch.Tensor) else v
+                            for v, span in zip(new_args, spans))
             _launch._compile_and_launch(kernel, grid, rebuilt, kwargs)
         return run
     monkeypatch.setattr(_launch, "bind", bind)
+    if plans:
+        monkeypatch.setattr(_launch, "_plans_ok", lambda: True)
     if module is None:
         return []
     monkeypatch.setattr(module, "_replayable", lambda x: True)

@@ -10,8 +10,8 @@ import triton
 import triton.language as tl
 from triton.runtime.jit import JITFunction
 
-from helpers import DEVICE, assert_equal
-from tritoncub import _launch
+from helpers import DEVICE, assert_equal, interpreter_replays
+from tritoncub import _launch, policy
 from tritoncub._launch import launch
 
 
@@ -309,6 +309,52 @@ def _plan_call(memo, key, x, y, n, scale, tag=None, blocks=((128, 0), (64, 3))):
     for block, add in blocks:
         plan(_affine_kernel, (triton.cdiv(n, block),), x, y, n, scale, 1.5, BLOCK=block, ADD=add)
     plan.done()
+
+
+def test_launch_plans_replay_under_the_interpreter(monkeypatch):
+    """The ops whose launches go through LaunchPlan (the bitmask selections, partitions, run-length
+    encodes and nonzero, top-k's radix select) remember them on a GPU and replay them on a repeated
+    problem; here the interpreter replays them (helpers.interpreter_replays with plans): the same
+    sizes three times on fresh data, every result torch's, and the later calls replayed plan steps
+    (a key that does not fix its sequence fails with a mismatch instead)."""
+    if DEVICE == "cuda":
+        pytest.skip("on a GPU every test runs the plans")
+    from tritoncub.device import partition as P
+    from tritoncub.device import select as S
+    from tritoncub.device import topk as tk
+    interpreter_replays(monkeypatch, plans=True)
+    for name in ("_BITS_PLANS", "_SCATTER_PLANS"):   # (this test's plans only)
+        monkeypatch.setattr(S, name, {})
+    monkeypatch.setattr(tk, "_PLANS", {})
+    replayed = []
+    real_call = _launch.LaunchPlan.__call__
+
+    def counted(self, *args, **kwargs):
+        replayed.append(self.steps is not None)
+        return real_call(self, *args, **kwargs)
+    monkeypatch.setattr(_launch.LaunchPlan, "__call__", counted)
+    ops = torch.ops.tritoncub
+    g = torch.Generator().manual_seed(3)
+    for n in (3000, 3000, 20000, 20000):   # (each size twice, the larger over several tiles: a plan keyed
+        # without its size would replay the smaller grid)
+        x = torch.randn(n, generator=g)
+        m = torch.rand(n, generator=g) < 0.3
+        assert_equal(ops.masked_select(x, m), x[m])
+        assert_equal(ops.nonzero(m.view(-1, 50)), torch.nonzero(m.view(-1, 50)))
+        keys = torch.sort(torch.randint(0, 40, (2000,), generator=g))[0]
+        u, _, counts = ops.unique_consecutive(keys, return_counts=True)
+        ru, rc = torch.unique_consecutive(keys, return_counts=True)
+        assert_equal(u, ru)
+        assert_equal(counts, rc)
+        got, n_sel = P.flagged(x, m)
+        assert int(n_sel) == int(m.sum())
+        assert_equal(got, torch.cat([x[m], x[~m]]))   # (stable: the rejected items in order too)
+        rows = torch.randn(3, n // 25, generator=g)
+        with policy.override("topk", dict(ROW_MAX_BLOCK=16, CHUNK=32, CAND_K_MAX=1, RS_BLOCK=32, RS_TILES=2)):
+            v, _ = tk.topk(rows, 7)   # (the radix select)
+        assert_equal(v, torch.topk(rows, 7).values)
+    # (the first call of each size records its plans, the second replays them)
+    assert 0.4 * len(replayed) <= sum(replayed) <= 0.6 * len(replayed), (sum(replayed), len(replayed))
 
 
 @pytest.mark.parametrize("direct", [False, True])
