@@ -311,6 +311,18 @@ def _plan_call(memo, key, x, y, n, scale, tag=None, blocks=((128, 0), (64, 3))):
     plan.done()
 
 
+def test_replays_ok_needs_a_gpu_tensor_direct_launches_and_unchanged_helpers(monkeypatch):
+    """replays_ok: a GPU tensor, direct launches, and every (current, original) pair the same object."""
+    import types
+    on_gpu, on_cpu = types.SimpleNamespace(is_cuda=True), types.SimpleNamespace(is_cuda=False)
+    monkeypatch.setattr(_launch, "_direct_ok", lambda: True)
+    assert _launch.replays_ok(on_gpu, (launch, launch), (len, len))
+    assert not _launch.replays_ok(on_gpu, (launch, launch), (len, abs))   # (a stand-in for a helper)
+    assert not _launch.replays_ok(on_cpu, (launch, launch))
+    monkeypatch.setattr(_launch, "_direct_ok", lambda: False)             # (the interpreter, a launch hook)
+    assert not _launch.replays_ok(on_gpu, (launch, launch))
+
+
 def test_launch_plans_replay_under_the_interpreter(monkeypatch):
     """The ops whose launches go through LaunchPlan (the bitmask selections, partitions, run-length
     encodes and nonzero, top-k's radix select) remember them on a GPU and replay them on a repeated

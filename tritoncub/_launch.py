@@ -282,6 +282,14 @@ def direct_ok() -> bool:
     return _direct_ok()
 
 
+def replays_ok(x: torch.Tensor, *unchanged: tuple) -> bool:
+    """Whether calls on ``x`` may be remembered and replayed (:func:`record_launches`,
+    :func:`relocatable`, :func:`replay`): a GPU tensor, launches that call compiled kernels directly,
+    and each ``(current, original)`` pair of ``unchanged`` the same object (a module's ``launch`` and
+    launch helpers: a test's stand-in for one may launch outside what a recording sees)."""
+    return x.is_cuda and all(a is b for a, b in unchanged) and _direct_ok()
+
+
 @contextlib.contextmanager
 def record_launches():
     """``with record_launches() as rec:`` every :func:`launch` inside appends ``(bound, args)`` to

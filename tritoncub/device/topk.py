@@ -51,7 +51,7 @@ from .. import policy
 from .._library import custom_op
 from .. import _launch as _launch_module
 from .. import _utils as _utils_module
-from .._launch import LaunchPlan, direct_ok, launch, record_launches, relocatable, replay
+from .._launch import LaunchPlan, launch, record_launches, relocatable, replay, replays_ok
 from .._utils import (is_pow2, InputTypeError, InputValueError, cached_persistent, cdiv, check_device, check_flag, check_tensor,
                       check_same_device, grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms, refuse_capture,
                       smem_atomics_ok, wrap_dim)
@@ -839,12 +839,16 @@ _LONG_UNRECORDED: dict = {}
 
 
 def _replayable(x: torch.Tensor) -> bool:
-    """Whether top-ks of ``x`` may be remembered and replayed: a GPU tensor, launches going through
-    the package's launcher directly (not under the interpreter, a launch hook, or a test's stand-in
-    for a launch helper)."""
-    return (x.is_cuda and launch is _launch_module.launch and _tile_topk is _TILE_TOPK
-            and _chunk_topk is _CHUNK_TOPK and _radix_select is _RADIX_SELECT and _sort_selected is _SORT_SELECTED
-            and direct_ok())
+    """Whether top-ks of ``x`` may be remembered and replayed (:func:`tritoncub._launch.replays_ok`)."""
+    return replays_ok(x, (launch, _launch_module.launch), (_tile_topk, _TILE_TOPK), (_chunk_topk, _CHUNK_TOPK),
+                      (_radix_select, _RADIX_SELECT), (_sort_selected, _SORT_SELECTED))
+
+
+def _remember(cache: dict, key, value) -> None:
+    """``cache[key] = value``, the cache emptied first when it holds 64 problems."""
+    if len(cache) >= 64:
+        cache.clear()
+    cache[key] = value
 
 
 def _check_k(k, size):
@@ -920,9 +924,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
                        ascending=asc, device=device, uniform=True, row_len=L, row_stride=L, pol=pol)
         launches = relocatable(rec, (xc, values, indices)) if replay_key is not None else None
         if launches is not None:
-            if len(_TILE_REPLAYS) >= 64:
-                _TILE_REPLAYS.clear()
-            _TILE_REPLAYS[replay_key] = (pol, launches)
+            _remember(_TILE_REPLAYS, replay_key, (pol, launches))
         return values, indices
     row_begin, row_len = _uniform_rows(rows, L, device)
     lpol = policy.select("topk", device, "long")
@@ -950,14 +952,12 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
         if not sorted_after or sort_path == ["tile"]:
             launches = relocatable(rec, (xc, values, indices, row_begin, row_len, *(b for b, _ in scratch),
                                          *(out if sorted_after else ())))
-        cache = _LONG_REPLAYS if launches is not None else _LONG_UNRECORDED
-        if len(cache) >= 64:
-            cache.clear()
         if launches is None:
-            _LONG_UNRECORDED[replay_key] = None
+            _remember(_LONG_UNRECORDED, replay_key, None)
         else:
-            _LONG_REPLAYS[replay_key] = (_long_tags(lpol, k, device, sorted_after), launches,
-                                         tuple((tuple(b.shape), zeroed) for b, zeroed in scratch), sorted_after)
+            _remember(_LONG_REPLAYS, replay_key, (_long_tags(lpol, k, device, sorted_after), launches,
+                                                  tuple((tuple(b.shape), zeroed) for b, zeroed in scratch),
+                                                  sorted_after))
     return out
 
 
@@ -1037,10 +1037,10 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
     point at items holding the returned values; tie rule in the module docstring. ``k`` in
     ``[0, size]``, else ``ValueError``.
 
-    On a GPU, the launches of the tile and running k-best paths are remembered per problem (rows,
-    length, k, dtype, direction, device, input alignment, policy) and a later call replays them on
-    its own buffers, skipping the host work of planning them; the radix select's launches are
-    remembered the same way, its buffers allocated each call.
+    On a GPU, the launches of a problem (rows, length, k, dtype, direction, sorted, device, input
+    alignment, policies) are remembered and a later call replays them on its own buffers and fresh
+    scratch, skipping the host work of planning them; not replayed whole: a sorted result that the
+    device radix sort sorts (one long row, large k), and more than 65535 long rows.
     """
     dim = _topk_args(x, k, dim)
     check_flag(largest, "largest")
