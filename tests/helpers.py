@@ -285,8 +285,9 @@ def interpreter_replays(monkeypatch, module=None, caches=(), plans: bool = False
     """Let remembered launches be recorded and replayed under the interpreter, where the package only
     does so on GPUs: :func:`tritoncub._launch.bind` launches through the interpreter and returns a
     function that launches the kernel again with each tensor argument rebuilt at the raw address
-    :func:`tritoncub._launch.replay` passes (its dtype and extent taken from the recorded argument). So a CPU test runs the same records, relocations and
-    replays (roots, offsets, scratch) as a GPU does, with the interpreter in place of the launcher.
+    :func:`tritoncub._launch.replay` passes (its dtype and extent taken from the recorded argument).
+    So a CPU test runs the same records, relocations and replays (roots, offsets, scratch) as a GPU
+    does, with the interpreter in place of the launcher.
     With ``module``: its replay guard ``_replayable`` is switched on, its ``caches`` (names of its
     replay dicts) start empty, and the returned list gets one entry per call of its ``replay``. With
     ``plans``: :class:`tritoncub._launch.LaunchPlan` remembers sequences too (its steps get the
