@@ -320,15 +320,17 @@ def ragged_offsets(lengths):
 # -- the shared-memory block radix sort (compiled NVIDIA kernels only) --------------------------------
 
 # (RADIX_MIN_BLOCK 8: every segment of 2+ items goes to the block radix sort)
-# (RADIX_OR_EVERY: 0 ranks by ballots alone, k > 0 every k-th register slot through mask words)
+# (RADIX_OR_EVERY: 0 ranks by ballots alone, k > 0 every k-th register slot through mask words;
+# RADIX_SMEM_GATHER: the sorted keys gathered from the input (0), carried through shared memory by the
+# sort (1), or read again after it and exchanged through shared memory (2))
 RADIX_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=8, RADIX_BITS=b, RADIX_ITEMS=i, RADIX_MAXNREG=cap,
-                   RADIX_OR_EVERY=k)
-              for b, i, cap, k in ((8, 8, 64, 4), (6, 4, 0, 0), (8, 16, 56, 3), (7, 2, 0, 1), (5, 1, 0, 1),
-                                   (8, 8, 0, 0), (8, 4, 0, 2))]
+                   RADIX_OR_EVERY=k, RADIX_SMEM_GATHER=sg)
+              for b, i, cap, k, sg in ((8, 8, 64, 4, 1), (6, 4, 0, 0, 0), (8, 16, 56, 3, 2), (7, 2, 0, 1, 1),
+                                       (5, 1, 0, 1, 0), (8, 8, 0, 0, 2), (8, 4, 0, 2, 0), (8, 8, 0, 0, 1))]
 # one segment per warp (segments up to 512 keys, RADIX_MIN_BLOCK above them), every radix width
 WARP_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=1024, RADIX_WARP_MIN_BLOCK=8, RADIX_WARP_ROWS=w, RADIX_BITS=b,
-                  RADIX_MAXNREG=0, RADIX_OR_EVERY=k) for w, b, k in ((4, 8, 4), (2, 6, 0), (8, 7, 1), (4, 5, 2),
-                                                                     (2, 8, 0))]
+                  RADIX_MAXNREG=0, RADIX_OR_EVERY=k, RADIX_SMEM_GATHER=sg)
+             for w, b, k, sg in ((4, 8, 4, 1), (2, 6, 0, 0), (8, 7, 1, 2), (4, 5, 2, 0), (2, 8, 0, 2))]
 NARROW_DTYPES = [d for d in ALL_DTYPES if d.itemsize <= 4]
 
 
@@ -386,7 +388,8 @@ def test_block_radix_sort_warp_rows(dtype, L, block_radix_calls):
 
 
 @pytest.mark.parametrize("cfg", RADIX_CFGS + WARP_CFGS,
-                         ids=lambda c: f"r{c['RADIX_BITS']}i{c.get('RADIX_ITEMS')}w{c.get('RADIX_WARP_ROWS')}o{c['RADIX_OR_EVERY']}")
+                         ids=lambda c: (f"r{c['RADIX_BITS']}i{c.get('RADIX_ITEMS')}w{c.get('RADIX_WARP_ROWS')}"
+                                       f"o{c['RADIX_OR_EVERY']}g{c['RADIX_SMEM_GATHER']}"))
 def test_block_radix_segmented_pairs_and_merge_chunks(cfg, block_radix_calls, monkeypatch):
     # ragged segments binned by length (segment lists, several bins), values carried; then rows longer
     # than MAX_BLOCK by the merge path, whose MERGE_TILE chunks the block radix sort presorts (index bases)

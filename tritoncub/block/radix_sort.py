@@ -129,7 +129,8 @@ def _add(a, b):
 
 @gluon.jit
 def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr, RADIX_BITS: gl.constexpr,
-                          WARPS: gl.constexpr, WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0):
+                          WARPS: gl.constexpr, WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0,
+                          payload=None, PAYLOAD: gl.constexpr = False):
     """Stable ascending LSD radix sort of one warp-striped tile by its ``KEY_BITS`` low bits
     (``WARP_ROWS``: of each warp's part of the tile on its own -- CUB's WarpRadixSort, a row per warp).
 
@@ -137,8 +138,13 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     the warp-striped layout (warp ``w`` holds items ``w*32*ITEMS + s*32 + lane``); ``valid``: the
     items that take part (the first ones: ``local < length``; the others sort after every valid key,
     in item order); ``local``: each item's index in the tile; ``warp``: its warp (``[WARPS, 1, 1]``).
-    Returns, at every tile position, the index of the item that sorts there (items of equal keys keep
-    their order; with ``WARP_ROWS`` an index within the same warp's part).
+    Returns ``(col, sorted_payload)``: at every tile position, the index of the item that sorts there
+    (items of equal keys keep their order; with ``WARP_ROWS`` an index within the same warp's part),
+    and with ``PAYLOAD`` the int32 ``payload`` tile (one word per item, in item order, e.g. the raw
+    keys) in sorted order, moved through shared memory (CUB's BlockExchange) rather than gathered from
+    global memory by ``col`` (else ``col`` again). While the item indices have their own exchange buffer
+    (``PACK_FROM`` >= 2) the payload goes there during the last pass, whose barriers order it; otherwise
+    after the last pass, with two more barriers.
 
     The exchange of a pass moves each item's key bits that later passes still rank and its item
     index as one 32-bit word once they fit: from the first pass when ``KEY_BITS + log2(TILE) <= 32``
@@ -207,6 +213,10 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
         else:
             rank = warp_ballot_rank(word, RADIX_BITS)     # among the warp's keys; counts per warp left
         gl.thread_barrier()
+        if PAYLOAD and (PACK_FROM >= 2) and (p + 1 == PASSES):
+            # (the index buffer was last read in pass PACK_FROM - 2, before the barrier above; the
+            # payload is read at the end, after this pass's later barriers)
+            smem_store_words(XI + local, payload)
         if WARP_ROWS:
             # each warp scans its own digits' counts (in its lanes), from its part's first position
             cnt = counters.load(LW)
@@ -240,7 +250,27 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
             bits = smem_load_words(XK + local)
         # (no barrier here: the next pass ranks into the other counter set, and its first write to the
         # exchange buffers comes after two barriers)
-    return bits & (TILE - 1)
+    col = bits & (TILE - 1)
+    if PAYLOAD:
+        if PACK_FROM >= 2:
+            moved = smem_load_words(XI + col)
+        else:
+            moved = smem_exchange_words(payload, local, col)
+    else:
+        moved = col
+    return col, moved
+
+
+@gluon.jit
+def smem_exchange_words(payload, local, col):
+    """BlockExchange through ``global_smem``'s first words: int32 ``payload`` (item ``local``'s word at
+    each item) returned in the order ``col`` (each position gets item ``col``'s word). Brackets its
+    stores with ``gl.thread_barrier()`` (the whole block must call it; earlier reads of those words
+    are finished before they are overwritten)."""
+    gl.thread_barrier()
+    smem_store_words(local, payload)
+    gl.thread_barrier()
+    return smem_load_words(col)
 
 
 def block_radix_sort_smem_words(key_bits: int, radix_bits: int, warps: int, tile: int) -> int:

@@ -96,7 +96,7 @@ from .._launch import launch, record_launches, relocatable, replay, replays_ok
 from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, capturing, cdiv, check_device,
                       check_flag, check_tensor, check_same_device, compile_only, inline_ptx_ok, interpreter_active,
                       maxnreg_kwargs, next_power_of_2, refuse_capture, smem_per_block)
-from ..block.radix_sort import block_radix_sort_smem, block_radix_sort_smem_words
+from ..block.radix_sort import block_radix_sort_smem, block_radix_sort_smem_words, smem_exchange_words
 from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
 
 # ----------------------------------------------------------------------------------------------
@@ -377,10 +377,13 @@ def _segment_block_radix_sort_kernel(
         HAS_VALS: gl.constexpr, WRITE_KEYS: gl.constexpr, WRITE_IDX: gl.constexpr,
         KEY_BITS: gl.constexpr, KEY_DTYPE: gl.constexpr, ASCENDING: gl.constexpr,
         RADIX_BITS: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
-        WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0):
+        WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0, SMEM_GATHER: gl.constexpr = 0):
     """One program sorts one segment of at most WARPS*ITEMS*32 keys of at most 32 bits in shared
     memory (``block_radix_sort_smem``), or with ``WARP_ROWS`` one segment of at most ITEMS*32 keys
-    per warp (WARPS segments per program); arguments as :func:`_segment_tile_sort_kernel`'s."""
+    per warp (WARPS segments per program); arguments as :func:`_segment_tile_sort_kernel`'s.
+    ``SMEM_GATHER``: how the sorted keys are written: 0 gathered from the input by their source
+    columns, 1 carried through shared memory by the sort (its payload), 2 read again in input order
+    after the sort and exchanged through shared memory."""
     RADIX: gl.constexpr = 1 << RADIX_BITS
     L3: gl.constexpr = gl.BlockedLayout([1, ITEMS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
     LW: gl.constexpr = gl.SliceLayout(1, gl.SliceLayout(2, L3))
@@ -431,13 +434,20 @@ def _segment_block_radix_sort_kernel(
     valid = pos < length
     raw = gl.load(keys_ptr + begin + pos, mask=valid, other=0)
     bits = to_ordered_bits(raw.to(KEY_DTYPE, bitcast=True), not ASCENDING).to(gl.uint32).to(gl.int32, bitcast=True)
-    col = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS, WARP_ROWS, OR_EVERY)
+    col, moved = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS, WARP_ROWS,
+                                       OR_EVERY, raw.to(gl.int32), (SMEM_GATHER == 1) and WRITE_KEYS)
+    if (SMEM_GATHER == 2) and WRITE_KEYS:
+        # the keys read again in input order (coalesced), through shared memory into sorted order
+        moved = smem_exchange_words(gl.load(keys_ptr + begin + pos, mask=valid, other=0).to(gl.int32), local, col)
     if WARP_ROWS:
         col = col - warp * (32 * ITEMS)
     src = begin + col
     dst = begin + pos
     if WRITE_KEYS:
-        gl.store(out_keys_ptr + dst, gl.load(keys_ptr + src, mask=valid), mask=valid)
+        if SMEM_GATHER > 0:
+            gl.store(out_keys_ptr + dst, moved.to(raw.dtype), mask=valid)
+        else:
+            gl.store(out_keys_ptr + dst, gl.load(keys_ptr + src, mask=valid), mask=valid)
     if HAS_VALS:
         gl.store(out_vals_ptr + dst, gl.load(vals_ptr + src, mask=valid), mask=valid)
     if WRITE_IDX:
@@ -570,12 +580,12 @@ policy.register(
            "MERGE_TILE": [1024, 2048, 4096], "LONG_PATH": ["radix", "merge"],
            "NETWORK": ["own", "tl"], "TILE_SPLIT": [1, 2, 4, 8], "TILE_SORT": ["bitonic", "radix"],
            "RADIX_MIN_BLOCK": [128, 256, 512], "RADIX_ITEMS": [4, 8, 16], "RADIX_BITS": [6, 7, 8],
-           "RADIX_MAXNREG": [0, 56, 64], "RADIX_OR_EVERY": [0, 1, 2, 3, 4, 8],
+           "RADIX_MAXNREG": [0, 56, 64], "RADIX_OR_EVERY": [0, 1, 2, 3, 4, 8], "RADIX_SMEM_GATHER": [0, 1, 2],
            "RADIX_WARP_MIN_BLOCK": [0, 32, 64, 128], "RADIX_WARP_ROWS": [2, 4, 8],
            "RADIX_MAX_BLOCK": [4096, 8192], "num_warps": [4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "MAX_BLOCK": 4096, "MERGE_TILE": 4096, "LONG_PATH": "radix", "NETWORK": "own",
               "TILE_SPLIT": 1, "DECODE_KEYS": 0, "MINMAX_DIMS": 0, "TILE_SORT": "radix", "RADIX_MIN_BLOCK": 256, "RADIX_ITEMS": 8,
-              "RADIX_BITS": 8, "RADIX_MAXNREG": 0, "RADIX_OR_EVERY": 0,
+              "RADIX_BITS": 8, "RADIX_MAXNREG": 0, "RADIX_OR_EVERY": 0, "RADIX_SMEM_GATHER": 0,
               "RADIX_WARP_MIN_BLOCK": 0, "RADIX_WARP_ROWS": 4, "RADIX_MAX_BLOCK": 8192, "num_warps": 4,
               "num_stages": 1},
     buckets=("small", "medium", "large"),
@@ -604,7 +614,10 @@ policy.register(
         "program by the shared-memory block radix sort (RADIX_ITEMS items per thread, so BLOCK / "
         "(32 * RADIX_ITEMS) warps, 1 to 16; RADIX_BITS per pass; RADIX_MAXNREG a register cap per "
         "thread, 0 none; RADIX_OR_EVERY k > 0: every k-th register slot finds its keys' peers through "
-        "mask words in shared memory instead of ballots, 0 ballots only; compiled NVIDIA kernels only); shorter segments whose BLOCK is at least "
+        "mask words in shared memory instead of ballots, 0 ballots only; RADIX_SMEM_GATHER: the sorted "
+        "keys gathered from the input by their source columns (0), carried through shared memory by the sort "
+        "(1), or read again in input order after it and exchanged through shared memory (2); compiled "
+        "NVIDIA kernels only); shorter segments whose BLOCK is at least "
         "RADIX_WARP_MIN_BLOCK (0: none; BLOCK / 32 items per thread) one per warp, RADIX_WARP_ROWS warps "
         "per program; the rest by the in-register tile sort; 'bitonic': the tile sort for every segment. "
         "RADIX_MAX_BLOCK (with TILE_SORT 'radix', the 'large' bucket's value counts; 0 off): segments longer "
@@ -725,13 +738,15 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     here (then the tile sort from now on, and a warning says so once)."""
     warps, items, smem_rows = _block_radix_shape(block, pol, meta["KEY_BITS"], warp_rows)
     radix_bits = pol["RADIX_BITS"]
-    config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"], warp_rows, pol["RADIX_OR_EVERY"])
+    config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"], warp_rows, pol["RADIX_OR_EVERY"],
+              pol["RADIX_SMEM_GATHER"])
     if not _block_radix_fits(block, pol, meta["KEY_BITS"], device, warp_rows) or config in _BLOCK_RADIX_FAILED:
         return False
     try:
         launch(_segment_block_radix_sort_kernel, (cdiv(num_segs, warps) if warp_rows else num_segs,), *args,
                **flags, ASCENDING=not descending, **meta, RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items,
-               SMEM_ROWS=smem_rows, WARP_ROWS=warp_rows, OR_EVERY=pol["RADIX_OR_EVERY"], num_warps=warps,
+               SMEM_ROWS=smem_rows, WARP_ROWS=warp_rows, OR_EVERY=pol["RADIX_OR_EVERY"],
+               SMEM_GATHER=pol["RADIX_SMEM_GATHER"], num_warps=warps,
                **maxnreg_kwargs(pol["RADIX_MAXNREG"]))
     except (triton.CompilationError, OutOfResources, PTXASError) as e:
         if compile_only():
