@@ -325,12 +325,14 @@ def ragged_offsets(lengths):
 # sort (1), or read again after it and exchanged through shared memory (2))
 RADIX_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=8, RADIX_BITS=b, RADIX_ITEMS=i, RADIX_MAXNREG=cap,
                    RADIX_OR_EVERY=k, RADIX_SMEM_GATHER=sg)
-              for b, i, cap, k, sg in ((8, 8, 64, 4, 1), (6, 4, 0, 0, 0), (8, 16, 56, 3, 2), (7, 2, 0, 1, 1),
-                                       (5, 1, 0, 1, 0), (8, 8, 0, 0, 2), (8, 4, 0, 2, 0), (8, 8, 0, 0, 1))]
+              for b, i, cap, k, sg in ((8, 8, 64, 4, 1), (6, 4, 0, 0, 1), (8, 16, 56, 3, 2), (7, 2, 0, 1, 1),
+                                       (5, 1, 0, 1, 2), (8, 8, 0, 0, 2), (8, 4, 0, 2, 0), (8, 8, 0, 0, 1),
+                                       (6, 8, 0, 0, 0))]
 # one segment per warp (segments up to 512 keys, RADIX_MIN_BLOCK above them), every radix width
 WARP_CFGS = [dict(TILE_SORT="radix", RADIX_MIN_BLOCK=1024, RADIX_WARP_MIN_BLOCK=8, RADIX_WARP_ROWS=w, RADIX_BITS=b,
                   RADIX_MAXNREG=0, RADIX_OR_EVERY=k, RADIX_SMEM_GATHER=sg)
-             for w, b, k, sg in ((4, 8, 4, 1), (2, 6, 0, 0), (8, 7, 1, 2), (4, 5, 2, 0), (2, 8, 0, 2))]
+             for w, b, k, sg in ((4, 8, 4, 1), (2, 6, 0, 0), (8, 7, 1, 2), (4, 5, 2, 2), (2, 8, 0, 2),
+                                 (4, 8, 1, 0))]
 NARROW_DTYPES = [d for d in ALL_DTYPES if d.itemsize <= 4]
 
 
@@ -385,6 +387,51 @@ def test_block_radix_sort_warp_rows(dtype, L, block_radix_calls):
     with policy.override("segmented_sort", cfg):
         check_rows(x, descending=i % 2 == 1)
     assert block_radix_calls == [True]
+
+
+def _nan_payload_rows(rows: int, L: int, dtype, seed: int) -> torch.Tensor:
+    """Rows of normal keys, about a quarter NaNs of random payloads and signs, and some -0.0/+0.0."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(rows, L, generator=g).to(dtype)
+    ibits = {torch.float32: (torch.int32, 8, 23), torch.float16: (torch.int16, 5, 10),
+             torch.bfloat16: (torch.int16, 8, 7)}[dtype]
+    itype, exp_bits, man_bits = ibits
+    width = exp_bits + man_bits + 1
+    man = torch.randint(1, 1 << man_bits, (rows, L), generator=g)
+    sign = torch.randint(0, 2, (rows, L), generator=g) << (width - 1)
+    nan = ((((1 << exp_bits) - 1) << man_bits) | man | sign)
+    nan = torch.where(nan >= 1 << (width - 1), nan - (1 << width), nan).to(itype)   # (as signed bits)
+    pick = torch.rand(rows, L, generator=g)
+    xb = x.view(itype)
+    xb[pick < 0.25] = nan[pick < 0.25]
+    x[(pick >= 0.25) & (pick < 0.3)] = -0.0
+    x[(pick >= 0.3) & (pick < 0.35)] = 0.0
+    return x
+
+
+@pytest.mark.parametrize("gather", [0, 1, 2])
+@pytest.mark.parametrize("dtype,L", [(torch.float32, 200), (torch.float32, 1000), (torch.float32, 4000),
+                                     (torch.float16, 3000), (torch.bfloat16, 100)], ids=str)
+def test_block_radix_sort_values_keep_their_bits(dtype, L, gather, block_radix_calls):
+    # NaNs of many payloads and both signs, -0.0 and +0.0: each sorted value is its input's bits, however
+    # the keys reach the output (RADIX_SMEM_GATHER 0 gathered, 1 carried by the sort, 2 exchanged after it;
+    # fp32 rows of 200 / 1000+ keys: the key and its index share a word from the second / third pass,
+    # 16-bit keys from the first)
+    x = _nan_payload_rows(5, L, dtype, seed=L + gather)
+    itype = torch.int32 if dtype == torch.float32 else torch.int16
+    with policy.override("segmented_sort", dict(TILE_SORT="radix", RADIX_MIN_BLOCK=8, RADIX_SMEM_GATHER=gather)):
+        for desc in (False, True):
+            v, i = ss.sort_rows(x.to(DEVICE), descending=desc)
+            rv, ri = torch.sort(x, dim=-1, descending=desc, stable=True)
+            assert_equal(i.cpu(), ri, msg="indices")
+            assert torch.equal(v.cpu().view(itype), rv.view(itype)), "values differ in their bits"
+    assert block_radix_calls == [True, True]
+
+
+def test_smem_gather_policy_values_checked():
+    with pytest.raises(ValueError):
+        with policy.override("segmented_sort", dict(RADIX_SMEM_GATHER=3)):
+            pass
 
 
 @pytest.mark.parametrize("cfg", RADIX_CFGS + WARP_CFGS,

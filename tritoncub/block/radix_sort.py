@@ -264,9 +264,13 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
 @gluon.jit
 def smem_exchange_words(payload, local, col):
     """BlockExchange through ``global_smem``'s first words: int32 ``payload`` (item ``local``'s word at
-    each item) returned in the order ``col`` (each position gets item ``col``'s word). Brackets its
-    stores with ``gl.thread_barrier()`` (the whole block must call it; earlier reads of those words
-    are finished before they are overwritten)."""
+    each item, ``local`` in ``[0, TILE)``) returned in the order ``col`` (each position gets item
+    ``col``'s word). A barrier before the stores (earlier reads of those words finish first) and one
+    between the stores and the loads; the whole block must call it, and a caller that writes shared
+    memory afterwards must call ``gl.thread_barrier()`` first. The caller's allocation must start at
+    ``global_smem`` and hold the ``TILE`` words, and nothing of Triton's own may use shared memory
+    after the caller's last visible use of it (the words are addressed by inline asm, outside the
+    compiler's view: as with :func:`block_radix_sort_smem`'s exchange buffers)."""
     gl.thread_barrier()
     smem_store_words(local, payload)
     gl.thread_barrier()

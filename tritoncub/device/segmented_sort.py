@@ -384,6 +384,7 @@ def _segment_block_radix_sort_kernel(
     ``SMEM_GATHER``: how the sorted keys are written: 0 gathered from the input by their source
     columns, 1 carried through shared memory by the sort (its payload), 2 read again in input order
     after the sort and exchanged through shared memory."""
+    gl.static_assert((SMEM_GATHER >= 0) & (SMEM_GATHER <= 2), "SMEM_GATHER must be 0, 1 or 2")
     RADIX: gl.constexpr = 1 << RADIX_BITS
     L3: gl.constexpr = gl.BlockedLayout([1, ITEMS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
     LW: gl.constexpr = gl.SliceLayout(1, gl.SliceLayout(2, L3))
@@ -598,7 +599,8 @@ policy.register(
                      and c["TILE_SPLIT"] in (1, 2, 4, 8) and (c["TILE_SPLIT"] == 1 or c["NETWORK"] == "own")
                      and c["DECODE_KEYS"] in (0, 1) and (c["DECODE_KEYS"] == 0 or c["TILE_SPLIT"] > 1)
                      and c["RADIX_MAX_BLOCK"] in (0,) + tuple(1 << k for k in range(8, 14))
-                     and 0 <= c["MINMAX_DIMS"] <= 13 and (c["MINMAX_DIMS"] == 0 or c["NETWORK"] == "own")),
+                     and 0 <= c["MINMAX_DIMS"] <= 13 and (c["MINMAX_DIMS"] == 0 or c["NETWORK"] == "own")
+                     and c["RADIX_SMEM_GATHER"] in (0, 1, 2)),
     doc="Segmented/batched sort. Buckets by BLOCK (next power of two of the segment length): small "
         "<= 256, medium <= 1024, large above. TILE_ITEMS: items per program of the in-register sort "
         "(ROWS = TILE_ITEMS // BLOCK segments per program); MAX_BLOCK: longest segment sorted in "
