@@ -43,6 +43,16 @@ def _(x):
     return torch.empty_like(x)
 
 
+@custom_op("tritoncub::_test_not_differentiable", differentiable=False)
+def _not_differentiable(x: torch.Tensor) -> torch.Tensor:
+    return x * 3
+
+
+@_not_differentiable.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
 def _data(*shape):
     return torch.randn(*shape, dtype=torch.float64, device=DEVICE)
 
@@ -74,6 +84,14 @@ def test_no_formula_raises_on_backward_only():
     assert_close(out.detach(), x.detach() + 1)
     with pytest.raises(RuntimeError, match="no autograd formula"):
         out.sum().backward()
+
+
+def test_not_differentiable_outputs_do_not_require_grad():
+    # (as torch's non-differentiable operators, e.g. torch.histc)
+    x = _data(3).requires_grad_(True)
+    out = _not_differentiable(x)
+    assert not out.requires_grad
+    assert_close(out, x.detach() * 3)
 
 
 def test_fake_tensors_and_opcheck():

@@ -44,8 +44,9 @@ class Op:
     """A ``tritoncub`` operator: callable (through the dispatcher), with ``register_fake`` and
     ``register_autograd`` as on the object ``torch.library.custom_op`` returns."""
 
-    def __init__(self, name: str, impl: Callable, schema: str, tags: tuple = ()):
+    def __init__(self, name: str, impl: Callable, schema: str, tags: tuple = (), differentiable: bool = True):
         self.name = name
+        self._differentiable = differentiable
         self.qualname = f"{NAMESPACE}::{name}"
         self._impl = impl
         _LIB.define(name + schema, tags=tags)
@@ -103,7 +104,7 @@ class Op:
         return _Fn
 
     def _autograd_kernel(self, *args, **kwargs):
-        if torch.is_grad_enabled() and any(t.requires_grad for t in _tensors(args)):
+        if self._differentiable and torch.is_grad_enabled() and any(t.requires_grad for t in _tensors(args)):
             if kwargs:
                 raise TypeError(f"{self.qualname}: keyword-only arguments are not supported with autograd")
             return self._fn.apply(*self._full_args(args))
@@ -124,11 +125,14 @@ CUDAGRAPH_UNSAFE = getattr(torch.Tag, "cudagraph_unsafe", None)
 
 
 def custom_op(qualname: str, *, mutates_args=(), schema: str | None = None,
-              cudagraph_unsafe: bool = False) -> Callable[[Callable], Op]:
+              cudagraph_unsafe: bool = False, differentiable: bool = True) -> Callable[[Callable], Op]:
     """Decorator: define ``qualname`` (``"tritoncub::name"``) with the decorated function as its
     implementation; the schema is inferred from the type hints unless given. ``cudagraph_unsafe``: the
     operator reads data back to the host (it refuses a CUDA graph capture), so torch.compile's
-    CUDA-graph mode leaves it out of its graphs (torch's ``cudagraph_unsafe`` tag, where torch has it)."""
+    CUDA-graph mode leaves it out of its graphs (torch's ``cudagraph_unsafe`` tag, where torch has it).
+    ``differentiable=False``: outputs never require grad, as torch's non-differentiable operators'
+    (``torch.histc``); otherwise an input that requires grad makes the outputs require it, and a
+    backward without a registered formula raises."""
     ns, name = qualname.split("::")
     if ns != NAMESPACE:
         raise ValueError(f"operators live in the {NAMESPACE!r} namespace, got {qualname!r}")
@@ -137,5 +141,6 @@ def custom_op(qualname: str, *, mutates_args=(), schema: str | None = None,
 
     def wrap(fn: Callable) -> Op:
         s = schema if schema is not None else torch.library.infer_schema(fn, mutates_args=())
-        return Op(name, fn, s, (CUDAGRAPH_UNSAFE,) if cudagraph_unsafe and CUDAGRAPH_UNSAFE is not None else ())
+        return Op(name, fn, s, (CUDAGRAPH_UNSAFE,) if cudagraph_unsafe and CUDAGRAPH_UNSAFE is not None else (),
+                  differentiable)
     return wrap

@@ -501,6 +501,9 @@ def test_histogram_bad_input():
         H.multi_histogram_even(torch.zeros(8, dtype=torch.uint8, device=DEVICE), 2, 1, 3, 0, 9)
     with pytest.raises(TypeError, match="num_channels must be an int"):
         H.multi_histogram_even(torch.zeros(8, dtype=torch.uint8, device=DEVICE), 2.0, 1, [3], [0], [9])
+    with pytest.raises(ValueError, match="channels' bins"):   # (each channel's alone is allowed)
+        H.multi_histogram_even(torch.tensor([0, 1, 5, 0], dtype=torch.int32, device=DEVICE), 2, 2,
+                               [2 ** 31, 3], [0, 0], [2 ** 31 - 1, 2])
     with pytest.raises(ValueError, match="ascending"):
         H.histogram_range(x, torch.tensor([3.0, 0.0, 5.0], device=DEVICE), validate=True)
     with pytest.raises(ValueError, match="no NaN"):
@@ -528,6 +531,22 @@ def test_bincount_bad_input():
         ops.bincount(torch.tensor([1.0], device=DEVICE))
     with pytest.raises(ValueError, match="dimension"):
         ops.bincount(torch.zeros(2, 2, dtype=torch.int64, device=DEVICE))
+    # 2^31 bins or more: refused (their int32 bin indices would wrap), whether from max(x) or minlength
+    w = torch.ones(2, device=DEVICE)
+    for x, minlength in (([5, 2 ** 31 - 1], 0), ([5, 2 ** 31 + 3], 0), ([5], 2 ** 31)):
+        with pytest.raises(ValueError, match="2\\^31 - 1"):
+            ops.bincount(torch.tensor(x, device=DEVICE), w[:len(x)], minlength)
+    assert ops.bincount(torch.tensor([5, 2 ** 20], device=DEVICE), w)[5].item() == 1   # (a wide one works)
+
+
+def test_histc_output_does_not_require_grad():
+    # as torch.histc's (not differentiable): a loss that adds it in still backpropagates through the rest
+    x = torch.rand(50, device=DEVICE, requires_grad=True)
+    h = ops.histc(x, 4, 0, 1)
+    assert not h.requires_grad and not torch.histc(x.detach().cpu().requires_grad_(), 4, 0, 1).requires_grad
+    assert_equal(h.cpu(), torch.histc(x.detach().cpu(), 4, 0, 1))
+    (x.sum() + h.sum()).backward()
+    assert_equal(x.grad.cpu(), torch.ones(50))
 
 
 @pytest.mark.parametrize("cfg", [{"TILE": 1024, "PROGRAMS_PER_SM": 16}, {"TILE": 2048, "num_warps": 8},

@@ -677,6 +677,9 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
         bins = num_levels[c] - 1
         chans.append((_integral_bound(lower[c], x.dtype), _integral_bound(upper[c], x.dtype), bins, offset))
         offset += bins
+    if offset > 2 ** 31:
+        raise InputValueError(f"the channels' bins number {offset} together; at most 2^31 are supported (bin "
+                              "indices, offset by channel, are int32)")
     hist = torch.zeros(offset, dtype=counter_dtype, device=x.device)
     int_math = _int_math(x.dtype, [c[:3] for c in chans])
     _launch(_flat(x), hist, channels=chans, num_channels=num_channels, num_active=num_active_channels,
@@ -809,7 +812,7 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
     return counts.to(x.dtype)
 
 
-@custom_op("tritoncub::histc", mutates_args=(), cudagraph_unsafe=True,
+@custom_op("tritoncub::histc", mutates_args=(), cudagraph_unsafe=True, differentiable=False,
            schema="(Tensor x, int bins=100, Scalar min=0, Scalar max=0) -> Tensor")
 def histc(x: torch.Tensor, bins: int = 100, min: float = 0, max: float = 0) -> torch.Tensor:
     """torch.histc with the results of torch's CUDA kernel: ``bins`` equal bins over ``[min, max]``
@@ -873,6 +876,9 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
     if mn_v < 0:
         raise InputValueError("bincount only supports 1-d non-negative integral inputs (found a negative value)")
     size = max(minlength, mx_v + 1)
+    if size >= 2 ** 31:
+        raise InputValueError(f"bincount: the result would have {size} bins (max(x) + 1 or minlength); at most "
+                              f"2^31 - 1 are supported (bin indices are int32)")
     if weights is None:
         hist = torch.zeros(size, dtype=torch.int64, device=x.device)
         _launch(x.contiguous(), hist, channels=[(0, size, size, 0)], num_channels=1, num_active=1,
