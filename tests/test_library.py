@@ -94,6 +94,17 @@ def test_not_differentiable_outputs_do_not_require_grad():
     assert_close(out, x.detach() * 3)
 
 
+def test_lazily_negated_views_reach_the_operators_materialised():
+    # (z.conj().imag is a view with torch's negation bit: its memory holds the un-negated values; the
+    # dispatcher's fallback materialises it, and on a GPU the direct call must not skip that)
+    z = torch.randn(6, dtype=torch.complex64, device=DEVICE)
+    v = z.conj().imag
+    assert v.is_neg()
+    assert_close(torch.ops.tritoncub.sum(v), torch.sum(v.resolve_neg()))
+    assert_close(torch.ops.tritoncub.amax(v, [0]), torch.amax(v.resolve_neg(), 0))
+    assert torch.ops.tritoncub.argmax(v).item() == torch.argmax(v.resolve_neg()).item()
+
+
 def test_fake_tensors_and_opcheck():
     from torch._subclasses.fake_tensor import FakeTensorMode
     with FakeTensorMode():

@@ -153,6 +153,14 @@ def test_check_init_value_of_tensors():
         check(torch.zeros(2), torch.float32)
     with pytest.raises(TypeError, match="must be a number"):
         check(None, torch.float32)
+    # a finite number past a float dtype's range is refused (it would become inf); inf itself is kept
+    for v, acc in ((1e40, torch.float32), (1e6, torch.float16), (-1e39, torch.bfloat16),
+                   (torch.tensor(1e40, dtype=torch.float64), torch.float32)):
+        with pytest.raises(ValueError, match="does not fit"):
+            check(v, acc)
+    check(float("inf"), torch.float16)
+    check(-float("inf"), torch.float32)
+    check(65504.0, torch.float16)
 
 
 def test_count_dtype():

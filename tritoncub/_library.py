@@ -111,7 +111,8 @@ class Op:
         if _get_current_dispatch_mode() is None:
             plain = True
             for t in _tensors(args):
-                if type(t) is not torch.Tensor or not t.is_cuda:
+                # (a lazily negated view goes through the dispatcher, whose fallback materialises it)
+                if type(t) is not torch.Tensor or not t.is_cuda or t.is_neg():
                     plain = False
                     break
             if plain:

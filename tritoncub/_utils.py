@@ -342,9 +342,13 @@ def check_init_value(v, dtype: torch.dtype, name: str = "init") -> None:
     if not dtype.is_floating_point and not dtype.is_complex and isinstance(v, float) and not v.is_integer():
         raise InputValueError(f"{name} {v!r} is not an integer; the accumulator is {str(dtype).replace('torch.', '')}")
     try:
-        torch.tensor(v, dtype=dtype)
+        held = torch.tensor(v, dtype=dtype)
     except (RuntimeError, OverflowError) as e:
         raise InputValueError(f"{name} {v!r} does not fit {str(dtype).replace('torch.', '')}: {e}") from None
+    if dtype.is_floating_point and not isinstance(v, complex) and abs(v) < float("inf") and held.isinf():
+        # (torch.tensor rounds a finite number past the dtype's range to inf without complaint)
+        raise InputValueError(f"{name} {v!r} does not fit {str(dtype).replace('torch.', '')}: it would become "
+                              f"{held.item()}")
 
 
 def check_jit_function(fn, name: str, num_args: int | None = None, takes: str = "") -> None:

@@ -341,6 +341,21 @@ def test_user_reduce_bool_accumulator(dtype, n):
         assert bool(R.reduce(x, or_fn, 256, dtype=torch.bool))   # init 256 is true, not 0
 
 
+@pytest.mark.parametrize("n", [256, 512, 300])
+def test_user_reduce_bool_accumulator_counting_combine(n):
+    """``a + b`` over a bool accumulator is torch's bool sum (any True item: True), however many True
+    items there are (held in uint8, 256 of them wrapped back to False)."""
+    from tritoncub.device import segmented_reduce as S
+    for x, dtype in ((torch.ones(n, dtype=torch.bool), None), (torch.ones(n), torch.bool)):
+        x = x.to(DEVICE)
+        out = R.reduce(x, add_fn, False, dtype=dtype)
+        assert out.dtype == torch.bool and bool(out), (n, dtype)
+        rows = S.reduce_rows(x.view(2, n // 2), "user", combine_fn=add_fn, init=False, dtype=dtype)
+        assert rows.dtype == torch.bool and rows.cpu().tolist() == [True, True]
+    x = torch.ones(n, dtype=torch.bool, device=DEVICE)
+    assert bool(R.transform_reduce(x, None, add_fn, False))
+
+
 def test_transform_reduce_sum_of_squares():
     x = make_data("random", 555, torch.float32)
     out = R.transform_reduce(x, square_fn, add_fn, 0.0)

@@ -171,8 +171,8 @@ def _builtin_combine(a, ai, b, bi, OP: tl.constexpr):
 
 @triton.jit
 def to_accumulator(v, ACC: tl.constexpr, IS_BOOL: tl.constexpr):
-    """An operand as accumulator type ``ACC``; a bool accumulator (stored as uint8) takes ``v != 0``,
-    as torch converts to bool, not a truncation to 8 bits."""
+    """An operand as accumulator type ``ACC``; a bool accumulator (held as int64) takes ``v != 0``,
+    as torch converts to bool, not a truncation."""
     if IS_BOOL:
         r = (v != 0).to(ACC)
     else:
@@ -715,7 +715,8 @@ def _as_tuple(v):
 
 class UserAccumulators:
     """The accumulators of a user reduction, checked (shared by the device-wide and the segmented
-    reduce): ``dtypes`` (k result dtypes), ``storage`` (the same with bool stored as uint8),
+    reduce): ``dtypes`` (k result dtypes), ``storage`` (the same with bool held as int64: a combine
+    such as ``a + b`` over many True operands cannot wrap back to 0, as it did in uint8 at 256),
     ``bool_mask`` (bit j: accumulator j is bool: operands converted by ``!= 0``, results returned as
     bool) and :meth:`init_tensors`."""
 
@@ -752,7 +753,7 @@ class UserAccumulators:
                                          f"{str(d).replace('torch.', '')} is not supported; supported: "
                                          + ", ".join(str(t).replace("torch.", "") for t in SUPPORTED_DTYPES))
         self.dtypes = dtypes
-        self.storage = tuple(torch.uint8 if d == torch.bool else d for d in dtypes)
+        self.storage = tuple(torch.int64 if d == torch.bool else d for d in dtypes)
         self.bool_mask = _bi.sum(1 << j for j, d in enumerate(dtypes) if d == torch.bool)
 
     def init_tensors(self, device) -> tuple:
@@ -769,7 +770,7 @@ class UserAccumulators:
         return tuple(out)
 
     def results(self, res):
-        """Results in the storage dtypes -> the result dtypes (uint8 storage of bool: ``!= 0``, which also
+        """Results in the storage dtypes -> the result dtypes (int64 storage of bool: ``!= 0``, which also
         normalises a combine that left a value other than 0/1, e.g. ``a + b``)."""
         return tuple(r != 0 if d == torch.bool else r for r, d in zip(res, self.dtypes))
 
@@ -783,7 +784,8 @@ def transform_reduce(x, transform_fn, combine_fn, init, dtype=None):
     (or one tile when k = 1). ``init``: a number (or one-item tensor) or a k-tuple, combined exactly
     once (it need not be an identity); one the accumulator cannot hold is refused. ``dtype``: accumulator dtype(s); by default fp16/bf16 -> fp32, others unchanged,
     which needs k == k_in. A bool accumulator takes each operand as ``operand != 0`` (as torch
-    converts to bool) and is combined as uint8 0/1 values. Returns a 0-d tensor (k = 1) or a tuple
+    converts to bool) and is combined as int64 0/1 values (a combine that counts, ``a + b``, gives True
+    for any True operand, as torch's bool sum). Returns a 0-d tensor (k = 1) or a tuple
     of 0-d tensors. Deterministic.
     """
     xs = _as_tuple(x)
