@@ -66,6 +66,11 @@ def test_custom_op_and_out():
 
 def test_bad_input():
     x = torch.zeros(10, device=DEVICE)
+    y = torch.arange(4.0, device=DEVICE) ** 2
+    for flag in ("no", 1, torch.tensor(True)):   # (not a bool: refused, x left as it was)
+        with pytest.raises(TypeError, match="in_place must be a bool"):
+            A.subtract_left(y, in_place=flag)
+    assert_equal(y.cpu(), torch.arange(4.0) ** 2)
     with pytest.raises(ValueError, match="overlap"):
         A.subtract_left(x, out=x)
     buf = torch.zeros(20, device=DEVICE)

@@ -166,8 +166,10 @@ def test_bad_input():
     x = torch.zeros(4, device=DEVICE)
     with pytest.raises(ValueError, match="combine"):
         reduce_by_key(x, x, "prod")
-    with pytest.raises(ValueError, match="values has"):
+    with pytest.raises(ValueError, match="one shape"):
         reduce_by_key(x, torch.zeros(3, device=DEVICE))
+    with pytest.raises(ValueError, match="one shape"):   # (as many items, paired how?)
+        reduce_by_key(torch.zeros(2, 2, device=DEVICE), x)
     with pytest.raises(TypeError, match="combine must take 2 positional arguments"):
         reduce_by_key(x, x, _three_args)
 

@@ -185,6 +185,15 @@ def _segmented_refs(keys, v):
     return torch.from_numpy(inc), torch.from_numpy(mx), torch.from_numpy(rev)
 
 
+def test_sum_by_key_of_bool_values_counts():
+    # (as torch's cumsum of bool: int64 counts, not a running or in bool)
+    keys = torch.tensor([0, 0, 0, 1, 1, 2], device=DEVICE)
+    b = torch.tensor([True, True, False, True, True, True], device=DEVICE)
+    inc, exc = S.inclusive_sum_by_key(keys, b), S.exclusive_sum_by_key(keys, b)
+    assert inc.dtype == exc.dtype == torch.int64
+    assert inc.cpu().tolist() == [1, 2, 2, 1, 2, 1] and exc.cpu().tolist() == [0, 1, 2, 0, 1, 0]
+
+
 @pytest.mark.parametrize("n", [SIZES[3], SIZES[-1]])
 def test_by_key(n):
     keys = torch.randint(0, 3, (n,), device=DEVICE)

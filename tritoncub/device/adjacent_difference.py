@@ -19,8 +19,8 @@ import triton.language as tl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (is_pow2, ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, InputValueError, cdiv, check_jit_function, check_no_overlap,
-                      check_tensor, wrap_dim)
+from .._utils import (is_pow2, ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, InputValueError, cdiv, check_flag, check_jit_function,
+                      check_no_overlap, check_tensor, wrap_dim)
 
 _DTYPES = ALL_NUMERIC_DTYPES + (torch.bool,)
 #: torch.diff also takes complex tensors (their real and imaginary parts differenced apart)
@@ -134,6 +134,7 @@ _POLICY = policy.register(
 
 def _run(x: torch.Tensor, op, right: bool, out: torch.Tensor | None, in_place: bool) -> torch.Tensor:
     check_tensor(x, "x", _DTYPES)
+    check_flag(in_place, "in_place")   # (a truthy non-bool would overwrite x)
     if op is None:
         op = difference
     else:

@@ -320,8 +320,9 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     num_runs)`` (outputs of ``n`` slots, the first ``num_runs`` valid; ``num_runs`` on the device)."""
     check_tensor(keys, "keys", SELECTABLE_DTYPES)
     check_tensor(values, "values", _VALUE_DTYPES, device=keys.device)
-    if values.numel() != keys.numel():
-        raise InputValueError(f"values has {values.numel()} items but keys has {keys.numel()}")
+    if values.shape != keys.shape:
+        raise InputValueError(f"keys and values must have one shape (item i of one pairs with item i of the other), "
+                              f"got {tuple(keys.shape)} and {tuple(values.shape)}")
     if isinstance(combine, str):
         if combine not in _NAMED:
             raise InputValueError(f"combine must be one of {sorted(_NAMED)} or a @triton.jit function, got {combine!r}")

@@ -1048,10 +1048,17 @@ def inclusive_scan_by_key(keys, values, combine_fn, *, reverse=False, determinis
     return _by_key(keys, values, combine_fn, None, False, reverse, deterministic)
 
 
+def _counted(values):
+    """bool values of a sum by key as int64 0/1 (a count, as torch's cumsum of bool; summed in bool they
+    would be a running or)."""
+    return values.to(torch.int64) if isinstance(values, torch.Tensor) and values.dtype == torch.bool else values
+
+
 def inclusive_sum_by_key(keys, values, *, reverse=False, deterministic=None):
     """Inclusive sum of ``values`` per run of equal consecutive ``keys`` (1-D; keys compare with
-    ``!=``, so a NaN key starts a new run at every item); the sum is in ``values``' dtype."""
-    return _by_key(keys, values, combine_add, None, False, reverse, deterministic)
+    ``!=``, so a NaN key starts a new run at every item); the sum is in ``values``' dtype (bool values:
+    int64 counts)."""
+    return _by_key(keys, _counted(values), combine_add, None, False, reverse, deterministic)
 
 
 def exclusive_scan_by_key(keys, values, combine_fn, init, *, reverse=False, deterministic=None):
@@ -1060,8 +1067,9 @@ def exclusive_scan_by_key(keys, values, combine_fn, init, *, reverse=False, dete
 
 
 def exclusive_sum_by_key(keys, values, *, reverse=False, deterministic=None):
-    """Exclusive sum of ``values`` per run of equal consecutive ``keys`` (each run starts at 0)."""
-    return _by_key(keys, values, combine_add, 0, True, reverse, deterministic)
+    """Exclusive sum of ``values`` per run of equal consecutive ``keys`` (each run starts at 0; bool
+    values: int64 counts)."""
+    return _by_key(keys, _counted(values), combine_add, 0, True, reverse, deterministic)
 
 
 def _cumextreme(x, dim, combine):
