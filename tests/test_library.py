@@ -105,6 +105,18 @@ def test_lazily_negated_views_reach_the_operators_materialised():
     assert torch.ops.tritoncub.argmax(v).item() == torch.argmax(v.resolve_neg()).item()
 
 
+def test_forward_mode_ad_is_refused_not_zero():
+    # (no forward formulas: a tangent must not silently come out as zeros)
+    import torch.autograd.forward_ad as fwAD
+    x, t = _data(5), _data(5)
+    with pytest.raises(NotImplementedError, match="forward-mode AD"):
+        torch.func.jvp(lambda a: torch.ops.tritoncub._test_scale_add(a, a), (x,), (t,))
+    with fwAD.dual_level():
+        with pytest.raises(NotImplementedError, match="forward-mode AD"):
+            torch.ops.tritoncub._test_scale_add(fwAD.make_dual(x, t), x)
+        assert_close(torch.ops.tritoncub._test_scale_add(x, x), 3 * x)   # (no tangent: works)
+
+
 def test_fake_tensors_and_opcheck():
     from torch._subclasses.fake_tensor import FakeTensorMode
     with FakeTensorMode():

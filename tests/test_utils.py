@@ -163,6 +163,17 @@ def test_check_init_value_of_tensors():
     check(65504.0, torch.float16)
 
 
+def test_integer_arguments_as_torch_takes_them():
+    # numpy integers and 0-d integer tensors count as ints (torch.topk and torch.sort take them); bool,
+    # float and bool tensors do not
+    import numpy as np
+    assert _utils.as_int(np.int64(3), "k") == 3 and type(_utils.as_int(np.int32(3), "k")) is int
+    assert _utils.as_int(torch.tensor(-2), "dim") == -2 and _utils.wrap_dim(np.int64(-1), 2) == 1
+    for bad in (True, 2.0, torch.tensor(True), torch.tensor(2.0), "2", None):
+        with pytest.raises(TypeError, match="must be an int"):
+            _utils.as_int(bad, "k")
+
+
 def test_count_dtype():
     """Counts default to int32 (CUB's) below 2^31 items and to int64 from there; a request is kept."""
     assert _utils.count_dtype(0) == torch.int32 and _utils.count_dtype(2 ** 31 - 1) == torch.int32

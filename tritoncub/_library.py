@@ -24,6 +24,7 @@ import inspect
 from typing import Callable
 
 import torch
+import torch.autograd.forward_ad as _fwAD
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 NAMESPACE = "tritoncub"
@@ -104,6 +105,10 @@ class Op:
         return _Fn
 
     def _autograd_kernel(self, *args, **kwargs):
+        # (an input carrying a forward-mode tangent would be treated as a constant: zero tangents out)
+        if _fwAD._current_level >= 0 and any(_fwAD.unpack_dual(t).tangent is not None for t in _tensors(args)):
+            raise NotImplementedError(f"{self.qualname}: forward-mode AD (torch.func.jvp, torch.autograd.forward_ad) "
+                                      "is not supported; reverse mode through backward() is")
         if self._differentiable and torch.is_grad_enabled() and any(t.requires_grad for t in _tensors(args)):
             if kwargs:
                 raise TypeError(f"{self.qualname}: keyword-only arguments are not supported with autograd")

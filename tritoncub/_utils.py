@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import operator
 import os
 import threading
 from typing import Iterable, Sequence
@@ -379,11 +380,21 @@ def check_jit_function(fn, name: str, num_args: int | None = None, takes: str = 
                              f"{' (' + takes + ')' if takes else ''}; {getattr(fn, '__name__', name)} takes {got}")
 
 
+def as_int(v, name: str) -> int:
+    """An integer argument as a Python int: ints and what torch also takes as one (numpy integers, a
+    0-d integer tensor: anything with ``__index__``); a bool, float or anything else is a TypeError."""
+    if isinstance(v, bool) or (isinstance(v, torch.Tensor) and v.dtype == torch.bool):
+        raise InputTypeError(f"{name} must be an int, got {type(v).__name__}")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise InputTypeError(f"{name} must be an int, got {type(v).__name__}") from None
+
+
 def wrap_dim(dim, ndim: int) -> int:
     """``dim`` made non-negative by torch's rule (``[-max(ndim, 1), max(ndim, 1))``; a 0-d tensor takes 0
-    and -1), else torch's IndexError; a non-int ``dim`` is a TypeError."""
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise InputTypeError(f"dim must be an int, got {type(dim).__name__}")
+    and -1), else torch's IndexError; a non-int ``dim`` is a TypeError (see :func:`as_int`)."""
+    dim = as_int(dim, "dim")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

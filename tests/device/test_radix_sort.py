@@ -689,3 +689,14 @@ def test_pass_values_exchange_choice(kdt, vdt, vm, rows, wide, values, want_word
     if want_words > 1:
         monkeypatch.setattr(rs, "smem_per_block", lambda device: rows_for(want_words) * radix * 4)
         assert choice() == (False, False, rows_for(1))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_sort_pairs_lazily_conjugated_values(dtype):
+    # (a conjugated view's memory holds the unconjugated values: the sorted values are the conjugates)
+    keys = torch.tensor([3, 1, 2, 0, 1], dtype=torch.int32, device=DEVICE)
+    z = torch.complex(torch.arange(5.0), torch.arange(5.0) + 1).to(dtype).to(DEVICE).conj()
+    k, v = rs.sort_pairs(keys, z)
+    order = torch.argsort(keys.cpu(), stable=True)
+    assert_equal(k.cpu(), keys.cpu()[order])
+    assert torch.equal(v.cpu(), z.cpu().resolve_conj()[order])

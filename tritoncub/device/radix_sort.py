@@ -1658,7 +1658,9 @@ def sort_pairs(keys: torch.Tensor, values: torch.Tensor, descending: bool = Fals
     contiguous tensors. Values of 1, 2, 4 or 8 bytes move through the passes as raw bits; wider ones
     (complex128) are gathered once through the sorted positions."""
     begin_bit, end_bit = _prepare(keys, values, descending, begin_bit, end_bit)
-    keys, values = keys.contiguous(), values.contiguous()
+    # (a lazily conjugated complex tensor's memory holds the unconjugated values: materialised first, as
+    # the dispatcher does for the operator)
+    keys, values = keys.contiguous(), values.resolve_conj().contiguous()
     if values.element_size() not in INT_OF_SIZE:
         k, idx = _sort_into(keys, None, descending, begin_bit, end_bit, gen_indices=True)
         return k, values[idx]

@@ -52,9 +52,9 @@ from .._library import custom_op
 from .. import _launch as _launch_module
 from .. import _utils as _utils_module
 from .._launch import LaunchPlan, launch, record_launches, relocatable, replay, replays_ok
-from .._utils import (is_pow2, InputTypeError, InputValueError, cached_persistent, cdiv, check_device, check_flag, check_tensor,
-                      check_same_device, grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms, refuse_capture,
-                      smem_atomics_ok, wrap_dim)
+from .._utils import (is_pow2, InputTypeError, InputValueError, as_int, cached_persistent, cdiv, check_device, check_flag,
+                      check_tensor, check_same_device, grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms,
+                      refuse_capture, smem_atomics_ok, wrap_dim)
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
@@ -852,7 +852,7 @@ def _remember(cache: dict, key, value) -> None:
 
 
 def _check_k(k, size):
-    if isinstance(k, bool) or not isinstance(k, int):
+    if isinstance(k, bool) or not isinstance(k, int):   # (the Python entry points pass as_int(k))
         raise InputTypeError(f"k must be an int, got {type(k).__name__}")
     if k < 0:
         raise InputValueError(f"k must be non-negative, got {k}")
@@ -1042,6 +1042,7 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
     scratch, skipping the host work of planning them; not replayed whole: a sorted result that the
     device radix sort sorts (one long row, large k), and more than 65535 long rows.
     """
+    k = as_int(k, "k")
     dim = _topk_args(x, k, dim)
     check_flag(largest, "largest")
     check_flag(sorted, "sorted")
@@ -1096,6 +1097,7 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
     fewer than ``k`` items fills its first ``length`` slots; the other slots hold value 0 and index -1.
     One device-to-host read of the offsets (binning by length).
     """
+    k = as_int(k, "k")
     _segmented_topk_args(x, offsets, k)
     check_flag(largest, "largest")
     refuse_capture(x.device, "segmented_topk", "take the top-k of rows of equal length with topk")
