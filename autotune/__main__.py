@@ -26,6 +26,9 @@ DEFAULT_SECONDS_PER_OP = 90
 
 def _default_out() -> Path:
     from tritoncub import policy
+    user = os.environ.get(policy.USER_POLICY_DIR_ENV)
+    if user:   # (the library reads it before the package's files: writing the package would be shadowed)
+        return Path(user)
     d = policy.POLICY_DIR
     try:
         d.mkdir(parents=True, exist_ok=True)
@@ -195,12 +198,16 @@ def main(argv=None) -> int:
     ap.add_argument("--dry-run", action="store_true", help="list ops, spaces, buckets and problems; time nothing")
     ap.add_argument("--resume", action="store_true", help="continue from the state file of an interrupted run")
     ap.add_argument("--out", type=Path, default=None,
-                    help="policy directory to write <target>/<op>.json into (default: the package's "
-                         "tritoncub/policies if writable, else ~/.cache/tritoncub/policies)")
+                    help="policy directory to write <target>/<op>.json into (default: $TRITONCUB_POLICY_DIR if "
+                         "set, else the package's tritoncub/policies if writable, else "
+                         "~/.cache/tritoncub/policies)")
     ap.add_argument("--target", default=None,
                     help="'arch' (default: sm_90...), 'device' (the device-name slug, e.g. nvidia-h100-80gb-hbm3) or a name")
     ap.add_argument("--state", type=Path, default=None, help="resume file (default: in ~/.cache/tritoncub)")
-    ap.add_argument("--quick", action="store_true", help="the specs' small problems (a smoke run)")
+    ap.add_argument("--quick", action="store_true",
+                    help="the specs' small problems (a smoke run: without --out its files go to "
+                         "~/.cache/tritoncub/policies-quick, which the library does not read, and its state "
+                         "file is its own)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--margin", type=float, default=0.02,
                     help="a new config replaces a file's value only when faster by more than this (default 2%%)")
@@ -240,7 +247,8 @@ def main(argv=None) -> int:
     device = torch.device("cuda", torch.cuda.current_device()) if have_gpu else torch.device("cpu")
     arch, name = policy.device_target(device if have_gpu else None)
     target = _resolve_target(args.target, arch, name)
-    out_dir = args.out if args.out is not None else _default_out()
+    # (a --quick smoke run's winners, tuned on small problems, go where the library does not read them)
+    out_dir = args.out if args.out is not None else (_cache_dir() / "policies-quick" if args.quick else _default_out())
 
     if args.dry_run:
         return dry_run(ops, no_spec, specs, args.quick, target, out_dir, device if have_gpu else None)
@@ -266,7 +274,8 @@ def main(argv=None) -> int:
     from .tuner import FatalDeviceError, Tuner, format_summary, gpu_timer
 
     budget = args.time_budget if args.time_budget is not None else DEFAULT_SECONDS_PER_OP * len(ops)
-    state_path = args.state or (_cache_dir() / f"autotune-state-{target}-{policy.device_slug(name)}.jsonl")
+    state_path = args.state or (_cache_dir() / f"autotune-state-{target}-{policy.device_slug(name)}"
+                                                f"{'-quick' if args.quick else ''}.jsonl")
     try:
         state = State(state_path, name, target, resume=args.resume)
     except ValueError as e:

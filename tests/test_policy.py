@@ -193,10 +193,12 @@ def test_invalid_file_config_rejected(fake_op, policy_dir, monkeypatch):
 
 @pytest.mark.parametrize("cfg,why", [({"LOAD": "bogus"}, "none of"), ({"LOAD": 3}, "none of"),
                                      ({"BLOCK": "512"}, "not an int"), ({"BLOCK": 512.0}, "not an int"),
-                                     ({"num_warps": 3}, "num_warps=3"), ({"num_stages": 0}, "num_stages=0")])
+                                     ({"num_warps": 3}, "num_warps=3"), ({"num_stages": 0}, "num_stages=0"),
+                                     ({"BLOCK": 384}, "not a power of two")])
 def test_ill_formed_file_config_rejected(fake_op, policy_dir, monkeypatch, cfg, why):
-    """A file value of the wrong type, a string none of the op's choices, or a num_warps / num_stages
-    no kernel can take: stale (the op's own ``valid`` need not know), and left out of a shortlist."""
+    """A file value of the wrong type, a string none of the op's choices, a num_warps / num_stages no
+    kernel can take, or a value that is not a power of two where every choice is one (BLOCK: a tile):
+    stale (the op's own ``valid`` need not know), and left out of a shortlist."""
     _write(policy_dir, "sm_90", {"default": cfg}, candidates={"default": [cfg, {"BLOCK": 256}]})
     _fake_device(monkeypatch, "sm_90")
     with pytest.warns(UserWarning, match=why):

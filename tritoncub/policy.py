@@ -384,8 +384,9 @@ def _ill_formed(p, vals: dict):
     """Why a merged config (fallback + a file's values) cannot run, whatever the op's own ``valid``
     says, or None: a key the op does not declare, a value of another type than the op's fallback (or
     space) uses, a string none of the op's choices, ``num_warps`` not a power of two up to 32, or
-    ``num_stages`` below 1. (Numbers outside the space are allowed: files may hold values found by a
-    probe; the op's ``valid`` judges those.)"""
+    ``num_stages`` below 1, or, for a key whose declared choices are all powers of two, a value that
+    is not one (tile sizes, vector widths: a kernel's ``tl.arange`` needs them). (Other numbers outside
+    the space are allowed: files may hold values found by a probe; the op's ``valid`` judges those.)"""
     unknown = sorted(set(vals) - set(p.fallback) - set(p.space))
     if unknown:
         return f"unknown keys {unknown}"
@@ -398,6 +399,11 @@ def _ill_formed(p, vals: dict):
         elif isinstance(ref, bool) or isinstance(ref, int):
             if not isinstance(v, int) or (isinstance(v, bool) and not isinstance(ref, bool)):
                 return f"{k}={v!r} is not an int"
+            if (not isinstance(ref, bool) and len(choices) >= 2 and v != p.fallback.get(k)
+                    and all(isinstance(c, int) and not isinstance(c, bool) and c > 0 and c & (c - 1) == 0
+                            for c in choices)
+                    and not (v > 0 and v & (v - 1) == 0)):
+                return f"{k}={v!r} is not a power of two (as every choice of {choices})"
         elif isinstance(ref, float):
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 return f"{k}={v!r} is not a number"

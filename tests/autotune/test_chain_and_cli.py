@@ -185,6 +185,28 @@ def test_cli_empty_op_list_and_negative_numbers_are_clear_errors(capsys):
         assert f"{flag} must be a non-negative number" in capsys.readouterr().err
 
 
+def test_default_output_is_where_the_library_reads_first(tmp_path, monkeypatch):
+    # (TRITONCUB_POLICY_DIR is read before the package's files: writing the package would be shadowed)
+    from autotune.__main__ import _default_out
+    monkeypatch.setenv("TRITONCUB_POLICY_DIR", str(tmp_path / "mine"))
+    assert _default_out() == tmp_path / "mine"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="--fake-timer is refused where a GPU exists")
+def test_cli_quick_run_writes_where_the_library_does_not_read(tmp_path, monkeypatch, capsys):
+    # a --quick smoke run without --out: its files under the cache's policies-quick, its own state file
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("TRITONCUB_POLICY_DIR", str(tmp_path / "mine"))
+    args = ["--fake-timer", "--quick", "--specs", "autotune_toy_op", "--ops", toy.OP, "--target", "sm_test",
+            "--no-progress"]
+    assert main(args) == 0
+    assert (tmp_path / "cache" / "tritoncub" / "policies-quick" / "sm_test" / f"{toy.OP}.json").exists()
+    assert not (tmp_path / "mine").exists()
+    states = [p.name for p in (tmp_path / "cache" / "tritoncub").glob("autotune-state-*")]
+    assert states and all(n.endswith("-quick.jsonl") for n in states), states
+    capsys.readouterr()
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="--fake-timer is refused where a GPU exists")
 def test_cli_runs_and_resumes(tmp_path, capsys):
     args = ["--fake-timer", "--specs", "autotune_toy_op", "--ops", toy.OP, "--out", str(tmp_path / "out"),
