@@ -83,7 +83,12 @@ def cases(ctx):
                2 * total * 4, variant=variant, check=check)
     yield Case("segmented_sort_keys", "torch", "float32", total, lambda: torch_seg_sort(keys), 2 * total * 4,
                variant=variant)
+    def check_pairs():
+        k, v = ss.segmented_sort_pairs(keys, vals, offs)
+        rk, rv = torch_seg_pairs(keys, vals)
+        assert torch.equal(k, rk) and torch.equal(v, rv), "segmented_sort_pairs differs from torch"
+
     yield Case("segmented_sort_pairs", "tritoncub", "float32", total,
-               lambda: ss.segmented_sort_pairs(keys, vals, offs), 4 * total * 4, variant=variant)
+               lambda: ss.segmented_sort_pairs(keys, vals, offs), 4 * total * 4, variant=variant, check=check_pairs)
     yield Case("segmented_sort_pairs", "torch", "float32", total, lambda: torch_seg_pairs(keys, vals),
                4 * total * 4, variant=variant)

@@ -164,9 +164,18 @@ def _consecutive_cases(ctx, n, distinct):
     yield Case("reduce_by_key", "tritoncub", "int32+float32", n,
                rotating(kv, lambda p: RBK.reduce_by_key(p[0], p[1], "sum")), moved, variant=v, check=check_rbk)
     for cfg in ({"TILE": 4096, "num_warps": 8}, {"TILE": 1024, "num_warps": 4}):
-        with policy.override("reduce_by_key", cfg):
-            yield Case("reduce_by_key", "tritoncub", "int32+float32", n,
-                       rotating(kv, lambda p: RBK.reduce_by_key(p[0], p[1], "sum")), moved, variant=f"{v} {_tag(cfg)}")
+        # (the override inside each call: not only around the yield, which holds only while the runner
+        # times a case with this generator suspended)
+        def rbk_with(p, cfg=cfg):
+            with policy.override("reduce_by_key", cfg):
+                return RBK.reduce_by_key(p[0], p[1], "sum")
+
+        def check_with(cfg=cfg):
+            with policy.override("reduce_by_key", cfg):
+                check_rbk()
+
+        yield Case("reduce_by_key", "tritoncub", "int32+float32", n, rotating(kv, rbk_with), moved,
+                   variant=f"{v} {_tag(cfg)}", check=check_with)
 
     def torch_rbk(p):
         _, counts = torch.unique_consecutive(p[0], return_counts=True)
@@ -188,14 +197,24 @@ def _misc_cases(ctx, n):
     yield Case("diff", "torch", "float32", n, rotating(xs, lambda x: torch.diff(x)), 8 * n)
     yield _copy_floor(ctx, "diff", "float32", n, 8 * n, "")
     flags = [x > 0 for x in xs]
+
+    def check_partition():
+        out, nsel = P.flagged(xs[0], flags[0])
+        assert torch.equal(out, torch.cat([xs[0][flags[0]], xs[0][~flags[0]]])) and int(nsel) == int(flags[0].sum())
+
     yield Case("partition_flagged", "tritoncub", "float32", n,
-               rotating(list(zip(xs, flags)), lambda p: P.flagged(p[0], p[1])), 9 * n, variant="density=0.5")
+               rotating(list(zip(xs, flags)), lambda p: P.flagged(p[0], p[1])), 9 * n, variant="density=0.5",
+               check=check_partition)
     yield Case("partition_flagged", "torch", "float32", n,
                rotating(list(zip(xs, flags)), lambda p: torch.cat([p[0][p[1]], p[0][~p[1]]])), 9 * n,
                variant="density=0.5 cat(x[m], x[~m])")
     bm = [torch.rand(n, device=ctx.device, generator=gen) < 0.5 for _ in range(ctx.copies_for(n))]
+
+    def check_nonzero():
+        assert torch.equal(ops.nonzero(bm[0]), torch.nonzero(bm[0])), "nonzero differs from torch"
+
     yield Case("nonzero", "tritoncub", "bool", n, rotating(bm, lambda m: ops.nonzero(m)), n + 4 * n,
-               variant="density=0.5")
+               variant="density=0.5", check=check_nonzero)
     yield Case("nonzero", "torch", "bool", n, rotating(bm, lambda m: torch.nonzero(m)), n + 4 * n,
                variant="density=0.5")
 
