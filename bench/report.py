@@ -152,12 +152,18 @@ def group_cases(rows: list[dict]) -> dict[tuple, dict[str, dict]]:
     return out
 
 
-def headline_cases(cases: dict[tuple, dict[str, dict]]) -> list[tuple]:
-    """The largest n of each (op, dtype, variant, shape) that tritoncub ran."""
+def failed_cases(rows: list[dict]) -> dict[tuple, dict]:
+    """case key -> the tritoncub row of a case whose run failed (no time, an error)."""
+    return {case_key(r): r for r in rows if r.get("impl") == "tritoncub" and r.get("ms") is None}
+
+
+def headline_cases(cases: dict[tuple, dict[str, dict]], failed: dict | None = None) -> list[tuple]:
+    """The largest n of each (op, dtype, variant, shape) that tritoncub ran, or failed to run (a
+    failure at a larger size than every success is the headline: it is not hidden behind a smaller
+    size's result)."""
     best: dict[tuple, tuple] = {}
-    for key, impls in cases.items():
-        if "tritoncub" not in impls:
-            continue
+    keys = [key for key, impls in cases.items() if "tritoncub" in impls] + list(failed or ())
+    for key in keys:
         k = key[:4]
         if k not in best or key[4] > best[k][4]:
             best[k] = key
@@ -175,8 +181,9 @@ def _speedup(impls: dict, other: str) -> str:
 def headline_table(data: dict, compact: bool = False) -> str:
     """The headline rows; ``compact`` (the README's) drops input-distribution variants of a case."""
     cases = group_cases(data["rows"])
+    failed = failed_cases(data["rows"])
     copy = data.get("copy_gbs") or 0
-    keys = headline_cases(cases)
+    keys = headline_cases(cases, failed)
     if compact:
         keys = [k for k in keys if k[2] in ("", "uniform")]
     if not keys:
@@ -184,7 +191,13 @@ def headline_table(data: dict, compact: bool = False) -> str:
     lines = ["| family | op | dtype | size | variant | tritoncub | GB/s (% of copy) | torch | vs torch | CUB | vs CUB |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in keys:
-        impls = cases[key]
+        impls = cases.get(key, {})
+        if "tritoncub" not in impls:   # (its run failed at this size: see the report's failed cases)
+            t = failed[key]
+            size = fmt_shape(t.get("shape")) or fmt_n(int(t["n"]))
+            lines.append(f"| {family_of(t)} | {t['op']} | {t['dtype']} | {size} | {t.get('variant') or ''} | "
+                         f"failed | | {fmt_time(impls.get('torch'))} | | {fmt_time(impls.get('cub'))} | |")
+            continue
         t = impls["tritoncub"]
         size = fmt_shape(t.get("shape")) or fmt_n(int(t["n"]))
         gbs = t.get("gbs")

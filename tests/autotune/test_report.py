@@ -19,6 +19,11 @@ def _results(tmp_path):
                      ms=0.05, gbs=1.3, gkeys=0.16, gpu_ms=0.045))    # (not: within 1.2x of its GPU time)
     rows.append(dict(op="cumsum", impl="tritoncub", dtype="int32", n=10, shape=None, variant="", ms=None,
                      error="ValueError: boom"))
+    # a failure at a larger size than the successes of its case: the headline must show it
+    rows.append(dict(op="sum", impl="tritoncub", dtype="float32", n=1 << 28, shape=None, variant="", ms=None,
+                     error="RuntimeError: out of memory"))
+    rows.append(dict(op="sum", impl="torch", dtype="float32", n=1 << 28, shape=None, variant="", ms=1.0,
+                     gbs=1073.7, gkeys=268.4))
     (tmp_path / "gpu-x.json").write_text(json.dumps(
         {"device": "GPU X", "torch": "2.11", "triton": "3.6", "copy_gbs": 3000.0, "rows": rows}))
     (tmp_path / "autotune-compare-gpu-x.json").write_text(json.dumps(
@@ -48,8 +53,10 @@ def test_report_markdown(tmp_path):
     md = path.read_text()
     # headline: the largest size only, speed-ups torch/tritoncub (2x, bold) and cub/tritoncub (0.5x)
     head = md.split("### Headline")[1].split("###")[0]
-    assert "| reduce | sum | float32 | 2^24 |" in head and "2^20" not in head
-    assert "**2.00×**" in head and "0.50×" in head
+    assert "| reduce | sum | float32 | 2^28 |  | failed | | 1.000 ms |" in head
+    assert "2^24" not in head and "2^20" not in head
+    assert "| cumsum | int32 | 10 |  | failed |" in head
+    assert "### reduce" in md and "| sum | float32 | 2^24 |" in md and "**2.00×**" in md and "0.50×" in md
     assert "| sort | sort | float32 | 64×128 | rows | 10.0 µs (GPU 4.0 µs) |" in head
     assert "| 50.0 µs | **5.00×** |" in head
     assert "### reduce" in md and "| sum | float32 | 2^20 |" in md
@@ -57,7 +64,7 @@ def test_report_markdown(tmp_path):
     assert "Tuned policy vs the built-in fallback" in md and "2.00×" in md.split("Tuned policy")[1]
     text = readme.read_text()
     assert "old" not in text and "intro" in text and "rest" in text
-    assert "| reduce | sum | float32 | 2^24 |" in text
+    assert "| reduce | sum | float32 | 2^28 |  | failed |" in text
 
 
 def test_readme_without_markers_is_untouched(tmp_path):
