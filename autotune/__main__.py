@@ -17,6 +17,7 @@ import argparse
 import fnmatch
 import json
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -48,7 +49,7 @@ def _select_ops(names: str | None, specs: dict, registered: list[str]) -> tuple[
     """(ops to tune, registered ops that have no spec)."""
     no_spec = [o for o in registered if o not in specs]
     tunable = [o for o in registered if o in specs]
-    if not names:
+    if names is None:
         return tunable, no_spec
     chosen = []
     pats = [s.strip() for s in names.split(",") if s.strip()]
@@ -75,6 +76,8 @@ def _resolve_target(arg: str | None, arch: str, name: str) -> str:
         return arch
     if arg == "device":
         return policy.device_slug(name)
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", arg) or ".." in arg:
+        raise SystemExit(f"--target {arg!r} is not a target name (letters, digits, '_', '-', '.'; no path)")
     return arg
 
 
@@ -226,6 +229,8 @@ def main(argv=None) -> int:
     for name, v in (("--time-budget", args.time_budget), ("--margin", args.margin)):
         if v is not None and not v >= 0:
             ap.error(f"{name} must be a non-negative number, got {v}")
+    if args.json is not None and not args.compare:
+        ap.error("--json writes --compare's results: pass --compare too")
 
     if args.install_from is not None:
         return install_from(args.install_from, args.out if args.out is not None else _default_out())

@@ -191,6 +191,20 @@ def test_invalid_file_config_rejected(fake_op, policy_dir, monkeypatch):
     assert "TILE_X" not in pol.values and "stale" in pol.source
 
 
+@pytest.mark.parametrize("field,value,why", [("op", "scan", "holds op 'scan'"),
+                                              ("target", "sm_80", "written for target 'sm_80'")])
+def test_file_naming_another_op_or_target_is_ignored(fake_op, policy_dir, monkeypatch, field, value, why):
+    _write(policy_dir, "sm_90", {"default": {"BLOCK": 256}})
+    f = policy_dir / "sm_90" / f"{OP}.json"
+    data = json.loads(f.read_text())
+    data[field] = value
+    f.write_text(json.dumps(data))
+    _fake_device(monkeypatch, "sm_90")
+    with pytest.warns(UserWarning, match=why):
+        pol = policy.select(OP)
+    assert pol.values["BLOCK"] == 512   # (the built-in value, not the file's)
+
+
 @pytest.mark.parametrize("cfg,why", [({"LOAD": "bogus"}, "none of"), ({"LOAD": 3}, "none of"),
                                      ({"BLOCK": "512"}, "not an int"), ({"BLOCK": 512.0}, "not an int"),
                                      ({"num_warps": 3}, "num_warps=3"), ({"num_stages": 0}, "num_stages=0"),

@@ -320,7 +320,14 @@ def _load_file(path: str) -> dict | None:
     else:
         problem = _file_problem(data)
         if problem is None:
-            return data
+            # (a file moved or copied under another op's or target's name would serve the wrong kernels)
+            op, target = data.get("op"), data.get("target")
+            if op is not None and op != p.stem:
+                problem = f"it says it holds op {op!r}, not {p.stem!r}"
+            elif target is not None and target != p.parent.name:
+                problem = f"it says it was written for target {target!r}, not {p.parent.name!r}"
+            else:
+                return data
     warnings.warn(f"tritoncub: ignoring policy file {p} ({problem}); the next file along the policy chain, "
                   f"or the built-in defaults, are used instead.", stacklevel=2)
     return None

@@ -185,6 +185,17 @@ def test_cli_empty_op_list_and_negative_numbers_are_clear_errors(capsys):
         assert f"{flag} must be a non-negative number" in capsys.readouterr().err
 
 
+def test_cli_refuses_a_path_as_target_an_empty_op_list_and_json_without_compare(capsys):
+    for bad in ("../../tmp/evil", "a/b", ".."):
+        with pytest.raises(SystemExit, match="not a target name"):
+            main(["--dry-run", "--target", bad])
+    with pytest.raises(SystemExit, match="names no op"):
+        main(["--dry-run", "--ops", ""])
+    with pytest.raises(SystemExit):
+        main(["--dry-run", "--json", "x.json"])
+    assert "pass --compare too" in capsys.readouterr().err
+
+
 def test_default_output_is_where_the_library_reads_first(tmp_path, monkeypatch):
     # (TRITONCUB_POLICY_DIR is read before the package's files: writing the package would be shadowed)
     from autotune.__main__ import _default_out
