@@ -145,3 +145,18 @@ def test_valid_items_past_the_tile(valid):
     ref = _np(x.cpu())[:-1] - _np(x.cpu())[1:]
     np.testing.assert_array_equal(_np(diff)[:-1], ref)
     assert np.isnan(_np(diff)[-1])     # the last item unchanged (NaN), not x - x
+
+
+@triton.jit
+def _bool_diff_kernel(x_ptr, o_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N)) != 0
+    tl.store(o_ptr + tl.arange(0, N), block_subtract_left(x, tile_predecessor_item=False).to(tl.int32))
+
+
+def test_subtract_left_of_bool_tiles_is_xor():
+    # (torch.diff's rule for bool; a - b of bools failed under the interpreter)
+    x = torch.tensor([1, 1, 0, 1, 0, 0, 1, 1], dtype=torch.int32, device=DEVICE)
+    o = torch.full((8,), 7, dtype=torch.int32, device=DEVICE)
+    _bool_diff_kernel[(1,)](x, o, N=8)
+    ref = torch.diff(torch.cat([torch.tensor([False]), x.cpu().bool()])).to(torch.int32)
+    assert o.cpu().tolist() == ref.tolist()

@@ -179,3 +179,24 @@ def test_block_reduce_scan_dtypes(dtype):
 def test_block_reduce_scan_shapes(shape):
     _run(torch.int32, *shape, shape[0] * shape[1] - 1)
     _run(torch.float32, *shape, 1)
+
+
+@triton.jit
+def _bool_sum_kernel(x_ptr, o_ptr, N: tl.constexpr, WHICH: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N)) != 0
+    if WHICH == 0:
+        y = block_inclusive_sum(x)
+    elif WHICH == 1:
+        y = block_exclusive_sum(x)
+    else:
+        y, _ = block_exclusive_sum_aggregate(x)
+    tl.store(o_ptr + tl.arange(0, N), y.to(tl.int32))
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_sums_refuse_bool_tiles(which):
+    # (a bool "sum" was an or under the interpreter and a parity compiled, and disagreed with block_sum)
+    x = torch.tensor([1, 1, 0, 1], dtype=torch.int32, device=DEVICE)
+    o = torch.zeros(4, dtype=torch.int32, device=DEVICE)
+    with pytest.raises(Exception, match="no sum of a bool tile"):
+        _bool_sum_kernel[(1,)](x, o, N=4, WHICH=which)

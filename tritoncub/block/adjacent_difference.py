@@ -33,8 +33,13 @@ def _narrow(out, dtype: tl.constexpr):
 
 @triton.jit
 def diff_subtract(a, b):
-    """The default difference: ``a - b``."""
-    return a - b
+    """The default difference: ``a - b`` (bool tiles: ``a != b``, torch.diff's rule for bool, on every
+    backend)."""
+    if a.dtype == tl.int1:
+        r = a != b
+    else:
+        r = a - b
+    return r
 
 
 @triton.jit

@@ -69,7 +69,11 @@ def block_radix_rank(digits, RADIX_BITS: tl.constexpr, valid=None):
 def block_radix_rank_keys(keys, begin_bit, RADIX_BITS: tl.constexpr, DESCENDING: tl.constexpr = False,
                           valid=None):
     """:func:`block_radix_rank` of the digit ``[begin_bit, begin_bit + RADIX_BITS)`` of keys of any
-    supported dtype (ordered as torch orders them; ``DESCENDING`` reverses the order)."""
+    supported dtype (ordered as torch orders them; ``DESCENDING`` reverses the order). The digit is
+    taken from the ordered bits (``to_ordered_bits``), so the optional digit counts and exclusive digit
+    prefix are indexed by that digit: with ``DESCENDING`` the complemented bits' digit, ``2**RADIX_BITS
+    - 1 - d`` for a key whose ascending digit is ``d`` (CUB's BlockRadixRank flips that index back:
+    read entry ``2**RADIX_BITS - 1 - d`` here where CUB code reads ``d``)."""
     d = extract_digit(to_ordered_bits(keys, DESCENDING), begin_bit, RADIX_BITS)
     return block_radix_rank(d, RADIX_BITS, valid)
 

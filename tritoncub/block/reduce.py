@@ -2,7 +2,8 @@
 
 A tile is a tensor of any shape held by one Triton program (one CTA); its items are reduced in
 item order (row-major; a blocked ``[BLOCK_THREADS, ITEMS_PER_THREAD]`` tile flattens to item order).
-``COMBINE`` is any associative ``@triton.jit`` function of two arguments, or of four for (value, index)
+``COMBINE`` is any associative and commutative ``@triton.jit`` function (see the last paragraph;
+:func:`block_reduce_valid` alone needs no commutativity) of two arguments, or of four for (value, index)
 pairs (:func:`block_reduce_pair`, :func:`block_argmin`, :func:`block_argmax`).
 
 * full tiles: :func:`block_reduce`, :func:`block_sum`, :func:`block_min`, :func:`block_max`;
@@ -90,7 +91,8 @@ def block_reduce_pair(values, indices, COMBINE: tl.constexpr):
 
 @triton.jit
 def block_reduce_partial(tile, valid_items, identity, COMBINE: tl.constexpr):
-    """Reduce the first ``valid_items`` items (in tile order) of a tile; the rest count as ``identity``."""
+    """Reduce the first ``valid_items`` items of a tile; the rest count as ``identity``. ``COMBINE``
+    must be commutative as well as associative (``tl.reduce``'s tree)."""
     flat = widen(tl.reshape(tile, (tile.numel,)))
     idx = tl.arange(0, tile.numel)
     flat = tl.where(idx < valid_items, flat, identity)

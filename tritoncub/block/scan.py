@@ -48,6 +48,8 @@ def block_inclusive_scan(tile, COMBINE: tl.constexpr, REVERSE: tl.constexpr = Fa
 @triton.jit
 def block_inclusive_sum(tile, REVERSE: tl.constexpr = False):
     """Inclusive prefix sum in the tile's dtype (integers wrap)."""
+    tl.static_assert(tile.dtype != tl.int1, "block_inclusive_sum: no sum of a bool tile (an or under the "
+                     "interpreter, a parity compiled): convert it to an integer dtype")
     return block_inclusive_scan(tile, combine_add, REVERSE)
 
 
@@ -73,6 +75,8 @@ def block_exclusive_sum(tile, REVERSE: tl.constexpr = False):
     """Exclusive sum; the first item's result is 0. Integers: ``inclusive - x`` (exact under
     wrap-around). Floats: the inclusive sum shifted by one item, so each output is exactly the inclusive
     result of the item before (no ``inf - inf``)."""
+    tl.static_assert(tile.dtype != tl.int1, "block_exclusive_sum: no sum of a bool tile (an or under the "
+                     "interpreter, a parity compiled): convert it to an integer dtype")
     inc = block_inclusive_scan(tile, combine_add, REVERSE)
     if tile.dtype.is_floating():
         out = block_shift_right(inc, 0.0, REVERSE)
@@ -120,6 +124,8 @@ def block_exclusive_scan_aggregate(tile, init, COMBINE: tl.constexpr):
 @triton.jit
 def block_exclusive_sum_aggregate(tile):
     """Exclusive sum and the block total: ``(scan, aggregate)``."""
+    tl.static_assert(tile.dtype != tl.int1, "block_exclusive_sum_aggregate: no sum of a bool tile (an or under the "
+                     "interpreter, a parity compiled): convert it to an integer dtype")
     inc = block_inclusive_scan(tile, combine_add)
     if tile.dtype.is_floating():
         out = block_shift_right(inc, 0.0)

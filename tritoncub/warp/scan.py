@@ -129,6 +129,8 @@ def warp_exclusive_scan(tile, init, COMBINE: tl.constexpr, LOGICAL_WARP_THREADS:
 @triton.jit
 def warp_inclusive_sum(tile, LOGICAL_WARP_THREADS: tl.constexpr = 0):
     """Inclusive prefix sum of each warp, in the tile's dtype (integers wrap). Returns ``(scan, aggregate)``."""
+    tl.static_assert(tile.dtype != tl.int1, "warp_inclusive_sum: no sum of a bool tile (an or under the "
+                     "interpreter, a parity compiled): convert it to an integer dtype")
     return warp_inclusive_scan(tile, _warp_add, LOGICAL_WARP_THREADS)
 
 
@@ -137,6 +139,8 @@ def warp_exclusive_sum(tile, LOGICAL_WARP_THREADS: tl.constexpr = 0):
     """Exclusive prefix sum (lane 0 gets 0). Integers: ``inclusive - x``, exact under wrap-around.
     Floats: the inclusive sum shifted up one lane, so infinities and NaNs never meet a subtraction
     and each output is exactly the inclusive result of the lane before. Returns ``(scan, aggregate)``."""
+    tl.static_assert(tile.dtype != tl.int1, "warp_exclusive_sum: no sum of a bool tile (an or under the "
+                     "interpreter, a parity compiled): convert it to an integer dtype")
     inc, agg = warp_inclusive_scan(tile, _warp_add, LOGICAL_WARP_THREADS)
     if tile.dtype.is_floating():
         out = warp_shift_up(inc, tl.zeros(tile.shape, tile.dtype))
