@@ -116,8 +116,10 @@ class Op:
         if _get_current_dispatch_mode() is None:
             plain = True
             for t in _tensors(args):
-                # (a lazily negated view goes through the dispatcher, whose fallback materialises it)
-                if type(t) is not torch.Tensor or not t.is_cuda or t.is_neg():
+                # (a lazily negated view goes through the dispatcher, whose fallback materialises it; an
+                # input that requires grad here belongs to an op without gradients, whose implementation
+                # must run below autograd so that torch operations inside it do not record a graph)
+                if type(t) is not torch.Tensor or not t.is_cuda or t.is_neg() or t.requires_grad:
                     plain = False
                     break
             if plain:
