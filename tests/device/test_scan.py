@@ -516,6 +516,29 @@ def test_higher_order_gradients():
         assert_equal(a.grad, b.grad)
 
 
+@triton.jit
+def _nan_max(a, b):
+    # the running maximum with NaN propagating (a later NaN wins): comparisons combined with | and &
+    take_b = (b != b) | ((a == a) & (b > a))
+    return tl.where(take_b, b, a)
+
+
+@pytest.mark.parametrize("shape,dim", [((20,), 0), ((3, 20), 1), ((20, 3), 0), ((4 * TILE + 21,), 0)])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_init_with_boolean_combine(shape, dim, exclusive):
+    """An init value with an operator that combines comparisons with | and & in every kernel (the rows
+    and strided kernels combined a scalar init with a tile, which Triton's interpreter mis-typed)."""
+    x = make_data("special", math.prod(shape), torch.float32).reshape(shape)
+    ref = torch.cummax(x.cpu(), dim).values
+    if exclusive:
+        got = S.exclusive_scan(x, _nan_max, -math.inf, dim=dim)
+        first = torch.full_like(ref.narrow(dim, 0, 1), -math.inf)
+        ref = torch.cat([first, ref.narrow(dim, 0, shape[dim] - 1)], dim)
+    else:
+        got = S.inclusive_scan(x, _nan_max, -math.inf, dim=dim)
+    assert_equal(got.cpu(), ref)
+
+
 def test_opcheck():
     x = torch.randn(2, 36, device=DEVICE, dtype=torch.float64)
     xi = torch.randint(-5, 5, (2, 36), device=DEVICE, dtype=torch.int32)

@@ -269,11 +269,14 @@ def _seed_tile(l0, l1, heads, p0, p1, has_prefix, init0_ptr, init1_ptr, k, COMBI
     items (when ``has_prefix``) and the initial value (``HAS_INIT``); ``k`` is the position along
     the scan axis in scan order, ``heads`` the segment heads of a scan by key."""
     if HAS_INIT:
-        s0 = tl.load(init0_ptr).to(l0.dtype)
+        # (init in the prefix's shape: the rows and strided kernels pass tiles, and Triton's interpreter
+        # mis-types a scalar comparison broadcast against a tile, so an operator that combines
+        # comparisons with | or & failed there on a scalar init)
+        s0 = tl.broadcast_to(tl.load(init0_ptr).to(l0.dtype), p0.shape)
         if BY_KEY:
             s0 = tl.zeros_like(s0)
         if NUM_VALUES == 2:
-            s1 = tl.load(init1_ptr).to(l1.dtype)
+            s1 = tl.broadcast_to(tl.load(init1_ptr).to(l1.dtype), p1.shape)
         else:
             s1 = s0
         c0, c1 = _combine(s0, s1, p0, p1, COMBINE, NUM_VALUES)
