@@ -14,7 +14,7 @@ import torch
 import triton
 import triton.language as tl
 
-from helpers import DEVICE, UINT_DTYPES, assert_close, assert_equal, limit_grid_y, make_data
+from helpers import DEVICE, FLOAT_DTYPES, UINT_DTYPES, assert_close, assert_equal, limit_grid_y, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import scan as S
@@ -537,6 +537,25 @@ def test_init_with_boolean_combine(shape, dim, exclusive):
     else:
         got = S.inclusive_scan(x, _nan_max, -math.inf, dim=dim)
     assert_equal(got.cpu(), ref)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+@pytest.mark.parametrize("shape,dim", [((), 0), ((1,), 0), ((7,), -1), ((TILE + 1,), 0), ((3, 20), 1), ((20, 3), 0)])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_logcumsumexp_first_item_signed_zero(dtype, shape, dim, reverse):
+    """logcumsumexp's first item is log(exp(x[0])) as in torch: -0.0 gives +0.0 (it was copied through);
+    a 0-d x is copied, as torch does."""
+    x = torch.full(shape, -math.inf, dtype=dtype)
+    if x.dim():
+        x.select(dim, -1 if reverse else 0).fill_(-0.0)
+    else:
+        x.fill_(-0.0)
+    x = x.to(DEVICE)
+    got = S.logcumsumexp(x, dim, reverse=reverse)
+    ref = torch.logcumsumexp(x.cpu().flip(dim) if reverse else x.cpu(), dim)
+    assert_equal(got.cpu(), ref.flip(dim) if reverse else ref, signed_zero=True)
+    if not reverse:
+        assert_equal(OPS.logcumsumexp(x, dim).cpu(), ref, signed_zero=True)
 
 
 def test_opcheck():

@@ -1110,8 +1110,11 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
         raise InputTypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
     _check_flags(reverse, deterministic)
     acc = _widen(x.dtype)
+    # seeded with -inf, as torch's: the first item is log(exp(x0)) too, so -0.0 gives +0.0 (unseeded,
+    # it was copied through as -0.0); -inf (+) x is x for every other item. (torch copies a 0-d x.)
     outs, _ = scan_rows_launch((x,), combine_logaddexp, acc_dtypes=(acc,), out_dtypes=(x.dtype,), dim=dim,
-                               reverse=reverse, deterministic=deterministic)
+                               init=(-math.inf,) if x.dim() else None, reverse=reverse,
+                               deterministic=deterministic)
     return outs[0]
 
 
