@@ -558,6 +558,19 @@ def test_logcumsumexp_first_item_signed_zero(dtype, shape, dim, reverse):
         assert_equal(OPS.logcumsumexp(x, dim).cpu(), ref, signed_zero=True)
 
 
+@pytest.mark.parametrize("dtype,sum_dtype,total_dtype", [(torch.int8, torch.int8, torch.int32),
+                                                         (torch.float16, None, torch.float32),
+                                                         (torch.bool, None, torch.int64)], ids=str)
+def test_total_dtype(dtype, sum_dtype, total_dtype):
+    """Totals come in the carried dtype, as the docstrings say: not wrapped or rounded to x's dtype."""
+    x = torch.full((TILE + 5,), 100 if dtype == torch.int8 else 1, dtype=dtype, device=DEVICE)
+    exact = x.double().sum()
+    out, total = S.inclusive_sum(x, dtype=sum_dtype, return_total=True)
+    assert total.dtype == total_dtype and float(total) == float(exact)
+    _, total = S.inclusive_scan(x, _add, return_total=True)
+    assert total.dtype == S._widen(dtype) and float(total) == float(exact)
+
+
 def test_opcheck():
     x = torch.randn(2, 36, device=DEVICE, dtype=torch.float64)
     xi = torch.randint(-5, 5, (2, 36), device=DEVICE, dtype=torch.int32)

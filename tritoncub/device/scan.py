@@ -928,7 +928,9 @@ def inclusive_scan(x, combine_fn, init=None, *, dim: int = -1, reverse: bool = F
     float32, small ints as int32) and written back in the input dtype. ``combine_fn`` must be
     associative (the caller's responsibility). ``init`` (optional, one value per tensor) seeds
     every row. ``return_total=True`` also returns the combination of each row's items (without
-    ``init``; zeros for empty rows). ``deterministic``: see the module docstring."""
+    ``init``; zeros for empty rows), in the carried dtype (int32 for 8/16-bit integers and bool,
+    float32 for fp16/bf16: not wrapped or rounded to ``x``'s dtype as the scan's items are).
+    ``deterministic``: see the module docstring."""
     return _generic(x, combine_fn, init, dim, reverse, deterministic, return_total, False)
 
 
@@ -1013,7 +1015,9 @@ def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine
 
 def inclusive_sum(x, dim: int = -1, dtype=None, *, reverse=False, deterministic=None, return_total=False):
     """Inclusive prefix sum along ``dim``, dtype promotion as ``torch.cumsum`` (integers and bool
-    to int64 unless ``dtype`` is given; float16/bfloat16 accumulate in float32)."""
+    to int64 unless ``dtype`` is given; float16/bfloat16 accumulate in float32). ``return_total=True``
+    also returns each row's sum, in the accumulator's dtype (e.g. float32 for a float16 result, int32
+    for ``dtype=torch.int8``: not rounded or wrapped to the result's dtype)."""
     return _sum(x, dim, dtype, reverse, deterministic, return_total, False)
 
 
