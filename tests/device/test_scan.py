@@ -571,6 +571,39 @@ def test_total_dtype(dtype, sum_dtype, total_dtype):
     assert total.dtype == S._widen(dtype) and float(total) == float(exact)
 
 
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "logcumsumexp", "cummax", "cummin"])
+def test_autograd_0d(name):
+    """A 0-d input's gradient as torch's (cumprod's backward indexed the shape of a 0-d tensor)."""
+    a = torch.tensor(1.5, device=DEVICE, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(1.5, device=DEVICE, dtype=torch.float64, requires_grad=True)
+    out, ref = getattr(OPS, name)(a, 0), getattr(torch, name)(b, 0)
+    out, ref = (out[0], ref[0]) if isinstance(ref, tuple) else (out, ref)
+    (ga,) = torch.autograd.grad(out, a, torch.tensor(3.0, dtype=torch.float64, device=DEVICE))
+    (gb,) = torch.autograd.grad(ref, b, torch.tensor(3.0, dtype=torch.float64))
+    assert_close(ga, gb.to(ga.device), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+def test_cumprod_backward_compiled(dtype):
+    """cumprod's backward traced by torch.compile (fullgraph, fake tensors: no looking for zeros on the
+    host) gives torch's gradient, rows with and without zeros, an inf or NaN next to a 0 included."""
+    x = torch.tensor([[0.0, 2.0, 3.0, 0.0, 5.0], [1.0, 0.0, 0.0, 2.0, 3.0], [2.0, 3.0, 4.0, 5.0, 0.5],
+                      [1.0, 2.0, 3.0, 4.0, 0.0], [math.inf, 0.0, 2.0, 3.0, 1.0], [2.0, 0.0, math.nan, 3.0, 1.0]],
+                     dtype=torch.float64).to(dtype)
+    if dtype.is_complex:
+        x = x * (1 + 0.5j)
+    g = torch.randn(x.shape, dtype=dtype)
+    torch._dynamo.reset()
+    step = torch.compile(lambda t, dim: OPS.cumprod(t, dim), fullgraph=True, backend="aot_eager")
+    for dim, xx, gg in ((1, x, g), (0, x.t().contiguous(), g.t().contiguous())):
+        a = xx.to(DEVICE).requires_grad_(True)
+        b = xx.clone().requires_grad_(True)
+        (got,) = torch.autograd.grad(step(a, dim), a, gg.to(DEVICE))
+        (ref,) = torch.autograd.grad(torch.cumprod(b, dim), b, gg)
+        got, ref = (torch.view_as_real(got), torch.view_as_real(ref)) if dtype.is_complex else (got, ref)
+        assert_close(got.cpu(), ref, rtol=1e-10, atol=1e-10)
+
+
 def test_opcheck():
     x = torch.randn(2, 36, device=DEVICE, dtype=torch.float64)
     xi = torch.randint(-5, 5, (2, 36), device=DEVICE, dtype=torch.int32)

@@ -1210,8 +1210,12 @@ def _cumprod_backward(ctx, grad):
     dim = _norm_dim(x, ctx.dim)
     if x.numel() == 0:
         return torch.zeros_like(x), None, None
-    if x.shape[dim] == 1:   # (as torch: no quotient, so an inf or NaN item passes its gradient on)
+    if x.dim() == 0 or x.shape[dim] == 1:   # (as torch: no quotient, so an inf or NaN item passes its gradient on)
         return grad.to(x.dtype), None, None
+    if not torch.is_grad_enabled() and _traced(x, grad, out):
+        # traced (torch.compile's backward graph: fake tensors, whose zeros cannot be looked for on the
+        # host): a formula that holds with or without zeros
+        return _cumprod_grad_with_zeros(x, grad, out, dim).to(x.dtype), None, None
     if bool((x == 0).any()):
         # torch's own formula handles zeros (a product over a zero has no quotient form); when this
         # backward is itself recorded (create_graph), it is built on x and grad, so that higher
@@ -1224,6 +1228,31 @@ def _cumprod_backward(ctx, grad):
     # d out_j / d x_i = out_j / x_i for j >= i (conjugated for complex inputs, torch's convention)
     g = torch.ops.tritoncub._reverse_cumsum((grad * out.conj()).contiguous(), dim)
     return (g / x.conj()).to(x.dtype), None, None
+
+
+def _traced(*tensors) -> bool:
+    """Whether a backward runs on tensor subclasses or under a dispatch mode (traced by torch.compile)."""
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+    return any(type(t) is not torch.Tensor for t in tensors) or _get_current_dispatch_mode() is not None
+
+
+def _cumprod_grad_with_zeros(x, grad, out, dim):
+    """cumprod's gradient without reading ``x`` back (torch's rule for rows with zeros):
+    ``sum_{j >= i} grad_j * conj(prod_{k <= j, k != i} x_k)``, where an item before its row's first 0
+    sums over the ``j`` before that 0 (``out_j / x_i``), the first 0 over the ``j`` before the next 0
+    (the product of the row's other items), and every item after the first 0 gets 0."""
+    rev = torch.ops.tritoncub._reverse_cumsum
+    zero = x == 0
+    zeros_so_far = torch.ops.tritoncub.cumsum(zero, dim)
+    before, first_run = zeros_so_far == 0, zeros_so_far == 1
+    one, nothing = torch.ones_like(x), torch.zeros_like(grad)
+    g_before = rev(torch.where(before, grad * out.conj(), nothing).contiguous(), dim)
+    g_before = g_before / torch.where(zero, one, x).conj()
+    # the first 0's: (product of the items before it) * sum_j grad_j * (product of the items after it, to j)
+    head = torch.ops.tritoncub.cumprod(torch.where(before, x, one).contiguous(), dim).conj()
+    tail = torch.ops.tritoncub.cumprod(torch.where(before | zero, one, x).contiguous(), dim).conj()
+    g_zero = head * rev(torch.where(first_run, grad * tail, nothing).contiguous(), dim)
+    return torch.where(before, g_before, torch.where(zero & first_run, g_zero, torch.zeros_like(g_zero)))
 
 
 _cumprod_op.register_autograd(_cumprod_backward, setup_context=_cumprod_setup)
