@@ -724,6 +724,38 @@ def test_segment_reduce_opcheck_and_compile():
     assert_close(f(x), torch.segment_reduce(x, "max", offsets=offs) * 2)
 
 
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "prod"])
+def test_segment_reduce_backward_compiled(reduce):
+    """The backward traced by torch.compile (fullgraph) gives the eager gradient (prod's ran the kernel
+    launch of the Python function on fake tensors and failed)."""
+    offs = torch.tensor([0, 3, 7, 10], device=DEVICE)
+    x = torch.tensor([1.5, 0.0, 2.0, -1.0, 3.0, 0.5, 2.5, 0.0, 0.0, 4.0], device=DEVICE, dtype=torch.float64)
+    g = torch.randn(3, dtype=torch.float64, device=DEVICE)
+    torch._dynamo.reset()
+    f = torch.compile(lambda a: torch.ops.tritoncub.segment_reduce(a, offs, reduce), fullgraph=True,
+                      backend="aot_eager")
+    a, b = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    (got,) = torch.autograd.grad(f(a), a, g)
+    (ref,) = torch.autograd.grad(torch.ops.tritoncub.segment_reduce(b, offs, reduce), b, g)
+    assert_close(got, ref, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("items", [[1.0, 0.0, 2.0], [0.0, 0.0, 2.0, 3.0], [0.0, 0.0, 0.0], [2.0, 3.0, 0.5]])
+def test_segment_reduce_prod_second_derivatives(items):
+    """Second derivatives of a product over segments with zeros as torch.prod's (they were NaN: the
+    quotient branch not taken at a 0 item; and 0 where a segment had two zeros)."""
+    x = torch.tensor(items + [1.5, -2.0], dtype=torch.float64, device=DEVICE)
+    offs = torch.tensor([0, len(items), len(items) + 2], device=DEVICE)
+    hess = []
+    for f in (lambda t: torch.ops.tritoncub.segment_reduce(t, offs, "prod"),
+              lambda t: torch.stack([t[:len(items)].prod(), t[len(items):].prod()])):
+        a = x.clone().requires_grad_(True)
+        (g1,) = torch.autograd.grad(f(a), a, torch.tensor([1.0, 2.0], dtype=torch.float64, device=DEVICE),
+                                    create_graph=True)
+        hess.append(torch.stack([torch.autograd.grad(g1[i], a, retain_graph=True)[0] for i in range(x.numel())]))
+    assert_close(hess[0], hess[1], rtol=1e-12, atol=0)
+
+
 def test_errors(monkeypatch):
     x = torch.randn(10, device=DEVICE)
     offs = torch.tensor([0, 5, 10], device=DEVICE)

@@ -690,9 +690,19 @@ def _segment_reduce_backward(ctx, grad):
         special = zero | nan
         zeros_else = segment_count(zero)[seg] - zero.to(torch.int64)   # (among the segment's other items)
         nans_else = segment_count(nan)[seg] - nan.to(torch.int64)
-        rest = _segment_prod(torch.where(special, 1, x), offsets)[seg]   # (of the items neither 0 nor NaN)
-        others = torch.where(nans_else > 0, math.nan, torch.where(zeros_else > 0, rest * 0, rest))
-        gx = torch.where(special, g * others, g * out[seg] / x)
+        # (of the items neither 0 nor NaN; through the operator, so that a backward traced by torch.compile
+        # runs its fake, not the kernel launch on fake tensors)
+        rest = torch.ops.tritoncub.segment_reduce(torch.where(special, 1, x), offsets, "prod")[seg]
+        other_zero = 0
+        if torch.is_grad_enabled():
+            # (create_graph: with exactly one other 0, the product of the others is rest times that 0,
+            # whose derivative is rest; kept as the 0 item itself, so the second derivative has it)
+            zero_x = torch.where(zero, x, 0)
+            other_zero = torch.where(zeros_else == 1, torch.ops.tritoncub.segment_reduce(zero_x, offsets, "sum")[seg]
+                                     - zero_x, 0)
+        others = torch.where(nans_else > 0, math.nan, torch.where(zeros_else > 0, rest * other_zero, rest))
+        # (x's 0 and NaN items divided by 1: the branch not taken must not put NaN in a second derivative)
+        gx = torch.where(special, g * others, g * out[seg] / torch.where(special, 1, x))
     return torch.where(inside, gx, 0).to(x.dtype), None, None
 
 
