@@ -569,6 +569,28 @@ def test_opcheck():
     torch.library.opcheck(ops.bincount, (xi, torch.rand(300, device=DEVICE, dtype=torch.float64), 25))
 
 
+@pytest.mark.parametrize("call", [
+    lambda x, xi: ops.histc(x, 3, 0.0, math.inf), lambda x, xi: ops.histc(x, 3, -math.inf, 1.0),
+    lambda x, xi: ops.histc(x, 3, math.nan, 1.0),
+    lambda x, xi: ops.bincount(xi, x[:3]), lambda x, xi: ops.bincount(xi, x.view(2, 4)),
+    lambda x, xi: ops.bincount(xi, x.to(torch.complex64))],
+    ids=["histc-inf-max", "histc-inf-min", "histc-nan-min", "bincount-weights-length", "bincount-weights-2d",
+         "bincount-weights-complex"])
+def test_fakes_refuse_what_the_ops_refuse(call):
+    """The fake implementations (torch.compile's tracing) refuse the arguments that the operators refuse
+    without reading data: histc's unequal bounds that are not finite, bincount's weights of another
+    length, rank or dtype (they returned a result of the usual shape)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+    x, xi = torch.randn(8, device=DEVICE), torch.randint(0, 5, (8,), device=DEVICE)
+    with pytest.raises((ValueError, TypeError)) as real:
+        call(x, xi)
+    mode = FakeTensorMode(shape_env=ShapeEnv())
+    fx, fxi = mode.from_tensor(x), mode.from_tensor(xi)
+    with mode, pytest.raises(type(real.value)):
+        call(fx, fxi)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("bins", [256, 1000, 65536])
 @pytest.mark.parametrize("algo", [0, 1, 2])

@@ -852,10 +852,13 @@ def _(x, bins=100, min=0, max=0):
     lo, hi = _histc_bound(min, "min", x.dtype), _histc_bound(max, "max", x.dtype)
     if lo > hi:   # (as the op: the bounds are not data)
         raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
+    if lo != hi and not (math.isfinite(lo) and math.isfinite(hi)):   # (unequal bounds are the range used)
+        raise InputValueError(f"histc: range of [{lo}, {hi}] is not finite")
     return x.new_empty((bins,))
 
 
-def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int) -> torch.Tensor:
+def _check_bincount_args(x, weights, minlength: int) -> None:
+    """The checks of bincount's arguments that need no data (the real op and its fake implementation)."""
     check_tensor(x, "x", INT_DTYPES + (torch.uint8,), ndim=1)
     if minlength < 0:
         raise InputValueError(f"bincount: minlength must be non-negative, got {minlength}")
@@ -863,6 +866,10 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
         check_tensor(weights, "weights", ALL_NUMERIC_DTYPES + (torch.bool,), ndim=1, device=x.device)
         if weights.numel() != x.numel():
             raise InputValueError(f"bincount: weights has {weights.numel()} items but x has {x.numel()}")
+
+
+def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int) -> torch.Tensor:
+    _check_bincount_args(x, weights, minlength)
     if weights is None:
         out_dtype = torch.int64
     else:  # torch's rule: float32 weights sum in float32, every other dtype in float64
@@ -904,9 +911,7 @@ def bincount(x: torch.Tensor, weights: torch.Tensor | None = None, minlength: in
 
 @bincount.register_fake
 def _(x, weights=None, minlength=0):
-    check_tensor(x, "x", INT_DTYPES + (torch.uint8,), ndim=1)
-    if minlength < 0:
-        raise InputValueError(f"bincount: minlength must be non-negative, got {minlength}")
+    _check_bincount_args(x, weights, minlength)
     ctx = torch.library.get_ctx()
     size = ctx.new_dynamic_size(min=minlength)
     if weights is None or x.numel() == 0:
