@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 from helpers import DEVICE
+import tritoncub
 from tritoncub import _utils
 
 
@@ -35,6 +36,49 @@ def test_cpu_tensor_without_interpreter(monkeypatch):
     monkeypatch.setattr(_utils, "_INTERPRETER", False)
     with pytest.raises(ValueError, match="TRITON_INTERPRET=1"):
         _utils.check_device(torch.zeros(3), "keys")
+
+
+def test_meta_tensor_only_in_fake_implementations():
+    # a meta tensor holds no data: a kernel given one reads and writes through null pointers (on a GPU,
+    # an illegal-address fault); operators' fake implementations take them to compute shapes
+    meta = torch.zeros(3, device="meta")
+    with pytest.raises(ValueError, match="keys is on meta: a meta tensor holds no data"):
+        _utils.check_device(meta, "keys")
+    _utils.fake_impl(lambda t: _utils.check_device(t, "keys"))(meta)
+    with pytest.raises(ValueError, match="keys is on meta"):   # (only while a fake implementation runs)
+        _utils.check_device(meta, "keys")
+
+
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: tritoncub.device.scan.inclusive_sum(m),
+    lambda m: tritoncub.device.scan.inclusive_scan(m, _add),
+    lambda m: tritoncub.device.reduce.reduce(m, _add, 0.0),
+    lambda m: tritoncub.device.reduce.sum(m),
+    lambda m: tritoncub.device.radix_sort.sort_keys(m),
+    lambda m: tritoncub.device.adjacent_difference.subtract_left(m),
+    lambda m: tritoncub.device.histogram.histogram_even(m, 5, 0, 10),
+    lambda m: tritoncub.device.select.flagged(m, m > 0),
+    lambda m: tritoncub.device.partition.flagged(m, m > 0),
+    lambda m: tritoncub.device.run_length_encode.encode(m),
+    lambda m: tritoncub.device.segmented_reduce.reduce_rows(m.view(2, 5)),
+    lambda m: tritoncub.device.segmented_sort.sort_rows(m.view(2, 5)),
+    lambda m: tritoncub.device.topk.topk(m, 2),
+], ids=["inclusive_sum", "inclusive_scan", "reduce", "sum", "sort_keys", "subtract_left", "histogram_even",
+        "select_flagged", "partition_flagged", "rle_encode", "reduce_rows", "sort_rows", "topk"])
+def test_device_functions_refuse_meta_tensors(call):
+    """The device functions launch kernels: a meta input is refused by name (it reached the launch, whose
+    null pointers fault on a GPU and fail to copy under the interpreter); the operators still take meta
+    tensors (their fake implementations give the result's shape)."""
+    m = torch.arange(10.0, device="meta")
+    with pytest.raises(ValueError, match="is on meta: a meta tensor holds no data"):
+        call(m)
+    assert torch.ops.tritoncub.cumsum(m, 0).device.type == "meta"
+    assert torch.ops.tritoncub.sort(m)[1].shape == (10,)
 
 
 def test_overlap_detection():

@@ -66,7 +66,8 @@ class Op:
         return self._opoverload(*args, **kwargs)
 
     def register_fake(self, fn: Callable) -> Callable:
-        torch.library.register_fake(self.qualname, fn, lib=_LIB)
+        from ._utils import fake_impl
+        torch.library.register_fake(self.qualname, fake_impl(fn), lib=_LIB)
         return fn
 
     def register_autograd(self, backward: Callable, *, setup_context: Callable | None = None) -> None:

@@ -154,8 +154,30 @@ def check_device(x: torch.Tensor, name: str = "input") -> None:
             f"{name} is a CPU tensor, but tritoncub kernels need a GPU tensor; to run on the CPU "
             f"set TRITON_INTERPRET=1 before importing triton (slow, for testing only)")
     if x.device.type == "meta":
-        return
+        if getattr(_FAKE, "depth", 0):   # (an operator's fake implementation: shapes only, no kernel runs)
+            return
+        raise InputValueError(
+            f"{name} is on meta: a meta tensor holds no data for a kernel to read (the operators in "
+            f"torch.ops.tritoncub take meta tensors and give the result's shape; the device functions need data)")
     raise InputValueError(f"{name} is on device {x.device}, which Triton cannot target")
+
+
+#: per thread: how many operators' fake implementations are running (see :func:`fake_impl`)
+_FAKE = threading.local()
+
+
+def fake_impl(fn):
+    """``fn``, an operator's fake implementation, marked so that :func:`check_device` accepts meta
+    tensors while it runs (elsewhere a meta tensor reaching a launcher would give the kernel null
+    pointers)."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        _FAKE.depth = getattr(_FAKE, "depth", 0) + 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _FAKE.depth -= 1
+    return run
 
 
 def check_same_device(*named: tuple[str, torch.Tensor]) -> None:
