@@ -398,6 +398,9 @@ def test_bad_input():
     assert rs.sort_keys(x[:1]).item() == 0
     with pytest.raises(TypeError, match="begin_bit"):
         rs.sort_keys(x, False, True)
+    with pytest.raises(TypeError, match="end_bit"):
+        rs.sort_keys(x, False, 0, 4.0)
+    assert_equal(rs.sort_keys(x, False, np.int64(0), np.int32(4)), rs.sort_keys(x, False, 0, 4))  # (numpy ints: ints)
     with pytest.raises(IndexError, match="Dimension out of range"):
         rs.sort(x.view(2, 5), dim=2)
     with pytest.raises(IndexError, match="Dimension out of range"):

@@ -769,6 +769,8 @@ def test_errors(monkeypatch):
         S.segmented_reduce(x, torch.tensor([0, 6, 5, 10], device=DEVICE), None, "sum", validate=True)
     with pytest.raises(ValueError, match="reduce must be"):
         torch.ops.tritoncub.segment_reduce(x, offs, "median")
+    with pytest.raises(TypeError, match="validate must be a bool"):
+        S.segmented_reduce(x, offs, None, "sum", validate=1)
     with pytest.raises(TypeError, match="float"):
         torch.ops.tritoncub.segment_reduce(x.to(torch.int32), offs, "sum")
     with pytest.raises(ValueError, match="differ in shape"):

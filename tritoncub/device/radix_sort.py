@@ -77,7 +77,7 @@ from .. import policy
 from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon, memo_key as chain_memo_key
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch, relocatable, replay
-from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, capturing, cdiv, check_flag,
+from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, as_int, capturing, cdiv, check_flag,
                       check_no_overlap, check_tensor, interpreter_active, maxnreg_kwargs, next_power_of_2, num_sms,
                       smem_per_block, wrap_dim)
 from ..block.histogram import block_histogram
@@ -1124,8 +1124,7 @@ def _check_bits(dtype: torch.dtype, begin_bit: int, end_bit: Optional[int]) -> t
     width = key_bits(dtype)
     if end_bit is None:
         end_bit = width
-    if any(not isinstance(b, int) or isinstance(b, bool) for b in (begin_bit, end_bit)):
-        raise InputTypeError("begin_bit and end_bit must be ints")
+    begin_bit, end_bit = as_int(begin_bit, "begin_bit"), as_int(end_bit, "end_bit")
     if not (0 <= begin_bit <= end_bit <= width):
         raise InputValueError(f"bit range [{begin_bit}, {end_bit}) is outside the {width}-bit key "
                               f"({str(dtype).replace('torch.', '')}); need 0 <= begin_bit <= end_bit <= {width}")

@@ -61,7 +61,7 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import bind, direct_ok, launch
-from .._utils import (InputTypeError, InputValueError, capturing, cdiv, check_same_device, check_tensor,
+from .._utils import (InputTypeError, InputValueError, capturing, cdiv, check_flag, check_same_device, check_tensor,
                       interpreter_active, next_power_of_2, persistent)
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_KERNEL_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
                      _as_tuple, _builtin_combine, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
@@ -559,6 +559,7 @@ def segmented_reduce(x, begin_offsets: torch.Tensor, end_offsets: torch.Tensor |
 
     A user reduction returns one tensor (k = 1) or a tuple of k tensors of ``num_segments`` results."""
     _check_op(op)
+    check_flag(validate, "validate")
     xs = _inputs(x, op, init, dtype)
     idx_types = (torch.int32, torch.int64)
     check_tensor(begin_offsets, "begin_offsets", idx_types, ndim=1)
