@@ -623,6 +623,22 @@ def test_opcheck():
             OPS.cumsum(torch.empty(4, dtype=torch.complex32), 0)
 
 
+def test_logcumsumexp_refusal_names_float_dtypes():
+    """logcumsumexp takes floating dtypes only: its refusal of complex, integer and bool inputs names
+    those, in the operator, the device function and the fake (it listed bool and the integers, which
+    it refuses too, as supported)."""
+    floats = "supported dtypes are float16, bfloat16, float32, float64$"
+    for dtype in (torch.complex64, torch.int32, torch.bool):
+        x = torch.zeros(4, device=DEVICE, dtype=dtype)
+        with pytest.raises(TypeError, match=floats):
+            OPS.logcumsumexp(x, 0)
+        with pytest.raises(TypeError, match=floats):
+            S.logcumsumexp(x, 0)
+        with torch._subclasses.fake_tensor.FakeTensorMode():
+            with pytest.raises(TypeError, match=floats):
+                OPS.logcumsumexp(torch.empty(4, dtype=dtype), 0)
+
+
 def test_strided_scan_outer_batches(monkeypatch):
     """Scans along a middle dim launch the strided kernel with the outer index on grid axis 1, in
     batches (CUDA takes at most 65535 there): forced to 2 per launch here."""

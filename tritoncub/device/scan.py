@@ -51,7 +51,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
-from .._utils import (COMPLEX_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
+from .._utils import (COMPLEX_DTYPES, FLOAT_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
                       check_flag, check_init_value, check_jit_function, check_tensor, dtype_names, grid_y_batches,
                       next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
@@ -1109,9 +1109,7 @@ def cumprod(x, dim: int, dtype=None, *, reverse=False, deterministic=None):
 
 def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
     """``torch.logcumsumexp`` (floating dtypes; float16/bfloat16 accumulate in float32)."""
-    check_tensor(x, "x", SCAN_DTYPES)
-    if not x.dtype.is_floating_point:
-        raise InputTypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
+    check_tensor(x, "x", FLOAT_DTYPES)
     _check_flags(reverse, deterministic)
     acc = _widen(x.dtype)
     # seeded with -inf, as torch's: the first item is log(exp(x0)) too, so -0.0 gives +0.0 (unseeded,
@@ -1298,10 +1296,7 @@ def _logcumsumexp_op(x: torch.Tensor, dim: int) -> torch.Tensor:
 
 @_logcumsumexp_op.register_fake
 def _(x, dim):
-    out = _fake_like(x, dim)   # (x's dtype among the scan dtypes first, as the real op checks)
-    if not x.dtype.is_floating_point:
-        raise InputTypeError(f"logcumsumexp needs a floating-point tensor, got {x.dtype}")
-    return out
+    return _fake_like(x, dim, None, FLOAT_DTYPES)
 
 
 @custom_op("tritoncub::_reverse_logcumsumexp", mutates_args=())
