@@ -1,9 +1,10 @@
 """tritoncub: NVIDIA CUB's layered GPU primitives written as Triton programs.
 
-Layers (CUB's): ``tritoncub.warp`` and ``tritoncub.block`` hold ``@triton.jit`` tile primitives,
-``tritoncub.agent`` the per-program tile loops (grid mapping, look-back), ``tritoncub.device`` the
-device-wide ops as Python functions, each also registered as a torch operator
-(``torch.ops.tritoncub.*``) with a fake implementation so ``torch.compile`` can trace it.
+Layers (CUB's): ``tritoncub.thread`` holds element-wise ``@triton.jit`` helpers (the radix key
+traits), ``tritoncub.warp`` and ``tritoncub.block`` the tile primitives, ``tritoncub.agent`` the
+per-program tile loops (grid mapping, look-back), ``tritoncub.device`` the device-wide ops as
+Python functions, each also registered as a torch operator (``torch.ops.tritoncub.*``) with a fake
+implementation so ``torch.compile`` can trace it.
 ``tritoncub.policy`` chooses per-GPU tuning (``tritoncub.policy.describe()`` says what and why).
 Bad arguments raise :class:`InputValueError` / :class:`InputTypeError`: ``ValueError`` / ``TypeError``
 that are also ``RuntimeError``, the class torch's ops raise for the same mistakes.

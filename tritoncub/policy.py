@@ -15,7 +15,8 @@ walks, in order:
 
 1. the device-name slug's file,
 2. the device's architecture, then each lower architecture of the same vendor
-   (``sm_90 → sm_89 → sm_86 → sm_80 → sm_75 → sm_70``; ``gfx950 → gfx942 → gfx90a``),
+   (``sm_90 → sm_89 → sm_87 → sm_86 → sm_80 → sm_75 → sm_70``; ``gfx950 → gfx942 → gfx941 → gfx940 →
+   gfx90a → gfx908``; an NVIDIA architecture newer than the table, then every known one below it),
 3. the op's built-in fallback.
 
 Within a file, values are keyed by a *bucket* that the op computes from the problem (for example
