@@ -268,6 +268,14 @@ def test_bad_input():
         ops.unique_consecutive(torch.zeros(3, 0, device=DEVICE), False, False, 0)
     with pytest.raises(TypeError, match="dtype"):
         ops.unique_consecutive(torch.zeros(3, dtype=torch.complex64, device=DEVICE))
+    # a 0-d tensor has no dim to take, not even 0 or -1: torch's IndexError (it was a ValueError)
+    for dim in (0, -1, 1):
+        with pytest.raises(IndexError, match="no dimensions"):
+            ops.unique(torch.tensor(5.0, device=DEVICE), True, False, False, dim)
+        with pytest.raises(IndexError, match="no dimensions"):
+            ops.unique_consecutive(torch.tensor(5, device=DEVICE), True, True, dim)
+        with torch._subclasses.fake_tensor.FakeTensorMode(), pytest.raises(IndexError, match="no dimensions"):
+            ops.unique(torch.empty(()), True, False, False, dim)
 
 
 def test_opcheck():

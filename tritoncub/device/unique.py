@@ -63,8 +63,8 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import launch
-from .._utils import (INT_DTYPES, InputTypeError, InputValueError, cdiv, check_tensor, dtype_names, inline_ptx_ok,
-                      num_sms, refuse_capture, smem_atomics_ok, smem_per_block, wrap_dim)
+from .._utils import (INT_DTYPES, InputTypeError, InputValueError, as_int, cdiv, check_tensor, dtype_names,
+                      inline_ptx_ok, num_sms, refuse_capture, smem_atomics_ok, smem_per_block, wrap_dim)
 from ..block.radix_rank import smem_or_words_if
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
@@ -418,9 +418,9 @@ def _hash_path(xf, return_inverse, return_counts):
 
 def _slice_dim(x: torch.Tensor, dim: int) -> int:
     """``dim`` of unique over slices, checked as torch does."""
+    if x.dim() == 0:   # (torch's error: no dim of a 0-d tensor is taken, not even 0 or -1)
+        raise IndexError(f"Dimension specified as {as_int(dim, 'dim')} but tensor has no dimensions")
     d = wrap_dim(dim, x.dim())
-    if x.dim() == 0:
-        raise InputValueError("unique with dim needs a tensor of at least one dimension")
     if x.numel() == 0 and x.shape[d] != 0:
         raise InputValueError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
     return d
