@@ -756,6 +756,26 @@ def test_segment_reduce_prod_second_derivatives(items):
     assert_close(hess[0], hess[1], rtol=1e-12, atol=0)
 
 
+def test_segment_reduce_prod_backward_checks_offsets_once(monkeypatch):
+    """The offsets are checked (with a read-back of the result: a host sync on a GPU) by the forward
+    only: the eager 'prod' backward computes its products directly, not through the operator, which
+    checked them again."""
+    offs = torch.tensor([0, 3, 7, 10], device=DEVICE)
+    x = torch.tensor([1.5, 0.0, 2.0, -1.0, 3.0, 0.5, 2.5, 0.0, 0.0, 4.0], device=DEVICE,
+                     dtype=torch.float64, requires_grad=True)
+    checks = []
+    check = S._check_segment_args
+    monkeypatch.setattr(S, "_check_segment_args", lambda *a: (checks.append(a), check(*a))[1])
+    y = torch.ops.tritoncub.segment_reduce(x, offs, "prod")
+    assert len(checks) == 1
+    (got,) = torch.autograd.grad(y, x, torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, device=DEVICE))
+    assert len(checks) == 1
+    b = x.detach().clone().requires_grad_(True)
+    (ref,) = torch.autograd.grad(torch.stack([b[:3].prod(), b[3:7].prod(), b[7:].prod()]), b,
+                                 torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, device=DEVICE))
+    assert_close(got, ref, rtol=1e-12, atol=0)
+
+
 def test_errors(monkeypatch):
     x = torch.randn(10, device=DEVICE)
     offs = torch.tensor([0, 5, 10], device=DEVICE)

@@ -58,6 +58,7 @@ import os
 import torch
 import triton
 import triton.language as tl
+from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from .. import policy
 from .._launch import bind, direct_ok, launch
@@ -691,9 +692,15 @@ def _segment_reduce_backward(ctx, grad):
         special = zero | nan
         zeros_else = segment_count(zero)[seg] - zero.to(torch.int64)   # (among the segment's other items)
         nans_else = segment_count(nan)[seg] - nan.to(torch.int64)
-        # (of the items neither 0 nor NaN; through the operator, so that a backward traced by torch.compile
-        # runs its fake, not the kernel launch on fake tensors)
-        rest = torch.ops.tritoncub.segment_reduce(torch.where(special, 1, x), offsets, "prod")[seg]
+        # (of the items neither 0 nor NaN. Recorded (create_graph), traced by torch.compile (its fake, not the
+        # kernel launch on fake tensors) or on meta tensors: through the operator. Otherwise directly: the
+        # operator would check the offsets, which the forward checked, again, with a read-back: a host sync)
+        kept = torch.where(special, 1, x)
+        if (torch.is_grad_enabled() or _get_current_dispatch_mode() is not None
+                or any(type(t) is not torch.Tensor or t.is_meta for t in (kept, offsets))):
+            rest = torch.ops.tritoncub.segment_reduce(kept, offsets, "prod")[seg]
+        else:
+            rest = _segment_prod(kept, offsets)[seg]
         other_zero = 0
         if torch.is_grad_enabled():
             # (create_graph: with exactly one other 0, the product of the others is rest times that 0,
