@@ -637,6 +637,8 @@ def test_logcumsumexp_refusal_names_float_dtypes():
         with torch._subclasses.fake_tensor.FakeTensorMode():
             with pytest.raises(TypeError, match=floats):
                 OPS.logcumsumexp(torch.empty(4, dtype=dtype), 0)
+            with pytest.raises(TypeError, match=floats):   # (the reverse operator, logcumsumexp's gradient)
+                OPS._reverse_logcumsumexp(torch.empty(4, dtype=dtype), 0)
 
 
 def test_strided_scan_outer_batches(monkeypatch):

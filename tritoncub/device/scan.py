@@ -1306,7 +1306,7 @@ def _reverse_lcse_op(x: torch.Tensor, dim: int) -> torch.Tensor:
 
 @_reverse_lcse_op.register_fake
 def _(x, dim):
-    return _fake_like(x, dim)
+    return _fake_like(x, dim, None, FLOAT_DTYPES)
 
 
 def _lcse_setup(ctx, inputs, output):
