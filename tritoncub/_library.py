@@ -13,8 +13,10 @@ The Autograd kernel:
 * an input requires grad (and grad mode is on): an ``autograd.Function`` runs the op below autograd
   and records ``backward`` (an op without ``register_autograd`` raises on backward, as
   ``custom_op`` does);
-* every tensor argument is a plain ``torch.Tensor`` on a GPU and no dispatch mode is active: the
-  implementation is called directly (there is nothing below autograd to do);
+* every tensor argument is a plain ``torch.Tensor`` on a GPU (not a lazily negated view, and none
+  that requires grad while grad mode is on: that is an op without gradients, whose implementation
+  must not record a graph) and no dispatch mode is active: the implementation is called directly
+  (there is nothing below autograd to do);
 * otherwise (fake tensors under ``torch.compile``, meta tensors, CPU tensors, tensor subclasses,
   dispatch modes): the call is re-dispatched below autograd, so every other key sees it.
 """
@@ -110,7 +112,8 @@ class Op:
         if _fwAD._current_level >= 0 and any(_fwAD.unpack_dual(t).tangent is not None for t in _tensors(args)):
             raise NotImplementedError(f"{self.qualname}: forward-mode AD (torch.func.jvp, torch.autograd.forward_ad) "
                                       "is not supported; reverse mode through backward() is")
-        if self._differentiable and torch.is_grad_enabled() and any(t.requires_grad for t in _tensors(args)):
+        grad_on = torch.is_grad_enabled()
+        if self._differentiable and grad_on and any(t.requires_grad for t in _tensors(args)):
             if kwargs:
                 raise TypeError(f"{self.qualname}: keyword-only arguments are not supported with autograd")
             return self._fn.apply(*self._full_args(args))
@@ -118,9 +121,10 @@ class Op:
             plain = True
             for t in _tensors(args):
                 # (a lazily negated view goes through the dispatcher, whose fallback materialises it; an
-                # input that requires grad here belongs to an op without gradients, whose implementation
-                # must run below autograd so that torch operations inside it do not record a graph)
-                if type(t) is not torch.Tensor or not t.is_cuda or t.is_neg() or t.requires_grad:
+                # input that requires grad here with grad mode on belongs to an op without gradients,
+                # whose implementation must run below autograd so that torch operations inside it do not
+                # record a graph)
+                if type(t) is not torch.Tensor or not t.is_cuda or t.is_neg() or (grad_on and t.requires_grad):
                     plain = False
                     break
             if plain:

@@ -52,8 +52,8 @@ from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
 from .._utils import (COMPLEX_DTYPES, FLOAT_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
-                      check_flag, check_init_value, check_jit_function, check_tensor, dtype_names, grid_y_batches,
-                      next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
+                      check_flag, check_init_value, check_jit_function, check_tensor, device_constant, dtype_names,
+                      grid_y_batches, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
@@ -712,9 +712,11 @@ def _init_item(v, dtype: torch.dtype, device, out_dtype: torch.dtype) -> torch.T
 
 def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusive=False, init=None,
                      reverse=False, deterministic=None, want_total=False, x1_index=False, by_key=False,
-                     store0=True, memo_key=None):
+                     store0=True, memo_key=None, init_ready=False):
     """The common launcher: scan ``xs`` (one or two tensors of one shape; with ``x1_index`` the
-    second is the item index, with ``by_key`` the first holds keys) along ``dim``.
+    second is the item index, with ``by_key`` the first holds keys) along ``dim``. ``init_ready``:
+    ``init`` holds one-item device tensors of the accumulator dtypes already (the library's own
+    constants: used as they are, unchecked).
 
     Returns ``(outputs, totals)``: tuples with one tensor per value (``outputs[0]`` is None when
     ``store0`` is False); totals are per-row tensors of the scan's values, or None. ``memo_key``
@@ -754,7 +756,9 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, SCAN=scan_fn, REDUCE=reduce_fn,
                   NUM_VALUES=num_values, X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
                   HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
-    if init is not None:
+    if init is not None and init_ready:
+        inits = list(init)
+    elif init is not None:
         inits = [_init_item(v, d, device, o) for v, d, o in zip(init, acc_dtypes[:num_values], out_dtypes[:num_values])]
     else:
         inits = [x0]  # never read (HAS_INIT=False): no allocation
@@ -1113,11 +1117,16 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
     _check_flags(reverse, deterministic)
     acc = _widen(x.dtype)
     # seeded with -inf, as torch's: the first item is log(exp(x0)) too, so -0.0 gives +0.0 (unseeded,
-    # it was copied through as -0.0); -inf (+) x is x for every other item. (torch copies a 0-d x.)
+    # it was copied through as -0.0); -inf (+) x is x for every other item. (torch copies a 0-d x.) The
+    # seed is a cached device constant: no allocation or fill per call
+    seed = (device_constant([-math.inf], acc, x.device, _NEG_INF, (x.device, acc)),) if x.dim() else None
     outs, _ = scan_rows_launch((x,), combine_logaddexp, acc_dtypes=(acc,), out_dtypes=(x.dtype,), dim=dim,
-                               init=(-math.inf,) if x.dim() else None, reverse=reverse,
-                               deterministic=deterministic)
+                               init=seed, init_ready=True, reverse=reverse, deterministic=deterministic)
     return outs[0]
+
+
+#: logcumsumexp's seed (-inf) per device and accumulator dtype
+_NEG_INF: dict = {}
 
 
 # ----------------------------------------------------------------------------------------------
