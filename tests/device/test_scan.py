@@ -583,6 +583,14 @@ def test_autograd_0d(name):
     assert_close(ga, gb.to(ga.device), rtol=1e-12, atol=0)
 
 
+def test_cumprod_backward_on_meta_tensors():
+    """cumprod's backward on meta tensors gives a meta gradient of x's shape (it looked for zeros on the
+    host, which a meta tensor cannot answer)."""
+    x = torch.randn(3, 4, device="meta", dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(OPS.cumprod(x, 1).sum(), x)
+    assert g.device.type == "meta" and g.shape == x.shape and g.dtype == x.dtype
+
+
 @pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
 def test_cumprod_backward_compiled(dtype):
     """cumprod's backward traced by torch.compile (fullgraph, fake tensors: no looking for zeros on the

@@ -1238,9 +1238,11 @@ def _cumprod_backward(ctx, grad):
 
 
 def _traced(*tensors) -> bool:
-    """Whether a backward runs on tensor subclasses or under a dispatch mode (traced by torch.compile)."""
+    """Whether a backward runs on tensor subclasses or under a dispatch mode (traced by torch.compile),
+    or on meta tensors: no data to look at on the host."""
     from torch.utils._python_dispatch import _get_current_dispatch_mode
-    return any(type(t) is not torch.Tensor for t in tensors) or _get_current_dispatch_mode() is not None
+    return (any(type(t) is not torch.Tensor or t.device.type == "meta" for t in tensors)
+            or _get_current_dispatch_mode() is not None)
 
 
 def _cumprod_grad_with_zeros(x, grad, out, dim):
