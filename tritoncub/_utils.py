@@ -162,6 +162,15 @@ def check_device(x: torch.Tensor, name: str = "input") -> None:
     raise InputValueError(f"{name} is on device {x.device}, which Triton cannot target")
 
 
+def no_host_data(*tensors) -> bool:
+    """Whether ``tensors`` hold no data the host may read: tensor subclasses or a dispatch mode (a
+    backward traced by torch.compile: fake tensors), or meta tensors. Backward formulas that look at
+    their data on the host take a form without the read-back then."""
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+    return (any(type(t) is not torch.Tensor or t.device.type == "meta" for t in tensors)
+            or _get_current_dispatch_mode() is not None)
+
+
 #: per thread: how many operators' fake implementations are running (see :func:`fake_impl`)
 _FAKE = threading.local()
 

@@ -53,7 +53,7 @@ from .._library import custom_op
 from .._launch import bind, direct_ok, launch
 from .._utils import (COMPLEX_DTYPES, FLOAT_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
                       check_flag, check_init_value, check_jit_function, check_tensor, device_constant, dtype_names,
-                      grid_y_batches, next_power_of_2, num_sms, smem_atomics_ok, wrap_dim)
+                      grid_y_batches, next_power_of_2, no_host_data, num_sms, smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
                               value_look_back, value_publish)
@@ -1219,7 +1219,7 @@ def _cumprod_backward(ctx, grad):
         return torch.zeros_like(x), None, None
     if x.dim() == 0 or x.shape[dim] == 1:   # (as torch: no quotient, so an inf or NaN item passes its gradient on)
         return grad.to(x.dtype), None, None
-    if not torch.is_grad_enabled() and _traced(x, grad, out):
+    if not torch.is_grad_enabled() and no_host_data(x, grad, out):
         # traced (torch.compile's backward graph: fake tensors, whose zeros cannot be looked for on the
         # host): a formula that holds with or without zeros
         return _cumprod_grad_with_zeros(x, grad, out, dim).to(x.dtype), None, None
@@ -1235,14 +1235,6 @@ def _cumprod_backward(ctx, grad):
     # d out_j / d x_i = out_j / x_i for j >= i (conjugated for complex inputs, torch's convention)
     g = torch.ops.tritoncub._reverse_cumsum((grad * out.conj()).contiguous(), dim)
     return (g / x.conj()).to(x.dtype), None, None
-
-
-def _traced(*tensors) -> bool:
-    """Whether a backward runs on tensor subclasses or under a dispatch mode (traced by torch.compile),
-    or on meta tensors: no data to look at on the host."""
-    from torch.utils._python_dispatch import _get_current_dispatch_mode
-    return (any(type(t) is not torch.Tensor or t.device.type == "meta" for t in tensors)
-            or _get_current_dispatch_mode() is not None)
 
 
 def _cumprod_grad_with_zeros(x, grad, out, dim):

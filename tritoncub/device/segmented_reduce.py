@@ -58,12 +58,11 @@ import os
 import torch
 import triton
 import triton.language as tl
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from .. import policy
 from .._launch import bind, direct_ok, launch
 from .._utils import (InputTypeError, InputValueError, capturing, cdiv, check_flag, check_same_device, check_tensor,
-                      interpreter_active, next_power_of_2, persistent)
+                      interpreter_active, next_power_of_2, no_host_data, persistent)
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_KERNEL_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
                      _as_tuple, _builtin_combine, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
                      acc_dtype, identity, sum_dtype, user_operands)
@@ -696,8 +695,7 @@ def _segment_reduce_backward(ctx, grad):
         # kernel launch on fake tensors) or on meta tensors: through the operator. Otherwise directly: the
         # operator would check the offsets, which the forward checked, again, with a read-back: a host sync)
         kept = torch.where(special, 1, x)
-        if (torch.is_grad_enabled() or _get_current_dispatch_mode() is not None
-                or any(type(t) is not torch.Tensor or t.is_meta for t in (kept, offsets))):
+        if torch.is_grad_enabled() or no_host_data(kept, offsets):
             rest = torch.ops.tritoncub.segment_reduce(kept, offsets, "prod")[seg]
         else:
             rest = _segment_prod(kept, offsets)[seg]
