@@ -602,14 +602,35 @@ def test_segmented_sort_writes_every_item(first, last, ones, monkeypatch):
     assert_equal(k2.cpu(), ref_segmented(keys, None, offs.cpu(), True)[0], signed_zero=True)
 
 
-@pytest.mark.parametrize("dtype", [torch.int16, torch.float64], ids=str)
+@pytest.mark.parametrize("dtype", [torch.int16, torch.float64, torch.bool], ids=str)
 def test_segmented_sort_keys(dtype):
     lengths = [3, 0, 12, 1, 30]
     n = sum(lengths)
-    keys = make_data("special", n, dtype, seed=2)
+    keys = make_data("special" if dtype != torch.bool else "random", n, dtype, seed=2)
     offs = ragged_offsets(lengths).to(torch.int32)
     out = ss.segmented_sort(keys, offs)
+    assert out.dtype == dtype
     assert_equal(out.cpu(), ref_segmented(keys, None, offs.cpu(), False)[0], signed_zero=True)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_segmented_sort_bool_keys_and_values(descending):
+    """Bool keys sort as their bytes (False before True, stable), bool values travel with their keys, in
+    both directions and through the operators (torch.sort takes bool keys)."""
+    lengths = [5, 0, 17, 1, 40]
+    n = sum(lengths)
+    keys = make_data("random", n, torch.bool, seed=3)
+    vals = make_data("random", n, torch.bool, seed=4)
+    offs = ragged_offsets(lengths)
+    rk, rv = ref_segmented(keys, vals, offs.cpu(), descending)
+    k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=descending)
+    assert k.dtype == v.dtype == torch.bool
+    assert_equal(k.cpu(), rk)
+    assert_equal(v.cpu(), rv)
+    k2, v2 = torch.ops.tritoncub.segmented_sort_pairs(keys, torch.arange(n, device=DEVICE), offs, descending)
+    assert_equal(k2.cpu(), rk)
+    assert_equal(v2.cpu(), ref_segmented(keys, torch.arange(n), offs.cpu(), descending)[1])   # (stable)
+    assert_equal(torch.ops.tritoncub.segmented_sort(keys, offs, descending).cpu(), rk)
 
 
 @pytest.mark.parametrize("pairs", [False, True])
@@ -664,7 +685,7 @@ def test_segmented_bad_input():
     with pytest.raises(TypeError, match="offsets"):
         ss.segmented_sort(keys, torch.tensor([0.0, 10.0], device=DEVICE))
     with pytest.raises(TypeError, match="dtype"):
-        ss.segmented_sort(torch.zeros(4, dtype=torch.bool, device=DEVICE), torch.tensor([0, 4], device=DEVICE))
+        ss.segmented_sort(torch.zeros(4, dtype=torch.complex64, device=DEVICE), torch.tensor([0, 4], device=DEVICE))
     with pytest.raises(ValueError, match="values"):
         ss.segmented_sort_pairs(keys, torch.zeros(9, device=DEVICE), torch.tensor([0, 10], device=DEVICE))
     with pytest.raises(ValueError, match="dimension"):
@@ -941,7 +962,8 @@ def test_fakes_check_arguments_as_the_ops():
         with pytest.raises(ValueError, match="1 dimension"):
             ops.segmented_sort(torch.empty(2, 4), offs, False)
         with pytest.raises(TypeError):
-            ops.segmented_sort(torch.empty(8, dtype=torch.bool), offs, False)
+            ops.segmented_sort(torch.empty(8, dtype=torch.complex64), offs, False)
+        assert ops.segmented_sort(torch.empty(8, dtype=torch.bool), offs, False).dtype == torch.bool
         with pytest.raises(ValueError, match="values must be 1-D"):
             ops.segmented_sort_pairs(torch.empty(8), torch.empty(7), offs, False)
         with pytest.raises(ValueError, match="end_offsets"):

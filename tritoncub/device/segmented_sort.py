@@ -683,7 +683,7 @@ _SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
 _UNSIGNED = tuple(d for d in (torch.uint8, getattr(torch, "uint16", None), getattr(torch, "uint32", None),
                               getattr(torch, "uint64", None)) if d is not None)
 SORT_DTYPES = _SIGNED + _UNSIGNED + tuple(_FLOAT_INF)
-#: what :func:`sort_rows` takes (bool rows sort as their bytes)
+#: what :func:`sort_rows` and the segmented sorts take (bool keys sort as their bytes)
 ROWS_DTYPES = SORT_DTYPES + (torch.bool,)
 _TL_DTYPE = {torch.int8: tl.int8, torch.int16: tl.int16, torch.int32: tl.int32, torch.int64: tl.int64,
              torch.uint8: tl.uint8, torch.float16: tl.float16, torch.bfloat16: tl.bfloat16,
@@ -1247,25 +1247,32 @@ def segmented_sort(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch
     ``[offsets[i], end_offsets[i])`` when ``end_offsets`` is given (CUB's begin/end form; segments
     may be empty, must not overlap). Items outside every segment are copied unchanged. One
     device-to-host copy of the offsets (binning by length). Stable, deterministic, torch's order.
+    Bool keys sort as their bytes (False before True).
     """
-    check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
+    check_tensor(keys, "keys", ROWS_DTYPES, ndim=1)
     _check_offsets(keys, offsets, end_offsets, descending)
     begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
-    return _segmented_sort_impl(keys.contiguous(), None, begin, length, descending,
-                                _covers(begin, length, keys.numel(), end_offsets))[0]
+    out = _segmented_sort_impl(_as_bytes(keys.contiguous()), None, begin, length, descending,
+                               _covers(begin, length, keys.numel(), end_offsets))[0]
+    return out.view(torch.bool) if keys.dtype == torch.bool else out
+
+
+def _as_bytes(t: torch.Tensor) -> torch.Tensor:
+    """A bool tensor as its bytes (uint8: False 0, True 1), anything else as it is."""
+    return t.view(torch.uint8) if t.dtype == torch.bool else t
 
 
 def _check_pairs(keys: torch.Tensor, values: torch.Tensor) -> None:
     """segmented_sort_pairs' checks of keys and values (the operator's fake runs them too)."""
-    check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
+    check_tensor(keys, "keys", ROWS_DTYPES, ndim=1)
     if not isinstance(values, torch.Tensor):
         raise InputTypeError(f"values must be a torch.Tensor, got {type(values).__name__}")
     if values.dim() != 1 or values.numel() != keys.numel():
         raise InputValueError(f"values must be 1-D with {keys.numel()} items like keys, "
                                    f"got shape {tuple(values.shape)}")
-    if values.element_size() not in INT_OF_SIZE or values.dtype.is_complex or values.dtype == torch.bool:
-        raise InputTypeError(f"values of dtype {values.dtype} are not supported (need a 1, 2, 4 or 8-byte "
-                             f"integer or float dtype)")
+    if values.element_size() not in INT_OF_SIZE or values.dtype.is_complex:
+        raise InputTypeError(f"values of dtype {values.dtype} are not supported (need a bool, or a 1, 2, 4 or "
+                             f"8-byte integer or float dtype)")
     check_same_device(("keys", keys), ("values", values))
 
 
@@ -1273,15 +1280,17 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
                          end_offsets: torch.Tensor | None = None, descending: bool = False):
     """DeviceSegmentedSort::SortPairs (stable): sort each segment's keys, carrying ``values`` along.
 
-    ``values`` is 1-D with as many items as ``keys`` (an integer or float dtype of 1, 2, 4 or 8 bytes;
-    not bool or complex: sort their ``int64`` positions and gather). Offsets as in
+    ``values`` is 1-D with as many items as ``keys`` (bool, or an integer or float dtype of 1, 2, 4 or
+    8 bytes; not complex: sort their ``int64`` positions and gather). Offsets and bool keys as in
     :func:`segmented_sort`. Returns ``(sorted_keys, sorted_values)``.
     """
     _check_pairs(keys, values)
     _check_offsets(keys, offsets, end_offsets, descending)
     begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
-    return _segmented_sort_impl(keys.contiguous(), values.contiguous(), begin, length, descending,
-                                _covers(begin, length, keys.numel(), end_offsets))
+    k, v = _segmented_sort_impl(_as_bytes(keys.contiguous()), _as_bytes(values.contiguous()), begin, length,
+                                descending, _covers(begin, length, keys.numel(), end_offsets))
+    return (k.view(torch.bool) if keys.dtype == torch.bool else k,
+            v.view(torch.bool) if values.dtype == torch.bool else v)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1297,7 +1306,7 @@ def _segmented_sort_op(keys: torch.Tensor, offsets: torch.Tensor, descending: bo
 
 @_segmented_sort_op.register_fake
 def _(keys, offsets, descending=False, end_offsets=None):
-    check_tensor(keys, "keys", SORT_DTYPES, ndim=1)
+    check_tensor(keys, "keys", ROWS_DTYPES, ndim=1)
     _check_offsets(keys, offsets, end_offsets, descending)
     return torch.empty(keys.shape, dtype=keys.dtype, device=keys.device)
 
