@@ -767,3 +767,20 @@ def test_policy_configs(cfg):
         rv, ri = torch.cummax(x, 0)
         assert_equal(v, rv)
         assert_equal(i, ri)
+
+
+@pytest.mark.parametrize("dtype,det,bucket", [(torch.float32, False, "4B_costly"), (torch.bfloat16, False, "4B_costly"),
+                                              (torch.float64, False, "8B_costly"), (torch.float32, True, "4B_det"),
+                                              (torch.float64, True, "8B_det")], ids=str)
+def test_logcumsumexp_costly_bucket(dtype, det, bucket):
+    """logcumsumexp asks for the costly operators' tiles in the fast mode (the reproducible mode keeps
+    its own), and gives torch's results through them; the other scans keep the plain buckets."""
+    x = make_data("random", 3 * 64 + 5, dtype)
+    with policy.trace() as calls:
+        got = S.logcumsumexp(x, 0, deterministic=det)
+    assert ("scan", bucket) in calls and not any(b.startswith(("4B", "8B")) and b != bucket for _, b in calls)
+    assert_close(got, torch.logcumsumexp(x.double(), 0).to(dtype), rtol=1e-2 if dtype == torch.bfloat16 else 1e-5,
+                 atol=1e-5)
+    with policy.trace() as calls:
+        S.cumprod(x, 0, deterministic=det)
+    assert not any(b.endswith("_costly") for _, b in calls)

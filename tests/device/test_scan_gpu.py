@@ -4,6 +4,7 @@ predecessors. Integer results compared exactly every run, the reproducible mode 
 runs. In their own file so that the GPU run gives them their own time limit."""
 import pytest
 import torch
+import triton
 
 from helpers import DEVICE, assert_equal
 from tritoncub.device import scan as S
@@ -44,6 +45,30 @@ def test_stress_lookback_exact_and_reproducible():
         d1 = S.inclusive_sum(fd, deterministic=True)
         assert_equal(S.inclusive_sum(fd, deterministic=True), d1, signed_zero=True)
         assert float(((d1 - ref_f).abs() / (scale + 1)).max()) < 1e-12
+
+
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("costly", [False, True], ids=["plain", "costly"])
+def test_stress_portable_kernel_exact(costly):
+    """The portable single-pass kernel (every scan but a sum's: cumprod, logcumsumexp, cummax, user
+    operators) with an exact operator that is not idempotent (a user's ``+`` on integers: a running
+    max would hide a predecessor taken twice), at its tuned tiles and at those of the costly
+    buckets (logcumsumexp's), in both modes, repeated: every item exact every run."""
+    g = torch.Generator(device=DEVICE).manual_seed(3)
+    for n in [4097, 123457, (1 << 22) + 3, (1 << 25) + 1]:
+        for dtype in (torch.int32, torch.int64):
+            x = torch.randint(-1000, 1000, (n,), device=DEVICE, generator=g, dtype=dtype)
+            ref = torch.cumsum(x, 0, dtype=dtype)
+            for det in (False, True):
+                for rep in range(3):
+                    (out,), _ = S.scan_rows_launch((x,), _add, acc_dtypes=(dtype,), out_dtypes=(dtype,), dim=0,
+                                                   deterministic=det, costly=costly)
+                    assert_equal(out, ref, msg=f"{dtype} n={n} det={det} rep={rep}")
 
 
 @pytest.mark.gpu

@@ -52,7 +52,7 @@ from .. import policy
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch
 from .._utils import (COMPLEX_DTYPES, FLOAT_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
-                      check_flag, check_init_value, check_jit_function, check_tensor, device_constant, dtype_names,
+                      check_flag, check_init_value, check_jit_function, check_tensor, dtype_names,
                       grid_y_batches, next_power_of_2, no_host_data, num_sms, smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
                               look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
@@ -168,6 +168,13 @@ def _tile_scan_t(x0, x1, AXIS: tl.constexpr, NUM_VALUES: tl.constexpr):
     return s0, s1
 
 
+def _tile_scan_plus_zero_t(x0, x1, AXIS: tl.constexpr, NUM_VALUES: tl.constexpr):
+    # (logcumsumexp: every item gets + 0.0 first, so an item the scan copies through (a row's first) is
+    # log(exp(x)) too, -0.0 coming out as +0.0 as torch's; every other value is unchanged)
+    s0 = tl.associative_scan(x0 + 0.0, AXIS, combine_fn)  # noqa: F821
+    return s0, s0
+
+
 def _tile_reduce_t(x0, x1, AXIS: tl.constexpr, NUM_VALUES: tl.constexpr):
     if NUM_VALUES == 1:
         r0 = tl.reduce(x0, AXIS, combine_fn)  # noqa: F821
@@ -178,9 +185,11 @@ def _tile_reduce_t(x0, x1, AXIS: tl.constexpr, NUM_VALUES: tl.constexpr):
 
 
 @functools.lru_cache(maxsize=None)
-def tile_ops(combine_fn):
-    """``(SCAN, REDUCE)``: ``@triton.jit`` tile scan and reduce with ``combine_fn`` bound in."""
-    return bind_jit(_tile_scan_t, combine_fn=combine_fn), bind_jit(_tile_reduce_t, combine_fn=combine_fn)
+def tile_ops(combine_fn, plus_zero=False):
+    """``(SCAN, REDUCE)``: ``@triton.jit`` tile scan and reduce with ``combine_fn`` bound in;
+    ``plus_zero`` (one value only): the scan adds 0.0 to each item first (-0.0 becomes +0.0)."""
+    scan = bind_jit(_tile_scan_plus_zero_t if plus_zero else _tile_scan_t, combine_fn=combine_fn)
+    return scan, bind_jit(_tile_reduce_t, combine_fn=combine_fn)
 
 
 @triton.jit
@@ -616,6 +625,15 @@ _DET = {"LOOKBACK_WINDOW": 512}
 _WIDE = {"TILE_ITEMS": 2048}
 # The warp-synchronous sum (buckets "sum", "sum_det"): 32 items a thread on 4 warps (108 registers),
 # the anchored look-back over 128 tiles (one read of the window per tile) in both modes.
+# Costly operators (buckets 4B_costly, 8B_costly: logcumsumexp, an exp and a log per combine): the
+# tuned 4B / 8B tiles serve cheap operators (memory-bound; 8192 items on 4 warps for 32-bit values)
+# but starve these of parallelism (one tile a thread block per SM at 2^20 items). Measured on an H200
+# (bench/probes/scan_tile_probe.py, do_bench GPU us, one row of 2^20 / 2^24 / 2^26 items): float32
+# logcumsumexp 125 / 556 / 1950 at the tuned 4B tile against 47 / 311 / 1208 at 4096 items on 8 warps,
+# window 128 (torch 37 / 154 / 526); float64 234 / 2542 / 9770 at the tuned 8B tile against 164 / 1734
+# / 6656 at 2048 on 8 warps (torch 81 / 880 / 3232), the fastest of 2048-8192 items on 4 or 8 warps.
+_COSTLY = {"TILE_ITEMS": 4096, "num_warps": 8, "LOOKBACK_WINDOW": 128}
+_COSTLY_WIDE = {**_COSTLY, "TILE_ITEMS": 2048}
 _SUM = {"TILE_ITEMS": 4096, "num_warps": 4, "LOOKBACK_WINDOW": 128}
 _SUM64 = _SUM
 SCAN_POLICY = policy.register(
@@ -627,13 +645,16 @@ SCAN_POLICY = policy.register(
               "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1, "ANCHORED": 1, "ROWS_WARPS": 8, "num_warps": 8,
               "num_stages": 1},
     valid=_valid,
-    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "sum", "sum_det", "sum64", "sum64_det"),
+    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "4B_costly", "8B_costly", "sum", "sum_det", "sum64",
+             "sum64_det"),
     bucket_fallbacks={"4B_det": _DET, "8B": _WIDE, "16B": _WIDE, "8B_det": {**_WIDE, **_DET},
+                      "4B_costly": _COSTLY, "8B_costly": _COSTLY_WIDE,
                       "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM, "sum64": _SUM64,
                       "sum64_det": _SUM64},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
-        "_det: the reproducible mode; sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
+        "_det: the reproducible mode; 4B_costly, 8B_costly: one value under a costly operator (logcumsumexp) in "
+        "the fast mode; sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
         "int64): sums, which on NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per "
         "thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back sleeps briefly between reads of an "
         "unpublished slot; windows below 32 read 32; ANCHORED 1: the fast mode uses the reproducible mode's "
@@ -641,9 +662,12 @@ SCAN_POLICY = policy.register(
 )
 
 
-def _bucket(acc_dtypes, deterministic: bool = False) -> str:
+def _bucket(acc_dtypes, deterministic: bool = False, costly: bool = False) -> str:
     size = sum(d.itemsize for d in acc_dtypes)
-    return ("4B" if size <= 4 else "8B" if size <= 8 else "16B") + ("_det" if deterministic else "")
+    name = "4B" if size <= 4 else "8B" if size <= 8 else "16B"
+    if deterministic:
+        return name + "_det"
+    return name + "_costly" if costly and size <= 8 else name
 
 
 # ----------------------------------------------------------------------------------------------
@@ -712,11 +736,11 @@ def _init_item(v, dtype: torch.dtype, device, out_dtype: torch.dtype) -> torch.T
 
 def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusive=False, init=None,
                      reverse=False, deterministic=None, want_total=False, x1_index=False, by_key=False,
-                     store0=True, memo_key=None, init_ready=False):
+                     store0=True, memo_key=None, plus_zero=False, costly=False):
     """The common launcher: scan ``xs`` (one or two tensors of one shape; with ``x1_index`` the
-    second is the item index, with ``by_key`` the first holds keys) along ``dim``. ``init_ready``:
-    ``init`` holds one-item device tensors of the accumulator dtypes already (the library's own
-    constants: used as they are, unchecked).
+    second is the item index, with ``by_key`` the first holds keys) along ``dim``. ``plus_zero``
+    (one floating value, no init): each item gets + 0.0 before the scan (see :func:`logcumsumexp`).
+    ``costly``: ``combine_fn`` costs far more than a memory access (the ``*_costly`` policy buckets).
 
     Returns ``(outputs, totals)``: tuples with one tensor per value (``outputs[0]`` is None when
     ``store0`` is False); totals are per-row tensors of the scan's values, or None. ``memo_key``
@@ -750,15 +774,13 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     if warp_sum:
         bucket = ("sum64" if acc0.itemsize == 8 else "sum") + ("_det" if deterministic else "")
     else:
-        bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic)
+        bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic, costly)
     pol = policy.select("scan", device, bucket)
-    scan_fn, reduce_fn = tile_ops(combine_fn)
+    scan_fn, reduce_fn = tile_ops(combine_fn, plus_zero)
     common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, SCAN=scan_fn, REDUCE=reduce_fn,
                   NUM_VALUES=num_values, X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
                   HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
-    if init is not None and init_ready:
-        inits = list(init)
-    elif init is not None:
+    if init is not None:
         inits = [_init_item(v, d, device, o) for v, d, o in zip(init, acc_dtypes[:num_values], out_dtypes[:num_values])]
     else:
         inits = [x0]  # never read (HAS_INIT=False): no allocation
@@ -1116,17 +1138,12 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
     check_tensor(x, "x", FLOAT_DTYPES)
     _check_flags(reverse, deterministic)
     acc = _widen(x.dtype)
-    # seeded with -inf, as torch's: the first item is log(exp(x0)) too, so -0.0 gives +0.0 (unseeded,
-    # it was copied through as -0.0); -inf (+) x is x for every other item. (torch copies a 0-d x.) The
-    # seed is a cached device constant: no allocation or fill per call
-    seed = (device_constant([-math.inf], acc, x.device, _NEG_INF, (x.device, acc)),) if x.dim() else None
+    # torch's first item is log(exp(x0)), so a leading -0.0 gives +0.0; the scan would copy it through
+    # as -0.0. Each item + 0.0 in the tile scan gives torch's result (x + 0.0 is x for every other
+    # value) at one add per item: a -inf seed cost a whole logaddexp per item. (torch copies a 0-d x.)
     outs, _ = scan_rows_launch((x,), combine_logaddexp, acc_dtypes=(acc,), out_dtypes=(x.dtype,), dim=dim,
-                               init=seed, init_ready=True, reverse=reverse, deterministic=deterministic)
+                               reverse=reverse, deterministic=deterministic, plus_zero=x.dim() > 0, costly=True)
     return outs[0]
-
-
-#: logcumsumexp's seed (-inf) per device and accumulator dtype
-_NEG_INF: dict = {}
 
 
 # ----------------------------------------------------------------------------------------------
