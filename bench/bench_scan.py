@@ -1,6 +1,7 @@
 """Prefix scans: tritoncub's single-pass look-back scan (fast and reproducible modes) and rows scan
 against ``torch.cumsum``, ``torch.compile``'d cumsum and CUB (``cupy.cumsum`` with the CUB
-accelerator), plus a custom-operator scan (the linear recurrence ``x[t] = a[t]·x[t-1] + b[t]``).
+accelerator), a custom-operator scan (the linear recurrence ``x[t] = a[t]·x[t-1] + b[t]``) and torch's
+other scans (logcumsumexp, cumprod, cummax) against torch.
 
 ``bytes_moved`` is the minimum: every input item read once, every output item written once, so
 GB/s compares directly with the copy bandwidth printed at the top of the run."""
@@ -123,11 +124,38 @@ def _linrec_cases(ctx, n):
                rotating(pairs, lambda p: S.inclusive_sum(p[0])), 8 * n, variant="plain sum, same n")
 
 
+def _torch_op_cases(ctx, op, shape, dim, ours, theirs, out_bytes, close=True):
+    """One of torch's other scans (``torch.<op>``) against ours, results checked against torch's first
+    (``close``: within float tolerance, else equal)."""
+    xs, n = _inputs(ctx, shape, torch.float32, _randn(ctx))
+    moved = n * (4 + out_bytes)
+    shp = tuple(shape) if len(shape) > 1 else None
+
+    def check():
+        got, ref = ours(xs[0], dim), theirs(xs[0], dim)
+        if close:
+            torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-4)
+        else:
+            assert all(torch.equal(g, r) for g, r in zip(got, ref)), f"{op} differs from torch"
+
+    yield Case(op, "tritoncub", "float32", n, rotating(xs, lambda x: ours(x, dim)), moved, shape=shp, check=check)
+    yield Case(op, "torch", "float32", n, rotating(xs, lambda x: theirs(x, dim)), moved, shape=shp)
+
+
+def _torch_scans(ctx, n, rows):
+    """logcumsumexp (a costly operator: an exp and a log per combine), cumprod and cummax, as torch."""
+    for shape in ((n,), rows):
+        yield from _torch_op_cases(ctx, "logcumsumexp", shape, -1, S.logcumsumexp, torch.logcumsumexp, 4)
+    yield from _torch_op_cases(ctx, "cumprod", (n,), 0, S.cumprod, torch.cumprod, 4)
+    yield from _torch_op_cases(ctx, "cummax", (n,), 0, S.cummax, torch.cummax, 12, close=False)
+
+
 def cases(ctx):
     if ctx.quick:
         yield from _cumsum_cases(ctx, (1 << 20,), torch.float32, modes=("fast", "reproducible"))
         yield from _cumsum_cases(ctx, (4096, 128), torch.float32, compiled=False)
         yield from _linrec_cases(ctx, 1 << 20)
+        yield from _torch_scans(ctx, 1 << 16, (64, 1024))
         return
     yield from _cumsum_cases(ctx, (1 << 28,), torch.float32, modes=("fast", "reproducible"),
                              variants=CONFIG_VARIANTS)
@@ -136,3 +164,4 @@ def cases(ctx):
     yield from _cumsum_cases(ctx, (65536, 128), torch.float32, compiled=False)
     yield from _cumsum_cases(ctx, (16, 1 << 20), torch.float32, compiled=False)
     yield from _linrec_cases(ctx, 1 << 26)
+    yield from _torch_scans(ctx, 1 << 24, (4096, 1024))
