@@ -311,6 +311,12 @@ def record_launches():
                 break
 
 
+def recording_launches() -> bool:
+    """Whether a :func:`record_launches` recording is active in this thread (a caller replaying its own
+    remembered launches inside one would hide them from it)."""
+    return bool(getattr(_RECORDING, "stack", None))
+
+
 def relocatable(launches, roots) -> tuple | None:
     """A replay of ``launches`` (``(bound, args)`` pairs, e.g. from :func:`record_launches`) on other
     buffers: every tensor argument becomes ``(i, byte offset)`` into ``roots[i]``, every other argument

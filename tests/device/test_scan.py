@@ -14,7 +14,8 @@ import torch
 import triton
 import triton.language as tl
 
-from helpers import DEVICE, FLOAT_DTYPES, UINT_DTYPES, assert_close, assert_equal, limit_grid_y, make_data
+from helpers import (DEVICE, FLOAT_DTYPES, UINT_DTYPES, assert_close, assert_equal, count_calls, interpreter_replays,
+                     limit_grid_y, make_data)
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import scan as S
@@ -784,3 +785,72 @@ def test_logcumsumexp_costly_bucket(dtype, det, bucket):
     with policy.trace() as calls:
         S.cumprod(x, 0, deterministic=det)
     assert not any(b.endswith("_costly") for _, b in calls)
+
+
+_REPLAY_CASES = {
+    "cumsum": (lambda x: S.inclusive_sum(x, -1), lambda x: torch.cumsum(x.double(), -1)),
+    "cumprod": (lambda x: S.cumprod(x, -1), lambda x: torch.cumprod(x.double(), -1)),
+    "logcumsumexp": (lambda x: S.logcumsumexp(x, -1), lambda x: torch.logcumsumexp(x.double(), -1)),
+    "cummax": (lambda x: S.cummax(x, -1), lambda x: torch.cummax(x, -1)),
+    "user max": (lambda x: S.inclusive_scan(x, _max, dim=-1), lambda x: torch.cummax(x, -1)[0]),
+}
+
+
+def _replay_data(name, n):
+    x = make_data("random", n, torch.float32)
+    return torch.sigmoid(x) + 0.5 if name == "cumprod" else x   # (products of factors in (0.5, 1.5): finite)
+
+
+def _check_replay_case(name, got, x):
+    ref = _REPLAY_CASES[name][1](x)
+    if name == "cummax":
+        assert_equal(got[0], ref[0])
+        assert_equal(got[1], ref[1])
+    elif name == "cumsum":   # (float32 sums of 2^16 items of size ~100: errors scale with the sum of |x|)
+        scale = torch.cumsum(x.double().abs(), -1)
+        assert bool(((got.double() - ref).abs() <= 1e-5 * scale + 1e-3).all())
+    elif name in ("cumprod", "logcumsumexp"):
+        assert_close(got.double(), ref, rtol=1e-4, atol=1e-5)
+    else:
+        assert_equal(got, ref)
+
+
+@pytest.mark.parametrize("name", list(_REPLAY_CASES))
+@pytest.mark.parametrize("shape", [(3 * TILE + 5,), (5, 21)] if interpreter_active() else [(65536 + 7,), (300, 1000)],
+                         ids=str)
+def test_replayed_scans(monkeypatch, name, shape):
+    """A repeated scan replays its remembered launches (single pass with its zeroed scratch, or the rows
+    kernel) on new outputs: fresh data each call, an unaligned input (another key), every result
+    checked, earlier results intact; a policy change plans afresh; inside a caller's recording of
+    launches nothing is replayed (the caller's record would miss the launches)."""
+    from tritoncub import _launch
+    if name == "cumsum" and len(shape) == 2 and DEVICE == "cuda":
+        pytest.skip("sums of short rows on a GPU repeat through _sum's own remembered launch")
+    if DEVICE == "cuda":
+        S._SCAN_REPLAYS.clear()
+        replays = count_calls(monkeypatch, S, "replay")
+    else:
+        replays = interpreter_replays(monkeypatch, S, ("_SCAN_REPLAYS",))
+    ours = _REPLAY_CASES[name][0]
+    n = math.prod(shape)
+    results = []
+    for rep in range(4):
+        base = _replay_data(name, n + 1)
+        x = (base[1:] if rep == 1 else base[:-1]).view(shape)   # rep 1: not 16-byte aligned
+        results.append((x, ours(x)))
+    for x, got in results:
+        _check_replay_case(name, got, x)
+    assert len(replays) == 2, replays   # (reps 2 and 3 replay rep 0's launches)
+    # another policy: recorded again, then replayed under it
+    cfg = {**SMALL, "TILE_ITEMS": 128, "ROWS_MAX_LEN": 16} if interpreter_active() else {"TILE_ITEMS": 2048}
+    with policy.override("scan", cfg):
+        for _ in range(2):
+            x = _replay_data(name, n).view(shape)
+            _check_replay_case(name, ours(x), x)
+    assert len(replays) == 3
+    # under a caller's recording: launched (and so recorded by the caller), never replayed
+    with _launch.record_launches() as rec:
+        x = _replay_data(name, n).view(shape)
+        got = ours(x)
+    _check_replay_case(name, got, x)
+    assert len(replays) == 3 and len(rec) >= 1

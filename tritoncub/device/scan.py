@@ -51,7 +51,9 @@ from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
-from .._launch import bind, direct_ok, launch
+from .. import _launch as _launch_module
+from .._launch import (bind, direct_ok, launch, record_launches, recording_launches, relocatable, replay,
+                       replays_ok)
 from .._utils import (COMPLEX_DTYPES, FLOAT_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
                       check_flag, check_init_value, check_jit_function, check_tensor, dtype_names,
                       grid_y_batches, interpreter_active, next_power_of_2, no_host_data, num_sms, smem_atomics_ok, wrap_dim)
@@ -744,6 +746,21 @@ def _init_item(v, dtype: torch.dtype, device, out_dtype: torch.dtype) -> torch.T
     return torch.full((1,), v, dtype=dtype, device=device)
 
 
+#: replays of scans along the last dimension (see :func:`scan_rows_launch`), per problem: (bucket, policy,
+#: relocatable launches, sizes of the zeroed int64 scratch buffers)
+_SCAN_REPLAYS: dict = {}
+
+
+def _replayable(x: torch.Tensor) -> bool:
+    """Whether scans of ``x`` may be remembered and replayed (:func:`tritoncub._launch.replays_ok`)."""
+    return replays_ok(x, (launch, _launch_module.launch))
+
+
+def _new_outputs(shape, out_dtypes, num_values, store0, device):
+    return tuple(torch.empty(shape, dtype=d, device=device) if (i > 0 or store0) else None
+                 for i, d in enumerate(out_dtypes[:num_values]))
+
+
 def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusive=False, init=None,
                      reverse=False, deterministic=None, want_total=False, x1_index=False, by_key=False,
                      store0=True, memo_key=None, plus_zero=False, costly=False):
@@ -754,7 +771,50 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
 
     Returns ``(outputs, totals)``: tuples with one tensor per value (``outputs[0]`` is None when
     ``store0`` is False); totals are per-row tensors of the scan's values, or None. ``memo_key``
-    (:func:`_sum`'s short-rows fast path): a launch of the rows kernel is remembered under it."""
+    (:func:`_sum`'s short-rows fast path): a launch of the rows kernel is remembered under it.
+
+    A scan of contiguous inputs along their last dimension without init or totals is remembered per
+    problem (operator, shape, dtypes, 16-byte alignments, flags, device) on GPUs: a later call of the
+    same problem under the same policy replays its launches on new outputs and fresh zeroed scratch,
+    skipping the planning (host time per call, H200 host, 2^16 items: see
+    bench/probes/scan_host_probe.py)."""
+    x0 = xs[0]
+    num_values = 2 if (len(xs) == 2 or x1_index) else 1
+    replay_key = None
+    if (init is None and not want_total and x0.dim() >= 1 and x0.numel() > 0
+            and isinstance(dim, int) and dim in (-1, x0.dim() - 1) and _replayable(x0)
+            and all(t.is_contiguous() for t in xs) and not recording_launches()):
+        # (not inside a caller's recording of launches: its record would miss launches replayed here)
+        replay_key = (combine_fn, x0.shape, tuple((t.dtype, t.data_ptr() & 15 == 0) for t in xs), tuple(acc_dtypes),
+                      tuple(out_dtypes), exclusive, reverse, _resolve_deterministic(deterministic), x1_index, by_key,
+                      store0, plus_zero, costly, x0.device)
+        hit = _SCAN_REPLAYS.get(replay_key)
+        if hit is not None and policy.select("scan", x0.device, hit[0]) is hit[1]:
+            outs = _new_outputs(x0.shape, out_dtypes, num_values, store0, x0.device)
+            bufs = [torch.zeros(n, dtype=torch.int64, device=x0.device) for n in hit[3]]
+            replay(hit[2], tuple(t.data_ptr() for t in (*xs, *(o for o in outs if o is not None), *bufs)))
+            return outs, None
+    kw = dict(acc_dtypes=acc_dtypes, out_dtypes=out_dtypes, dim=dim, exclusive=exclusive, init=init, reverse=reverse,
+              deterministic=deterministic, want_total=want_total, x1_index=x1_index, by_key=by_key, store0=store0,
+              memo_key=memo_key, plus_zero=plus_zero, costly=costly)
+    if replay_key is None:
+        return _scan_rows(xs, combine_fn, **kw)
+    made: dict = {"scratch": []}   # (what the launcher used: its bucket, policy and zeroed scratch)
+    with record_launches() as rec:
+        outs, totals = _scan_rows(xs, combine_fn, made=made, **kw)
+    roots = (*xs, *(o for o in outs if o is not None), *made["scratch"])
+    launches = relocatable(rec, roots) if "pol" in made else None
+    if launches is not None:
+        if len(_SCAN_REPLAYS) >= 64:
+            _SCAN_REPLAYS.clear()
+        _SCAN_REPLAYS[replay_key] = (made["bucket"], made["pol"], launches, tuple(b.numel() for b in made["scratch"]))
+    return outs, totals
+
+
+def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, reverse, deterministic, want_total,
+               x1_index, by_key, store0, memo_key, plus_zero, costly, made=None):
+    """:func:`scan_rows_launch`'s planning and launches. ``made`` (a replay being recorded): gets the
+    bucket and policy used, and every zeroed scratch buffer the launches take, in order."""
     num_values = 2 if (len(xs) == 2 or x1_index) else 1
     x0 = xs[0]
     shape = x0.shape
@@ -765,8 +825,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
             raise InputTypeError(f"scan accumulators must be int32, int64, float32 or float64, got {d}")
     deterministic = _resolve_deterministic(deterministic)
     device = x0.device
-    outs = tuple(torch.empty(shape, dtype=d, device=device) if (i > 0 or store0) else None
-                 for i, d in enumerate(out_dtypes[:num_values]))
+    outs = _new_outputs(shape, out_dtypes, num_values, store0, device)
     row_len = shape[dim] if ndim else 1
     n_rows = x0.numel() // row_len if row_len else 0
     totals = None
@@ -786,6 +845,8 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     else:
         bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic, costly)
     pol = policy.select("scan", device, bucket)
+    if made is not None:
+        made["bucket"], made["pol"] = bucket, pol
     scan_fn, reduce_fn = tile_ops(combine_fn, plus_zero)
     common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, SCAN=scan_fn, REDUCE=reduce_fn,
                   NUM_VALUES=num_values, X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
@@ -853,10 +914,11 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
         lb_dtypes = [acc0] if num_values == 1 else [torch.int32 if by_key else acc0, acc1]
         if warp_sum and pol["WARP_SYNC"]:
             _launch_warp_sync(in0, out0_t, i0, t0, n_rows, row_len, tile, acc0, pol, exclusive=exclusive,
-                              has_init=init is not None, want_total=want_total, deterministic=deterministic)
+                              has_init=init is not None, want_total=want_total, deterministic=deterministic,
+                              made=made)
         else:
             _launch_single_pass(in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, tile, lb_dtypes,
-                                combine_fn, num_values, pol, deterministic, common)
+                                combine_fn, num_values, pol, deterministic, common, made)
     if not last:
         for o, ro in zip(outs, rows_out):
             if o is not None:
@@ -865,11 +927,13 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
 
 
 def _launch_single_pass(in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, tile, lb_dtypes, combine_fn,
-                        num_values, pol, deterministic, common):
+                        num_values, pol, deterministic, common, made=None):
     tiles_per_row = cdiv(row_len, tile)
     num_tiles = n_rows * tiles_per_row
     packed = packed_layout(lb_dtypes, deterministic)
     counter, status, plane_stride = allocate_status(num_tiles, lb_dtypes, deterministic, in0.device)
+    if made is not None:
+        made["scratch"].append(counter._base)   # (the zeroed buffer that the counter and status views lie in)
     one_row = n_rows == 1
     launch(_scan_single_pass_kernel, (num_tiles,),
            in0, in1, out0_t, out1_t, i0, i1, t0, t1, counter, status, plane_stride, row_len,
@@ -880,7 +944,7 @@ def _launch_single_pass(in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_le
 
 
 def _launch_warp_sync(in0, out0_t, init, total, n_rows, row_len, tile, acc, pol, *, exclusive, has_init,
-                      want_total, deterministic):
+                      want_total, deterministic, made=None):
     """The warp-synchronous single pass (:func:`_scan_warp_sync_kernel`) over ``n_rows`` rows."""
     warps = pol.num_warps
     items = tile // (32 * warps)
@@ -892,6 +956,8 @@ def _launch_warp_sync(in0, out0_t, init, total, n_rows, row_len, tile, acc, pol,
     # one word per slot (two for 64-bit values)
     state = torch.zeros(STATUS_HEADER_WORDS + (2 if anchored else 1) * (2 if wide else 1) * num_tiles,
                         dtype=torch.int64, device=in0.device)
+    if made is not None:
+        made["scratch"].append(state)
     one_row = n_rows == 1
     launch(_scan_warp_sync_kernel, (num_tiles,),
            in0, out0_t, init, total, state, row_len, 0 if one_row else in0.stride(0),
