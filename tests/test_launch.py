@@ -552,3 +552,53 @@ def test_user_function_lookup_sees_through_bound_wrappers():
     wrapped = segmented_combine(_undefined_name, 1)
     assert _launch._user_functions({"OP": wrapped, "X": 3}) == [_undefined_name]
     assert _launch._user_functions({"OP": segmented_combine(combine_add, 1)}) == []   # (ours only)
+
+
+def _plain_fn(a):
+    return a
+
+
+def _other_fn(a):
+    return a + 1
+
+
+def _takes_anything(x_ptr, n, f, BLOCK: tl.constexpr):
+    pass
+
+
+def test_specialisation_key_covers_constexpr_like_runtime_arguments():
+    """Triton compiles a jit function, a ``tl.constexpr`` or a pointer that is not a torch tensor
+    (``triton.reinterpret``) passed to a parameter not annotated constexpr into the kernel (the
+    function's source, the value, the pointer's dtype and alignment): launches differing only in
+    them must not share a table entry. Checked against Triton's own specialisation (its binder)."""
+    from triton.backends.nvidia.compiler import CUDABackend
+    from triton.runtime.jit import compute_cache_key, create_function_from_signature
+    kern = JITFunction(_takes_anything)
+    binder = create_function_from_signature(kern.signature, kern.params, CUDABackend)
+    t = torch.zeros(64)
+    pairs = [(JITFunction(_plain_fn), JITFunction(_other_fn)), (tl.constexpr(4), tl.constexpr(8)),
+             (triton.reinterpret(t, tl.int32), triton.reinterpret(t, tl.float16)),
+             (triton.reinterpret(t, tl.int32), triton.reinterpret(t[1:], tl.int32))]
+    for a, b in pairs:
+        for pos in (0, 2):
+            args_a, args_b = [t, 5, 1.0], [t, 5, 1.0]
+            args_a[pos], args_b[pos] = a, b
+            triton_a = compute_cache_key({}, binder(*args_a, BLOCK=64)[1], {})
+            triton_b = compute_cache_key({}, binder(*args_b, BLOCK=64)[1], {})
+            assert triton_a != triton_b   # (Triton compiles two kernels)
+            assert _launch._key(kern, 0, tuple(args_a), {"BLOCK": 64}) != _launch._key(kern, 0, tuple(args_b), {"BLOCK": 64}), (a, b)
+
+
+def test_direct_path_off_in_triton_debug_or_instrumentation_mode(monkeypatch):
+    """Triton builds other kernels in its debug mode and under an instrumentation mode (it reads both at
+    every launch): the direct path, whose table holds the kernels built before, stands aside then."""
+    from triton import knobs
+    monkeypatch.setattr(_launch, "_DIRECT", [True])   # (as on a GPU)
+    assert _launch._direct_ok()
+    monkeypatch.setattr(knobs.runtime, "debug", True)
+    assert not _launch._direct_ok()
+    monkeypatch.setattr(knobs.runtime, "debug", False)
+    monkeypatch.setattr(knobs.compilation, "instrumentation_mode", "consan")
+    assert not _launch._direct_ok()
+    monkeypatch.setattr(knobs.compilation, "instrumentation_mode", "")
+    assert _launch._direct_ok()

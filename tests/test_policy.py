@@ -438,3 +438,16 @@ def test_file_values_a_kernel_cannot_take_fall_back(op, bucket, cfg, policy_dir,
     with pytest.warns(UserWarning, match="no longer accepts"):
         pol = policy.select(op, bucket=bucket)
     assert pol.source.startswith("built-in fallback") and pol.as_dict() == p.fallback_for(bucket)
+
+
+def test_nested_traces_each_see_their_own_calls(fake_op, monkeypatch):
+    # two traces' lists compare equal while they hold the same calls: the inner one's exit must remove
+    # the inner list, not the outer one (which then raised on its own exit and left a list recording
+    # every later select for good)
+    _fake_device(monkeypatch, policy.INTERPRETER_TARGET, "Triton interpreter (CPU)")
+    with policy.trace() as outer:
+        with policy.trace() as inner:
+            policy.select(OP)
+        policy.select(OP, bucket="8B")
+    assert inner == [(OP, "default")] and outer == [(OP, "default"), (OP, "8B")]
+    assert not policy._TRACES

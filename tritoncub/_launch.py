@@ -26,7 +26,11 @@ import threading
 
 import torch
 
+from triton.language.core import constexpr as _CONSTEXPR
+from triton.runtime.jit import JITCallable as _JIT_CALLABLE
+
 _TABLES: dict = {}
+_BY_TYPE = frozenset((bool, float, type(None)))
 #: specialisations kept per kernel
 MAX_ENTRIES = 256
 _I32_MIN, _I32_MAX, _I64_MAX = -(1 << 31), (1 << 31) - 1, (1 << 63) - 1
@@ -44,20 +48,32 @@ def _spec(a):
         return tuple(_spec(b) for b in a)
     if a.__class__ is not bool and isinstance(a, numbers.Integral):   # a numpy integer: its value matters
         return (a.__class__,) + _spec(int(a))
-    return a.__class__   # bool, float, None, a jit function...
+    if a.__class__ in _BY_TYPE:   # bool, float, None: Triton specialises on their type alone
+        return a.__class__
+    if hasattr(a, "data_ptr"):   # a pointer that is not a torch tensor (triton.reinterpret's wrapper...)
+        return (a.__class__, a.dtype, a.data_ptr() & 15 == 0)
+    if isinstance(a, _JIT_CALLABLE):   # a jit function: a constexpr, compiled in (hash: its source)
+        return (a.__class__, a)
+    if isinstance(a, _CONSTEXPR):   # a tl.constexpr: its value is compiled in
+        return (a.__class__, a.value)
+    return a.__class__
 
 
 _DIRECT: list = []
 
 
 def _direct_ok() -> bool:
-    """A real GPU, no interpreter or compile-check mode (decided once per process), no launch hooks."""
+    """A real GPU, no interpreter or compile-check mode (decided once per process), no launch hooks, and
+    neither Triton's debug mode nor an instrumentation mode on (Triton builds other kernels for those at
+    each launch; the table would keep launching the kernels built before they were set)."""
     if not _DIRECT:
         from ._utils import compile_only, interpreter_active
         _DIRECT.append(torch.cuda.is_available() and not interpreter_active() and not compile_only())
     if not _DIRECT[0]:
         return False
     from triton import knobs
+    if knobs.runtime.debug or knobs.compilation.instrumentation_mode:
+        return False
     return _no_hook(knobs.runtime.launch_enter_hook) and _no_hook(knobs.runtime.launch_exit_hook)
 
 

@@ -514,8 +514,11 @@ def trace():
     _TRACES.append(calls)
     try:
         yield calls
-    finally:
-        _TRACES.remove(calls)
+    finally:   # (by identity: nested traces' lists may compare equal)
+        for i in range(len(_TRACES) - 1, -1, -1):
+            if _TRACES[i] is calls:
+                del _TRACES[i]
+                break
 
 
 def override_hits(op: str, bucket: str | None = None) -> int:

@@ -12,9 +12,11 @@ from tritoncub.agent.grid_mapping import GRID_MAPPINGS, grid_queue, grid_size, g
 
 @triton.jit
 def _visit_kernel(visits_ptr, owner_ptr, step_ptr, items_ptr, queue_ptr, n, num_tiles, tiles_per_program,
-                  TILE: tl.constexpr, MAPPING: tl.constexpr):
+                  TILE: tl.constexpr, MAPPING: tl.constexpr, WIDE: tl.constexpr = False):
     pid = tl.program_id(0)
     P = tl.num_programs(0)
+    if WIDE:   # (a tile count past 2^31 comes as int64)
+        num_tiles = tl.full((), num_tiles, tl.int64)
     step = 0
     tile = grid_tile(pid, step, P, num_tiles, tiles_per_program, MAPPING, queue_ptr)
     while tile < num_tiles:
@@ -33,9 +35,10 @@ CASES = [  # (items, TILE, max_programs)
 ]
 
 
+@pytest.mark.parametrize("wide", [False, True], ids=["int32", "int64"])
 @pytest.mark.parametrize("mapping", list(GRID_MAPPINGS))
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "n{}t{}p{}".format(*c))
-def test_every_tile_once(mapping, case):
+def test_every_tile_once(mapping, case, wide):
     n, tile, max_programs = case
     num_tiles = -(-n // tile)
     m = GRID_MAPPINGS[mapping]
@@ -46,7 +49,7 @@ def test_every_tile_once(mapping, case):
     steps = torch.full((max(num_tiles, 1),), -1, dtype=torch.int32, device=DEVICE)
     items = torch.zeros(1, dtype=torch.int32, device=DEVICE)
     queue = grid_queue(DEVICE)
-    _visit_kernel[(programs,)](visits, owner, steps, items, queue, n, num_tiles, tpp, TILE=tile, MAPPING=m)
+    _visit_kernel[(programs,)](visits, owner, steps, items, queue, n, num_tiles, tpp, TILE=tile, MAPPING=m, WIDE=wide)
     v = _np(visits)[:num_tiles]
     np.testing.assert_array_equal(v, np.ones(num_tiles), f"{mapping}: visits per tile")
     assert int(items[0]) == n, f"{mapping}: items covered {int(items[0])} != {n}"

@@ -43,9 +43,8 @@ def grid_tile(pid, step, num_programs, num_tiles, tiles_per_program, MAPPING: tl
     elif MAPPING == GRID_MAPPING_STRIP_MINE:
         tile = pid + step * num_programs
     else:
-        tile = pid * tiles_per_program + step
-        if step >= tiles_per_program:
-            tile = num_tiles
+        # (one expression: a branch that assigned num_tiles failed to compile for an int64 num_tiles)
+        tile = tl.where(step >= tiles_per_program, num_tiles, pid * tiles_per_program + step)
     return tl.minimum(tile, num_tiles)
 
 
