@@ -27,7 +27,10 @@ import threading
 import torch
 
 from triton.language.core import constexpr as _CONSTEXPR
-from triton.runtime.jit import JITCallable as _JIT_CALLABLE
+try:
+    from triton.runtime.jit import JITCallable as _JIT_CALLABLE
+except ImportError:   # (Triton before JITCallable: jit functions are JITFunctions)
+    from triton.runtime.jit import JITFunction as _JIT_CALLABLE
 
 _TABLES: dict = {}
 _BY_TYPE = frozenset((bool, float, type(None)))
