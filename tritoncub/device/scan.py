@@ -782,7 +782,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     num_values = 2 if (len(xs) == 2 or x1_index) else 1
     replay_key = None
     if (init is None and not want_total and x0.dim() >= 1 and x0.numel() > 0
-            and isinstance(dim, int) and dim in (-1, x0.dim() - 1) and _replayable(x0)
+            and type(dim) is int and dim in (-1, x0.dim() - 1) and _replayable(x0)
             and all(t.is_contiguous() for t in xs) and not recording_launches()):
         # (not inside a caller's recording of launches: its record would miss launches replayed here)
         replay_key = (combine_fn, x0.shape, tuple((t.dtype, t.data_ptr() & 15 == 0) for t in xs), tuple(acc_dtypes),
