@@ -25,7 +25,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from helpers import DATA_KINDS, DEVICE, FLOAT_DTYPES, INT_DTYPES, assert_equal, make_data  # noqa: E402
 
-import tritoncub  # noqa: E402,F401
+import tritoncub  # noqa: E402,F401  (registers the operators)
 from tritoncub._utils import interpreter_active  # noqa: E402
 
 OPS = torch.ops.tritoncub
@@ -115,8 +115,11 @@ def check_sort(rng, max_n):
     x = _tensor(rng, _shape(rng, max_n), dtype)
     dim = rng.randrange(-x.dim(), x.dim())
     desc = rng.random() < 0.5
-    v, i = OPS.sort(x, dim, desc)
     rv, ri = torch.sort(_cpu(x), dim=dim, descending=desc, stable=True)
+    if rng.random() < 0.25:
+        assert_equal(_cpu(OPS.argsort(x, dim, desc)), ri, msg="argsort")
+        return f"argsort {dtype} {tuple(x.shape)} dim={dim} desc={desc}"
+    v, i = OPS.sort(x, dim, desc)
     assert_equal(_cpu(v), rv, signed_zero=True, msg="sort values")
     assert_equal(_cpu(i), ri, msg="sort indices")
     return f"sort {dtype} {tuple(x.shape)} dim={dim} desc={desc}"
@@ -171,8 +174,20 @@ def check_reduce(rng, max_n):
         ref = getattr(torch, op)(_cpu(x), dim=dims if dims is not None else (), keepdim=keepdim)
         assert_equal(_cpu(got), ref, msg=op)
         return f"{op} {dtype} {tuple(x.shape)} dims={dims}"
-    got = OPS.sum(x, dims, keepdim)
     kw = dict(dim=dims, keepdim=keepdim)
+    if rng.random() < 0.2:   # (a result dtype: the accumulation and the result in it, as torch)
+        want = torch.float64 if dtype.is_floating_point else torch.int32
+        got = OPS.sum(x, dims, keepdim, want)
+        if want == torch.float64:
+            ref = torch.from_numpy(np.asarray(_cpu(x).to(torch.float64).numpy().astype(np.longdouble).sum(
+                axis=tuple(dims) if dims is not None else None, keepdims=keepdim)).astype(np.float64))
+            scale = torch.sum(_cpu(x).to(torch.float64).abs().nan_to_num(0, 0, 0), **kw)
+            _close(got, ref.reshape(got.shape), scale * 8 + ref.abs().nan_to_num(0, 0, 0).reshape(got.shape),
+                   _eps(torch.float64), "sum dtype=float64")
+        else:
+            assert_equal(_cpu(got), torch.sum(_cpu(x), dtype=want, **kw), msg="sum dtype=int32")
+        return f"sum {dtype} -> {want} {tuple(x.shape)} dims={dims}"
+    got = OPS.sum(x, dims, keepdim)
     if not dtype.is_floating_point:
         assert_equal(_cpu(got), torch.sum(_cpu(x), **kw), msg="sum")
     else:
@@ -239,6 +254,20 @@ def check_unique(rng, max_n):
     consecutive = rng.random() < 0.5
     ri, rc = rng.random() < 0.5, rng.random() < 0.5
     xc = _cpu(x)
+    if x.dim() > 1 and not dtype.is_floating_point and rng.random() < 0.3:
+        # slices along a dim (integer keys: with NaN, CPU torch's row merging is its own; see the README)
+        x = _tensor(rng, (x.shape[0], min(x.shape[-1], 6)) if x.dim() == 2 else x.shape[:2] + (2,), dtype,
+                    "few_unique")
+        d = rng.randrange(x.dim())
+        name = "unique_consecutive" if consecutive else "unique"
+        got = getattr(OPS, name)(x, ri, rc, d) if consecutive else OPS.unique(x, True, ri, rc, d)
+        ref = getattr(torch, name)(_cpu(x), return_inverse=True, return_counts=True, dim=d)
+        assert_equal(_cpu(got[0]), ref[0], msg=f"{name} dim values")
+        if ri:
+            assert_equal(_cpu(got[1]), ref[1], msg=f"{name} dim inverse")
+        if rc:
+            assert_equal(_cpu(got[2]), ref[2], msg=f"{name} dim counts")
+        return f"{name} {dtype} {tuple(x.shape)} dim={d} inverse={ri} counts={rc}"
     if consecutive:
         v, i, c = OPS.unique_consecutive(x, ri, rc)
         rv, rinv, rcnt = torch.unique_consecutive(xc.reshape(-1), return_inverse=True, return_counts=True)
@@ -261,8 +290,13 @@ def check_unique(rng, max_n):
 
 def check_select(rng, max_n):
     op = rng.choice(["masked_select", "nonzero", "diff"])
-    dtype = rng.choice(SORTABLE + [torch.bool])
-    x = _tensor(rng, _shape(rng, max_n), dtype)
+    dtype = rng.choice(SORTABLE + [torch.bool, torch.complex64])
+    if dtype == torch.complex64:   # (pairs of float32 data: NaN, infinities, signed zeros in either part)
+        x = torch.view_as_complex(_tensor(rng, _shape(rng, max_n // 2) + (2,), torch.float32).contiguous())
+        if x.dim() > 1 and rng.random() < 0.5:
+            x = x.transpose(0, -1)
+    else:
+        x = _tensor(rng, _shape(rng, max_n), dtype)
     xc = _cpu(x)
     if op == "masked_select":
         density = rng.choice([0.0, 0.01, 0.5, 0.99, 1.0])
@@ -417,12 +451,12 @@ CHECKS = [check_sort, check_topk, check_reduce, check_scan, check_unique, check_
           check_segments, check_bit_range]
 
 
-def run(cases: int, seconds: float, max_n: int, seed: int, out=print) -> list[tuple[int, str, str]]:
+def run(cases: int, seconds: float, max_n: int, seed: int, out=print, verbose: bool = False) -> list[tuple[int, str, str]]:
     """Run ``cases`` cases (or until ``seconds`` pass) from ``seed`` on; returns the failures as
-    ``(case seed, description, error)``."""
+    ``(case seed, check, error)``. ``verbose``: each passing case's description too."""
     failures = []
     t0 = time.time()
-    done = 0
+    done = skipped = 0
     for c in range(cases):
         if time.time() - t0 > seconds:
             break
@@ -438,7 +472,11 @@ def run(cases: int, seconds: float, max_n: int, seed: int, out=print) -> list[tu
             out(f"FAIL seed={case_seed} {check.__name__}: {err[:2000]}")
             continue
         done += 1
-    out(f"{done + len(failures)} cases, {len(failures)} failed, {time.time() - t0:.0f} s")
+        skipped += what == "skip"
+        if verbose:
+            out(f"ok seed={case_seed} {what}")
+    out(f"{done + len(failures)} cases, {len(failures)} failed ({skipped} skipped: nothing to check), "
+        f"{time.time() - t0:.0f} s")
     return failures
 
 
@@ -448,8 +486,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--max-n", type=int, default=1 << 20)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--verbose", action="store_true", help="print every case")
     a = ap.parse_args(argv)
-    return 1 if run(a.cases, a.seconds, a.max_n, a.seed) else 0
+    return 1 if run(a.cases, a.seconds, a.max_n, a.seed, verbose=a.verbose) else 0
 
 
 if __name__ == "__main__":
