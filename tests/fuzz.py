@@ -447,8 +447,55 @@ def check_bit_range(rng, max_n):
     return f"sort_{'pairs' if pairs else 'keys'} {dtype} n={n} bits [{begin}, {end}) desc={desc}"
 
 
+def check_grad(rng, max_n):
+    """Gradients (float64 data, a random upstream gradient) against torch's autograd on the CPU."""
+    op = rng.choice(["sum", "amax", "amin", "cumsum", "cumprod", "cummax", "logcumsumexp", "sort", "topk",
+                     "masked_select", "diff", "segment_reduce"])
+    kind = "few_unique" if op in ("amax", "amin", "cummax", "sort", "topk") and rng.random() < 0.5 else "random"
+    x = _tensor(rng, _shape(rng, min(max_n, 1 << 16)), torch.float64, kind)
+    if x.numel() == 0 or x.dim() == 0:
+        return "skip"
+    dim = rng.randrange(x.dim())
+    mask = torch.rand(x.shape) < 0.5
+    offs = torch.tensor(sorted([0, x.numel()] + [rng.randrange(x.numel() + 1) for _ in range(rng.randint(0, 6))]))
+    red = rng.choice(["sum", "mean", "max", "min"])
+    k = rng.randint(0, x.shape[dim])
+
+    def apply(f, t):
+        if op in ("sum", "amax", "amin"):
+            return getattr(f, op)(t, [dim], False)
+        if op in ("cumsum", "cumprod", "logcumsumexp"):
+            return getattr(f, op)(t, dim)
+        if op == "cummax":
+            return f.cummax(t, dim)[0]
+        if op == "sort":
+            return f.sort(t, dim, True)[0] if f is OPS else torch.sort(t, dim=dim, descending=True, stable=True)[0]
+        if op == "topk":
+            return f.topk(t, k, dim, True, True)[0]
+        if op == "masked_select":
+            return f.masked_select(t, mask.to(t.device))
+        if op == "diff":
+            return f.diff(t, 1, dim)
+        return (f.segment_reduce(t.reshape(-1), offs.to(t.device), red) if f is OPS
+                else torch.segment_reduce(t.reshape(-1), red, offsets=offs))
+    xa = x.detach().clone().requires_grad_(True)
+    xr = _cpu(x).clone().requires_grad_(True)
+    ya, yr = apply(OPS, xa), apply(torch, xr)
+    up = torch.randn(yr.shape, dtype=torch.float64)
+    (ga,) = torch.autograd.grad(ya, xa, up.to(xa.device), allow_unused=True)
+    (gr,) = torch.autograd.grad(yr, xr, up, allow_unused=True)
+    ga = torch.zeros_like(xr) if ga is None else _cpu(ga)
+    gr = torch.zeros_like(xr) if gr is None else gr
+    if op == "topk":   # (ties may select other equal items than torch's: the gradient goes to ours)
+        idx = _cpu(OPS.topk(x, k, dim, True, True)[1])
+        gr = torch.zeros_like(xr).scatter_add(dim, idx, up)
+    scale = up.abs().sum() * (xr.detach().abs().max() + 1) ** 2 + 1
+    _close(ga, gr, torch.full(gr.shape, float(scale), dtype=torch.float64), 1e-12, f"{op} gradient")
+    return f"grad of {op} float64 {tuple(x.shape)} dim={dim}"
+
+
 CHECKS = [check_sort, check_topk, check_reduce, check_scan, check_unique, check_select, check_histogram,
-          check_segments, check_bit_range]
+          check_segments, check_bit_range, check_grad]
 
 
 def run(cases: int, seconds: float, max_n: int, seed: int, out=print, verbose: bool = False) -> list[tuple[int, str, str]]:
