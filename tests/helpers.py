@@ -153,10 +153,12 @@ def _np(t: torch.Tensor) -> np.ndarray:
 
 
 def assert_equal(out: torch.Tensor, ref: torch.Tensor, signed_zero: bool = False, msg: str = "") -> None:
-    """Exact equality of values, shape and dtype; NaN equals NaN."""
+    """Exact equality of values, shape and dtype; NaN equals NaN (complex: part by part)."""
     assert out.shape == ref.shape, f"{msg} shape {tuple(out.shape)} != {tuple(ref.shape)}"
     assert out.dtype == ref.dtype, f"{msg} dtype {out.dtype} != {ref.dtype}"
     a, b = _np(out), _np(ref)
+    if a.dtype.kind == "c":   # (complex: each part compared as a float, so a NaN part equals a NaN part)
+        a, b = np.stack([a.real, a.imag], -1), np.stack([b.real, b.imag], -1)
     if a.dtype.kind == "f":
         both_nan = np.isnan(a) & np.isnan(b)
         same = (a == b) | both_nan
