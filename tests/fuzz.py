@@ -4,7 +4,7 @@ sorted, reversed, few-unique), sizes drawn near tile edges. Each case's result i
 operator's docstring promises (exact where torch's result is exact, within a float tolerance for
 accumulations; where the README documents a difference from torch, the check follows the README).
 
-    python tests/fuzz.py [--cases N] [--seconds S] [--max-n N] [--seed S]   # (GPU, or the interpreter)
+    python tests/fuzz.py [--cases N] [--seconds S] [--max-n N] [--seed S] [--verbose]   # (GPU, or the interpreter)
 
 ``tests/test_fuzz.py`` runs a few seeded cases in the suite; on a GPU this script runs thousands.
 A failing case prints its seed, which replays it alone: ``--seed S --cases 1``.
