@@ -108,21 +108,44 @@ _LIB_LOG1P = tl.constexpr(not interpreter_active())
 
 
 @triton.jit
+def _log1p(e):
+    """log(1 + e) without losing a small ``e`` (``e >= 0``)."""
+    if _LIB_LOG1P:
+        r = libdevice.log1p(e)
+    else:
+        # log(u) * e / (u - 1), u = 1 + e (exact where u rounds to 1)
+        u = 1.0 + e
+        one = u == 1.0
+        r = tl.where(one, e, tl.log(u) * (e / tl.where(one, 1.0, u - 1.0)))
+    return r
+
+
+@triton.jit
 def combine_logaddexp(a, b):
     """log(exp(a) + exp(b)) as torch's logcumsumexp: equal infinities give themselves, NaN spreads."""
     mx = tl.maximum(a, b)
     mn = tl.minimum(a, b)
-    e = tl.exp(mn - mx)
-    if _LIB_LOG1P:
-        r = mx + libdevice.log1p(e)
-    else:
-        # log1p(e) without losing a small e: log(u) * e / (u - 1), u = 1 + e (exact where u rounds to 1)
-        u = 1.0 + e
-        one = u == 1.0
-        r = mx + tl.where(one, e, tl.log(u) * (e / tl.where(one, 1.0, u - 1.0)))
+    r = mx + _log1p(tl.exp(mn - mx))
     same_inf = (mn == mx) & (tl.abs(mn) == float("inf"))
     r = tl.where(same_inf, a, r)
     return tl.where((a != a) | (b != b), a + b, r)
+
+
+@triton.jit
+def combine_logsumexp_pair(m1, t1, m2, t2):
+    """log-sum-exp as ``(m, t)`` pairs standing for ``m + log1p(t)``: ``m`` the running maximum, ``t``
+    the sum of the other items' ``exp(x - m)`` (an item is ``(x, 0)``). One ``exp`` a combine and no
+    log (:func:`combine_logaddexp` takes an exp and a log1p); the scan's output is ``m + log1p(t)``.
+    ``t`` lies in ``[0, items - 1]``: no overflow, and a small ``t`` keeps its bits (``1 + t`` would
+    round them away). Equal maxima (infinities too) add ``1 + t`` whole; NaN spreads through ``m``."""
+    mx = tl.maximum(m1, m2)
+    mn = tl.minimum(m1, m2)
+    e = tl.exp(tl.where(m1 == m2, 0.0, mn - mx))
+    first_big = m1 >= m2
+    big = tl.where(first_big, t1, t2)
+    small = tl.where(first_big, t2, t1)
+    m = tl.where((m1 != m1) | (m2 != m2), m1 + m2, mx)
+    return m, big + (small * e + e)
 
 
 @triton.jit
@@ -215,11 +238,12 @@ def _load_items(ptr, idx, valid, FULL: tl.constexpr):
 @triton.jit
 def _load_inputs(x0_ptr, x1_ptr, idx, pos, valid, ACC0: tl.constexpr, ACC1: tl.constexpr, NUM_VALUES: tl.constexpr,
                  X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, FULL: tl.constexpr, REVERSE: tl.constexpr, start=0,
-                 idx_base=0):
+                 idx_base=0, LSE: tl.constexpr = False):
     """The tile's items as accumulator values: ``x0`` (and ``x1``) at ``x_ptr + idx``, the items
     ``idx_base + idx`` of the row (the pointers come offset by ``idx_base``); ``start + pos`` is
     the position in scan order. ``X1_INDEX``: ``x1`` is the item index. ``BY_KEY``: ``x0_ptr``
-    holds keys and ``x0`` becomes the segment-head flag."""
+    holds keys and ``x0`` becomes the segment-head flag. ``LSE``: ``x1`` is 0 (the ``(m, t)`` pairs of
+    :func:`combine_logsumexp_pair`)."""
     if BY_KEY:
         k = _load_items(x0_ptr, idx, valid, FULL)
         if REVERSE:
@@ -231,7 +255,9 @@ def _load_inputs(x0_ptr, x1_ptr, idx, pos, valid, ACC0: tl.constexpr, ACC1: tl.c
     else:
         x0 = _load_items(x0_ptr, idx, valid, FULL).to(ACC0)
     if NUM_VALUES == 2:
-        if X1_INDEX:
+        if LSE:
+            x1 = tl.zeros_like(x0)
+        elif X1_INDEX:
             x1 = tl.broadcast_to((idx_base + idx).to(ACC1), x0.shape)
         else:
             x1 = _load_items(x1_ptr, idx, valid, FULL).to(ACC1)
@@ -242,13 +268,16 @@ def _load_inputs(x0_ptr, x1_ptr, idx, pos, valid, ACC0: tl.constexpr, ACC1: tl.c
 
 @triton.jit
 def _store_outputs(y0_ptr, y1_ptr, idx, valid, o0, o1, NUM_VALUES: tl.constexpr, STORE0: tl.constexpr,
-                   FULL: tl.constexpr):
+                   FULL: tl.constexpr, LSE: tl.constexpr = False):
+    """Store the scan's values (``LSE``: one output, ``m + log1p(t)`` of the ``(m, t)`` pairs)."""
+    if LSE:
+        o0 = o0 + _log1p(o1)
     if STORE0:
         if FULL:
             tl.store(y0_ptr + idx, o0.to(y0_ptr.dtype.element_ty))
         else:
             tl.store(y0_ptr + idx, o0.to(y0_ptr.dtype.element_ty), mask=valid)
-    if NUM_VALUES == 2:
+    if NUM_VALUES == 2 and not LSE:
         if FULL:
             tl.store(y1_ptr + idx, o1.to(y1_ptr.dtype.element_ty))
         else:
@@ -345,7 +374,7 @@ def _scan_single_pass_kernel(
         NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
         EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
         DETERMINISTIC: tl.constexpr, PACKED: tl.constexpr,
-        TILE_ITEMS: tl.constexpr, LOOKBACK_WINDOW: tl.constexpr):
+        TILE_ITEMS: tl.constexpr, LOOKBACK_WINDOW: tl.constexpr, LSE: tl.constexpr = False):
     # 1. the tile, in start order (forward progress: predecessors have started)
     tile = tile_index(counter_ptr)
     row = tile // tiles_per_row
@@ -366,10 +395,10 @@ def _scan_single_pass_kernel(
     if full:
         if REVERSE:
             x0, x1 = _load_inputs(xin0, xin1, row_len - 1 - (start + k), k, k >= 0, ACC0, ACC1, NUM_VALUES, X1_INDEX,
-                                  BY_KEY, True, REVERSE, start)
+                                  BY_KEY, True, REVERSE, start, LSE=LSE)
         else:
             x0, x1 = _load_inputs(xin0 + start, xin1 + start, k, k, k >= 0, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY,
-                                  True, REVERSE, start, start)
+                                  True, REVERSE, start, start, LSE=LSE)
     else:
         pos = start + k
         if REVERSE:
@@ -377,7 +406,7 @@ def _scan_single_pass_kernel(
         else:
             idx = pos
         x0, x1 = _load_inputs(xin0, xin1, idx, k, pos < row_len, ACC0, ACC1, NUM_VALUES, X1_INDEX, BY_KEY, False,
-                              REVERSE, start)
+                              REVERSE, start, LSE=LSE)
     s0, s1 = SCAN(x0, x1, 0, NUM_VALUES)
     last = tl.minimum(row_len - start, TILE_ITEMS) - 1
     a0, a1 = _extract((k == last).to(tl.int32), s0, s1, 0, NUM_VALUES)
@@ -408,16 +437,16 @@ def _scan_single_pass_kernel(
     if full:
         if REVERSE:
             idx = row_len - 1 - (start + k)
-            _store_outputs(yout0, yout1, idx, k >= 0, o0, o1, NUM_VALUES, STORE0, True)
+            _store_outputs(yout0, yout1, idx, k >= 0, o0, o1, NUM_VALUES, STORE0, True, LSE)
         else:
-            _store_outputs(yout0 + start, yout1 + start, k, k >= 0, o0, o1, NUM_VALUES, STORE0, True)
+            _store_outputs(yout0 + start, yout1 + start, k, k >= 0, o0, o1, NUM_VALUES, STORE0, True, LSE)
     else:
         pos = start + k
         if REVERSE:
             idx = row_len - 1 - pos
         else:
             idx = pos
-        _store_outputs(yout0, yout1, idx, pos < row_len, o0, o1, NUM_VALUES, STORE0, False)
+        _store_outputs(yout0, yout1, idx, pos < row_len, o0, o1, NUM_VALUES, STORE0, False, LSE)
 
 
 @triton.jit
@@ -427,7 +456,7 @@ def _scan_rows_kernel(
         ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr, SCAN: tl.constexpr, REDUCE: tl.constexpr,
         NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
         EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
-        BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+        BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, LSE: tl.constexpr = False):
     pid = tl.program_id(0).to(tl.int64)
     r = pid * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]
     c = tl.arange(0, BLOCK_C)[None, :]
@@ -437,11 +466,12 @@ def _scan_rows_kernel(
     else:
         col = c
     x0, x1 = _load_inputs(x0_ptr + r * stride_in, x1_ptr + r * stride_in, col, c, valid, ACC0, ACC1, NUM_VALUES,
-                          X1_INDEX, BY_KEY, False, REVERSE)
+                          X1_INDEX, BY_KEY, False, REVERSE, LSE=LSE)
     l0, l1, inc0, inc1 = _local_scan(x0, x1, c, 1, SCAN, NUM_VALUES, EXCLUSIVE, False)
     o0, o1 = _seed_tile(l0, l1, x0, x0, x1, False, init0_ptr, init1_ptr, c, COMBINE, NUM_VALUES, EXCLUSIVE, HAS_INIT,
                         BY_KEY)
-    _store_outputs(y0_ptr + r * stride_out, y1_ptr + r * stride_out, col, valid, o0, o1, NUM_VALUES, STORE0, False)
+    _store_outputs(y0_ptr + r * stride_out, y1_ptr + r * stride_out, col, valid, o0, o1, NUM_VALUES, STORE0, False,
+                   LSE)
     if WRITE_TOTAL:
         key = tl.broadcast_to((c == row_len - 1).to(tl.int32), inc0.shape)
         t0, t1 = _extract(key, inc0, inc1, 1, NUM_VALUES)
@@ -458,7 +488,7 @@ def _scan_strided_kernel(
         ACC0: tl.constexpr, ACC1: tl.constexpr, COMBINE: tl.constexpr, SCAN: tl.constexpr, REDUCE: tl.constexpr,
         NUM_VALUES: tl.constexpr, X1_INDEX: tl.constexpr, BY_KEY: tl.constexpr, STORE0: tl.constexpr,
         EXCLUSIVE: tl.constexpr, HAS_INIT: tl.constexpr, REVERSE: tl.constexpr, WRITE_TOTAL: tl.constexpr,
-        BLOCK_L: tl.constexpr, BLOCK_I: tl.constexpr):
+        BLOCK_L: tl.constexpr, BLOCK_I: tl.constexpr, LSE: tl.constexpr = False):
     """A scan along a middle dimension of an ``[outer, scan_len, inner]`` tensor, in place (no
     transposing copies): program ``(i, o)`` walks ``BLOCK_I`` neighbouring columns of outer index
     ``o`` down the scan dimension in chunks of ``BLOCK_L`` rows, carrying each column's prefix (outer
@@ -482,7 +512,9 @@ def _scan_strided_kernel(
         offs = base + li.to(tl.int64) * inner + cols
         x0 = tl.load(x0_ptr + offs, mask=valid, other=0).to(ACC0)
         if NUM_VALUES == 2:
-            if X1_INDEX:
+            if LSE:
+                x1 = tl.zeros_like(x0)
+            elif X1_INDEX:
                 x1 = tl.broadcast_to(li.to(ACC1), x0.shape)
             else:
                 x1 = tl.load(x1_ptr + offs, mask=valid, other=0).to(ACC1)
@@ -492,7 +524,7 @@ def _scan_strided_kernel(
         l0, l1, inc0, inc1 = _local_scan(x0, x1, kk, 0, SCAN, NUM_VALUES, EXCLUSIVE, False)
         o0, o1 = _seed_tile(l0, l1, x0, carry0, carry1, has_prefix, init0_ptr, init1_ptr, kk, COMBINE, NUM_VALUES,
                             EXCLUSIVE, HAS_INIT, False)
-        _store_outputs(y0_ptr, y1_ptr, offs, valid, o0, o1, NUM_VALUES, STORE0, False)
+        _store_outputs(y0_ptr, y1_ptr, offs, valid, o0, o1, NUM_VALUES, STORE0, False, LSE)
         last = tl.minimum(scan_len - l_start, BLOCK_L) - 1
         key = tl.broadcast_to((kk == last).to(tl.int32), inc0.shape)
         a0, a1 = _extract(key, inc0, inc1, 0, NUM_VALUES)
@@ -637,15 +669,22 @@ _DET = {"LOOKBACK_WINDOW": 512}
 _WIDE = {"TILE_ITEMS": 2048}
 # The warp-synchronous sum (buckets "sum", "sum_det"): 32 items a thread on 4 warps (108 registers),
 # the anchored look-back over 128 tiles (one read of the window per tile) in both modes.
-# Costly operators (buckets 4B_costly, 8B_costly: logcumsumexp, an exp and a log per combine): the
-# tuned 4B / 8B tiles serve cheap operators (memory-bound; 8192 items on 4 warps for 32-bit values)
-# but starve these of parallelism (one tile a thread block per SM at 2^20 items). Measured on an H200
-# (bench/probes/scan_tile_probe.py, do_bench GPU us, one row of 2^20 / 2^24 / 2^26 items): float32
-# logcumsumexp 125 / 556 / 1950 at the tuned 4B tile against 47 / 311 / 1208 at 4096 items on 8 warps,
-# window 128 (torch 37 / 154 / 526); float64 234 / 2542 / 9770 at the tuned 8B tile against 164 / 1734
-# / 6656 at 2048 on 8 warps (torch 81 / 880 / 3232), the fastest of 2048-8192 items on 4 or 8 warps.
+# Costly operators (buckets *_costly: logcumsumexp): the tuned 4B / 8B tiles serve cheap operators
+# (memory-bound; 8192 items on 4 warps for 32-bit values) but starve these of parallelism (one tile a
+# thread block per SM at 2^20 items). 4B_costly: the one-value log-add-exp scan (an exp and a log1p a
+# combine; now only a 0-d logcumsumexp), measured on an H200 (bench/probes/scan_tile_probe.py, do_bench
+# GPU us, one row of 2^20 / 2^24 / 2^26 items): 125 / 556 / 1950 at the tuned 4B tile against 47 / 311 /
+# 1208 at 4096 items on 8 warps, window 128 (torch 37 / 154 / 526). 8B_costly, 16B_costly: the (m, t)
+# pairs of float32 and float64 logcumsumexp (one exp a combine), the fastest of the tiles tried in
+# bench/probes/logcumsumexp_pairs_probe.py (H200, do_bench GPU us): float32 2^20 / 2^24 / 2^26 items
+# 21.0 / 153.3 / 571.4 at 2048 items on 4 warps (2048 on 8: 27.8 / 199.1 / 710.2; 4096 on 8: 22.3 /
+# 173.4 / 646.4; torch 35.9 / 153.1 / 525.2), rows of 4096 x 1024 / 65536 x 128 21.6 / 32.3-33.0 at a
+# rows tile of 2048 on 4 warps (4096 on 8: 24.9 / 33.8-34.5; torch 73.4 / 78.3); float64 2^20 / 2^24
+# 59.5 / 829.2 at 1024 items on 4 warps (2048 on 8: 76.0 / 931.7; torch 81.1 / 880.4), rows 116.3-117.0
+# / 163.9-164.4 at 2048 on 8 warps (4096 on 8: 298 / 251; torch 148.4 / 197.8).
 _COSTLY = {"TILE_ITEMS": 4096, "num_warps": 8, "LOOKBACK_WINDOW": 128}
-_COSTLY_WIDE = {**_COSTLY, "TILE_ITEMS": 2048}
+_COSTLY_PAIRS = {"TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 2048, "ROWS_WARPS": 4}
+_COSTLY_PAIRS64 = {"TILE_ITEMS": 1024, "num_warps": 4, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 2048, "ROWS_WARPS": 8}
 _SUM = {"TILE_ITEMS": 4096, "num_warps": 4, "LOOKBACK_WINDOW": 128}
 _SUM64 = _SUM
 SCAN_POLICY = policy.register(
@@ -657,16 +696,16 @@ SCAN_POLICY = policy.register(
               "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1, "ANCHORED": 1, "ROWS_WARPS": 8, "num_warps": 8,
               "num_stages": 1},
     valid=_valid,
-    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "4B_costly", "8B_costly", "sum", "sum_det", "sum64",
-             "sum64_det"),
+    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "4B_costly", "8B_costly", "16B_costly", "sum", "sum_det",
+             "sum64", "sum64_det"),
     bucket_fallbacks={"4B_det": _DET, "8B": _WIDE, "16B": _WIDE, "8B_det": {**_WIDE, **_DET},
-                      "4B_costly": _COSTLY, "8B_costly": _COSTLY_WIDE,
+                      "4B_costly": _COSTLY, "8B_costly": _COSTLY_PAIRS, "16B_costly": _COSTLY_PAIRS64,
                       "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM, "sum64": _SUM64,
                       "sum64_det": _SUM64},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
-        "_det: the reproducible mode; 4B_costly, 8B_costly: one value under a costly operator (logcumsumexp) in "
-        "the fast mode; sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
+        "_det: the reproducible mode; 4B_costly, 8B_costly, 16B_costly: a costly operator (logcumsumexp: one "
+        "value, or float32 / float64 pairs) in the fast mode; sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
         "int64): sums, which on NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per "
         "thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back sleeps briefly between reads of an "
         "unpublished slot; windows below 32 read 32; ANCHORED 1: the fast mode uses the reproducible mode's "
@@ -679,7 +718,7 @@ def _bucket(acc_dtypes, deterministic: bool = False, costly: bool = False) -> st
     name = "4B" if size <= 4 else "8B" if size <= 8 else "16B"
     if deterministic:
         return name + "_det"
-    return name + "_costly" if costly and size <= 8 else name
+    return name + "_costly" if costly else name
 
 
 # ----------------------------------------------------------------------------------------------
@@ -763,11 +802,13 @@ def _new_outputs(shape, out_dtypes, num_values, store0, device):
 
 def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusive=False, init=None,
                      reverse=False, deterministic=None, want_total=False, x1_index=False, by_key=False,
-                     store0=True, memo_key=None, plus_zero=False, costly=False):
+                     store0=True, memo_key=None, plus_zero=False, costly=False, lse=False):
     """The common launcher: scan ``xs`` (one or two tensors of one shape; with ``x1_index`` the
     second is the item index, with ``by_key`` the first holds keys) along ``dim``. ``plus_zero``
-    (one floating value, no init): each item gets + 0.0 before the scan (see :func:`logcumsumexp`).
+    (one floating value, no init): each item gets + 0.0 before the scan.
     ``costly``: ``combine_fn`` costs far more than a memory access (the ``*_costly`` policy buckets).
+    ``lse`` (one floating tensor, :func:`combine_logsumexp_pair`, no init or totals): each item ``x``
+    enters as the pair ``(x, 0)`` and the one output is ``m + log1p(t)`` of the scanned pairs.
 
     Returns ``(outputs, totals)``: tuples with one tensor per value (``outputs[0]`` is None when
     ``store0`` is False); totals are per-row tensors of the scan's values, or None. ``memo_key``
@@ -779,7 +820,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
     skipping the planning (host time per call, H200 host, 2^16 items: see
     bench/probes/scan_host_probe.py)."""
     x0 = xs[0]
-    num_values = 2 if (len(xs) == 2 or x1_index) else 1
+    num_values = 2 if (len(xs) == 2 or x1_index or lse) else 1
     replay_key = None
     if (init is None and not want_total and x0.dim() >= 1 and x0.numel() > 0
             and type(dim) is int and dim in (-1, x0.dim() - 1) and _replayable(x0)
@@ -787,7 +828,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
         # (not inside a caller's recording of launches: its record would miss launches replayed here)
         replay_key = (combine_fn, x0.shape, tuple((t.dtype, t.data_ptr() & 15 == 0) for t in xs), tuple(acc_dtypes),
                       tuple(out_dtypes), exclusive, reverse, _resolve_deterministic(deterministic), x1_index, by_key,
-                      store0, plus_zero, costly, x0.device)
+                      store0, plus_zero, costly, lse, x0.device)
         hit = _SCAN_REPLAYS.get(replay_key)
         if hit is not None and policy.select("scan", x0.device, hit[0]) is hit[1]:
             outs = _new_outputs(x0.shape, out_dtypes, num_values, store0, x0.device)
@@ -796,7 +837,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
             return outs, None
     kw = dict(acc_dtypes=acc_dtypes, out_dtypes=out_dtypes, dim=dim, exclusive=exclusive, init=init, reverse=reverse,
               deterministic=deterministic, want_total=want_total, x1_index=x1_index, by_key=by_key, store0=store0,
-              memo_key=memo_key, plus_zero=plus_zero, costly=costly)
+              memo_key=memo_key, plus_zero=plus_zero, costly=costly, lse=lse)
     if replay_key is None:
         return _scan_rows(xs, combine_fn, **kw)
     made: dict = {"scratch": []}   # (what the launcher used: its bucket, policy and zeroed scratch)
@@ -812,10 +853,12 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
 
 
 def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, reverse, deterministic, want_total,
-               x1_index, by_key, store0, memo_key, plus_zero, costly, made=None):
+               x1_index, by_key, store0, memo_key, plus_zero, costly, lse, made=None):
     """:func:`scan_rows_launch`'s planning and launches. ``made`` (a replay being recorded): gets the
     bucket and policy used, and every zeroed scratch buffer the launches take, in order."""
-    num_values = 2 if (len(xs) == 2 or x1_index) else 1
+    num_values = 2 if (len(xs) == 2 or x1_index or lse) else 1
+    if lse and (len(xs) != 1 or init is not None or want_total or not store0 or exclusive or by_key):
+        raise InputValueError("lse scans take one tensor and no init, totals, exclusive or by-key mode")
     x0 = xs[0]
     shape = x0.shape
     ndim = x0.dim()
@@ -850,7 +893,7 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
     scan_fn, reduce_fn = tile_ops(combine_fn, plus_zero)
     common = dict(ACC0=_TL[acc0], ACC1=_TL[acc1], COMBINE=combine_fn, SCAN=scan_fn, REDUCE=reduce_fn,
                   NUM_VALUES=num_values, X1_INDEX=x1_index, BY_KEY=by_key, STORE0=store0, EXCLUSIVE=exclusive,
-                  HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total)
+                  HAS_INIT=init is not None, REVERSE=reverse, WRITE_TOTAL=want_total, LSE=lse)
     if init is not None:
         inits = [_init_item(v, d, device, o) for v, d, o in zip(init, acc_dtypes[:num_values], out_dtypes[:num_values])]
     else:
@@ -867,7 +910,7 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
             xin = [t.contiguous() for t in xs]
             in0 = xin[0]
             in1 = xin[1] if len(xin) == 2 else in0
-            o1 = outs[1] if num_values == 2 else None
+            o1 = outs[1] if len(outs) == 2 else None
             o0 = outs[0] if outs[0] is not None else o1
             o1 = o1 if o1 is not None else o0
             tt0 = totals[0] if totals is not None else i0
@@ -887,7 +930,7 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
     tot_rows = None if totals is None else [t.reshape(-1) for t in totals]
     in0 = rows_in[0]
     in1 = rows_in[1] if len(rows_in) == 2 else in0
-    out1_t = rows_out[1] if num_values == 2 else None
+    out1_t = rows_out[1] if len(rows_out) == 2 else None
     out0_t = rows_out[0] if rows_out[0] is not None else out1_t
     out1_t = out1_t if out1_t is not None else out0_t
     t0 = tot_rows[0] if tot_rows is not None else i0
@@ -1209,11 +1252,28 @@ def cumprod(x, dim: int, dtype=None, *, reverse=False, deterministic=None):
     return _sum(x, dim, dtype, reverse, deterministic, False, False, combine=combine_mul)
 
 
+#: accumulators whose logcumsumexp scans (m, t) pairs (:func:`combine_logsumexp_pair`) rather than
+#: one value under :func:`combine_logaddexp`
+_LSE_PAIRS_ACC = (torch.float32, torch.float64)
+
+
 def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
-    """``torch.logcumsumexp`` (floating dtypes; float16/bfloat16 accumulate in float32)."""
+    """``torch.logcumsumexp`` (floating dtypes; float16/bfloat16 accumulate in float32).
+
+    The scan carries ``(m, t)`` pairs (:func:`combine_logsumexp_pair`: the running maximum and the sum
+    of the other items scaled by it), one exp a combine, and writes ``m + log1p(t)``: NaN, infinities
+    and a first item's ``-0.0`` come out as in torch; finite items within a few units of rounding of
+    the float64 result (float32 on an H200: 0.96-2.9e-6 against torch's own 7.3e-6-3.2e-4 in
+    ``bench/probes/logcumsumexp_pairs_probe.py``)."""
     check_tensor(x, "x", FLOAT_DTYPES)
     _check_flags(reverse, deterministic)
     acc = _widen(x.dtype)
+    if acc in _LSE_PAIRS_ACC and x.dim() > 0:
+        # (m, t) pairs (see combine_logsumexp_pair): the output m + log1p(t) of a first item x0 is
+        # x0 + 0.0, which is torch's log(exp(x0)) (-0.0 gives +0.0; torch copies a 0-d x, below)
+        outs, _ = scan_rows_launch((x,), combine_logsumexp_pair, acc_dtypes=(acc, acc), out_dtypes=(x.dtype,),
+                                   dim=dim, reverse=reverse, deterministic=deterministic, costly=True, lse=True)
+        return outs[0]
     # torch's first item is log(exp(x0)), so a leading -0.0 gives +0.0; the scan would copy it through
     # as -0.0. Each item + 0.0 in the tile scan gives torch's result (x + 0.0 is x for every other
     # value) at one add per item: a -inf seed cost a whole logaddexp per item. (torch copies a 0-d x.)
