@@ -5,7 +5,8 @@ log1p an item at the store, where ``combine_logaddexp`` takes an exp and a log1p
 is checked against a float64 reference first (largest absolute error printed, torch's beside it), then
 timed: do_bench medians (GPU us per call, L2 flushed, as ``python -m bench``), two interleaved rounds,
 torch alongside. Variants: ``one`` (the one-value scan), ``pairs`` (the pairs at the policy's tiles),
-and ``pairs`` under policy overrides of the single-pass tile (1-D) or the rows kernel's tile (rows)."""
+and ``pairs`` under policy overrides of the single-pass tile (1-D) or the rows kernel's tile (rows).
+``--det``: the reproducible mode's tiles instead (each result also checked to repeat bit for bit)."""
 import contextlib
 import sys
 import torch
@@ -40,6 +41,40 @@ def held(over):
 def us(f):
     return triton.testing.do_bench(f, warmup=20, rep=200, return_mode="median") * 1e3
 
+
+if "--det" in sys.argv:
+    # the reproducible mode's tiles for the pairs (buckets 8B_det / 16B_det, shared with the cheap
+    # operators' pairs): a tile waits for the inclusive prefix exactly WINDOW tiles back, so smaller
+    # tiles (more in flight) need wider windows
+    for shape, dtype in (((1 << 24,), torch.float32), ((1 << 20,), torch.float32), ((1 << 24,), torch.float64),
+                         ((1 << 20,), torch.float64)):
+        torch.manual_seed(0)
+        x = (torch.randn(shape, device="cuda", dtype=torch.float32) * 4).to(dtype)
+        ref = torch.logcumsumexp(x.double(), 0)
+        b = "16B_det" if dtype == torch.float64 else "8B_det"
+        variants = {"fast": run(x, 0, "pairs"), "det": run(x, 0, "pairs", det=True)}
+        for tile, warps, win in ((1024, 4, 1024), (2048, 4, 512), (2048, 4, 1024), (2048, 8, 1024), (4096, 8, 512),
+                                 (1024, 2, 1024)):
+            variants[f"det t{tile}w{warps}lb{win}"] = run(x, 0, "pairs", det=True,
+                                                          over=(b, {"TILE_ITEMS": tile, "num_warps": warps,
+                                                                    "LOOKBACK_WINDOW": win}))
+        errs = {}
+        for name, (f, over) in variants.items():
+            with held(over):
+                out = f()
+                again = f()
+            errs[name] = (out.double() - ref).abs().max().item()
+            if name.startswith("det"):
+                assert torch.equal(out, again), f"{name}: not reproducible"
+        print(tuple(shape), dtype, "max abs error:", " ".join(f"{k} {v:.2e}" for k, v in errs.items()), flush=True)
+        for rnd in range(2):
+            t = {}
+            for name, (f, over) in variants.items():
+                with held(over):
+                    t[name] = us(f)
+            t["torch"] = us(lambda: torch.logcumsumexp(x, 0))
+            print(tuple(shape), dtype, f"round {rnd} us:", " ".join(f"{k} {v:.1f}" for k, v in t.items()), flush=True)
+    sys.exit(0)
 
 CASES = [((1 << 24,), 0, torch.float32), ((1 << 20,), 0, torch.float32), ((1 << 26,), 0, torch.float32),
          ((1 << 24,), 0, torch.bfloat16), ((4096, 1024), 1, torch.float32), ((65536, 128), 1, torch.float32),

@@ -815,12 +815,11 @@ def test_policy_configs(cfg):
 
 
 @pytest.mark.parametrize("dtype,det,bucket", [(torch.float32, False, "8B_costly"), (torch.bfloat16, False, "8B_costly"),
-                                              (torch.float64, False, "16B_costly"), (torch.float32, True, "8B_det"),
-                                              (torch.float64, True, "16B_det")], ids=str)
+                                              (torch.float64, False, "16B_costly"), (torch.float32, True, "8B_costly_det"),
+                                              (torch.float64, True, "16B_costly_det")], ids=str)
 def test_logcumsumexp_costly_bucket(dtype, det, bucket):
-    """logcumsumexp scans (m, t) pairs and asks for the costly operators' tiles in the fast mode (the
-    reproducible mode keeps its own), and gives torch's results through them; the other scans keep the
-    plain buckets."""
+    """logcumsumexp scans (m, t) pairs and asks for the costly operators' tiles (in either mode), and gives
+    torch's results through them; the other scans keep the plain buckets."""
     x = make_data("random", 3 * 64 + 5, dtype)
     with policy.trace() as calls:
         got = S.logcumsumexp(x, 0, deterministic=det)

@@ -685,6 +685,12 @@ _WIDE = {"TILE_ITEMS": 2048}
 _COSTLY = {"TILE_ITEMS": 4096, "num_warps": 8, "LOOKBACK_WINDOW": 128}
 _COSTLY_PAIRS = {"TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 2048, "ROWS_WARPS": 4}
 _COSTLY_PAIRS64 = {"TILE_ITEMS": 1024, "num_warps": 4, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 2048, "ROWS_WARPS": 8}
+# ... and in the reproducible mode (8B_costly_det, 16B_costly_det; `--det` of that probe, H200, 2^24 items):
+# 2048 items on 4 warps, window 512: float32 237.0 us (the plain 8B_det tiles, 2048 on 8 warps: 289.5;
+# 4096 on 8: 214.2, but 22.8-35.1 against 23.9 at 2^20), float64 1490 (16B_det's: 1805); wider windows
+# (1024) were slower for every tile (each tile reads its whole window).
+_COSTLY_PAIRS_DET = {**_COSTLY_PAIRS, "TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 512}
+_COSTLY_PAIRS64_DET = {**_COSTLY_PAIRS64, "TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 512}
 _SUM = {"TILE_ITEMS": 4096, "num_warps": 4, "LOOKBACK_WINDOW": 128}
 _SUM64 = _SUM
 SCAN_POLICY = policy.register(
@@ -696,16 +702,18 @@ SCAN_POLICY = policy.register(
               "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1, "ANCHORED": 1, "ROWS_WARPS": 8, "num_warps": 8,
               "num_stages": 1},
     valid=_valid,
-    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "4B_costly", "8B_costly", "16B_costly", "sum", "sum_det",
-             "sum64", "sum64_det"),
+    buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "4B_costly", "8B_costly", "16B_costly",
+             "8B_costly_det", "16B_costly_det", "sum", "sum_det", "sum64", "sum64_det"),
     bucket_fallbacks={"4B_det": _DET, "8B": _WIDE, "16B": _WIDE, "8B_det": {**_WIDE, **_DET},
                       "4B_costly": _COSTLY, "8B_costly": _COSTLY_PAIRS, "16B_costly": _COSTLY_PAIRS64,
+                      "8B_costly_det": _COSTLY_PAIRS_DET, "16B_costly_det": _COSTLY_PAIRS64_DET,
                       "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM, "sum64": _SUM64,
                       "sum64_det": _SUM64},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
         "_det: the reproducible mode; 4B_costly, 8B_costly, 16B_costly: a costly operator (logcumsumexp: one "
-        "value, or float32 / float64 pairs) in the fast mode; sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
+        "value, or float32 / float64 pairs) in the fast mode, 8B_costly_det, 16B_costly_det: its pairs in the "
+        "reproducible mode; sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
         "int64): sums, which on NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per "
         "thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back sleeps briefly between reads of an "
         "unpublished slot; windows below 32 read 32; ANCHORED 1: the fast mode uses the reproducible mode's "
@@ -717,7 +725,9 @@ def _bucket(acc_dtypes, deterministic: bool = False, costly: bool = False) -> st
     size = sum(d.itemsize for d in acc_dtypes)
     name = "4B" if size <= 4 else "8B" if size <= 8 else "16B"
     if deterministic:
-        return name + "_det"
+        # (the costly pairs have tiles of their own in the reproducible mode too; a costly single
+        # 32-bit value, only a 0-d logcumsumexp now, shares the cheap operators')
+        return name + ("_costly_det" if costly and size > 4 else "_det")
     return name + "_costly" if costly else name
 
 
