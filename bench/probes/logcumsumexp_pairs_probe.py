@@ -43,15 +43,16 @@ def us(f):
 
 
 if "--det" in sys.argv:
-    # the reproducible mode's tiles for the pairs (buckets 8B_det / 16B_det, shared with the cheap
-    # operators' pairs): a tile waits for the inclusive prefix exactly WINDOW tiles back, so smaller
+    # the reproducible mode's tiles for the pairs: a tile waits for the inclusive prefix exactly WINDOW tiles back, so smaller
     # tiles (more in flight) need wider windows
     for shape, dtype in (((1 << 24,), torch.float32), ((1 << 20,), torch.float32), ((1 << 24,), torch.float64),
                          ((1 << 20,), torch.float64)):
         torch.manual_seed(0)
         x = (torch.randn(shape, device="cuda", dtype=torch.float32) * 4).to(dtype)
         ref = torch.logcumsumexp(x.double(), 0)
-        b = "16B_det" if dtype == torch.float64 else "8B_det"
+        # (the buckets the pairs take in the reproducible mode; logs/logcumsumexp_pairs_probe-det-h200-20261129.log
+        # was run when they took the plain 8B_det / 16B_det, whose names this line then held)
+        b = "16B_costly_det" if dtype == torch.float64 else "8B_costly_det"
         variants = {"fast": run(x, 0, "pairs"), "det": run(x, 0, "pairs", det=True)}
         for tile, warps, win in ((1024, 4, 1024), (2048, 4, 512), (2048, 4, 1024), (2048, 8, 1024), (4096, 8, 512),
                                  (1024, 2, 1024)):
