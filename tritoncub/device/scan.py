@@ -689,7 +689,7 @@ _COSTLY_PAIRS64 = {"TILE_ITEMS": 1024, "num_warps": 4, "LOOKBACK_WINDOW": 128, "
 # 2048 items on 4 warps, window 512: float32 237.0 us (the plain 8B_det tiles, 2048 on 8 warps: 289.5;
 # 4096 on 8: 214.2, but 22.8-35.1 against 23.9 at 2^20), float64 1490 (16B_det's: 1805); wider windows
 # (1024) were slower for every tile (each tile reads its whole window).
-_COSTLY_PAIRS_DET = {**_COSTLY_PAIRS, "TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 512}
+_COSTLY_PAIRS_DET = {**_COSTLY_PAIRS, "LOOKBACK_WINDOW": 512}
 _COSTLY_PAIRS64_DET = {**_COSTLY_PAIRS64, "TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 512}
 _SUM = {"TILE_ITEMS": 4096, "num_warps": 4, "LOOKBACK_WINDOW": 128}
 _SUM64 = _SUM
