@@ -242,12 +242,15 @@ def check_scan(rng, max_n):
             [-1 if d == dim % x.dim() else 1 for d in range(x.dim())])
         # (once a slice's running product nears the end of the accumulator's range (float32 for the
         # narrower floats) it underflows to 0 or overflows to inf, in float32 as in torch's CUDA cumprod,
-        # where the float64 reference does not: a later inf or 0 factor then gives NaN (0 * inf) against
-        # the reference's inf or 0. Items after that point of their slice are not compared.)
+        # where the float64 reference does not: a later inf, NaN or 0 factor then gives NaN (0 * inf)
+        # against the reference's inf or 0. Items of a slice from its first such factor after that
+        # point on are not compared.)
         acc = torch.float64 if dtype == torch.float64 else torch.float32
-        lg = torch.cumsum(torch.where(torch.isfinite(x64) & (x64 != 0), x64, 1.0).abs().log(), dim)
+        plain = torch.isfinite(x64) & (x64 != 0)
+        lg = torch.cumsum(torch.where(plain, x64, 1.0).abs().log(), dim)
         edge = 24 * math.log(2)
         ill = (lg < math.log(torch.finfo(acc).tiny) + edge) | (lg > math.log(torch.finfo(acc).max) - edge)
+        ill = torch.cummax(ill.to(torch.int8), dim).values.bool() & ~plain
         if ill.any():
             ill = torch.cummax(ill.to(torch.int8), dim).values.bool()
             got, ref = _cpu(got).to(torch.float64).masked_fill(ill, 0.0), ref.masked_fill(ill, 0.0)

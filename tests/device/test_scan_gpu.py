@@ -52,23 +52,37 @@ def _add(a, b):
     return a + b
 
 
+@triton.jit
+def _add2(a0, a1, b0, b1):
+    return a0 + b0, a1 + b1
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("costly", [False, True], ids=["plain", "costly"])
 def test_stress_portable_kernel_exact(costly):
     """The portable single-pass kernel (every scan but a sum's: cumprod, logcumsumexp, cummax, user
     operators) with an exact operator that is not idempotent (a user's ``+`` on integers: a running
     max would hide a predecessor taken twice), at its tuned tiles and at those of the costly
-    buckets (logcumsumexp's), in both modes, repeated: every item exact every run."""
+    buckets (logcumsumexp's: one value, and pairs of 8 and 16 bytes), in both modes, repeated: every
+    item exact every run."""
     g = torch.Generator(device=DEVICE).manual_seed(3)
     for n in [4097, 123457, (1 << 22) + 3, (1 << 25) + 1]:
         for dtype in (torch.int32, torch.int64):
             x = torch.randint(-1000, 1000, (n,), device=DEVICE, generator=g, dtype=dtype)
+            y = torch.randint(-1000, 1000, (n,), device=DEVICE, generator=g, dtype=dtype)
             ref = torch.cumsum(x, 0, dtype=dtype)
+            ref_y = torch.cumsum(y, 0, dtype=dtype)
             for det in (False, True):
                 for rep in range(3):
                     (out,), _ = S.scan_rows_launch((x,), _add, acc_dtypes=(dtype,), out_dtypes=(dtype,), dim=0,
                                                    deterministic=det, costly=costly)
                     assert_equal(out, ref, msg=f"{dtype} n={n} det={det} rep={rep}")
+                    if costly:
+                        (ox, oy), _ = S.scan_rows_launch((x, y), _add2, acc_dtypes=(dtype, dtype),
+                                                         out_dtypes=(dtype, dtype), dim=0, deterministic=det,
+                                                         costly=True)
+                        assert_equal(ox, ref, msg=f"pairs {dtype} n={n} det={det} rep={rep}")
+                        assert_equal(oy, ref_y, msg=f"pairs {dtype} n={n} det={det} rep={rep}")
 
 
 @pytest.mark.gpu

@@ -684,6 +684,7 @@ _WIDE = {"TILE_ITEMS": 2048}
 # / 163.9-164.4 at 2048 on 8 warps (4096 on 8: 298 / 251; torch 148.4 / 197.8).
 _COSTLY = {"TILE_ITEMS": 4096, "num_warps": 8, "LOOKBACK_WINDOW": 128}
 _COSTLY_PAIRS = {"TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 2048, "ROWS_WARPS": 4}
+# (1024 items lie outside the TILE_ITEMS the tuner's space lists: a built-in value only)
 _COSTLY_PAIRS64 = {"TILE_ITEMS": 1024, "num_warps": 4, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 2048, "ROWS_WARPS": 8}
 # ... and in the reproducible mode (8B_costly_det, 16B_costly_det; `--det` of that probe, H200, 2^24 items):
 # 2048 items on 4 warps, window 512: float32 237.0 us (the plain 8B_det tiles, 2048 on 8 warps: 289.5;
@@ -725,8 +726,9 @@ def _bucket(acc_dtypes, deterministic: bool = False, costly: bool = False) -> st
     size = sum(d.itemsize for d in acc_dtypes)
     name = "4B" if size <= 4 else "8B" if size <= 8 else "16B"
     if deterministic:
-        # (the costly pairs have tiles of their own in the reproducible mode too; a costly single
-        # 32-bit value, only a 0-d logcumsumexp now, shares the cheap operators')
+        # (costly values of 8 or 16 bytes, logcumsumexp's float32 / float64 pairs, have tiles of their
+        # own in the reproducible mode too (a single costly 64-bit value, a 0-d float64 logcumsumexp now,
+        # takes the float32 pairs' ones); a single costly 32-bit value shares the cheap operators')
         return name + ("_costly_det" if costly and size > 4 else "_det")
     return name + "_costly" if costly else name
 
