@@ -1286,9 +1286,10 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
         outs, _ = scan_rows_launch((x,), combine_logsumexp_pair, acc_dtypes=(acc, acc), out_dtypes=(x.dtype,),
                                    dim=dim, reverse=reverse, deterministic=deterministic, costly=True, lse=True)
         return outs[0]
-    # torch's first item is log(exp(x0)), so a leading -0.0 gives +0.0; the scan would copy it through
-    # as -0.0. Each item + 0.0 in the tile scan gives torch's result (x + 0.0 is x for every other
-    # value) at one add per item: a -inf seed cost a whole logaddexp per item. (torch copies a 0-d x.)
+    # a 0-d x (and an accumulator outside _LSE_PAIRS_ACC, none today): the one-value scan, which copies a
+    # lone item through as torch copies a 0-d x (-0.0 stays -0.0). (scan_rows_launch's plus_zero, which
+    # gave a leading -0.0 torch's +0.0 on this path before the pairs, is kept for the probes that
+    # measured it.)
     outs, _ = scan_rows_launch((x,), combine_logaddexp, acc_dtypes=(acc,), out_dtypes=(x.dtype,), dim=dim,
                                reverse=reverse, deterministic=deterministic, plus_zero=x.dim() > 0, costly=True)
     return outs[0]
