@@ -195,6 +195,66 @@ def test_minmax_dims_reaches_32bit_words_only(dtype, expect, monkeypatch):
     assert sent == [expect]
 
 
+@pytest.mark.parametrize("form", ["offsets", "begin_end"])
+@pytest.mark.parametrize("odtype", [torch.int32, torch.int64])
+def test_segments_binned_on_the_gpu(form, odtype, monkeypatch):
+    # the segments' begin, length and bin from _segment_bins_kernel (several programs) against the host's
+    # _block_bins: lengths 0, 1, powers of two and one past them, the one-program limit and one past it
+    rng = np.random.default_rng(11 if form == "offsets" else 12)
+    max_block = 4096
+    lengths = np.concatenate([[0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 4095, 4096, 4097, 2**20],
+                              rng.integers(0, 5000, 2000), 1 << rng.integers(0, 13, 300)])
+    rng.shuffle(lengths)
+    if form == "offsets":
+        offs = np.concatenate([[0], np.cumsum(lengths)])
+        want_begin, n = offs[:-1], int(offs[-1])
+        offsets, end_offsets = torch.as_tensor(offs, dtype=odtype, device=DEVICE), None
+    else:   # gaps between the segments, listed out of order
+        starts = np.cumsum(lengths + 1) - (lengths + 1)
+        perm = rng.permutation(len(lengths))
+        want_begin, lengths = starts[perm], lengths[perm]
+        n = int((want_begin + lengths).max()) + 1
+        offsets = torch.as_tensor(want_begin, dtype=odtype, device=DEVICE)
+        end_offsets = torch.as_tensor(want_begin + lengths, dtype=odtype, device=DEVICE)
+    keys = torch.empty(n, device=DEVICE)   # (only its size and device are read)
+    host_bins = count_calls(monkeypatch, ss, "_block_bins")
+    begin, length, binned = ss._segments(offsets, end_offsets, n, keys, max_block)
+    assert not host_bins
+    assert np.array_equal(begin, want_begin) and np.array_equal(length, lengths)
+    d_begin, d_len, d_bin, bins = binned
+    bin_of, want_bins = ss._block_bins(lengths, (lengths > 1) & (lengths <= max_block), ss.MIN_BLOCK)
+    assert bins == want_bins
+    assert np.array_equal(d_bin.cpu().numpy(), bin_of)
+    assert np.array_equal(d_begin.cpu().numpy(), want_begin) and np.array_equal(d_len.cpu().numpy(), lengths)
+    # bad offsets past the first program's segments, flagged on the GPU: the host's message names the segment
+    if form == "offsets":
+        bad = offsets.clone()
+        bad[1501] = bad[1500] - 1
+        with pytest.raises(ValueError, match="segment 1500 ends"):
+            ss._segments(bad, None, n, keys, max_block)
+        bad = offsets.clone()
+        bad[1500] = n + 1
+        with pytest.raises(ValueError, match="out of range"):
+            ss._segments(bad, None, n, keys, max_block)
+
+
+def test_segmented_sort_bins_on_the_gpu(monkeypatch):
+    # the operators bin their segments on the GPU (the host bins none), and sort them right
+    lengths = np.array([0, 1, 2, 3, 9, 17, 1, 0, 33, 5])
+    offs = torch.as_tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    keys = make_data("special", int(lengths.sum()), torch.float32, seed=4)
+    vals = torch.arange(keys.numel(), device=DEVICE, dtype=torch.int32)
+    host_bins = count_calls(monkeypatch, ss, "_block_bins")
+    got_k = ss.segmented_sort(keys, offs)
+    got_k2, got_v = ss.segmented_sort_pairs(keys, vals, offs)
+    assert not host_bins
+    for s, e in zip(offs[:-1].tolist(), offs[1:].tolist()):
+        want_k, want_i = torch.sort(keys[s:e], stable=True)
+        assert_equal(got_k[s:e], want_k)
+        assert_equal(got_k2[s:e], want_k)
+        assert_equal(got_v[s:e], vals[s:e][want_i])
+
+
 def test_segments_by_block():
     # segments grouped by block (next power of two of the length, at least the minimum), ascending ids
     # within a block, against a grouping by np.unique: lengths 0, 1, powers of two and one past them

@@ -51,8 +51,11 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   place in the partner run by a binary search on (ordered key, index), which is a total order, so
   the merge is stable and deterministic.
 
-Segments are binned by length on the host (one device-to-host copy of the lengths), one launch per
-bin. ``sort_rows`` is the batched path the ``sort`` operator can dispatch rows to.
+Segments are binned by length on the GPU (``_segment_bins_kernel``: each segment's bin, the count
+per bin, and whether any offsets are out of range or decrease), then read back in one device-to-host
+copy; one launch per bin. The short segments are launched first, so that the GPU sorts them while the
+host plans the long ones (H200, the ragged case below: 3.21-3.22 ms per call in do_bench against
+3.78-3.99 binned on the host; ``bench/results/logs/host_paths_ab-short-first-h200-20261129.log``). ``sort_rows`` is the batched path the ``sort`` operator can dispatch rows to.
 
 Guarantees: stable for every dtype, deterministic, torch's order (NaN last ascending / first
 descending, ``-0.0 == +0.0`` in input order), int64-safe offsets.
@@ -96,6 +99,7 @@ from .._launch import launch, record_launches, relocatable, replay, replays_ok
 from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, capturing, cdiv, check_device,
                       check_flag, check_tensor, check_same_device, compile_only, inline_ptx_ok, interpreter_active,
                       maxnreg_kwargs, next_power_of_2, refuse_capture, smem_per_block)
+from ..block.histogram import block_histogram
 from ..block.radix_sort import block_radix_sort_smem, block_radix_sort_smem_words, smem_exchange_words
 from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
 
@@ -571,6 +575,38 @@ def _unpack_composite_kernel(
         tl.store(out_idx_ptr + begin + pos, idx, mask=mask)
 
 
+@triton.jit(do_not_specialize=["n_segs", "n", "max_block"])
+def _segment_bins_kernel(begin_ptr, end_ptr, n_segs, n, spans_ptr, bins_ptr, max_block, MIN_LOG: tl.constexpr,
+                         NUM_BINS: tl.constexpr, BLOCK: tl.constexpr):
+    """The segments' layout for the host's one read-back, binned on the GPU as :func:`_block_bins`
+    bins them on the host. ``spans_ptr`` (int64, ``NUM_BINS + 2`` words zeroed; relaxed atomics): the
+    count of segments per bin, the counts of segments outside ``[0, n]`` and of segments that end
+    before they begin, then every segment's begin, then its length (``n_segs`` words each).
+    ``bins_ptr`` (uint8): each segment's bin, ``max(ceil(log2(length)), MIN_LOG)`` for a segment of 2
+    to ``max_block`` items, else :data:`_NOT_CHOSEN` (a segment of 0 or 1 item, a longer one, or
+    invalid offsets: the host refuses those after the read-back, before anything sorts)."""
+    i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    valid = i < n_segs
+    begin = tl.load(begin_ptr + i, mask=valid, other=0).to(tl.int64)
+    end = tl.load(end_ptr + i, mask=valid, other=0).to(tl.int64)
+    length = end - begin
+    chosen = valid & (length > 1) & (length <= max_block)
+    log_block = tl.full([BLOCK], MIN_LOG, tl.int32)
+    for k in tl.static_range(MIN_LOG, 31):   # ceil(log2(length)): the powers of two below it (max_block < 2^31)
+        log_block += (length > (1 << k)).to(tl.int32)
+    bins = tl.where(chosen, log_block, 255)
+    header: tl.constexpr = NUM_BINS + 2
+    tl.store(spans_ptr + header + i, begin, mask=valid)
+    tl.store(spans_ptr + header + n_segs + i, length, mask=valid)
+    tl.store(bins_ptr + i, bins.to(tl.uint8), mask=valid)
+    counts = block_histogram(bins, NUM_BINS, valid_items=n_segs - tl.program_id(0).to(tl.int64) * BLOCK)
+    tl.atomic_add(spans_ptr + tl.arange(0, NUM_BINS), counts.to(tl.int64), sem="relaxed")
+    outside = tl.sum((valid & ((begin < 0) | (end > n))).to(tl.int64), 0)
+    decrease = tl.sum((valid & (length < 0)).to(tl.int64), 0)
+    tl.atomic_add(spans_ptr + NUM_BINS, outside, sem="relaxed")
+    tl.atomic_add(spans_ptr + NUM_BINS + 1, decrease, sem="relaxed")
+
+
 # ----------------------------------------------------------------------------------------------
 # Policy
 # ----------------------------------------------------------------------------------------------
@@ -843,6 +879,9 @@ def _ceil_log2_table(size: int) -> np.ndarray:
 
 #: :func:`_block_bins`' byte for a segment not chosen (after every block's)
 _NOT_CHOSEN = 255
+#: bins of :func:`_segment_bins_kernel` (a power of two above :data:`_NOT_CHOSEN`), and its segments per program
+_NUM_BINS = 256
+_BINS_BLOCK = 1024
 
 
 def _block_bins(length: np.ndarray, chosen: np.ndarray, min_block: int):
@@ -1141,16 +1180,40 @@ def _check_offsets(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch
             raise InputValueError(f"begin_offsets has {offsets.numel()} items but end_offsets {end_offsets.numel()}")
 
 
-def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, keys: torch.Tensor):
-    """Validate CUB-style offsets (:func:`_check_offsets` done); return host int64 (begin, length)
-    arrays."""
+def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, keys: torch.Tensor,
+              max_block: int | None = None):
+    """Validate CUB-style offsets (:func:`_check_offsets` done); return host int64 ``(begin, length,
+    binned)`` arrays. With ``max_block`` (keys to sort, segments to bin) the segments are binned on the
+    GPU first (:func:`_segment_bins_kernel`: no binning of every segment on the host, no copy of
+    begin, length and bin back to the GPU) and ``binned`` is ``(d_begin, d_len, d_bin, bins)``: every
+    segment's begin, length (int64) and bin (uint8) on the GPU, and the bins' ``(block, start,
+    count)`` runs as :func:`_block_bins` lists them; else None. One device-to-host copy either way."""
     refuse_capture(keys.device, "segmented_sort", "sort rows of equal length with sort_rows")
-    if end_offsets is None:
-        o = offsets.detach().cpu().numpy().astype(np.int64)
+    n_segs = offsets.numel() - (1 if end_offsets is None else 0)
+    binned = None
+    if max_block is not None and n_segs > 0 and n > 0:
+        check_device(keys, "keys")
+        head = _NUM_BINS + 2
+        spans = torch.zeros(head + 2 * n_segs, dtype=torch.int64, device=keys.device)
+        d_bin = torch.empty(n_segs, dtype=torch.uint8, device=keys.device)
+        begins, ends = (offsets[:-1], offsets[1:]) if end_offsets is None else (offsets, end_offsets)
+        launch(_segment_bins_kernel, (cdiv(n_segs, _BINS_BLOCK),), begins, ends, n_segs, n, spans, d_bin, max_block,
+               MIN_LOG=_log2(MIN_BLOCK), NUM_BINS=_NUM_BINS, BLOCK=_BINS_BLOCK)
+        h = spans.cpu().numpy()
+        counts = h[:_NOT_CHOSEN]
+        begin, length = h[head:head + n_segs], h[head + n_segs:]
+        starts = np.cumsum(counts) - counts
+        binned = (spans[head:head + n_segs], spans[head + n_segs:], d_bin,
+                  [(1 << int(b), int(starts[b]), int(counts[b])) for b in np.flatnonzero(counts)])
+        if not h[_NUM_BINS:head].any() and end_offsets is None:
+            return begin, length, binned   # (in range, none decreasing: checked on the GPU)
+        end = begin + length
+    elif end_offsets is None:
+        o = np.asarray(offsets.detach().cpu().numpy(), dtype=np.int64)
         begin, end = o[:-1], o[1:]
     else:
-        begin = offsets.detach().cpu().numpy().astype(np.int64)
-        end = end_offsets.detach().cpu().numpy().astype(np.int64)
+        begin = np.asarray(offsets.detach().cpu().numpy(), dtype=np.int64)
+        end = np.asarray(end_offsets.detach().cpu().numpy(), dtype=np.int64)
     if begin.size and (begin.min() < 0 or end.max() > n):
         raise InputValueError(f"offsets out of range: segments must lie within [0, {n}]")
     if begin.size and (end < begin).any():
@@ -1165,7 +1228,7 @@ def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, k
             a, b = int(order[clash[0]]), int(order[clash[0] + 1])
             raise InputValueError(f"segments {a} [{begin[a]}, {end[a]}) and {b} [{begin[b]}, {end[b]}) overlap; "
                                   "segments must not share items")
-    return begin, end - begin
+    return begin, (end - begin if binned is None else length), binned
 
 
 def _covers(begin_np: np.ndarray, len_np: np.ndarray, n: int, end_offsets) -> bool:
@@ -1175,35 +1238,28 @@ def _covers(begin_np: np.ndarray, len_np: np.ndarray, n: int, end_offsets) -> bo
             and not (len_np == 1).any())
 
 
-def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=False):
-    """``covered`` (:func:`_covers`): every item is in a segment that is sorted, so the outputs need no
-    copy of the input first."""
+def _short_limit(keys: torch.Tensor) -> int:
+    """The longest segment of ``keys`` (as :func:`_segmented_sort_impl` gets them) sorted by one program."""
+    return _one_program_limit(policy.select("segmented_sort", keys.device, "large"), key_meta(keys.dtype)["KEY_BITS"],
+                              keys.device)
+
+
+def _sort_short_segments(kb, vb, okb, ovb, keys, values, out_k, out_v, begin_np, len_np, descending, meta, max_block,
+                         binned):
+    """The segments of 2 to ``max_block`` items of :func:`_segmented_sort_impl` (``kb``... its bits
+    views of ``keys``, ``values`` and their outputs ``out_k``, ``out_v``): one launch per bin."""
     device = keys.device
-    meta = key_meta(keys.dtype)
-    # items outside every segment are passed through unchanged
-    out_k = torch.empty_like(keys) if covered else keys.clone()
-    out_v = (torch.empty_like(values) if covered else values.clone()) if values is not None else None
-    if keys.numel() == 0 or len_np.size == 0:
-        return out_k, out_v
-    check_device(keys, "keys")
-    kb, okb = bits_view(keys), bits_view(out_k)
-    vb = bits_view(values) if values is not None else None
-    ovb = bits_view(out_v) if values is not None else None
-    max_block = _one_program_limit(policy.select("segmented_sort", device, "large"), meta["KEY_BITS"], device)
-    # long segments first: the host bins the short segments while the GPU sorts the long ones (the
-    # other way round, the GPU would idle during the binning, and the composite-key sort's read-back
-    # would wait for the short segments' kernels too)
-    long_ = len_np > max_block
-    if long_.any():
-        _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],
-                   descending=descending, meta=meta, device=device)
-    short = (len_np > 1) & (len_np <= max_block)
-    if short.any():
-        # one launch per block size; begin, length and the segments' bins go over in one copy (one
-        # from pageable memory per bin would wait for the stream each time), and the segment lists
-        # are a stable sort of the bins on the GPU (on the host, ~0.7 ms for 100k segments on the H100's)
-        bin_of, bins = _block_bins(len_np, short, MIN_BLOCK)
-        d_begin, d_len, d_bin = _host_arrays_to_device([begin_np, len_np, bin_of], device)
+    if binned is None:
+        # begin, length and the segments' bins go over in one copy (one from pageable memory per bin
+        # would wait for the stream each time)
+        short = (len_np > 1) & (len_np <= max_block)
+        if short.any():
+            bin_of, bins = _block_bins(len_np, short, MIN_BLOCK)
+            binned = (*_host_arrays_to_device([begin_np, len_np, bin_of], device), bins)
+    if binned is not None and binned[3]:
+        # one launch per block size; the segment lists are a stable sort of the bins on the GPU (on
+        # the host, ~0.7 ms for 100k segments on the H100's)
+        d_begin, d_len, d_bin, bins = binned
         d_ids = torch.argsort(d_bin, stable=True)
         # the bins' launches are remembered per bins, dtypes, direction, device, alignments and
         # policies, and replayed on a later call's buffers (ten launches of ~0.1 ms of host time each)
@@ -1218,7 +1274,7 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=Fal
             hit = _SHORT_REPLAYS.get(replay_key)
             if hit is not None and len(hit[0]) == len(pols) and all(a is b for a, b in zip(hit[0], pols)):
                 replay(hit[1], tuple(t.data_ptr() for t in roots))
-                return out_k, out_v
+                return
         refused = []
         with record_launches() if replay_key is not None else contextlib.nullcontext([]) as rec:
             for block, start, count in bins:
@@ -1226,6 +1282,8 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=Fal
                                          descending=descending, meta=meta, device=device, seg_begin=d_begin,
                                          seg_len=d_len, seg_list=d_ids[start:start + count]):
                     refused.append(block)
+        if refused:
+            bin_of = _block_bins(len_np, (len_np > 1) & (len_np <= max_block), MIN_BLOCK)[0]
         for block in refused:
             # segments past MAX_BLOCK that the block radix sort did not take here: the long path
             sel = bin_of == _log2(block)
@@ -1236,6 +1294,39 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=Fal
             if len(_SHORT_REPLAYS) >= 64:
                 _SHORT_REPLAYS.clear()
             _SHORT_REPLAYS[replay_key] = (pols, launches)
+
+
+def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=False, binned=None):
+    """``covered`` (:func:`_covers`): every item is in a segment that is sorted, so the outputs need no
+    copy of the input first. ``binned``: the segments binned on the GPU (see :func:`_segments`, with
+    :func:`_short_limit` of ``keys``), else they are binned here."""
+    device = keys.device
+    meta = key_meta(keys.dtype)
+    # items outside every segment are passed through unchanged
+    out_k = torch.empty_like(keys) if covered else keys.clone()
+    out_v = (torch.empty_like(values) if covered else values.clone()) if values is not None else None
+    if keys.numel() == 0 or len_np.size == 0:
+        return out_k, out_v
+    check_device(keys, "keys")
+    kb, okb = bits_view(keys), bits_view(out_k)
+    vb = bits_view(values) if values is not None else None
+    ovb = bits_view(out_v) if values is not None else None
+    max_block = _short_limit(keys)
+    long_ = len_np > max_block
+    # binned here: long segments first, so that the host bins the short segments while the GPU sorts
+    # the long ones (the other way round, the GPU would idle during the binning, and the
+    # composite-key sort's read-back would wait for the short segments' kernels too). Binned on the
+    # GPU: short segments first, their launches need little host work (the GPU sorts them while the
+    # host plans the long ones)
+    long_first = binned is None
+    if long_first and long_.any():
+        _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],
+                   descending=descending, meta=meta, device=device)
+    _sort_short_segments(kb, vb, okb, ovb, keys, values, out_k, out_v, begin_np, len_np, descending, meta, max_block,
+                         binned)
+    if not long_first and long_.any():
+        _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],
+                   descending=descending, meta=meta, device=device)
     return out_k, out_v
 
 
@@ -1251,9 +1342,10 @@ def segmented_sort(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch
     """
     check_tensor(keys, "keys", ROWS_DTYPES, ndim=1)
     _check_offsets(keys, offsets, end_offsets, descending)
-    begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
-    out = _segmented_sort_impl(_as_bytes(keys.contiguous()), None, begin, length, descending,
-                               _covers(begin, length, keys.numel(), end_offsets))[0]
+    kb = _as_bytes(keys.contiguous())
+    begin, length, binned = _segments(offsets, end_offsets, keys.numel(), keys, _short_limit(kb))
+    out = _segmented_sort_impl(kb, None, begin, length, descending, _covers(begin, length, keys.numel(), end_offsets),
+                               binned)[0]
     return out.view(torch.bool) if keys.dtype == torch.bool else out
 
 
@@ -1286,9 +1378,10 @@ def segmented_sort_pairs(keys: torch.Tensor, values: torch.Tensor, offsets: torc
     """
     _check_pairs(keys, values)
     _check_offsets(keys, offsets, end_offsets, descending)
-    begin, length = _segments(offsets, end_offsets, keys.numel(), keys)
-    k, v = _segmented_sort_impl(_as_bytes(keys.contiguous()), _as_bytes(values.contiguous()), begin, length,
-                                descending, _covers(begin, length, keys.numel(), end_offsets))
+    kb = _as_bytes(keys.contiguous())
+    begin, length, binned = _segments(offsets, end_offsets, keys.numel(), keys, _short_limit(kb))
+    k, v = _segmented_sort_impl(kb, _as_bytes(values.contiguous()), begin, length, descending,
+                                _covers(begin, length, keys.numel(), end_offsets), binned)
     return (k.view(torch.bool) if keys.dtype == torch.bool else k,
             v.view(torch.bool) if values.dtype == torch.bool else v)
 

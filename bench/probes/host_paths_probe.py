@@ -1,0 +1,87 @@
+"""Where the host time of three host-bound sorts goes: a sort of 2^20 fp32 keys with indices,
+``sort_rows`` of 32 x 32000 fp32 (a batch of vocabulary logits) and the ragged segmented sort of the
+bench (100k power-law segments, 2^26 keys). Per case: host time of one call with the GPU idle
+(median of 100), host time per call queued back to back, GPU time per call (profiler), do_bench; then a
+cProfile of the case by own time and cumulative time. Every result is checked against torch first.
+
+    PYTHONPATH=. python bench/probes/host_paths_probe.py [--no-profile] [case ...]
+    PYTHONPATH=OLD_TREE:. python bench/probes/host_paths_probe.py ...   # another tree's package (A/B)
+"""
+import cProfile
+import io
+import pstats
+import sys
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, "bench/probes")
+import tritoncub  # noqa: F401,E402
+from _timing import bench_ms, gpu_us, host_ms  # noqa: E402
+from bench.bench_segmented import _power_law_offsets  # noqa: E402
+from tritoncub.device import segmented_sort as ss  # noqa: E402
+
+ops = torch.ops.tritoncub
+
+
+def host1_us(fn, reps=100):
+    ts = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        fn()
+        ts.append((time.perf_counter() - t) * 1e6)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+x20 = torch.randn(1 << 20, device="cuda")
+rows = torch.randn(32, 32000, device="cuda")
+offs_np = _power_law_offsets(100_000, 1 << 26)
+offs = torch.as_tensor(offs_np, device="cuda")
+keys = torch.randn(1 << 26, device="cuda")
+ref_v, ref_i = torch.sort(x20, stable=True)
+v, i = ops.sort(x20, -1, False, False)
+assert torch.equal(v, ref_v) and torch.equal(i, ref_i)
+v, i = ss.sort_rows(rows)
+rv, ri = torch.sort(rows, dim=-1, stable=True)
+assert torch.equal(v, rv) and torch.equal(i, ri)
+out = ss.segmented_sort(keys, offs)
+seg = torch.repeat_interleave(torch.arange(100_000, device="cuda"), torch.as_tensor(np.diff(offs_np), device="cuda"))
+_, p = torch.sort(keys, stable=True)
+_, q = torch.sort(seg[p], stable=True)
+assert torch.equal(out, keys[p[q]])
+del seg, p, q, out
+print("checked against torch", flush=True)
+
+cases = {
+    "sort 2^20 fp32": (lambda: ops.sort(x20, -1, False, False), lambda: torch.sort(x20)),
+    "sort_rows 32x32000": (lambda: ss.sort_rows(rows), lambda: torch.sort(rows, dim=-1)),
+    "segmented_sort 100k power law": (lambda: ss.segmented_sort(keys, offs), None),
+}
+args = [a for a in sys.argv[1:] if a != "--no-profile"]
+want = args or list(cases)
+print(f"{torch.cuda.get_device_name()} torch {torch.__version__}, tritoncub from {tritoncub.__file__}")
+for name in want:
+    fn, tfn = cases[name]
+    line = (f"{name:30s} host(idle) {host1_us(fn):8.1f} us  host(queued) {host_ms(fn, 50) * 1e3:8.1f} us  "
+            f"gpu {gpu_us(fn):8.1f} us  do_bench {bench_ms(fn) * 1e3:8.1f} us")
+    if tfn is not None:
+        line += (f" | torch host(idle) {host1_us(tfn):7.1f} gpu {gpu_us(tfn):7.1f} "
+                 f"do_bench {bench_ms(tfn) * 1e3:7.1f}")
+    print(line, flush=True)
+for name in want if "--no-profile" not in sys.argv else ():
+    fn = cases[name][0]
+    reps = 200 if "segmented" not in name else 20
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(reps):
+        fn()
+        torch.cuda.synchronize()
+    pr.disable()
+    for order in ("tottime", "cumulative"):
+        s = io.StringIO()
+        pstats.Stats(pr, stream=s).sort_stats(order).print_stats(22)
+        print(f"== {name}: cProfile of {reps} calls (each followed by a sync), by {order}")
+        print(s.getvalue()[:5000], flush=True)
