@@ -238,17 +238,31 @@ def test_segments_binned_on_the_gpu(form, odtype, monkeypatch):
             ss._segments(bad, None, n, keys, max_block)
 
 
-def test_segmented_sort_bins_on_the_gpu(monkeypatch):
-    # the operators bin their segments on the GPU (the host bins none), and sort them right
-    lengths = np.array([0, 1, 2, 3, 9, 17, 1, 0, 33, 5])
-    offs = torch.as_tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "begin_end_columns"])
+@pytest.mark.parametrize("long_path", [None, "radix", "merge"])
+def test_segmented_sort_bins_on_the_gpu(layout, long_path, monkeypatch):
+    # the operators bin their segments on the GPU (the host bins none) and sort them right: offsets
+    # packed, strided (every other item of a longer tensor) and as columns of a [segments, 2] table;
+    # with segments past the one-program limit too (short ones are launched first, then the long ones)
+    lengths = np.array([0, 1, 2, 3, 9, 17, 1, 0, 33, 5, 40])
+    offs_np = np.concatenate([[0], np.cumsum(lengths)])
     keys = make_data("special", int(lengths.sum()), torch.float32, seed=4)
     vals = torch.arange(keys.numel(), device=DEVICE, dtype=torch.int32)
+    end = None
+    if layout == "contiguous":
+        offs = torch.as_tensor(offs_np, device=DEVICE)
+    elif layout == "strided":
+        offs = torch.as_tensor(np.repeat(offs_np, 2) + np.tile([0, 99], len(offs_np)), device=DEVICE)[::2]
+    else:
+        table = torch.as_tensor(np.stack([offs_np[:-1], offs_np[1:]], 1), device=DEVICE)
+        offs, end = table[:, 0], table[:, 1]
     host_bins = count_calls(monkeypatch, ss, "_block_bins")
-    got_k = ss.segmented_sort(keys, offs)
-    got_k2, got_v = ss.segmented_sort_pairs(keys, vals, offs)
+    cfg = {} if long_path is None else dict(LONG_ONLY, LONG_PATH=long_path)
+    with policy.override("segmented_sort", cfg):
+        got_k = ss.segmented_sort(keys, offs, end)
+        got_k2, got_v = ss.segmented_sort_pairs(keys, vals, offs, end)
     assert not host_bins
-    for s, e in zip(offs[:-1].tolist(), offs[1:].tolist()):
+    for s, e in zip(offs_np[:-1].tolist(), offs_np[1:].tolist()):
         want_k, want_i = torch.sort(keys[s:e], stable=True)
         assert_equal(got_k[s:e], want_k)
         assert_equal(got_k2[s:e], want_k)

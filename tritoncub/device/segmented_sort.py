@@ -1196,7 +1196,9 @@ def _segments(offsets: torch.Tensor, end_offsets: torch.Tensor | None, n: int, k
         head = _NUM_BINS + 2
         spans = torch.zeros(head + 2 * n_segs, dtype=torch.int64, device=keys.device)
         d_bin = torch.empty(n_segs, dtype=torch.uint8, device=keys.device)
-        begins, ends = (offsets[:-1], offsets[1:]) if end_offsets is None else (offsets, end_offsets)
+        # (the kernel reads packed offsets: a strided or expanded view is copied first)
+        o = offsets.contiguous()
+        begins, ends = (o[:-1], o[1:]) if end_offsets is None else (o, end_offsets.contiguous())
         launch(_segment_bins_kernel, (cdiv(n_segs, _BINS_BLOCK),), begins, ends, n_segs, n, spans, d_bin, max_block,
                MIN_LOG=_log2(MIN_BLOCK), NUM_BINS=_NUM_BINS, BLOCK=_BINS_BLOCK)
         h = spans.cpu().numpy()
@@ -1247,16 +1249,10 @@ def _short_limit(keys: torch.Tensor) -> int:
 def _sort_short_segments(kb, vb, okb, ovb, keys, values, out_k, out_v, begin_np, len_np, descending, meta, max_block,
                          binned):
     """The segments of 2 to ``max_block`` items of :func:`_segmented_sort_impl` (``kb``... its bits
-    views of ``keys``, ``values`` and their outputs ``out_k``, ``out_v``): one launch per bin."""
+    views of ``keys``, ``values`` and their outputs ``out_k``, ``out_v``; ``binned``: the segments
+    binned on the GPU by :func:`_segments`): one launch per bin."""
     device = keys.device
-    if binned is None:
-        # begin, length and the segments' bins go over in one copy (one from pageable memory per bin
-        # would wait for the stream each time)
-        short = (len_np > 1) & (len_np <= max_block)
-        if short.any():
-            bin_of, bins = _block_bins(len_np, short, MIN_BLOCK)
-            binned = (*_host_arrays_to_device([begin_np, len_np, bin_of], device), bins)
-    if binned is not None and binned[3]:
+    if binned[3]:
         # one launch per block size; the segment lists are a stable sort of the bins on the GPU (on
         # the host, ~0.7 ms for 100k segments on the H100's)
         d_begin, d_len, d_bin, bins = binned
@@ -1296,10 +1292,10 @@ def _sort_short_segments(kb, vb, okb, ovb, keys, values, out_k, out_v, begin_np,
             _SHORT_REPLAYS[replay_key] = (pols, launches)
 
 
-def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=False, binned=None):
+def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered, binned):
     """``covered`` (:func:`_covers`): every item is in a segment that is sorted, so the outputs need no
-    copy of the input first. ``binned``: the segments binned on the GPU (see :func:`_segments`, with
-    :func:`_short_limit` of ``keys``), else they are binned here."""
+    copy of the input first. ``binned``: the segments binned on the GPU (:func:`_segments` with
+    :func:`_short_limit` of ``keys``; None only when there are no keys or no segments)."""
     device = keys.device
     meta = key_meta(keys.dtype)
     # items outside every segment are passed through unchanged
@@ -1312,19 +1308,13 @@ def _segmented_sort_impl(keys, values, begin_np, len_np, descending, covered=Fal
     vb = bits_view(values) if values is not None else None
     ovb = bits_view(out_v) if values is not None else None
     max_block = _short_limit(keys)
-    long_ = len_np > max_block
-    # binned here: long segments first, so that the host bins the short segments while the GPU sorts
-    # the long ones (the other way round, the GPU would idle during the binning, and the
-    # composite-key sort's read-back would wait for the short segments' kernels too). Binned on the
-    # GPU: short segments first, their launches need little host work (the GPU sorts them while the
-    # host plans the long ones)
-    long_first = binned is None
-    if long_first and long_.any():
-        _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],
-                   descending=descending, meta=meta, device=device)
+    # short segments first: binned on the GPU, their launches take little host time, and the GPU sorts
+    # them while the host plans the long ones (long ones first measured 3.78-3.99 ms a call against
+    # 3.21-3.22 for the benchmark's ragged case on the H200; RADIX_RANK_NOTES.md, round 20)
     _sort_short_segments(kb, vb, okb, ovb, keys, values, out_k, out_v, begin_np, len_np, descending, meta, max_block,
                          binned)
-    if not long_first and long_.any():
+    long_ = len_np > max_block
+    if long_.any():
         _sort_long(kb, vb, okb, ovb, None, seg_begin_np=begin_np[long_], seg_len_np=len_np[long_],
                    descending=descending, meta=meta, device=device)
     return out_k, out_v
