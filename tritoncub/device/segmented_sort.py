@@ -55,7 +55,8 @@ Segments are binned by length on the GPU (``_segment_bins_kernel``: each segment
 per bin, and whether any offsets are out of range or decrease), then read back in one device-to-host
 copy; one launch per bin. The short segments are launched first, so that the GPU sorts them while the
 host plans the long ones (H200, the ragged case below: 3.21-3.22 ms per call in do_bench against
-3.78-3.99 binned on the host; ``bench/results/logs/host_paths_ab-short-first-h200-20261129.log``). ``sort_rows`` is the batched path the ``sort`` operator can dispatch rows to.
+3.78-3.99 binned on the host; ``bench/results/logs/host_paths_ab-short-first-h200-20261129.log``).
+``sort_rows`` is the batched path the ``sort`` operator can dispatch rows to.
 
 Guarantees: stable for every dtype, deterministic, torch's order (NaN last ascending / first
 descending, ``-0.0 == +0.0`` in input order), int64-safe offsets.
