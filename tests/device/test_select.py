@@ -133,8 +133,9 @@ def test_unique_by_key():
 
 def _count_at(monkeypatch, when):
     """Fix when two-pass plans see their host count at pass 2's launch: 'late' (not arrived yet: the
-    worst-case buffer path, which the interpreter, running kernels at launch, never takes), 'early'
-    (waited for: the exact-output path, which a GPU takes only when the host is behind), or as timed."""
+    worst-case buffer path, which the interpreter, running kernels at launch, never takes, nor a GPU up
+    to ``S._WAIT_COUNT_MAX`` items), 'early' (waited for: the exact-output path, which a GPU takes up to
+    that size, or when the host is behind), or as timed."""
     if when == "late":
         monkeypatch.setattr(S.Plan, "host_count_if_ready", lambda self: None)
     elif when == "early":
@@ -423,6 +424,76 @@ def test_count_pass_zeroes_scan_status():
     assert bool((status[:16] == 0).all()) and bool((status[16:] == -7).all())
     ref = (x.cpu() != 0).view(-1)
     assert int(counts.sum()) == int(ref.sum())
+
+
+@pytest.mark.parametrize("publish", [False, True], ids=["resum", "publish"])
+@pytest.mark.parametrize("mode", ["flagged", "heads", "heads_run_lengths"])
+@pytest.mark.parametrize("n", [1, TILE - 1, 5 * TILE + 37] if interpreter_active() else [1, 4095, 1_000_003])
+def test_bitmask_plan_parts(n, mode, publish, monkeypatch):
+    """The bitmask plan keeps its parts in one buffer (the launches take their addresses) and makes a
+    part into a view only when a caller asks for it: the parts lie apart, 16-byte aligned, inside the
+    buffer, and hold pass 1's results (one bit per item, the exclusive offsets of the tile counts, the
+    total, and with run lengths the last tile with a head before each tile)."""
+    monkeypatch.setattr(S, "_SCAN_PUBLISH", publish)
+    monkeypatch.setattr(S, "_SCAN_MIN_BLOCK", 2)   # (several scan programs)
+    monkeypatch.setattr(S, "_SCAN_PROGRAMS", 2)
+    if mode == "flagged":
+        x = torch.randn(n, device=DEVICE)
+        sel = torch.rand(n, device=DEVICE) < 0.3
+        plan = S.Plan(x, sel, S.SELECT_FLAGGED, load_x=False, two_pass=True)
+    else:
+        x = torch.sort(torch.randint(0, max(1, n // 40), (n,), device=DEVICE)).values
+        x[: n // 3] = 7   # (whole tiles without a head)
+        sel = torch.ones(n, dtype=torch.bool, device=DEVICE)
+        sel[1:] = x[1:] != x[:-1]
+        plan = S.Plan(x, None, S.SELECT_HEADS, two_pass=True, run_lengths=mode == "heads_run_lengths")
+    assert plan.bitmask
+    lay, ws, tile, nt = plan._layout, plan._ws, plan.tile, plan.num_tiles
+    assert ws.numel() == lay.words == sum(lay.sizes) and ws.data_ptr() % 16 == 0
+    spans = sorted((lay.starts[i], lay.starts[i] + lay.sizes[i]) for i in range(6) if lay.sizes[i])
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])) and spans[-1][1] <= lay.words
+    assert all(st % 2 == 0 for st in lay.starts)
+    assert (lay.publish > 0) == publish and lay.sizes[5] == (plan.has_prev_heads and lay.sizes[1])
+    # the views callers read, each in its place of the buffer
+    for name, part in S._BITMASK_VIEWS.items():
+        view = getattr(plan, name)
+        if name == "prev_heads" and mode != "heads_run_lengths":
+            assert view is None
+            continue
+        assert view.untyped_storage().data_ptr() == ws.untyped_storage().data_ptr()
+        assert view.data_ptr() == ws.data_ptr() + 8 * lay.starts[part]
+    s = sel.cpu()
+    padded = torch.zeros(nt * tile, dtype=torch.bool)
+    padded[:n] = s
+    ref_words = (padded.view(-1, 32).long() << torch.arange(32)).sum(1)
+    assert plan.bits.numel() == lay.bit_words == nt * tile // 32
+    assert_equal(plan.bits.cpu().long() & 0xFFFFFFFF, ref_words)
+    tile_counts = padded.view(nt, tile).sum(1)
+    assert_equal(plan.offsets.cpu(), torch.cumsum(tile_counts, 0) - tile_counts)
+    assert plan.offsets2 is plan.offsets and int(plan.num_selected) == int(s.sum())
+    if mode == "heads_run_lengths":
+        has = torch.where(tile_counts > 0, torch.arange(nt), -1)
+        before = torch.cummax(torch.cat([torch.tensor([-1]), has[:-1]]), 0).values
+        assert_equal(plan.prev_heads[:nt].cpu().long(), before)
+
+
+@pytest.mark.parametrize("n", [TILE + 1, 3 * TILE] if interpreter_active() else [4097, 1 << 22, (1 << 22) + 1])
+def test_small_plans_wait_for_their_count(n, monkeypatch):
+    """A plan with its count sent to the host gives the count for sizing outputs at once when pass 1
+    has stored it; a plan of at most ``_WAIT_COUNT_MAX`` items waits for it even when it has not (here:
+    a mailbox whose poll never sees it), a larger one does not (the worst-case buffer path)."""
+    x = torch.randn(n, device=DEVICE)
+    m = torch.rand(n, device=DEVICE) < 0.5
+    monkeypatch.setattr(Mailbox, "poll", lambda self: None)
+    limit = S._WAIT_COUNT_MAX if not interpreter_active() else 2 * TILE
+    monkeypatch.setattr(S, "_WAIT_COUNT_MAX", limit)
+    plan = S.Plan(x, m, S.SELECT_FLAGGED, load_x=False, two_pass=True, count_to_host=True)
+    k = plan.host_count_if_ready()
+    if n <= limit:
+        assert k == int(m.sum())
+    else:
+        assert k is None and plan.host_count() == int(m.sum())
+    assert_equal(ops.masked_select(x, m), torch.masked_select(x, m))
 
 
 @triton.jit

@@ -47,7 +47,9 @@ Counts are integers, so either way the result does not depend on timing.
 """
 from __future__ import annotations
 
+import functools
 import math
+from typing import NamedTuple
 
 import torch
 import triton
@@ -880,6 +882,9 @@ _SPARSE_DIV = 8
 #: most n / _SPARSE_DIV selected). The bitmask scatter groups its tiles by it when pass 2 is launched
 #: before the count is known (see Plan._scatter_two_pass): a guess, which decides speed, never results
 _LAST_SPARSE: dict = {}
+#: count_to_host plans of at most this many items wait for the count before their outputs are sized
+#: (see Plan.host_count_if_ready)
+_WAIT_COUNT_MAX = 1 << 22
 #: remembered launches of the bitmask form (count and scan; scatter)
 _BITS_PLANS: dict = {}
 #: programs of the bitmask form's count scan, for up to 8192 * _SCAN_PROGRAMS tiles (beyond that, more)
@@ -903,6 +908,49 @@ _TL_COUNT = {torch.int32: tl.int32, torch.int64: tl.int64}
 _LB_COUNT = lookback_reduce(_count_add, 1)
 
 
+class _BitmaskLayout(NamedTuple):
+    """The bitmask plan's one buffer (int64 words) and its launch shapes; see :func:`_bitmask_layout`."""
+    words: int
+    #: int64 words of each part: bits, tile counts, scan status words, tile offsets, totals, the last tile
+    #: with a head before each tile (run lengths only)
+    sizes: tuple
+    #: where each part starts (int64 words, each 16-byte aligned)
+    starts: tuple
+    #: int32 words of bits (one bit per item, whole tiles)
+    bit_words: int
+    #: tile counts per program of the count scan; its status words (4 per program, 0: none); tiles per
+    #: program of pass 1
+    block: int
+    publish: int
+    tiles: int
+
+
+@functools.lru_cache(maxsize=1024)
+def _bitmask_layout(nt: int, tile: int, last: bool, count_tiles: int, scan_publish: bool, scan_programs: int,
+                    scan_min_block: int) -> _BitmaskLayout:
+    """Parts and launch shapes of a bitmask plan of ``nt`` tiles (the module switches passed in, so tests
+    that change them get their own layouts)."""
+    a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
+    bit_words = nt * (tile // 32)
+    # the count scan: a block of tile counts per program, at most scan_programs programs (more past
+    # 8192 * scan_programs tiles); publishing, 4 status words per program (2 used, a ticket; a power of two
+    # the count pass zeroes), at most 512 programs (each waits for all earlier blocks' words)
+    block = min(8192, max(scan_min_block, 1 << (cdiv(nt, scan_programs) - 1).bit_length()))
+    publish = 1 << (cdiv(nt, block) - 1).bit_length() if scan_publish and cdiv(nt, block) <= 512 else 0
+    sizes = (cdiv(bit_words, 2), c, 4 * publish, a, 4, c if last else 0)
+    starts, at = [0] * 6, 0
+    for i in (3, 4, 2, 1, 5, 0):   # (in memory: offsets, totals, status, counts, last heads, bits)
+        starts[i] = at
+        at += sizes[i]
+    return _BitmaskLayout(at, sizes, tuple(starts), bit_words, block, publish,
+                          min(count_tiles, 1 << (nt - 1).bit_length()))
+
+
+#: the bitmask plan's parts that callers may read (made into views when first asked for): their
+#: places in :class:`_BitmaskLayout`
+_BITMASK_VIEWS = {"bits": 0, "offsets": 3, "offsets2": 3, "totals": 4, "prev_heads": 5}
+
+
 class Plan:
     """One compaction. Two passes (``two_pass=True``, or the policy's ``PASSES == 2``; three-way
     partitions always): pass 1 (per-tile counts — and, in the bitmask form, one bit per item — scanned
@@ -924,8 +972,7 @@ class Plan:
         self.num_tiles = nt = max(1, cdiv(n, tile))
         dev = x.device
         three = mode == SELECT_THREE_WAY
-        self.warp_sync = self.bitmask = False
-        self.prev_heads = None
+        self.warp_sync = self.bitmask = self.has_prev_heads = False
         self.single_pass = not (two_pass or three or self.pol["PASSES"] == 2)
         if self.single_pass:
             # the warp-synchronous kernel (NVIDIA, sm_80+) for the selections it implements
@@ -950,29 +997,16 @@ class Plan:
         self.bitmask = mode in (SELECT_FLAGGED, SELECT_IF, SELECT_HEADS)
         if self.bitmask:
             last = bool(run_lengths) and mode == SELECT_HEADS
-            # one allocation (host time per call matters to the ops that sync), in 16-byte aligned parts:
-            # tile offsets (int64), totals (the scan writes the total), tile counts, (run lengths) the
-            # last tile with a head before each tile, and bits (int32)
-            a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
-            words = nt * (tile // 32)
-            # the count scan: a block of tile counts per program, at most _SCAN_PROGRAMS programs (more
-            # past 8192 * _SCAN_PROGRAMS tiles); with _SCAN_PUBLISH, 4 status words per program (2 used,
-            # a ticket; a power of two the count pass zeroes)
-            block = min(8192, max(_SCAN_MIN_BLOCK, 1 << (cdiv(nt, _SCAN_PROGRAMS) - 1).bit_length()))
-            # (at most 512 programs publish: each waits for all earlier blocks' words)
-            publish = 1 << (cdiv(nt, block) - 1).bit_length() if _SCAN_PUBLISH and cdiv(nt, block) <= 512 else 0
-            offs, self.totals, status, counts, prevs, bits = torch.empty(
-                a + 4 + 4 * publish + c * (2 if last else 1) + cdiv(words, 2), dtype=torch.int64,
-                device=dev).split([a, 4, 4 * publish, c, c if last else 0, cdiv(words, 2)])
-            self.offsets = self.offsets2 = offs if a == nt else offs[:nt]
-            self.prev_heads = prevs.view(torch.int32) if last else None
-            counts = counts.view(torch.int32)
-            self.bits = bits.view(torch.int32)
-            if self.bits.numel() != words:
-                self.bits = self.bits[:words]
             if count_to_host:   # (the host would wait for a kernel the capture only records)
                 refuse_capture(dev, "a selection with its count sent to the host")
             self.mailbox = Mailbox.take(dev) if count_to_host else None
+            # one allocation (host time per call matters to the ops that sync), in parts made into views
+            # only when asked for (see _bitmask_layout); the launches take the parts' addresses
+            lay = _bitmask_layout(nt, tile, last, self.pol["COUNT_TILES"], _SCAN_PUBLISH, _SCAN_PROGRAMS,
+                                  _SCAN_MIN_BLOCK)
+            self._layout = lay
+            self._ws = torch.empty(lay.words, dtype=torch.int64, device=dev)
+            self.has_prev_heads = last
             if n == 0:
                 self.totals.zero_()
                 if count_to_host:
@@ -981,18 +1015,18 @@ class Plan:
                 f = flags if flags is not None else x
                 # the launches are fixed by the size, the mode and predicate, and the inputs' dtypes and
                 # alignments: a repeated call re-launches them without the per-argument bookkeeping
-                run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, block, publish,
-                                               x.dtype, x.data_ptr() & 15, f.dtype, f.data_ptr() & 15, count_to_host,
-                                               last, chain_memo_key()), tag=self.pol)
-                tiles = min(self.pol["COUNT_TILES"], 1 << (nt - 1).bit_length())
-                status = status if publish else self.totals
-                run(_count_bits_kernel, (cdiv(nt, tiles),), x, f, self.bits, counts, status, n, nt, MODE=mode,
-                    PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=tiles, ZERO_STATUS=4 * publish,
+                run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, lay, x.dtype, x.data_ptr() & 15,
+                                               f.dtype, f.data_ptr() & 15, count_to_host, chain_memo_key()),
+                                 tag=self.pol)
+                bits, counts, status, offsets, totals, prevs = self._parts(run)
+                status = status if lay.publish else totals
+                run(_count_bits_kernel, (cdiv(nt, lay.tiles),), x, f, bits, counts, status, n, nt, MODE=mode,
+                    PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=lay.tiles, ZERO_STATUS=4 * lay.publish,
                     num_warps=self.pol.num_warps, num_stages=self.pol.num_stages, **chain_kwargs(dev, False))
-                run(_scan_counts_kernel, (cdiv(nt, block),), counts, self.offsets, self.totals,
-                    self.mailbox.tensor if count_to_host else self.totals,
-                    self.prev_heads if last else counts, status, nt, BLOCK=block, TO_HOST=count_to_host, PREV=last,
-                    PUBLISH=publish, num_warps=8, **chain_kwargs(dev, True))
+                run(_scan_counts_kernel, (cdiv(nt, lay.block),), counts, offsets, totals,
+                    self.mailbox.tensor if count_to_host else totals, prevs if last else counts, status, nt,
+                    BLOCK=lay.block, TO_HOST=count_to_host, PREV=last, PUBLISH=lay.publish, num_warps=8,
+                    **chain_kwargs(dev, True))
                 run.done()
             return
         if count_to_host:
@@ -1015,7 +1049,38 @@ class Plan:
         if name in ("totals", "offsets", "offsets2") and "state" in self.__dict__:
             self.totals = self.offsets = self.offsets2 = self.state[8:10]
             return self.totals
+        # the bitmask plan's views of its one buffer, likewise (each made alone: e.g. run-length encode
+        # returns the count, a view of the totals, on every call)
+        part = _BITMASK_VIEWS.get(name)
+        if part is not None and "_ws" in self.__dict__:
+            if name == "offsets2":   # (one view for both, as the other plans have)
+                view = self.offsets
+            else:
+                view = self._part(part) if part != 5 or self.has_prev_heads else None
+            setattr(self, name, view)
+            return view
         raise AttributeError(name)
+
+    def _parts(self, run):
+        """The bitmask plan's parts (bits, tile counts, scan status words, tile offsets, totals, the last
+        tile with a head before each tile): for a launch sequence ``run`` that replays, their addresses
+        (the remembered launches take them for pointers; no view is made), else views of the one buffer
+        (for the launch that records, and for callers; int32 parts as int32 views of their extent)."""
+        if run is not None and run.steps is not None:
+            base = self._ws.data_ptr()
+            return tuple(base + 8 * i for i in self._layout.starts)
+        return tuple(self._part(i) for i in range(6))
+
+    def _part(self, i: int) -> torch.Tensor:
+        """View of part ``i`` of the bitmask plan's buffer (the order of :class:`_BitmaskLayout`)."""
+        lay = self._layout
+        o = lay.starts[i]
+        view = self._ws[o:o + (self.num_tiles if i == 3 else lay.sizes[i])]
+        if i in (0, 1, 5):   # (int32 parts)
+            view = view.view(torch.int32)
+            if i == 0 and view.numel() != lay.bit_words:
+                view = view[:lay.bit_words]
+        return view
 
     def host_count(self) -> int:
         """The number selected, on the host (``count_to_host`` plans): waits for pass 1 only."""
@@ -1025,7 +1090,11 @@ class Plan:
 
     def host_count_if_ready(self) -> int | None:
         """:meth:`host_count` if pass 1 has already stored it (then the caller can size its outputs
-        exactly before pass 2), else None without waiting (then :meth:`host_count` later)."""
+        exactly before pass 2), else None without waiting (then :meth:`host_count` later). A problem of
+        at most ``_WAIT_COUNT_MAX`` items waits for it: its pass 1 takes the GPU a few microseconds, less
+        than the host spends on a worst-case buffer and the compacting copy after it."""
+        if self.n <= _WAIT_COUNT_MAX:
+            return self.host_count()
         k = self.mailbox.poll()
         if k is not None:
             self._remember_density(k)
@@ -1051,7 +1120,7 @@ class Plan:
         if n == 0:
             return
         ndim = 1 if shape is None else len(shape)
-        fused_lengths = out_lengths is not None and self.prev_heads is not None and ndim == 1
+        fused_lengths = out_lengths is not None and self.has_prev_heads and ndim == 1
         if out_lengths is not None and out_index is None and not fused_lengths:
             raise ValueError("internal: run lengths need the run starts (out_index)")
         if out_lengths is not None and self.mode not in (SELECT_HEADS, SELECT_NONTRIVIAL):
@@ -1130,33 +1199,42 @@ class Plan:
                LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
                num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
 
+    def _scatter_group(self, count, partition) -> int:
+        """Tiles per program of the bitmask scatter: grouping pays for sparse selections only (a dense
+        tile in a group goes tile by tile): by the count when the host has it, else by the last count
+        of a selection like this one (waiting for the count would leave the GPU idle while the host
+        reacts); SCATTER_TILES when neither."""
+        n = self.n
+        sparse = _LAST_SPARSE.get((n, self.mode, self.load_x)) if count is None else count * _SPARSE_DIV <= n
+        if partition or sparse is None:
+            group = self.pol["SCATTER_TILES"]
+        else:
+            group = self.pol["SPARSE_SCATTER_TILES"] if sparse else 1
+        return min(group, 1 << (self.num_tiles - 1).bit_length())
+
     def _scatter_two_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base, shape_t,
                           ndim, partition, count, fused_lengths=False):
-        n, dummy = self.n, self.offsets
-        shape_t = dummy if shape_t is None else shape_t
+        n = self.n
         if self.bitmask:
             # (run lengths: written here when fused, else taken from the run starts afterwards)
             out_lengths = out_lengths if fused_lengths else None
+            group = self._scatter_group(count, partition)
+            # (the key names the caller's tensors; the plan's own parts are fixed by the layout, and an
+            # unused pointer argument is one of them)
             tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t, out_lengths)
-            # grouping pays for sparse selections only (a dense tile in a group goes tile by tile): by the
-            # count when the host has it, else by the last count of a selection like this one (waiting
-            # for the count would leave the GPU idle while the host reacts); SCATTER_TILES when neither
-            sparse = _LAST_SPARSE.get((n, self.mode, self.load_x)) if count is None else count * _SPARSE_DIV <= n
-            if partition or sparse is None:
-                group = self.pol["SCATTER_TILES"]
-            else:
-                group = self.pol["SPARSE_SCATTER_TILES"] if sparse else 1
-            group = min(group, 1 << (self.num_tiles - 1).bit_length())
             run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, group,
-                                           chain_memo_key(), tuple(
+                                           self._layout, chain_memo_key(), tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
+            bits, _, _, offsets, totals, prevs = self._parts(run)
+            dummy = offsets
             run(_scatter_bits_kernel, (cdiv(self.num_tiles, group),),
-                self.bits, self.x, values if values is not None else self.x, self.offsets, self.totals, shape_t,
+                bits, self.x, values if values is not None else self.x, offsets, totals,
+                shape_t if shape_t is not None else dummy,
                 index_base if index_base is not None else dummy,
                 out if out is not None else dummy, out_values if out_values is not None else dummy,
                 out_index if out_index is not None else dummy,
                 out_inverse if out_inverse is not None else dummy,
-                self.prev_heads if out_lengths is not None else dummy,
+                prevs if out_lengths is not None else dummy,
                 out_lengths if out_lengths is not None else dummy, n,
                 WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
                 NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
@@ -1166,6 +1244,8 @@ class Plan:
                 **maxnreg_kwargs(self.pol.get("SCATTER_MAXNREG", 0)), **chain_kwargs(self.x.device, True))
             run.done()
             return
+        dummy = self.offsets
+        shape_t = dummy if shape_t is None else shape_t
         launch(_compact_kernel, (self.num_tiles,),
                self.x, self.flags if self.flags is not None else self.x,
                values if values is not None else self.x, self.offsets, self.offsets2, self.totals, shape_t,
