@@ -77,7 +77,7 @@ def main():
             print(f"{name:32s} ERROR {type(e).__name__}: {str(e)[:160]}", flush=True)
     if "--profile" in sys.argv:
         for name in ("device.reduce.sum", "ops.sum(dim=-1)", "ops.cumsum", "ops.sort", "ops.masked_select",
-                     "ops.histc", "ops.sort rows"):
+                     "ops.histc", "ops.sort rows", "ops.unique", "ops.sum"):
             fn = cases[name]
             pr = cProfile.Profile()
             pr.enable()
@@ -86,7 +86,7 @@ def main():
             pr.disable()
             torch.cuda.synchronize()
             s = io.StringIO()
-            pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(14)
+            pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(24)
             print(f"\n==== profile: {name} (500 calls) ====")
             print("\n".join(s.getvalue().splitlines()[6:]))
 

@@ -61,6 +61,20 @@ def test_unique(case, ri, rc):
         assert_equal(got.cpu(), want.cpu())
 
 
+@pytest.mark.parametrize("span", [0, 200, 255, 256, 511, 512, 700])
+def test_unique_counts_by_tile_histograms(span, monkeypatch):
+    """The dense path's counts over at most 256 values, or ``_MARK_HIST_BINS``, come from each
+    program's block histogram of 256 or ``_MARK_HIST_BINS`` bins (one atomic per value a program
+    holds), over more from an atomic per item: both sides of each edge, over several programs and a
+    ragged last one, with an offset minimum."""
+    monkeypatch.setattr(U, "_MARK_HIST_BINS", 512)
+    n = 2 * U._TILE + 77
+    x = torch.randint(-50, -50 + span + 1, (n,), device=DEVICE, dtype=torch.int32)
+    x[0], x[-1] = -50, -50 + span
+    _check_unique(x, False, True)
+    _check_unique(x, True, True)
+
+
 def test_unique_nan_each_distinct_and_last():
     x = torch.tensor([1.0, math.nan, 0.0, -0.0, math.nan, 2.0], device=DEVICE)
     vals, _, counts = ops.unique(x, True, False, True)
