@@ -325,7 +325,7 @@ def test_replays_ok_needs_a_gpu_tensor_direct_launches_and_unchanged_helpers(mon
 
 def test_launch_plans_replay_under_the_interpreter(monkeypatch):
     """The ops whose launches go through LaunchPlan (the bitmask selections, partitions, run-length
-    encodes and nonzero, top-k's radix select) remember them on a GPU and replay them on a repeated
+    encodes and nonzero, unique's dense path, top-k's radix select) remember them on a GPU and replay them on a repeated
     problem; here the interpreter replays them (helpers.interpreter_replays with plans): the same
     sizes three times on fresh data, every result torch's, and the later calls replayed plan steps
     (a key that does not fix its sequence fails with a mismatch instead)."""
@@ -334,10 +334,12 @@ def test_launch_plans_replay_under_the_interpreter(monkeypatch):
     from tritoncub.device import partition as P
     from tritoncub.device import select as S
     from tritoncub.device import topk as tk
+    from tritoncub.device import unique as U
     interpreter_replays(monkeypatch, plans=True)
     for name in ("_BITS_PLANS", "_SCATTER_PLANS"):   # (this test's plans only)
         monkeypatch.setattr(S, name, {})
     monkeypatch.setattr(tk, "_PLANS", {})
+    monkeypatch.setattr(U, "_DENSE_PLANS", {})
     replayed = []
     real_call = _launch.LaunchPlan.__call__
 
@@ -358,6 +360,14 @@ def test_launch_plans_replay_under_the_interpreter(monkeypatch):
         ru, rc = torch.unique_consecutive(keys, return_counts=True)
         assert_equal(u, ru)
         assert_equal(counts, rc)
+        shuffled = keys[torch.randperm(keys.numel(), generator=g)]
+        for ri, rc_ in ((False, False), (True, True)):   # (the dense path: marks, counts, ranks)
+            got_u = ops.unique(shuffled, True, ri, rc_)
+            want = torch.unique(shuffled, return_inverse=True, return_counts=True)
+            assert_equal(got_u[0], want[0])
+            if ri:
+                assert_equal(got_u[1], want[1])
+                assert_equal(got_u[2], want[2])
         got, n_sel = P.flagged(x, m)
         assert int(n_sel) == int(m.sum())
         assert_equal(got, torch.cat([x[m], x[~m]]))   # (stable: the rejected items in order too)

@@ -1,5 +1,5 @@
-"""Host time per call of the syncing selections at 2^20 items (GPU time a few us: the host is the
-limit), for A/B runs of two trees whose host time moves between processes: each process times its
+"""Host time per call of the syncing selections at 2^20 items and of unique at 1024 and 2^20 items
+(GPU time a few us: the host is the limit), for A/B runs of two trees whose host time moves between processes: each process times its
 cases and torch's in alternating blocks (GPU idle before each call) and prints, per case, the lowest
 block median and its ratio to torch's in the same process. Every result is checked against torch.
 
@@ -24,6 +24,11 @@ assert torch.equal(u, ru) and torch.equal(c, rc)
 assert torch.equal(ops.unique_consecutive(runs)[0], ru)
 assert torch.equal(ops.masked_select(x, m), torch.masked_select(x, m))
 assert torch.equal(ops.nonzero(m), torch.nonzero(m))
+small = torch.randint(0, 100, (1024,), device="cuda", generator=g, dtype=torch.int32)
+labels = torch.randint(0, 1000, (n,), device="cuda", generator=g, dtype=torch.int32)
+for v in (small, labels):
+    got, ref = ops.unique(v, True, True, True), torch.unique(v, return_inverse=True, return_counts=True)
+    assert all(torch.equal(a, b) for a, b in zip(got, ref))
 e = RLE.encode(runs)
 assert int(e[2]) == ru.numel() and torch.equal(e[0][:ru.numel()], ru)
 cases = {
@@ -32,6 +37,9 @@ cases = {
                                   lambda: torch.unique_consecutive(runs, return_counts=True)),
     "masked_select 1%": (lambda: ops.masked_select(x, m), lambda: torch.masked_select(x, m)),
     "nonzero 1%": (lambda: ops.nonzero(m), lambda: torch.nonzero(m)),
+    "unique 1024 in [0, 100)": (lambda: ops.unique(small), lambda: torch.unique(small)),
+    "unique 2^20 in [0, 1000) +all": (lambda: ops.unique(labels, True, True, True),
+                                       lambda: torch.unique(labels, return_inverse=True, return_counts=True)),
     "rle encode (no sync)": (lambda: RLE.encode(runs), lambda: torch.unique_consecutive(runs, return_counts=True)),
 }
 

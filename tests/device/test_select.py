@@ -11,7 +11,7 @@ import torch
 import triton
 import triton.language as tl
 
-from helpers import DEVICE, assert_close, assert_equal, make_data
+from helpers import DEVICE, assert_close, assert_equal, interpreter_replays, make_data
 from tritoncub import policy
 from tritoncub._utils import Mailbox, interpreter_active
 from tritoncub.device import select as S
@@ -426,6 +426,19 @@ def test_count_pass_zeroes_scan_status():
     assert int(counts.sum()) == int(ref.sum())
 
 
+def _bitmask_plan(n, mode):
+    """A bitmask plan (pass 1 queued) over fresh data, and the selection it must find."""
+    if mode == "flagged":
+        x = torch.randn(n, device=DEVICE)
+        sel = torch.rand(n, device=DEVICE) < 0.3
+        return S.Plan(x, sel, S.SELECT_FLAGGED, load_x=False, two_pass=True), sel
+    x = torch.sort(torch.randint(0, max(1, n // 40), (n,), device=DEVICE)).values
+    x[: n // 3] = 7   # (whole tiles without a head)
+    sel = torch.ones(n, dtype=torch.bool, device=DEVICE)
+    sel[1:] = x[1:] != x[:-1]
+    return S.Plan(x, None, S.SELECT_HEADS, two_pass=True, run_lengths=mode == "heads_run_lengths"), sel
+
+
 @pytest.mark.parametrize("publish", [False, True], ids=["resum", "publish"])
 @pytest.mark.parametrize("mode", ["flagged", "heads", "heads_run_lengths"])
 @pytest.mark.parametrize("n", [1, TILE - 1, 5 * TILE + 37] if interpreter_active() else [1, 4095, 1_000_003])
@@ -433,48 +446,55 @@ def test_bitmask_plan_parts(n, mode, publish, monkeypatch):
     """The bitmask plan keeps its parts in one buffer (the launches take their addresses) and makes a
     part into a view only when a caller asks for it: the parts lie apart, 16-byte aligned, inside the
     buffer, and hold pass 1's results (one bit per item, the exclusive offsets of the tile counts, the
-    total, and with run lengths the last tile with a head before each tile)."""
+    total, and with run lengths the last tile with a head before each tile) — on the call that records
+    its launches and on the repeat that replays them with the parts' addresses (under the interpreter
+    through helpers.interpreter_replays)."""
     monkeypatch.setattr(S, "_SCAN_PUBLISH", publish)
     monkeypatch.setattr(S, "_SCAN_MIN_BLOCK", 2)   # (several scan programs)
     monkeypatch.setattr(S, "_SCAN_PROGRAMS", 2)
-    if mode == "flagged":
-        x = torch.randn(n, device=DEVICE)
-        sel = torch.rand(n, device=DEVICE) < 0.3
-        plan = S.Plan(x, sel, S.SELECT_FLAGGED, load_x=False, two_pass=True)
-    else:
-        x = torch.sort(torch.randint(0, max(1, n // 40), (n,), device=DEVICE)).values
-        x[: n // 3] = 7   # (whole tiles without a head)
-        sel = torch.ones(n, dtype=torch.bool, device=DEVICE)
-        sel[1:] = x[1:] != x[:-1]
-        plan = S.Plan(x, None, S.SELECT_HEADS, two_pass=True, run_lengths=mode == "heads_run_lengths")
-    assert plan.bitmask
-    lay, ws, tile, nt = plan._layout, plan._ws, plan.tile, plan.num_tiles
-    assert ws.numel() == lay.words == sum(lay.sizes) and ws.data_ptr() % 16 == 0
-    spans = sorted((lay.starts[i], lay.starts[i] + lay.sizes[i]) for i in range(6) if lay.sizes[i])
-    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])) and spans[-1][1] <= lay.words
-    assert all(st % 2 == 0 for st in lay.starts)
-    assert (lay.publish > 0) == publish and lay.sizes[5] == (plan.has_prev_heads and lay.sizes[1])
-    # the views callers read, each in its place of the buffer
-    for name, part in S._BITMASK_VIEWS.items():
-        view = getattr(plan, name)
-        if name == "prev_heads" and mode != "heads_run_lengths":
-            assert view is None
-            continue
-        assert view.untyped_storage().data_ptr() == ws.untyped_storage().data_ptr()
-        assert view.data_ptr() == ws.data_ptr() + 8 * lay.starts[part]
-    s = sel.cpu()
-    padded = torch.zeros(nt * tile, dtype=torch.bool)
-    padded[:n] = s
-    ref_words = (padded.view(-1, 32).long() << torch.arange(32)).sum(1)
-    assert plan.bits.numel() == lay.bit_words == nt * tile // 32
-    assert_equal(plan.bits.cpu().long() & 0xFFFFFFFF, ref_words)
-    tile_counts = padded.view(nt, tile).sum(1)
-    assert_equal(plan.offsets.cpu(), torch.cumsum(tile_counts, 0) - tile_counts)
-    assert plan.offsets2 is plan.offsets and int(plan.num_selected) == int(s.sum())
-    if mode == "heads_run_lengths":
-        has = torch.where(tile_counts > 0, torch.arange(nt), -1)
-        before = torch.cummax(torch.cat([torch.tensor([-1]), has[:-1]]), 0).values
-        assert_equal(plan.prev_heads[:nt].cpu().long(), before)
+    monkeypatch.setattr(S, "_BITS_PLANS", {})
+    if interpreter_active():
+        interpreter_replays(monkeypatch, plans=True)
+    replayed = []
+    real_call = S.LaunchPlan.__call__
+
+    def counted(self, *args, **kwargs):
+        replayed.append(self.steps is not None)
+        return real_call(self, *args, **kwargs)
+    monkeypatch.setattr(S.LaunchPlan, "__call__", counted)
+    for rep in range(2):
+        replayed.clear()
+        plan, sel = _bitmask_plan(n, mode)
+        # (the first call records its two launches, the repeat replays them)
+        assert replayed == [rep == 1] * 2
+        assert plan.bitmask
+        lay, ws, tile, nt = plan._layout, plan._ws, plan.tile, plan.num_tiles
+        assert ws.numel() == lay.words == sum(lay.sizes) and ws.data_ptr() % 16 == 0
+        spans = sorted((lay.starts[i], lay.starts[i] + lay.sizes[i]) for i in range(6) if lay.sizes[i])
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])) and spans[-1][1] <= lay.words
+        assert all(st % 2 == 0 for st in lay.starts)
+        assert (lay.publish > 0) == publish and lay.sizes[5] == (plan.has_prev_heads and lay.sizes[1])
+        # the views callers read, each in its place of the buffer
+        for name, part in S._BITMASK_VIEWS.items():
+            view = getattr(plan, name)
+            if name == "prev_heads" and mode != "heads_run_lengths":
+                assert view is None
+                continue
+            assert view.untyped_storage().data_ptr() == ws.untyped_storage().data_ptr()
+            assert view.data_ptr() == ws.data_ptr() + 8 * lay.starts[part]
+        s = sel.cpu()
+        padded = torch.zeros(nt * tile, dtype=torch.bool)
+        padded[:n] = s
+        ref_words = (padded.view(-1, 32).long() << torch.arange(32)).sum(1)
+        assert plan.bits.numel() == lay.bit_words == nt * tile // 32
+        assert_equal(plan.bits.cpu().long() & 0xFFFFFFFF, ref_words)
+        tile_counts = padded.view(nt, tile).sum(1)
+        assert_equal(plan.offsets.cpu(), torch.cumsum(tile_counts, 0) - tile_counts)
+        assert plan.offsets2 is plan.offsets and int(plan.num_selected) == int(s.sum())
+        if mode == "heads_run_lengths":
+            has = torch.where(tile_counts > 0, torch.arange(nt), -1)
+            before = torch.cummax(torch.cat([torch.tensor([-1]), has[:-1]]), 0).values
+            assert_equal(plan.prev_heads[:nt].cpu().long(), before)
 
 
 @pytest.mark.parametrize("n", [TILE + 1, 3 * TILE] if interpreter_active() else [4097, 1 << 22, (1 << 22) + 1])

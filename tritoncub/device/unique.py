@@ -62,7 +62,7 @@ from triton.experimental.gluon import language as gl
 
 from .. import policy
 from .._library import custom_op
-from .._launch import launch
+from .._launch import LaunchPlan, launch
 from .._utils import (INT_DTYPES, InputTypeError, InputValueError, as_int, cdiv, check_tensor, dtype_names,
                       inline_ptx_ok, num_sms, refuse_capture, smem_atomics_ok, smem_per_block, wrap_dim)
 from ..block.histogram import block_histogram
@@ -283,7 +283,7 @@ def _hash_rank_kernel(table_ptr, x_ptr, n, inv_ptr, max_probes, LOG_SLOTS: tl.co
 
 
 _TILE = 4096
-#: counting unique values over at most this many values (a power of two of at least 256), the dense
+#: counting unique values over at most this many values (a power of two from 256 to 4096), the dense
 #: path's programs count their tiles in a block histogram before adding to the slots (see _mark_kernel).
 #: H200, 2^26 int32 with counts, GPU time (bench/probes/unique_counts_probe.py; logs unique_counts_*-h200-
 #: 20261129.log): values in [0, 100) 14.9 ms with an atomic per item, 0.39 ms by 256-bin histograms;
@@ -353,6 +353,8 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
 
 #: inputs of at least this many items count in int64 slots (int32 ones could wrap)
 _COUNT64_MIN_N = 1 << 31
+#: remembered launches of the dense path (see _dense_path)
+_DENSE_PLANS: dict = {}
 
 
 def _dense_path(xf, return_inverse, return_counts):
@@ -362,20 +364,32 @@ def _dense_path(xf, return_inverse, return_counts):
     cap = min(max(n, 4096), RANGE_CAP_MAX)
     xs = xf.view(torch.uint8) if xf.dtype == torch.bool else xf
     mn, mx = torch.aminmax(xs.to(torch.int64) if xs.dtype in _WIDE_UNSIGNED else xs)
-    minmax = torch.stack([mn.to(torch.int64), mx.to(torch.int64)])
+    minmax = torch.stack((mn, mx)).to(torch.int64)
     count_dtype = torch.int64 if n >= _COUNT64_MIN_N else torch.int32   # (a count may reach n)
-    slots = torch.zeros(cap, dtype=count_dtype if return_counts else torch.int8, device=dev)
-    overflow = torch.zeros(1, dtype=torch.int64, device=dev)
-    bitmap_limit = 0
-    if not return_counts and _bitmap_ok(dev):
-        bitmap_limit = min(cap, BITMAP_BITS)
-        bitmap = torch.zeros(BITMAP_BITS // 32, dtype=torch.int32, device=dev)
-        launch(_mark_bitmap_kernel, (num_sms(dev),), xs, n, minmax, bitmap, bitmap_limit, WARPS=_BITMAP_WARPS,
-               ITEMS=_BITMAP_ITEMS, WORDS=BITMAP_BITS // 32, num_warps=_BITMAP_WARPS)
-        launch(_expand_bitmap_kernel, (cdiv(bitmap_limit, 4096),), bitmap, minmax, slots, bitmap_limit, BLOCK=4096,
-               num_warps=8)
-    launch(_mark_kernel, (cdiv(n, _TILE),), xs, n, minmax, slots, cap, bitmap_limit, overflow, COUNT=return_counts,
-           TILE=_TILE, HIST_BINS=min(_MARK_HIST_BINS, cap), num_warps=8)
+    slot_dtype = count_dtype if return_counts else torch.int8
+    bitmap_limit = min(cap, BITMAP_BITS) if not return_counts and _bitmap_ok(dev) else 0
+    # one zeroed buffer (host time per call matters at small sizes), int64 words in 16-byte aligned parts:
+    # the overflow flag, the bitmap (when it is used), the slots
+    bitmap_words = BITMAP_BITS // 64 if bitmap_limit else 0
+    zeroed = torch.zeros(2 + bitmap_words + ((cdiv(cap * slot_dtype.itemsize, 8) + 1) & ~1), dtype=torch.int64,
+                         device=dev)
+    overflow = zeroed[:1]
+    slots = zeroed[2 + bitmap_words:].view(slot_dtype)[:cap]
+    # the launches are fixed by the size, the outputs wanted and the input's dtype and alignment (the
+    # buffers' alignments by the layout above): repeated calls re-launch them without the per-argument
+    # bookkeeping
+    run = LaunchPlan(_DENSE_PLANS, (n, xs.dtype, xs.data_ptr() & 15, dev, cap, return_counts, return_inverse,
+                                    bitmap_limit, BITMAP_BITS, _TILE, _MARK_HIST_BINS))
+    if bitmap_limit:
+        bitmap = zeroed[2:2 + bitmap_words].view(torch.int32)
+        run(_mark_bitmap_kernel, (num_sms(dev),), xs, n, minmax, bitmap, bitmap_limit, WARPS=_BITMAP_WARPS,
+            ITEMS=_BITMAP_ITEMS, WORDS=BITMAP_BITS // 32, num_warps=_BITMAP_WARPS)
+        run(_expand_bitmap_kernel, (cdiv(bitmap_limit, 4096),), bitmap, minmax, slots, bitmap_limit, BLOCK=4096,
+            num_warps=8)
+    run(_mark_kernel, (cdiv(n, _TILE),), xs, n, minmax, slots, cap, bitmap_limit, overflow, COUNT=return_counts,
+        TILE=_TILE, HIST_BINS=1 << (min(_MARK_HIST_BINS, cap).bit_length() - 1), num_warps=8)
+    if not return_inverse:
+        run.done()
     plan = Plan(slots, slots, SELECT_FLAGGED, load_x=False)
     vals = torch.empty(cap, dtype=xs.dtype, device=dev)
     counts = torch.empty(cap if return_counts else 0, dtype=torch.int64, device=dev)
@@ -385,7 +399,8 @@ def _dense_path(xf, return_inverse, return_counts):
                  out_inverse=rank if return_inverse else None)
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
     if return_inverse:
-        launch(_gather_rank_kernel, (cdiv(n, _TILE),), xs, n, minmax, rank, inv, cap, TILE=_TILE, num_warps=8)
+        run(_gather_rank_kernel, (cdiv(n, _TILE),), xs, n, minmax, rank, inv, cap, TILE=_TILE, num_warps=8)
+        run.done()
     k, ovf = torch.cat([plan.num_selected.view(1), overflow]).tolist()  # the one host sync
     if ovf:
         return None
