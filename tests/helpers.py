@@ -143,6 +143,19 @@ def count_calls(monkeypatch, owner, name: str) -> list:
     return calls
 
 
+def plan_replays(monkeypatch) -> list:
+    """Wrap :class:`tritoncub._launch.LaunchPlan`'s launches for the test: the returned list gets one
+    entry per launch, True where it replayed a remembered step, False where it recorded or launched."""
+    from tritoncub import _launch
+    replayed, real = [], _launch.LaunchPlan.__call__
+
+    def counted(self, *args, **kwargs):
+        replayed.append(self.steps is not None)
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(_launch.LaunchPlan, "__call__", counted)
+    return replayed
+
+
 def _np(t: torch.Tensor) -> np.ndarray:
     t = t.detach().cpu()
     if t.dtype == torch.bfloat16:

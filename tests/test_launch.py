@@ -10,7 +10,7 @@ import triton
 import triton.language as tl
 from triton.runtime.jit import JITFunction
 
-from helpers import DEVICE, assert_equal, interpreter_replays
+from helpers import DEVICE, assert_equal, interpreter_replays, plan_replays
 from tritoncub import _launch, policy
 from tritoncub._launch import launch
 
@@ -340,13 +340,7 @@ def test_launch_plans_replay_under_the_interpreter(monkeypatch):
         monkeypatch.setattr(S, name, {})
     monkeypatch.setattr(tk, "_PLANS", {})
     monkeypatch.setattr(U, "_DENSE_PLANS", {})
-    replayed = []
-    real_call = _launch.LaunchPlan.__call__
-
-    def counted(self, *args, **kwargs):
-        replayed.append(self.steps is not None)
-        return real_call(self, *args, **kwargs)
-    monkeypatch.setattr(_launch.LaunchPlan, "__call__", counted)
+    replayed = plan_replays(monkeypatch)
     ops = torch.ops.tritoncub
     g = torch.Generator().manual_seed(3)
     for n in (3000, 3000, 20000, 20000):   # (each size twice, the larger over several tiles: a plan keyed

@@ -4,7 +4,8 @@
 * :func:`gpu_us` — GPU time per call in us from ``torch.profiler`` (no host time; ``match``: only the
   kernels whose name contains it);
 * :func:`kernel_breakdown` — ``(name, us per call, launches per call)`` of every kernel of a call;
-* :func:`host_ms` — host time per call in ms, calls queued back to back.
+* :func:`host_ms` — host time per call in ms, calls queued back to back;
+* :func:`host_idle_us` — host time of one call in us with the GPU idle before it (median).
 """
 import torch
 import triton.testing
@@ -42,6 +43,21 @@ def host_ms(fn, calls: int = 20, warmup: int = 5) -> float:
     ms = (time.perf_counter() - t0) / calls * 1e3
     torch.cuda.synchronize()
     return ms
+
+
+def host_idle_us(fn, reps: int = 100) -> float:
+    """Median host time in us of ``reps`` calls, each after a sync (the GPU idle: what one call of a
+    host-bound op costs its caller)."""
+    import time
+    ts = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t = time.perf_counter_ns()
+        fn()
+        ts.append(time.perf_counter_ns() - t)
+    torch.cuda.synchronize()
+    ts.sort()
+    return ts[reps // 2] / 1e3
 
 
 def timing_line(fn, repeats: int = 3, reps: int = 5) -> str:

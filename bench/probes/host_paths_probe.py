@@ -12,30 +12,18 @@ import cProfile
 import io
 import pstats
 import sys
-import time
 
 import numpy as np
 import torch
 
 sys.path.insert(0, "bench/probes")
 import tritoncub  # noqa: F401,E402
-from _timing import bench_ms, gpu_us, host_ms, kernel_breakdown  # noqa: E402
+from _timing import bench_ms, gpu_us, host_idle_us, host_ms, kernel_breakdown  # noqa: E402
 from bench.bench_segmented import _power_law_offsets  # noqa: E402
 from tritoncub.device import run_length_encode as RLE  # noqa: E402
 from tritoncub.device import segmented_sort as ss  # noqa: E402
 
 ops = torch.ops.tritoncub
-
-
-def host1_us(fn, reps=100):
-    ts = []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        fn()
-        ts.append((time.perf_counter() - t) * 1e6)
-    ts.sort()
-    return ts[len(ts) // 2]
 
 
 def _sort20():
@@ -120,10 +108,10 @@ print("checked against torch", flush=True)
 print(f"{torch.cuda.get_device_name()} torch {torch.__version__}, tritoncub from {tritoncub.__file__}")
 for name in want:
     fn, tfn = made[name]
-    line = (f"{name:30s} host(idle) {host1_us(fn):8.1f} us  host(queued) {host_ms(fn, 50) * 1e3:8.1f} us  "
+    line = (f"{name:30s} host(idle) {host_idle_us(fn):8.1f} us  host(queued) {host_ms(fn, 50) * 1e3:8.1f} us  "
             f"gpu {gpu_us(fn):8.1f} us  do_bench {bench_ms(fn) * 1e3:8.1f} us")
     if tfn is not None:
-        line += (f" | torch host(idle) {host1_us(tfn):7.1f} gpu {gpu_us(tfn):7.1f} "
+        line += (f" | torch host(idle) {host_idle_us(tfn):7.1f} gpu {gpu_us(tfn):7.1f} "
                  f"do_bench {bench_ms(tfn) * 1e3:7.1f}")
     print(line, flush=True)
     print("    kernels (us per call, launches): " + ", ".join(

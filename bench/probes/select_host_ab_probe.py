@@ -5,12 +5,14 @@ block median and its ratio to torch's in the same process. Every result is check
 
     PYTHONPATH=TREE:. python bench/probes/select_host_ab_probe.py
 """
-import time
+import sys
 
 import torch
 
-import tritoncub
-from tritoncub.device import run_length_encode as RLE
+sys.path.insert(0, "bench/probes")
+import tritoncub  # noqa: E402
+from _timing import host_idle_us  # noqa: E402
+from tritoncub.device import run_length_encode as RLE  # noqa: E402
 
 ops = torch.ops.tritoncub
 n = 1 << 20
@@ -44,18 +46,6 @@ cases = {
 }
 
 
-def block_us(fn, reps=100):
-    ts = []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        t = time.perf_counter_ns()
-        fn()
-        ts.append(time.perf_counter_ns() - t)
-    torch.cuda.synchronize()
-    ts.sort()
-    return ts[reps // 2] / 1e3
-
-
 print(f"{torch.cuda.get_device_name()} tritoncub from {tritoncub.__file__}", flush=True)
 for name, (fn, tfn) in cases.items():
     for _ in range(20):
@@ -63,7 +53,7 @@ for name, (fn, tfn) in cases.items():
         tfn()
     ours, theirs = [], []
     for _ in range(6):
-        ours.append(block_us(fn))
-        theirs.append(block_us(tfn))
+        ours.append(host_idle_us(fn))
+        theirs.append(host_idle_us(tfn))
     print(f"{name:28s} host {min(ours):7.1f} us (blocks {' '.join(f'{v:.0f}' for v in ours)})  torch "
           f"{min(theirs):6.1f}  ratio {min(ours) / min(theirs):5.2f}", flush=True)

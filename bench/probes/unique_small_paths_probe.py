@@ -5,26 +5,14 @@ every path's result checked against torch first.
     PYTHONPATH=. python bench/probes/unique_small_paths_probe.py
 """
 import sys
-import time
 
 import torch
 
 sys.path.insert(0, "bench/probes")
-from _timing import bench_ms, gpu_us  # noqa: E402
+from _timing import bench_ms, gpu_us, host_idle_us  # noqa: E402
 from tritoncub.device import unique as U  # noqa: E402
 
 ops = torch.ops.tritoncub
-
-
-def host1_us(fn, reps=200):
-    ts = []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        t = time.perf_counter_ns()
-        fn()
-        ts.append(time.perf_counter_ns() - t)
-    ts.sort()
-    return ts[reps // 2] / 1e3
 
 
 print(torch.cuda.get_device_name(), torch.__version__, flush=True)
@@ -48,5 +36,5 @@ for n in (1000, 4096, 16384, 65536, 1 << 18, 1 << 20, 1 << 22):
                         assert torch.equal(r[2], ref[2]), name
                     if ri:
                         assert torch.equal(r[1].view(-1), ref[1].view(-1)), name
-                line.append(f"{name} host {host1_us(fn):6.1f} gpu {gpu_us(fn):6.1f} bench {bench_ms(fn) * 1e3:6.1f}")
+                line.append(f"{name} host {host_idle_us(fn, 200):6.1f} gpu {gpu_us(fn):6.1f} bench {bench_ms(fn) * 1e3:6.1f}")
             print(f"n={n:8d} range={hi:8d} inv+counts={ri!s:5s} | " + " | ".join(line), flush=True)

@@ -11,7 +11,7 @@ import torch
 import triton
 import triton.language as tl
 
-from helpers import DEVICE, assert_close, assert_equal, interpreter_replays, make_data
+from helpers import DEVICE, assert_close, assert_equal, interpreter_replays, make_data, plan_replays
 from tritoncub import policy
 from tritoncub._utils import Mailbox, interpreter_active
 from tritoncub.device import select as S
@@ -455,13 +455,7 @@ def test_bitmask_plan_parts(n, mode, publish, monkeypatch):
     monkeypatch.setattr(S, "_BITS_PLANS", {})
     if interpreter_active():
         interpreter_replays(monkeypatch, plans=True)
-    replayed = []
-    real_call = S.LaunchPlan.__call__
-
-    def counted(self, *args, **kwargs):
-        replayed.append(self.steps is not None)
-        return real_call(self, *args, **kwargs)
-    monkeypatch.setattr(S.LaunchPlan, "__call__", counted)
+    replayed = plan_replays(monkeypatch)
     for rep in range(2):
         replayed.clear()
         plan, sel = _bitmask_plan(n, mode)
