@@ -571,15 +571,16 @@ def test_opcheck():
 
 @pytest.mark.parametrize("call", [
     lambda x, xi: ops.histc(x, 3, 0.0, math.inf), lambda x, xi: ops.histc(x, 3, -math.inf, 1.0),
-    lambda x, xi: ops.histc(x, 3, math.nan, 1.0),
+    lambda x, xi: ops.histc(x, 3, math.nan, 1.0), lambda x, xi: ops.histc(x[:0], 3, math.inf, math.inf),
     lambda x, xi: ops.bincount(xi, x[:3]), lambda x, xi: ops.bincount(xi, x.view(2, 4)),
     lambda x, xi: ops.bincount(xi, x.to(torch.complex64))],
-    ids=["histc-inf-max", "histc-inf-min", "histc-nan-min", "bincount-weights-length", "bincount-weights-2d",
-         "bincount-weights-complex"])
+    ids=["histc-inf-max", "histc-inf-min", "histc-nan-min", "histc-empty-equal-inf", "bincount-weights-length",
+         "bincount-weights-2d", "bincount-weights-complex"])
 def test_fakes_refuse_what_the_ops_refuse(call):
     """The fake implementations (torch.compile's tracing) refuse the arguments that the operators refuse
-    without reading data: histc's unequal bounds that are not finite, bincount's weights of another
-    length, rank or dtype (they returned a result of the usual shape)."""
+    without reading data: histc's unequal bounds that are not finite, and equal infinite ones over an
+    empty x (which has no range of its own to take), bincount's weights of another length, rank or
+    dtype (they returned a result of the usual shape)."""
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
     x, xi = torch.randn(8, device=DEVICE), torch.randint(0, 5, (8,), device=DEVICE)
@@ -678,3 +679,5 @@ def test_histc_bincount_fakes_check_arguments_as_the_ops():
         with pytest.raises(ValueError, match="minlength"):
             ops.bincount(torch.empty(5, dtype=torch.int64), None, -1)
         assert ops.histc(torch.empty(10), 4, 0, 1).shape == (4,)
+        # (equal infinite bounds over data take the data's range: the op does not refuse them)
+        assert ops.histc(torch.empty(10), 4, math.inf, math.inf).shape == (4,)

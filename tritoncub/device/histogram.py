@@ -854,6 +854,10 @@ def _(x, bins=100, min=0, max=0):
         raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     if lo != hi and not (math.isfinite(lo) and math.isfinite(hi)):   # (unequal bounds are the range used)
         raise InputValueError(f"histc: range of [{lo}, {hi}] is not finite")
+    n = x.numel()
+    if lo == hi and isinstance(n, int) and n == 0 and not math.isfinite(lo):
+        # (equal bounds take the data's range; an empty x has none, so they are the range, as in the op)
+        raise InputValueError(f"histc: range of [{lo}, {hi}] is not finite")
     return x.new_empty((bins,))
 
 
