@@ -1383,7 +1383,7 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
     # one pass: the count is known when the one kernel ends (its whole time, then the sync)
     plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, two_pass=two_pass, count_to_host=two_pass)
     k = plan.host_count_if_ready() if two_pass else None
-    if k is not None:   # (the host is behind the GPU: the result's exact size is known already)
+    if k is not None:   # (a small problem, or the host is behind the GPU: the exact size is known already)
         out = torch.empty(k, dtype=x.dtype, device=x.device)
         if k > 0:
             plan.scatter(out=out, count=k)
@@ -1454,8 +1454,8 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     if ndim == 0:
         return torch.empty((plan.host_count(), 0), dtype=torch.int64, device=x.device)
     # pass 2 writes a worst-case buffer while the host waits for the count (pass 1 stores it in host
-    # memory), so the GPU never idles for the host's reaction to the sync; or, when the count has
-    # arrived already (the host is behind the GPU), the exact result
+    # memory), so the GPU never idles for the host's reaction to the sync; or, when the count is known
+    # already (a small problem waits for it; the host may be behind the GPU), the exact result
     k = plan.host_count_if_ready()
     buf = torch.empty((xf.numel() if k is None else k, ndim), dtype=torch.int64, device=x.device)
     if k != 0:

@@ -332,7 +332,8 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     dev = xf.device
     plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass, count_to_host=two_pass, run_lengths=return_counts,
                 pol=policy.select("select", dev, "heads") if two_pass else None)
-    # (the count has arrived already when the host is behind the GPU: exact outputs, nothing to shrink)
+    # (the count is known already for a small problem, or when the host is behind the GPU: exact outputs,
+    # nothing to shrink)
     k = plan.host_count_if_ready() if two_pass else None
     size = n if k is None else k
     vals = torch.empty(size, dtype=xf.dtype, device=dev)
