@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import (ALL_DTYPES, DEVICE, assert_equal, count_calls, interpreter_bounds_checked, interpreter_replays,  # noqa: F401
-                     limit_grid_y, make_data,  # noqa: F401
-                     poisoned)
+from helpers import (ALL_DTYPES, DEVICE, assert_equal, count_calls, interpreter_bounds_checked, interpreter_replays,
+                     limit_grid_y, make_data)
 from tritoncub import policy
 from tritoncub.device import radix_sort as rs
 from tritoncub.device import segmented_sort as ss
