@@ -2,9 +2,11 @@
 do_bench of ops.unique(x, return_counts=True) against torch.unique, int32 values in [0, span), every
 result checked against torch first. For A/B runs of two trees (GPU time does not move with the host).
 
-    PYTHONPATH=TREE:. python bench/probes/unique_counts_probe.py [--hist-bins B]
+    PYTHONPATH=TREE:. python bench/probes/unique_counts_probe.py [--hist-bins B] [--smem]
 
 ``--hist-bins``: the dense path's ``_MARK_HIST_BINS`` (counting by block histograms below it).
+``--smem``: in one process, each case's GPU time with the shared-memory counting off
+(``COUNT_SMEM_BINS = 0``: tile histograms, then an atomic per item) and on (as shipped).
 """
 import sys
 
@@ -22,6 +24,22 @@ if "--hist-bins" in sys.argv:
     U._MARK_HIST_BINS = int(sys.argv[sys.argv.index("--hist-bins") + 1])
     print("_MARK_HIST_BINS", U._MARK_HIST_BINS)
 print(torch.cuda.get_device_name(), "tritoncub from", tritoncub.__file__, flush=True)
+if "--smem" in sys.argv:
+    from tritoncub.device import unique as U
+    variants = {"off": 0, "on": U.COUNT_SMEM_BINS}
+    for n in (1 << 20, 1 << 22, 1 << 26):
+        for span in (2, 100, 256, 1000, 4096, 8192, 16384, 32768, 65536):
+            x = torch.randint(0, span, (n,), device="cuda", dtype=torch.int32)
+            rv, rc = torch.unique(x, return_counts=True)
+            line = f"n=2^{n.bit_length() - 1} span={span:6d} "
+            for name, bins in variants.items():
+                U.COUNT_SMEM_BINS = bins
+                v, _, c = ops.unique(x, True, False, True)
+                assert torch.equal(v, rv) and torch.equal(c, rc), (name, n, span)
+                line += f" | {name} {gpu_us(lambda: ops.unique(x, True, False, True)):8.1f}"
+            tfn = lambda: torch.unique(x, return_counts=True)  # noqa: E731
+            print(line + f" | torch.unique {gpu_us(tfn):8.1f} us of GPU time", flush=True)
+    sys.exit(0)
 for n in (1 << 20, 1 << 22, 1 << 26):
     for span in (2, 100, 1000, 1024, 4096, 65536):
         x = torch.randint(0, span, (n,), device="cuda", dtype=torch.int32)

@@ -68,6 +68,7 @@ def test_unique_counts_by_tile_histograms(span, monkeypatch):
     holds), over more from an atomic per item: both sides of each edge, over several programs and a
     ragged last one, with an offset minimum."""
     monkeypatch.setattr(U, "_MARK_HIST_BINS", 512)
+    monkeypatch.setattr(U, "COUNT_SMEM_BINS", 0)   # (on a GPU: not the shared-memory counting)
     n = 2 * U._TILE + 77
     x = torch.randint(-50, -50 + span + 1, (n,), device=DEVICE, dtype=torch.int32)
     x[0], x[-1] = -50, -50 + span
@@ -324,6 +325,32 @@ def test_unique_large_gpu(form, monkeypatch):
         ref = torch.unique_consecutive(xs, return_inverse=True, return_counts=True)
         assert torch.equal(vals, ref[0])
         assert (not ri or torch.equal(inv, ref[1])) and (not rc or torch.equal(counts, ref[2]))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [5, 4096, 4097, 1 << 21])
+@pytest.mark.parametrize("edge", ["zero", "small", "below", "at"])
+@pytest.mark.parametrize("dtype", [torch.int16, torch.int32, torch.int64])
+def test_unique_counts_smem_edges_gpu(n, edge, dtype):
+    """Counts over ranges of fewer values than the shared-memory counting's limit (``COUNT_SMEM_BINS``,
+    the slot buffer, the items of a program) come from shared-memory counters, from the limit on from
+    the atomics per item: both sides of the limit, one program or several, a ragged last tile, with an
+    offset minimum, the extremes present, and one value taking most items (contended counters)."""
+    bins, limit, _ = U._count_smem_shape(torch.device("cuda"), min(max(n, 4096), U.RANGE_CAP_MAX), n)
+    assert bins > 0, "the shared-memory counting is off here"
+    span = {"zero": 0, "small": 100, "below": limit - 1, "at": limit}[edge]
+    lo = -1000
+    x = torch.randint(lo, lo + span + 1, (n,), device="cuda", dtype=torch.int64)
+    if n > 8:
+        x[torch.rand(n, device="cuda") < 0.6] = lo + span // 3
+    x[0], x[-1] = lo, lo + span
+    x = x.to(dtype)
+    for ri in (False, True):
+        vals, inv, counts = ops.unique(x, True, ri, True)
+        ref = torch.unique(x, return_inverse=True, return_counts=True)
+        assert torch.equal(vals, ref[0]) and torch.equal(counts, ref[2])
+        if ri:
+            assert torch.equal(inv, ref[1])
 
 
 @pytest.mark.gpu

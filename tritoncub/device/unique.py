@@ -15,6 +15,10 @@ next runs only when the one before says it cannot hold the values):
   counts) its slot ``x - min``; the marked slots compacted in index order are the sorted distinct
   values, their counters the counts, and each item's inverse is the rank of its slot. No sort: one
   read of the input for min/max, one to mark, one more for the inverse. Counts are exact integers.
+  With counts, on NVIDIA sm_80+, a range of up to ``COUNT_SMEM_BINS`` values (and no more than a
+  program has items) is counted in shared memory per program (``red.shared.add``), each program
+  then adding its non-zero counters to the slots: an atomic per item on the same few slots made
+  counting 2^26 items over 4096 values ten times slower (H200: 2.0 ms against 0.2).
   Without counts, on NVIDIA sm_80+, a range of up to ``BITMAP_BITS`` values is marked in a
   shared-memory bitmap per program (``red.shared.or``, one program per SM, OR-ed into a global
   bitmap at the end, then expanded into the slots): a byte store per item to a random slot in
@@ -66,7 +70,7 @@ from .._launch import LaunchPlan, launch
 from .._utils import (INT_DTYPES, InputTypeError, InputValueError, as_int, cdiv, check_tensor, dtype_names,
                       inline_ptx_ok, num_sms, refuse_capture, smem_atomics_ok, smem_per_block, wrap_dim)
 from ..block.histogram import block_histogram
-from ..block.radix_rank import smem_or_words_if
+from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
 
@@ -112,6 +116,49 @@ def _mark_bitmap_kernel(x_ptr, n, minmax_ptr, bitmap_ptr, limit, WARPS: gl.const
         gl.atomic_or(bitmap_ptr + gl.arange(0, WORDS, layout=LW), w, mask=w != 0, sem="relaxed")
 
 
+@gluon.jit
+def _count_smem_kernel(x_ptr, n, minmax_ptr, slots_ptr, limit, WARPS: gl.constexpr, ITEMS: gl.constexpr,
+                       BINS: gl.constexpr):
+    """Add the count of every slot ``x - min`` to ``slots`` when ``max - min < limit`` (``limit <=
+    BINS``; otherwise nothing is done): each program counts its tiles (``pid, pid + programs, ...``; the
+    next tile is loaded before the current one is counted) in int32 counters in shared memory
+    (``red.shared.add``: CUB's shared-memory atomic histogram), then adds its non-zero counters to
+    ``slots`` (one global atomic per value it saw). Only the counters of the range are zeroed and
+    flushed, in chunks of ``CHUNK`` (``BINS`` is a multiple of it)."""
+    TILE: gl.constexpr = WARPS * ITEMS * 32
+    CHUNK: gl.constexpr = WARPS * 4 * 32
+    LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
+    LW: gl.constexpr = gl.BlockedLayout([4], [32], [WARPS], [0])
+    smem = gl.allocate_shared_memory(gl.int32, [BINS], gl.SwizzledSharedLayout(1, 1, 1, [0]))  # (at global_smem)
+    mn = gl.load(minmax_ptr)
+    span = gl.load(minmax_ptr + 1) - mn  # negative when it overflows int64
+    if (span >= 0) & (span < limit):
+        w = gl.arange(0, CHUNK, layout=LW)
+        end = span.to(gl.int32) + 1
+        smem.slice(0, CHUNK).store(gl.zeros([CHUNK], gl.int32, LW))   # (a use keeps the allocation)
+        for c0 in range(CHUNK, end, CHUNK):
+            smem_store_words(c0 + w, gl.zeros([CHUNK], gl.int32, LW))
+        gl.thread_barrier()
+        i = gl.arange(0, TILE, layout=LB)
+        n_tiles = (n + TILE - 1) // TILE
+        t = gl.program_id(0)
+        step = gl.num_programs(0)
+        offs = t.to(gl.int64) * TILE + i
+        v_next = gl.load(x_ptr + offs, mask=offs < n, other=0)
+        while t < n_tiles:
+            m = offs < n
+            v = v_next
+            t += step
+            offs = t.to(gl.int64) * TILE + i
+            v_next = gl.load(x_ptr + offs, mask=offs < n, other=0)
+            smem_count_words_if((v.to(gl.int64) - mn).to(gl.int32), m.to(gl.int32))
+        gl.thread_barrier()
+        for c0 in range(0, end, CHUNK):
+            c = smem_load_words(c0 + w)
+            gl.atomic_add(slots_ptr + c0 + w, c.to(slots_ptr.dtype.element_ty), mask=(c != 0) & (c0 + w < end),
+                          sem="relaxed")
+
+
 @triton.jit
 def _expand_bitmap_kernel(bitmap_ptr, minmax_ptr, slots_ptr, limit, BLOCK: tl.constexpr):
     """``slots[i] = bit i of bitmap`` for ``i < limit``, when the bitmap path marked (``max - min <
@@ -136,8 +183,8 @@ def _count_by_histogram(slots_ptr, slot, inb, BINS: tl.constexpr):
 def _mark_kernel(x_ptr, n, minmax_ptr, slots_ptr, cap, skip_below, overflow_ptr, COUNT: tl.constexpr,
                  TILE: tl.constexpr, HIST_BINS: tl.constexpr):
     """Mark (``COUNT``: count with relaxed atomics) slot ``x - min`` of every item when ``skip_below
-    <= max - min < cap`` (below, the bitmap path marks); when the value range does not fit in
-    ``cap`` slots program 0 raises the overflow flag and nothing is written. Counting over at most
+    <= max - min < cap`` (below, a shared-memory kernel marks or counts); when the value range does not
+    fit in ``cap`` slots program 0 raises the overflow flag and nothing is written. Counting over at most
     ``HIST_BINS`` values (a power of two of at least 256, at most ``cap``), a program counts its tile
     in a block histogram (256 bins for at most 256 values: the histogram's cost grows with its bins)
     and adds one count per value it holds: an atomic per item would make every program queue on the
@@ -283,8 +330,8 @@ def _hash_rank_kernel(table_ptr, x_ptr, n, inv_ptr, max_probes, LOG_SLOTS: tl.co
 
 
 _TILE = 4096
-#: counting unique values over at most this many values (a power of two from 256 to 4096), the dense
-#: path's programs count their tiles in a block histogram before adding to the slots (see _mark_kernel).
+#: where the shared-memory counting does not run (see COUNT_SMEM_BINS), counting unique values over at
+#: most this many values (a power of two from 256 to 4096), the dense path's programs count their tiles in a block histogram before adding to the slots (see _mark_kernel).
 #: H200, 2^26 int32 with counts, GPU time (bench/probes/unique_counts_probe.py; logs unique_counts_*-h200-
 #: 20261129.log): values in [0, 100) 14.9 ms with an atomic per item, 0.39 ms by 256-bin histograms;
 #: [0, 1000) 5.9 ms, 1.03 ms by 1024 bins; torch.unique 1.4-1.5 ms. 4096 bins cost more than the
@@ -293,6 +340,15 @@ _MARK_HIST_BINS = 1024
 #: values of the shared-memory bitmap path (128 KiB of shared memory: one program per SM)
 BITMAP_BITS = 1 << 20
 _BITMAP_WARPS, _BITMAP_ITEMS = 16, 8
+#: counting over ranges of up to ``COUNT_SMEM_BINS`` values (a power of two; 0: off), and of no more values
+#: than a program has items, on NVIDIA sm_80+ the dense path counts in shared memory (``_count_smem_kernel``;
+#: at most 4 programs an SM, as many as their counters fit). H200, 2^26 int32 with counts, GPU time
+#: (``bench/probes/unique_counts_probe.py --smem``, ``logs/unique_counts_smem-h200-20261129.log``): values in
+#: [0, 100) 390 us by tile histograms, 198 us in shared memory; [0, 4096) 2005 us by an atomic per item,
+#: 201 us in shared memory; [0, 32768) 1063, 234; torch.unique 1400-1520. With fewer items than values per program (2^20 items,
+#: 16384 values) the flush costs more than the atomics it saves (45 us against 40).
+COUNT_SMEM_BINS = 1 << 15
+_COUNT_SMEM_WARPS, _COUNT_SMEM_ITEMS = 16, 8
 
 
 def _bitmap_ok(device) -> bool:
@@ -301,6 +357,19 @@ def _bitmap_ok(device) -> bool:
     if not smem_atomics_ok(device):
         return False
     return smem_per_block(device) >= BITMAP_BITS // 8 + 1024
+
+
+def _count_smem_shape(device, cap: int, n: int) -> tuple[int, int, int]:
+    """``(bins, limit, programs)`` of the shared-memory counting (``_count_smem_kernel``) of the dense
+    path's ``cap`` slots: ``bins`` 0 where it does not run."""
+    if not COUNT_SMEM_BINS or not smem_atomics_ok(device):
+        return 0, 0, 0
+    bins = min(COUNT_SMEM_BINS, 1 << (cap - 1).bit_length())
+    per_sm = min(4, smem_per_block(device) // (4 * bins + 1024))
+    if per_sm < 1:
+        return 0, 0, 0
+    programs = max(1, min(num_sms(device) * per_sm, cdiv(n, _COUNT_SMEM_WARPS * _COUNT_SMEM_ITEMS * 32)))
+    return bins, min(cap, bins, max(4096, cdiv(n, programs))), programs
 
 
 def _sort(x: torch.Tensor, with_indices: bool):
@@ -376,18 +445,23 @@ def _dense_path(xf, return_inverse, return_counts):
                          device=dev)
     overflow = zeroed[:1]
     slots = zeroed[2 + bitmap_words:].view(slot_dtype)[:cap]
+    smem_bins, smem_limit, smem_programs = _count_smem_shape(dev, cap, n) if return_counts else (0, 0, 0)
+    skip_hi = bitmap_limit or smem_limit   # (ranges a shared-memory kernel takes; the per-tile marking skips them)
     # the launches are fixed by the size, the outputs wanted and the input's dtype and alignment (the
     # buffers' alignments by the layout above): repeated calls re-launch them without the per-argument
     # bookkeeping
     run = LaunchPlan(_DENSE_PLANS, (n, xs.dtype, xs.data_ptr() & 15, dev, cap, return_counts, return_inverse,
-                                    bitmap_limit, BITMAP_BITS, _TILE, _MARK_HIST_BINS))
+                                    bitmap_limit, BITMAP_BITS, _TILE, _MARK_HIST_BINS, smem_bins, skip_hi))
     if bitmap_limit:
         bitmap = zeroed[2:2 + bitmap_words].view(torch.int32)
         run(_mark_bitmap_kernel, (num_sms(dev),), xs, n, minmax, bitmap, bitmap_limit, WARPS=_BITMAP_WARPS,
             ITEMS=_BITMAP_ITEMS, WORDS=BITMAP_BITS // 32, num_warps=_BITMAP_WARPS)
         run(_expand_bitmap_kernel, (cdiv(bitmap_limit, 4096),), bitmap, minmax, slots, bitmap_limit, BLOCK=4096,
             num_warps=8)
-    run(_mark_kernel, (cdiv(n, _TILE),), xs, n, minmax, slots, cap, bitmap_limit, overflow, COUNT=return_counts,
+    if smem_bins:
+        run(_count_smem_kernel, (smem_programs,), xs, n, minmax, slots, skip_hi, WARPS=_COUNT_SMEM_WARPS,
+            ITEMS=_COUNT_SMEM_ITEMS, BINS=smem_bins, num_warps=_COUNT_SMEM_WARPS)
+    run(_mark_kernel, (cdiv(n, _TILE),), xs, n, minmax, slots, cap, skip_hi, overflow, COUNT=return_counts,
         TILE=_TILE, HIST_BINS=1 << (min(_MARK_HIST_BINS, cap).bit_length() - 1), num_warps=8)
     if not return_inverse:
         run.done()
