@@ -16,8 +16,11 @@ N = 3 * TILE + 45 if interpreter_active() else 1_000_003
 
 
 @pytest.fixture(autouse=True)
-def small_policy():
+def small_policy(monkeypatch):
     if interpreter_active():
+        # (the hash path's sample is sorted in one program: 4096 items take the interpreter ~40 s)
+        monkeypatch.setattr(U, "_HASH_SAMPLE", 64)
+        monkeypatch.setattr(U, "_HASH_SAMPLE_MAX_DISTINCT", 56)
         with policy.override("select", {"TILE": TILE, "num_warps": 4}):
             yield
     else:
@@ -174,7 +177,7 @@ def test_unique_hash_path(case, ri, rc, paths):
     assert paths == [("hash", True)]
 
 
-@pytest.mark.parametrize("ri,rc", [(False, False), (True, True)])
+@pytest.mark.parametrize("ri,rc", [(False, False), (True, True), (False, True)])
 def test_hash_path_called_directly(ri, rc):
     """The hash path on its own (every build of its kernels, also where the dense path would take the
     input): distinct values, inverse and counts as torch's."""
@@ -182,9 +185,50 @@ def test_hash_path_called_directly(ri, rc):
     vals, inv, counts = U._hash_path(x, ri, rc)
     ref = torch.unique(x.cpu(), sorted=True, return_inverse=True, return_counts=True)
     assert_equal(vals.cpu(), ref[0])
-    if ri:
-        assert_equal(inv.cpu(), ref[1])
-        assert_equal(counts.cpu(), ref[2])
+    assert (not ri and inv.numel() == 0) or torch.equal(inv.cpu(), ref[1])
+    assert (not rc and counts.numel() == 0) or torch.equal(counts.cpu(), ref[2])
+
+
+@pytest.mark.parametrize("when", ["insert", "after"])
+@pytest.mark.parametrize("ri,rc", [(False, True), (True, True)])
+@pytest.mark.parametrize("k", [1, 2, 300, "limit", "limit+1"])
+def test_hash_path_counts(k, ri, rc, when, monkeypatch):
+    """The hash path's counts of k distinct values, counted during the insert (the sample saw many
+    distinct values; forced here) or after it: from the ranks in shared memory up to the shared-memory
+    counting's limit (compiled NVIDIA kernels), past it (and elsewhere) in the slots' counters as the
+    ranks are found; one value taking most items, over several programs and a ragged tile."""
+    monkeypatch.setattr(U, "_HASH_SAMPLE_MAX_DISTINCT", 0 if when == "insert" else U._HASH_SAMPLE)
+    n = 2 * U._HASH_TILE + 77 if interpreter_active() else 1_000_003
+    if isinstance(k, str):
+        dev = torch.device(DEVICE)
+        fits = [j for j in range(1, 1 << 15) if j <= U._count_smem_shape(dev, max(j, 4096), n)[1]]
+        if not fits:
+            pytest.skip("no shared-memory counting here")
+        k = max(fits) + (k == "limit+1")
+    g = torch.Generator().manual_seed(k)
+    pool = torch.randperm(1 << 16, generator=g)[:k].to(torch.int32) * 30_011 - 2**30
+    x = pool[torch.randint(0, k, (n,), generator=g)]
+    x[torch.rand(n, generator=g) < 0.5] = pool[k // 2]
+    x[-1] = pool[-1]
+    vals, inv, counts = U._hash_path(x.to(DEVICE), ri, rc)
+    ref = torch.unique(x, sorted=True, return_inverse=True, return_counts=True)
+    assert_equal(vals.cpu(), ref[0])
+    assert (not ri and inv.numel() == 0) or torch.equal(inv.cpu(), ref[1])
+    assert counts.dtype == torch.int64 and torch.equal(counts.cpu(), ref[2])
+
+
+@pytest.mark.parametrize("n,distinct", [(1, 1), (40, 30), (100, 40), (4096, 4096), (5000, 3000), (1 << 16, 1 << 16)])
+def test_hash_sample_counts_distinct(n, distinct):
+    """The sample before a counting insert: ``SAMPLE`` items at an even stride (every item of a shorter
+    input) and whether more than ``MAX_DISTINCT`` of them are distinct, at both sides of the bound."""
+    g = torch.Generator().manual_seed(n)
+    x = (torch.randperm(1 << 20, generator=g)[:distinct].to(torch.int32) * 1999)[torch.arange(n) % distinct]
+    sample = x[torch.arange(U._HASH_SAMPLE) * max(n // U._HASH_SAMPLE, 1) % n] if n >= U._HASH_SAMPLE else x
+    seen = torch.unique(sample).numel()
+    for bound in (seen - 1, seen):
+        state = torch.zeros(2, dtype=torch.int64, device=DEVICE)
+        U._hash_sample_kernel[(1,)](x.to(DEVICE), n, state, MAX_DISTINCT=bound, SAMPLE=U._HASH_SAMPLE, num_warps=8)
+        assert state.tolist() == [0, int(seen > bound)]
 
 
 def test_unique_hash_overflow_falls_back_to_sort(monkeypatch, paths):
@@ -375,9 +419,9 @@ def test_unique_bitmap_edges_gpu(n, span):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("count", ["as_timed", "late", "early"])
-@pytest.mark.parametrize("distinct", [1 << 10, 1 << 20, 5 << 20])
+@pytest.mark.parametrize("distinct", [2, 1 << 10, 1 << 20, 5 << 20])
 def test_unique_hash_path_large_gpu(distinct, count, paths, monkeypatch):
-    """Wide int32 keys at 2^24 items: the hash path with few and with 2^20 distinct values; with more
+    """Wide int32 keys at 2^24 items: the hash path with 2, 2^10 and 2^20 distinct values; with more
     distinct values than the table's 2^22 slots, the overflow to the sort path (whose run heads see
     their host count as timed, late or early)."""
     _count_at(monkeypatch, count)
@@ -385,8 +429,11 @@ def test_unique_hash_path_large_gpu(distinct, count, paths, monkeypatch):
     pool = torch.randint(-2**31, 2**31 - 1, (distinct,), device="cuda", dtype=torch.int64, generator=g)
     x = pool[torch.randint(0, distinct, (1 << 24,), device="cuda", generator=g)].to(torch.int32)
     _check_large_gpu(x)
-    assert paths == ([("hash", True)] * 2 if distinct <= U.HASH_SLOTS_MAX // 2 else
-                     [("hash", False), ("sort", True)] * 2)
+    vals, _, counts = ops.unique(x, True, False, True)   # (counts alone: int32 ranks only the counting reads)
+    ref = torch.unique(x, return_counts=True)
+    assert torch.equal(vals, ref[0]) and torch.equal(counts, ref[1])
+    assert paths == ([("hash", True)] * 3 if distinct <= U.HASH_SLOTS_MAX // 2 else
+                     [("hash", False), ("sort", True)] * 3)
 
 
 @pytest.mark.parametrize("form", ["two_pass", "single_pass"])

@@ -26,11 +26,15 @@ next runs only when the one before says it cannot hold the values):
   2^26 int32 on an H100).
 * **hash table** (integers of at most 32 bits whose range is too wide for the dense path): each
   item's key goes into an open-addressing table of int64 slots (twice the items, at most
-  ``HASH_SLOTS_MAX``; Fibonacci hashing, linear probing, an empty slot claimed by compare-and-swap,
-  occurrences counted by atomics when counts are wanted); the occupied slots are compacted and the
-  distinct values alone sorted by the radix sort; the inverse is each item's probe to its slot,
-  rewritten as the key's bits and its rank. Reads the input once (twice with the inverse) and sorts
-  only the distinct values. A table too full to place a key within ``_HASH_MAX_PROBES`` slots (more
+  ``HASH_SLOTS_MAX``; Fibonacci hashing, linear probing, an empty slot claimed by compare-and-swap);
+  the occupied slots are compacted and the distinct values alone sorted by the radix sort; the
+  inverse is each item's probe to its slot, rewritten as the key's bits and its rank. Counts: a
+  sample of 1024 items taken first decides on the device; with many distinct values each item is
+  counted in its slot's counter as it is inserted; with few (where those atomics queue on few
+  counters: 2^26 items of 2 distinct values took 24.8 ms on an H200, against torch's 1.4) the items
+  are counted afterwards from their ranks, in shared memory (up to its limit; past it, in the slots'
+  counters as the ranks are found). Reads the input once (twice with the inverse, or with the
+  counts of few distinct values) and sorts only the distinct values. A table too full to place a key within ``_HASH_MAX_PROBES`` slots (more
   distinct values than about half its slots) falls back to the sort path (a second host sync).
 * **otherwise** (floats, 64-bit integers, overflowing hash tables): sort with tritoncub's onesweep radix sort
   (:mod:`tritoncub.device.radix_sort`; keys only, or keys and the permutation when the inverse is
@@ -69,6 +73,7 @@ from .._library import custom_op
 from .._launch import LaunchPlan, launch
 from .._utils import (INT_DTYPES, InputTypeError, InputValueError, as_int, cdiv, check_tensor, dtype_names,
                       inline_ptx_ok, num_sms, refuse_capture, smem_atomics_ok, smem_per_block, wrap_dim)
+from ..block.discontinuity import block_flag_heads
 from ..block.histogram import block_histogram
 from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
 from . import radix_sort
@@ -272,10 +277,25 @@ def _claim(table_ptr, h, v, try_claim, PTX: tl.constexpr):
 
 
 @triton.jit
-def _hash_insert_kernel(x_ptr, n, table_ptr, count_ptr, overflow_ptr, max_probes,
-                        LOG_SLOTS: tl.constexpr, COUNT: tl.constexpr, PTX: tl.constexpr, TILE: tl.constexpr):
+def _hash_sample_kernel(x_ptr, n, state_ptr, MAX_DISTINCT: tl.constexpr, SAMPLE: tl.constexpr):
+    """``state[1] = 1`` (count during the insert) when ``SAMPLE`` items at an even stride over ``x``
+    (all of it when shorter) hold more than ``MAX_DISTINCT`` distinct values, else 0. Only speed
+    depends on it: many distinct values are counted as they are inserted (each counter takes few
+    items), few are counted afterwards in shared memory (an atomic per item would queue on them)."""
+    i = tl.arange(0, SAMPLE)
+    idx = i.to(tl.int64) * tl.maximum(n // SAMPLE, 1)
+    # (short inputs repeat their last item; the keys' 32 bits as int32: equal where the keys are)
+    v = tl.load(x_ptr + tl.minimum(idx, n - 1)).to(tl.int64).to(tl.int32)
+    distinct = tl.sum(block_flag_heads(tl.sort(v)).to(tl.int32), 0)
+    tl.store(state_ptr + 1, (distinct > MAX_DISTINCT).to(tl.int64))
+
+
+@triton.jit
+def _hash_insert_kernel(x_ptr, n, table_ptr, count_ptr, state_ptr, max_probes, LOG_SLOTS: tl.constexpr,
+                        COUNT: tl.constexpr, PTX: tl.constexpr, TILE: tl.constexpr):
     """Insert every item's key into the open-addressing table (linear probing; a claim is a
-    compare-and-swap of an empty slot, :func:`_claim`), counting its occurrences (``COUNT``). An item
+    compare-and-swap of an empty slot, :func:`_claim`); with ``COUNT``, where ``state[1]`` (set by
+    :func:`_hash_sample_kernel`) says so, also count each key's occurrences in its slot's counter. An item
     still unplaced after ``max_probes`` slots raises ``overflow`` (the table is too full: the caller
     sorts instead). Once ``overflow`` is raised the table's result is not used: items drop out as
     soon as their thread sees it (when the program starts, and after every probe) and a program stops
@@ -287,7 +307,11 @@ def _hash_insert_kernel(x_ptr, n, table_ptr, count_ptr, overflow_ptr, max_probes
     # (each thread reads the flag itself, so it only clears that thread's items: the loop condition is a
     # reduction over the program, the same in every warp — a per-thread exit from a loop whose
     # reductions synchronise the warps would be undefined)
+    overflow_ptr = state_ptr
     active = (idx < n) & (tl.load(overflow_ptr, volatile=True) == 0)
+    counting = False
+    if COUNT:
+        counting = tl.load(state_ptr + 1) != 0   # (one flag for the whole launch: a uniform branch below)
     v = tl.load(x_ptr + idx, mask=active, other=0).to(tl.int64)
     h = _hash_slot(v, LOG_SLOTS)
     probes = tl.full((), 0, tl.int32)
@@ -299,8 +323,9 @@ def _hash_insert_kernel(x_ptr, n, table_ptr, count_ptr, overflow_ptr, max_probes
         old = _claim(table_ptr, h, v, try_claim, PTX)
         placed = found | (try_claim & ((old == _EMPTY) | (old == v)))
         if COUNT:
-            tl.atomic_add(count_ptr + h, tl.full((TILE,), 1, count_ptr.dtype.element_ty), mask=placed,
-                          sem="relaxed")
+            if counting:
+                tl.atomic_add(count_ptr + h, tl.full((TILE,), 1, count_ptr.dtype.element_ty), mask=placed,
+                              sem="relaxed")
         active = active & ~placed & (tl.load(overflow_ptr, volatile=True) == 0)
         h = (h + 1) & (SLOTS - 1)
         probes += 1
@@ -309,8 +334,11 @@ def _hash_insert_kernel(x_ptr, n, table_ptr, count_ptr, overflow_ptr, max_probes
 
 
 @triton.jit
-def _hash_rank_kernel(table_ptr, x_ptr, n, inv_ptr, max_probes, LOG_SLOTS: tl.constexpr, TILE: tl.constexpr):
-    """``inverse[i]`` = the rank of ``x[i]`` among the distinct values: every occupied slot now holds
+def _hash_rank_kernel(table_ptr, x_ptr, n, inv_ptr, count_ptr, max_probes, LOG_SLOTS: tl.constexpr,
+                      TILE: tl.constexpr, STORE: tl.constexpr, COUNT: tl.constexpr):
+    """The rank of every ``x[i]`` among the distinct values: with ``STORE`` written to ``inv[i]`` (as
+    ``inv``'s dtype); with ``COUNT`` the item is counted in its slot's counter (an atomic). Every
+    occupied slot now holds
     ``key bits << 32 | rank`` (one read per probe; every key is in the table and its probe never
     passes an empty slot before reaching it)."""
     SLOTS: tl.constexpr = 1 << LOG_SLOTS
@@ -323,7 +351,11 @@ def _hash_rank_kernel(table_ptr, x_ptr, n, inv_ptr, max_probes, LOG_SLOTS: tl.co
     while (tl.max(active.to(tl.int32), 0) > 0) & (probes < max_probes):
         cur = tl.load(table_ptr + h, mask=active, other=0)
         hit = active & (((cur >> 32) & 0xFFFFFFFF) == key_bits)
-        tl.store(inv_ptr + idx, cur & 0xFFFFFFFF, mask=hit)
+        rank = cur & 0xFFFFFFFF
+        if STORE:
+            tl.store(inv_ptr + idx, rank.to(inv_ptr.dtype.element_ty), mask=hit)
+        if COUNT:
+            tl.atomic_add(count_ptr + h, tl.full((TILE,), 1, count_ptr.dtype.element_ty), mask=hit, sem="relaxed")
         active = active & ~hit
         h = (h + 1) & (SLOTS - 1)
         probes += 1
@@ -489,6 +521,15 @@ def _dense_path(xf, return_inverse, return_counts):
 #: ``HASH_SLOTS_MAX`` (int64 slots: 32 MiB, which an H100's L2 holds); inputs with more distinct values
 #: than the table takes overflow to the sort path
 HASH_SLOTS_MAX = 1 << 22
+#: with counts, the items sampled before the insert and the most distinct values among them for which
+#: the insert leaves the counting to a pass after it (see _hash_sample_kernel). H200, 2^26 int32 over D
+#: distinct wide values, counts alone, GPU time (``bench/probes/unique_hash_counts_probe.py``, logs
+#: ``unique_hash_counts*-h200-20261129.log``): counting during the insert D = 2 24.8 ms, 100 1.92, 4096
+#: 1.30, 65536 1.37, 2^20 1.87; afterwards from the ranks (in shared memory, or an atomic per item by rank)
+#: 0.63, 0.66, 0.99, 1.97, 2.59; torch.unique 1.41-1.69. 960 of 1024 sampled: about 8000 distinct values
+#: evenly spread. The sample takes 7.5 us (4096 items: 76-89 us), and the insert with counting compiled in
+#: 256 us instead of 220 when it does not count (``bench/probes/hash_sample_probe.py``)
+_HASH_SAMPLE, _HASH_SAMPLE_MAX_DISTINCT = 1024, 960
 #: slots an insert probes before it gives up (the table is then too full: the sort path runs)
 _HASH_MAX_PROBES = 256
 _HASH_TILE, _HASH_WARPS = 1024, 4
@@ -505,30 +546,48 @@ def _hash_path(xf, return_inverse, return_counts):
     table = torch.full((slots,), int(_EMPTY), dtype=torch.int64, device=dev)
     count_dtype = torch.int64 if n >= _COUNT64_MIN_N else torch.int32
     counts_in = torch.zeros(slots if return_counts else 1, dtype=count_dtype, device=dev)
-    overflow = torch.zeros(1, dtype=torch.int64, device=dev)
-    launch(_hash_insert_kernel, (cdiv(n, _HASH_TILE),), xf, n, table, counts_in, overflow, _HASH_MAX_PROBES,
+    state = torch.zeros(2, dtype=torch.int64, device=dev)   # the overflow flag; whether the insert counts
+    if return_counts:
+        launch(_hash_sample_kernel, (1,), xf, n, state, MAX_DISTINCT=_HASH_SAMPLE_MAX_DISTINCT, SAMPLE=_HASH_SAMPLE,
+               num_warps=8)
+    launch(_hash_insert_kernel, (cdiv(n, _HASH_TILE),), xf, n, table, counts_in, state, _HASH_MAX_PROBES,
            LOG_SLOTS=log_slots, COUNT=return_counts, PTX=inline_ptx_ok(dev), TILE=_HASH_TILE, num_warps=_HASH_WARPS)
     plan = Plan(table, table != int(_EMPTY), SELECT_FLAGGED, load_x=False)
     found = torch.empty(slots, dtype=torch.int64, device=dev)
     where = torch.empty(slots if (return_inverse or return_counts) else 0, dtype=torch.int64, device=dev)
     plan.scatter(out=found, out_index=where if (return_inverse or return_counts) else None)
-    k, ovf = torch.cat([plan.num_selected.view(1), overflow]).tolist()  # the one host sync
+    k, ovf, counted = torch.cat([plan.num_selected.view(1), state]).tolist()  # the one host sync
     if ovf:
         return None
     found = found[:k].to(xf.dtype)
-    empty = torch.empty(0, dtype=torch.int64, device=dev)
+    empty = ranks = torch.empty(0, dtype=torch.int64, device=dev)
     if not (return_inverse or return_counts):
         return radix_sort.sort_keys(found), empty, empty
     vals, slot_of = radix_sort.sort_pairs(found, where[:k])   # (the slot of every sorted value)
-    counts = counts_in[slot_of].to(torch.int64) if return_counts else empty
-    inv = empty
-    if return_inverse:
+    # not counted during the insert (few distinct values in the sample): of at most the shared-memory
+    # counting's limit, counted in shared memory from each item's rank (the inverse, or int32 ranks only
+    # the counting reads); of more, in their slots' counters as the ranks are found
+    bins, limit, programs = (_count_smem_shape(dev, max(k, 4096), n) if return_counts and not counted
+                             else (0, 0, 0))
+    by_rank = return_counts and not counted and k <= limit
+    by_slot = return_counts and not counted and not by_rank
+    if return_inverse or return_counts and not counted:
         # every occupied slot becomes key bits << 32 | rank of its key (k < 2^31), read by the probes
         table[slot_of] = ((table[slot_of] & 0xFFFFFFFF) << 32) | torch.arange(k, dtype=torch.int64, device=dev)
-        inv = torch.empty(n, dtype=torch.int64, device=dev)
-        launch(_hash_rank_kernel, (cdiv(n, _HASH_TILE),), table, xf, n, inv, _HASH_MAX_PROBES,
-               LOG_SLOTS=log_slots, TILE=_HASH_TILE, num_warps=_HASH_WARPS)
-    return vals, inv, counts
+        store = return_inverse or by_rank
+        ranks = torch.empty(n if store else 0, dtype=torch.int64 if return_inverse else torch.int32, device=dev)
+        launch(_hash_rank_kernel, (cdiv(n, _HASH_TILE),), table, xf, n, ranks, counts_in, _HASH_MAX_PROBES,
+               LOG_SLOTS=log_slots, TILE=_HASH_TILE, STORE=store, COUNT=by_slot, num_warps=_HASH_WARPS)
+    inv = ranks if return_inverse else empty
+    if not return_counts:
+        return vals, inv, empty
+    if by_rank:
+        counts = torch.zeros(k, dtype=count_dtype, device=dev)
+        minmax = torch.tensor([0, k - 1], dtype=torch.int64, device=dev)
+        launch(_count_smem_kernel, (programs,), ranks, n, minmax, counts, limit, WARPS=_COUNT_SMEM_WARPS,
+               ITEMS=_COUNT_SMEM_ITEMS, BINS=bins, num_warps=_COUNT_SMEM_WARPS)
+        return vals, inv, counts.to(torch.int64)
+    return vals, inv, counts_in[slot_of].to(torch.int64)
 
 
 def _slice_dim(x: torch.Tensor, dim: int) -> int:
