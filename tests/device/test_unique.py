@@ -377,11 +377,13 @@ def test_unique_large_gpu(form, monkeypatch):
 @pytest.mark.parametrize("dtype", [torch.int16, torch.int32, torch.int64])
 def test_unique_counts_smem_edges_gpu(n, edge, dtype):
     """Counts over ranges of fewer values than the shared-memory counting's limit (``COUNT_SMEM_BINS``,
-    the slot buffer, the items of a program) come from shared-memory counters, from the limit on from
-    the atomics per item: both sides of the limit, one program or several, a ragged last tile, with an
-    offset minimum, the extremes present, and one value taking most items (contended counters)."""
+    the slot buffer, the items of a program) come from shared-memory counters; from the limit on, from
+    the atomics per item (or, where the limit is the slot buffer's size, n <= 4096, the hash or sort
+    path): both sides of the limit, one program or several, a ragged last tile, with an offset minimum,
+    the extremes present, and one value taking most items (contended counters)."""
     bins, limit, _ = U._count_smem_shape(torch.device("cuda"), min(max(n, 4096), U.RANGE_CAP_MAX), n)
-    assert bins > 0, "the shared-memory counting is off here"
+    if bins == 0:
+        pytest.skip("no shared-memory counting on this GPU")
     span = {"zero": 0, "small": 100, "below": limit - 1, "at": limit}[edge]
     lo = -1000
     x = torch.randint(lo, lo + span + 1, (n,), device="cuda", dtype=torch.int64)

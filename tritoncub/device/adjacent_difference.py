@@ -100,7 +100,7 @@ def _diff_rows_kernel(x_ptr, out_ptr, rows, length, OP: tl.constexpr, ROW_TILES:
     lane = tl.arange(0, TILE)
     out_len = length - 1
     if ROW_TILES:
-        tiles_per_row = tl.cdiv(out_len, TILE)
+        tiles_per_row = (out_len - 1) // TILE + 1   # (not tl.cdiv: an int32 length near 2^31 would wrap)
         r = (pid // tiles_per_row).to(tl.int64)
         j = (pid % tiles_per_row).to(tl.int64) * TILE + lane
         m = j < out_len

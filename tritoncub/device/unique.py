@@ -43,10 +43,12 @@ next runs only when the one before says it cannot hold the values):
   zeros the value returned is the first in input order (``-0.0`` or ``+0.0``: torch's choice of the
   sign varies with the size).
 
-Each path queues all their GPU work first and then read exactly one value back to the host (the
-number of distinct values, with the dense path's overflow flag in the same read; the run heads of
-the sort path and of ``unique_consecutive`` get theirs from pass 1 of the bitmask compaction, stored
-into host memory while pass 2 runs), so the GPU never waits for the host in the middle; results are written into worst-case-sized buffers and returned as
+Each path reads exactly one value back to the host (the number of distinct values, with the dense
+and hash paths' flags in the same read; the run heads of the sort path and of ``unique_consecutive``
+get theirs from pass 1 of the bitmask compaction, stored into host memory while pass 2 runs). The
+dense and sort paths queue all their GPU work before it, so the GPU never waits for the host in the
+middle; the hash path sorts its distinct values after it (sized by it), and there computes the inverse
+and the counts of few distinct values. Results are written into worst-case-sized buffers and returned as
 views (or compact copies when the view would be less than a quarter full, see ``select.shrink``). When the
 dense path overflows, the hash path (for keys of at most 32 bits) or the sort path runs and reads its own
 count (a second sync, only then; a third when the hash table overflows too). NaN: every NaN is its own value (NaN != NaN),
@@ -87,6 +89,31 @@ _DENSE_DTYPES = INT_DTYPES + (torch.uint8, torch.bool) + _WIDE_UNSIGNED
 
 
 @gluon.jit
+def _smem_mark_tiles(x_ptr, n, mn, TILE: gl.constexpr, LB: gl.constexpr, COUNT: gl.constexpr):
+    """Every item of the program's tiles (``pid, pid + programs, ...``; the next tile is loaded before
+    the current one is marked) marks its slot ``x - mn`` in shared memory (``global_smem``): with
+    ``COUNT`` adds 1 to word ``slot`` (``red.shared.add``), else sets bit ``slot`` of a bitmap
+    (``red.shared.or``)."""
+    i = gl.arange(0, TILE, layout=LB)
+    n_tiles = (n - 1) // TILE + 1   # (not (n + TILE - 1) // TILE: an int32 n near 2^31 would wrap)
+    t = gl.program_id(0)
+    step = gl.num_programs(0)
+    offs = t.to(gl.int64) * TILE + i
+    v_next = gl.load(x_ptr + offs, mask=offs < n, other=0)
+    while t < n_tiles:
+        m = offs < n
+        v = v_next
+        t += step
+        offs = t.to(gl.int64) * TILE + i
+        v_next = gl.load(x_ptr + offs, mask=offs < n, other=0)
+        slot = (v.to(gl.int64) - mn).to(gl.int32)
+        if COUNT:
+            smem_count_words_if(slot, m.to(gl.int32))
+        else:
+            smem_or_words_if(slot >> 5, gl.full([TILE], 1, gl.int32, LB) << (slot & 31), m.to(gl.int32))
+
+
+@gluon.jit
 def _mark_bitmap_kernel(x_ptr, n, minmax_ptr, bitmap_ptr, limit, WARPS: gl.constexpr, ITEMS: gl.constexpr,
                         WORDS: gl.constexpr):
     """Set bit ``x - min`` of the global ``bitmap`` for every item, when ``max - min < limit``
@@ -102,20 +129,7 @@ def _mark_bitmap_kernel(x_ptr, n, minmax_ptr, bitmap_ptr, limit, WARPS: gl.const
     if (span >= 0) & (span < limit):
         smem.store(gl.zeros([WORDS], gl.int32, LW))
         gl.thread_barrier()
-        i = gl.arange(0, TILE, layout=LB)
-        n_tiles = (n + TILE - 1) // TILE
-        t = gl.program_id(0)
-        step = gl.num_programs(0)
-        offs = t.to(gl.int64) * TILE + i
-        v_next = gl.load(x_ptr + offs, mask=offs < n, other=0)
-        while t < n_tiles:
-            m = offs < n
-            v = v_next
-            t += step
-            offs = t.to(gl.int64) * TILE + i
-            v_next = gl.load(x_ptr + offs, mask=offs < n, other=0)
-            slot = (v.to(gl.int64) - mn).to(gl.int32)
-            smem_or_words_if(slot >> 5, gl.full([TILE], 1, gl.int32, LB) << (slot & 31), m.to(gl.int32))
+        _smem_mark_tiles(x_ptr, n, mn, TILE, LB, False)
         gl.thread_barrier()
         w = smem.load(LW)
         gl.atomic_or(bitmap_ptr + gl.arange(0, WORDS, layout=LW), w, mask=w != 0, sem="relaxed")
@@ -144,19 +158,7 @@ def _count_smem_kernel(x_ptr, n, minmax_ptr, slots_ptr, limit, WARPS: gl.constex
         for c0 in range(CHUNK, end, CHUNK):
             smem_store_words(c0 + w, gl.zeros([CHUNK], gl.int32, LW))
         gl.thread_barrier()
-        i = gl.arange(0, TILE, layout=LB)
-        n_tiles = (n + TILE - 1) // TILE
-        t = gl.program_id(0)
-        step = gl.num_programs(0)
-        offs = t.to(gl.int64) * TILE + i
-        v_next = gl.load(x_ptr + offs, mask=offs < n, other=0)
-        while t < n_tiles:
-            m = offs < n
-            v = v_next
-            t += step
-            offs = t.to(gl.int64) * TILE + i
-            v_next = gl.load(x_ptr + offs, mask=offs < n, other=0)
-            smem_count_words_if((v.to(gl.int64) - mn).to(gl.int32), m.to(gl.int32))
+        _smem_mark_tiles(x_ptr, n, mn, TILE, LB, True)
         gl.thread_barrier()
         for c0 in range(0, end, CHUNK):
             c = smem_load_words(c0 + w)
@@ -372,7 +374,7 @@ _MARK_HIST_BINS = 1024
 #: values of the shared-memory bitmap path (128 KiB of shared memory: one program per SM)
 BITMAP_BITS = 1 << 20
 _BITMAP_WARPS, _BITMAP_ITEMS = 16, 8
-#: counting over ranges of up to ``COUNT_SMEM_BINS`` values (a power of two; 0: off), and of no more values
+#: counting over ranges of up to ``COUNT_SMEM_BINS`` values (a power of two, at least 2048; 0: off), and of no more values
 #: than a program has items, on NVIDIA sm_80+ the dense path counts in shared memory (``_count_smem_kernel``;
 #: at most 4 programs an SM, as many as their counters fit). H200, 2^26 int32 with counts, GPU time
 #: (``bench/probes/unique_counts_probe.py --smem``, ``logs/unique_counts_smem-h200-20261129.log``): values in
@@ -392,11 +394,13 @@ def _bitmap_ok(device) -> bool:
 
 
 def _count_smem_shape(device, cap: int, n: int) -> tuple[int, int, int]:
-    """``(bins, limit, programs)`` of the shared-memory counting (``_count_smem_kernel``) of the dense
-    path's ``cap`` slots: ``bins`` 0 where it does not run."""
+    """``(bins, limit, programs)`` of the shared-memory counting (``_count_smem_kernel``) of ``n`` items
+    into ``cap`` slots (at least 4096): ``bins`` 0 where it does not run."""
     if not COUNT_SMEM_BINS or not smem_atomics_ok(device):
         return 0, 0, 0
     bins = min(COUNT_SMEM_BINS, 1 << (cap - 1).bit_length())
+    if bins < _COUNT_SMEM_WARPS * 4 * 32:   # (the kernel zeroes and flushes chunks of this many counters)
+        return 0, 0, 0
     per_sm = min(4, smem_per_block(device) // (4 * bins + 1024))
     if per_sm < 1:
         return 0, 0, 0
