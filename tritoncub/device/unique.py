@@ -34,8 +34,9 @@ next runs only when the one before says it cannot hold the values):
   counters: 2^26 items of 2 distinct values took 24.8 ms on an H200, against torch's 1.4) the items
   are counted afterwards from their ranks, in shared memory (up to its limit; past it, in the slots'
   counters as the ranks are found). Reads the input once (twice with the inverse, or with the
-  counts of few distinct values) and sorts only the distinct values. A table too full to place a key within ``_HASH_MAX_PROBES`` slots (more
-  distinct values than about half its slots) falls back to the sort path (a second host sync).
+  counts of few distinct values) and sorts only the distinct values. A table too full to place a key
+  within ``_HASH_MAX_PROBES`` slots (more distinct values than about half its slots) falls back to
+  the sort path (a second host sync).
 * **otherwise** (floats, 64-bit integers, overflowing hash tables): sort with tritoncub's onesweep radix sort
   (:mod:`tritoncub.device.radix_sort`; keys only, or keys and the permutation when the inverse is
   wanted), then the head compaction of the sorted items; the inverse is scattered back through the
@@ -365,7 +366,8 @@ def _hash_rank_kernel(table_ptr, x_ptr, n, inv_ptr, count_ptr, max_probes, LOG_S
 
 _TILE = 4096
 #: where the shared-memory counting does not run (see COUNT_SMEM_BINS), counting unique values over at
-#: most this many values (a power of two from 256 to 4096), the dense path's programs count their tiles in a block histogram before adding to the slots (see _mark_kernel).
+#: most this many values (a power of two from 256 to 4096), the dense path's programs count their tiles
+#: in a block histogram before adding to the slots (see _mark_kernel).
 #: H200, 2^26 int32 with counts, GPU time (bench/probes/unique_counts_probe.py; logs unique_counts_*-h200-
 #: 20261129.log): values in [0, 100) 14.9 ms with an atomic per item, 0.39 ms by 256-bin histograms;
 #: [0, 1000) 5.9 ms, 1.03 ms by 1024 bins; torch.unique 1.4-1.5 ms. 4096 bins cost more than the
@@ -374,13 +376,13 @@ _MARK_HIST_BINS = 1024
 #: values of the shared-memory bitmap path (128 KiB of shared memory: one program per SM)
 BITMAP_BITS = 1 << 20
 _BITMAP_WARPS, _BITMAP_ITEMS = 16, 8
-#: counting over ranges of up to ``COUNT_SMEM_BINS`` values (a power of two, at least 2048; 0: off), and of no more values
-#: than a program has items, on NVIDIA sm_80+ the dense path counts in shared memory (``_count_smem_kernel``;
-#: at most 4 programs an SM, as many as their counters fit). H200, 2^26 int32 with counts, GPU time
-#: (``bench/probes/unique_counts_probe.py --smem``, ``logs/unique_counts_smem-h200-20261129.log``): values in
-#: [0, 100) 390 us by tile histograms, 198 us in shared memory; [0, 4096) 2005 us by an atomic per item,
-#: 201 us in shared memory; [0, 32768) 1063, 234; torch.unique 1400-1520. With fewer items than values per program (2^20 items,
-#: 16384 values) the flush costs more than the atomics it saves (45 us against 40).
+#: counting over ranges of up to ``COUNT_SMEM_BINS`` values (a power of two, at least 2048; 0: off), and of
+#: no more values than a program has items, on NVIDIA sm_80+ the dense path counts in shared memory
+#: (``_count_smem_kernel``; at most 4 programs an SM, as many as their counters fit). H200, 2^26 int32 with
+#: counts, GPU time (``bench/probes/unique_counts_probe.py --smem``, ``logs/unique_counts_smem-h200-20261129.log``):
+#: values in [0, 100) 390 us by tile histograms, 198 us in shared memory; [0, 4096) 2005 us by an atomic per
+#: item, 201 us in shared memory; [0, 32768) 1063, 234; torch.unique 1400-1520. With fewer items than values
+#: per program (2^20 items, 16384 values) the flush costs more than the atomics it saves (45 us against 40).
 COUNT_SMEM_BINS = 1 << 15
 _COUNT_SMEM_WARPS, _COUNT_SMEM_ITEMS = 16, 8
 
