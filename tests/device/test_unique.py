@@ -132,7 +132,10 @@ def test_unique_dense_overflow_falls_back_to_sort():
 
 @pytest.fixture
 def paths(monkeypatch):
-    """Which unique path produced each result ('hash' or 'sort' after the dense path overflowed)."""
+    """Which unique path produced each result ('hash' or 'sort' after the dense path overflowed); small
+    inputs may take the hash path here (``HASH_MIN_N`` 0: test_unique_small_wide_input_sorts checks
+    the size rule)."""
+    monkeypatch.setattr(U, "HASH_MIN_N", 0)
     taken = []
     for name in ("_hash_path", "_sort_path"):
         real = getattr(U, name)
@@ -229,6 +232,16 @@ def test_hash_sample_counts_distinct(n, distinct):
         state = torch.zeros(2, dtype=torch.int64, device=DEVICE)
         U._hash_sample_kernel[(1,)](x.to(DEVICE), n, state, MAX_DISTINCT=bound, SAMPLE=U._HASH_SAMPLE, num_warps=8)
         assert state.tolist() == [0, int(seen > bound)]
+
+
+@pytest.mark.parametrize("n", [511, 512])
+def test_unique_small_wide_input_sorts(n, monkeypatch, paths):
+    """Inputs too wide for the dense path take the hash path from ``HASH_MIN_N`` items on, the sort
+    path below it; the same results either way."""
+    monkeypatch.setattr(U, "HASH_MIN_N", 512)
+    x = (torch.randint(-30, 30, (n,), generator=torch.Generator().manual_seed(n)) * 50_331_653).to(torch.int32)
+    _check_unique(x.to(DEVICE), True, True)
+    assert paths == [("hash" if n >= 512 else "sort", True)]
 
 
 def test_unique_hash_overflow_falls_back_to_sort(monkeypatch, paths):

@@ -24,10 +24,12 @@ next runs only when the one before says it cannot hold the values):
   bitmap at the end, then expanded into the slots): a byte store per item to a random slot in
   global memory made the marking over ten times the read of the input (1.06 ms against 0.09 ms for
   2^26 int32 on an H100).
-* **hash table** (integers of at most 32 bits whose range is too wide for the dense path): each
+* **hash table** (integers of at most 32 bits whose range is too wide for the dense path, from
+  ``HASH_MIN_N`` items on: smaller inputs sort, whose GPU and host time was lower there): each
   item's key goes into an open-addressing table of int64 slots (twice the items, at most
   ``HASH_SLOTS_MAX``; Fibonacci hashing, linear probing, an empty slot claimed by compare-and-swap);
-  the occupied slots are compacted and the distinct values alone sorted by the radix sort; the
+  the occupied slots are compacted and the distinct values alone sorted (by one program up to the
+  segmented sort's one-program limit, else by the onesweep radix sort); the
   inverse is each item's probe to its slot, rewritten as the key's bits and its rank. Counts: a
   sample of 1024 items taken first decides on the device; with many distinct values each item is
   counted in its slot's counter as it is inserted; with few (where those atomics queue on few
@@ -37,7 +39,7 @@ next runs only when the one before says it cannot hold the values):
   counts of few distinct values) and sorts only the distinct values. A table too full to place a key
   within ``_HASH_MAX_PROBES`` slots (more distinct values than about half its slots) falls back to
   the sort path (a second host sync).
-* **otherwise** (floats, 64-bit integers, overflowing hash tables): sort with tritoncub's onesweep radix sort
+* **otherwise** (floats, 64-bit integers, small wide inputs, overflowing hash tables): sort with tritoncub's onesweep radix sort
   (:mod:`tritoncub.device.radix_sort`; keys only, or keys and the permutation when the inverse is
   wanted), then the head compaction of the sorted items; the inverse is scattered back through the
   permutation. The radix sort orders ``-0.0`` with ``+0.0`` and NaNs last, as torch does; of equal
@@ -79,7 +81,7 @@ from .._utils import (INT_DTYPES, InputTypeError, InputValueError, as_int, cdiv,
 from ..block.discontinuity import block_flag_heads
 from ..block.histogram import block_histogram
 from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
-from . import radix_sort
+from . import radix_sort, segmented_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
 
 RANGE_CAP_MAX = 1 << 22
@@ -364,6 +366,23 @@ def _hash_rank_kernel(table_ptr, x_ptr, n, inv_ptr, count_ptr, max_probes, LOG_S
         probes += 1
 
 
+@triton.jit
+def _rank_slots_kernel(table_ptr, where_ptr, perm_ptr, slot_of_ptr, minmax_ptr, k, BLOCK: tl.constexpr):
+    """After the distinct values are sorted: the ``r``-th smallest sits in slot ``s = where[perm[r]]``;
+    ``slot_of[r] = s`` and the slot becomes ``key bits << 32 | r``
+    (what :func:`_hash_rank_kernel` reads). The first program also writes the ranks' range ``[0, k -
+    1]`` to ``minmax`` (for the counting in shared memory)."""
+    r = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    m = r < k
+    p = tl.load(perm_ptr + r, mask=m, other=0)
+    s = tl.load(where_ptr + p, mask=m, other=0)
+    tl.store(slot_of_ptr + r, s, mask=m)
+    key = tl.load(table_ptr + s, mask=m, other=0)
+    tl.store(table_ptr + s, ((key & 0xFFFFFFFF) << 32) | r, mask=m)
+    if tl.program_id(0) == 0:
+        tl.store(minmax_ptr + tl.arange(0, 2), tl.arange(0, 2).to(tl.int64) * (k - 1))
+
+
 _TILE = 4096
 #: where the shared-memory counting does not run (see COUNT_SMEM_BINS), counting unique values over at
 #: most this many values (a power of two from 256 to 4096), the dense path's programs count their tiles
@@ -527,6 +546,15 @@ def _dense_path(xf, return_inverse, return_counts):
 #: ``HASH_SLOTS_MAX`` (int64 slots: 32 MiB, which an H100's L2 holds); inputs with more distinct values
 #: than the table takes overflow to the sort path
 HASH_SLOTS_MAX = 1 << 22
+#: inputs of fewer items whose range is too wide for the dense path sort instead of hashing. H200, int32
+#: values drawn from D wide distinct ones, GPU time per call, hash path against sort path
+#: (``bench/probes/unique_hash_vs_sort_probe.py``, ``logs/unique_hash_vs_sort_probe-after-h200-20261129.log``):
+#: at 2^22 items the hash path is ahead for D <= 65536 (D = 100: 68 against 158 us; with inverse and counts
+#: 125 against 352) and behind for D = 2^20 (206 against 179; counts 368 against 188); at 2^23 ahead but for
+#: D = 2^20 with counts; at 2^26 ahead by 1.5-9x but for counts alone of 2^20 values (1838 against 1671).
+#: do_bench, which adds the host's time, was level at 2^22 and ahead for the sort path below it: the hash
+#: path's ~15 launches and allocations, some after its host sync, cost more host time than a sort's
+HASH_MIN_N = 1 << 23
 #: with counts, the items sampled before the insert and the most distinct values among them for which
 #: the insert leaves the counting to a pass after it (see _hash_sample_kernel). H200, 2^26 int32 over D
 #: distinct wide values, counts alone, GPU time (``bench/probes/unique_hash_counts_probe.py``, logs
@@ -539,6 +567,7 @@ _HASH_SAMPLE, _HASH_SAMPLE_MAX_DISTINCT = 1024, 960
 #: slots an insert probes before it gives up (the table is then too full: the sort path runs)
 _HASH_MAX_PROBES = 256
 _HASH_TILE, _HASH_WARPS = 1024, 4
+_RANK_SLOTS_BLOCK = 1024
 _HASH_DTYPES = (torch.int16, torch.int32) + _WIDE_UNSIGNED
 
 
@@ -568,8 +597,9 @@ def _hash_path(xf, return_inverse, return_counts):
     found = found[:k].to(xf.dtype)
     empty = ranks = torch.empty(0, dtype=torch.int64, device=dev)
     if not (return_inverse or return_counts):
-        return radix_sort.sort_keys(found), empty, empty
-    vals, slot_of = radix_sort.sort_pairs(found, where[:k])   # (the slot of every sorted value)
+        return _sort_found(found), empty, empty
+    # the sorted values, and where each one's slot is found (its position among the found values)
+    vals, perm = _sort_found(found, with_positions=True)
     # not counted during the insert (few distinct values in the sample): of at most the shared-memory
     # counting's limit, counted in shared memory from each item's rank (the inverse, or int32 ranks only
     # the counting reads); of more, in their slots' counters as the ranks are found
@@ -577,9 +607,12 @@ def _hash_path(xf, return_inverse, return_counts):
                              else (0, 0, 0))
     by_rank = return_counts and not counted and k <= limit
     by_slot = return_counts and not counted and not by_rank
+    # every occupied slot becomes key bits << 32 | rank of its key (k < 2^31), read by the probes
+    slot_of = torch.empty(k, dtype=torch.int64, device=dev)
+    minmax = torch.empty(2, dtype=torch.int64, device=dev)   # (the ranks' range, for the counting)
+    launch(_rank_slots_kernel, (cdiv(k, _RANK_SLOTS_BLOCK),), table, where, perm, slot_of, minmax, k,
+           BLOCK=_RANK_SLOTS_BLOCK, num_warps=4)
     if return_inverse or return_counts and not counted:
-        # every occupied slot becomes key bits << 32 | rank of its key (k < 2^31), read by the probes
-        table[slot_of] = ((table[slot_of] & 0xFFFFFFFF) << 32) | torch.arange(k, dtype=torch.int64, device=dev)
         store = return_inverse or by_rank
         ranks = torch.empty(n if store else 0, dtype=torch.int64 if return_inverse else torch.int32, device=dev)
         launch(_hash_rank_kernel, (cdiv(n, _HASH_TILE),), table, xf, n, ranks, counts_in, _HASH_MAX_PROBES,
@@ -588,12 +621,24 @@ def _hash_path(xf, return_inverse, return_counts):
     if not return_counts:
         return vals, inv, empty
     if by_rank:
-        counts = torch.zeros(k, dtype=count_dtype, device=dev)
-        minmax = torch.tensor([0, k - 1], dtype=torch.int64, device=dev)
+        counts = torch.zeros(k, dtype=torch.int64, device=dev)
         launch(_count_smem_kernel, (programs,), ranks, n, minmax, counts, limit, WARPS=_COUNT_SMEM_WARPS,
                ITEMS=_COUNT_SMEM_ITEMS, BINS=bins, num_warps=_COUNT_SMEM_WARPS)
-        return vals, inv, counts.to(torch.int64)
+        return vals, inv, counts
     return vals, inv, counts_in[slot_of].to(torch.int64)
+
+
+def _sort_found(found: torch.Tensor, with_positions: bool = False):
+    """The hash path's distinct values sorted (ascending); ``with_positions``: and their positions in
+    ``found``. Up to the segmented sort's one-program limit (8192 keys on sm_90) one program sorts them
+    (:func:`tritoncub.device.radix_sort.sort` sends them there: one launch, where the onesweep sort's
+    histogram, passes and host read-back took several times the host time)."""
+    k = found.numel()
+    if not with_positions and k > segmented_sort._one_program_limit(
+            policy.select("segmented_sort", found.device, "large"), found.element_size() * 8, found.device):
+        return radix_sort.sort_keys(found)
+    vals, positions = radix_sort.sort(found)
+    return (vals, positions) if with_positions else vals
 
 
 def _slice_dim(x: torch.Tensor, dim: int) -> int:
@@ -632,7 +677,7 @@ def _unique_dim(x, d, sort, return_inverse, return_counts):
         inv = torch.empty(r, dtype=torch.int64, device=dev).scatter_(0, perm, run) if sort else run
     counts = torch.empty(0, dtype=torch.int64, device=dev)
     if return_counts:
-        counts = torch.diff(pos, append=torch.tensor([r], device=dev))
+        counts = torch.diff(pos, append=pos.new_full((1,), r))   # (made on the device: no wait for the queue)
     return vals, inv, counts
 
 
@@ -670,7 +715,7 @@ def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
     res = None
     if xf.dtype in _DENSE_DTYPES:
         res = _dense_path(xf, return_inverse, return_counts)
-    if res is None and xf.dtype in _HASH_DTYPES:
+    if res is None and xf.dtype in _HASH_DTYPES and xf.numel() >= HASH_MIN_N:
         res = _hash_path(xf, return_inverse, return_counts)
     if res is None:
         res = _sort_path(xf, return_inverse, return_counts)
