@@ -8,6 +8,7 @@ import torch
 from helpers import DEVICE, assert_equal, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
+from tritoncub.device import segmented_sort as SS
 from tritoncub.device import unique as U
 
 TILE = 128
@@ -190,6 +191,41 @@ def test_hash_path_called_directly(ri, rc):
     assert_equal(vals.cpu(), ref[0])
     assert (not ri and inv.numel() == 0) or torch.equal(inv.cpu(), ref[1])
     assert (not rc and counts.numel() == 0) or torch.equal(counts.cpu(), ref[2])
+
+
+@pytest.mark.parametrize("ri,rc", [(False, False), (True, True), (False, True)])
+def test_hash_path_sort_past_one_program_limit(ri, rc, monkeypatch):
+    """The distinct values past the one-program sort's limit (lowered to 64 here) go through the
+    onesweep radix sort: keys alone, or with their positions for the inverse and counts."""
+    monkeypatch.setattr(SS, "_one_program_limit", lambda *a: 64)
+    g = torch.Generator().manual_seed(3)
+    pool = torch.randperm(1 << 16, generator=g)[:300].to(torch.int32) * 30_011 - 2**30
+    x = pool[torch.randint(0, 300, (900,), generator=g)].to(DEVICE)
+    vals, inv, counts = U._hash_path(x, ri, rc)
+    ref = torch.unique(x.cpu(), sorted=True, return_inverse=True, return_counts=True)
+    assert_equal(vals.cpu(), ref[0])
+    assert (not ri and inv.numel() == 0) or torch.equal(inv.cpu(), ref[1])
+    assert (not rc and counts.numel() == 0) or torch.equal(counts.cpu(), ref[2])
+
+
+def test_rank_slots_kernel():
+    """The relabelling after the sort, over several programs and a ragged last one: ``slot_of[r] =
+    where[perm[r]]``, that slot's word becomes ``key bits << 32 | r``, other slots keep theirs, and the
+    ranks' range lands in ``minmax``."""
+    g = torch.Generator().manual_seed(11)
+    k, slots = 2 * U._RANK_SLOTS_BLOCK + 5, 1 << 13
+    where = torch.randperm(slots, generator=g)[:k]
+    perm = torch.randperm(k, generator=g)
+    table = torch.randint(-2**40, 2**40, (slots,), generator=g)
+    slot_of = torch.full((k,), -7, dtype=torch.int64)
+    minmax = torch.full((2,), -7, dtype=torch.int64)
+    t, s, mm = table.clone().to(DEVICE), slot_of.to(DEVICE), minmax.to(DEVICE)
+    U._rank_slots_kernel[(3,)](t, where.to(DEVICE), perm.to(DEVICE), s, mm, k, BLOCK=U._RANK_SLOTS_BLOCK)
+    expect = table.clone()
+    expect[where[perm]] = ((table[where[perm]] & 0xFFFFFFFF) << 32) | torch.arange(k)
+    assert torch.equal(s.cpu(), where[perm])
+    assert torch.equal(t.cpu(), expect)
+    assert mm.tolist() == [0, k - 1]
 
 
 @pytest.mark.parametrize("when", ["insert", "after"])
