@@ -1,4 +1,4 @@
-"""Host time of ``ops.histc`` and ``ops.bincount`` at sizes whose GPU time is small, next to torch's:
+"""Host time of ``ops.histc`` (with its remembered launches, and planned afresh every call) and ``ops.bincount`` at sizes whose GPU time is small, next to torch's:
 host time of one call with the GPU idle, calls queued back to back, GPU time; then cProfile of
 ``ops.histc`` by own and cumulative time.
 
@@ -11,21 +11,36 @@ import sys
 import torch
 
 sys.path.insert(0, "bench/probes")
-import tritoncub  # noqa: E402,F401
 from _timing import gpu_us, host_idle_us, host_ms  # noqa: E402
+from tritoncub.device import histogram as H  # noqa: E402
 
 ops = torch.ops.tritoncub
+_replayable = H._replayable
+
+
+def planned(fn):
+    """``fn`` with histc's remembered launches off (every call plans and launches afresh)."""
+    def run():
+        H._replayable = lambda x: False
+        try:
+            return fn()
+        finally:
+            H._replayable = _replayable
+    return run
+
+
 print(torch.cuda.get_device_name(), torch.__version__, flush=True)
 cases = {}
 for n in (1024, 1 << 20):
     x = torch.randn(n, device="cuda")
     xi = torch.randint(0, 1000, (n,), device="cuda")
     cases[f"ops.histc 256 bins n={n}"] = lambda x=x: ops.histc(x, 256, -3.0, 3.0)
+    cases[f"ops.histc 256 bins n={n} planned"] = planned(lambda x=x: ops.histc(x, 256, -3.0, 3.0))
     cases[f"torch.histc 256 bins n={n}"] = lambda x=x: torch.histc(x, 256, -3, 3)
     cases[f"ops.bincount n={n}"] = lambda xi=xi: ops.bincount(xi)
     cases[f"torch.bincount n={n}"] = lambda xi=xi: torch.bincount(xi)
 for name, fn in cases.items():
-    print(f"{name:<34} host idle {host_idle_us(fn, 200):7.1f} us  queued {host_ms(fn, 200) * 1e3:7.1f} us  "
+    print(f"{name:<42} host idle {host_idle_us(fn, 200):7.1f} us  queued {host_ms(fn, 200) * 1e3:7.1f} us  "
           f"gpu {gpu_us(fn, 5):6.1f} us", flush=True)
 if "--profile" in sys.argv:
     for name in ("ops.histc 256 bins n=1024", "ops.bincount n=1024"):

@@ -96,6 +96,62 @@ def test_histc_all_paths(bins, private, algo, copies):
     torch.testing.assert_close(cnt.cpu(), torch.bincount(xi.cpu(), w.cpu()))
 
 
+@pytest.mark.parametrize("bins,cfg", [(13, {}), (300, {"MAX_PRIVATE_BINS": 64, "ATOMIC_COPIES": 8,
+                                                         "PRIVATE_ALGO": 0})], ids=["private", "atomic-copies"])
+def test_histc_replays(bins, cfg, monkeypatch):
+    """A repeated histc (same size, dtype, alignment, bins and bounds as given) replays its remembered
+    launches on a fresh zeroed histogram (with histogram copies, on fresh zeroed copies too): new data
+    every call, an unaligned input (another key), every result checked, earlier results intact; other
+    bounds (-0.0 for 0.0 included) are another problem; the data's own range is never remembered; a
+    policy change plans afresh; inside a caller's recording of launches nothing is replayed."""
+    from helpers import count_calls, interpreter_replays
+    from tritoncub import _launch
+    if DEVICE == "cuda":
+        monkeypatch.setattr(H, "_HISTC_REPLAYS", {})
+        replays = count_calls(monkeypatch, H, "replay")
+    else:
+        replays = interpreter_replays(monkeypatch, H, ("_HISTC_REPLAYS",))
+    # (several programs and a ragged last tile; on a GPU enough tiles for several histogram copies)
+    n = 3 * TILE * 2 + 77 if interpreter_active() else 200_003
+    g = torch.Generator().manual_seed(bins)
+
+    def data(m):
+        return (torch.randn(m, generator=g) * 3).to(DEVICE)
+
+    def check(x, got, lo, hi):
+        assert_equal(got.cpu(), torch.histc(x.cpu(), bins, lo, hi))
+
+    with policy.override("histogram", {**SMALL, **cfg} if interpreter_active() else cfg):
+        results = []
+        for rep in range(4):
+            base = data(n + 1)
+            x = base[1:] if rep == 1 else base[:-1]   # rep 1: not 16-byte aligned
+            results.append((x, ops.histc(x, bins, 0.0, 4.0)))
+        for x, got in results:
+            check(x, got, 0.0, 4.0)
+        assert len(replays) == 2, replays   # (reps 2 and 3 replay rep 0's launches)
+        # (the copies case replays with zeroed scratch copies; the private case needs none)
+        assert [bool(entry[3]) for entry in H._HISTC_REPLAYS.values()] == [bool(cfg)] * 2
+        for rep in range(2):   # another key: recorded, then replayed
+            x = data(n)
+            check(x, ops.histc(x, bins, -0.0, 4.0), -0.0, 4.0)
+        assert len(replays) == 3
+        for rep in range(2):   # the data's own range: planned every call
+            x = data(n)
+            assert_equal(ops.histc(x, bins).cpu(), torch.histc(x.cpu(), bins))
+        assert len(replays) == 3
+    with policy.override("histogram", {**SMALL, "TILE": 512} if interpreter_active() else {"TILE": 4096}):
+        for rep in range(2):
+            x = data(n)
+            check(x, ops.histc(x, bins, 0.0, 4.0), 0.0, 4.0)
+    assert len(replays) == 4
+    with _launch.record_launches() as rec:
+        x = data(n)
+        got = ops.histc(x, bins, 0.0, 4.0)
+    check(x, got, 0.0, 4.0)
+    assert len(replays) == 4 and len(rec) >= 1
+
+
 def test_histc_bad_input():
     x = torch.rand(10, device=DEVICE)
     with pytest.raises(ValueError, match="bins"):
