@@ -1,6 +1,6 @@
-"""Host time of ``ops.histc`` (with its remembered launches, and planned afresh every call) and ``ops.bincount`` at sizes whose GPU time is small, next to torch's:
-host time of one call with the GPU idle, calls queued back to back, GPU time; then cProfile of
-``ops.histc`` by own and cumulative time.
+"""Host time of ``ops.histc`` and ``ops.bincount`` (with their remembered launches, and planned afresh
+every call) at sizes whose GPU time is small, next to torch's: host time of one call with the GPU idle,
+calls queued back to back, GPU time; then cProfile of both ops by own and cumulative time.
 
     PYTHONPATH=. python bench/probes/histc_host_probe.py [--profile]
 """
@@ -38,6 +38,7 @@ for n in (1024, 1 << 20):
     cases[f"ops.histc 256 bins n={n} planned"] = planned(lambda x=x: ops.histc(x, 256, -3.0, 3.0))
     cases[f"torch.histc 256 bins n={n}"] = lambda x=x: torch.histc(x, 256, -3, 3)
     cases[f"ops.bincount n={n}"] = lambda xi=xi: ops.bincount(xi)
+    cases[f"ops.bincount n={n} planned"] = planned(lambda xi=xi: ops.bincount(xi))
     cases[f"torch.bincount n={n}"] = lambda xi=xi: torch.bincount(xi)
 for name, fn in cases.items():
     print(f"{name:<42} host idle {host_idle_us(fn, 200):7.1f} us  queued {host_ms(fn, 200) * 1e3:7.1f} us  "

@@ -107,10 +107,10 @@ def test_histc_replays(bins, cfg, monkeypatch):
     from helpers import count_calls, interpreter_replays
     from tritoncub import _launch
     if DEVICE == "cuda":
-        monkeypatch.setattr(H, "_HISTC_REPLAYS", {})
+        monkeypatch.setattr(H, "_HIST_REPLAYS", {})
         replays = count_calls(monkeypatch, H, "replay")
     else:
-        replays = interpreter_replays(monkeypatch, H, ("_HISTC_REPLAYS",))
+        replays = interpreter_replays(monkeypatch, H, ("_HIST_REPLAYS",))
     # (several programs and a ragged last tile; on a GPU enough tiles for several histogram copies)
     n = 3 * TILE * 2 + 77 if interpreter_active() else 200_003
     g = torch.Generator().manual_seed(bins)
@@ -131,7 +131,7 @@ def test_histc_replays(bins, cfg, monkeypatch):
             check(x, got, 0.0, 4.0)
         assert len(replays) == 2, replays   # (reps 2 and 3 replay rep 0's launches)
         # (the copies case replays with zeroed scratch copies; the private case needs none)
-        assert [bool(entry[3]) for entry in H._HISTC_REPLAYS.values()] == [bool(cfg)] * 2
+        assert [bool(entry[3]) for entry in H._HIST_REPLAYS.values()] == [bool(cfg)] * 2
         for rep in range(2):   # another key: recorded, then replayed
             x = data(n)
             check(x, ops.histc(x, bins, -0.0, 4.0), -0.0, 4.0)
@@ -150,6 +150,44 @@ def test_histc_replays(bins, cfg, monkeypatch):
         got = ops.histc(x, bins, 0.0, 4.0)
     check(x, got, 0.0, 4.0)
     assert len(replays) == 4 and len(rec) >= 1
+
+
+@pytest.mark.parametrize("weights", [None, torch.float32, torch.int32], ids=str)
+def test_bincount_replays(weights, monkeypatch):
+    """A repeated bincount of the same problem (size, dtypes, alignments, and the result's size, known
+    after the read-back of the max) replays its remembered launches on a fresh zeroed result: new data
+    every call, an unaligned input, every result checked, earlier results intact; another max is
+    another problem (recorded, not replayed)."""
+    from helpers import count_calls, interpreter_replays
+    if DEVICE == "cuda":
+        monkeypatch.setattr(H, "_HIST_REPLAYS", {})
+        replays = count_calls(monkeypatch, H, "replay")
+    else:
+        replays = interpreter_replays(monkeypatch, H, ("_HIST_REPLAYS",))
+    n = 3 * TILE * 2 + 77 if interpreter_active() else 200_003
+    g = torch.Generator().manual_seed(5)
+
+    def data(m, top):
+        x = torch.randint(0, top, (m,), generator=g)
+        x[m // 2] = top - 1   # (the result's size is top, every call)
+        w = None if weights is None else (torch.rand(m, generator=g) * 100).to(weights)
+        return x.to(DEVICE), None if w is None else w.to(DEVICE)
+
+    results = []
+    for rep in range(4):
+        xb, wb = data(n + 1, 50)
+        x, w = (xb[1:], None if wb is None else wb[1:]) if rep == 1 else (xb[:-1], None if wb is None else wb[:-1])
+        results.append((x, w, ops.bincount(x, w)))
+    x, w = data(n, 70)
+    results.append((x, w, ops.bincount(x, w)))   # (another size of result: planned)
+    for x, w, got in results:
+        ref = torch.bincount(x.cpu(), None if w is None else w.cpu())
+        if w is None:
+            assert_equal(got.cpu(), ref)
+        else:   # (float32 sums of ~4000 weights per bin, in another order than torch's)
+            tol = 3e-4 if got.dtype == torch.float32 else 1e-12   # (n u: the worst case of ~4000 terms)
+            torch.testing.assert_close(got.cpu(), ref.to(got.dtype), rtol=tol, atol=tol)
+    assert len(replays) == 2, replays   # (reps 2 and 3; rep 1's unaligned input is another problem)
 
 
 def test_histc_bad_input():

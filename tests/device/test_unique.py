@@ -5,9 +5,10 @@ import math
 import pytest
 import torch
 
-from helpers import DEVICE, assert_equal, make_data
+from helpers import DEVICE, assert_equal, count_calls, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
+from tritoncub.device import radix_sort as RS
 from tritoncub.device import segmented_sort as SS
 from tritoncub.device import unique as U
 
@@ -198,6 +199,8 @@ def test_hash_path_sort_past_one_program_limit(ri, rc, monkeypatch):
     """The distinct values past the one-program sort's limit (lowered to 64 here) go through the
     onesweep radix sort: keys alone, or with their positions for the inverse and counts."""
     monkeypatch.setattr(SS, "_one_program_limit", lambda *a: 64)
+    onesweep = count_calls(monkeypatch, RS, "_sort_into")
+    rows = count_calls(monkeypatch, SS, "sort_rows")
     g = torch.Generator().manual_seed(3)
     pool = torch.randperm(1 << 16, generator=g)[:300].to(torch.int32) * 30_011 - 2**30
     x = pool[torch.randint(0, 300, (900,), generator=g)].to(DEVICE)
@@ -206,6 +209,7 @@ def test_hash_path_sort_past_one_program_limit(ri, rc, monkeypatch):
     assert_equal(vals.cpu(), ref[0])
     assert (not ri and inv.numel() == 0) or torch.equal(inv.cpu(), ref[1])
     assert (not rc and counts.numel() == 0) or torch.equal(counts.cpu(), ref[2])
+    assert len(onesweep) == 1 and not rows   # (the 300 distinct values, past the lowered limit)
 
 
 def test_rank_slots_kernel():

@@ -61,7 +61,7 @@ from .._library import custom_op
 from .. import _launch as _launch_module
 from .._launch import launch, record_launches, recording_launches, relocatable, replay, replays_ok
 from .._utils import (is_pow2, ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, cdiv,
-                      check_tensor, count_dtype, device_constant, dtype_names, interpreter_active, next_power_of_2,
+                      capturing, check_tensor, count_dtype, device_constant, drop_persistent, dtype_names, interpreter_active, next_power_of_2,
                       num_sms, refuse_capture, smem_atomics_ok, smem_per_block)
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
@@ -785,13 +785,55 @@ def _check_histc_args(x, bins: int) -> None:
                              f"{dtype_names(FLOAT_DTYPES + _HISTC_INT_DTYPES)}")
 
 
-#: histc calls remembered per problem (see :func:`_histc_impl`)
-_HISTC_REPLAYS: dict = {}
+#: histc and bincount launches remembered per problem (see :func:`_replayed` and :func:`_launch_remembered`)
+_HIST_REPLAYS: dict = {}
 
 
 def _replayable(x: torch.Tensor) -> bool:
-    """Whether histc calls on ``x`` may be remembered and replayed (:func:`tritoncub._launch.replays_ok`)."""
+    """Whether histograms of ``x`` may be remembered and replayed (:func:`tritoncub._launch.replays_ok`)."""
     return replays_ok(x, (launch, _launch_module.launch))
+
+
+def _replay_key(x: torch.Tensor, *problem):
+    """The key a histogram of ``x`` is remembered under (``problem``: everything else the launches depend
+    on that ``x``'s size, dtype, 16-byte alignment and device do not say), or None where nothing is
+    remembered (no items, not replayable here, inside a caller's recording of launches, whose record
+    would miss launches replayed here, or during a CUDA graph capture: a captured replay would keep the
+    entry's parameter block's address, which the cache may free, and a recording would keep a block
+    whose contents are only written when the graph runs)."""
+    if not x.numel() or not _replayable(x) or recording_launches() or capturing(x.device):
+        return None
+    return (x.numel(), x.dtype, x.data_ptr() & 15 == 0, x.device, *problem)
+
+
+def _replayed(key, x: torch.Tensor, hist: torch.Tensor, weights: torch.Tensor | None = None) -> bool:
+    """Replay the launches remembered under ``key`` on ``x`` into the zeroed ``hist`` (fresh zeroed
+    scratch copies); False when none are (then the caller plans them: :func:`_launch_remembered`)."""
+    hit = None if key is None else _HIST_REPLAYS.get(key)
+    if hit is None or policy.select("histogram", x.device) is not hit[0]:
+        return False
+    _, launches, params, scratch = hit
+    bufs = [torch.zeros(numel, dtype=hist.dtype, device=hist.device) for numel in scratch]
+    ptrs = (x.data_ptr(), hist.data_ptr(), *(() if weights is None else (weights.data_ptr(),)), params.data_ptr())
+    replay(launches, ptrs + tuple(b.data_ptr() for b in bufs))
+    return True
+
+
+def _launch_remembered(key, x: torch.Tensor, hist: torch.Tensor, weights: torch.Tensor | None = None, **kw) -> None:
+    """:func:`_launch`, its launches remembered under ``key`` (None: not remembered) on the roots ``x``,
+    ``hist``, ``weights``, the parameter block (a cached device constant, kept alive by the entry) and
+    the zeroed scratch copies."""
+    made: dict = {}
+    with record_launches() if key is not None else contextlib.nullcontext([]) as rec:
+        _launch(x, hist, weights=weights, made=made, **kw)
+    if key is None or "pol" not in made:
+        return
+    roots = (x, hist, *(() if weights is None else (weights,)), made["params"], *made["scratch"])
+    launches = relocatable(rec, roots)
+    if launches is not None:
+        if len(_HIST_REPLAYS) >= 64:
+            drop_persistent(_HIST_REPLAYS)   # (waits for the GPU: a queued replay may still read a block)
+        _HIST_REPLAYS[key] = (made["pol"], launches, made["params"], tuple(b.numel() for b in made["scratch"]))
 
 
 def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
@@ -803,17 +845,11 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
     _check_histc_args(x, bins)
     check_tensor(x, "x", FLOAT_DTYPES + _HISTC_INT_DTYPES)
     xf = _flat(x)
-    replay_key = None
-    if xf.numel() and _replayable(xf) and not recording_launches():
-        # (the bounds by type and repr: -0.0 and 0.0, or True and 1, are other keys)
-        replay_key = (xf.numel(), xf.dtype, xf.data_ptr() & 15 == 0, bins, type(lo), repr(lo), type(hi), repr(hi),
-                      xf.device)
-        hit = _HISTC_REPLAYS.get(replay_key)
-        if hit is not None and policy.select("histogram", xf.device) is hit[0]:
-            _, launches, params, scratch = hit
-            counts = torch.zeros(bins, dtype=count_dtype(xf.numel()), device=x.device)
-            bufs = [torch.zeros(numel, dtype=counts.dtype, device=x.device) for numel in scratch]
-            replay(launches, (xf.data_ptr(), counts.data_ptr(), params.data_ptr(), *(b.data_ptr() for b in bufs)))
+    # (the bounds by type and repr: -0.0 and 0.0, or True and 1, are other keys)
+    replay_key = _replay_key(xf, "histc", bins, type(lo), repr(lo), type(hi), repr(hi))
+    if replay_key is not None and replay_key in _HIST_REPLAYS:
+        counts = torch.zeros(bins, dtype=count_dtype(xf.numel()), device=x.device)
+        if _replayed(replay_key, xf, counts):
             return counts.to(x.dtype)
     lo, hi = _histc_bound(lo, "min", x.dtype), _histc_bound(hi, "max", x.dtype)
     if lo > hi:
@@ -842,18 +878,8 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
     if not lo < hi:
         raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     counts = torch.zeros(bins, dtype=count_dtype(xf.numel()), device=x.device)
-    made: dict = {}
-    with record_launches() if replay_key is not None else contextlib.nullcontext([]) as rec:
-        _launch(xf, counts, channels=[(lo, hi, bins, 0)], num_channels=1, num_active=1,
-                int_math=_int_math(x.dtype, [(lo, hi, bins)]), top_inclusive=True, made=made)
-    if replay_key is not None and "pol" in made:
-        roots = (xf, counts, made["params"], *made["scratch"])
-        launches = relocatable(rec, roots)
-        if launches is not None:
-            if len(_HISTC_REPLAYS) >= 64:
-                _HISTC_REPLAYS.clear()
-            _HISTC_REPLAYS[replay_key] = (made["pol"], launches, made["params"],
-                                          tuple(b.numel() for b in made["scratch"]))
+    _launch_remembered(replay_key, xf, counts, channels=[(lo, hi, bins, 0)], num_channels=1, num_active=1,
+                       int_math=_int_math(x.dtype, [(lo, hi, bins)]), top_inclusive=True)
     return counts.to(x.dtype)
 
 
@@ -928,24 +954,25 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
         return torch.zeros(minlength, dtype=torch.int64, device=x.device)
     refuse_capture(x.device, "bincount", "use histogram_even with a known number of bins")
     mn, mx = torch.aminmax(x)
-    mn_v, mx_v = (int(v) for v in torch.stack([mn.to(torch.int64), mx.to(torch.int64)]).tolist())
+    mn_v, mx_v = torch.stack((mn, mx)).tolist()   # (Python ints, whatever the integer dtype)
     if mn_v < 0:
         raise InputValueError("bincount only supports 1-d non-negative integral inputs (found a negative value)")
     size = max(minlength, mx_v + 1)
     if size >= 2 ** 31:
         raise InputValueError(f"bincount: the result would have {size} bins (max(x) + 1 or minlength); at most "
                               f"2^31 - 1 are supported (bin indices are int32)")
-    if weights is None:
-        hist = torch.zeros(size, dtype=torch.int64, device=x.device)
-        _launch(x.contiguous(), hist, channels=[(0, size, size, 0)], num_channels=1, num_active=1,
-                int_math=True, top_inclusive=False)
-        return hist
     hist = torch.zeros(size, dtype=out_dtype, device=x.device)
-    w = weights.contiguous()
-    if w.dtype != out_dtype:
-        w = w.to(out_dtype)
-    _launch(x.contiguous(), hist, channels=[(0, size, size, 0)], num_channels=1, num_active=1,
-            int_math=True, top_inclusive=False, weights=w)
+    xc = x.contiguous()
+    w = None
+    if weights is not None:
+        w = weights.contiguous()
+        if w.dtype != out_dtype:
+            w = w.to(out_dtype)
+    # (remembered per size of the result too, and the weights' dtype and alignment: see _replay_key)
+    replay_key = _replay_key(xc, "bincount", size, None if w is None else (w.dtype, w.data_ptr() & 15 == 0))
+    if not _replayed(replay_key, xc, hist, w):
+        _launch_remembered(replay_key, xc, hist, w, channels=[(0, size, size, 0)], num_channels=1, num_active=1,
+                           int_math=True, top_inclusive=False)
     return hist
 
 

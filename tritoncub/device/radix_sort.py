@@ -1773,6 +1773,14 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     return vals, (pos2 % length).view(b, length)
 
 
+def sorts_rows_in_one_program(dtype: torch.dtype, length: int, device: torch.device) -> bool:
+    """Whether :func:`sort` gives rows of ``length`` keys of ``dtype`` to the segmented sort's
+    one-program strategies (one launch for all rows) rather than to the onesweep device sort."""
+    from . import segmented_sort  # imported here: its long-segment path imports this module
+    return dtype in segmented_sort.ROWS_DTYPES and length <= segmented_sort._one_program_limit(
+        policy.select("segmented_sort", device, "large"), torch.empty((), dtype=dtype).element_size() * 8, device)
+
+
 def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
 
@@ -1794,9 +1802,8 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     length = shape[-1]
     if xt.numel() == 0:
         return x.clone(), torch.zeros(x.shape, dtype=torch.int64, device=x.device)
-    from . import segmented_sort  # imported here: its long-segment path imports this module
-    if x.dtype in segmented_sort.ROWS_DTYPES and length <= segmented_sort._one_program_limit(
-            policy.select("segmented_sort", x.device, "large"), x.element_size() * 8, x.device):
+    if sorts_rows_in_one_program(x.dtype, length, x.device):
+        from . import segmented_sort  # imported here: its long-segment path imports this module
         v, i = segmented_sort.sort_rows(xt, descending)
     elif xt.dim() == 1:   # (one row: no reshaping)
         v, i = _sort_into(xt, None, descending, 0, key_bits(x.dtype), gen_indices=True)

@@ -25,12 +25,14 @@ next runs only when the one before says it cannot hold the values):
   global memory made the marking over ten times the read of the input (1.06 ms against 0.09 ms for
   2^26 int32 on an H100).
 * **hash table** (integers of at most 32 bits whose range is too wide for the dense path, from
-  ``HASH_MIN_N`` items on: smaller inputs sort, whose GPU and host time was lower there): each
-  item's key goes into an open-addressing table of int64 slots (twice the items, at most
-  ``HASH_SLOTS_MAX``; Fibonacci hashing, linear probing, an empty slot claimed by compare-and-swap);
-  the occupied slots are compacted and the distinct values alone sorted (by one program up to the
-  segmented sort's one-program limit, else by the onesweep radix sort); the
-  inverse is each item's probe to its slot, rewritten as the key's bits and its rank. Counts: a
+  ``HASH_MIN_N`` items on: below it the sort path, level or ahead there once the host's time is
+  counted; so 16-bit keys, whose range the dense path always holds at those sizes, reach it only when
+  called directly): each item's key goes into an open-addressing table of int64 slots (twice the
+  items, at most ``HASH_SLOTS_MAX``: from ``HASH_MIN_N`` on, always that many; Fibonacci hashing,
+  linear probing, an empty slot claimed by compare-and-swap); the occupied slots are compacted and
+  the distinct values alone sorted (by one program up to the segmented sort's one-program limit, else
+  by the onesweep radix sort); the inverse is each item's probe to its slot, rewritten as the key's
+  bits and its rank. Counts: a
   sample of 1024 items taken first decides on the device; with many distinct values each item is
   counted in its slot's counter as it is inserted; with few (where those atomics queue on few
   counters: 2^26 items of 2 distinct values took 24.8 ms on an H200, against torch's 1.4) the items
@@ -81,7 +83,7 @@ from .._utils import (INT_DTYPES, InputTypeError, InputValueError, as_int, cdiv,
 from ..block.discontinuity import block_flag_heads
 from ..block.histogram import block_histogram
 from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
-from . import radix_sort, segmented_sort
+from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
 
 RANGE_CAP_MAX = 1 << 22
@@ -633,9 +635,7 @@ def _sort_found(found: torch.Tensor, with_positions: bool = False):
     ``found``. Up to the segmented sort's one-program limit (8192 keys on sm_90) one program sorts them
     (:func:`tritoncub.device.radix_sort.sort` sends them there: one launch, where the onesweep sort's
     histogram, passes and host read-back took several times the host time)."""
-    k = found.numel()
-    if not with_positions and k > segmented_sort._one_program_limit(
-            policy.select("segmented_sort", found.device, "large"), found.element_size() * 8, found.device):
+    if not with_positions and not radix_sort.sorts_rows_in_one_program(found.dtype, found.numel(), found.device):
         return radix_sort.sort_keys(found)
     vals, positions = radix_sort.sort(found)
     return (vals, positions) if with_positions else vals
