@@ -96,6 +96,21 @@ def test_histc_all_paths(bins, private, algo, copies):
     torch.testing.assert_close(cnt.cpu(), torch.bincount(xi.cpu(), w.cpu()))
 
 
+#: items of the replay tests: several programs and a ragged last tile; on a GPU enough tiles for several
+#: histogram copies
+REPLAY_N = 3 * TILE * 2 + 77 if interpreter_active() else 200_003
+
+
+def _counted_replays(monkeypatch) -> list:
+    """An empty cache of remembered histogram launches, and a list that gets an entry per replay (under
+    the interpreter, replays run through ``interpreter_replays``' stand-in launcher)."""
+    from helpers import count_calls, interpreter_replays
+    if DEVICE != "cuda":
+        return interpreter_replays(monkeypatch, H, ("_HIST_REPLAYS",))
+    monkeypatch.setattr(H, "_HIST_REPLAYS", {})
+    return count_calls(monkeypatch, H, "replay")
+
+
 @pytest.mark.parametrize("bins,cfg", [(13, {}), (300, {"MAX_PRIVATE_BINS": 64, "ATOMIC_COPIES": 8,
                                                          "PRIVATE_ALGO": 0})], ids=["private", "atomic-copies"])
 def test_histc_replays(bins, cfg, monkeypatch):
@@ -104,15 +119,9 @@ def test_histc_replays(bins, cfg, monkeypatch):
     every call, an unaligned input (another key), every result checked, earlier results intact; other
     bounds (-0.0 for 0.0 included) are another problem; the data's own range is never remembered; a
     policy change plans afresh; inside a caller's recording of launches nothing is replayed."""
-    from helpers import count_calls, interpreter_replays
     from tritoncub import _launch
-    if DEVICE == "cuda":
-        monkeypatch.setattr(H, "_HIST_REPLAYS", {})
-        replays = count_calls(monkeypatch, H, "replay")
-    else:
-        replays = interpreter_replays(monkeypatch, H, ("_HIST_REPLAYS",))
-    # (several programs and a ragged last tile; on a GPU enough tiles for several histogram copies)
-    n = 3 * TILE * 2 + 77 if interpreter_active() else 200_003
+    replays = _counted_replays(monkeypatch)
+    n = REPLAY_N
     g = torch.Generator().manual_seed(bins)
 
     def data(m):
@@ -158,13 +167,8 @@ def test_bincount_replays(weights, monkeypatch):
     after the read-back of the max) replays its remembered launches on a fresh zeroed result: new data
     every call, an unaligned input, every result checked, earlier results intact; another max is
     another problem (recorded, not replayed)."""
-    from helpers import count_calls, interpreter_replays
-    if DEVICE == "cuda":
-        monkeypatch.setattr(H, "_HIST_REPLAYS", {})
-        replays = count_calls(monkeypatch, H, "replay")
-    else:
-        replays = interpreter_replays(monkeypatch, H, ("_HIST_REPLAYS",))
-    n = 3 * TILE * 2 + 77 if interpreter_active() else 200_003
+    replays = _counted_replays(monkeypatch)
+    n = REPLAY_N
     g = torch.Generator().manual_seed(5)
 
     def data(m, top):
