@@ -1778,7 +1778,7 @@ def sorts_rows_in_one_program(dtype: torch.dtype, length: int, device: torch.dev
     one-program strategies (one launch for all rows) rather than to the onesweep device sort."""
     from . import segmented_sort  # imported here: its long-segment path imports this module
     return dtype in segmented_sort.ROWS_DTYPES and length <= segmented_sort._one_program_limit(
-        policy.select("segmented_sort", device, "large"), torch.empty((), dtype=dtype).element_size() * 8, device)
+        policy.select("segmented_sort", device, "large"), dtype.itemsize * 8, device)
 
 
 def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
