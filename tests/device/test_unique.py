@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from helpers import DEVICE, assert_equal, count_calls, make_data
+from helpers import DEVICE, assert_equal, count_calls, interpreter_replays, make_data, plan_replays
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import radix_sort as RS
@@ -95,11 +95,23 @@ def test_unique_empty_and_single():
 
 def test_unique_counts_in_int64_slots(monkeypatch):
     """Inputs of 2^31 items or more count in int64 slots (int32 ones could wrap): the same results
-    (forced here for small inputs)."""
-    monkeypatch.setattr(U, "_COUNT64_MIN_N", 0)
+    (forced here for small inputs). The dense path's remembered launches are told apart by the slots'
+    dtype: a call with int32 slots first, then one of the same size with int64 slots, must not replay
+    the int32 launches on the int64 buffer (under the interpreter through helpers.interpreter_replays)."""
+    monkeypatch.setattr(U, "_DENSE_PLANS", {})
+    if interpreter_active():
+        interpreter_replays(monkeypatch, plans=True)
     x = torch.randint(-50, 50, (N,), device=DEVICE, dtype=torch.int32)
     _check_unique(x, True, True)
     _check_unique(x, False, True)
+    monkeypatch.setattr(U, "_COUNT64_MIN_N", 0)
+    replayed = plan_replays(monkeypatch)
+    _check_unique(x, True, True)
+    _check_unique(x, False, True)
+    assert len(U._DENSE_PLANS) == 4 and not any(replayed)   # (four problems, none replayed another's launches)
+    replayed.clear()
+    _check_unique(x, False, True)
+    assert replayed and all(replayed)   # (its own launches, replayed)
 
 
 @pytest.mark.parametrize("name", ["uint16", "uint32"])

@@ -506,11 +506,11 @@ def _dense_path(xf, return_inverse, return_counts):
     slots = zeroed[2 + bitmap_words:].view(slot_dtype)[:cap]
     smem_bins, smem_limit, smem_programs = _count_smem_shape(dev, cap, n) if return_counts else (0, 0, 0)
     skip_hi = bitmap_limit or smem_limit   # (ranges a shared-memory kernel takes; the per-tile marking skips them)
-    # the launches are fixed by the size, the outputs wanted and the input's dtype and alignment (the
-    # buffers' alignments by the layout above): repeated calls re-launch them without the per-argument
+    # the launches are fixed by the size, the outputs wanted, the slots' dtype and the input's dtype and
+    # alignment (the buffers' alignments by the layout above): repeated calls re-launch them without the per-argument
     # bookkeeping
     run = LaunchPlan(_DENSE_PLANS, (n, xs.dtype, xs.data_ptr() & 15, dev, cap, return_counts, return_inverse,
-                                    bitmap_limit, BITMAP_BITS, _TILE, _MARK_HIST_BINS, smem_bins, skip_hi))
+                                    slot_dtype, bitmap_limit, BITMAP_BITS, _TILE, _MARK_HIST_BINS, smem_bins, skip_hi))
     if bitmap_limit:
         bitmap = zeroed[2:2 + bitmap_words].view(torch.int32)
         run(_mark_bitmap_kernel, (num_sms(dev),), xs, n, minmax, bitmap, bitmap_limit, WARPS=_BITMAP_WARPS,
