@@ -415,6 +415,21 @@ def test_launch_plan_records_then_replays_with_new_arguments(monkeypatch, direct
         with pytest.raises(RuntimeError, match="does not match"):
             plan(_other_kernel, (1,), x, y, 300)
         assert ("k", 300) not in memo
+        # inside a caller's recording nothing is replayed: the launches go through launch(), which
+        # the recording sees (a replayed step would be missing from the caller's record)
+        _plan_call(memo, ("k", 300), x, y, 300, 2, tag=tag)   # (records again)
+        n_bound = len(bound)
+        y3 = torch.full_like(x, float("nan"))
+        with _launch.record_launches() as rec:
+            _plan_call(memo, ("k", 300), x, y3, 300, 2, tag=tag)
+        assert len(rec) == 2 and len(bound) == n_bound + 2 and ("k", 300) in memo
+        assert_equal(y3, x * 2 + 1.5 + 3)
+        # so is a launch on another grid (a size the key left out): refused before it runs
+        x2 = torch.randn(600, device=DEVICE)
+        y2 = torch.full_like(x2, float("nan"))
+        with pytest.raises(RuntimeError, match="does not match"):
+            _plan_call(memo, ("k", 300), x2, y2, 600, 2, tag=tag)
+        assert ("k", 300) not in memo and torch.isnan(y2).all()
 
 
 def test_launch_plan_without_key_launches():

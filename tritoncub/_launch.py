@@ -405,7 +405,8 @@ class LaunchPlan:
         identity: a sequence made under another is made again."""
         self.memo, self.key, self.tag, self.step = memo, key, tag, 0
         self.steps = self.recording = None
-        if key is not None and _plans_ok():
+        if key is not None and _plans_ok() and not recording_launches():
+            # (inside a caller's recording, launches go through launch(), which the recording sees)
             entry = memo.get(key)
             if entry is not None and entry[0] is tag:
                 self.steps = entry[1]
@@ -414,12 +415,13 @@ class LaunchPlan:
 
     def __call__(self, kernel, grid: tuple, *args, **kwargs) -> None:
         if self.steps is not None:
-            if self.step >= len(self.steps) or self.steps[self.step][0] is not kernel:
+            if (self.step >= len(self.steps) or self.steps[self.step][0] is not kernel
+                    or self.steps[self.step][2] != grid):
                 self._mismatch()
             self.steps[self.step][1](*args)
             self.step += 1
         elif self.recording is not None:
-            self.recording.append((kernel, bind(kernel, grid, *args, **kwargs)))
+            self.recording.append((kernel, bind(kernel, grid, *args, **kwargs), grid))
         else:
             launch(kernel, grid, *args, **kwargs)
 
@@ -432,7 +434,7 @@ class LaunchPlan:
     def done(self) -> None:
         if self.steps is not None and self.step != len(self.steps):
             self._mismatch()
-        if self.recording is not None and self.recording and all(r is not None for _, r in self.recording):
+        if self.recording is not None and self.recording and all(r is not None for _, r, _ in self.recording):
             if len(self.memo) >= MAX_ENTRIES:
                 self.memo.clear()
             self.memo[self.key] = (self.tag, self.recording)

@@ -9,6 +9,7 @@ import torch
 
 from helpers import ALL_DTYPES, DEVICE, assert_equal, count_calls, interpreter_replays, make_data
 from tritoncub import policy
+from tritoncub._utils import interpreter_active
 from tritoncub.device import topk as tk
 
 def _np_take(x, a, i):
@@ -357,6 +358,34 @@ def test_segmented_topk(long_path):
         assert (i[s, m:] == -1).all() and (v[s, m:] == 0).all()
     with pytest.raises(ValueError, match="non-decreasing"):
         tk.segmented_topk(x, torch.tensor([0, 5, 2], device=DEVICE), 2)
+
+
+@pytest.mark.parametrize("path", ["candidates", "radix"])
+def test_segmented_topk_plans_keyed_by_row_batches(path, monkeypatch):
+    """The long-row paths' remembered launches are told apart by the most rows one launch takes
+    (``MAX_GRID_Y``: the rows' batches fix how many launches run, their grids and their scratch): a
+    problem recorded with batches of 2 rows, then the same problem with one batch, then with 2 again,
+    each on fresh data, replays nothing recorded under the other (under the interpreter through
+    helpers.interpreter_replays)."""
+    import tritoncub._utils as U
+    from helpers import plan_replays
+    monkeypatch.setattr(tk, "_PLANS", {})
+    if interpreter_active():
+        interpreter_replays(monkeypatch, plans=True)
+    replayed = plan_replays(monkeypatch)
+    offs = torch.arange(0, 4 * 90 + 1, 90, device=DEVICE)   # four segments of 90: all long
+    with policy.override("topk", CAND if path == "candidates" else RADIX):
+        for rep, limit in enumerate((2, 65535, 2)):
+            monkeypatch.setattr(U, "MAX_GRID_Y", limit)
+            replayed.clear()
+            x = make_data("special", 360, torch.float32, seed=40 + rep)
+            x[::90] = 1000 + torch.arange(4, device=DEVICE, dtype=torch.float32)   # (each row's top value)
+            v, i = tk.segmented_topk(x, offs, 5)
+            for s in range(4):
+                rv, ri = stable_ref(x[90 * s:90 * (s + 1)], 5, True)
+                assert_equal(v[s].cpu(), rv, signed_zero=False, msg=f"MAX_GRID_Y={limit} row {s}")
+                assert_equal(i[s].cpu(), ri + 90 * s, msg=f"MAX_GRID_Y={limit} row {s}")
+            assert replayed and all(replayed) == (rep == 2)   # (the third call replays the first's launches)
 
 
 @pytest.mark.parametrize("lengths", [[64], [40, 0, 50]])

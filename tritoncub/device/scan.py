@@ -840,7 +840,7 @@ def scan_rows_launch(xs, combine_fn, *, acc_dtypes, out_dtypes, dim=-1, exclusiv
         # (not inside a caller's recording of launches: its record would miss launches replayed here)
         replay_key = (combine_fn, x0.shape, tuple((t.dtype, t.data_ptr() & 15 == 0) for t in xs), tuple(acc_dtypes),
                       tuple(out_dtypes), exclusive, reverse, _resolve_deterministic(deterministic), x1_index, by_key,
-                      store0, plus_zero, costly, lse, x0.device)
+                      store0, plus_zero, costly, lse, x0.device, _PROBE)
         hit = _SCAN_REPLAYS.get(replay_key)
         if hit is not None and policy.select("scan", x0.device, hit[0]) is hit[1]:
             outs = _new_outputs(x0.shape, out_dtypes, num_values, store0, x0.device)
@@ -1143,7 +1143,8 @@ def _sum(x, dim, dtype, reverse, deterministic, return_total, exclusive, combine
     xin = x if (dtype is None or x.dtype == dtype or (dtype == acc and not x.dtype.is_complex)) else x.to(dtype)
     memo_key = None
     if (combine is combine_add and not (return_total or reverse) and xin.dim() >= 1 and xin.numel() > 0
-            and dim in (-1, xin.dim() - 1) and xin.is_contiguous() and xin.is_cuda and direct_ok()):
+            and dim in (-1, xin.dim() - 1) and xin.is_contiguous() and xin.is_cuda and direct_ok()
+            and not recording_launches()):   # (a caller's recording would miss a remembered launch)
         memo_key = (xin.shape, xin.dtype, out, exclusive, _resolve_deterministic(deterministic), xin.device,
                     xin.data_ptr() & 15 == 0)
         hit = _ROWS_MEMO.get(memo_key)

@@ -51,7 +51,7 @@ from .. import policy
 from .._library import custom_op
 from .. import _launch as _launch_module
 from .. import _utils as _utils_module
-from .._launch import LaunchPlan, launch, record_launches, relocatable, replay, replays_ok
+from .._launch import LaunchPlan, launch, record_launches, recording_launches, relocatable, replay, replays_ok
 from .._utils import (is_pow2, InputTypeError, InputValueError, as_int, cached_persistent, cdiv, check_device, check_flag,
                       check_tensor, check_same_device, grid_y_batches, maxnreg_kwargs, next_power_of_2, num_sms,
                       refuse_capture, smem_atomics_ok, wrap_dim)
@@ -631,9 +631,10 @@ _PLANS: dict = {}
 def _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta, ascending, idx_abs, device) -> tuple:
     """What fixes the launches of a long-row path (with its module constants and policy): sizes, key
     type (``KEY_DTYPE``: the bits views of float32, int32 and uint32 keys are all int32), direction,
-    and the 16-byte alignment of every tensor passed in."""
+    the 16-byte alignment of every tensor passed in, and the most rows one launch takes (the rows'
+    batches: how many launches, their grids and the sizes of their scratch)."""
     return (device, kb.dtype, meta["KEY_BITS"], str(meta["KEY_DTYPE"]), k, max_len, row_begin.numel(), ascending,
-            idx_abs,
+            idx_abs, _utils_module.MAX_GRID_Y,
             tuple(t.data_ptr() & 15 for t in (kb, row_begin, row_len, out_vb, out_idx)))
 
 
@@ -879,7 +880,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
         return values, indices
     pol = policy.select("topk", device, "rows")
     replay_key = None
-    if _replayable(xc):
+    if _replayable(xc) and not recording_launches():   # (a caller's recording would miss a replay)
         replay_key = (rows, L, k, xc.dtype, largest, sorted, device, xc.data_ptr() & 15 == 0)
         if L > pol["ROW_MAX_BLOCK"]:   # (the module constants the long-row launches are planned with)
             replay_key += (_FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K, _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS,
