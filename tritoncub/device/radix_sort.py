@@ -76,7 +76,7 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon, memo_key as chain_memo_key
 from .._library import custom_op
-from .._launch import bind, direct_ok, launch, relocatable, replay
+from .._launch import bind, direct_ok, launch, recording_launches, relocatable, replay
 from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, as_int, capturing, cdiv, check_flag,
                       check_no_overlap, check_tensor, interpreter_active, maxnreg_kwargs, next_power_of_2, num_sms,
                       smem_per_block, wrap_dim)
@@ -1268,14 +1268,16 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     row_modes = (3 if segment_positions else 2) if segments is not None else (1 if rows is not None else 0)
     # (not read_back: a capture's reads nothing back but its plan must not serve other calls;
     # segments never read back, and their tables are data, not launch arguments)
-    if fast and (segments is not None or not _reads_back(pol, n)) and not status64 and direct_ok():
+    # (nor inside a caller's recording of launches: it would miss launches replayed from a plan)
+    if (fast and (segments is not None or not _reads_back(pol, n)) and not status64 and direct_ok()
+            and not recording_launches()):
         tensors = (kin, keys.current, keys.alternate) + (() if words is None else (words, indices_out)) + (
             () if values is None else (
             values.current, values.alternate, values_src if values_src is not None else values.current,
             indices_out if indices_out is not None else values.current))
         memo_key = (n, kin.dtype, descending, begin_bit, end_bit, gen_indices, indices_out is not None, words is not None,
                     rows, row_modes, n_rows,
-                    None if values is None else values.current.dtype, dev, _PROBE, chain_memo_key(),
+                    None if values is None else values.current.dtype, dev, _PROBE, _STATUS_ONCE_WORDS, chain_memo_key(),
                     tuple(t.data_ptr() & 15 == 0 for t in tensors))
         plan = _QUEUED_PLANS.get(memo_key)
         if plan is not None and plan[0] is not pol:   # made under another policy
@@ -1555,7 +1557,8 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
     packed = rows is not None or (gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT
                                   and _packs_positions(keys))
     replay_key = None
-    if gen_indices and values is None and keys.is_cuda and (segments is None or packed):
+    if (gen_indices and values is None and keys.is_cuda and (segments is None or packed)
+            and not recording_launches()):   # (a caller's recording would miss a replay)
         replay_key = (n, rows, keys.dtype, descending, begin_bit, end_bit, keys.device, keys.data_ptr() & 15 == 0,
                       chain_memo_key(), FORCE_PORTABLE, _NARROW_INDEX_LIMIT, _STATUS_ONCE_WORDS, _PROBE,
                       None if segments is None else (len(segments), segment_positions))

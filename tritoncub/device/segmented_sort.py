@@ -96,7 +96,7 @@ from triton.runtime.errors import OutOfResources, PTXASError
 from .. import policy
 from .._library import custom_op
 from .. import _launch as _launch_module
-from .._launch import launch, record_launches, relocatable, replay, replays_ok
+from .._launch import launch, record_launches, recording_launches, relocatable, replay, replays_ok
 from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, capturing, cdiv, check_device,
                       check_flag, check_tensor, check_same_device, compile_only, inline_ptx_ok, interpreter_active,
                       maxnreg_kwargs, next_power_of_2, refuse_capture, smem_per_block)
@@ -1050,9 +1050,10 @@ _SHORT_REPLAYS: dict = {}
 
 
 def _replayable(x: torch.Tensor) -> bool:
-    """Whether sorts of ``x`` may be remembered and replayed (:func:`tritoncub._launch.replays_ok`)."""
+    """Whether sorts of ``x`` may be remembered and replayed (:func:`tritoncub._launch.replays_ok`), not
+    inside a caller's recording of launches (its record would miss a replay)."""
     return replays_ok(x, (launch, _launch_module.launch), (_launch_tile_sort, _LAUNCH_TILE_SORT),
-                      (_launch_block_radix_sort, _LAUNCH_BLOCK_RADIX_SORT))
+                      (_launch_block_radix_sort, _LAUNCH_BLOCK_RADIX_SORT)) and not recording_launches()
 
 
 def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
