@@ -318,6 +318,16 @@ def interpreter_replays(monkeypatch, module=None, caches=(), plans: bool = False
             # so a later call's cannot take their addresses, and a replay that still pointed at the
             # recorded buffers would compute on stale data, not pass by luck)
             assert len(new_args) == len(args), "a replay passed another number of arguments"
+            # what a GPU's compiled kernel is specialised on must match: a tensor's dtype, and for a
+            # tensor or an address its 16-byte alignment (a replay that differs is a key gap; the
+            # interpreter would otherwise compute on the new tensor as it is and hide it)
+            for i, (old, new) in enumerate(zip(args, new_args)):
+                if isinstance(old, torch.Tensor):
+                    ptr = new.data_ptr() if isinstance(new, torch.Tensor) else new
+                    assert not isinstance(new, torch.Tensor) or new.dtype == old.dtype, (
+                        f"{kernel.__name__}: argument {i} replayed as {new.dtype}, recorded as {old.dtype}")
+                    assert (ptr % 16 == 0) == (old.data_ptr() % 16 == 0), (
+                        f"{kernel.__name__}: argument {i} replayed with another 16-byte alignment")
             rebuilt = tuple(_tensor_at(v, *span) if span is not None and not isinstance(v, torch.Tensor) else v
                             for v, span in zip(new_args, spans))
             _launch._compile_and_launch(kernel, grid, rebuilt, kwargs)

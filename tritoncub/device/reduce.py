@@ -54,7 +54,7 @@ from triton.runtime.jit import constexpr_function
 
 from .. import policy
 from .._library import Op
-from .._launch import bind, direct_ok, launch
+from .._launch import bind, direct_ok, launch, recording_launches
 from .._utils import (COMPLEX_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, capturing, check_device,
                       check_init_value, check_jit_function, check_same_device, interpreter_active, num_sms,
                       persistent, wrap_dim)
@@ -574,7 +574,9 @@ def _launch(kind: str, op_code: int, xs: Sequence[torch.Tensor], out_dtypes: Seq
     device = x0.device
     plan_key = None
     capture = capturing(device)
-    if pol is None and op_code != 5 and device.type == "cuda" and direct_ok() and not capture:
+    # (nor inside a caller's recording of launches, whose record would miss a plan's launches)
+    if (pol is None and op_code != 5 and device.type == "cuda" and direct_ok() and not capture
+            and not recording_launches()):
         pol = policy.select("reduce", device, reduce_bucket(kind, bucket_dtype or x0.dtype, n))
         plan_key = (op_code, x0.dtype, tuple(out_dtypes), n, x0.data_ptr() & 15 == 0, ident, _stream_key(device))
         plan = _BUILTIN_PLANS.get(plan_key)

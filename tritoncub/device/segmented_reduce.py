@@ -60,7 +60,7 @@ import triton
 import triton.language as tl
 
 from .. import policy
-from .._launch import bind, direct_ok, launch
+from .._launch import bind, direct_ok, launch, recording_launches
 from .._utils import (InputTypeError, InputValueError, capturing, cdiv, check_flag, check_same_device, check_tensor,
                       interpreter_active, next_power_of_2, no_host_data, persistent)
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_KERNEL_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
@@ -391,7 +391,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     device = x_flat.device
     plan_key = None
     if (uniform and pol is None and vec is None and op in _PLAN_OPS
-            and x_flat.dtype != torch.bool and device.type == "cuda" and direct_ok() and not capturing(device)):
+            and x_flat.dtype != torch.bool and device.type == "cuda" and direct_ok() and not capturing(device)
+            and not recording_launches()):   # (a caller's recording would miss a plan's launches)
         plan_key = (op, x_flat.dtype, dtype, row_len, num_segments, x_flat.data_ptr() & 15 == 0, device)
         plan = _PLANS.get(plan_key)
         if plan is not None and plan.pol is _select(device, mean_len, None, True):
