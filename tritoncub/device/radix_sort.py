@@ -1264,7 +1264,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         status_step, status_base, counter_base = 0, 0, 0
     # a sort that reads nothing back queues all its launches; their bound forms are remembered per
     # problem (sizes, dtypes, alignments, policy), so a repeated call skips the launch bookkeeping
-    memo_key = plan = new_plan = None
+    memo_key = plan = new_plan = new_checks = None
     row_modes = (3 if segment_positions else 2) if segments is not None else (1 if rows is not None else 0)
     # (not read_back: a capture's reads nothing back but its plan must not serve other calls;
     # segments never read back, and their tables are data, not launch arguments)
@@ -1283,7 +1283,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         if plan is not None and plan[0] is not pol:   # made under another policy
             plan = None
         if plan is None:
-            new_plan = []
+            new_plan, new_checks = [], []
 
     if trace is not None and memo_key is not None and status_once:
         trace.update(hist=hist, launches=[])
@@ -1291,11 +1291,17 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
 
     def run(step, kernel, grid, args, kwargs):
         if plan is not None:
+            if step >= len(plan[2]) or plan[2][step][0] is not kernel or plan[2][step][1] != grid:
+                # (the key does not fix the launches: forget the plan, and say so rather than replay it)
+                _QUEUED_PLANS.pop(memo_key, None)
+                raise RuntimeError(f"internal: a remembered sort plan does not match this call (launch {step}): "
+                                   "its key is incomplete")
             fn = plan[1][step]
             fn(*args)
         elif new_plan is not None:
             fn = bind(kernel, grid, *args, **kwargs())
             new_plan.append(fn)
+            new_checks.append((kernel, grid))
         else:
             fn = None
             launch(kernel, grid, *args, **kwargs())
@@ -1458,7 +1464,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     if new_plan is not None and all(r is not None for r in new_plan):
         if len(_QUEUED_PLANS) >= 256:
             _QUEUED_PLANS.clear()
-        _QUEUED_PLANS[memo_key] = (pol, new_plan)
+        _QUEUED_PLANS[memo_key] = (pol, new_plan, new_checks)
 
 
 #: bound launches of queued sorts (see :func:`_radix_sort_db`), per problem
