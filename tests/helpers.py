@@ -312,6 +312,13 @@ def interpreter_replays(monkeypatch, module=None, caches=(), plans: bool = False
     def bind(kernel, grid, *args, **kwargs):
         _launch._compile_and_launch(kernel, grid, args, kwargs)
         spans = [(a.dtype, _nbytes(_extent(a))) if isinstance(a, torch.Tensor) else None for a in args]
+        # (the integer arguments a GPU does not specialise on: a Gluon kernel's parameters say; the
+        # interpreter's kernels keep their decorator's list)
+        if getattr(kernel, "params", None) is not None:
+            unspecialised = {i for i, p in enumerate(kernel.params) if p.do_not_specialize}
+        else:
+            names = (getattr(kernel, "kwargs", None) or {}).get("do_not_specialize") or ()
+            unspecialised = {n if isinstance(n, int) else kernel.arg_names.index(n) for n in names}
 
         def run(*new_args):
             # (``args`` stays referenced here on purpose: the recorded call's buffers stay allocated,
@@ -322,6 +329,10 @@ def interpreter_replays(monkeypatch, module=None, caches=(), plans: bool = False
             # tensor or an address its 16-byte alignment (a replay that differs is a key gap; the
             # interpreter would otherwise compute on the new tensor as it is and hide it)
             for i, (old, new) in enumerate(zip(args, new_args)):
+                if old.__class__ is int and i not in unspecialised:
+                    assert new.__class__ is int and _launch._spec(new) == _launch._spec(old), (
+                        f"{kernel.__name__}: integer argument {i} replayed as {new}, recorded as {old} "
+                        "(another specialisation)")
                 if isinstance(old, torch.Tensor):
                     ptr = new.data_ptr() if isinstance(new, torch.Tensor) else new
                     assert not isinstance(new, torch.Tensor) or new.dtype == old.dtype, (

@@ -703,3 +703,134 @@ def test_sort_pairs_lazily_conjugated_values(dtype):
     order = torch.argsort(keys.cpu(), stable=True)
     assert_equal(k.cpu(), keys.cpu()[order])
     assert torch.equal(v.cpu(), z.cpu().resolve_conj()[order])
+
+
+def _noted_fast_path(monkeypatch, log: list, plans: dict) -> None:
+    """The radix sort's GPU fast path taken on the CPU: each launch is noted in ``log`` (kernel, grid,
+    Triton's specialisation of every runtime argument as the kernel declares it, constexprs) instead
+    of run, bound launches do nothing when replayed, and the queued plans live in ``plans``."""
+    from tritoncub import _launch
+
+    def note(kernel, grid, args, kwargs):
+        # (a Gluon kernel declares what it does not specialise on; under the interpreter a plain
+        # Triton kernel does not say: every argument counts as specialised, which is stricter)
+        params = getattr(kernel, "params", None) or [None] * len(args)
+        spec = []
+        for p, a in zip(params, args):
+            if p is None:
+                spec.append(_launch._spec(a))
+            elif a.__class__ is int and p.do_not_specialize:
+                spec.append(("int", -(1 << 31) <= a < (1 << 31)))
+            elif isinstance(a, torch.Tensor) and p.do_not_specialize_on_alignment:
+                spec.append((a.dtype,))
+            else:
+                spec.append(_launch._spec(a))
+        log.append((kernel.__name__, tuple(grid), tuple(spec), repr(sorted(kwargs.items()))))
+
+    def fake_bind(kernel, grid, *args, **kwargs):
+        note(kernel, grid, args, kwargs)
+        return lambda *new_args: None
+    monkeypatch.setattr(rs, "bind", fake_bind)
+    monkeypatch.setattr(rs, "launch", lambda kernel, grid, *args, **kwargs: note(kernel, grid, args, kwargs))
+    monkeypatch.setattr(rs, "direct_ok", lambda: True)
+    monkeypatch.setattr(rs, "_use_fast_path", lambda device: True)
+    monkeypatch.setattr(rs, "_QUEUED_PLANS", plans)
+
+
+def test_queued_plan_keys_fix_the_launches(monkeypatch):
+    """The queued sorts' remembered launches (``_QUEUED_PLANS``: a GPU fast path, replayed for a later
+    call with the same key) are keyed by everything the launches depend on. With the fast path taken
+    on the CPU (``_noted_fast_path``), every call plans afresh, and every key met over the calls below
+    (sizes, key and value dtypes, alignments, directions, bit ranges, double buffers, rows, the module
+    switches) must come with one launch sequence. (No results are checked: no kernel runs.)"""
+    from collections import defaultdict
+
+    class Keys(dict):   # (never a hit: every call plans afresh; each key looked up is noted)
+        def get(self, key, default=None):
+            keys.append(key)
+
+        def __setitem__(self, key, value):
+            pass
+    keys: list = []
+    log: list = []
+    _noted_fast_path(monkeypatch, log, Keys())
+    sequences = defaultdict(set)
+    real_db = rs._radix_sort_db
+
+    def noted_db(*args, **kwargs):
+        n_log, n_keys = len(log), len(keys)
+        real_db(*args, **kwargs)
+        assert len(keys) == n_keys + 1, "the queued path was not taken"
+        sequences[keys[-1]].add(tuple(log[n_log:]))
+    monkeypatch.setattr(rs, "_radix_sort_db", noted_db)
+
+    def data(n, dtype, off):
+        return torch.randint(-100, 100, (n + off,)).to(dtype)[off:]
+
+    def calls():
+        for n in (3 * 4096 + 5,):
+            for dtype in (torch.int32, torch.float16, torch.int64):
+                for off in (0, 1):
+                    x = data(n, dtype, off)
+                    for desc in (False, True):
+                        rs.sort_keys(x, desc)
+                        rs.sort(x, descending=desc)
+                        rs.sort_keys(x, desc, 1, 7)
+                        rs.sort_keys(x, desc, 0, 7)
+                        for vdtype in (torch.int32, torch.float64):
+                            rs.sort_pairs(x, torch.zeros(n + off, dtype=vdtype)[off:], desc)
+                        for sel in (0, 1):
+                            db = rs.DoubleBuffer(data(n, dtype, off), data(n, dtype, (off + 1) % 4))
+                            db.selector = sel
+                            rs.sort_keys_double_buffer(db, desc)
+                            db = rs.DoubleBuffer(data(n, dtype, off), data(n, dtype, (off + 1) % 4))
+                            vdb = rs.DoubleBuffer(torch.zeros(n, dtype=torch.int32),
+                                                  torch.zeros(n + 1, dtype=torch.int32)[1:])
+                            db.selector = vdb.selector = sel
+                            rs.sort_pairs_double_buffer(db, vdb, desc)
+                    rs.sort(x[:12000].reshape(6, 2000))
+
+    with policy.override("radix_sort", {"SKIP_PLACES_MIN_N": 1 << 30}):   # (queued: nothing read back)
+        calls()
+        for name, value in (("_NARROW_INDEX_LIMIT", 8192), ("_STATUS_ONCE_WORDS", 0),
+                            ("SPECULATIVE_FIRST_PASS", False)):
+            with monkeypatch.context() as m:
+                m.setattr(rs, name, value)
+                calls()
+    assert len(sequences) >= 60
+    ambiguous = [key for key, seqs in sequences.items() if len(seqs) > 1]
+    assert not ambiguous, f"{len(ambiguous)} keys with more than one launch sequence, e.g. {ambiguous[0]}"
+
+
+def test_queued_plan_replays_check_kernel_grid_and_count(monkeypatch):
+    """A remembered queued-sort plan replays only when each launch matches the recorded kernel and
+    grid and the call uses every recorded launch; otherwise the plan is forgotten and the call raises
+    (a key that does not fix the launches is an internal error, not a silent wrong launch). Fast path
+    taken on the CPU as in ``_noted_fast_path``."""
+    log: list = []
+    plans: dict = {}
+    _noted_fast_path(monkeypatch, log, plans)
+    x = torch.randint(-100, 100, (3 * 4096 + 5,), dtype=torch.int32)
+    with policy.override("radix_sort", {"SKIP_PLACES_MIN_N": 1 << 30}):   # (queued: nothing read back)
+        rs.sort_keys(x)
+        assert len(plans) == 1
+        (key, (pol, fns, checks)), = plans.items()
+        n_launches = len(log)
+        assert len(fns) == len(checks) == n_launches
+        rs.sort_keys(x)   # (replays: its bound launches note nothing)
+        assert len(log) == n_launches and key in plans
+        for corrupt in ("grid", "kernel", "fewer", "more"):
+            rs.sort_keys(x)   # (records again when the last corruption dropped the plan)
+            pol, fns, checks = plans[key]
+            if corrupt == "grid":
+                checks[-1] = (checks[-1][0], (checks[-1][1][0] + 1,) + tuple(checks[-1][1][1:]))
+            elif corrupt == "kernel":
+                checks[0] = (rs._digit_offsets_kernel if checks[0][0] is not rs._digit_offsets_kernel
+                             else rs._onesweep_gluon_kernel, checks[0][1])
+            elif corrupt == "fewer":
+                plans[key] = (pol, fns[:-1], checks[:-1])
+            else:
+                plans[key] = (pol, fns + fns[-1:], checks + checks[-1:])
+            with pytest.raises(RuntimeError, match="does not match"):
+                rs.sort_keys(x)
+            assert key not in plans, corrupt

@@ -387,7 +387,8 @@ def test_segmented_topk_plans_keyed_by_row_batches(path, monkeypatch):
                 rv, ri = stable_ref(x[90 * s:90 * (s + 1)], 5, True)
                 assert_equal(v[s].cpu(), rv, signed_zero=False, msg=f"MAX_GRID_Y={limit} row {s}")
                 assert_equal(i[s].cpu(), ri + 90 * s, msg=f"MAX_GRID_Y={limit} row {s}")
-            assert replayed and all(replayed) == (rep == 2)   # (the third call replays the first's launches)
+            # (the third call replays the first's launches; the others record)
+            assert replayed and (all(replayed) if rep == 2 else not any(replayed))
 
 
 @pytest.mark.parametrize("lengths", [[64], [40, 0, 50]])

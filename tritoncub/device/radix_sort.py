@@ -1265,6 +1265,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     # a sort that reads nothing back queues all its launches; their bound forms are remembered per
     # problem (sizes, dtypes, alignments, policy), so a repeated call skips the launch bookkeeping
     memo_key = plan = new_plan = new_checks = None
+    replayed_steps: list = []
     row_modes = (3 if segment_positions else 2) if segments is not None else (1 if rows is not None else 0)
     # (not read_back: a capture's reads nothing back but its plan must not serve other calls;
     # segments never read back, and their tables are data, not launch arguments)
@@ -1292,12 +1293,10 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     def run(step, kernel, grid, args, kwargs):
         if plan is not None:
             if step >= len(plan[2]) or plan[2][step][0] is not kernel or plan[2][step][1] != grid:
-                # (the key does not fix the launches: forget the plan, and say so rather than replay it)
-                _QUEUED_PLANS.pop(memo_key, None)
-                raise RuntimeError(f"internal: a remembered sort plan does not match this call (launch {step}): "
-                                   "its key is incomplete")
+                _plan_mismatch(memo_key, step)
             fn = plan[1][step]
             fn(*args)
+            replayed_steps.append(step)
         elif new_plan is not None:
             fn = bind(kernel, grid, *args, **kwargs())
             new_plan.append(fn)
@@ -1461,14 +1460,25 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     if done and n_places == 1 and indices_out is not None:
         # the early first pass was the only one: its int32 positions went to the values buffers
         indices_out.copy_(values.current)
+    if plan is not None and len(replayed_steps) != len(plan[2]):   # (fewer launches than recorded)
+        _plan_mismatch(memo_key, len(replayed_steps))
     if new_plan is not None and all(r is not None for r in new_plan):
         if len(_QUEUED_PLANS) >= 256:
             _QUEUED_PLANS.clear()
         _QUEUED_PLANS[memo_key] = (pol, new_plan, new_checks)
 
 
-#: bound launches of queued sorts (see :func:`_radix_sort_db`), per problem
+#: bound launches of queued sorts (see :func:`_radix_sort_db`), per problem: ``(policy, bound launches,
+#: (kernel, grid) of each)``
 _QUEUED_PLANS: dict = {}
+
+
+def _plan_mismatch(memo_key, step: int):
+    """A remembered queued-sort plan that does not match its call (the key does not fix the launches):
+    forgotten, and said, rather than replayed on."""
+    _QUEUED_PLANS.pop(memo_key, None)
+    raise RuntimeError(f"internal: a remembered sort plan does not match this call (launch {step}): "
+                       "its key is incomplete")
 
 
 def _segment_tables(offsets: np.ndarray, n_tiles: int, tile: int, dev: torch.device) -> torch.Tensor:

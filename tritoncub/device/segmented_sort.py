@@ -1050,10 +1050,9 @@ _SHORT_REPLAYS: dict = {}
 
 
 def _replayable(x: torch.Tensor) -> bool:
-    """Whether sorts of ``x`` may be remembered and replayed (:func:`tritoncub._launch.replays_ok`), not
-    inside a caller's recording of launches (its record would miss a replay)."""
+    """Whether sorts of ``x`` may be remembered and replayed (:func:`tritoncub._launch.replays_ok`)."""
     return replays_ok(x, (launch, _launch_module.launch), (_launch_tile_sort, _LAUNCH_TILE_SORT),
-                      (_launch_block_radix_sort, _LAUNCH_BLOCK_RADIX_SORT)) and not recording_launches()
+                      (_launch_block_radix_sort, _LAUNCH_BLOCK_RADIX_SORT))
 
 
 def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
@@ -1100,7 +1099,8 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
         if got is not None:
             return got[0].view(shape), got[1].view(shape)
     replay_key = tile_pol = None
-    if 0 < L <= limit and rows > 0 and _replayable(xc):
+    # (not inside a caller's recording of launches: its record would miss a replay)
+    if 0 < L <= limit and rows > 0 and _replayable(xc) and not recording_launches():
         block = max(MIN_BLOCK, next_power_of_2(L))
         tile_pol = policy.select("segmented_sort", x.device, _bucket(block))
         replay_key = (rows, L, x.dtype, descending, x.device, xc.data_ptr() & 15 == 0, _block_radix_available(x.device),
@@ -1263,7 +1263,7 @@ def _sort_short_segments(kb, vb, okb, ovb, keys, values, out_k, out_v, begin_np,
         # policies, and replayed on a later call's buffers (ten launches of ~0.1 ms of host time each)
         roots = (keys, out_k) + ((values, out_v) if values is not None else ()) + (d_begin, d_len, d_ids)
         replay_key = pols = None
-        if _replayable(keys):
+        if _replayable(keys) and not recording_launches():   # (as in sort_rows)
             pols = tuple(policy.select("segmented_sort", device, _bucket(block)) for block, _, _ in bins)
             replay_key = (tuple(bins), len_np.size, keys.dtype, None if values is None else values.dtype, descending,
                           device, tuple(t.data_ptr() & 15 == 0 for t in roots), _block_radix_available(device),
