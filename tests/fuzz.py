@@ -4,7 +4,11 @@ sorted, reversed, few-unique), sizes drawn near tile edges. Each case's result i
 operator's docstring promises (exact where torch's result is exact, within a float tolerance for
 accumulations; where the README documents a difference from torch, the check follows the README).
 
-    python tests/fuzz.py [--cases N] [--seconds S] [--max-n N] [--seed S] [--verbose]   # (GPU, or the interpreter)
+    python tests/fuzz.py [--cases N] [--seconds S] [--max-n N] [--seed S] [--repeat] [--verbose]   # (GPU, or the interpreter)
+
+``--repeat`` runs every case a second time on other data of the same operator, dtype, shape, layout and
+data kind, into fresh outputs: the second call takes the launches the first one remembered (replays),
+which must give the right answer for the new data and buffers.
 
 ``tests/test_fuzz.py`` runs a few seeded cases in the suite; on a GPU this script runs thousands.
 A failing case prints its seed, which replays it alone: ``--seed S --cases 1``.
@@ -15,11 +19,13 @@ import argparse
 import math
 import os
 import random
+import re
 import sys
 import time
 import traceback
 
 import numpy as np
+import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,6 +36,8 @@ from tritoncub._utils import interpreter_active  # noqa: E402
 
 OPS = torch.ops.tritoncub
 SORTABLE = INT_DTYPES + [torch.uint8] + FLOAT_DTYPES
+#: added to every data seed (``--repeat``'s second run of a case: the same draws, other data)
+_DATA_SALT = [0]
 EDGE = [1, 2, 31, 32, 33, 127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049,
         4095, 4096, 4097, 8191, 8192, 8193]
 
@@ -56,13 +64,17 @@ def _shape(rng: random.Random, max_n: int) -> tuple:
     return tuple(lead) + (last,)
 
 
+def _data_seed(rng: random.Random) -> int:
+    return rng.randrange(2**31) + _DATA_SALT[0]
+
+
 def _tensor(rng: random.Random, shape: tuple, dtype: torch.dtype, kind: str | None = None) -> torch.Tensor:
     """Data of ``shape`` in a random layout: contiguous, a transposed view, or every other column."""
     kind = kind or rng.choice(DATA_KINDS)
     n = math.prod(shape)
     layout = rng.choice(["contiguous", "contiguous", "transposed", "strided"]) if len(shape) > 1 else \
         rng.choice(["contiguous", "contiguous", "strided"])
-    seed = rng.randrange(2**31)
+    seed = _data_seed(rng)
     if layout == "transposed":
         t = make_data(kind, n, dtype, seed=seed).reshape(shape[:-2] + (shape[-1], shape[-2]))
         return t.transpose(-1, -2)
@@ -274,8 +286,13 @@ def check_unique(rng, max_n):
                     "few_unique")
         d = rng.randrange(x.dim())
         name = "unique_consecutive" if consecutive else "unique"
+        try:
+            ref = getattr(torch, name)(_cpu(x), return_inverse=True, return_counts=True, dim=d)
+        except RuntimeError as e:   # (e.g. an empty tensor whose dim d is not the empty one): ours refuses too
+            with pytest.raises(RuntimeError, match=re.escape(str(e).splitlines()[0])):
+                getattr(OPS, name)(x, ri, rc, d) if consecutive else OPS.unique(x, True, ri, rc, d)
+            return f"{name} {dtype} {tuple(x.shape)} dim={d}: refused as torch refuses"
         got = getattr(OPS, name)(x, ri, rc, d) if consecutive else OPS.unique(x, True, ri, rc, d)
-        ref = getattr(torch, name)(_cpu(x), return_inverse=True, return_counts=True, dim=d)
         assert_equal(_cpu(got[0]), ref[0], msg=f"{name} dim values")
         if ri:
             assert_equal(_cpu(got[1]), ref[1], msg=f"{name} dim inverse")
@@ -385,7 +402,7 @@ def check_segments(rng, max_n):
     if op == "segment_reduce":
         dtype = rng.choice([torch.float32, torch.float64, torch.float16, torch.bfloat16])
         red = rng.choice(["sum", "mean", "max", "min", "prod"])
-        x = make_data(rng.choice(["random", "special", "equal"]), n, dtype, seed=rng.randrange(2**31))
+        x = make_data(rng.choice(["random", "special", "equal"]), n, dtype, seed=_data_seed(rng))
         if red == "prod":
             x = (x.to(torch.float64).clamp(-3, 3).nan_to_num(1.0) / 20 + 1).to(dtype)
         got = OPS.segment_reduce(x, offs.to(DEVICE), red)
@@ -401,7 +418,7 @@ def check_segments(rng, max_n):
                    "segment_reduce")
         return f"segment_reduce {red} {dtype} {segs} segments n={n}"
     dtype = rng.choice(SORTABLE)
-    x = make_data(rng.choice(DATA_KINDS), n, dtype, seed=rng.randrange(2**31))
+    x = make_data(rng.choice(DATA_KINDS), n, dtype, seed=_data_seed(rng))
     xc = _cpu(x)
     if op == "segmented_sort":
         desc = rng.random() < 0.5
@@ -445,7 +462,7 @@ def _ordered_bits(x: torch.Tensor) -> np.ndarray:
 def check_bit_range(rng, max_n):
     dtype = rng.choice([torch.uint8, torch.int16, torch.int32, torch.int64, torch.float32])
     n = _length(rng, max_n)
-    x = make_data(rng.choice(DATA_KINDS), n, dtype, seed=rng.randrange(2**31))
+    x = make_data(rng.choice(DATA_KINDS), n, dtype, seed=_data_seed(rng))
     bits = dtype.itemsize * 8
     begin = rng.randrange(bits)
     end = rng.randint(begin + 1, bits)
@@ -520,9 +537,11 @@ CHECKS = [check_sort, check_topk, check_reduce, check_scan, check_unique, check_
           check_segments, check_bit_range, check_grad]
 
 
-def run(cases: int, seconds: float, max_n: int, seed: int, out=print, verbose: bool = False) -> list[tuple[int, str, str]]:
+def run(cases: int, seconds: float, max_n: int, seed: int, out=print, verbose: bool = False,
+        repeat: bool = False) -> list[tuple[int, str, str]]:
     """Run ``cases`` cases (or until ``seconds`` pass) from ``seed`` on; returns the failures as
-    ``(case seed, check, error)``. ``verbose``: each passing case's description too."""
+    ``(case seed, check, error)``. ``verbose``: each passing case's description too; ``repeat``: each
+    case twice, the second time on other data (see the module's docstring)."""
     failures = []
     t0 = time.time()
     done = skipped = 0
@@ -530,11 +549,13 @@ def run(cases: int, seconds: float, max_n: int, seed: int, out=print, verbose: b
         if time.time() - t0 > seconds:
             break
         case_seed = seed + c
-        rng = random.Random(case_seed)
         check = CHECKS[case_seed % len(CHECKS)]
-        torch.manual_seed(case_seed)
         try:
-            what = check(rng, max_n)
+            for salt in ((0, 1 << 31) if repeat else (0,)):
+                _DATA_SALT[0] = salt
+                rng = random.Random(case_seed)
+                torch.manual_seed(case_seed + salt)
+                what = check(rng, max_n)
         except Exception as e:   # noqa: BLE001 (every failure is reported with its seed)
             err = "".join(traceback.format_exception_only(type(e), e)).strip()
             failures.append((case_seed, check.__name__, err))
@@ -555,9 +576,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--max-n", type=int, default=1 << 20)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeat", action="store_true", help="each case twice, on other data the second time")
     ap.add_argument("--verbose", action="store_true", help="print every case")
     a = ap.parse_args(argv)
-    return 1 if run(a.cases, a.seconds, a.max_n, a.seed, verbose=a.verbose) else 0
+    return 1 if run(a.cases, a.seconds, a.max_n, a.seed, verbose=a.verbose, repeat=a.repeat) else 0
 
 
 if __name__ == "__main__":

@@ -6,11 +6,12 @@ the measurement; this is for comparing two versions of a kernel before spending 
 block radix sort of 4096 x 1024 fp32 rows, a straight-line kernel, the static counts matched ncu's
 executed instructions per warp on an H200: ALU 964 / 966, FMA 431 / 431, XU 32 / 32)::
 
-    python bench/probes/sass_mix.py rows 4096 1024 [float32] [--maxnreg 64] [--save PREFIX]
+    python bench/probes/sass_mix.py rows 4096 1024 [float32] [--maxnreg 64] [--save PREFIX] [--set KEY=VALUE]
     python bench/probes/sass_mix.py sort_keys 1048576 [uint32]
 
 ``--maxnreg``: the register cap to compile the radix kernels with (the CPU has no device policy, so
-the launcher's fallback applies: no cap); ``--save``: write each kernel's SASS to PREFIX_<kernel>.sass.
+the launcher's fallback applies: no cap); ``--save``: write each kernel's SASS to PREFIX_<kernel>.sass;
+``--set``: a ``segmented_sort`` policy value for ``rows`` (an int), e.g. ``--set RADIX_PERSIST=7``.
 """
 from __future__ import annotations
 
@@ -43,8 +44,9 @@ def main(argv: list[str]) -> None:
 
     maxnreg = int(argv[argv.index("--maxnreg") + 1]) if "--maxnreg" in argv else 0
     save = argv[argv.index("--save") + 1] if "--save" in argv else None
+    sets = {a.split("=")[0]: int(a.split("=")[1]) for i, a in enumerate(argv) if i and argv[i - 1] == "--set"}
     args = [a for i, a in enumerate(argv) if not a.startswith("--") and (i == 0 or argv[i - 1] not in
-                                                                          ("--maxnreg", "--save"))]
+                                                                          ("--maxnreg", "--save", "--set"))]
     caught = []
     run = JITFunction.run
 
@@ -66,8 +68,10 @@ def main(argv: list[str]) -> None:
         rs._use_fast_path = lambda device: True    # (the Gluon passes, which a CPU device never takes)
         dtype = getattr(torch, args[2] if len(args) > 2 else "uint32")
         call = (lambda: getattr(rs, what)(torch.zeros(int(args[1]), dtype=dtype)))
+    from tritoncub import policy
     try:
-        call()
+        with policy.override("segmented_sort", sets):
+            call()
     except Exception as e:     # (outputs are never computed: a later host step may fail; the kernels built)
         print(f"(the call stopped after compiling: {type(e).__name__})")
     tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
