@@ -1,10 +1,12 @@
-"""Differential fuzzing of the torch operators against CPU torch: random operator, dtype, shape, layout
+"""Differential fuzzing of the torch operators (and the device functions that are not operators:
+run-length encoding, partitions, reduce-by-key, unique-by-key, adjacent differences) against CPU
+torch: random operator, dtype, shape, layout
 (contiguous, transposed, strided) and data kind (``helpers.make_data``: NaN, +-0.0, +-inf, all-equal,
 sorted, reversed, few-unique), sizes drawn near tile edges. Each case's result is compared as the
 operator's docstring promises (exact where torch's result is exact, within a float tolerance for
 accumulations; where the README documents a difference from torch, the check follows the README).
 
-    python tests/fuzz.py [--cases N] [--seconds S] [--max-n N] [--seed S] [--repeat] [--verbose]   # (GPU, or the interpreter)
+    python tests/fuzz.py [--cases N] [--seconds S] [--max-n N] [--seed S] [--repeat] [--only C1,C2] [--verbose]   # (GPU, or the interpreter)
 
 ``--repeat`` runs every case a second time on other data of the same operator, dtype, shape, layout and
 data kind, into fresh outputs: the second call takes the launches the first one remembered (replays),
@@ -31,8 +33,12 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from helpers import DATA_KINDS, DEVICE, FLOAT_DTYPES, INT_DTYPES, assert_equal, make_data  # noqa: E402
 
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402,F401  (the predicates' jit functions need it in their globals)
+
 import tritoncub  # noqa: E402,F401  (registers the operators)
 from tritoncub._utils import interpreter_active  # noqa: E402
+from tritoncub.device import adjacent_difference, partition, reduce_by_key, run_length_encode, select  # noqa: E402
 
 OPS = torch.ops.tritoncub
 SORTABLE = INT_DTYPES + [torch.uint8] + FLOAT_DTYPES
@@ -323,7 +329,10 @@ def check_select(rng, max_n):
     op = rng.choice(["masked_select", "nonzero", "diff"])
     dtype = rng.choice(SORTABLE + [torch.bool, torch.complex64])
     if dtype == torch.complex64:   # (pairs of float32 data: NaN, infinities, signed zeros in either part)
-        x = torch.view_as_complex(_tensor(rng, _shape(rng, max_n // 2) + (2,), torch.float32).contiguous())
+        pairs = _tensor(rng, _shape(rng, max_n // 2) + (2,), torch.float32)
+        # (into fresh standard strides: contiguous() keeps a layout's strides where a dim is empty, which
+        # view_as_complex refuses)
+        x = torch.view_as_complex(torch.empty(pairs.shape, device=pairs.device).copy_(pairs))
         if x.dim() > 1 and rng.random() < 0.5:
             x = x.transpose(0, -1)
     else:
@@ -483,6 +492,157 @@ def check_bit_range(rng, max_n):
     return f"sort_{'pairs' if pairs else 'keys'} {dtype} n={n} bits [{begin}, {end}) desc={desc}"
 
 
+@triton.jit
+def _positive(x):
+    return x > 0
+
+
+@triton.jit
+def _below_minus_one(x):
+    return x < -1
+
+
+@triton.jit
+def _below_one(x):
+    return x < 1
+
+
+#: the predicates of the partition checks and their torch forms (x < -1 not for unsigned x: Triton
+#: compares in a wider signed type, torch casts -1 to x's type)
+_PREDICATES = [(_positive, lambda t: t > 0), (_below_minus_one, lambda t: t < -1), (_below_one, lambda t: t < 1)]
+#: dtypes torch's CPU subtraction and comparisons take (the device functions take every numeric dtype)
+_ARITH = INT_DTYPES + [torch.uint8] + FLOAT_DTYPES
+
+
+def _runs_of(flat: torch.Tensor):
+    """Run starts and lengths of equal consecutive items (``==``: every NaN its own run), as torch's."""
+    _, counts = torch.unique_consecutive(flat, return_counts=True)
+    return torch.cumsum(counts, 0) - counts, counts
+
+
+def check_device_api(rng, max_n):
+    """The device functions that are not torch operators (CUB's DeviceRunLengthEncode, DevicePartition,
+    ReduceByKey, DeviceSelect::UniqueByKey, DeviceAdjacentDifference): outputs of ``n`` slots whose
+    first ``num`` are valid, against references built from torch on the flattened input."""
+    op = rng.choice(["encode", "non_trivial_runs", "partition", "reduce_by_key", "unique_by_key", "subtract"])
+    dtype = rng.choice(_ARITH if op in ("partition", "subtract") else SORTABLE + [torch.bool])
+    kinds = ["few_unique", "equal", "sorted", "special", "random"]
+    x = _tensor(rng, _shape(rng, max_n), dtype, rng.choice(kinds))
+    flat = _cpu(x).reshape(-1)
+    n = flat.numel()
+    what = f"{op} {dtype} {tuple(x.shape)}"
+    if op in ("encode", "non_trivial_runs"):
+        length_dtype = rng.choice([None, torch.int32, torch.int64])
+        starts, counts = _runs_of(flat)
+        if op == "encode":
+            u, lengths, k = run_length_encode.encode(x, length_dtype=length_dtype)
+            k = int(k)
+            assert k == counts.numel(), f"encode: {k} runs, torch {counts.numel()}"
+            assert_equal(_cpu(u)[:k], flat[starts], msg="encode values")
+        else:
+            offset_dtype = rng.choice([torch.int32, torch.int64])
+            offsets, lengths, k = run_length_encode.non_trivial_runs(x, offset_dtype=offset_dtype,
+                                                                     length_dtype=length_dtype)
+            k = int(k)
+            long_ = counts > 1
+            starts, counts = starts[long_], counts[long_]
+            assert k == counts.numel(), f"non_trivial_runs: {k} runs, torch {counts.numel()}"
+            assert offsets.dtype == offset_dtype, "non_trivial_runs offset dtype"
+            assert_equal(_cpu(offsets)[:k].long(), starts, msg="non_trivial_runs offsets")
+        assert lengths.dtype == (length_dtype or torch.int32), f"{op} length dtype {lengths.dtype}"
+        assert_equal(_cpu(lengths)[:k].long(), counts, msg=f"{op} lengths")
+        return f"{what} length_dtype={length_dtype}"
+    if op == "partition":
+        values = None
+        if rng.random() < 0.5:
+            values = torch.randperm(n, dtype=torch.int64).to(rng.choice([torch.int64, torch.float32, torch.int16]))
+        vc = values
+        form = rng.choice(["flagged", "if", "three_way"])
+        preds = _PREDICATES if dtype != torch.uint8 else [_PREDICATES[0], _PREDICATES[2]]
+        if form == "flagged":
+            flags = torch.rand(x.shape) < rng.choice([0.0, 0.3, 1.0])
+            if rng.random() < 0.5:   # (numeric flags: nonzero selects)
+                flags = flags.to(rng.choice([torch.int32, torch.uint8])) * rng.choice([1, 3])
+            got = partition.flagged(x, flags.to(x.device), None if values is None else values.to(x.device))
+            parts = [flags.reshape(-1) != 0]
+        elif form == "if":
+            pred, ref_pred = rng.choice(preds)
+            got = partition.if_(x, pred, None if values is None else values.to(x.device))
+            parts = [ref_pred(flat)]
+        else:
+            (p1, r1), (p2, r2) = rng.sample(preds, 2)
+            got = partition.three_way(x, p1, p2, None if values is None else values.to(x.device))
+            first = r1(flat)
+            parts = [first, r2(flat) & ~first]
+        rest = ~torch.stack(parts).any(0)
+        order = torch.cat([torch.nonzero(m).reshape(-1) for m in parts + [rest]])
+        num = _cpu(got[-1]).reshape(-1).tolist()
+        assert num == [int(m.sum()) for m in parts], f"partition {form}: sizes {num}"
+        assert_equal(_cpu(got[0]), flat[order], msg=f"partition {form}")
+        if values is not None:
+            assert_equal(_cpu(got[1]), vc[order], msg=f"partition {form} values")
+        return f"{what} {form} values={values is not None}"
+    if op == "subtract":
+        if dtype == torch.bfloat16 and interpreter_active():
+            return "skip"   # (the interpreter rounds fp32 -> bf16 toward zero; see check_select's diff)
+        right = rng.random() < 0.5
+        how = rng.choice(["new", "out", "in_place"])
+        ref = flat.clone()
+        if n > 1:
+            if right:
+                ref[:-1] = flat[:-1] - flat[1:]
+            else:
+                ref[1:] = flat[1:] - flat[:-1]
+        fn = adjacent_difference.subtract_right if right else adjacent_difference.subtract_left
+        if how == "in_place":
+            x = x.contiguous()
+            got = fn(x, in_place=True)
+            assert got.data_ptr() == x.data_ptr() or n == 0, "in_place: not written into x"
+        elif how == "out":
+            out = torch.full((n,), 7, dtype=dtype, device=x.device).reshape(x.shape)
+            got = fn(x, out=out)
+            assert got.data_ptr() == out.data_ptr() or n == 0, "out: not written into out"
+        else:
+            got = fn(x)
+        assert_equal(_cpu(got).reshape(-1), ref, msg=f"subtract_{'right' if right else 'left'} ({how})")
+        return f"{what} right={right} {how}"
+    vdtype = rng.choice([torch.float32, torch.float64, torch.float16, torch.int32, torch.int64, torch.uint8])
+    vals = _tensor(rng, tuple(x.shape), vdtype, rng.choice(["random", "special"])) if x.dim() else \
+        make_data("random", 1, vdtype, seed=_data_seed(rng)).reshape(())
+    vflat = _cpu(vals).reshape(-1)
+    starts, counts = _runs_of(flat)
+    if op == "unique_by_key":
+        ko, vo, k = select.unique_by_key(x, vals)
+        k = int(k)
+        assert k == counts.numel(), f"unique_by_key: {k} runs, torch {counts.numel()}"
+        assert_equal(_cpu(ko)[:k], flat[starts], msg="unique_by_key keys")
+        assert_equal(_cpu(vo)[:k], vflat[starts], msg="unique_by_key values")
+        return f"{what} values {vdtype}"
+    combine = rng.choice(["sum", "min", "max"])
+    ko, vo, k = reduce_by_key.reduce_by_key(x, vals, combine)
+    k = int(k)
+    assert k == counts.numel(), f"reduce_by_key: {k} runs, torch {counts.numel()}"
+    assert_equal(_cpu(ko)[:k], flat[starts], msg="reduce_by_key keys")
+    run_of = torch.repeat_interleave(torch.arange(k), counts)
+    got = _cpu(vo)[:k]
+    if combine == "sum" and not vdtype.is_floating_point:   # (integer sums wrap, as CUB's)
+        ref = torch.zeros(k, dtype=torch.int64).index_add_(0, run_of, vflat.to(torch.int64)).to(vdtype)
+        assert_equal(got, ref, msg="reduce_by_key sum")
+    elif combine == "sum":
+        wide = vflat.to(torch.float64)
+        ref = torch.zeros(k, dtype=torch.float64).index_add_(0, run_of, wide)
+        mags = torch.zeros(k, dtype=torch.float64).index_add_(0, run_of, wide.abs().nan_to_num(0, 0, 0))
+        # (the ±inf of a run; NaN where the run holds a NaN or both infinities)
+        _close(got, ref.to(vdtype).to(torch.float64), mags * 4 + ref.abs().nan_to_num(0, 0, 0), _eps(vdtype),
+               "reduce_by_key sum")
+    else:
+        red = "amin" if combine == "min" else "amax"
+        ref = torch.stack([getattr(torch, red)(vflat[a:a + c]) for a, c in zip(starts.tolist(), counts.tolist())]) \
+            if k else vflat[:0]
+        assert_equal(got, ref, msg=f"reduce_by_key {combine}")
+    return f"{what} values {vdtype} {combine}"
+
+
 def check_grad(rng, max_n):
     """Gradients (float64 data, a random upstream gradient) against torch's autograd on the CPU."""
     op = rng.choice(["sum", "amax", "amin", "cumsum", "cumprod", "cummax", "logcumsumexp", "sort", "topk",
@@ -534,14 +694,15 @@ def check_grad(rng, max_n):
 
 
 CHECKS = [check_sort, check_topk, check_reduce, check_scan, check_unique, check_select, check_histogram,
-          check_segments, check_bit_range, check_grad]
+          check_segments, check_bit_range, check_grad, check_device_api]
 
 
 def run(cases: int, seconds: float, max_n: int, seed: int, out=print, verbose: bool = False,
-        repeat: bool = False) -> list[tuple[int, str, str]]:
+        repeat: bool = False, only: list[str] | None = None) -> list[tuple[int, str, str]]:
     """Run ``cases`` cases (or until ``seconds`` pass) from ``seed`` on; returns the failures as
     ``(case seed, check, error)``. ``verbose``: each passing case's description too; ``repeat``: each
-    case twice, the second time on other data (see the module's docstring)."""
+    case twice, the second time on other data (see the module's docstring); ``only``: the checks to
+    run (names without ``check_``; a case seed whose check is another is passed over)."""
     failures = []
     t0 = time.time()
     done = skipped = 0
@@ -550,6 +711,8 @@ def run(cases: int, seconds: float, max_n: int, seed: int, out=print, verbose: b
             break
         case_seed = seed + c
         check = CHECKS[case_seed % len(CHECKS)]
+        if only and check.__name__[len("check_"):] not in only:
+            continue
         try:
             for salt in ((0, 1 << 31) if repeat else (0,)):
                 _DATA_SALT[0] = salt
@@ -577,9 +740,15 @@ def main(argv=None) -> int:
     ap.add_argument("--max-n", type=int, default=1 << 20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", action="store_true", help="each case twice, on other data the second time")
+    ap.add_argument("--only", default="", help="comma-separated checks to run, e.g. device_api,unique "
+                    "(of: " + ", ".join(c.__name__[len("check_"):] for c in CHECKS) + ")")
     ap.add_argument("--verbose", action="store_true", help="print every case")
     a = ap.parse_args(argv)
-    return 1 if run(a.cases, a.seconds, a.max_n, a.seed, verbose=a.verbose, repeat=a.repeat) else 0
+    only = [c for c in a.only.split(",") if c]
+    unknown = set(only) - {c.__name__[len("check_"):] for c in CHECKS}
+    if unknown:
+        ap.error(f"unknown checks: {sorted(unknown)}")
+    return 1 if run(a.cases, a.seconds, a.max_n, a.seed, verbose=a.verbose, repeat=a.repeat, only=only) else 0
 
 
 if __name__ == "__main__":
