@@ -1,7 +1,8 @@
 """Differential fuzzing of the torch operators against CPU torch (``tests/fuzz.py``), a few cases per
 run from a fresh seed: every operator family, random dtypes, shapes near tile edges, transposed and
 strided inputs, adversarial data. A failure names its seed; ``python tests/fuzz.py --seed S --cases 1``
-replays it (``TRITONCUB_FUZZ_SEED`` fixes the run's first seed)."""
+replays it (with ``--repeat`` where the failure says so; ``TRITONCUB_FUZZ_SEED`` fixes the run's first
+seed)."""
 from __future__ import annotations
 
 import os
@@ -25,4 +26,5 @@ def test_operators_against_torch(chunk):
     repeat = not interpreter_active() and chunk % 2 == 1
     failures = fuzz.run(CASES, float("inf"), MAX_N, seed, out=lines.append, repeat=repeat)
     assert lines[-1].startswith(f"{CASES} cases, "), lines[-1]
-    assert not failures, "\n".join(f"seed {s} ({name}): {err}" for s, name, err in failures[:5])
+    assert not failures, "\n".join(f"seed {s} ({name}{', --repeat' if repeat else ''}): {err}"
+                                    for s, name, err in failures[:5])

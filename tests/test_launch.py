@@ -304,7 +304,7 @@ def test_device_paths_run_on_the_current_stream_alone():
             torch.cuda.synchronize()
             if not waited:
                 break
-            warnings.warn(f"{name}: the default stream was idle after the call (sleep of {cycles} cycles); again")
+            warnings.warn(f"{name}: the default stream was idle after the call (a sleep of {cycles} cycles)")
         assert not waited, f"{name} waited for the default stream"
 
 

@@ -11,10 +11,12 @@ executed instructions per warp on an H200: ALU 964 / 966, FMA 431 / 431, XU 32 /
 
 ``--maxnreg``: the register cap to compile the radix kernels with (the CPU has no device policy, so
 the launcher's fallback applies: no cap); ``--save``: write each kernel's SASS to PREFIX_<kernel>.sass;
-``--set``: a ``segmented_sort`` policy value for ``rows`` (an int), e.g. ``--set RADIX_PERSIST=7``.
+``--set``: a ``segmented_sort`` policy value (an int) for ``rows``, over the rows' bucket, e.g.
+``--set RADIX_BITS=7``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -69,11 +71,16 @@ def main(argv: list[str]) -> None:
         dtype = getattr(torch, args[2] if len(args) > 2 else "uint32")
         call = (lambda: getattr(rs, what)(torch.zeros(int(args[1]), dtype=dtype)))
     from tritoncub import policy
-    try:
-        with policy.override("segmented_sort", sets):
+    config = contextlib.nullcontext()
+    if sets:
+        from tritoncub.device.segmented_sort import MIN_BLOCK, _bucket
+        block = max(MIN_BLOCK, 1 << (int(args[2]) - 1).bit_length())
+        config = policy.override("segmented_sort", sets, _bucket(block))
+    with config:
+        try:
             call()
-    except Exception as e:     # (outputs are never computed: a later host step may fail; the kernels built)
-        print(f"(the call stopped after compiling: {type(e).__name__})")
+        except Exception as e:     # (outputs are never computed: a later host step may fail; the kernels built)
+            print(f"(the call stopped after compiling: {type(e).__name__})")
     tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     seen = set()
     for name, kernel in caught:
