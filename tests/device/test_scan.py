@@ -5,6 +5,7 @@ up to 32 items in the rows kernel) so that a few hundred items cover several til
 multi-window look-backs and both kernels. On the GPU the tuned policy runs, and the tests marked
 ``gpu`` stress the look-back with large sizes and repeated runs (tiles then finish out of order).
 """
+import contextlib
 import math
 import warnings
 
@@ -507,8 +508,13 @@ def test_higher_order_gradients():
         seconds.append(torch.autograd.grad((g1 * torch.arange(5, device=DEVICE)).sum(), t)[0])
     assert_close(seconds[0], seconds[1], rtol=1e-10, atol=1e-10)
     assert torch.autograd.gradgradcheck(lambda t: OPS.cumprod(t, 1), (z.clone().requires_grad_(True),))
-    x = torch.randn(2, 37, device=DEVICE, dtype=torch.float64)
-    assert torch.autograd.gradgradcheck(lambda t: OPS.logcumsumexp(t, 1), (x.requires_grad_(True),))
+    # (rows longer than the scan's ROWS_MAX_LEN take its general path, shorter ones its rows path; under the
+    # interpreter both with few items: gradgradcheck's cost grows with the items, ~7 s each there)
+    for rows_max_len, shape in ((4, (1, 6)), (32, (1, 4))) if interpreter_active() else ((None, (2, 37)),):
+        x = torch.randn(shape, device=DEVICE, dtype=torch.float64)
+        with policy.override("scan", dict(SMALL, ROWS_MAX_LEN=rows_max_len)) if rows_max_len else \
+                contextlib.nullcontext():
+            assert torch.autograd.gradgradcheck(lambda t: OPS.logcumsumexp(t, 1), (x.requires_grad_(True),))
     for v in (float("inf"), float("nan"), 2.0):
         a = torch.tensor([[v]], device=DEVICE, requires_grad=True)
         b = torch.tensor([[v]], device=DEVICE, requires_grad=True)
