@@ -205,6 +205,13 @@ def test_check_init_value_of_tensors():
     check(float("inf"), torch.float16)
     check(-float("inf"), torch.float32)
     check(65504.0, torch.float16)
+    # a negative init of an unsigned accumulator is refused (torch.tensor wraps -1 into uint8 as 255)
+    for v, acc in [(-1, torch.uint8), (-5, getattr(torch, "uint16", None)), (torch.tensor(-1), torch.uint8)]:
+        if acc is not None:
+            with pytest.raises(ValueError, match="does not fit"):
+                check(v, acc)
+    check(255, torch.uint8)
+    check(-1, torch.int8)
 
 
 def test_integer_arguments_as_torch_takes_them():

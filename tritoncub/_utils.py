@@ -377,6 +377,10 @@ def check_init_value(v, dtype: torch.dtype, name: str = "init") -> None:
         held = torch.tensor(v, dtype=dtype)
     except (RuntimeError, OverflowError) as e:
         raise InputValueError(f"{name} {v!r} does not fit {str(dtype).replace('torch.', '')}: {e}") from None
+    if not dtype.is_floating_point and not dtype.is_complex and held.item() != v:
+        # (torch.tensor wraps some integers without complaint, e.g. -1 into uint8 as 255)
+        raise InputValueError(f"{name} {v!r} does not fit {str(dtype).replace('torch.', '')}: it would become "
+                              f"{held.item()}")
     if dtype.is_floating_point and not isinstance(v, complex) and abs(v) < float("inf") and held.isinf():
         # (torch.tensor rounds a finite number past the dtype's range to inf without complaint)
         raise InputValueError(f"{name} {v!r} does not fit {str(dtype).replace('torch.', '')}: it would become "

@@ -602,10 +602,31 @@ def test_histogram_bad_input():
     with pytest.raises(ValueError, match="channels' bins"):   # (each channel's alone is allowed)
         H.multi_histogram_even(torch.tensor([0, 1, 5, 0], dtype=torch.int32, device=DEVICE), 2, 2,
                                [2 ** 31, 3], [0, 0], [2 ** 31 - 1, 2])
+    with pytest.raises(TypeError, match="num_channels must be an int"):   # (checked before its range)
+        H.multi_histogram_even(torch.zeros(8, dtype=torch.uint8, device=DEVICE), "2", 1, [3], [0], [9])
+    with pytest.raises(TypeError, match="lower must be"):
+        H.histogram_even(x, 3, True, 1.0)
+    with pytest.raises(TypeError, match="validate must be a bool"):
+        H.histogram_range(x, torch.tensor([0.0, 1.0], device=DEVICE), validate=1)
+    with pytest.raises(ValueError, match="one float64 value"):   # (float samples, int bounds 1 apart near 2^60)
+        H.histogram_even(x, 3, 2 ** 60, 2 ** 60 + 1)
     with pytest.raises(ValueError, match="ascending"):
         H.histogram_range(x, torch.tensor([3.0, 0.0, 5.0], device=DEVICE), validate=True)
     with pytest.raises(ValueError, match="no NaN"):
         H.histogram_range(x, torch.tensor([0.0, float("nan"), 5.0], device=DEVICE), validate=True)
+
+
+def test_histogram_even_bounds_one_fp32_value_apart():
+    """Bounds distinct as Python floats but one value in fp32 (the samples' arithmetic) are binned in fp64
+    (they gave an all-zero histogram: an fp32 range of zero width); numpy scalars are taken as numbers."""
+    x = torch.tensor([1.0, 1.0, 1.0, 0.5, 2.0], device=DEVICE)   # (three samples at lower: bin 0; two outside)
+    assert_equal(H.histogram_even(x, 3, 1.0, 1.0 + 1e-10).cpu(), torch.tensor([3, 0], dtype=torch.int32))
+    assert_equal(H.histogram_even(torch.zeros(3, device=DEVICE), 3, 0.0, 1e-46).cpu(),
+                 torch.tensor([3, 0], dtype=torch.int32))
+    (h,) = H.multi_histogram_even(torch.tensor([1.0, 5.0], device=DEVICE), 2, 1, [3], [1.0], [1.0 + 1e-10])
+    assert_equal(h.cpu(), torch.tensor([1, 0], dtype=torch.int32))
+    assert_equal(H.histogram_even(torch.arange(4.0, device=DEVICE), np.int64(3), np.int64(0), np.float32(4)).cpu(),
+                 torch.tensor([2, 2], dtype=torch.int32))
 
 
 @pytest.mark.parametrize("n", [0, 1, 900])

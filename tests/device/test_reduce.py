@@ -279,6 +279,8 @@ def test_user_reduce_init_must_fit_its_accumulator():
         R.reduce(xi, add_fn, 0.7)
     with pytest.raises(ValueError, match="does not fit int8"):
         R.reduce(xi.to(torch.int8), add_fn, 300)
+    with pytest.raises(ValueError, match="does not fit uint8"):   # (was wrapped to 255)
+        R.reduce(torch.tensor([7, 2, 3], dtype=torch.uint8, device=DEVICE), add_fn, -1)
     assert_equal(R.reduce(xi, add_fn, 2.0), torch.tensor(-3))
     with pytest.raises(ValueError, match="not an integer"):
         R.transform_reduce(xi, None, add_fn, 1.5)

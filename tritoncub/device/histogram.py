@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 import os
 import struct
 import sys
@@ -61,7 +62,7 @@ from .._library import custom_op
 from .. import _launch as _launch_module
 from .._launch import launch, record_launches, recording_launches, relocatable, replay, replays_ok
 from .._utils import (is_pow2, ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, InputTypeError, InputValueError, cdiv,
-                      capturing, check_tensor, count_dtype, device_constant, drop_persistent, dtype_names, interpreter_active, next_power_of_2,
+                      as_int, capturing, check_flag, check_tensor, count_dtype, device_constant, drop_persistent, dtype_names, interpreter_active, next_power_of_2,
                       num_sms, refuse_capture, smem_atomics_ok, smem_per_block)
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
@@ -397,12 +398,20 @@ def _even_compute(x_dtype: torch.dtype, channels, int_math: int):
     """The float type of equal-width bins for the CUB-style histograms: :func:`_compute_dtype`, but
     float64 for 16/32-bit float samples where ``(upper - lower) * bins`` exceeds the float32 range (the
     fp32 product ``(s - lower) * bins`` would overflow before the division: finite samples in the wrong
-    bin). ``histc`` keeps torch's fp32 arithmetic."""
+    bin) or where the bounds round to one fp32 value (a range of zero width). Bounds that are one value
+    even in float64 (ints beyond 2^53 apart by little) are refused. ``histc`` keeps torch's fp32
+    arithmetic."""
     compute = _compute_dtype(x_dtype)
-    if not int_math and compute == tl.float32:
-        f32_max = float(np.finfo(np.float32).max)
-        if any(abs(float(np.float32(hi)) - float(np.float32(lo))) * b > f32_max for lo, hi, b, *_ in channels):
-            return tl.float64
+    if not int_math:
+        if any(float(hi) <= float(lo) for lo, hi, *_ in channels):
+            raise InputValueError("lower and upper round to one float64 value: float bins need distinct bounds "
+                                  "in float64")
+        if compute == tl.float32:
+            f32_max = float(np.finfo(np.float32).max)
+            # (also float64 where the bounds round to one fp32 value: an fp32 range of zero width)
+            if any(abs(float(np.float32(hi)) - float(np.float32(lo))) * b > f32_max or np.float32(hi) <= np.float32(lo)
+                   for lo, hi, b, *_ in channels):
+                return tl.float64
     return compute
 
 
@@ -598,22 +607,28 @@ def _int_math(dtype: torch.dtype, ranges) -> int:
 
 
 def _check_levels_args(x, num_levels, lower, upper, name="num_levels"):
-    if isinstance(num_levels, bool) or not isinstance(num_levels, int):
-        raise InputTypeError(f"{name} must be an int, got {type(num_levels).__name__}")
+    """``(num_levels, lower, upper)`` checked, as Python ints and floats (numpy scalars taken as their
+    values; bools and anything else refused)."""
+    num_levels = as_int(num_levels, name)
     if num_levels < 2:
         raise InputValueError(f"{name} must be >= 2 (bins = {name} - 1), got {num_levels}")
     if num_levels > 2 ** 31:
         raise InputValueError(f"{name} must be at most 2^31 (bin indices are int32), got {num_levels}")
+    bounds = []
     for v, nm in ((lower, "lower"), (upper, "upper")):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise InputTypeError(f"{nm} must be a Python int or float, got {type(v).__name__}")
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, numbers.Real)):
+            raise InputTypeError(f"{nm} must be a Python or numpy int or float, got {type(v).__name__}")
+        v = int(v) if isinstance(v, numbers.Integral) else float(v)
         if isinstance(v, float) and not math.isfinite(v):
             raise InputValueError(f"{nm} must be finite, got {v}")
         if isinstance(v, int) and _is_float(x.dtype) and abs(v) > sys.float_info.max:
             raise InputValueError(f"{nm} ({'-' if v < 0 else ''}~2^{abs(v).bit_length() - 1}) is beyond the float range "
                                   "(float samples are binned in floats)")
+        bounds.append(v)
+    lower, upper = bounds
     if not lower < upper:
         raise InputValueError(f"lower ({lower}) must be smaller than upper ({upper})")
+    return num_levels, lower, upper
 
 
 def _flat(x: torch.Tensor) -> torch.Tensor:
@@ -625,7 +640,7 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
     """Counts of ``x``'s samples in ``num_levels - 1`` equal-width bins over ``[lower, upper)``.
 
     Float samples go to bin ``floor((s - lower) * bins / (upper - lower))``, computed in fp32 (fp64
-    for fp64 samples, or where the fp32 product would overflow) with ``lower`` and ``upper`` rounded
+    for fp64 samples, or where the fp32 product would overflow or the bounds round to one fp32 value) with ``lower`` and ``upper`` rounded
     to that type (CUDA torch's histc formula and CUB's ``[lower, upper)`` range: a sample equal to
     ``upper`` is not counted); so a sample on or next to a bin edge ``lower + j*(upper - lower)/bins``
     may fall in the bin beside the one exact arithmetic gives (e.g. 0.7 in 10 bins over [0, 1): bin
@@ -639,7 +654,7 @@ def histogram_even(x: torch.Tensor, num_levels: int, lower, upper, *, counter_dt
     fractional float bound are binned in float64 (samples beyond 2^53 in magnitude rounded first).
     """
     check_tensor(x, "x", _CHECK_DTYPES)
-    _check_levels_args(x, num_levels, lower, upper)
+    num_levels, lower, upper = _check_levels_args(x, num_levels, lower, upper)
     lower, upper = _integral_bound(lower, x.dtype), _integral_bound(upper, x.dtype)
     counter_dtype = count_dtype(x.numel(), counter_dtype)
     bins = num_levels - 1
@@ -660,14 +675,13 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
     arithmetic: integer samples are binned exactly (see :func:`histogram_even`) unless some channel
     has a fractional float bound, which puts every channel in float64."""
     check_tensor(x, "x", _CHECK_DTYPES)
+    num_channels = as_int(num_channels, "num_channels")
+    num_active_channels = as_int(num_active_channels, "num_active_channels")
     if not (1 <= num_channels <= MAX_CHANNELS):
         raise InputValueError(f"num_channels must be in 1..{MAX_CHANNELS}, got {num_channels}")
     if not (1 <= num_active_channels <= num_channels):
         raise InputValueError(f"num_active_channels must be in 1..num_channels ({num_channels}), "
                               f"got {num_active_channels}")
-    for nm, v in (("num_channels", num_channels), ("num_active_channels", num_active_channels)):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise InputTypeError(f"{nm} must be an int, got {type(v).__name__}")
     for nm, seq in (("num_levels", num_levels), ("lower", lower), ("upper", upper)):
         if not isinstance(seq, (list, tuple)):
             raise InputTypeError(f"{nm} must be a list or tuple with one entry per active channel, got "
@@ -681,9 +695,9 @@ def multi_histogram_even(x: torch.Tensor, num_channels: int, num_active_channels
     chans = []
     offset = 0
     for c in range(num_active_channels):
-        _check_levels_args(x, num_levels[c], lower[c], upper[c], f"num_levels[{c}]")
-        bins = num_levels[c] - 1
-        chans.append((_integral_bound(lower[c], x.dtype), _integral_bound(upper[c], x.dtype), bins, offset))
+        levels_c, lower_c, upper_c = _check_levels_args(x, num_levels[c], lower[c], upper[c], f"num_levels[{c}]")
+        bins = levels_c - 1
+        chans.append((_integral_bound(lower_c, x.dtype), _integral_bound(upper_c, x.dtype), bins, offset))
         offset += bins
     if offset > 2 ** 31:
         raise InputValueError(f"the channels' bins number {offset} together; at most 2^31 are supported (bin "
@@ -707,6 +721,7 @@ def histogram_range(x: torch.Tensor, levels: torch.Tensor, *, counter_dtype=None
     check_tensor(levels, "levels", _CHECK_DTYPES, ndim=1, device=x.device)
     if levels.numel() < 2:
         raise InputValueError(f"levels must hold at least 2 boundaries, got {levels.numel()}")
+    check_flag(validate, "validate")
     if validate or os.environ.get("TRITONCUB_DEBUG", "0") not in ("", "0"):
         if not bool((levels[1:] >= levels[:-1]).all()):
             raise InputValueError("levels must be ascending (each boundary at least the one before it, no NaN)")
