@@ -167,6 +167,10 @@ def check_topk(rng, max_n):
     if k:   # (each index once: ties may pick other equal items than torch, never the same one twice)
         s = torch.sort(_cpu(i), dim=dim).values
         assert bool((torch.diff(s, dim=dim) > 0).all()), "topk: an index repeats"
+    if torch.are_deterministic_algorithms_enabled() and x.dim():
+        # (deterministic mode: every path keeps the lowest indices among equal values, a stable sort's)
+        ri = torch.sort(_cpu(x), dim=dim, descending=largest, stable=True).indices.narrow(dim, 0, k)
+        assert_equal(_cpu(i), ri, msg="topk indices in deterministic mode")
     return f"topk {dtype} {tuple(x.shape)} k={k} dim={dim} largest={largest}"
 
 
@@ -667,6 +671,7 @@ def check_grad(rng, max_n):
     offs = torch.tensor(sorted([0, x.numel()] + [rng.randrange(x.numel() + 1) for _ in range(rng.randint(0, 6))]))
     red = rng.choice(["sum", "mean", "max", "min"])
     k = rng.randint(0, x.shape[dim])
+    ours = {}   # (the indices of our topk call: another call may pick other items among ties)
 
     def apply(f, t):
         if op in ("sum", "amax", "amin"):
@@ -678,7 +683,10 @@ def check_grad(rng, max_n):
         if op == "sort":
             return f.sort(t, dim, True)[0] if f is OPS else torch.sort(t, dim=dim, descending=True, stable=True)[0]
         if op == "topk":
-            return f.topk(t, k, dim, True, True)[0]
+            v, i = f.topk(t, k, dim, True, True)
+            if f is OPS:
+                ours["topk"] = i
+            return v
         if op == "masked_select":
             return f.masked_select(t, mask.to(t.device))
         if op == "diff":
@@ -694,8 +702,7 @@ def check_grad(rng, max_n):
     ga = torch.zeros_like(xr) if ga is None else _cpu(ga)
     gr = torch.zeros_like(xr) if gr is None else gr
     if op == "topk":   # (ties may select other equal items than torch's: the gradient goes to ours)
-        idx = _cpu(OPS.topk(x, k, dim, True, True)[1])
-        gr = torch.zeros_like(xr).scatter_add(dim, idx, up)
+        gr = torch.zeros_like(xr).scatter_add(dim, _cpu(ours["topk"]).detach(), up)
     # (absolute for the sums and selections; relative to the gradient for products, whose long chains
     # reach 1e200 and round once per factor)
     scale = up.abs().sum() * (xr.detach().abs().max() + 1) ** 2 + 1
@@ -724,6 +731,11 @@ def run(cases: int, seconds: float, max_n: int, seed: int, out=print, verbose: b
         check = CHECKS[case_seed % len(CHECKS)]
         if only and check.__name__[len("check_"):] not in only:
             continue
+        # (one case in four of each check runs under torch.use_deterministic_algorithms(True): the ops'
+        # deterministic paths, and no torch op inside ours that refuses that mode)
+        deterministic = (case_seed // len(CHECKS)) % 4 == 3
+        mode = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
+        torch.use_deterministic_algorithms(deterministic)
         try:
             for salt in ((0, 1 << 31) if repeat else (0,)):
                 _DATA_SALT[0] = salt
@@ -736,14 +748,16 @@ def run(cases: int, seconds: float, max_n: int, seed: int, out=print, verbose: b
             err = "".join(traceback.format_exception_only(type(e), e)).strip()
             failures.append((case_seed, check.__name__, err))
             second = " (the second run: replay with --repeat)" if _DATA_SALT[0] else ""
+            second += " (deterministic mode)" if deterministic else ""
             out(f"FAIL seed={case_seed}{second} {check.__name__}: {err[:2000]}")
             continue
         finally:
             _DATA_SALT[0], _KEPT[0] = 0, None
+            torch.use_deterministic_algorithms(mode[0], warn_only=mode[1])
         done += 1
         skipped += what == "skip"
         if verbose:
-            out(f"ok seed={case_seed} {what}")
+            out(f"ok seed={case_seed} {what}{' (deterministic mode)' if deterministic else ''}")
     out(f"{done + len(failures)} cases, {len(failures)} failed ({skipped} skipped: nothing to check), "
         f"{time.time() - t0:.0f} s")
     return failures

@@ -226,6 +226,17 @@ def _extent(t: torch.Tensor):
 
 
 @contextlib.contextmanager
+def deterministic_algorithms():
+    """``torch.use_deterministic_algorithms(True)`` inside the block, the previous mode restored after."""
+    mode = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(mode[0], warn_only=mode[1])
+
+
+@contextlib.contextmanager
 def interpreter_bounds_checked():
     """Under Triton's interpreter, every load and store a kernel launched in the block makes (masked-in
     lanes only) must fall inside one of that launch's tensor arguments; yields the list of those that do

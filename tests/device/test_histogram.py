@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import DEVICE, assert_equal, make_data
+from helpers import DEVICE, assert_equal, count_calls, deterministic_algorithms, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import histogram as H
@@ -641,6 +641,28 @@ def test_bincount_matches_torch(n, dtype):
         ref = torch.bincount(x.cpu(), w.cpu(), 3)
         assert out.dtype == ref.dtype
         torch.testing.assert_close(out.cpu(), ref, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("n", [1, 900])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int16, torch.uint8])
+def test_bincount_weights_deterministic_mode(n, dtype, monkeypatch):
+    """Under torch.use_deterministic_algorithms(True) weighted bincount sums each value's weights in a
+    fixed order (a stable sort by value, then one segment sum per value): torch's sums, the same bits
+    every call; unweighted counts take the usual path."""
+    sorts = count_calls(monkeypatch, H, "radix_sort_pairs")
+    x = torch.randint(0, 60, (n,), device=DEVICE).to(dtype)
+    x[: n // 3] = 7   # (a long run of one value)
+    for wd in (torch.float32, torch.float64, torch.int32, torch.float16):
+        w = ((torch.rand(n, device=DEVICE) - 0.3) * 10).to(wd)
+        with deterministic_algorithms():
+            a, b = ops.bincount(x, w, 70), ops.bincount(x, w, 70)
+            c = ops.bincount(x)
+        ref = torch.bincount(x.cpu(), w.cpu(), 70)
+        assert a.dtype == ref.dtype and a.shape == ref.shape
+        torch.testing.assert_close(a.cpu(), ref, rtol=1e-5, atol=1e-4)
+        assert_equal(a, b, signed_zero=True, msg="two calls")
+        assert_equal(c.cpu(), torch.bincount(x.cpu()))
+    assert len(sorts) == 8
 
 
 def test_bincount_bad_input():

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import ALL_DTYPES, DEVICE, assert_equal, count_calls, interpreter_replays, make_data
+from helpers import (ALL_DTYPES, DEVICE, assert_equal, count_calls, deterministic_algorithms, interpreter_replays,
+                     make_data)
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import topk as tk
@@ -250,6 +251,62 @@ def test_topk_radix_ties(radix_finish):
         check_set(x, 12, True)
         check_set(x, 12, False)
         check_set(x, 37, True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16, torch.uint8]
+                         + [d for d in (getattr(torch, "uint32", None),) if d is not None], ids=str)
+def test_topk_radix_rows_deterministic_mode(dtype, radix_finish, monkeypatch):
+    """Under torch.use_deterministic_algorithms(True) the rows the radix select would take are stably
+    sorted instead: the tile path's rule (lowest indices first among equal values), whatever
+    ``sorted`` asks, and the same result every call. Rows of ties (all equal, few unique, +-0.0, NaN)
+    over several tiles of a row, so the atomics' order would show."""
+    x = adversarial_rows(6, 70, dtype, seed=8)
+    if dtype.is_floating_point:
+        x[0, ::3] = -0.0
+        x[3, ::5] = float("nan")
+    selects = count_calls(monkeypatch, tk, "_radix_select")
+    sorts = count_calls(monkeypatch, tk, "radix_sort_rows")
+    with policy.override("topk", RADIX), deterministic_algorithms():
+        for k, largest in ((9, True), (30, False), (70, True)):
+            check_exact(x, k, largest)
+        v, i = tk.topk(x, 12, sorted=False)
+        rv, ri = stable_ref(x, 12, True)
+        assert_equal(v.cpu(), rv, msg="values")
+        assert_equal(i.cpu(), ri, msg="indices")
+    # (the interpreter's atomics run in program order, so on the CPU the radix select's ties come out
+    # as a stable sort's too: the path taken is what tells the modes apart here)
+    assert not selects and len(sorts) == 4
+    with policy.override("topk", RADIX):
+        tk.topk(x, 9)
+    assert len(selects) == 1 and len(sorts) == 4
+
+
+def test_segmented_topk_radix_deterministic_mode(radix_finish, monkeypatch):
+    """segmented_topk's long segments that the radix select would take, under deterministic mode:
+    a stable segmented sort's first k (every segment exact, ties included)."""
+    lengths = [0, 40, 3, 130, 17, 5]
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    x = make_data("few_unique", sum(lengths), torch.float32, seed=9)
+    x[45:60] = -0.0
+    x[60:170:2] = 7.0   # (more ties at the k-th value than k, over several of the row's tiles)
+    k = 9
+    selects = count_calls(monkeypatch, tk, "_radix_select")
+    stable = count_calls(monkeypatch, tk, "_all_of_segments")
+    with policy.override("topk", RADIX), deterministic_algorithms():
+        for largest in (True, False):
+            v, i = tk.segmented_topk(x, offs, k, largest)
+            o = offs.tolist()
+            for s, (a, b) in enumerate(zip(o[:-1], o[1:])):
+                m = min(k, b - a)
+                rv, ri = stable_ref(x[a:b], m, largest)
+                assert_equal(v[s, :m].cpu(), rv)
+                assert_equal(i[s, :m].cpu(), ri + a)
+                assert (i[s, m:] == -1).all() and (v[s, m:] == 0).all()
+    # (the path, as in the rows' test: one stable sort of the long segments per call)
+    assert not selects and len(stable) == 2
+    with policy.override("topk", RADIX):
+        tk.segmented_topk(x, offs, k)
+    assert selects   # (one per length class of long segments)
 
 
 @pytest.mark.parametrize("sort_path", ["radix", "merge"])
@@ -838,6 +895,76 @@ def test_gpu_topk_radix_select_dtypes(dtype, k):
         assert torch.equal(v, rv) or (dtype.is_floating_point and torch.allclose(v.double(), rv.double(), equal_nan=True))
         assert torch.equal(x.gather(-1, i), v) or torch.allclose(x.gather(-1, i).double(), v.double(), equal_nan=True)
         assert (torch.sort(i, -1)[0].diff(dim=-1) > 0).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape, k", [((1, 1 << 22), 10000), ((4, 1 << 20), 5000), ((3, 300000), 700)])
+def test_gpu_topk_deterministic_mode(shape, k):
+    """Long rows with many ties at the k-th value under torch.use_deterministic_algorithms(True):
+    every call returns a stable sort's first k (the radix select's atomics would pick ties in any
+    order), largest and smallest, NaN and -0.0 among the keys; the same problems unchanged after the
+    mode is left (values right, indices distinct and pointing at them)."""
+    x = torch.randint(0, 500, shape, device=DEVICE).float()
+    x[0, ::1001] = float("nan")
+    x[-1, ::3] = -0.0
+    with deterministic_algorithms():
+        for largest in (True, False):
+            for _ in range(2):
+                v, i = tk.topk(x, k, largest=largest)
+                rv, ri = torch.sort(x, dim=-1, descending=largest, stable=True)
+                assert torch.equal(i, ri[:, :k])
+                assert_equal(v, rv[:, :k])
+    check_set(x, k, True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("smem_hist", [False, True])
+@pytest.mark.parametrize("shape, k", [((1, 1 << 22), 10000), ((3, 300000), 700), ((2, 1 << 20), 4000)])
+def test_gpu_topk_overflow_smem_histogram(monkeypatch, smem_hist, shape, k):
+    """Rows whose candidates overflow the finish buffer (made 256 keys here; keys in [0, 1) leave
+    ~1/256 of a row in the k-th key's bucket after the two full passes, integer-valued keys more, as
+    ties) count their remaining digits over the keys, by tl.histogram or (``_RS_OVERFLOW_SMEM_HIST``)
+    the shared-memory histogram: values equal torch.topk's, indices distinct and pointing at them,
+    largest and smallest; the overflow launches are counted."""
+    monkeypatch.setattr(tk, "_RS_OVERFLOW_SMEM_HIST", smem_hist)
+    monkeypatch.setattr(tk, "_RS_FINISH_CAP", 256)
+    overflow = []
+    real = tk.LaunchPlan.__call__
+
+    def spy(plan, kernel, grid, *args, **kwargs):
+        if kwargs.get("ONLY_OVERFLOW"):
+            overflow.append(getattr(kernel, "__name__", None) or kernel.fn.__name__)
+        return real(plan, kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(tk.LaunchPlan, "__call__", spy)
+    for x in (torch.rand(shape, device=DEVICE), torch.randint(0, 300, shape, device=DEVICE).float()):
+        check_set(x, k, True)
+        check_set(x, k, False)
+        check_set(x, k, True, sorted=False)
+    hist = "_rs_hist_smem_kernel" if smem_hist else "_rs_hist_kernel"
+    assert hist in overflow and ("_rs_hist_kernel" if smem_hist else "_rs_hist_smem_kernel") not in overflow
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [700, 5000])
+def test_gpu_segmented_topk_deterministic_mode(k):
+    """segmented_topk under deterministic mode on the GPU: ragged segments up to 2^20 keys of few
+    distinct values (ties at every k-th value), each segment's result a stable sort's first k, the
+    same every call."""
+    lengths = [0, 5, 3000, 1 << 20, 70000, 1, 300000]
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    x = torch.randint(0, 200, (sum(lengths),), device=DEVICE).float()
+    x[::997] = -0.0
+    with deterministic_algorithms():
+        for largest in (True, False):
+            v, i = tk.segmented_topk(x, offs, k, largest)
+            v2, i2 = tk.segmented_topk(x, offs, k, largest)
+            assert torch.equal(i, i2)
+            o = offs.tolist()
+            for s, (a, b) in enumerate(zip(o[:-1], o[1:])):
+                m = min(k, b - a)
+                rv, ri = torch.sort(x[a:b], descending=largest, stable=True)
+                assert torch.equal(i[s, :m], ri[:m] + a)
+                assert_equal(v[s, :m], rv[:m])
 
 
 def test_fakes_check_arguments_as_the_ops():

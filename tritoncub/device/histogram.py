@@ -33,7 +33,9 @@ one relaxed global atomic into one of ``ATOMIC_COPIES`` copies of the histogram 
 over the copies, so a hot bin is not one address for the whole GPU), and the copies are summed in a
 fixed order afterwards (CUB's global-memory privatisation). Integer counts are exact and so
 deterministic; weighted ``bincount`` adds float weights with atomics, so the order of additions —
-and the last bits of a float result — may vary run to run.
+and the last bits of a float result — may vary run to run, except under
+``torch.use_deterministic_algorithms(True)`` (where torch's CUDA ``bincount`` with weights raises):
+then the weights are sorted by value (stable) and each value's run summed in a fixed order.
 
 Float bins use IEEE division (``tl.math.div_rn``; Triton's plain fp32 ``/`` is approximate and
 would move samples that sit on a bin edge).
@@ -67,6 +69,8 @@ from .._utils import (is_pow2, ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UIN
 from ..agent.grid_mapping import grid_size
 from ..block.radix_rank import smem_count_words_if
 from ..thread.trunc_div import fast_ok, trunc_div_rn
+from .radix_sort import sort_pairs as radix_sort_pairs
+from .segmented_reduce import segmented_reduce
 
 MAX_CHANNELS = 4
 
@@ -976,13 +980,20 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
     if size >= 2 ** 31:
         raise InputValueError(f"bincount: the result would have {size} bins (max(x) + 1 or minlength); at most "
                               f"2^31 - 1 are supported (bin indices are int32)")
-    hist = torch.zeros(size, dtype=out_dtype, device=x.device)
     xc = x.contiguous()
     w = None
     if weights is not None:
         w = weights.contiguous()
         if w.dtype != out_dtype:
             w = w.to(out_dtype)
+        if torch.are_deterministic_algorithms_enabled():
+            return _bincount_sorted(xc, w, _bincount_counts(xc, None, size, torch.int64), mx_v)
+    return _bincount_counts(xc, w, size, out_dtype)
+
+
+def _bincount_counts(xc: torch.Tensor, w: torch.Tensor | None, size: int, out_dtype: torch.dtype) -> torch.Tensor:
+    """The histogram kernel's bincount of ``xc`` into ``size`` bins (``w``: weights, added by atomics)."""
+    hist = torch.zeros(size, dtype=out_dtype, device=xc.device)
     # (remembered per size of the result too, and the weights' dtype and alignment: see _replay_key)
     replay_key = _replay_key(xc, "bincount", size, None if w is None else (w.dtype, w.data_ptr() & 15 == 0))
     if not _replayed(replay_key, xc, hist, w):
@@ -992,11 +1003,24 @@ def _bincount_impl(x: torch.Tensor, weights: torch.Tensor | None, minlength: int
 
 
 
+def _bincount_sorted(xc: torch.Tensor, w: torch.Tensor, counts: torch.Tensor, mx: int) -> torch.Tensor:
+    """Weighted bincount in a fixed order of additions (deterministic mode), from the exact ``counts``:
+    the weights stably sorted by value (only the bits below ``mx``'s top bit: the values are
+    non-negative), then each value's run summed as one segment (an empty bin sums to 0)."""
+    size = counts.numel()
+    _, ws = radix_sort_pairs(xc, w, end_bit=max(1, mx.bit_length()))
+    offsets = torch.zeros(size + 1, dtype=torch.int64, device=xc.device)
+    torch.cumsum(counts, 0, out=offsets[1:])
+    return segmented_reduce(ws, offsets, op="sum", dtype=w.dtype)
+
+
 @custom_op("tritoncub::bincount", mutates_args=(), cudagraph_unsafe=True)
 def bincount(x: torch.Tensor, weights: torch.Tensor | None = None, minlength: int = 0) -> torch.Tensor:
     """torch.bincount: counts (int64) or sums of ``weights`` (float32 for float32 weights, else
     float64) per value of a 1-D non-negative integer tensor; length ``max(x) + 1`` or ``minlength``.
-    Sizing the result reads ``max(x)`` back to the host (one sync)."""
+    Sizing the result reads ``max(x)`` back to the host (one sync). Counts are exact; float sums of
+    weights may differ in their last bits from call to call (atomic adds), except under
+    ``torch.use_deterministic_algorithms(True)``, where they are summed in a fixed order (slower)."""
     return _bincount_impl(x, weights, minlength)
 
 

@@ -33,8 +33,12 @@ row length, the key width and k (thresholds in the ``topk`` policy):
 Tie rule: the tile and candidate paths return, among equal values, the lowest indices first (a
 stable order; NaN is the largest value, ``-0.0 == +0.0``). The radix-select path returns the right
 values, but which of several items equal to the k-th value are picked, and the order of equal values,
-is unspecified (atomic slot allocation). Values always equal ``torch.topk``'s when ``sorted=True``;
-indices always point at items holding the returned values.
+is unspecified (atomic slot allocation): two calls may return different indices. Under
+``torch.use_deterministic_algorithms(True)`` the rows and segments that would take it (long rows with k
+above the running k-best's limit, long rows of 64-bit keys, rows over ``CAND_MAX_LEN``) are sorted
+instead (a stable sort, the first k kept: the tile path's rule, lowest indices first among equal
+values, and the same result every call; often slower, e.g. a top-1 of long fp64 rows sorts them). Values always equal ``torch.topk``'s when
+``sorted=True``; indices always point at items holding the returned values.
 """
 from __future__ import annotations
 
@@ -58,7 +62,7 @@ from .._utils import (is_pow2, InputTypeError, InputValueError, as_int, cached_p
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
-from .radix_sort import reads_back, sort_pairs as radix_sort_pairs
+from .radix_sort import reads_back, sort as radix_sort_rows, sort_pairs as radix_sort_pairs
 from . import segmented_sort as _segmented_sort_module
 from .segmented_sort import _bucket as _seg_bucket
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
@@ -310,14 +314,16 @@ def _rs_hist_kernel(
 
 
 @gluon.jit
-def _rs_hist_smem_kernel(keys_ptr, row_begin_ptr, row_len_ptr, prefix_ptr, hist_ptr, SHIFT: gl.constexpr,
-                         KEY_BITS: gl.constexpr, KEY_DTYPE: gl.constexpr, ASCENDING: gl.constexpr,
-                         WARPS: gl.constexpr, ITEMS: gl.constexpr):
+def _rs_hist_smem_kernel(keys_ptr, row_begin_ptr, row_len_ptr, cand_cnt_ptr, prefix_ptr, hist_ptr, cap,
+                         SHIFT: gl.constexpr, KEY_BITS: gl.constexpr, KEY_DTYPE: gl.constexpr,
+                         ASCENDING: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr,
+                         ONLY_OVERFLOW: gl.constexpr = False):
     """A radix-select pass over every key of row ``program_id(1)``: the histogram of the 8-bit digit
     at ``SHIFT`` of the keys whose higher digits equal the row's prefix, counted with shared-memory
     atomics, one 256-counter histogram per warp (CUB's BLOCK_HISTO_ATOMIC; ``tl.histogram`` made
     such a pass 10x the read time). The row's programs take its tiles ``pid, pid + programs, ...``;
-    each adds its counts to ``hist[row]`` at the end."""
+    each adds its counts to ``hist[row]`` at the end. ``ONLY_OVERFLOW``: only rows whose candidates
+    overflowed their buffer (``cand_cnt > cap``), as :func:`_rs_hist_kernel`."""
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
     LH: gl.constexpr = gl.BlockedLayout([1, 8], [1, 32], [WARPS, 1], [1, 0])
@@ -326,6 +332,8 @@ def _rs_hist_smem_kernel(keys_ptr, row_begin_ptr, row_len_ptr, prefix_ptr, hist_
     gl.thread_barrier()
     row = gl.program_id(1).to(gl.int64)
     n = gl.load(row_len_ptr + row).to(gl.int64)
+    if ONLY_OVERFLOW:
+        n = n * (gl.load(cand_cnt_ptr + row) > cap).to(gl.int64)
     begin = gl.load(row_begin_ptr + row).to(gl.int64)
     prefix = gl.load(prefix_ptr + row).to(gl.uint64, bitcast=True)
     i = gl.arange(0, TILE, layout=LB)
@@ -721,6 +729,12 @@ def _rs_programs(length: int, block: int, rows: int, device, per_sm: int = 8) ->
     return max(1, min(cdiv(length, block), cdiv(num_sms(device) * per_sm, rows)))
 
 
+#: count the overflowed rows' remaining digits with the shared-memory histogram where the first
+#: passes use it (True), not ``tl.histogram``. Off until run on a GPU: so far only compile-checked for
+#: sm_90 (tests/device/test_topk.py::test_gpu_topk_overflow_smem_histogram checks it on a GPU)
+_RS_OVERFLOW_SMEM_HIST = False
+
+
 def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
                   idx_abs=False, scratch: list | None = None):
     """Radix select of the k largest ordered keys of each row (unsorted output). ``scratch``: a list
@@ -737,7 +751,8 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
     run = LaunchPlan(_PLANS, None if scratch is not None else (
         "radix select", _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta, ascending, idx_abs,
                                   device),
-        _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS, _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM),
+        _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS, _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM,
+        _RS_OVERFLOW_SMEM_HIST),
         tag=pol)
     for r0, r1 in grid_y_batches(row_begin.numel()):
         nr = r1 - r0
@@ -760,13 +775,13 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         # digits counted over every key before the candidates are compacted: with the shared-memory
         # histogram a second full pass costs one read of the keys and leaves few candidates
         full_passes = 2 if smem else 1
+        items = max(1, 16 // kb.element_size())
+        per_row = max(1, min(cdiv(max_len, _RS_SMEM_WARPS * 32 * items), cdiv(num_sms(device) * 8, nr)))
+        smem_hist = dict(KEY_BITS=nbits, KEY_DTYPE=meta["KEY_DTYPE"], ASCENDING=ascending, WARPS=_RS_SMEM_WARPS,
+                         ITEMS=items, num_warps=_RS_SMEM_WARPS)
         for p in range(full_passes):
             if smem:
-                items = max(1, 16 // kb.element_size())
-                per_row = max(1, min(cdiv(max_len, _RS_SMEM_WARPS * 32 * items), cdiv(num_sms(device) * 8, nr)))
-                run(_rs_hist_smem_kernel, (per_row, nr), kb, rb, rl, prefix, hist, SHIFT=shift, KEY_BITS=nbits,
-                    KEY_DTYPE=meta["KEY_DTYPE"], ASCENDING=ascending, WARPS=_RS_SMEM_WARPS, ITEMS=items,
-                    num_warps=_RS_SMEM_WARPS)
+                run(_rs_hist_smem_kernel, (per_row, nr), kb, rb, rl, rl, prefix, hist, 0, SHIFT=shift, **smem_hist)
             else:
                 run(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
                     kb, kb, rb, rl, rl, prefix, hist, 0, BLOCK=block, TILES=tiles, SHIFT=shift, FROM_KEYS=True,
@@ -802,9 +817,15 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         first = True
         while shift > 0:
             shift -= 8
-            run(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
-                kb, kb, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=block, TILES=tiles, SHIFT=shift,
-                FROM_KEYS=True, ONLY_OVERFLOW=True, **common)
+            # (tl.histogram took 1.2 ms a pass over 2^26 fp32 keys on the H200, 11x the shared-memory
+            # pass; a row of keys in [0, 1) overflows: see _RS_OVERFLOW_SMEM_HIST)
+            if smem and _RS_OVERFLOW_SMEM_HIST:
+                run(_rs_hist_smem_kernel, (per_row, nr), kb, rb, rl, cand_cnt, prefix, hist, cap, SHIFT=shift,
+                    ONLY_OVERFLOW=True, **smem_hist)
+            else:
+                run(_rs_hist_kernel, (cdiv(max_len, block * tiles), nr),
+                    kb, kb, rb, rl, cand_cnt, prefix, hist, cap, BLOCK=block, TILES=tiles, SHIFT=shift,
+                    FROM_KEYS=True, ONLY_OVERFLOW=True, **common)
             run(_rs_resolve_kernel, (nr,), hist, prefix, krem, bucket, k, cand_cnt, cap, out_cnt, tie_cnt,
                 SHIFT=shift, FIRST=False, ONLY_OVERFLOW=True, RESET_OUT=first)
             first = False
@@ -879,13 +900,17 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     if rows == 0 or k == 0:
         return values, indices
     pol = policy.select("topk", device, "rows")
+    if (L > pol["ROW_MAX_BLOCK"] and torch.are_deterministic_algorithms_enabled()
+            and not _candidates_ok(key_meta(xc.dtype), k, L, policy.select("topk", device, "long"))):
+        return _stable_topk_rows(xc, k, largest)
     replay_key = None
     if _replayable(xc) and not recording_launches():   # (a caller's recording would miss a replay)
         replay_key = (rows, L, k, xc.dtype, largest, sorted, device, xc.data_ptr() & 15 == 0)
         if L > pol["ROW_MAX_BLOCK"]:   # (the module constants the long-row launches are planned with)
             replay_key += (_FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K, _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS,
                            _FILTER_KEY_THRESHOLD, _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS,
-                           _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RADIX_SORT_SELECTED,
+                           _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RS_OVERFLOW_SMEM_HIST,
+                           _RADIX_SORT_SELECTED,
                            _segmented_sort_module.ROW_MASKS_ONLY)
             # (not remembered: more rows than one launch's grid takes, whose batches' scratch would all
             # stay allocated at once, and problems whose launches could not be recorded before: they
@@ -963,6 +988,15 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
 
 
 _RADIX_SELECT = _radix_select   # (see _replayable)
+
+
+def _stable_topk_rows(xc: torch.Tensor, k: int, largest: bool):
+    """The radix select's rows under ``torch.use_deterministic_algorithms(True)``: a stable sort of
+    the rows (NaN first when largest, last when smallest, as topk counts it), the first ``k`` kept —
+    the same values, and among equal values the lowest indices, every call."""
+    check_device(xc, "x")
+    v, i = radix_sort_rows(xc, -1, descending=largest)
+    return v[:, :k].contiguous(), i[:, :k].contiguous()
 
 
 #: sort one long row of selected items by the device radix sort (False: the merge path; a module
@@ -1066,8 +1100,9 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
 
 
 def _all_of_segments(x, begin, length, ids, k, largest, values, indices):
-    """Rows ``ids`` of ``values``/``indices`` get every item of their segment (``length < k``), best
-    first with the tie rule of the tile path (a stable segmented sort carrying positions)."""
+    """Rows ``ids`` of ``values``/``indices`` get the first ``min(k, length)`` items of their segment,
+    best first with the tie rule of the tile path (a stable segmented sort carrying positions); the
+    other slots value 0 and index -1."""
     from .segmented_sort import segmented_sort_pairs
     device = x.device
     t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
@@ -1096,7 +1131,8 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
 
     Returns ``(values [S, k], indices [S, k])`` where indices are positions in ``x``. A segment with
     fewer than ``k`` items fills its first ``length`` slots; the other slots hold value 0 and index -1.
-    One device-to-host read of the offsets (binning by length).
+    One device-to-host read of the offsets (binning by length). Tie rule (and deterministic mode) as
+    :func:`topk`'s, in the module docstring.
     """
     k = as_int(k, "k")
     _segmented_topk_args(x, offsets, k)
@@ -1142,8 +1178,13 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
             groups.setdefault(_log2(block) >> LONG_CLASS_BITS if LONG_CLASS_BITS else 0, []).append(
                 lids[start:start + count])
         lpol = policy.select("topk", device, "long")
+        stable_ids = []   # (deterministic mode: the groups the radix select would take, sorted at once)
         for parts in groups.values():
             ids = np.sort(np.concatenate(parts))
+            if (torch.are_deterministic_algorithms_enabled()
+                    and not _candidates_ok(meta, k, int(length[ids].max()), lpol)):
+                stable_ids.append(ids)
+                continue
             lv = torch.empty((len(ids), k), dtype=x.dtype, device=device)
             li = torch.empty((len(ids), k), dtype=torch.int64, device=device)
             lb, ll, sel = _host_arrays_to_device([begin[ids], length[ids], ids], device)
@@ -1157,6 +1198,9 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
                 lv, li = _sort_selected(lv, li, largest)
             bits_view(values)[sel] = bits_view(lv)
             indices[sel] = li
+        if stable_ids:
+            ids = np.sort(np.concatenate(stable_ids))
+            _all_of_segments(x, begin[ids], length[ids], ids, k, largest, values, indices)
     return values, indices
 
 
