@@ -226,10 +226,10 @@ def _extent(t: torch.Tensor):
 
 
 @contextlib.contextmanager
-def deterministic_algorithms():
-    """``torch.use_deterministic_algorithms(True)`` inside the block, the previous mode restored after."""
+def deterministic_algorithms(on: bool = True):
+    """``torch.use_deterministic_algorithms(on)`` inside the block, the previous mode restored after."""
     mode = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
-    torch.use_deterministic_algorithms(True)
+    torch.use_deterministic_algorithms(on)
     try:
         yield
     finally:

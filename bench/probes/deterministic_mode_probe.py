@@ -9,24 +9,18 @@ Torch's deterministic mode also fills every new allocation
 
     PYTHONPATH=. python bench/probes/deterministic_mode_probe.py
 """
-import contextlib
+import os
+import sys
 
 import torch
 
 import tritoncub  # noqa: F401
 from _timing import bench_ms
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
+from helpers import deterministic_algorithms as det  # noqa: E402
+
 ops = torch.ops.tritoncub
-
-
-@contextlib.contextmanager
-def det(on: bool):
-    old = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
-    torch.use_deterministic_algorithms(on)
-    try:
-        yield
-    finally:
-        torch.use_deterministic_algorithms(old[0], warn_only=old[1])
 
 
 def row(name, fn_ours, fn_torch, check):

@@ -37,8 +37,9 @@ is unspecified (atomic slot allocation): two calls may return different indices.
 ``torch.use_deterministic_algorithms(True)`` the rows and segments that would take it (long rows with k
 above the running k-best's limit, long rows of 64-bit keys, rows over ``CAND_MAX_LEN``) are sorted
 instead (a stable sort, the first k kept: the tile path's rule, lowest indices first among equal
-values, and the same result every call; often slower, e.g. a top-1 of long fp64 rows sorts them). Values always equal ``torch.topk``'s when
-``sorted=True``; indices always point at items holding the returned values.
+values, and the same result every call; often slower, e.g. a top-1 of long fp64 rows sorts them).
+Values always equal ``torch.topk``'s when ``sorted=True``; indices always point at items holding the
+returned values.
 """
 from __future__ import annotations
 
