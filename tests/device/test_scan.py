@@ -15,8 +15,8 @@ import torch
 import triton
 import triton.language as tl
 
-from helpers import (DEVICE, FLOAT_DTYPES, UINT_DTYPES, assert_close, assert_equal, count_calls, interpreter_replays,
-                     limit_grid_y, make_data)
+from helpers import (DEVICE, FLOAT_DTYPES, UINT_DTYPES, assert_close, assert_equal, count_calls, deterministic_algorithms,
+                     interpreter_replays, limit_grid_y, make_data)
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import scan as S
@@ -687,6 +687,30 @@ def test_cumprod_backward_compiled(dtype):
         (ref,) = torch.autograd.grad(torch.cumprod(b, dim), b, gg)
         got, ref = (torch.view_as_real(got), torch.view_as_real(ref)) if dtype.is_complex else (got, ref)
         assert_close(got.cpu(), ref, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+def test_cumprod_backward_deterministic_mode(dtype, monkeypatch):
+    """cumprod's backward of rows with zeros under torch.use_deterministic_algorithms(True): this
+    module's scans (torch's formula runs torch.cumsum, which refuses that mode for CUDA floats), torch's
+    gradient, rows with and without zeros, an inf or NaN next to a 0 included; a recorded backward
+    (create_graph) keeps torch's formula."""
+    x = torch.tensor([[0.0, 2.0, 3.0, 0.0, 5.0], [1.0, 0.0, 0.0, 2.0, 3.0], [2.0, 3.0, 4.0, 5.0, 0.5],
+                      [1.0, 2.0, 3.0, 4.0, 0.0], [math.inf, 0.0, 2.0, 3.0, 1.0], [2.0, 0.0, math.nan, 3.0, 1.0]],
+                     dtype=torch.float64).to(dtype)
+    if dtype.is_complex:
+        x = x * (1 + 0.5j)
+    g = torch.randn(x.shape, dtype=dtype)
+    ours = count_calls(monkeypatch, S, "_cumprod_grad_with_zeros")
+    for dim, xx, gg in ((1, x, g), (0, x.t().contiguous(), g.t().contiguous())):
+        a = xx.to(DEVICE).requires_grad_(True)
+        b = xx.clone().requires_grad_(True)
+        with deterministic_algorithms():
+            (got,) = torch.autograd.grad(OPS.cumprod(a, dim), a, gg.to(DEVICE))
+        (ref,) = torch.autograd.grad(torch.cumprod(b, dim), b, gg)
+        got, ref = (torch.view_as_real(got), torch.view_as_real(ref)) if dtype.is_complex else (got, ref)
+        assert_close(got.cpu(), ref, rtol=1e-10, atol=1e-10)
+    assert len(ours) == 2
 
 
 def test_opcheck():

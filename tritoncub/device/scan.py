@@ -1393,8 +1393,12 @@ def _cumprod_backward(ctx, grad):
     if bool((x == 0).any()):
         # torch's own formula handles zeros (a product over a zero has no quotient form); when this
         # backward is itself recorded (create_graph), it is built on x and grad, so that higher
-        # derivatives go through torch's formula too
+        # derivatives go through torch's formula too. Under deterministic mode the same rule from this
+        # module's scans instead: torch's formula runs torch.cumsum, which refuses that mode for CUDA
+        # floats (a recorded backward still takes torch's, for its higher derivatives)
         create = torch.is_grad_enabled()
+        if not create and torch.are_deterministic_algorithms_enabled():
+            return _cumprod_grad_with_zeros(x, grad, out, dim).to(x.dtype), None, None
         with torch.enable_grad():
             xx = x if create and x.requires_grad else x.detach().requires_grad_(True)
             (g,) = torch.autograd.grad(torch.cumprod(xx, dim, dtype=out.dtype), xx, grad, create_graph=create)
