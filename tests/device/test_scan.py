@@ -668,16 +668,22 @@ def test_cumprod_backward_on_meta_tensors():
     assert g.device.type == "meta" and g.shape == x.shape and g.dtype == x.dtype
 
 
-@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
-def test_cumprod_backward_compiled(dtype):
-    """cumprod's backward traced by torch.compile (fullgraph, fake tensors: no looking for zeros on the
-    host) gives torch's gradient, rows with and without zeros, an inf or NaN next to a 0 included."""
+def _cumprod_rows_with_zeros(dtype):
+    """Rows with and without zeros, an inf or NaN next to a 0 (CPU), and an upstream gradient."""
     x = torch.tensor([[0.0, 2.0, 3.0, 0.0, 5.0], [1.0, 0.0, 0.0, 2.0, 3.0], [2.0, 3.0, 4.0, 5.0, 0.5],
                       [1.0, 2.0, 3.0, 4.0, 0.0], [math.inf, 0.0, 2.0, 3.0, 1.0], [2.0, 0.0, math.nan, 3.0, 1.0]],
                      dtype=torch.float64).to(dtype)
     if dtype.is_complex:
         x = x * (1 + 0.5j)
     g = torch.randn(x.shape, dtype=dtype)
+    return x, g
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+def test_cumprod_backward_compiled(dtype):
+    """cumprod's backward traced by torch.compile (fullgraph, fake tensors: no looking for zeros on the
+    host) gives torch's gradient, rows with and without zeros, an inf or NaN next to a 0 included."""
+    x, g = _cumprod_rows_with_zeros(dtype)
     torch._dynamo.reset()
     step = torch.compile(lambda t, dim: OPS.cumprod(t, dim), fullgraph=True, backend="aot_eager")
     for dim, xx, gg in ((1, x, g), (0, x.t().contiguous(), g.t().contiguous())):
@@ -695,12 +701,7 @@ def test_cumprod_backward_deterministic_mode(dtype, monkeypatch):
     module's scans (torch's formula runs torch.cumsum, which refuses that mode for CUDA floats), torch's
     gradient, rows with and without zeros, an inf or NaN next to a 0 included; a recorded backward
     (create_graph) keeps torch's formula."""
-    x = torch.tensor([[0.0, 2.0, 3.0, 0.0, 5.0], [1.0, 0.0, 0.0, 2.0, 3.0], [2.0, 3.0, 4.0, 5.0, 0.5],
-                      [1.0, 2.0, 3.0, 4.0, 0.0], [math.inf, 0.0, 2.0, 3.0, 1.0], [2.0, 0.0, math.nan, 3.0, 1.0]],
-                     dtype=torch.float64).to(dtype)
-    if dtype.is_complex:
-        x = x * (1 + 0.5j)
-    g = torch.randn(x.shape, dtype=dtype)
+    x, g = _cumprod_rows_with_zeros(dtype)
     ours = count_calls(monkeypatch, S, "_cumprod_grad_with_zeros")
     for dim, xx, gg in ((1, x, g), (0, x.t().contiguous(), g.t().contiguous())):
         a = xx.to(DEVICE).requires_grad_(True)
