@@ -7,16 +7,19 @@ from bench.harness import Case, rotating
 from tritoncub.device import topk as tk
 
 
-def _case(ctx, shape, k, largest=True):
+def _case(ctx, shape, k, largest=True, uniform=False):
+    """``uniform``: keys from torch.rand ([0, 1): a narrow range, many keys share their top bits with the
+    k-th one), else torch.randn."""
     n = 1
     for s in shape:
         n *= s
     nbytes = n * 4
     gen = torch.Generator(device=ctx.device).manual_seed(0)
-    xs = [torch.randn(shape, device=ctx.device, generator=gen) for _ in range(ctx.copies_for(nbytes))]
+    make = torch.rand if uniform else torch.randn
+    xs = [make(shape, device=ctx.device, generator=gen) for _ in range(ctx.copies_for(nbytes))]
     rows = n // shape[-1]
     moved = nbytes + rows * k * 12
-    variant = f"k={k}" + ("" if largest else " smallest")
+    variant = f"k={k}" + ("" if largest else " smallest") + (" keys in [0,1)" if uniform else "")
 
     def check():
         v, i = tk.topk(xs[0], k, largest=largest)
@@ -42,4 +45,6 @@ def cases(ctx):
     yield from _case(ctx, (16, 1 << 20), 8, largest=False)
     yield from _case(ctx, (1 << 26,), 100)
     yield from _case(ctx, (1 << 26,), 10000)
+    yield from _case(ctx, (1 << 26,), 10000, uniform=True)
     yield from _case(ctx, (16, 1 << 20), 1000)
+    yield from _case(ctx, (16, 1 << 20), 1000, uniform=True)
