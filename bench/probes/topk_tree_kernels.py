@@ -7,10 +7,11 @@ import sys
 
 import torch
 
-import tritoncub  # noqa: F401  (registers the operators)
+import tritoncub
 sys.path.insert(0, "bench/probes")
 from _timing import kernel_breakdown
 ops = torch.ops.tritoncub
+print(sys.argv[1], tritoncub.__file__, flush=True)
 g = torch.Generator(device="cuda").manual_seed(0)
 for shape, k in (((1 << 26,), 100), ((16, 1 << 20), 1000)):
     x = torch.randn(shape, device="cuda", generator=g)

@@ -242,6 +242,26 @@ def test_topk_radix_select_path(dtype, radix_finish):
             check_set(x, 40, True)
 
 
+@pytest.mark.parametrize("early_stop", [False, True], ids=["walk", "early_stop"])
+@pytest.mark.parametrize("finish_cap", [None, 4, 1], ids=["fused", "cap4", "cap1"])
+def test_topk_radix_select_one_program_walks_every_tile(monkeypatch, finish_cap, early_stop):
+    """One compaction program per row, so each program walks all of its row's tiles and carries what
+    its own atomics showed (the tie slots all taken, or the candidate buffer overflowed: later tiles
+    skip their equal keys; with ``_RS_OVERFLOW_EARLY_STOP`` the first compaction stops at an overflow,
+    the row redone from the keys): adversarial rows and rows of few distinct values (ties across many
+    tiles), with and without overflowing candidates."""
+    monkeypatch.setattr(tk, "_rs_programs", lambda *args, **kwargs: 1)
+    monkeypatch.setattr(tk, "_RS_OVERFLOW_EARLY_STOP", early_stop)
+    if finish_cap is not None:
+        monkeypatch.setattr(tk, "_RS_FINISH_CAP", finish_cap)
+    with policy.override("topk", RADIX):
+        for x in (adversarial_rows(4, 150, torch.float32, seed=7),
+                  torch.randint(0, 5, (3, 150), device=DEVICE).float()):
+            check_set(x, 9, True)
+            check_set(x, 40, False)
+            check_set(x, 9, True, sorted=False)
+
+
 def test_topk_radix_ties(radix_finish):
     # all-equal rows: the tie rule only promises distinct indices holding the values
     x = torch.full((3, 50), 2.0, device=DEVICE)
@@ -918,15 +938,17 @@ def test_gpu_topk_deterministic_mode(shape, k):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("smem_hist", [False, True])
+@pytest.mark.parametrize("smem_hist, early_stop", [(False, False), (True, False), (True, True)])
 @pytest.mark.parametrize("shape, k", [((1, 1 << 22), 10000), ((3, 300000), 700), ((2, 1 << 20), 4000)])
-def test_gpu_topk_overflow_smem_histogram(monkeypatch, smem_hist, shape, k):
+def test_gpu_topk_overflow_smem_histogram(monkeypatch, smem_hist, early_stop, shape, k):
     """Rows whose candidates overflow the finish buffer (made 256 keys here; keys in [0, 1) leave
     ~1/256 of a row in the k-th key's bucket after the two full passes, integer-valued keys more, as
     ties) count their remaining digits over the keys, by tl.histogram or (``_RS_OVERFLOW_SMEM_HIST``)
     the shared-memory histogram: values equal torch.topk's, indices distinct and pointing at them,
-    largest and smallest; the overflow launches are counted."""
+    largest and smallest; the overflow launches are counted. ``early_stop``: the first compaction
+    stops at an overflow (``_RS_OVERFLOW_EARLY_STOP``)."""
     monkeypatch.setattr(tk, "_RS_OVERFLOW_SMEM_HIST", smem_hist)
+    monkeypatch.setattr(tk, "_RS_OVERFLOW_EARLY_STOP", early_stop)
     monkeypatch.setattr(tk, "_RS_FINISH_CAP", 256)
     overflow = []
     real = tk.LaunchPlan.__call__

@@ -470,12 +470,14 @@ def _rs_compact_kernel(
         BLOCK: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
         IDX_ABS: tl.constexpr,
         KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr,
-        ONLY_OVERFLOW: tl.constexpr = False):
+        ONLY_OVERFLOW: tl.constexpr = False, STOP_ON_OVERFLOW: tl.constexpr = False):
     """Items whose key is above the prefix go to the output; those in its bucket become candidates
     (at most ``cap_out`` stored per row; the count goes on) or, on the last digit, fill the remaining
     output slots. The row's programs take its tiles ``pid, pid + programs, ...`` (the per-row values
     are read once per program). ``ONLY_OVERFLOW`` (with ``FROM_KEYS``): only rows whose candidates
-    overflowed (``cand_cnt > cap``)."""
+    overflowed (``cand_cnt > cap``). ``STOP_ON_OVERFLOW`` (not ``FINAL``): a program that sees its row's
+    candidates overflow stops (the caller redoes such rows from the keys), so such a row's outputs are
+    left partial."""
     c = tl.program_id(0)
     row = tl.program_id(1).to(tl.int64)
     if FROM_KEYS:
@@ -504,6 +506,10 @@ def _rs_compact_kernel(
                                    cap_out, k, out_stride, row, n, begin, prefix, start, ordp, eq_done, BLOCK, SHIFT,
                                    FROM_KEYS, FINAL, IDX_ABS, KEY_DTYPE, ASCENDING)
         start += step
+        if STOP_ON_OVERFLOW and not FINAL:
+            # the row's candidates overflowed their buffer: its select is redone from the keys (the
+            # ONLY_OVERFLOW passes write all k outputs anew), so the rest of this pass is wasted
+            start = tl.where(eq_done != 0, n, start)
 
 
 @triton.jit
@@ -750,6 +756,12 @@ def _rs_programs(length: int, block: int, rows: int, device, per_sm: int = 8) ->
 #: 0..999 3.33 -> 1.10 ms (torch.topk 1.37-1.43 ms; bench/results/logs/topk_overflow_smem_hist-h200-20261130.log)
 _RS_OVERFLOW_SMEM_HIST = True
 
+#: the first compaction's programs stop once they see their row's candidates overflow (the row is
+#: redone from the keys; in an overflowed row every tile holds candidates, and the pass took ~175 us
+#: over 2^26 keys in [0, 1) on the H200). Off until run on a GPU: so far checked on the interpreter
+#: (test_topk_radix_select_one_program_walks_every_tile) and compiled for sm_90 only
+_RS_OVERFLOW_EARLY_STOP = False
+
 
 def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
                   idx_abs=False, scratch: list | None = None):
@@ -768,7 +780,7 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         "radix select", _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta, ascending, idx_abs,
                                   device),
         _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS, _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM,
-        _RS_OVERFLOW_SMEM_HIST),
+        _RS_OVERFLOW_SMEM_HIST, _RS_OVERFLOW_EARLY_STOP),
         tag=pol)
     for r0, r1 in grid_y_batches(row_begin.numel()):
         nr = r1 - r0
@@ -822,7 +834,8 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
             scratch += [(ckey, False), (cidx, False)]
         run(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
             kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
-            BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs, **fcommon)
+            BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs,
+            STOP_ON_OVERFLOW=_RS_OVERFLOW_EARLY_STOP, **fcommon)
         # the remaining digits and the last compaction over the candidates, in one launch
         run(_rs_finish_kernel, (nr,), kb, ckey, cidx, rb, cand_cnt, prefix, krem, out_cnt, ov, oi, cap, k, k,
             SHIFT=shift, BLOCK=min(_RS_FINISH_BLOCK, max(256, next_power_of_2(cap))), IDX_ABS=idx_abs,
@@ -926,6 +939,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
             replay_key += (_FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K, _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS,
                            _FILTER_KEY_THRESHOLD, _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS,
                            _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RS_OVERFLOW_SMEM_HIST,
+                           _RS_OVERFLOW_EARLY_STOP,
                            _RADIX_SORT_SELECTED,
                            _segmented_sort_module.ROW_MASKS_ONLY)
             # (not remembered: more rows than one launch's grid takes, whose batches' scratch would all
