@@ -438,7 +438,7 @@ def _rs_compact_tile(
         n_eq = tl.sum(eq.to(tl.int32), axis=0)
         # ``eq_done``: this program has seen the row's tie slots all taken (FINAL) or its candidate
         # buffer overflow, after which equal keys change nothing: its later tiles skip the atomic
-        # (tens of thousands of tiles adding to one row's counter took ~200 us a pass over 2^26 keys
+        # (~131k tiles adding to one row's counter took ~200 us a pass over 2^26 keys
         # in [0, 1); each program now adds at most once after the row is done)
         if (n_eq > 0) & (eq_done == 0):
             if FINAL:
