@@ -26,6 +26,8 @@ def _case(ctx, shape, k, largest=True, uniform=False):
         rv, _ = torch.topk(xs[0], k, largest=largest)
         assert torch.equal(v, rv), "topk values differ from torch.topk"
         assert torch.equal(xs[0].gather(-1, i), v), "topk indices do not point at the values"
+        si = i.sort(-1).values
+        assert bool((si[..., 1:] != si[..., :-1]).all()), "topk indices repeat"
 
     yield Case("topk", "tritoncub", "float32", n, rotating(xs, lambda x: tk.topk(x, k, largest=largest)), moved,
                shape=tuple(shape), variant=variant, check=check)

@@ -945,23 +945,31 @@ def test_gpu_topk_overflow_smem_histogram(monkeypatch, smem_hist, early_stop, sh
     ~1/256 of a row in the k-th key's bucket after the two full passes, integer-valued keys more, as
     ties) count their remaining digits over the keys, by tl.histogram or (``_RS_OVERFLOW_SMEM_HIST``)
     the shared-memory histogram: values equal torch.topk's, indices distinct and pointing at them,
-    largest and smallest; the overflow launches are counted. ``early_stop``: the first compaction
-    stops at an overflow (``_RS_OVERFLOW_EARLY_STOP``)."""
+    largest and smallest; the overflow launches are counted, and rows are seen to overflow (a
+    candidate count above the buffer). ``early_stop``: the first compaction stops at an overflow
+    (``_RS_OVERFLOW_EARLY_STOP``)."""
     monkeypatch.setattr(tk, "_RS_OVERFLOW_SMEM_HIST", smem_hist)
     monkeypatch.setattr(tk, "_RS_OVERFLOW_EARLY_STOP", early_stop)
     monkeypatch.setattr(tk, "_RS_FINISH_CAP", 256)
     overflow = []
     real = tk.LaunchPlan.__call__
 
+    counts = []   # (the calls' candidate counts and buffer sizes, as the finish kernel gets them)
+
     def spy(plan, kernel, grid, *args, **kwargs):
+        name = getattr(kernel, "__name__", None) or kernel.fn.__name__
         if kwargs.get("ONLY_OVERFLOW"):
-            overflow.append(getattr(kernel, "__name__", None) or kernel.fn.__name__)
+            overflow.append(name)
+        if name == "_rs_finish_kernel":
+            counts.append((args[4], args[10]))
         return real(plan, kernel, grid, *args, **kwargs)
     monkeypatch.setattr(tk.LaunchPlan, "__call__", spy)
     for x in (torch.rand(shape, device=DEVICE), torch.randint(0, 300, shape, device=DEVICE).float()):
         check_set(x, k, True)
         check_set(x, k, False)
         check_set(x, k, True, sorted=False)
+    # (the calls on the second input may replay the first's launches, past the spy: counted over all)
+    assert counts and any(bool((c > cap).any()) for c, cap in counts), "no row overflowed"
     hist = "_rs_hist_smem_kernel" if smem_hist else "_rs_hist_kernel"
     assert hist in overflow and ("_rs_hist_kernel" if smem_hist else "_rs_hist_smem_kernel") not in overflow
 
