@@ -242,21 +242,25 @@ def test_topk_radix_select_path(dtype, radix_finish):
             check_set(x, 40, True)
 
 
-@pytest.mark.parametrize("early_stop", [False, True], ids=["walk", "early_stop"])
+@pytest.mark.parametrize("skip_done", [False, True], ids=["walk", "skip_done"])
 @pytest.mark.parametrize("finish_cap", [None, 4, 1], ids=["fused", "cap4", "cap1"])
-def test_topk_radix_select_one_program_walks_every_tile(monkeypatch, finish_cap, early_stop):
+def test_topk_radix_select_one_program_walks_every_tile(monkeypatch, finish_cap, skip_done):
     """One compaction program per row, so each program walks all of its row's tiles and carries what
     its own atomics showed (the tie slots all taken, or the candidate buffer overflowed: later tiles
-    skip their equal keys; with ``_RS_OVERFLOW_EARLY_STOP`` the first compaction stops at an overflow,
-    the row redone from the keys): adversarial rows and rows of few distinct values (ties across many
-    tiles), with and without overflowing candidates."""
+    skip their equal keys; with ``_RS_SKIP_WHEN_DONE`` the first compaction stops at an overflow, the
+    row redone from the keys, and later tiles look only for keys above the prefix): adversarial rows
+    and rows of few distinct values (ties across many tiles; 8- and 16-bit keys too), with and without
+    overflowing candidates."""
     monkeypatch.setattr(tk, "_rs_programs", lambda *args, **kwargs: 1)
-    monkeypatch.setattr(tk, "_RS_OVERFLOW_EARLY_STOP", early_stop)
+    monkeypatch.setattr(tk, "_RS_SKIP_WHEN_DONE", skip_done)
     if finish_cap is not None:
         monkeypatch.setattr(tk, "_RS_FINISH_CAP", finish_cap)
     with policy.override("topk", RADIX):
+        # (small integers: keys one apart in their ordered bits, on both sides of the k-th)
         for x in (adversarial_rows(4, 150, torch.float32, seed=7),
-                  torch.randint(0, 5, (3, 150), device=DEVICE).float()):
+                  torch.randint(0, 5, (3, 150), device=DEVICE).float(),
+                  torch.randint(-3, 4, (3, 150), device=DEVICE, dtype=torch.int16),
+                  torch.randint(-3, 4, (3, 150), device=DEVICE, dtype=torch.int8)):
             check_set(x, 9, True)
             check_set(x, 40, False)
             check_set(x, 9, True, sorted=False)
@@ -938,18 +942,18 @@ def test_gpu_topk_deterministic_mode(shape, k):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("smem_hist, early_stop", [(False, False), (True, False), (True, True)])
+@pytest.mark.parametrize("smem_hist, skip_done", [(False, False), (True, False), (True, True)])
 @pytest.mark.parametrize("shape, k", [((1, 1 << 22), 10000), ((3, 300000), 700), ((2, 1 << 20), 4000)])
-def test_gpu_topk_overflow_smem_histogram(monkeypatch, smem_hist, early_stop, shape, k):
+def test_gpu_topk_overflow_smem_histogram(monkeypatch, smem_hist, skip_done, shape, k):
     """Rows whose candidates overflow the finish buffer (made 256 keys here; keys in [0, 1) leave
     ~1/256 of a row in the k-th key's bucket after the two full passes, integer-valued keys more, as
     ties) count their remaining digits over the keys, by tl.histogram or (``_RS_OVERFLOW_SMEM_HIST``)
     the shared-memory histogram: values equal torch.topk's, indices distinct and pointing at them,
     largest and smallest; the overflow launches are counted, and rows are seen to overflow (a
-    candidate count above the buffer). ``early_stop``: the first compaction stops at an overflow
-    (``_RS_OVERFLOW_EARLY_STOP``)."""
+    candidate count above the buffer). ``skip_done``: compaction programs skip ahead once their row's
+    equal keys are done (``_RS_SKIP_WHEN_DONE``)."""
     monkeypatch.setattr(tk, "_RS_OVERFLOW_SMEM_HIST", smem_hist)
-    monkeypatch.setattr(tk, "_RS_OVERFLOW_EARLY_STOP", early_stop)
+    monkeypatch.setattr(tk, "_RS_SKIP_WHEN_DONE", skip_done)
     monkeypatch.setattr(tk, "_RS_FINISH_CAP", 256)
     overflow = []
     real = tk.LaunchPlan.__call__

@@ -410,15 +410,21 @@ def _rs_compact_tile(
         keys_ptr, cand_key_ptr, cand_idx_ptr, cand_key_out_ptr, cand_idx_out_ptr, cand_cnt_out_ptr, krem_ptr,
         out_cnt_ptr, tie_cnt_ptr, out_vals_ptr, out_idx_ptr, cap, cap_out, k, out_stride, row, n, begin, prefix,
         start, ordp, eq_done, BLOCK: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr,
-        FINAL: tl.constexpr, IDX_ABS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr):
+        FINAL: tl.constexpr, IDX_ABS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr,
+        SKIP_DONE: tl.constexpr = False):
     """One tile of :func:`_rs_compact_kernel` (``ordp``: its ordered keys, loaded by the caller);
-    returns ``eq_done`` (see below), updated."""
+    returns ``eq_done`` (see below), updated. ``SKIP_DONE``: once ``eq_done``, a tile with no key
+    above the prefix is left at once."""
     offs = start + tl.arange(0, BLOCK)
     mask = offs < n
     hi_me = ordp >> SHIFT
     hi_p = prefix >> SHIFT
-    # most tiles hold no key at or above the prefix: one reduction decides
-    if tl.max((mask & (hi_me >= hi_p)).to(tl.int32), axis=0) > 0:
+    lowest = hi_p
+    if SKIP_DONE:
+        # (past the largest prefix the sum wraps to 0: such a tile takes the full path, as before)
+        lowest = hi_p + (eq_done != 0).to(tl.uint64)
+    # most tiles hold no key at or above the prefix (above it, once eq_done): one reduction decides
+    if tl.max((mask & (hi_me >= lowest)).to(tl.int32), axis=0) > 0:
         if FROM_KEYS:
             idx = offs
         else:
@@ -470,14 +476,15 @@ def _rs_compact_kernel(
         BLOCK: tl.constexpr, SHIFT: tl.constexpr, FROM_KEYS: tl.constexpr, FINAL: tl.constexpr,
         IDX_ABS: tl.constexpr,
         KEY_BITS: tl.constexpr, KEY_DTYPE: tl.constexpr, ASCENDING: tl.constexpr,
-        ONLY_OVERFLOW: tl.constexpr = False, STOP_ON_OVERFLOW: tl.constexpr = False):
+        ONLY_OVERFLOW: tl.constexpr = False, SKIP_DONE: tl.constexpr = False):
     """Items whose key is above the prefix go to the output; those in its bucket become candidates
     (at most ``cap_out`` stored per row; the count goes on) or, on the last digit, fill the remaining
     output slots. The row's programs take its tiles ``pid, pid + programs, ...`` (the per-row values
     are read once per program). ``ONLY_OVERFLOW`` (with ``FROM_KEYS``): only rows whose candidates
-    overflowed (``cand_cnt > cap``). ``STOP_ON_OVERFLOW`` (not ``FINAL``): a program that sees its row's
-    candidates overflow stops (the caller redoes such rows from the keys), so such a row's outputs are
-    left partial."""
+    overflowed (``cand_cnt > cap``). ``SKIP_DONE``: a program whose row's equal keys are done (see
+    :func:`_rs_compact_tile`) reads on only for keys above the prefix, and (not ``FINAL``) one that sees
+    its row's candidates overflow stops (the caller redoes such rows from the keys, so their outputs
+    are left partial)."""
     c = tl.program_id(0)
     row = tl.program_id(1).to(tl.int64)
     if FROM_KEYS:
@@ -504,9 +511,9 @@ def _rs_compact_kernel(
         eq_done = _rs_compact_tile(keys_ptr, cand_key_ptr, cand_idx_ptr, cand_key_out_ptr, cand_idx_out_ptr,
                                    cand_cnt_out_ptr, krem_ptr, out_cnt_ptr, tie_cnt_ptr, out_vals_ptr, out_idx_ptr, cap,
                                    cap_out, k, out_stride, row, n, begin, prefix, start, ordp, eq_done, BLOCK, SHIFT,
-                                   FROM_KEYS, FINAL, IDX_ABS, KEY_DTYPE, ASCENDING)
+                                   FROM_KEYS, FINAL, IDX_ABS, KEY_DTYPE, ASCENDING, SKIP_DONE)
         start += step
-        if STOP_ON_OVERFLOW and not FINAL:
+        if SKIP_DONE and not FINAL:
             # the row's candidates overflowed their buffer: its select is redone from the keys (the
             # ONLY_OVERFLOW passes write all k outputs anew), so the rest of this pass is wasted
             start = tl.where(eq_done != 0, n, start)
@@ -756,12 +763,14 @@ def _rs_programs(length: int, block: int, rows: int, device, per_sm: int = 8) ->
 #: 0..999 3.33 -> 1.10 ms (torch.topk 1.37-1.43 ms; bench/results/logs/topk_overflow_smem_hist-h200-20261130.log)
 _RS_OVERFLOW_SMEM_HIST = True
 
-#: the first compaction's programs stop once they see their row's candidates overflow (the row is
-#: redone from the keys; in an overflowed row nearly every tile holds candidates (keys in [0, 1): ~2
-#: of 512, ~13 % of tiles none), and the pass took ~175 us
-#: over 2^26 keys in [0, 1) on the H200). Off until run on a GPU: so far checked on the interpreter
-#: (test_topk_radix_select_one_program_walks_every_tile) and compiled for sm_90 only
-_RS_OVERFLOW_EARLY_STOP = False
+#: compaction programs skip ahead once their row's equal keys are done (``SKIP_DONE``): the first
+#: compaction's programs stop when they see the row's candidates overflow (the row is redone from the
+#: keys), and later tiles exit unless they hold keys above the prefix. In an overflowed row nearly
+#: every tile holds keys at the prefix (keys in [0, 1): ~2 of 512, ~13 % of tiles none), so each of its
+#: two compactions took ~175 us over 2^26 keys on the H200, ~53 on spread keys. Off until run on a
+#: GPU: so far checked on the interpreter (test_topk_radix_select_one_program_walks_every_tile) and
+#: compiled for sm_90 only
+_RS_SKIP_WHEN_DONE = False
 
 
 def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, ascending, device,
@@ -781,7 +790,7 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         "radix select", _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta, ascending, idx_abs,
                                   device),
         _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS, _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM,
-        _RS_OVERFLOW_SMEM_HIST, _RS_OVERFLOW_EARLY_STOP),
+        _RS_OVERFLOW_SMEM_HIST, _RS_SKIP_WHEN_DONE),
         tag=pol)
     for r0, r1 in grid_y_batches(row_begin.numel()):
         nr = r1 - r0
@@ -823,7 +832,8 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
         if shift == 0:
             run(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
                 kb, kb, kb, kb, kb, rb, rl, rl, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, 0, k, k,
-                BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, **fcommon)
+                BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, SKIP_DONE=_RS_SKIP_WHEN_DONE,
+                **fcommon)
             continue
         # no host read-back: the candidate buffers hold up to _RS_FINISH_CAP keys per row, the usual
         # case (the keys in the k-th key's bucket of the digits so far); a row with more finishes
@@ -835,8 +845,8 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
             scratch += [(ckey, False), (cidx, False)]
         run(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
             kb, kb, kb, ckey, cidx, rb, rl, rl, cand_cnt, prefix, krem, out_cnt, tie_cnt, ov, oi, 0, cap, k, k,
-            BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs,
-            STOP_ON_OVERFLOW=_RS_OVERFLOW_EARLY_STOP, **fcommon)
+            BLOCK=fblock, SHIFT=shift, FROM_KEYS=True, FINAL=False, IDX_ABS=idx_abs, SKIP_DONE=_RS_SKIP_WHEN_DONE,
+            **fcommon)
         # the remaining digits and the last compaction over the candidates, in one launch
         run(_rs_finish_kernel, (nr,), kb, ckey, cidx, rb, cand_cnt, prefix, krem, out_cnt, ov, oi, cap, k, k,
             SHIFT=shift, BLOCK=min(_RS_FINISH_BLOCK, max(256, next_power_of_2(cap))), IDX_ABS=idx_abs,
@@ -861,7 +871,8 @@ def _radix_select(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, 
             first = False
         run(_rs_compact_kernel, (_rs_programs(max_len, fblock, nr, device, fper_sm), nr),
             kb, kb, kb, kb, kb, rb, rl, cand_cnt, rl, prefix, krem, out_cnt, tie_cnt, ov, oi, cap, 0, k, k,
-            BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, ONLY_OVERFLOW=True, **fcommon)
+            BLOCK=fblock, SHIFT=0, FROM_KEYS=True, FINAL=True, IDX_ABS=idx_abs, ONLY_OVERFLOW=True,
+            SKIP_DONE=_RS_SKIP_WHEN_DONE, **fcommon)
     run.done()
 
 
@@ -940,7 +951,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
             replay_key += (_FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K, _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS,
                            _FILTER_KEY_THRESHOLD, _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS,
                            _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RS_OVERFLOW_SMEM_HIST,
-                           _RS_OVERFLOW_EARLY_STOP,
+                           _RS_SKIP_WHEN_DONE,
                            _RADIX_SORT_SELECTED,
                            _segmented_sort_module.ROW_MASKS_ONLY)
             # (not remembered: more rows than one launch's grid takes, whose batches' scratch would all
