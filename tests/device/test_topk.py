@@ -956,9 +956,8 @@ def test_gpu_topk_overflow_smem_histogram(monkeypatch, smem_hist, skip_done, sha
     monkeypatch.setattr(tk, "_RS_SKIP_WHEN_DONE", skip_done)
     monkeypatch.setattr(tk, "_RS_FINISH_CAP", 256)
     overflow = []
-    real = tk.LaunchPlan.__call__
-
     counts = []   # (the calls' candidate counts and buffer sizes, as the finish kernel gets them)
+    real = tk.LaunchPlan.__call__
 
     def spy(plan, kernel, grid, *args, **kwargs):
         name = getattr(kernel, "__name__", None) or kernel.fn.__name__
