@@ -21,10 +21,14 @@ print(f"python loop 1e6 adds: {(time.perf_counter()-t)*1e3:.1f} ms", flush=True)
 cases = [("rows 65536x128 k=8", torch.randn(65536, 128, device="cuda"), 8),
          ("2^26 k=100", torch.randn(1 << 26, device="cuda"), 100),
          ("2^26 k=10000", torch.randn(1 << 26, device="cuda"), 10000),
-         ("16x2^20 k=1000", torch.randn(16, 1 << 20, device="cuda"), 1000)]
+         ("16x2^20 k=1000", torch.randn(16, 1 << 20, device="cuda"), 1000),
+         ("16x2^20 k=1000 keys in [0,1)", torch.rand(16, 1 << 20, device="cuda"), 1000)]
 for name, xx, k in cases:
     fn = lambda: tk.topk(xx, k)
-    print(f"== {name}: host {host_us(fn, reps=100):.1f} us/call", flush=True)
+    op = lambda: torch.ops.tritoncub.topk(xx, k, -1, True, True)
+    print(f"== {name}: host {host_us(fn, reps=100):.1f} us/call (torch op {host_us(op, reps=100):.1f}); "
+          f"remembered long-row problems {len(tk._LONG_REPLAYS)}, unrecorded {len(tk._LONG_UNRECORDED)}",
+          flush=True)
     for _ in range(5): fn()
     torch.cuda.synchronize()
     pr = cProfile.Profile(); pr.enable()
