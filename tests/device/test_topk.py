@@ -341,8 +341,8 @@ def test_topk_one_long_row_sorted(monkeypatch, dtype, sort_path):
     monkeypatch.setattr(tk, "_RADIX_SORT_SELECTED", sort_path == "radix")
     monkeypatch.setattr(tk, "reads_back", lambda n, device: False)
     calls = []
-    real = tk.radix_sort_pairs
-    monkeypatch.setattr(tk, "radix_sort_pairs", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    real = tk.radix_sort_pairs_recorded
+    monkeypatch.setattr(tk, "radix_sort_pairs_recorded", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     for kind, largest in (("special", True), ("few_unique", False)):
         x = make_data(kind, 150, dtype, seed=7)[None]
         with policy.override("topk", RADIX), policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16, "RADIX_MAX_BLOCK": 0}):
@@ -627,27 +627,42 @@ _CPU_REPLAY_CACHES = ("_TILE_REPLAYS", "_LONG_REPLAYS", "_LONG_UNRECORDED")
     ("radix select", RADIX, (3, 90), 7, True, torch.float32, None),
     ("radix select", RADIX, (3, 90), 7, False, torch.float32, None),
     ("radix select", RADIX, (3, 90), 7, True, torch.int8, None),          # (8-bit keys: one digit)
-    ("radix select", RADIX, (3, 90), 7, True, torch.float32, 4)])         # (rows overflowing the candidates)
+    ("radix select", RADIX, (3, 90), 7, True, torch.float32, 4),          # (rows overflowing the candidates)
+    # (one row, its sorted result past the tile sort's MAX_BLOCK: sorted by the device radix sort,
+    # whose buffers are the result's)
+    ("radix select, radix sort", RADIX, (1, 90), 7, True, torch.float32, None),
+    ("radix select, radix sort", RADIX, (1, 90), 7, True, torch.int16, 4)])
 def test_topk_replays_run_the_recorded_launches(monkeypatch, path, cfg, shape, k, sorted_, dtype, finish_cap):
     """The replays of remembered launches (GPU-only in use), run here by the interpreter: the same
     problem called again, on fresh data, replays the first call's launches on the new call's buffers
     (and fresh scratch: the running k-best's rounds, the radix select's zeroed state and candidate
-    buffers, the sorted result's buffers); every result, checked after all the calls, is right. The
-    rows cycle through adversarial kinds, all-equal among them (with a small candidate buffer: rows
-    that overflow it, finished from the keys)."""
+    buffers, the sorted result's buffers, the device radix sort's buffers and zeroed workspace);
+    every result, checked after all the calls, is right. The rows cycle through adversarial kinds,
+    all-equal among them (with a small candidate buffer: rows that overflow it, finished from the
+    keys)."""
     if DEVICE == "cuda":
         pytest.skip("the GPU tests replay compiled launches (test_gpu_topk_*_replayed)")
     replays = interpreter_replays(monkeypatch, tk, _CPU_REPLAY_CACHES)
     if finish_cap is not None:
         monkeypatch.setattr(tk, "_RS_FINISH_CAP", finish_cap)
     results = []
-    with policy.override("topk", cfg) if cfg is not None else contextlib.nullcontext():
+    radix_sorted = path.endswith("radix sort")
+    # (radix sort: the segmented sort's one-program limit below k, and a device radix sort that
+    # reads nothing back, whose launches are then all queued; it reads back from SKIP_PLACES_MIN_N keys)
+    sort_cfg = contextlib.ExitStack()
+    if radix_sorted:
+        sort_cfg.enter_context(policy.override("segmented_sort", {"MAX_BLOCK": 4, "MERGE_TILE": 4}))
+        sort_cfg.enter_context(policy.override("radix_sort", {"SKIP_PLACES_MIN_N": 1 << 30}))
+        sorts = count_calls(monkeypatch, tk, "radix_sort_pairs_recorded")
+    with policy.override("topk", cfg) if cfg is not None else contextlib.nullcontext(), sort_cfg:
         for rep, largest in enumerate((True, True, False, False)):
             x = adversarial_rows(*shape, dtype, seed=10 * rep)
             results.append((x, largest, tk.topk(x, k, largest=largest, sorted=sorted_)))
     assert len(replays) == 2, (path, len(replays))   # (calls 1 and 3 replay calls 0 and 2)
+    if radix_sorted:
+        assert len(sorts) == 2   # (calls 0 and 2 sorted their results by it)
     for x, largest, (v, i) in results:
-        if path == "radix select":
+        if path.startswith("radix select"):
             tv = torch_topk_values(x, k, largest)
             got = v if sorted_ else torch.sort(v, -1, descending=largest)[0]
             assert_equal(got, tv, msg=f"{path} values largest={largest}")
@@ -661,16 +676,17 @@ def test_topk_replays_run_the_recorded_launches(monkeypatch, path, cfg, shape, k
 
 def test_topk_long_rows_not_remembered_where_they_cannot_be(monkeypatch):
     """Long rows are not remembered where a replay could not redo the call (their results still
-    right): a sorted result sorted by another path than the tile sort (launches the recording does not
-    see; marked, so later calls keep the radix select's own plan and record nothing), and more rows
-    than one launch's grid takes (every batch's scratch would stay allocated at once)."""
+    right): a sorted result sorted by the merge path (launches the recording does not see; marked,
+    so later calls keep the radix select's own plan and record nothing), and more rows than one
+    launch's grid takes (every batch's scratch would stay allocated at once)."""
     if DEVICE == "cuda":
         pytest.skip("the GPU tests replay compiled launches (test_gpu_topk_*_replayed)")
     replays = interpreter_replays(monkeypatch, tk, _CPU_REPLAY_CACHES)
-    monkeypatch.setattr(tk, "reads_back", lambda n, device: False)
-    sorts = count_calls(monkeypatch, tk, "radix_sort_pairs")
+    # (a device radix sort that would read back is not taken: the merge path sorts the result)
+    monkeypatch.setattr(tk, "reads_back", lambda n, device: True)
+    sorts = count_calls(monkeypatch, tk, "_sort_long")
     recordings = count_calls(monkeypatch, tk, "record_launches")
-    # (one row, a sorted k past the segmented sort's MAX_BLOCK: the device radix sort sorts the result)
+    # (one row, a sorted k past the segmented sort's MAX_BLOCK)
     with policy.override("topk", RADIX), policy.override("segmented_sort", {"MAX_BLOCK": 4, "MERGE_TILE": 4}):
         for rep in range(3):
             check_set(adversarial_rows(1, 90, torch.float32, seed=rep), 7, True)
@@ -764,8 +780,8 @@ def test_gpu_topk_radix_select_replayed(monkeypatch):
     of a sorted result among them, on the new call's buffers and fresh scratch (zeroed where the
     first call zeroed it): fresh data each call, all-equal rows (overflowing the candidate buffer),
     an unaligned input, both directions, sorted or not; every result, checked after all the calls,
-    holds torch's values with indices pointing at them. A sorted single long row, whose sort is
-    the device radix sort's (launched outside the recording's view), is not remembered."""
+    holds torch's values with indices pointing at them. So is a sorted single long row, whose sort
+    is the device radix sort's (its buffers, the result's among them, allocated afresh)."""
     tk._LONG_REPLAYS.clear()
     tk._LONG_UNRECORDED.clear()
     replays = count_calls(monkeypatch, tk, "replay")
@@ -788,11 +804,19 @@ def test_gpu_topk_radix_select_replayed(monkeypatch):
                 assert all(len(set(r.tolist())) == k for r in i.cpu()), "indices repeat"
             # (reps 2 and 3 replay rep 0's launches, both directions)
             assert len(replays) - before == 4, (rows, L, k, sorted_, len(replays) - before)
-    x = make_data("random", 1 << 20, torch.float32)
-    before = len(replays)
-    for _ in range(2):
-        assert_equal(tk.topk(x, 6000)[0].cpu(), torch_topk_values(x, 6000, True), msg="one long row")
-    assert len(replays) == before
+    # one long row whose sorted result is the device radix sort's (k past the tile sort's limit): its
+    # launches and buffers are remembered too (reps 2 and 3 replay rep 0's, both directions)
+    before, results = len(replays), []
+    for rep in range(4):
+        base = make_data("special", (1 << 20) + 1, torch.float32)
+        x = base[1:] if rep == 1 else base[:-1]   # rep 1: not 16-byte aligned
+        for largest in (True, False):
+            results.append((x, largest, tk.topk(x, 6000, largest=largest)))
+    for x, largest, (v, i) in results:
+        assert_equal(v.cpu(), torch_topk_values(x, 6000, largest), msg=f"one long row largest={largest}")
+        assert_equal(x.cpu().gather(-1, i.cpu()), v.cpu(), msg="indices point at the values")
+        assert len(set(i.cpu().tolist())) == 6000, "indices repeat"
+    assert len(replays) - before == 4, len(replays) - before
 
 
 @pytest.mark.gpu

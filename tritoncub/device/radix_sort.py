@@ -1159,7 +1159,7 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
                    values_src: Optional[torch.Tensor] = None, indices_out: Optional[torch.Tensor] = None,
                    words: Optional[torch.Tensor] = None, rows: Optional[tuple[int, int]] = None,
                    trace: Optional[dict] = None, segments: Optional[np.ndarray] = None,
-                   segment_positions: bool = False) -> None:
+                   segment_positions: bool = False, scratch: Optional[list] = None) -> None:
     """Sort ``keys.current`` (and ``values.current``) into one of the two buffers (selector updated).
 
     ``keys_src``/``values_src``, when given, are read by the first pass instead of the current
@@ -1186,6 +1186,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     ``trace`` (a dict): filled
     with what a replay of this sort needs when it queued bound launches only (see :func:`_sort_into`):
     ``hist`` (the one zeroed workspace) and ``launches`` (each launch's bound form and arguments).
+    ``scratch`` (a list): gets ``(buffer, True)`` for every workspace allocated here (each zeroed), in
+    order (for a caller recording the launches, see :func:`sort_pairs_recorded`).
     """
     kin = keys.current if keys_src is None else keys_src
     n = kin.numel()
@@ -1262,6 +1264,8 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         status = torch.zeros(n_tiles * radix, device=dev, dtype=torch.int64 if status64 else torch.int32)
         counters = torch.zeros(max_passes, device=dev, dtype=torch.int32)
         status_step, status_base, counter_base = 0, 0, 0
+    if scratch is not None:
+        scratch += [(hist, True)] + ([] if status_once else [(status, True), (counters, True)])
     # a sort that reads nothing back queues all its launches; their bound forms are remembered per
     # problem (sizes, dtypes, alignments, policy), so a repeated call skips the launch bookkeeping
     memo_key = plan = new_plan = new_checks = None
@@ -1556,7 +1560,7 @@ _SORT_REPLAYS: dict = {}
 
 
 def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, rows=None, segments=None,
-               segment_positions=False):
+               segment_positions=False, scratch=None):
     """Sort into fresh tensors; the last pass lands in the returned buffers (no final copy).
     ``rows`` (packed positions only) / ``segments`` (see :func:`_radix_sort_db`): sort B rows of L
     keys each / each segment.
@@ -1568,7 +1572,9 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
     arguments moved to the new buffers, skipping the planning (host time is most of a small sort's
     time). So are segmented sorts (``segments``) with packed positions, per count of segments (the
     tables of segment starts are kept with the replay and reused when the offsets are the same, e.g.
-    rows of one length, else computed afresh)."""
+    rows of one length, else computed afresh). ``scratch`` (a list; keys with values only): gets
+    ``(buffer, zeroed)`` for every buffer allocated, the results' among them, in order (see
+    :func:`sort_pairs_recorded`)."""
     n = keys.numel()
     packed = rows is not None or (gen_indices and values is None and 1 < n < _NARROW_INDEX_LIMIT
                                   and _packs_positions(keys))
@@ -1607,10 +1613,13 @@ def _sort_into(keys, values, descending, begin_bit, end_bit, gen_indices=False, 
         out_v = torch.empty_like(vt)
         alt_v = torch.empty_like(vt) if n > 1 else out_v
         vdb = DoubleBuffer(alt_v, out_v)
+    if scratch is not None:
+        assert values is not None and not gen_indices, "scratch is reported for sorts of keys with values"
+        scratch += [(t, False) for t in dict.fromkeys((out_k, alt_k, out_v, alt_v))]   # (distinct, in order)
     # the first pass reads the caller's tensors; count the passes to make the last one write out_*
     _radix_sort_db(kdb, vdb, descending, begin_bit, end_bit, gen_indices=gen_indices, keys_src=keys,
                    values_src=values, indices_out=indices_out, segments=segments,
-                   segment_positions=segment_positions)
+                   segment_positions=segment_positions, scratch=scratch)
     k = kdb.current
     v = indices_out if indices_out is not None else (vdb.current if vdb is not None else None)
     return k, v
@@ -1683,6 +1692,23 @@ def sort_pairs(keys: torch.Tensor, values: torch.Tensor, descending: bool = Fals
         k, idx = _sort_into(keys, None, descending, begin_bit, end_bit, gen_indices=True)
         return k, values[idx]
     return _sort_into(keys, values, descending, begin_bit, end_bit)
+
+
+def replay_key_parts() -> tuple:
+    """The module switches a sort's launches depend on beyond its problem and policy: what a caller
+    that remembers them (e.g. :func:`sort_pairs_recorded`'s) must key them on."""
+    return (chain_memo_key(), FORCE_PORTABLE, _STATUS_ONCE_WORDS, _PROBE)
+
+
+def sort_pairs_recorded(keys: torch.Tensor, values: torch.Tensor, descending: bool,
+                        scratch: list) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`sort_pairs` of 1-D contiguous keys (every bit) and values of 1, 2, 4 or 8 bytes, for a
+    caller that records its launches (:func:`tritoncub._launch.record_launches`) to replay them on
+    fresh buffers: every buffer the sort allocates is appended to ``scratch`` as ``(buffer,
+    zeroed)``, in order, the two it returns among them. The caller makes sure the sort reads nothing
+    back (``not reads_back(n, device)``): then every launch is queued, and a replay on buffers of the
+    same shapes, dtypes and zeroing redoes it."""
+    return _sort_into(keys, values, descending, 0, key_bits(keys.dtype), scratch=scratch)
 
 
 def sort_keys_double_buffer(keys: DoubleBuffer, descending: bool = False, begin_bit: int = 0,

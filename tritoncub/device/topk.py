@@ -63,7 +63,9 @@ from .._utils import (is_pow2, InputTypeError, InputValueError, as_int, cached_p
 from ..block.radix_rank import smem_count_words_if
 from ..thread.radix_traits import to_ordered_bits
 from ..thread.radix_traits import KEY_DTYPES as RADIX_KEY_DTYPES
-from .radix_sort import reads_back, sort as radix_sort_rows, sort_pairs as radix_sort_pairs
+from .radix_sort import _bucket as _radix_bucket
+from .radix_sort import reads_back, replay_key_parts as radix_replay_key_parts, sort as radix_sort_rows
+from .radix_sort import sort_pairs_recorded as radix_sort_pairs_recorded
 from . import segmented_sort as _segmented_sort_module
 from .segmented_sort import _bucket as _seg_bucket
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
@@ -899,7 +901,7 @@ def _uniform_rows(rows: int, length: int, device: torch.device) -> tuple[torch.T
 #: :func:`_topk_rows`)
 _TILE_REPLAYS: dict = {}
 _LONG_REPLAYS: dict = {}
-#: long-row problems whose launches could not be recorded (a sort outside the recording's view)
+#: long-row problems whose launches could not be recorded (a sort by the merge path, outside the recording's view)
 _LONG_UNRECORDED: dict = {}
 
 
@@ -925,13 +927,16 @@ def _check_k(k, size):
         raise InputValueError(f"selected index k={k} out of range: the dimension has {size} items")
 
 
-def _long_tags(lpol, k: int, device, sort: bool) -> tuple:
+def _long_tags(lpol, k: int, device, sort_path: str | None) -> tuple:
     """The policies a long-row top-k's launches were made under: the 'long' bucket's and, when the
-    result is sorted by the tile sort, the segmented sort's two it consults (see :func:`_sort_selected`)."""
-    if not sort:
+    result is sorted, the two its sort consults (see :func:`_sort_selected`): the segmented sort's
+    'large' bucket (which picks the path), then the tile sort's bucket or the device radix sort's."""
+    if sort_path is None:
         return (lpol,)
-    return (lpol, policy.select("segmented_sort", device, "large"),
-            policy.select("segmented_sort", device, _seg_bucket(max(MIN_BLOCK, next_power_of_2(k)))))
+    large = policy.select("segmented_sort", device, "large")
+    if sort_path == "radix":
+        return (lpol, large, policy.select("radix_sort", device, _radix_bucket(k)))
+    return (lpol, large, policy.select("segmented_sort", device, _seg_bucket(max(MIN_BLOCK, next_power_of_2(k)))))
 
 
 def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
@@ -955,7 +960,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
                            _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RS_OVERFLOW_SMEM_HIST,
                            _RS_SKIP_WHEN_DONE,
                            _RADIX_SORT_SELECTED,
-                           _segmented_sort_module.ROW_MASKS_ONLY)
+                           _segmented_sort_module.ROW_MASKS_ONLY, radix_replay_key_parts())
             # (not remembered: more rows than one launch's grid takes, whose batches' scratch would all
             # stay allocated at once, and problems whose launches could not be recorded before: they
             # keep the radix select's own remembered plan)
@@ -969,21 +974,26 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
             replay(hit[1], (xc.data_ptr(), values.data_ptr(), indices.data_ptr()))
             return values, indices
     elif replay_key is not None:
-        # longer rows: the launches of the running k-best, or of the radix select and the tile sort of
-        # its result, remembered per problem with the sizes of their scratch buffers (and whether each
-        # starts zeroed), replayed on this call's buffers and fresh scratch (the host work of planning
-        # them took longer than the GPU work of rows of 2^20 keys)
+        # longer rows: the launches of the running k-best, or of the radix select and the sort of its
+        # result (the tile sort, or the device radix sort of one row), remembered per problem with the
+        # shapes and dtypes of their scratch buffers (and whether each starts zeroed), replayed on this
+        # call's buffers and fresh scratch (the host work of planning them took longer than the GPU
+        # work of rows of 2^20 keys). ``hit``: (policies, launches, scratch, sort path, where the
+        # result is: None for values and indices, else the scratch buffers that hold it, or
+        # ``(-1, -1)``: two fresh buffers after the scratch)
         hit = _LONG_REPLAYS.get(replay_key)
         if hit is not None:
             tags = _long_tags(policy.select("topk", device, "long"), k, device, hit[3])
             if len(tags) == len(hit[0]) and all(a is b for a, b in zip(tags, hit[0])):
                 row_begin, row_len = _uniform_rows(rows, L, device)
-                bufs = [(torch.zeros if zeroed else torch.empty)(shape, dtype=torch.int64, device=device)
-                        for shape, zeroed in hit[2]]
-                outs = (torch.empty_like(values), torch.empty_like(indices)) if hit[3] else ()
+                bufs = [(torch.zeros if zeroed else torch.empty)(shape, dtype=dtype, device=device)
+                        for shape, dtype, zeroed in hit[2]]
+                outs = (torch.empty_like(values), torch.empty_like(indices)) if hit[4] == (-1, -1) else ()
                 replay(hit[1], (xc.data_ptr(), values.data_ptr(), indices.data_ptr(), row_begin.data_ptr(),
                                 row_len.data_ptr(), *(b.data_ptr() for b in bufs), *(t.data_ptr() for t in outs)))
-                return outs if hit[3] else (values, indices)
+                if hit[4] is None:
+                    return values, indices
+                return outs or (bufs[hit[4][0]].view(rows, k), bufs[hit[4][1]].view(rows, k))
     check_device(xc, "x")
     meta = key_meta(xc.dtype)
     kb, ovb = bits_view(xc), bits_view(values)
@@ -1004,6 +1014,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     # freeing each round's input as the next is made)
     scratch = [] if replay_key is not None else None
     sort_path: list = []
+    sort_scratch: list = []
     out = (values, indices)
     with record_launches() if replay_key is not None else contextlib.nullcontext([]) as rec:
         if _candidates_ok(meta, k, L, lpol):
@@ -1015,19 +1026,28 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
                           ascending=asc, device=device, scratch=scratch)
             sorted_after = sorted
             if sorted:
-                out = _sort_selected(values, indices, largest, path=sort_path)
+                out = _sort_selected(values, indices, largest, path=sort_path, scratch=sort_scratch)
     if replay_key is not None:
-        # (a sort by another path than the tile sort launched outside the recording's view)
-        launches = None
-        if not sorted_after or sort_path == ["tile"]:
+        # (the merge path's launches are not all recorded: not remembered)
+        launches = where = None
+        path = sort_path[0] if sorted_after else None
+        if path in (None, "tile"):
+            where = None if path is None else (-1, -1)
             launches = relocatable(rec, (xc, values, indices, row_begin, row_len, *(b for b, _ in scratch),
                                          *(out if sorted_after else ())))
+        elif path == "radix":
+            # (the result lies in two of the sort's buffers, which are roots already)
+            scratch += sort_scratch
+            ptrs = [b.data_ptr() for b, _ in scratch]
+            if out[0].data_ptr() in ptrs and out[1].data_ptr() in ptrs:
+                where = (ptrs.index(out[0].data_ptr()), ptrs.index(out[1].data_ptr()))
+                launches = relocatable(rec, (xc, values, indices, row_begin, row_len, *(b for b, _ in scratch)))
         if launches is None:
             _remember(_LONG_UNRECORDED, replay_key, None)
         else:
-            _remember(_LONG_REPLAYS, replay_key, (_long_tags(lpol, k, device, sorted_after), launches,
-                                                  tuple((tuple(b.shape), zeroed) for b, zeroed in scratch),
-                                                  sorted_after))
+            _remember(_LONG_REPLAYS, replay_key, (_long_tags(lpol, k, device, path), launches,
+                                                  tuple((tuple(b.shape), b.dtype, zeroed) for b, zeroed in scratch),
+                                                  path, where))
     return out
 
 
@@ -1048,13 +1068,16 @@ def _stable_topk_rows(xc: torch.Tensor, k: int, largest: bool):
 _RADIX_SORT_SELECTED = True
 
 
-def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, path: list | None = None):
+def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, path: list | None = None,
+                   scratch: list | None = None):
     """Sort the rows of a radix select's result by value (stable), the indices carried along: one
     tile sort launch (segmented_sort's tile strategies) when the rows fit a tile; one longer row by
     the device radix sort when it queues without reading back (``_RADIX_SORT_SELECTED``); else the
     merge path (tile-sorted chunks, then merge passes). One program sorting 16384 items took 0.5-1 ms
     (bench/results/logs/topk_sort_selected-*.log). ``path``: a list that gets the path taken
-    (``"radix"``, ``"tile"`` or ``"merge"``)."""
+    (``"radix"``, ``"tile"`` or ``"merge"``); ``scratch``: a list that gets ``(buffer, zeroed)`` for
+    every buffer the device radix sort allocates, its result's among them (for a caller recording
+    the launches: :func:`tritoncub.device.radix_sort.sort_pairs_recorded`)."""
     rows, k = values.shape
     pol = policy.select("segmented_sort", values.device, "large")
     if (_RADIX_SORT_SELECTED and rows == 1 and k > pol["MAX_BLOCK"] and values.dtype in RADIX_KEY_DTYPES
@@ -1063,7 +1086,8 @@ def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, p
         # is small), stable, NaN first when largest
         if path is not None:
             path.append("radix")
-        v, i = radix_sort_pairs(values.view(-1), indices.view(-1), descending=largest)
+        v, i = radix_sort_pairs_recorded(values.view(-1), indices.view(-1), largest,
+                                         scratch if scratch is not None else [])
         return v.view(1, k), i.view(1, k)
     out_v, out_i = torch.empty_like(values), torch.empty_like(indices)
     meta = key_meta(values.dtype)
