@@ -336,16 +336,15 @@ def test_segmented_topk_radix_deterministic_mode(radix_finish, monkeypatch):
 @pytest.mark.parametrize("sort_path", ["radix", "merge"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bfloat16], ids=str)
 def test_topk_one_long_row_sorted(monkeypatch, dtype, sort_path):
-    """One row whose k selected items exceed a tile: sorted by the device radix sort (forced here: on
-    a CPU the radix sort's policy reads back, which the choice avoids) or by the merge path."""
+    """One row whose k selected items exceed a tile: sorted by the device radix sort (where it reads
+    nothing back: its policy says so from SKIP_PLACES_MIN_N keys on, set past k here) or by the merge
+    path."""
     monkeypatch.setattr(tk, "_RADIX_SORT_SELECTED", sort_path == "radix")
-    monkeypatch.setattr(tk, "reads_back", lambda n, device: False)
-    calls = []
-    real = tk.radix_sort_pairs_recorded
-    monkeypatch.setattr(tk, "radix_sort_pairs_recorded", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    calls = count_calls(monkeypatch, tk, "radix_sort_pairs_recorded")
     for kind, largest in (("special", True), ("few_unique", False)):
         x = make_data(kind, 150, dtype, seed=7)[None]
-        with policy.override("topk", RADIX), policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16, "RADIX_MAX_BLOCK": 0}):
+        with policy.override("topk", RADIX), policy.override("radix_sort", {"SKIP_PLACES_MIN_N": 1 << 30}), \
+                policy.override("segmented_sort", {"MAX_BLOCK": 16, "MERGE_TILE": 16, "RADIX_MAX_BLOCK": 0}):
             check_set(x, 40, largest)
     assert len(calls) == (2 if sort_path == "radix" else 0)
 
@@ -647,13 +646,15 @@ def test_topk_replays_run_the_recorded_launches(monkeypatch, path, cfg, shape, k
         monkeypatch.setattr(tk, "_RS_FINISH_CAP", finish_cap)
     results = []
     radix_sorted = path.endswith("radix sort")
-    # (radix sort: the segmented sort's one-program limit below k, and a device radix sort that
-    # reads nothing back, whose launches are then all queued; it reads back from SKIP_PLACES_MIN_N keys)
+    # (radix sort: the segmented sort's MAX_BLOCK below k, and a device radix sort that reads nothing
+    # back, whose launches are then all queued; it reads back from SKIP_PLACES_MIN_N keys on)
     sort_cfg = contextlib.ExitStack()
     if radix_sorted:
         sort_cfg.enter_context(policy.override("segmented_sort", {"MAX_BLOCK": 4, "MERGE_TILE": 4}))
         sort_cfg.enter_context(policy.override("radix_sort", {"SKIP_PLACES_MIN_N": 1 << 30}))
         sorts = count_calls(monkeypatch, tk, "radix_sort_pairs_recorded")
+        # (the counting wrapper keeps replays on)
+        monkeypatch.setattr(tk, "_RADIX_SORT_PAIRS_RECORDED", tk.radix_sort_pairs_recorded)
     with policy.override("topk", cfg) if cfg is not None else contextlib.nullcontext(), sort_cfg:
         for rep, largest in enumerate((True, True, False, False)):
             x = adversarial_rows(*shape, dtype, seed=10 * rep)
@@ -682,12 +683,12 @@ def test_topk_long_rows_not_remembered_where_they_cannot_be(monkeypatch):
     if DEVICE == "cuda":
         pytest.skip("the GPU tests replay compiled launches (test_gpu_topk_*_replayed)")
     replays = interpreter_replays(monkeypatch, tk, _CPU_REPLAY_CACHES)
-    # (a device radix sort that would read back is not taken: the merge path sorts the result)
-    monkeypatch.setattr(tk, "reads_back", lambda n, device: True)
     sorts = count_calls(monkeypatch, tk, "_sort_long")
     recordings = count_calls(monkeypatch, tk, "record_launches")
-    # (one row, a sorted k past the segmented sort's MAX_BLOCK)
-    with policy.override("topk", RADIX), policy.override("segmented_sort", {"MAX_BLOCK": 4, "MERGE_TILE": 4}):
+    # (one row, a sorted k past the segmented sort's MAX_BLOCK; a device radix sort that would read
+    # back, from SKIP_PLACES_MIN_N keys on, is not taken: the merge path sorts the result)
+    with policy.override("topk", RADIX), policy.override("segmented_sort", {"MAX_BLOCK": 4, "MERGE_TILE": 4}), \
+            policy.override("radix_sort", {"SKIP_PLACES_MIN_N": 0}):
         for rep in range(3):
             check_set(adversarial_rows(1, 90, torch.float32, seed=rep), 7, True)
         assert len(sorts) == 3 and len(recordings) == 1   # (recorded once, then the marked problem is not)
@@ -804,14 +805,20 @@ def test_gpu_topk_radix_select_replayed(monkeypatch):
                 assert all(len(set(r.tolist())) == k for r in i.cpu()), "indices repeat"
             # (reps 2 and 3 replay rep 0's launches, both directions)
             assert len(replays) - before == 4, (rows, L, k, sorted_, len(replays) - before)
-    # one long row whose sorted result is the device radix sort's (k past the tile sort's limit): its
-    # launches and buffers are remembered too (reps 2 and 3 replay rep 0's, both directions)
+    # one long row whose sorted result is the device radix sort's (k past the segmented sort's
+    # MAX_BLOCK, a radix sort that reads nothing back: set so on every GPU): its launches and buffers
+    # are remembered too (reps 2 and 3 replay rep 0's, both directions)
+    sorts = count_calls(monkeypatch, tk, "radix_sort_pairs_recorded")
+    monkeypatch.setattr(tk, "_RADIX_SORT_PAIRS_RECORDED", tk.radix_sort_pairs_recorded)   # (replays stay on)
     before, results = len(replays), []
-    for rep in range(4):
-        base = make_data("special", (1 << 20) + 1, torch.float32)
-        x = base[1:] if rep == 1 else base[:-1]   # rep 1: not 16-byte aligned
-        for largest in (True, False):
-            results.append((x, largest, tk.topk(x, 6000, largest=largest)))
+    with policy.override("segmented_sort", {"MAX_BLOCK": 4096, "RADIX_MAX_BLOCK": 0}), \
+            policy.override("radix_sort", {"SKIP_PLACES_MIN_N": 1 << 30}):
+        for rep in range(4):
+            base = make_data("special", (1 << 20) + 1, torch.float32)
+            x = base[1:] if rep == 1 else base[:-1]   # rep 1: not 16-byte aligned
+            for largest in (True, False):
+                results.append((x, largest, tk.topk(x, 6000, largest=largest)))
+    assert len(sorts) == 4   # (reps 0 and 1 sorted by it, both directions; 1 is another problem)
     for x, largest, (v, i) in results:
         assert_equal(v.cpu(), torch_topk_values(x, 6000, largest), msg=f"one long row largest={largest}")
         assert_equal(x.cpu().gather(-1, i.cpu()), v.cpu(), msg="indices point at the values")

@@ -1707,7 +1707,13 @@ def sort_pairs_recorded(keys: torch.Tensor, values: torch.Tensor, descending: bo
     fresh buffers: every buffer the sort allocates is appended to ``scratch`` as ``(buffer,
     zeroed)``, in order, the two it returns among them. The caller makes sure the sort reads nothing
     back (``not reads_back(n, device)``): then every launch is queued, and a replay on buffers of the
-    same shapes, dtypes and zeroing redoes it."""
+    same shapes, dtypes and zeroing redoes it (a sort that would read back is refused: its launches
+    depend on the keys)."""
+    n = keys.numel()
+    pol = policy.select("radix_sort", keys.device if keys.is_cuda else None, _bucket(n))
+    if _reads_back(pol, n) and not capturing(keys.device):
+        raise RuntimeError(f"internal: a recorded sort of {n} keys would read its digit counts back "
+                           "(the caller must check reads_back)")
     return _sort_into(keys, values, descending, 0, key_bits(keys.dtype), scratch=scratch)
 
 

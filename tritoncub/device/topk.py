@@ -769,9 +769,9 @@ _RS_OVERFLOW_SMEM_HIST = True
 #: compaction's programs stop when they see the row's candidates overflow (the row is redone from the
 #: keys), and later tiles exit unless they hold keys above the prefix. In an overflowed row nearly
 #: every tile holds keys at the prefix (keys in [0, 1): ~2 of 512, ~13 % of tiles none), so each of its
-#: two compactions took ~175 us over 2^26 keys. Measured on the H200 (GPU time, off -> on), topk(1 x
-#: 2^26 fp32, k=10000): integer keys 0..999 0.864 -> 0.699 ms, keys in [0, 1) 0.844 -> 0.714 ms;
-#: 16 x 2^20, k=1000: keys in [0, 1) 0.213 -> 0.200, normal keys 0.187 -> 0.173
+#: two compactions took ~175 us over 2^26 keys on the H200. Measured there (GPU time, off -> on),
+#: topk(1 x 2^26 fp32, k=10000): integer keys 0..999 0.864 -> 0.699 ms, keys in [0, 1) 0.844 -> 0.714 ms;
+#: 16 x 2^20, k=1000: keys in [0, 1) 0.213 -> 0.200 ms, normal keys 0.187 -> 0.173 ms
 #: (bench/results/logs/topk_skip_when_done-h200-20261130.log). False: every tile walked (the tests
 #: check both)
 _RS_SKIP_WHEN_DONE = True
@@ -901,14 +901,16 @@ def _uniform_rows(rows: int, length: int, device: torch.device) -> tuple[torch.T
 #: :func:`_topk_rows`)
 _TILE_REPLAYS: dict = {}
 _LONG_REPLAYS: dict = {}
-#: long-row problems whose launches could not be recorded (a sort by the merge path, outside the recording's view)
+#: long-row problems whose launches could not be recorded (e.g. a sort by the merge path, outside the
+#: recording's view), with the policies that chose the path (see :func:`_path_tags`)
 _LONG_UNRECORDED: dict = {}
 
 
 def _replayable(x: torch.Tensor) -> bool:
     """Whether top-ks of ``x`` may be remembered and replayed (:func:`tritoncub._launch.replays_ok`)."""
     return replays_ok(x, (launch, _launch_module.launch), (_tile_topk, _TILE_TOPK), (_chunk_topk, _CHUNK_TOPK),
-                      (_radix_select, _RADIX_SELECT), (_sort_selected, _SORT_SELECTED))
+                      (_radix_select, _RADIX_SELECT), (_sort_selected, _SORT_SELECTED),
+                      (radix_sort_pairs_recorded, _RADIX_SORT_PAIRS_RECORDED))
 
 
 def _remember(cache: dict, key, value) -> None:
@@ -925,6 +927,14 @@ def _check_k(k, size):
         raise InputValueError(f"k must be non-negative, got {k}")
     if k > size:
         raise InputValueError(f"selected index k={k} out of range: the dimension has {size} items")
+
+
+def _path_tags(k: int, device) -> tuple:
+    """The policies a long-row top-k's choice of path consults: the 'long' bucket's (running k-best
+    or radix select), the segmented sort's 'large' bucket and the device radix sort's for k keys
+    (how the result is sorted: :func:`_sort_selected`)."""
+    return (policy.select("topk", device, "long"), policy.select("segmented_sort", device, "large"),
+            policy.select("radix_sort", device, _radix_bucket(k)))
 
 
 def _long_tags(lpol, k: int, device, sort_path: str | None) -> tuple:
@@ -964,8 +974,12 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
             # (not remembered: more rows than one launch's grid takes, whose batches' scratch would all
             # stay allocated at once, and problems whose launches could not be recorded before: they
             # keep the radix select's own remembered plan)
-            if rows > _utils_module.MAX_GRID_Y or replay_key in _LONG_UNRECORDED:
+            if rows > _utils_module.MAX_GRID_Y:
                 replay_key = None
+            else:
+                tags = _LONG_UNRECORDED.get(replay_key)
+                if tags is not None and all(a is b for a, b in zip(tags, _path_tags(k, device))):
+                    replay_key = None
     if L <= pol["ROW_MAX_BLOCK"] and replay_key is not None:
         # rows of one tile: one launch, remembered per problem and replayed on this call's buffers
         # (most of such a call's time is host work otherwise)
@@ -1043,7 +1057,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
                 where = (ptrs.index(out[0].data_ptr()), ptrs.index(out[1].data_ptr()))
                 launches = relocatable(rec, (xc, values, indices, row_begin, row_len, *(b for b, _ in scratch)))
         if launches is None:
-            _remember(_LONG_UNRECORDED, replay_key, None)
+            _remember(_LONG_UNRECORDED, replay_key, _path_tags(k, device))
         else:
             _remember(_LONG_REPLAYS, replay_key, (_long_tags(lpol, k, device, path), launches,
                                                   tuple((tuple(b.shape), b.dtype, zeroed) for b, zeroed in scratch),
@@ -1105,6 +1119,7 @@ def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, p
 
 
 _SORT_SELECTED = _sort_selected   # (see _replayable)
+_RADIX_SORT_PAIRS_RECORDED = radix_sort_pairs_recorded   # (see _replayable)
 
 
 def _topk_args(x: torch.Tensor, k: int, dim: int) -> int:
