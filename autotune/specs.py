@@ -353,12 +353,13 @@ def topk_spec():
         op="topk",
         # (rows of 2048: ROW_MAX_BLOCK decides between the rows' tile path and the long path there)
         problems={"rows": [prob(65536, 128, 8), prob(2048, 2048, 16)],
-                  "long": [prob(16, 1 << 20, 8), prob(1, 1 << 26, 100)]},
+                  "long": [prob(16, 1 << 20, 8), prob(1, 1 << 26, 100), prob(64, 128256, 50)]},
         quick_problems={"rows": [prob(8, 64, 4)]},
         call=lambda p: tuple(m.topk(p[0], p[1])),
         reference=lambda p: (p[0], torch.topk(p[0], p[1]).values),
         check=check,
-        doc="top-8 of many short rows; top-8 of a few long rows and top-100 of 2^26 items")
+        doc="top-8 of many short rows; top-8 of a few long rows, top-100 of 2^26 items and top-50 of a batch of "
+            "vocabulary logits (64 x 128256)")
 
 
 def segmented_reduce_spec():

@@ -7,19 +7,20 @@ from bench.harness import Case, rotating
 from tritoncub.device import topk as tk
 
 
-def _case(ctx, shape, k, largest=True, uniform=False):
+def _case(ctx, shape, k, largest=True, uniform=False, dtype=torch.float32, scale=1.0):
     """``uniform``: keys from torch.rand ([0, 1): a narrow range, many keys share their top bits with the
-    k-th one), else torch.randn."""
+    k-th one), else torch.randn; times ``scale``, rounded to ``dtype``."""
     n = 1
     for s in shape:
         n *= s
-    nbytes = n * 4
+    nbytes = n * dtype.itemsize
     gen = torch.Generator(device=ctx.device).manual_seed(0)
     make = torch.rand if uniform else torch.randn
-    xs = [make(shape, device=ctx.device, generator=gen) for _ in range(ctx.copies_for(nbytes))]
+    xs = [(make(shape, device=ctx.device, generator=gen) * scale).to(dtype) for _ in range(ctx.copies_for(nbytes))]
     rows = n // shape[-1]
-    moved = nbytes + rows * k * 12
-    variant = f"k={k}" + ("" if largest else " smallest") + (" keys in [0,1)" if uniform else "")
+    moved = nbytes + rows * k * (dtype.itemsize + 8)
+    variant = (f"k={k}" + ("" if largest else " smallest") + (" keys in [0,1)" if uniform else "")
+               + (" logits" if scale != 1 else ""))
 
     def check():
         v, i = tk.topk(xs[0], k, largest=largest)
@@ -29,9 +30,10 @@ def _case(ctx, shape, k, largest=True, uniform=False):
         si = i.sort(-1).values
         assert bool((si[..., 1:] != si[..., :-1]).all()), "topk indices repeat"
 
-    yield Case("topk", "tritoncub", "float32", n, rotating(xs, lambda x: tk.topk(x, k, largest=largest)), moved,
+    name = str(dtype).removeprefix("torch.")
+    yield Case("topk", "tritoncub", name, n, rotating(xs, lambda x: tk.topk(x, k, largest=largest)), moved,
                shape=tuple(shape), variant=variant, check=check)
-    yield Case("topk", "torch", "float32", n, rotating(xs, lambda x: torch.topk(x, k, largest=largest)), moved,
+    yield Case("topk", "torch", name, n, rotating(xs, lambda x: torch.topk(x, k, largest=largest)), moved,
                shape=tuple(shape), variant=variant)
 
 
@@ -50,3 +52,6 @@ def cases(ctx):
     yield from _case(ctx, (1 << 26,), 10000, uniform=True)
     yield from _case(ctx, (16, 1 << 20), 1000)
     yield from _case(ctx, (16, 1 << 20), 1000, uniform=True)
+    # a batch of vocabulary logits (top-k sampling)
+    yield from _case(ctx, (64, 128256), 50, scale=3.0)
+    yield from _case(ctx, (64, 128256), 50, dtype=torch.bfloat16, scale=3.0)

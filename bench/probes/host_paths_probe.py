@@ -90,6 +90,17 @@ def _masked_select(n, density):
     return make
 
 
+def _logits(b, v, dtype):
+    """``ops.sort`` of a batch of vocabulary logits, descending (top-p sampling's sort)."""
+    def make():
+        x = (torch.randn(b, v, device="cuda") * 3).to(dtype)
+        got = ops.sort(x, -1, True, False)
+        ref = torch.sort(x, dim=-1, descending=True, stable=True)
+        assert torch.equal(got[0], ref[0]) and torch.equal(got[1], ref[1])
+        return lambda: ops.sort(x, -1, True, False), lambda: torch.sort(x, dim=-1, descending=True)
+    return make
+
+
 cases = {
     "sort 2^20 fp32": _sort20,
     "sort_rows 32x32000": _rows,
@@ -100,6 +111,10 @@ cases = {
     "rle encode 2^26 1M runs": _rle(1 << 26, 1 << 20),
     "masked_select 2^26 50%": _masked_select(1 << 26, 0.5),
     "masked_select 2^20 1%": _masked_select(1 << 20, 0.01),
+    "sort desc 1x128256 fp32": _logits(1, 128256, torch.float32),
+    "sort desc 1x32000 fp32": _logits(1, 32000, torch.float32),
+    "sort desc 32x32000 bf16": _logits(32, 32000, torch.bfloat16),
+    "sort desc 8x128256 bf16": _logits(8, 128256, torch.bfloat16),
 }
 args = [a for a in sys.argv[1:] if a != "--no-profile"]
 want = args or list(cases)[:3]

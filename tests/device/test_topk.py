@@ -605,8 +605,8 @@ def test_opcheck():
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape,k", [((65536, 128), 8), ((65536, 128), 100), ((4096, 1000), 16),
                                      ((16, 1 << 20), 8), ((16, 1 << 20), 1000), ((1 << 24,), 100),
-                                     ((1 << 24,), 10000), ((3, 5000), 64)])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16], ids=str)
+                                     ((1 << 24,), 10000), ((3, 5000), 64), ((64, 128256), 50)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16, torch.bfloat16], ids=str)
 def test_gpu_topk_large(shape, k, dtype):
     x = (torch.randn(shape, device=DEVICE) * 1000).to(dtype)
     for largest in (True, False):
@@ -890,7 +890,7 @@ def test_gpu_topk_all_equal_and_nan():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape,k", [((16, 1 << 20), 1), ((16, 1 << 20), 8), ((1 << 24,), 100), ((5, 300001), 33)])
-@pytest.mark.parametrize("filter_chunk", [4096, 8192, 16384])
+@pytest.mark.parametrize("filter_chunk", [2048, 4096, 8192, 16384])
 @pytest.mark.parametrize("kind", ["random", "sorted", "equal", "periodic"])
 def test_gpu_topk_filter_rounds(shape, k, filter_chunk, kind):
     """The filter rounds of the running k-best at full size, every chunk of the policy space, on data that

@@ -589,7 +589,7 @@ policy.register(
     "topk",
     space={"TILE_ITEMS": [1024, 2048, 4096], "ROW_MAX_BLOCK": [1024, 2048, 4096],
            "CHUNK": [2048, 4096, 8192], "CAND_K_MAX": [0, 8, 16, 32, 64, 128, 256], "RS_BLOCK": [2048, 4096],
-           "RS_TILES": [1, 4, 8], "NETWORK": ["own", "tl"], "FILTER": [0, 1], "FILTER_CHUNK": [4096, 8192, 16384],
+           "RS_TILES": [1, 4, 8], "NETWORK": ["own", "tl"], "FILTER": [0, 1], "FILTER_CHUNK": [2048, 4096, 8192, 16384],
            "FILTER_MAXNREG": [0, 64, 80], "CAND_MAX_LEN": [1 << 22, 1 << 31], "num_warps": [4, 8, 16],
            "num_stages": [1]},
     fallback={"TILE_ITEMS": 2048, "ROW_MAX_BLOCK": 4096, "CHUNK": 4096, "CAND_K_MAX": 32,
