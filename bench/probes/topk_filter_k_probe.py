@@ -7,6 +7,9 @@ run; every result is checked against torch.topk (values; indices point at them) 
     PYTHONPATH=. python bench/probes/topk_filter_k_probe.py          # every variant, five cases
     PYTHONPATH=. python bench/probes/topk_filter_k_probe.py chunk    # FILTER_CHUNK 4096 and the register cap, more cases
     PYTHONPATH=. python bench/probes/topk_filter_k_probe.py around   # around FILTER_CHUNK 4096 with a cap of 80
+    PYTHONPATH=. python bench/probes/topk_filter_k_probe.py kmax     # k of 65-256: running k-best or radix select
+    PYTHONPATH=. python bench/probes/topk_filter_k_probe.py shipped  # the shipped policy alone (indices also
+                                                                     # checked against a stable sort's)
 """
 import sys
 
@@ -47,6 +50,19 @@ elif sys.argv[1:] == ["around"]:
     cases = [((16, 1 << 20), torch.float32, 8), ((16, 1 << 20), torch.float32, 64),
              ((64, 128256), torch.bfloat16, 50), ((128, 151936), torch.float32, 50), ((8, 128256), torch.float32, 50),
              ((1, 1 << 22), torch.float32, 32)]
+elif sys.argv[1:] == ["kmax"]:
+    # (the shipped CAND_K_MAX 64 sends next_pow2(k) > 64 to the radix select)
+    variants = [("shipped", {}, {})]
+    variants += [(f"CAND_K_MAX {m}", {"CAND_K_MAX": m}, {}) for m in (128, 256)]
+    variants += [(f"CAND_K_MAX {m} FILTER_CHUNK 4096", {"CAND_K_MAX": m, "FILTER_CHUNK": 4096}, {}) for m in (128, 256)]
+    cases = [((64, 128256), torch.float32, 100), ((64, 128256), torch.bfloat16, 100), ((64, 128256), torch.float32, 256),
+             ((8, 128256), torch.float32, 100), ((16, 1 << 20), torch.float32, 100), ((16, 1 << 20), torch.float32, 256),
+             ((1, 1 << 22), torch.float32, 200), ((256, 32000), torch.float32, 128)]
+elif sys.argv[1:] == ["shipped"]:
+    variants = [("shipped", {}, {})]
+    cases = [((64, 128256), torch.float32, 100), ((64, 128256), torch.bfloat16, 100), ((8, 128256), torch.float32, 100),
+             ((16, 1 << 20), torch.float32, 100), ((256, 32000), torch.float32, 128), ((64, 128256), torch.float32, 256),
+             ((16, 1 << 20), torch.float32, 8), ((64, 128256), torch.bfloat16, 50)]
 else:
     cases = [((64, 128256), torch.float32, 50), ((64, 128256), torch.bfloat16, 50), ((128, 151936), torch.float32, 50),
              ((64, 128256), torch.float32, 8), ((8, 128256), torch.float32, 50)]
@@ -63,6 +79,10 @@ for shape, dt, k in cases:
                 f = lambda: ops.topk(x, k, -1, True, True)
                 v, i = f()
                 assert torch.equal(v, ref) and torch.equal(torch.gather(x, -1, i), v), (shape, k, name)
+                if sys.argv[1:] == ["shipped"] and k <= policy.select("topk", x.device, "long")["CAND_K_MAX"]:
+                    # (the running k-best: lowest indices first among equal values)
+                    si = torch.sort(x, dim=-1, descending=True, stable=True)[1][:, :k]
+                    assert torch.equal(i, si), (shape, k, name, "indices")
                 line.append(f"{name} {gpu_us(f, match='filter'):.1f}/{gpu_us(f):.1f}")
         except Exception as e:   # (a variant that does not build or run is reported, not fatal)
             line.append(f"{name} failed: {type(e).__name__}: {str(e)[:80]}")

@@ -134,14 +134,17 @@ def test_topk_policy_configs():
 
 # -- long rows: running k-best and radix select ------------------------------------------------------
 
-@pytest.fixture(params=["bitonic", "filter", "filter-words", "filter-fallback"])
+@pytest.fixture(params=["bitonic", "filter", "filter-words", "filter-fallback", "filter-raised"])
 def cand_rounds(request, monkeypatch):
     """The running k-best's rounds: bitonic top-k of each chunk; the group-maxima filter (64-item chunks,
     so rows take several programs and rounds, the later ones over candidates), its threshold taken on the
     keys first, or on the packed words only ("filter-words"); the filter with one group
     and one slot per next_pow2(k), so that nearly every chunk has more words at the threshold than slots
-    and takes the filter's bitonic fallback."""
+    and takes the filter's bitonic fallback; these with 2 items per group at least (the 64-item chunks
+    stand). "filter-raised": the shipped fewest items per group, which raises the chunk to 32 next_pow2(k)."""
     from tritoncub.device import topk as T
+    if request.param != "filter-raised":
+        monkeypatch.setattr(T, "_FILTER_MIN_GROUP_ITEMS", 2)
     if request.param == "filter-words":
         monkeypatch.setattr(T, "_FILTER_KEY_THRESHOLD", False)
     if request.param == "filter-fallback":
