@@ -1,7 +1,8 @@
 """Where the host time of host-bound ops goes: by default three sorts (2^20 fp32 keys with indices,
 ``sort_rows`` of 32 x 32000 fp32, a batch of vocabulary logits, and the ragged segmented sort of the
 bench: 100k power-law segments, 2^26 keys); by name also the syncing selections (unique_consecutive,
-run-length encode, masked_select) at the select bench's sizes and at 2^20. Per case: host time of one call with the GPU idle
+run-length encode, masked_select) at the select bench's sizes and at 2^20, and ``ops.sort`` of batches of
+logits, descending (top-p sampling's sort; fp32 and bf16, 1 to 32 rows of 32000 or 128256). Per case: host time of one call with the GPU idle
 (median of 100), host time per call queued back to back, GPU time per call (profiler), do_bench; then a
 cProfile of the case by own time and cumulative time. Every result is checked against torch first.
 

@@ -26,7 +26,7 @@ torch.manual_seed(0)
 shipped = policy.select("topk", torch.device("cuda"), "long")
 base = {**shipped.values, "num_warps": shipped.num_warps, "num_stages": shipped.num_stages}
 CONSTS = ("_FILTER_GROUPS_PER_K", "_FILTER_CAP_PER_K", "_FILTER_ITEMS_PER_WARP", "_FILTER_MAX_WARPS",
-          "_FILTER_KEY_THRESHOLD")
+          "_FILTER_KEY_THRESHOLD", "_FILTER_MIN_GROUP_ITEMS")
 shipped_consts = {c: getattr(T, c) for c in CONSTS}
 variants = [("shipped", {}, {})]
 variants += [(f"items/warp {w}", {}, {"_FILTER_ITEMS_PER_WARP": w}) for w in (1024, 2048)]
@@ -51,10 +51,13 @@ elif sys.argv[1:] == ["around"]:
              ((64, 128256), torch.bfloat16, 50), ((128, 151936), torch.float32, 50), ((8, 128256), torch.float32, 50),
              ((1, 1 << 22), torch.float32, 32)]
 elif sys.argv[1:] == ["kmax"]:
-    # (the shipped CAND_K_MAX 64 sends next_pow2(k) > 64 to the radix select)
-    variants = [("shipped", {}, {})]
-    variants += [(f"CAND_K_MAX {m}", {"CAND_K_MAX": m}, {}) for m in (128, 256)]
-    variants += [(f"CAND_K_MAX {m} FILTER_CHUNK 4096", {"CAND_K_MAX": m, "FILTER_CHUNK": 4096}, {}) for m in (128, 256)]
+    # (run first with CAND_K_MAX 64 shipped, which sent next_pow2(k) > 64 to the radix select, and filter
+    # chunks not raised: _FILTER_MIN_GROUP_ITEMS 2 here reproduces that; "radix select" forces it now)
+    old = {"_FILTER_MIN_GROUP_ITEMS": 2}
+    variants = [("radix select", {"CAND_K_MAX": 64}, old)]
+    variants += [(f"CAND_K_MAX {m}", {"CAND_K_MAX": m}, old) for m in (128, 256)]
+    variants += [(f"CAND_K_MAX {m} FILTER_CHUNK 4096", {"CAND_K_MAX": m, "FILTER_CHUNK": 4096}, old) for m in (128, 256)]
+    variants += [("CAND_K_MAX 256, 8 items per group", {"CAND_K_MAX": 256}, {})]
     cases = [((64, 128256), torch.float32, 100), ((64, 128256), torch.bfloat16, 100), ((64, 128256), torch.float32, 256),
              ((8, 128256), torch.float32, 100), ((16, 1 << 20), torch.float32, 100), ((16, 1 << 20), torch.float32, 256),
              ((1, 1 << 22), torch.float32, 200), ((256, 32000), torch.float32, 128)]

@@ -137,7 +137,7 @@ def test_topk_policy_configs():
 @pytest.fixture(params=["bitonic", "filter", "filter-words", "filter-fallback", "filter-raised"])
 def cand_rounds(request, monkeypatch):
     """The running k-best's rounds: bitonic top-k of each chunk; the group-maxima filter (64-item chunks,
-    so rows take several programs and rounds, the later ones over candidates), its threshold taken on the
+    so rows take several programs, the last round over their candidates), its threshold taken on the
     keys first, or on the packed words only ("filter-words"); the filter with one group
     and one slot per next_pow2(k), so that nearly every chunk has more words at the threshold than slots
     and takes the filter's bitonic fallback; these with 2 items per group at least (the 64-item chunks
@@ -565,9 +565,11 @@ def test_segmented_topk_bad_input_and_autograd():
     assert_equal(xa.grad.cpu(), ref)
 
 
-def test_topk_whole_tensor_and_0d():
-    """A 1-D tensor is one long row (the long-row paths under small thresholds); a 0-d tensor gives its
-    item and index 0 for k = 0 and k = 1, as torch.topk does."""
+def test_topk_whole_tensor_and_0d(monkeypatch):
+    """A 1-D tensor is one long row (the long-row paths under small thresholds; the filter's 64-item chunks
+    at 2 items per group: three chunks, then a second filter round over their 48 candidates); a 0-d tensor
+    gives its item and index 0 for k = 0 and k = 1, as torch.topk does."""
+    monkeypatch.setattr(tk, "_FILTER_MIN_GROUP_ITEMS", 2)
     x = make_data("special", 150, torch.float32, seed=13)
     with policy.override("topk", dict(CAND, FILTER=1, FILTER_CHUNK=64)):
         check_exact(x, 7, True)
@@ -608,7 +610,7 @@ def test_opcheck():
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape,k", [((65536, 128), 8), ((65536, 128), 100), ((4096, 1000), 16),
                                      ((16, 1 << 20), 8), ((16, 1 << 20), 1000), ((1 << 24,), 100),
-                                     ((1 << 24,), 10000), ((3, 5000), 64), ((64, 128256), 50)])
+                                     ((1 << 24,), 10000), ((3, 5000), 64), ((64, 128256), 50), ((64, 128256), 100)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16, torch.bfloat16], ids=str)
 def test_gpu_topk_large(shape, k, dtype):
     x = (torch.randn(shape, device=DEVICE) * 1000).to(dtype)
@@ -769,7 +771,7 @@ def test_gpu_topk_running_k_best_replayed(monkeypatch, cfg):
     chunk_calls = count_calls(monkeypatch, tk, "_chunk_topk")
     monkeypatch.setattr(tk, "_CHUNK_TOPK", tk._chunk_topk)   # (the counting wrapper keeps replays on)
     with policy.override("topk", cfg, bucket="long") if cfg is not None else contextlib.nullcontext():
-        # (the last case: two rounds, so two scratch buffers, with either config)
+        # (the last case: more than one round, so more than one scratch buffer, with either config)
         for rows, L, k, dtype in ((8, 1 << 18, 8, torch.float32), (5, 30000, 20, torch.int32),
                                   (3, 70000, 1, torch.float16), (2, 1 << 22, 32, torch.float32)):
             before, planned = len(replays), len(chunk_calls)
@@ -909,7 +911,7 @@ def test_gpu_topk_filter_rounds(shape, k, filter_chunk, kind):
     else:
         x = (torch.arange(n, device=DEVICE) % 512 == 0).float().expand(shape).contiguous()
     with policy.override("topk", dict(FILTER=1, FILTER_CHUNK=filter_chunk, CAND_K_MAX=256, CHUNK=2048,
-                                      FILTER_MAXNREG=64), "long"):
+                                      FILTER_MAXNREG=80), "long"):
         for largest in (True, False):
             v, i = tk.topk(x, k, largest=largest)
             rv, ri = torch.sort(x, dim=-1, descending=largest, stable=True)
@@ -941,14 +943,15 @@ def test_gpu_segmented_topk(k):
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float64, torch.int16], ids=str)
 @pytest.mark.parametrize("k", [100, 5000])
 def test_gpu_topk_radix_select_dtypes(dtype, k):
-    """The radix select (k above CAND_K_MAX) on long rows of 8-, 16- and 64-bit keys, largest and smallest,
-    floats with NaN and -0.0 among them."""
+    """The radix select (forced: CAND_K_MAX 0) on long rows of 8-, 16- and 64-bit keys, largest and
+    smallest, floats with NaN and -0.0 among them."""
     x = (torch.randn(3, 1 << 20, device=DEVICE) * 100).to(dtype)
     if dtype.is_floating_point:
         x[0, ::1000] = float("nan")
         x[1, ::7] = -0.0
     for largest in (True, False):
-        v, i = tk.topk(x, k, largest=largest)
+        with policy.override("topk", dict(CAND_K_MAX=0), bucket="long"):
+            v, i = tk.topk(x, k, largest=largest)
         rv, _ = torch.topk(x, k, largest=largest)
         assert torch.equal(v, rv) or (dtype.is_floating_point and torch.allclose(v.double(), rv.double(), equal_nan=True))
         assert torch.equal(x.gather(-1, i), v) or torch.allclose(x.gather(-1, i).double(), v.double(), equal_nan=True)

@@ -607,8 +607,8 @@ policy.register(
         "TILE_ITEMS // BLOCK rows). 'long': CHUNK items per program of the running k-best for "
         "next_pow2(k) <= CAND_K_MAX, rows of at most CAND_MAX_LEN items and keys of <= 32 bits (FILTER 1: its rounds keep the words above a "
         "threshold from group maxima, FILTER_CHUNK items per program, FILTER_MAXNREG registers per thread at "
-        "most (0: no cap); a chunk is raised to 8 items per group, 32 next_pow2(k), where FILTER_CHUNK is less; FILTER 0: "
-        "the bitonic top-k of CHUNK items, which also takes the last round); otherwise radix select "
+        "most (0: no cap); a chunk is raised to 8 items per group, 32 next_pow2(k), where FILTER_CHUNK is less; FILTER 0, "
+        "or 2 next_pow2(k) >= CHUNK: the bitonic top-k of CHUNK items, which also takes the last round); otherwise radix select "
         "with RS_BLOCK * RS_TILES items per program of the histogram passes.")
 
 
@@ -654,19 +654,22 @@ def _ck(chunk):
 #: A simulation over uniform random chunks of 4096-16384 items gave 1.07 K2 words >= the threshold on
 #: average and at most 1.6 K2 (K2 = 8, 32, 128), so 2 K2 slots almost never fall back
 _FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K = 4, 2
-#: items per warp of the filter round (its warps: FILTER_CHUNK // this, at most 16; 16 packed words per thread:
+#: items per warp of the filter round (its warps: its chunk // this, at most 16; 16 packed words per thread:
 #: sm_90 builds of 8192 items then take 123 registers and no local memory, 1024 per warp took 192 and 256 spilled;
 #: 16384 items on 32 warps are capped at 64 registers and spill heavily, on 16 warps only a few bytes)
 _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS = 512, 16
 #: filter rounds over the keys take their threshold on the 32-bit ordered keys first (``KEY_THRESHOLD``)
 _FILTER_KEY_THRESHOLD = True
-#: the fewest items per group of a filter round: its chunk is at least this many times its groups
-#: (FILTER_CHUNK is raised to it for large k). The maxima of fewer items set a threshold that admits more
-#: words, and the rounds then shrink the candidates less. H200, top-100 of 64 x 128256 fp32: chunks of
-#: 2048 (4 items per group) 92.6 us, 4096 (8) 70.3 us; top-50 (256 groups): 2048 (8) 52.4 us against 4096
-#: (16) 56.7 (bench/results/logs/topk_filter_k_probe-*-h200-20261130.log). Tests lower it to 2 to cover
-#: several programs per row at small sizes
+#: the fewest items per group of a filter round (a power of two): its chunk is at least this many times its
+#: groups (FILTER_CHUNK is raised to it for large k). The maxima of fewer items set a threshold that admits
+#: more words, and the rounds then shrink the candidates less. H200, top-100 of 64 x 128256 fp32: chunks of
+#: 2048 (4 items per group) 92.6 us, 4096 (8) 70.3 us; top-50 of 64 x 128256 bf16 (256 groups): 2048 (8)
+#: 52.4 us against 4096 (16) 56.7 (bench/results/logs/topk_filter_k_probe-*-h200-20261130.log; one case
+#: went the other way: 256 x 32000 top-128, 79.5 us at 4 items against 84.9 at 8). Tests lower it to 2 to
+#: cover several programs and rounds per row at small sizes
 _FILTER_MIN_GROUP_ITEMS = 8
+#: the largest filter chunk (the policy's limit): a raised chunk past it takes the bitonic rounds
+_FILTER_MAX_CHUNK = 1 << 16
 
 
 #: remembered launch sequences of the long-row paths (see _plan_key)
@@ -699,8 +702,9 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
     a few candidate words per chunk of the row (or of the previous round's candidates) until one
     ``CHUNK`` of them remains, whose top k are the result. A round is the filter
     (:func:`_topk_filter_kernel`, ``FILTER_CHUNK`` items per program) when the policy's ``FILTER`` is
-    on (its chunk raised to ``_FILTER_MIN_GROUP_ITEMS`` items per group where ``FILTER_CHUNK`` is less),
-    else the bitonic top-k of ``CHUNK`` items
+    on (its chunk raised to ``_FILTER_MIN_GROUP_ITEMS`` items per group where ``FILTER_CHUNK`` is less) and its
+    kept candidates (2 next_pow2(k) a chunk) are fewer than ``CHUNK`` and than its chunk (so every round
+    shrinks them) and the chunk is at most ``_FILTER_MAX_CHUNK``; else the bitonic top-k of ``CHUNK`` items
     (:func:`_topk_chunk_kernel`). ``scratch``: a list that gets ``(buffer, zeroed)`` for every
     buffer allocated here, in order, while the launches go through :func:`launch` (for a caller
     recording them)."""
@@ -708,7 +712,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
     chunk, k2 = pol["CHUNK"], next_power_of_2(k)
     groups, cap = _FILTER_GROUPS_PER_K * k2, _FILTER_CAP_PER_K * k2
     fchunk = max(pol["FILTER_CHUNK"], max(2, _FILTER_MIN_GROUP_ITEMS) * groups)
-    use_filter = bool(pol["FILTER"]) and cap < chunk
+    use_filter = bool(pol["FILTER"]) and cap < chunk and cap < fchunk <= _FILTER_MAX_CHUNK
     nrows = row_begin.numel()
     common = dict(K2=k2, K_LOG=_log2(k2), KEY_BITS=meta["KEY_BITS"], KEY_DTYPE=meta["KEY_DTYPE"],
                   ASCENDING=ascending)
@@ -718,7 +722,7 @@ def _chunk_topk(kb, out_vb, out_idx, k, *, row_begin, row_len, max_len, meta, as
         "running k-best", _plan_key(kb, out_vb, out_idx, k, row_begin, row_len, max_len, meta, ascending, idx_abs,
                                     device),
         _FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K, _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS, _FILTER_KEY_THRESHOLD,
-        _FILTER_MIN_GROUP_ITEMS),
+        _FILTER_MIN_GROUP_ITEMS, _FILTER_MAX_CHUNK),
         tag=pol)
     for r0, r1 in grid_y_batches(nrows):
         rb, rl = row_begin[r0:r1], row_len[r0:r1]
@@ -976,7 +980,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
         replay_key = (rows, L, k, xc.dtype, largest, sorted, device, xc.data_ptr() & 15 == 0)
         if L > pol["ROW_MAX_BLOCK"]:   # (the module constants the long-row launches are planned with)
             replay_key += (_FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K, _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS,
-                           _FILTER_KEY_THRESHOLD, _FILTER_MIN_GROUP_ITEMS, _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS,
+                           _FILTER_KEY_THRESHOLD, _FILTER_MIN_GROUP_ITEMS, _FILTER_MAX_CHUNK, _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS,
                            _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RS_OVERFLOW_SMEM_HIST,
                            _RS_SKIP_WHEN_DONE,
                            _RADIX_SORT_SELECTED,
