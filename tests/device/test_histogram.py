@@ -80,6 +80,27 @@ def test_histc_edges_top_inclusive():
     assert_equal(ops.histc(x / 4, 3, False, True).cpu(), torch.histc(x.cpu() / 4, 3, False, True))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_histc_range_beyond_float32(dtype):
+    """Where (max - min) * bins exceeds float32, torch's fp32 formula overflows (inf / inf, or x / inf: every
+    sample in one bin, or none); such samples are binned in float64 instead, as numpy's float64
+    histogram bins them (top edge inclusive). Given and data-taken ranges, and a range that fits float32
+    while its product with the bins does not. (fp16 samples cannot get there: their range times any bin
+    count below 2^31 fits float32; ranges below the limit keep torch's fp32 arithmetic, as the other
+    histc tests check.)"""
+    big = 3e38
+    cases = [(torch.tensor([-big, big, 0.0, big / 3, -big / 2]), 2, -big, big),
+             (torch.tensor([-big, big, 0.0, big / 3, -big / 2, big / 7]), 4, 0, 0),    # (the data's range)
+             (torch.tensor([1e38, 3e38, 2.5e38, 0.0, 3.3e38, 2e37]), 8, 0.0, 3e38)]   # (range fits, product not)
+    for x, bins, lo, hi in cases:
+        x = x.to(dtype)
+        got = ops.histc(x.to(DEVICE), bins, lo, hi).cpu()
+        rng = (float(x.min()), float(x.max())) if lo == hi else (float(np.float32(lo)), float(np.float32(hi)))
+        want = torch.from_numpy(np.histogram(x.double().numpy(), bins=bins, range=rng)[0]).to(dtype)
+        assert_equal(got, want, msg=f"{dtype} bins={bins} range={rng}")
+        assert got.sum() > 0
+
+
 @pytest.mark.parametrize("bins", [3, 256, 1000])
 @pytest.mark.parametrize("private,algo,copies", [(64, 0, 1), (64, 0, 8), (2048, 0, 64), (2048, 1, 64), (64, 2, 8)])
 def test_histc_all_paths(bins, private, algo, copies):

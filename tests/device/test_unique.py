@@ -390,6 +390,14 @@ def test_bad_input():
         ops.unique(torch.zeros(3, device=DEVICE), True, False, False, 1)
     with pytest.raises(ValueError, match="0 sized"):
         ops.unique_consecutive(torch.zeros(3, 0, device=DEVICE), False, False, 0)
+    # more than one zero-sized dimension: torch refuses a zero-sized dim taken (and any other, as above)
+    for dim in (0, 1, -1):
+        with pytest.raises(ValueError, match="zero sized dimensions is more than one"):
+            ops.unique(torch.zeros(0, 0, device=DEVICE), True, True, True, dim)
+    for dim, match in ((0, "zero sized dimensions is more than one"), (1, "aren't selected"),
+                       (-1, "zero sized dimensions is more than one")):
+        with pytest.raises(ValueError, match=match):
+            ops.unique_consecutive(torch.zeros(0, 2, 0, device=DEVICE), True, True, dim)
     with pytest.raises(TypeError, match="dtype"):
         ops.unique_consecutive(torch.zeros(3, dtype=torch.complex64, device=DEVICE))
     # a 0-d tensor has no dim to take, not even 0 or -1: torch's IndexError (it was a ValueError)

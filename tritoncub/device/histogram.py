@@ -897,8 +897,14 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
     if not lo < hi:
         raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     counts = torch.zeros(bins, dtype=count_dtype(xf.numel()), device=x.device)
+    int_math = _int_math(x.dtype, [(lo, hi, bins)])
+    # (torch's fp32 arithmetic, except where it overflows: a range or (max - min) * bins beyond float32, where
+    # torch's CUDA formula gives inf / inf or x / inf and piles samples into one bin: then float64)
+    compute = _compute_dtype(x.dtype)
+    if not int_math and compute == tl.float32 and (hi - lo) * bins > float(np.finfo(np.float32).max):
+        compute = tl.float64
     _launch_remembered(replay_key, xf, counts, channels=[(lo, hi, bins, 0)], num_channels=1, num_active=1,
-                       int_math=_int_math(x.dtype, [(lo, hi, bins)]), top_inclusive=True)
+                       int_math=int_math, top_inclusive=True, compute=compute)
     return counts.to(x.dtype)
 
 
@@ -916,7 +922,9 @@ def histc(x: torch.Tensor, bins: int = 100, min: float = 0, max: float = 0) -> t
 
     Float samples (fp16/bf16/fp32 binned in fp32, fp64 in fp64): bin ``(s - min) * bins / (max - min)``
     truncated, as CUDA torch computes it (CPU torch's ``(s - min) / (max - min) * bins`` may differ for
-    a sample on a bin edge).
+    a sample on a bin edge). Where ``(max - min) * bins`` exceeds the float32 range, the fp32 formula
+    overflows (torch's kernels then put samples in one bin, or none), and fp16/bf16/fp32 samples are
+    binned in fp64 instead.
 
     Integer samples (int8/16/32/64, uint8, as CUDA torch; bool and uint16/32/64 raise, as there): a
     sample counts when ``min <= s <= max`` and falls in bin ``(s - min) * bins // (max - min)``

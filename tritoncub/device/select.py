@@ -1372,7 +1372,7 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
         _check_broadcast(x, mask)
         pairs = _masked_select_impl(torch.view_as_real(x.resolve_conj()), mask.unsqueeze(-1), two_pass)
         return torch.view_as_complex(pairs.view(-1, 2))
-    check_tensor(x, "x", SELECTABLE_DTYPES)
+    check_tensor(x, "x", SELECTABLE_DTYPES + COMPLEX_DTYPES)   # (complex is taken above: complex32 is refused here)
     check_tensor(mask, "mask", (torch.bool,))
     check_same_device(("x", x), ("mask", mask))
     if x.shape != mask.shape:
@@ -1447,7 +1447,7 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     if isinstance(x, torch.Tensor) and x.dtype in COMPLEX_DTYPES:   # nonzero: either part (NaN included)
         check_tensor(x, "x")
         x = torch.view_as_real(x.resolve_conj()).ne(0).any(-1)
-    check_tensor(x, "x", SELECTABLE_DTYPES)
+    check_tensor(x, "x", SELECTABLE_DTYPES + COMPLEX_DTYPES)   # (complex is taken above: complex32 is refused here)
     xf = flat_input(x)
     ndim = x.dim()
     plan = Plan(xf, xf, SELECT_FLAGGED, load_x=False, two_pass=True, count_to_host=True)

@@ -648,6 +648,8 @@ def _slice_dim(x: torch.Tensor, dim: int) -> int:
     d = wrap_dim(dim, x.dim())
     if x.numel() == 0 and x.shape[d] != 0:
         raise InputValueError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    if x.shape[d] == 0 and sum(s == 0 for s in x.shape) > 1:
+        raise InputValueError("Number of zero sized dimensions is more than one, so unique cannot be applied")
     return d
 
 
