@@ -403,8 +403,9 @@ def _even_compute(x_dtype: torch.dtype, channels, int_math: int):
     float64 for 16/32-bit float samples where ``(upper - lower) * bins`` exceeds the float32 range (the
     fp32 product ``(s - lower) * bins`` would overflow before the division: finite samples in the wrong
     bin) or where the bounds round to one fp32 value (a range of zero width). Bounds that are one value
-    even in float64 (ints beyond 2^53 apart by little) are refused. ``histc`` keeps torch's fp32
-    arithmetic."""
+    even in float64 (ints beyond 2^53 apart by little) are refused. ``histc`` takes it too (its bounds are
+    distinct float32 values: only the overflow applies there), and so keeps torch's fp32 arithmetic
+    wherever that does not overflow."""
     compute = _compute_dtype(x_dtype)
     if not int_math:
         if any(float(hi) <= float(lo) for lo, hi, *_ in channels):
@@ -898,13 +899,11 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
         raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
     counts = torch.zeros(bins, dtype=count_dtype(xf.numel()), device=x.device)
     int_math = _int_math(x.dtype, [(lo, hi, bins)])
-    # (torch's fp32 arithmetic, except where it overflows: a range or (max - min) * bins beyond float32, where
-    # torch's CUDA formula gives inf / inf or x / inf and piles samples into one bin: then float64)
-    compute = _compute_dtype(x.dtype)
-    if not int_math and compute == tl.float32 and (hi - lo) * bins > float(np.finfo(np.float32).max):
-        compute = tl.float64
+    # (torch's fp32 arithmetic, except where (max - min) * bins overflows float32, where torch's CUDA formula
+    # gives inf / inf or x / inf and piles samples into one bin: then float64, as histogram_even)
     _launch_remembered(replay_key, xf, counts, channels=[(lo, hi, bins, 0)], num_channels=1, num_active=1,
-                       int_math=int_math, top_inclusive=True, compute=compute)
+                       int_math=int_math, top_inclusive=True,
+                       compute=_even_compute(x.dtype, [(lo, hi, bins)], int_math))
     return counts.to(x.dtype)
 
 
