@@ -1328,7 +1328,8 @@ def segmented_sort(keys: torch.Tensor, offsets: torch.Tensor, end_offsets: torch
 
     Segments are ``[offsets[i], offsets[i+1])`` (``num_segments + 1`` offsets), or
     ``[offsets[i], end_offsets[i])`` when ``end_offsets`` is given (CUB's begin/end form; segments
-    may be empty, must not overlap). Items outside every segment are copied unchanged. One
+    may be empty, must not overlap; a segment that ends before it begins is an error, where CUB takes
+    it as empty). Items outside every segment are copied unchanged. One
     device-to-host copy of the offsets (binning by length). Stable, deterministic, torch's order.
     Bool keys sort as their bytes (False before True).
     """
