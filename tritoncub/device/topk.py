@@ -980,7 +980,8 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
         replay_key = (rows, L, k, xc.dtype, largest, sorted, device, xc.data_ptr() & 15 == 0)
         if L > pol["ROW_MAX_BLOCK"]:   # (the module constants the long-row launches are planned with)
             replay_key += (_FILTER_GROUPS_PER_K, _FILTER_CAP_PER_K, _FILTER_ITEMS_PER_WARP, _FILTER_MAX_WARPS,
-                           _FILTER_KEY_THRESHOLD, _FILTER_MIN_GROUP_ITEMS, _FILTER_MAX_CHUNK, _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS,
+                           _FILTER_KEY_THRESHOLD, _FILTER_MIN_GROUP_ITEMS, _FILTER_MAX_CHUNK,
+                           _RS_FINISH_CAP, _RS_FINISH_BLOCK, _RS_SMEM_WARPS,
                            _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RS_OVERFLOW_SMEM_HIST,
                            _RS_SKIP_WHEN_DONE,
                            _RADIX_SORT_SELECTED,
