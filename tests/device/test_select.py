@@ -269,6 +269,7 @@ ENGINES = [  # (name, policy values, module limit forced to 0, or (module consta
     ("two-pass-items", {"PASSES": 2}, ("_SPARSE_DIV", 1 << 20)),    # every tile with a selection item by item
     ("two-pass-group4", {"PASSES": 2, "SCATTER_TILES": 4}, None),      # scatter: 4 tiles per program (2 past the end)
     ("two-pass-group4-maxnreg80", {"PASSES": 2, "SCATTER_TILES": 4, "SCATTER_MAXNREG": 80}, None),  # (capped, spills)
+    ("two-pass-heads-load", {"PASSES": 2, "HEADS_SHIFT": 0}, None),   # run heads' predecessors by a shifted load
     # the count scan over several programs, publishing their block sums or re-summing earlier blocks
     ("two-pass-scan-programs", {"PASSES": 2}, [("_SCAN_MIN_BLOCK", 2), ("_SCAN_PROGRAMS", 4)]),
     ("two-pass-scan-programs-resum", {"PASSES": 2},
@@ -345,6 +346,9 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
         assert_equal(got[1].cpu(), inv)
         assert_equal(got[2].cpu(), cnt)
         u, lengths, k = RLE.encode(runs)
+        assert_equal(lengths[:int(k)].cpu().long(), cnt)
+        u, lengths, k = RLE.encode(runs.to(torch.int32))   # (32-bit keys: either form of HEADS_SHIFT)
+        assert_equal(u[:int(k)].cpu(), ref_k.to(torch.int32))
         assert_equal(lengths[:int(k)].cpu().long(), cnt)
         offs, lengths, k = RLE.non_trivial_runs(runs)
         starts = first[cnt > 1]
@@ -425,6 +429,55 @@ def test_count_pass_zeroes_scan_status():
     assert bool((status[:16] == 0).all()) and bool((status[16:] == -7).all())
     ref = (x.cpu() != 0).view(-1)
     assert int(counts.sum()) == int(ref.sum())
+
+
+def _run_keys(n, dtype, gen):
+    """Sorted keys in runs (short and long, whole tiles of one key); floats with -0.0/+0.0 side by side,
+    NaNs, and infinities."""
+    k = torch.sort(torch.randint(0, max(1, n // 6), (n,), generator=gen)).values
+    k[: n // 4] = 3
+    if dtype.is_floating_point:
+        x = k.to(dtype) - 2
+        x[x == 0] = -0.0
+        x[(torch.arange(n) % 5 == 0) & (x == -0.0)] = 0.0   # (-0.0 == +0.0: no head between them)
+        x[torch.arange(n) % 17 == 3] = float("nan")          # (NaN != NaN: every NaN a head)
+        if n > 8:
+            x[-3:] = float("inf")
+            x[:2] = float("-inf")
+        return x
+    return k.to(dtype)
+
+
+@pytest.mark.parametrize("heads_shift", [0, 1])
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "int64", "int16"])
+@pytest.mark.parametrize("n", [1, 33, 127, 128, 2 * 128 + 37])
+@pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "offset"])
+def test_count_pass_run_heads(n, dtype, heads_shift, offset):
+    """Pass 1 of run heads (bit ``i % 32`` of word ``i // 32`` set when item ``i`` starts a run; each
+    tile's count) in both forms of finding an item's predecessor (``HEADS_SHIFT`` 1: from registers,
+    for 32-bit items; 0 or other widths: a shifted load), against torch on fresh keys, with ragged
+    tails, several programs and a base that is not 16-byte aligned; poisoned outputs."""
+    gen = torch.Generator().manual_seed(n * 7 + offset)
+    store = torch.int32 if dtype == "uint32" else getattr(torch, dtype)
+    keys = _run_keys(n + offset, store, gen)
+    ref = torch.ones(n, dtype=torch.bool)
+    ref[1:] = keys[offset:][1:] != keys[offset:][:-1]
+    x = keys.to(DEVICE)[offset:]
+    if dtype == "uint32":
+        x = x.view(torch.uint32)
+    TILE, TILES = 64, 2
+    nt = triton.cdiv(n, TILE)
+    programs = triton.cdiv(nt, TILES)
+    bits = torch.full((programs * TILES * TILE // 32,), -7, device=DEVICE, dtype=torch.int32)
+    counts = torch.full((programs * TILES,), -7, device=DEVICE, dtype=torch.int32)
+    S._count_bits_kernel[(programs,)](x, x, bits, counts, bits, n, nt, MODE=S.SELECT_HEADS, PRED=S._never,
+                                      LOAD_X=True, TILE=TILE, TILES=TILES, HEADS_SHIFT=heads_shift)
+    padded = torch.zeros(nt * TILE, dtype=torch.int64)
+    padded[:n] = ref.long()
+    words = (padded.view(-1, 32) << torch.arange(32)).sum(1)
+    assert_equal(bits[: nt * TILE // 32].cpu(), torch.where(words >= 2 ** 31, words - 2 ** 32, words).to(torch.int32))
+    assert_equal(counts[:nt].cpu(), padded.view(nt, TILE).sum(1).to(torch.int32))
+    assert bool((bits[nt * TILE // 32:] == -7).all()) and bool((counts[nt:] == -7).all())
 
 
 def _bitmask_plan(n, mode):

@@ -97,6 +97,40 @@ def tile_heads(x_ptr, idx, inb, x):
 
 
 @triton.jit
+def word_tile_heads(x_ptr, loc, rem, has_predecessor):
+    """Head flags of a word-shaped tile of 32-bit items, packed: ``(words, counts)``, bit ``b`` of word
+    ``[t, w]`` set when item ``loc[t, w, b]`` (``loc`` = ``(t * WORDS + w) * 32 + b``, relative to
+    ``x_ptr``; items at ``rem`` and past it are not flagged) starts a run. ``counts[t]``: the heads of
+    row ``t``. ``has_predecessor``: whether the item before ``x_ptr`` exists (else item 0 is a head).
+
+    Each item's predecessor comes from registers, not from a second, shifted load: the tile is loaded
+    as 16-byte vectors (four items a thread), items 1-3 of a quad compare with the item before in the
+    same thread, item 0 with the last item of the quad before (a gather across the word's lanes), and
+    a word's first item with the word before's last (one load per word)."""
+    x = tl.load(x_ptr + loc, mask=loc < rem)
+    WORDS: tl.constexpr = loc.shape[1]
+    QUADS: tl.constexpr = 8
+    xa, xb = tl.split(tl.reshape(x, (loc.shape[0], WORDS, QUADS, 2, 2)))
+    c0, c2 = tl.split(xa)
+    c1, c3 = tl.split(xb)
+    la, _ = tl.split(tl.reshape(loc, (loc.shape[0], WORDS, QUADS, 2, 2)))
+    l0, _ = tl.split(la)                                        # [rows, WORDS, QUADS]: each quad's first item
+    q = l0 // 4 % QUADS
+    word_first = (tl.arange(0, loc.shape[0])[:, None] * WORDS + tl.arange(0, WORDS)[None, :]) * 32
+    first_prev = tl.load(x_ptr + word_first - 1, mask=(word_first < rem) & ((word_first > 0) | has_predecessor))
+    p0 = tl.where(q == 0, first_prev[:, :, None], tl.gather(c3, tl.maximum(q - 1, 0), 2))
+    s0 = (l0 < rem) & (((l0 == 0) & (not has_predecessor)) | flag_inequality(p0, c0))
+    s1 = (l0 + 1 < rem) & flag_inequality(c0, c1)
+    s2 = (l0 + 2 < rem) & flag_inequality(c1, c2)
+    s3 = (l0 + 3 < rem) & flag_inequality(c2, c3)
+    shift = (l0 & 31).to(tl.uint32)
+    words = tl.sum((s0.to(tl.uint32) << shift) | (s1.to(tl.uint32) << (shift + 1))
+                   | (s2.to(tl.uint32) << (shift + 2)) | (s3.to(tl.uint32) << (shift + 3)), 2)
+    counts = tl.sum(tl.sum(s0.to(tl.int32) + s1.to(tl.int32) + s2.to(tl.int32) + s3.to(tl.int32), 2), 1)
+    return words, counts
+
+
+@triton.jit
 def tile_selection(x_ptr, flags_ptr, idx, inb, n, MODE: tl.constexpr, PRED: tl.constexpr,
                    PRED2: tl.constexpr, LOAD_X: tl.constexpr):
     """(selected, second category, head flags, items) of one tile of global indices ``idx``."""
@@ -328,13 +362,15 @@ def lowest_set_bit(words):
 @triton.jit
 def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, num_tiles, MODE: tl.constexpr,
                        PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr,
-                       ZERO_STATUS: tl.constexpr = 0, PDL: tl.constexpr = 0):
+                       ZERO_STATUS: tl.constexpr = 0, PDL: tl.constexpr = 0, HEADS_SHIFT: tl.constexpr = 0):
     """Pass 1 of the bitmask compaction: ``TILES`` consecutive tiles per program, held at once as a
     ``[TILES, TILE / 32, 32]`` block (all loads in flight together). Each item's selection becomes
     one bit of a uint32 word (bit ``i % 32`` of word ``i // 32``, stored to ``bits``) and each tile's
     count goes to ``counts`` (:func:`_scan_counts_kernel` turns them into offsets: no program here
     waits on another, or on a fence). Program 0 zeroes the scan's ``ZERO_STATUS`` status words.
-    ``PDL``: the first kernel of a launch chain (:mod:`tritoncub.agent.launch_chain`)."""
+    ``PDL``: the first kernel of a launch chain (:mod:`tritoncub.agent.launch_chain`).
+    ``HEADS_SHIFT`` (run heads of 32-bit items; the policy's value): 1 takes each item's predecessor
+    from registers (:func:`word_tile_heads`), 0 from a second load shifted by one item."""
     chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
@@ -350,17 +386,21 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, nu
     word = (t - pid * TILES)[:, None] * WORDS + w[None, :]                  # [TILES, WORDS]
     loc = word[:, :, None] * 32 + b[None, None, :]                          # [TILES, WORDS, 32]
     inb = loc < rem
-    if MODE == SELECT_HEADS:   # (tile_heads with program-relative offsets)
-        x = tl.load(x_ptr + base + loc, mask=inb)
-        prev = tl.load(x_ptr + base + loc - 1, mask=inb & ((loc > 0) | (base > 0)))
-        sel = inb & (((loc == 0) & (base == 0)) | flag_inequality(prev, x))
+    if MODE == SELECT_HEADS and HEADS_SHIFT and x_ptr.dtype.element_ty.primitive_bitwidth == 32:
+        words, tile_counts = word_tile_heads(x_ptr + base, loc, rem, base > 0)
     else:
-        sel, sel2, heads, x = tile_selection(x_ptr + base, flags_ptr + base, loc, inb, rem, MODE, PRED, PRED,
-                                             LOAD_X)
-    words = tl.sum(sel.to(tl.uint32) << b[None, None, :].to(tl.uint32), 2)   # distinct bits: the sum is an OR
+        if MODE == SELECT_HEADS:   # (tile_heads with program-relative offsets)
+            x = tl.load(x_ptr + base + loc, mask=inb)
+            prev = tl.load(x_ptr + base + loc - 1, mask=inb & ((loc > 0) | (base > 0)))
+            sel = inb & (((loc == 0) & (base == 0)) | flag_inequality(prev, x))
+        else:
+            sel, sel2, heads, x = tile_selection(x_ptr + base, flags_ptr + base, loc, inb, rem, MODE, PRED, PRED,
+                                                 LOAD_X)
+        words = tl.sum(sel.to(tl.uint32) << b[None, None, :].to(tl.uint32), 2)   # distinct bits: the sum is an OR
+        tile_counts = tl.sum(tl.sum(sel.to(tl.int32), 2), 1)
     live = t < num_tiles
     tl.store(bits_ptr + base // 32 + word, words.to(tl.int32, bitcast=True), mask=live[:, None])
-    tl.store(counts_ptr + t, tl.sum(tl.sum(sel.to(tl.int32), 2), 1), mask=live)
+    tl.store(counts_ptr + t, tile_counts, mask=live)
 
 
 @triton.jit
@@ -840,12 +880,12 @@ _POLICY = policy.register(
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128, 256],
            "WARP_SYNC": [0, 1], "VEC": [1, 4, 16], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1],
            "COUNT_TILES": [1, 2, 4, 8], "SCATTER_TILES": [1, 2, 4, 8, 16], "SPARSE_SCATTER_TILES": [1, 2, 4, 8, 16],
-           "SCATTER_MAXNREG": [0, 64, 80, 96],
+           "SCATTER_MAXNREG": [0, 64, 80, 96], "HEADS_SHIFT": [0, 1],
            "num_warps": [4, 8, 16],
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
               "ANCHORED": 0, "COUNT_TILES": 2, "SCATTER_TILES": 1, "SPARSE_SCATTER_TILES": 8, "SCATTER_MAXNREG": 0,
-              "num_warps": 4,
+              "HEADS_SHIFT": 1, "num_warps": 4,
               "num_stages": 1},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     buckets=("default", "runs", "two_pass", "heads"),
@@ -861,7 +901,9 @@ _POLICY = policy.register(
         "count pass; SCATTER_TILES: tiles per program of the scatter pass, whose sparse tiles go through it "
         "together; SPARSE_SCATTER_TILES instead when the host's count, or the last count of the same size and "
         "selection, says the selection is sparse, at most TILE / 8 per tile on average, and 1 when it is denser; "
-        "SCATTER_MAXNREG: a register cap per thread of the scatter pass on NVIDIA GPUs, 0 none), "
+        "SCATTER_MAXNREG: a register cap per thread of the scatter pass on NVIDIA GPUs, 0 none; HEADS_SHIFT: "
+        "how the count pass of run heads of 32-bit items finds each item's predecessor, 1 from registers, "
+        "0 by a second load shifted by one item), "
         "so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
         "that take two passes (nonzero, partition; masked_select, whose count reaches the host after pass 1 "
         "while pass 2 runs; reduce_by_key runs its own tile on the bitmask count), 'heads': run heads in two "
@@ -1022,7 +1064,7 @@ class Plan:
                 status = status if lay.publish else totals
                 run(_count_bits_kernel, (cdiv(nt, lay.tiles),), x, f, bits, counts, status, n, nt, MODE=mode,
                     PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=lay.tiles, ZERO_STATUS=4 * lay.publish,
-                    num_warps=self.pol.num_warps, num_stages=self.pol.num_stages, **chain_kwargs(dev, False))
+                    HEADS_SHIFT=self.pol["HEADS_SHIFT"] if mode == SELECT_HEADS else 0, num_warps=self.pol.num_warps, num_stages=self.pol.num_stages, **chain_kwargs(dev, False))
                 run(_scan_counts_kernel, (cdiv(nt, lay.block),), counts, offsets, totals,
                     self.mailbox.tensor if count_to_host else totals, prevs if last else counts, status, nt,
                     BLOCK=lay.block, TO_HOST=count_to_host, PREV=last, PUBLISH=lay.publish, num_warps=8,
