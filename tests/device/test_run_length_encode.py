@@ -1,4 +1,5 @@
 """DeviceRunLengthEncode (tritoncub.device.run_length_encode) against torch.unique_consecutive."""
+import contextlib
 import math
 
 import pytest
@@ -20,6 +21,18 @@ def small_policy():
         with policy.override("select", {"TILE": TILE, "num_warps": 4}):
             yield
     else:
+        yield
+
+
+#: the two forms of non_trivial_runs (the select policy's ``runs`` bucket): the single pass, and the
+#: bitmask two-pass form (bits of the runs' first and last items; scatter groups of 2 tiles)
+RUNS_FORMS = {"single_pass": {"PASSES": 1}, "bitmask": {"PASSES": 2, "COUNT_TILES": 2, "SCATTER_TILES": 2}}
+
+
+@contextlib.contextmanager
+def runs_form(form):
+    tile = TILE if interpreter_active() else 2048
+    with policy.override("select", {"TILE": tile, "num_warps": 4, **RUNS_FORMS[form]}, bucket="runs"):
         yield
 
 
@@ -88,13 +101,15 @@ def test_encode_lengths_in_scatter(n, avg, form, length_dtype, monkeypatch):
 @pytest.mark.parametrize("avg", [1, 3, 300])
 @pytest.mark.parametrize("specials", [False, True])
 @pytest.mark.parametrize("offset_dtype,length_dtype", [(torch.int64, None), (torch.int32, torch.int64)])
-def test_non_trivial_runs(n, avg, specials, offset_dtype, length_dtype):
+@pytest.mark.parametrize("form", list(RUNS_FORMS))
+def test_non_trivial_runs(n, avg, specials, offset_dtype, length_dtype, form):
     # (specials: runs of NaN -- each NaN its own run, as != says --, -0.0 next to +0.0 -- one run --, ±inf)
     x = _runs(n, avg, torch.float32)
     if specials:
         x = torch.tensor([float("nan"), -0.0, 0.0, float("inf"), -float("inf")], device=DEVICE)[x.long() % 5]
         x[1::2] = torch.where(x[1::2] == 0, -x[1::2], x[1::2])   # (alternate signs of zero inside runs)
-    offs, lengths, k = R.non_trivial_runs(x, offset_dtype=offset_dtype, length_dtype=length_dtype)
+    with runs_form(form):
+        offs, lengths, k = R.non_trivial_runs(x, offset_dtype=offset_dtype, length_dtype=length_dtype)
     xc = x.cpu()
     heads = torch.ones(n, dtype=torch.bool)
     heads[1:] = xc[1:] != xc[:-1]
@@ -107,8 +122,9 @@ def test_non_trivial_runs(n, avg, specials, offset_dtype, length_dtype):
     assert_equal(lengths[: int(k)].cpu().long(), rc[m])
 
 
+@pytest.mark.parametrize("form", list(RUNS_FORMS))
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
-def test_non_trivial_runs_special_half_floats(dtype):
+def test_non_trivial_runs_special_half_floats(dtype, form):
     """-0.0 next to +0.0 is one run and NaNs are runs of one in every float dtype (bfloat16 once
     compared its next item by raw bits under the interpreter: a run counted with no head, a negative
     length and a write out of bounds)."""
@@ -117,7 +133,8 @@ def test_non_trivial_runs_special_half_floats(dtype):
              ([1.0, nan, nan, -0.0, 0.0, -0.0, inf, inf, nan], [3, 6], [3, 2])]
     for values, want_offs, want_lengths in cases:
         x = torch.tensor(values, device=DEVICE, dtype=dtype)
-        offs, lengths, k = R.non_trivial_runs(x)
+        with runs_form(form):
+            offs, lengths, k = R.non_trivial_runs(x)
         assert int(k) == len(want_offs), values
         assert offs[: int(k)].cpu().tolist() == want_offs and lengths[: int(k)].cpu().tolist() == want_lengths
 
@@ -125,6 +142,9 @@ def test_non_trivial_runs_special_half_floats(dtype):
 def test_non_trivial_runs_refuses_other_offset_dtypes():
     with pytest.raises(TypeError, match="offset_dtype must be int32 or int64"):
         R.non_trivial_runs(torch.zeros(4, device=DEVICE), offset_dtype=torch.int16)
+    # (int32 offsets of 2^31 or more items would wrap; an expanded view: no memory, refused before any copy)
+    with pytest.raises(ValueError, match="offset_dtype int32 cannot hold the offsets"):
+        R.non_trivial_runs(torch.zeros(1, device=DEVICE).expand(2 ** 31 + 1), offset_dtype=torch.int32)
 
 
 @pytest.mark.parametrize("two_pass", [True, False], ids=["two_pass", "single_pass"])

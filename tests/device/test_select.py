@@ -448,36 +448,58 @@ def _run_keys(n, dtype, gen):
     return k.to(dtype)
 
 
+@pytest.mark.parametrize("mode", ["heads", "nontrivial"])
 @pytest.mark.parametrize("heads_shift", [0, 1])
 @pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "int64", "int16"])
-@pytest.mark.parametrize("n", [1, 33, 127, 128, 2 * 128 + 37])
+@pytest.mark.parametrize("n", [1, 2, 33, 127, 128, 2 * 128 + 37])
 @pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "offset"])
-def test_count_pass_run_heads(n, dtype, heads_shift, offset):
+@pytest.mark.parametrize("kind", ["runs", "zeros"])
+def test_count_pass_runs(n, dtype, heads_shift, offset, mode, kind):
     """Pass 1 of run heads (bit ``i % 32`` of word ``i // 32`` set when item ``i`` starts a run; each
-    tile's count) in both forms of finding an item's predecessor (``HEADS_SHIFT`` 1: from registers,
-    for 32-bit items; 0 or other widths: a shifted load), against torch on fresh keys, with ragged
-    tails, several programs and a base that is not 16-byte aligned; poisoned outputs."""
+    tile's count) and of non-trivial runs (bits of the first items of runs longer than one, and a second
+    bitmask of their last items), in both forms of finding an item's neighbours (``HEADS_SHIFT`` 1: from
+    registers, for 32-bit items; 0 or other widths: shifted loads), against torch on fresh keys, with
+    ragged tails, several programs (runs across them) and a base that is not 16-byte aligned; poisoned
+    outputs. ``zeros``: one run of zeros (what a masked load past the end may read: the last item must
+    still end its run)."""
     gen = torch.Generator().manual_seed(n * 7 + offset)
     store = torch.int32 if dtype == "uint32" else getattr(torch, dtype)
-    keys = _run_keys(n + offset, store, gen)
-    ref = torch.ones(n, dtype=torch.bool)
-    ref[1:] = keys[offset:][1:] != keys[offset:][:-1]
+    keys = _run_keys(n + offset, store, gen) if kind == "runs" else torch.zeros(n + offset, dtype=store)
+    k = keys[offset:]
+    heads = torch.ones(n, dtype=torch.bool)
+    heads[1:] = k[1:] != k[:-1]
+    nxt_differs = torch.ones(n, dtype=torch.bool)   # (the last item has no next)
+    nxt_differs[:-1] = k[1:] != k[:-1]
     x = keys.to(DEVICE)[offset:]
     if dtype == "uint32":
         x = x.view(torch.uint32)
     TILE, TILES = 64, 2
     nt = triton.cdiv(n, TILE)
     programs = triton.cdiv(nt, TILES)
-    bits = torch.full((programs * TILES * TILE // 32,), -7, device=DEVICE, dtype=torch.int32)
+    bits = torch.full((2 * programs * TILES * TILE // 32,), -7, device=DEVICE, dtype=torch.int32)
     counts = torch.full((programs * TILES,), -7, device=DEVICE, dtype=torch.int32)
-    S._count_bits_kernel[(programs,)](x, x, bits, counts, bits, n, nt, MODE=S.SELECT_HEADS, PRED=S._never,
+    S._count_bits_kernel[(programs,)](x, x, bits, counts, bits, n, nt,
+                                      MODE=S.SELECT_HEADS if mode == "heads" else S.SELECT_NONTRIVIAL, PRED=S._never,
                                       LOAD_X=True, TILE=TILE, TILES=TILES, HEADS_SHIFT=heads_shift)
-    padded = torch.zeros(nt * TILE, dtype=torch.int64)
-    padded[:n] = ref.long()
-    words = (padded.view(-1, 32) << torch.arange(32)).sum(1)
-    assert_equal(bits[: nt * TILE // 32].cpu(), torch.where(words >= 2 ** 31, words - 2 ** 32, words).to(torch.int32))
+    bits = bits.cpu()
+    nw = nt * TILE // 32
+
+    def packed(flags):
+        padded = torch.zeros(nt * TILE, dtype=torch.int64)
+        padded[:n] = flags.long()
+        words = (padded.view(-1, 32) << torch.arange(32)).sum(1)
+        return torch.where(words >= 2 ** 31, words - 2 ** 32, words).to(torch.int32), padded
+
+    sel = heads if mode == "heads" else heads & ~nxt_differs
+    words, padded = packed(sel)
+    assert_equal(bits[:nw], words)
     assert_equal(counts[:nt].cpu(), padded.view(nt, TILE).sum(1).to(torch.int32))
-    assert bool((bits[nt * TILE // 32:] == -7).all()) and bool((counts[nt:] == -7).all())
+    assert bool((counts[nt:] == -7).all())
+    if mode == "heads":
+        assert bool((bits[nw:] == -7).all())
+    else:
+        assert_equal(bits[nw:2 * nw], packed(nxt_differs & ~heads)[0])
+        assert bool((bits[2 * nw:] == -7).all())
 
 
 def _bitmask_plan(n, mode):

@@ -12,14 +12,17 @@ two-pass form (policy bucket ``heads``): pass 1 stores one bit per run head, cou
 each tile and notes its last head (scanned into output offsets and the last head before each tile);
 pass 2 writes each head's item at its run's slot and the length of the run before it (the distance
 from the previous head). :func:`non_trivial_runs`
-takes the bucket ``runs`` (a single pass on the H100).
+takes the bucket ``runs``, whose ``PASSES`` picks its form: the single pass (the H100's policy), or the
+bitmask two-pass form (the H200's): pass 1 stores the bits of each such run's first item and, in a second
+bitmask, of its last; pass 2 writes the offsets from the first and each run's end from the last (the
+count of first items up to it gives its slot); a last kernel subtracts.
 """
 from __future__ import annotations
 
 import torch
 
 from .. import policy
-from .._utils import InputTypeError, check_tensor, count_dtype
+from .._utils import InputTypeError, InputValueError, check_tensor, count_dtype
 from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, flat_input
 
 _LENGTH_DTYPES = (torch.int32, torch.int64)
@@ -63,6 +66,9 @@ def non_trivial_runs(x: torch.Tensor, *, offset_dtype: torch.dtype = torch.int64
     length_dtype = count_dtype(x.numel(), length_dtype, "length_dtype")
     if offset_dtype not in _LENGTH_DTYPES:
         raise InputTypeError(f"offset_dtype must be int32 or int64, got {offset_dtype}")
+    if offset_dtype == torch.int32 and x.numel() > 2 ** 31:
+        raise InputValueError(f"offset_dtype int32 cannot hold the offsets of {x.numel()} items (2^31 or more); "
+                              f"use int64")
     xf = flat_input(x)
     plan = Plan(xf, None, SELECT_NONTRIVIAL, pol=policy.select("select", xf.device, "runs"))
     offsets = torch.empty(xf.numel(), dtype=offset_dtype, device=xf.device)

@@ -39,9 +39,11 @@ Algorithm (the policy's ``PASSES``):
   word by word (one round per set bit of its fullest word), a dense one item by item; run
   lengths (plans made with ``run_lengths``) are written by pass 2 too, each head ending the run
   before it (the previous head: in its word, an earlier word, or the last earlier tile with a head,
-  which the scan finds), so no run starts are stored. Non-trivial runs and three-way partitions take
-  the older form: pass 1's last program to finish (an acquire-release ticket) scans the counts,
-  and pass 2 reads the tile again.
+  which the scan finds), so no run starts are stored. Non-trivial runs (with their items loaded) take
+  it with a second bitmask, of each selected run's last item: pass 2 writes each run's end from it (the
+  run's slot is the count of selected first items up to it, minus one) and a last kernel subtracts the
+  starts. Three-way partitions take the older form: pass 1's last program to finish (an
+  acquire-release ticket) scans the counts, and pass 2 reads the tile again.
 
 Counts are integers, so either way the result does not depend on timing.
 """
@@ -97,16 +99,21 @@ def tile_heads(x_ptr, idx, inb, x):
 
 
 @triton.jit
-def word_tile_heads(x_ptr, loc, rem, has_predecessor):
-    """Head flags of a word-shaped tile of 32-bit items, packed: ``(words, counts)``, bit ``b`` of word
-    ``[t, w]`` set when item ``loc[t, w, b]`` (``loc`` = ``(t * WORDS + w) * 32 + b``, relative to
-    ``x_ptr``; items at ``rem`` and past it are not flagged) starts a run. ``counts[t]``: the heads of
-    row ``t``. ``has_predecessor``: whether the item before ``x_ptr`` exists (else item 0 is a head).
+def word_tile_heads(x_ptr, loc, rem, has_predecessor, n_after=0, NONTRIVIAL: tl.constexpr = False):
+    """Head flags of a word-shaped tile of 32-bit items, packed: ``(words, counts, ends)``, bit ``b`` of
+    word ``[t, w]`` set when item ``loc[t, w, b]`` (``loc`` = ``(t * WORDS + w) * 32 + b``, relative to
+    ``x_ptr``; items at ``rem`` and past it are not flagged) starts a run. ``counts[t]``: the set bits
+    of row ``t``. ``has_predecessor``: whether the item before ``x_ptr`` exists (else item 0 is a head).
 
-    Each item's predecessor comes from registers, not from a second, shifted load: the tile is loaded
-    as 16-byte vectors (four items a thread), items 1-3 of a quad compare with the item before in the
-    same thread, item 0 with the last item of the quad before (a gather across the word's lanes), and
-    a word's first item with the word before's last (one load per word)."""
+    ``NONTRIVIAL``: the bits are instead those of the first items of the runs longer than one item (a
+    head whose next item is equal), and ``ends`` those of these runs' last items (not a head; the next
+    item differs, or there is none); ``n_after``: the items from ``x_ptr`` to the input's end (the next
+    item of the tile's last may lie past ``rem``). Without it ``ends`` is ``words``.
+
+    Each item's neighbours come from registers, not from second, shifted loads: the tile is loaded as
+    16-byte vectors (four items a thread), items of a quad compare with each other in the thread, a
+    quad's first item with the quad before's last (a gather across the word's lanes), and a word's
+    first (last) item with the word before's last (after's first), one load per word for each."""
     x = tl.load(x_ptr + loc, mask=loc < rem)
     WORDS: tl.constexpr = loc.shape[1]
     QUADS: tl.constexpr = 8
@@ -119,15 +126,38 @@ def word_tile_heads(x_ptr, loc, rem, has_predecessor):
     word_first = (tl.arange(0, loc.shape[0])[:, None] * WORDS + tl.arange(0, WORDS)[None, :]) * 32
     first_prev = tl.load(x_ptr + word_first - 1, mask=(word_first < rem) & ((word_first > 0) | has_predecessor))
     p0 = tl.where(q == 0, first_prev[:, :, None], tl.gather(c3, tl.maximum(q - 1, 0), 2))
-    s0 = (l0 < rem) & (((l0 == 0) & (not has_predecessor)) | flag_inequality(p0, c0))
-    s1 = (l0 + 1 < rem) & flag_inequality(c0, c1)
-    s2 = (l0 + 2 < rem) & flag_inequality(c1, c2)
-    s3 = (l0 + 3 < rem) & flag_inequality(c2, c3)
+    d0 = flag_inequality(p0, c0)   # (item k of a quad differs from the item before it)
+    d1 = flag_inequality(c0, c1)
+    d2 = flag_inequality(c1, c2)
+    d3 = flag_inequality(c2, c3)
+    s0 = (l0 < rem) & (((l0 == 0) & (not has_predecessor)) | d0)
+    s1 = (l0 + 1 < rem) & d1
+    s2 = (l0 + 2 < rem) & d2
+    s3 = (l0 + 3 < rem) & d3
     shift = (l0 & 31).to(tl.uint32)
+    if NONTRIVIAL:
+        last_next = tl.load(x_ptr + word_first + 32, mask=word_first + 32 < n_after)
+        # (item k's next differs: item k + 1's difference; the input's last item has no next)
+        e3 = tl.where(q == QUADS - 1, flag_inequality(c3, last_next[:, :, None]),
+                      tl.gather(d0.to(tl.int32), tl.minimum(q + 1, QUADS - 1), 2) != 0)
+        e0 = d1 | (l0 + 1 >= n_after)
+        e1 = d2 | (l0 + 2 >= n_after)
+        e2 = d3 | (l0 + 3 >= n_after)
+        e3 = e3 | (l0 + 4 >= n_after)
+        ends = tl.sum(((s0 == 0) & (l0 < rem) & e0).to(tl.uint32) << shift
+                      | ((s1 == 0) & (l0 + 1 < rem) & e1).to(tl.uint32) << (shift + 1)
+                      | ((s2 == 0) & (l0 + 2 < rem) & e2).to(tl.uint32) << (shift + 2)
+                      | ((s3 == 0) & (l0 + 3 < rem) & e3).to(tl.uint32) << (shift + 3), 2)
+        s0 = s0 & ~e0
+        s1 = s1 & ~e1
+        s2 = s2 & ~e2
+        s3 = s3 & ~e3
     words = tl.sum((s0.to(tl.uint32) << shift) | (s1.to(tl.uint32) << (shift + 1))
                    | (s2.to(tl.uint32) << (shift + 2)) | (s3.to(tl.uint32) << (shift + 3)), 2)
     counts = tl.sum(tl.sum(s0.to(tl.int32) + s1.to(tl.int32) + s2.to(tl.int32) + s3.to(tl.int32), 2), 1)
-    return words, counts
+    if not NONTRIVIAL:
+        ends = words
+    return words, counts, ends
 
 
 @triton.jit
@@ -369,8 +399,10 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, nu
     count goes to ``counts`` (:func:`_scan_counts_kernel` turns them into offsets: no program here
     waits on another, or on a fence). Program 0 zeroes the scan's ``ZERO_STATUS`` status words.
     ``PDL``: the first kernel of a launch chain (:mod:`tritoncub.agent.launch_chain`).
-    ``HEADS_SHIFT`` (run heads of 32-bit items; the policy's value): 1 takes each item's predecessor
-    from registers (:func:`word_tile_heads`), 0 from a second load shifted by one item."""
+    ``HEADS_SHIFT`` (run heads and non-trivial runs of 32-bit items; the policy's value): 1 takes each
+    item's neighbours from registers (:func:`word_tile_heads`), 0 from second loads shifted by one item.
+    Non-trivial runs (``MODE == SELECT_NONTRIVIAL``): the bits select each such run's first item, and a
+    second bitmask (``num_tiles * TILE / 32`` words after the first) marks each such run's last item."""
     chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
@@ -387,7 +419,25 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, nu
     loc = word[:, :, None] * 32 + b[None, None, :]                          # [TILES, WORDS, 32]
     inb = loc < rem
     if MODE == SELECT_HEADS and HEADS_SHIFT and x_ptr.dtype.element_ty.primitive_bitwidth == 32:
-        words, tile_counts = word_tile_heads(x_ptr + base, loc, rem, base > 0)
+        words, tile_counts, _ = word_tile_heads(x_ptr + base, loc, rem, base > 0)
+    elif MODE == SELECT_NONTRIVIAL and HEADS_SHIFT and x_ptr.dtype.element_ty.primitive_bitwidth == 32:
+        words, tile_counts, ends = word_tile_heads(x_ptr + base, loc, rem, base > 0, n - base, True)
+        tl.store(bits_ptr + num_tiles * WORDS + base // 32 + word, ends.to(tl.int32, bitcast=True),
+                 mask=(t < num_tiles)[:, None])
+    elif MODE == SELECT_NONTRIVIAL:
+        x = tl.load(x_ptr + base + loc, mask=inb)
+        prev = tl.load(x_ptr + base + loc - 1, mask=inb & ((loc > 0) | (base > 0)))
+        heads = inb & (((loc == 0) & (base == 0)) | flag_inequality(prev, x))
+        has_next = loc + 1 < n - base   # (the next item may lie in the next program's tiles)
+        nxt = tl.load(x_ptr + base + loc + 1, mask=inb & has_next)
+        continues = inb & has_next & ~flag_inequality(x, nxt)
+        sel = heads & continues
+        shift = b[None, None, :].to(tl.uint32)
+        words = tl.sum(sel.to(tl.uint32) << shift, 2)
+        tile_counts = tl.sum(tl.sum(sel.to(tl.int32), 2), 1)
+        ends = tl.sum((inb & ~continues & ~heads).to(tl.uint32) << shift, 2)   # (the last item, not the first)
+        tl.store(bits_ptr + num_tiles * WORDS + base // 32 + word, ends.to(tl.int32, bitcast=True),
+                 mask=(t < num_tiles)[:, None])
     else:
         if MODE == SELECT_HEADS:   # (tile_heads with program-relative offsets)
             x = tl.load(x_ptr + base + loc, mask=inb)
@@ -487,7 +537,8 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                          ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
                          TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GROUP: tl.constexpr = 1,
-                         WRITE_LENGTHS: tl.constexpr = False, PDL: tl.constexpr = 0):
+                         WRITE_LENGTHS: tl.constexpr = False, PDL: tl.constexpr = 0,
+                         WRITE_ENDS: tl.constexpr = False):
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
@@ -511,6 +562,10 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     or the words of tile ``prev_ptr[tile]``, the last earlier tile with a head), and the last head's run
     ends at ``n``.
 
+    ``WRITE_ENDS`` (non-trivial runs: the bits select each run's first item, a second bitmask after them
+    marks its last): each run's end (its last item's index + 1) into its slot of ``out_len_ptr``
+    (:func:`_scatter_run_ends`; the lengths kernel then subtracts the starts).
+
     ``PDL``: a kernel of a launch chain, after the count scan (or whatever the caller queued since)."""
     chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
@@ -520,7 +575,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
             _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
                                shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr,
                                out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE,
-                               PARTITION, TILE, SPARSE_DIV, GROUP > 1, WRITE_LENGTHS)
+                               PARTITION, TILE, SPARSE_DIV, GROUP > 1, WRITE_LENGTHS, WRITE_ENDS)
     else:
         w = tl.arange(0, WORDS)
         tile = pid.to(tl.int64) * GROUP + tl.arange(0, GROUP)
@@ -540,12 +595,17 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
             _scatter_word_rounds(words, tl.max(tl.max(wc, 1), 0), wex, base, offset, prev, x_ptr, vals_ptr,
                                  shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr,
                                  n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS)
+            if WRITE_ENDS:
+                ends = tl.load(bits_ptr + tl.cdiv(n, TILE) * WORDS + tile[:, None] * WORDS + w[None, :],
+                               mask=live[:, None], other=0).to(tl.uint32, bitcast=True)
+                _scatter_run_ends(ends, words, wex, base, offset, out_len_ptr)
         else:
             for t in range(GROUP):
                 _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr,
                                    totals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
                                    out_inv_ptr, prev_ptr, out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM,
-                                   ADD_BASE, WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, True, WRITE_LENGTHS)
+                                   ADD_BASE, WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, True, WRITE_LENGTHS,
+                                   WRITE_ENDS)
 
 
 @triton.jit
@@ -554,7 +614,7 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
                        WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
                        ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
                        TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GUARD: tl.constexpr,
-                       WRITE_LENGTHS: tl.constexpr):
+                       WRITE_LENGTHS: tl.constexpr, WRITE_ENDS: tl.constexpr = False):
     """One tile of :func:`_scatter_bits_kernel` (``GUARD``: it may lie past the last tile)."""
     WORDS: tl.constexpr = TILE // 32
     if (not GUARD) or tile * TILE < n:
@@ -574,6 +634,9 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
             _scatter_word_rounds(words, tl.max(wc, 0), wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
                                  index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n,
                                  WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS)
+            if WRITE_ENDS:
+                ends = tl.load(bits_ptr + tl.cdiv(n, TILE) * WORDS + tile * WORDS + w).to(tl.uint32, bitcast=True)
+                _scatter_run_ends(ends, words, wex, base, offset, out_len_ptr)
         else:
             # item by item (the compaction kernel's tile scan): the words spread to the items
             lane = tl.arange(0, TILE)
@@ -598,6 +661,13 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
                     _scatter_word_rounds(words, tl.max(wc, 0), wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
                                          index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr,
                                          n, False, False, False, NDIM, ADD_BASE, True)
+                if WRITE_ENDS:
+                    # (a run's last item is not selected: the run's slot is the count of first items
+                    # before it, minus one)
+                    ends = tl.load(bits_ptr + tl.cdiv(n, TILE) * WORDS + tile * WORDS + w).to(tl.uint32,
+                                                                                               bitcast=True)
+                    is_end = tl.reshape(((ends[:, None] >> b[None, :]) & 1) != 0, [TILE])
+                    tl.store(out_len_ptr + before - 1, idx + 1, mask=is_end)
 
 
 @triton.jit
@@ -625,6 +695,24 @@ def _heads_before_words(words, base, bits_ptr, prev_ptr, tile, live, AXIS: tl.co
     else:
         prev = base
     return prev
+
+
+@triton.jit
+def _scatter_run_ends(ends, starts, wex, base, offset, out_len_ptr):
+    """Non-trivial runs, word by word: a set bit of ``ends`` (a run's last item, at ``base`` + its bit)
+    writes its index + 1 to the run's slot, ``offset + wex`` plus the set bits of ``starts`` (its word
+    of the runs' first items) at or below it, minus one: a run's first item precedes its last, and no
+    other run starts between them (the run may have started in an earlier word or tile)."""
+    rest = ends
+    rounds = tl.max(tl.reshape(popcount32(ends), [ends.numel]), 0)
+    k = 0
+    while k < rounds:
+        low, bit_index = lowest_set_bit(rest)
+        at_or_below = starts & (low | (low - 1))
+        slot = offset + (wex + popcount32(at_or_below).to(tl.int32) - 1).to(tl.int64)
+        tl.store(out_len_ptr + slot, base + bit_index + 1, mask=rest != 0)
+        rest = rest ^ low
+        k += 1
 
 
 @triton.jit
@@ -902,13 +990,14 @@ _POLICY = policy.register(
         "together; SPARSE_SCATTER_TILES instead when the host's count, or the last count of the same size and "
         "selection, says the selection is sparse, at most TILE / 8 per tile on average, and 1 when it is denser; "
         "SCATTER_MAXNREG: a register cap per thread of the scatter pass on NVIDIA GPUs, 0 none; HEADS_SHIFT: "
-        "how the count pass of run heads of 32-bit items finds each item's predecessor, 1 from registers, "
-        "0 by a second load shifted by one item), "
+        "how the count pass of run heads and non-trivial runs of 32-bit items finds each item's neighbours, "
+        "1 from registers, 0 by second loads shifted by one item), "
         "so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
         "that take two passes (nonzero, partition; masked_select, whose count reaches the host after pass 1 "
         "while pass 2 runs; reduce_by_key runs its own tile on the bitmask count), 'heads': run heads in two "
         "passes (run-length encoding, unique_consecutive, sorted unique: mostly sparse selections, where "
-        "SCATTER_TILES pays), 'runs': non-trivial runs, 'default': every other selection.")
+        "SCATTER_TILES pays), 'runs': non-trivial runs (PASSES 2: the bitmask form, with a second bitmask of "
+        "the runs' last items), 'default': every other selection.")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -953,8 +1042,8 @@ _LB_COUNT = lookback_reduce(_count_add, 1)
 class _BitmaskLayout(NamedTuple):
     """The bitmask plan's one buffer (int64 words) and its launch shapes; see :func:`_bitmask_layout`."""
     words: int
-    #: int64 words of each part: bits, tile counts, scan status words, tile offsets, totals, the last tile
-    #: with a head before each tile (run lengths only)
+    #: int64 words of each part: bits (non-trivial runs: then the run ends' bits), tile counts, scan status
+    #: words, tile offsets, totals, the last tile with a head before each tile (run lengths only)
     sizes: tuple
     #: where each part starts (int64 words, each 16-byte aligned)
     starts: tuple
@@ -969,9 +1058,10 @@ class _BitmaskLayout(NamedTuple):
 
 @functools.lru_cache(maxsize=1024)
 def _bitmask_layout(nt: int, tile: int, last: bool, count_tiles: int, scan_publish: bool, scan_programs: int,
-                    scan_min_block: int) -> _BitmaskLayout:
+                    scan_min_block: int, ends: bool = False) -> _BitmaskLayout:
     """Parts and launch shapes of a bitmask plan of ``nt`` tiles (the module switches passed in, so tests
-    that change them get their own layouts)."""
+    that change them get their own layouts). ``ends`` (non-trivial runs): a second bitmask, of the runs'
+    last items, follows the first in the bits part."""
     a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
     bit_words = nt * (tile // 32)
     # the count scan: a block of tile counts per program, at most scan_programs programs (more past
@@ -979,7 +1069,7 @@ def _bitmask_layout(nt: int, tile: int, last: bool, count_tiles: int, scan_publi
     # the count pass zeroes), at most 512 programs (each waits for all earlier blocks' words)
     block = min(8192, max(scan_min_block, 1 << (cdiv(nt, scan_programs) - 1).bit_length()))
     publish = 1 << (cdiv(nt, block) - 1).bit_length() if scan_publish and cdiv(nt, block) <= 512 else 0
-    sizes = (cdiv(bit_words, 2), c, 4 * publish, a, 4, c if last else 0)
+    sizes = (cdiv(bit_words * (2 if ends else 1), 2), c, 4 * publish, a, 4, c if last else 0)
     starts, at = [0] * 6, 0
     for i in (3, 4, 2, 1, 5, 0):   # (in memory: offsets, totals, status, counts, last heads, bits)
         starts[i] = at
@@ -1036,7 +1126,7 @@ class Plan:
             self.offsets = self.offsets2 = self.totals
             return
         # the bitmask form (one bit per item between the passes) for the selections it implements
-        self.bitmask = mode in (SELECT_FLAGGED, SELECT_IF, SELECT_HEADS)
+        self.bitmask = mode in (SELECT_FLAGGED, SELECT_IF, SELECT_HEADS) or (mode == SELECT_NONTRIVIAL and load_x)
         if self.bitmask:
             last = bool(run_lengths) and mode == SELECT_HEADS
             if count_to_host:   # (the host would wait for a kernel the capture only records)
@@ -1045,7 +1135,7 @@ class Plan:
             # one allocation (host time per call matters to the ops that sync), in parts made into views
             # only when asked for (see _bitmask_layout); the launches take the parts' addresses
             lay = _bitmask_layout(nt, tile, last, self.pol["COUNT_TILES"], _SCAN_PUBLISH, _SCAN_PROGRAMS,
-                                  _SCAN_MIN_BLOCK)
+                                  _SCAN_MIN_BLOCK, mode == SELECT_NONTRIVIAL)
             self._layout = lay
             self._ws = torch.empty(lay.words, dtype=torch.int64, device=dev)
             self.has_prev_heads = last
@@ -1064,7 +1154,8 @@ class Plan:
                 status = status if lay.publish else totals
                 run(_count_bits_kernel, (cdiv(nt, lay.tiles),), x, f, bits, counts, status, n, nt, MODE=mode,
                     PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=lay.tiles, ZERO_STATUS=4 * lay.publish,
-                    HEADS_SHIFT=self.pol["HEADS_SHIFT"] if mode == SELECT_HEADS else 0, num_warps=self.pol.num_warps, num_stages=self.pol.num_stages, **chain_kwargs(dev, False))
+                    HEADS_SHIFT=self.pol["HEADS_SHIFT"] if mode in (SELECT_HEADS, SELECT_NONTRIVIAL) else 0,
+                    num_warps=self.pol.num_warps, num_stages=self.pol.num_stages, **chain_kwargs(dev, False))
                 run(_scan_counts_kernel, (cdiv(nt, lay.block),), counts, offsets, totals,
                     self.mailbox.tensor if count_to_host else totals, prevs if last else counts, status, nt,
                     BLOCK=lay.block, TO_HOST=count_to_host, PREV=last, PUBLISH=lay.publish, num_warps=8,
@@ -1191,8 +1282,9 @@ class Plan:
     def _ends_from_starts(self, ndim) -> bool:
         """Whether run lengths come from consecutive run starts (heads mode, 1-D, in the
         warp-synchronous kernel or the bitmask form) rather than from ends written by the scatter.
-        (The library's bitmask callers make their plans with ``run_lengths``: the scatter writes the
-        lengths and this path is not taken.)"""
+        (The library's bitmask callers of run heads make their plans with ``run_lengths``: the scatter
+        writes the lengths and this path is not taken; non-trivial runs in the bitmask form write their
+        ends, and the lengths kernel subtracts the starts.)"""
         if self.mode != SELECT_HEADS or ndim != 1:
             return False
         return (self.single_pass and self.warp_sync) or (not self.single_pass and self.bitmask)
@@ -1258,13 +1350,15 @@ class Plan:
                           ndim, partition, count, fused_lengths=False):
         n = self.n
         if self.bitmask:
-            # (run lengths: written here when fused, else taken from the run starts afterwards)
-            out_lengths = out_lengths if fused_lengths else None
+            # (run lengths: written here when fused; non-trivial runs: their ends written here, the starts
+            # subtracted afterwards; else the lengths are taken from the run starts afterwards)
+            ends = self.mode == SELECT_NONTRIVIAL and out_lengths is not None
+            out_lengths = out_lengths if (fused_lengths or ends) else None
             group = self._scatter_group(count, partition)
             # (the key names the caller's tensors; the plan's own parts are fixed by the layout, and an
             # unused pointer argument is one of them)
             tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t, out_lengths)
-            run = LaunchPlan(_BITS_PLANS, ("scatter", n, ndim, partition, self.x.device, _SPARSE_DIV, group,
+            run = LaunchPlan(_BITS_PLANS, ("scatter", n, self.mode, ndim, partition, self.x.device, _SPARSE_DIV, group,
                                            self._layout, chain_memo_key(), tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
             bits, _, _, offsets, totals, prevs = self._parts(run)
@@ -1276,12 +1370,12 @@ class Plan:
                 out if out is not None else dummy, out_values if out_values is not None else dummy,
                 out_index if out_index is not None else dummy,
                 out_inverse if out_inverse is not None else dummy,
-                prevs if out_lengths is not None else dummy,
+                prevs if out_lengths is not None and not ends else dummy,
                 out_lengths if out_lengths is not None else dummy, n,
                 WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
                 NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
                 PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, GROUP=group,
-                WRITE_LENGTHS=out_lengths is not None,
+                WRITE_LENGTHS=out_lengths is not None and not ends, WRITE_ENDS=ends,
                 num_warps=self.pol.num_warps, num_stages=self.pol.num_stages,
                 **maxnreg_kwargs(self.pol.get("SCATTER_MAXNREG", 0)), **chain_kwargs(self.x.device, True))
             run.done()
