@@ -4,9 +4,9 @@ items; pass 2: offsets from the first, ends from the last; then lengths = ends -
 sorted int32 keys with about 64 items a run (the benchmark's case), and runs of about 1, 4 and 4096
 items; every result checked against torch first. do_bench medians and GPU time per kernel.
 
-    PYTHONPATH=. python bench/probes/non_trivial_runs_probe.py [--configs]
+    PYTHONPATH=. python bench/probes/non_trivial_runs_probe.py [--configs [--all]]
 
-``--configs``: also configs of the bitmask form around the chosen one.
+``--configs``: also configs of the bitmask form around the chosen one (``--all``: at every run length).
 """
 import contextlib
 import sys
@@ -29,7 +29,11 @@ forms = {"policy": None, "single pass": SINGLE, "bitmask": BITMASK}
 if "--configs" in sys.argv:
     forms.update({f"bitmask {v}": {**BITMASK, **v} for v in (
         {"HEADS_SHIFT": 0}, {"SCATTER_MAXNREG": 96}, {"COUNT_TILES": 1}, {"COUNT_TILES": 4},
-        {"TILE": 4096, "COUNT_TILES": 1}, {"SCATTER_TILES": 16, "SPARSE_SCATTER_TILES": 16})})
+        {"TILE": 4096, "COUNT_TILES": 1}, {"SCATTER_TILES": 16, "SPARSE_SCATTER_TILES": 16},
+        {"SCATTER_TILES": 16, "SPARSE_SCATTER_TILES": 16, "SCATTER_MAXNREG": 96},
+        {"TILE": 4096, "COUNT_TILES": 1, "SCATTER_TILES": 16, "SPARSE_SCATTER_TILES": 16},
+        {"TILE": 4096, "COUNT_TILES": 1, "SCATTER_TILES": 8, "SPARSE_SCATTER_TILES": 8, "SCATTER_MAXNREG": 96})})
+all_lengths = "--all" in sys.argv   # (every form at every run length, not only at ~64)
 print("policy:", policy.select("select", torch.device("cuda"), "runs").source, flush=True)
 for avg_log2 in (6, 0, 2, 12):
     g = torch.Generator(device="cuda").manual_seed(avg_log2)
@@ -38,7 +42,7 @@ for avg_log2 in (6, 0, 2, 12):
     u, cnt = torch.unique_consecutive(xs[0], return_counts=True)
     first = torch.cat([torch.zeros(1, dtype=torch.int64, device="cuda"), cnt.cumsum(0)[:-1]])
     for name, cfg in forms.items():
-        if avg_log2 != 6 and name not in ("single pass", "bitmask"):
+        if avg_log2 != 6 and name not in ("single pass", "bitmask") and not all_lengths:
             continue
         with policy.override("select", cfg, bucket="runs") if cfg else contextlib.nullcontext():
             o, l, k = RLE.non_trivial_runs(xs[0])

@@ -113,7 +113,9 @@ def word_tile_heads(x_ptr, loc, rem, has_predecessor, n_after=0, NONTRIVIAL: tl.
     Each item's neighbours come from registers, not from second, shifted loads: the tile is loaded as
     16-byte vectors (four items a thread), items of a quad compare with each other in the thread, a
     quad's first item with the quad before's last (a gather across the word's lanes), and a word's
-    first (last) item with the word before's last (after's first), one load per word for each."""
+    first item with the word before's last, one load per word. ``NONTRIVIAL`` then works on whole
+    words: whether each item's next starts a run is the head bits shifted down by one, and for a
+    word's last item a comparison with the next word's first (two more loads per word, not per item)."""
     x = tl.load(x_ptr + loc, mask=loc < rem)
     WORDS: tl.constexpr = loc.shape[1]
     QUADS: tl.constexpr = 8
@@ -135,27 +137,27 @@ def word_tile_heads(x_ptr, loc, rem, has_predecessor, n_after=0, NONTRIVIAL: tl.
     s2 = (l0 + 2 < rem) & d2
     s3 = (l0 + 3 < rem) & d3
     shift = (l0 & 31).to(tl.uint32)
-    if NONTRIVIAL:
-        last_next = tl.load(x_ptr + word_first + 32, mask=word_first + 32 < n_after)
-        # (item k's next differs: item k + 1's difference; the input's last item has no next)
-        e3 = tl.where(q == QUADS - 1, flag_inequality(c3, last_next[:, :, None]),
-                      tl.gather(d0.to(tl.int32), tl.minimum(q + 1, QUADS - 1), 2) != 0)
-        e0 = d1 | (l0 + 1 >= n_after)
-        e1 = d2 | (l0 + 2 >= n_after)
-        e2 = d3 | (l0 + 3 >= n_after)
-        e3 = e3 | (l0 + 4 >= n_after)
-        ends = tl.sum(((s0 == 0) & (l0 < rem) & e0).to(tl.uint32) << shift
-                      | ((s1 == 0) & (l0 + 1 < rem) & e1).to(tl.uint32) << (shift + 1)
-                      | ((s2 == 0) & (l0 + 2 < rem) & e2).to(tl.uint32) << (shift + 2)
-                      | ((s3 == 0) & (l0 + 3 < rem) & e3).to(tl.uint32) << (shift + 3), 2)
-        s0 = s0 & ~e0
-        s1 = s1 & ~e1
-        s2 = s2 & ~e2
-        s3 = s3 & ~e3
     words = tl.sum((s0.to(tl.uint32) << shift) | (s1.to(tl.uint32) << (shift + 1))
                    | (s2.to(tl.uint32) << (shift + 2)) | (s3.to(tl.uint32) << (shift + 3)), 2)
-    counts = tl.sum(tl.sum(s0.to(tl.int32) + s1.to(tl.int32) + s2.to(tl.int32) + s3.to(tl.int32), 2), 1)
-    if not NONTRIVIAL:
+    if NONTRIVIAL:
+        # In the word domain, from the head bits: bit b of `follows` is set when item b + 1 starts a
+        # run (the heads shifted down one bit, and for bit 31 the word's last item against the next
+        # word's first) or item b is the input's last. First items of long runs: heads not followed
+        # by a head; last items: not heads, followed by one.
+        word_last = tl.load(x_ptr + word_first + 31, mask=word_first + 31 < rem)
+        next_first = tl.load(x_ptr + word_first + 32, mask=word_first + 32 < n_after)
+        cross = flag_inequality(word_last, next_first).to(tl.uint32)
+        ones = tl.full([], 0xFFFFFFFF, tl.uint32)
+        no_next = tl.minimum(tl.maximum(n_after - word_first - 1, 0), 32).to(tl.int32)   # (bits at and past it)
+        past_end = tl.where(no_next >= 32, 0, ones << tl.minimum(no_next, 31).to(tl.uint32))
+        in_range = tl.minimum(tl.maximum(rem - word_first, 0), 32).to(tl.int32)
+        valid = tl.where(in_range >= 32, ones, (ones << tl.minimum(in_range, 31).to(tl.uint32)) ^ ones)
+        follows = (words >> 1) | (cross << 31) | past_end
+        ends = valid & (words ^ ones) & follows   # (`^ ones`, not `~`: the interpreter's `~` fails on uint32)
+        words = words & (follows ^ ones)
+        counts = tl.sum(popcount32(words).to(tl.int32), 1)
+    else:
+        counts = tl.sum(tl.sum(s0.to(tl.int32) + s1.to(tl.int32) + s2.to(tl.int32) + s3.to(tl.int32), 2), 1)
         ends = words
     return words, counts, ends
 
