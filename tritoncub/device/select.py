@@ -140,26 +140,34 @@ def word_tile_heads(x_ptr, loc, rem, has_predecessor, n_after=0, NONTRIVIAL: tl.
     words = tl.sum((s0.to(tl.uint32) << shift) | (s1.to(tl.uint32) << (shift + 1))
                    | (s2.to(tl.uint32) << (shift + 2)) | (s3.to(tl.uint32) << (shift + 3)), 2)
     if NONTRIVIAL:
-        # In the word domain, from the head bits: bit b of `follows` is set when item b + 1 starts a
-        # run (the heads shifted down one bit, and for bit 31 the word's last item against the next
-        # word's first) or item b is the input's last. First items of long runs: heads not followed
-        # by a head; last items: not heads, followed by one.
-        word_last = tl.load(x_ptr + word_first + 31, mask=word_first + 31 < rem)
-        next_first = tl.load(x_ptr + word_first + 32, mask=word_first + 32 < n_after)
-        cross = flag_inequality(word_last, next_first).to(tl.uint32)
-        ones = tl.full([], 0xFFFFFFFF, tl.uint32)
-        no_next = tl.minimum(tl.maximum(n_after - word_first - 1, 0), 32).to(tl.int32)   # (bits at and past it)
-        past_end = tl.where(no_next >= 32, 0, ones << tl.minimum(no_next, 31).to(tl.uint32))
-        in_range = tl.minimum(tl.maximum(rem - word_first, 0), 32).to(tl.int32)
-        valid = tl.where(in_range >= 32, ones, (ones << tl.minimum(in_range, 31).to(tl.uint32)) ^ ones)
-        follows = (words >> 1) | (cross << 31) | past_end
-        ends = valid & (words ^ ones) & follows   # (`^ ones`, not `~`: the interpreter's `~` fails on uint32)
-        words = words & (follows ^ ones)
-        counts = tl.sum(popcount32(words).to(tl.int32), 1)
+        words, counts, ends = nontrivial_run_words(x_ptr, words, word_first, rem, n_after)
     else:
         counts = tl.sum(tl.sum(s0.to(tl.int32) + s1.to(tl.int32) + s2.to(tl.int32) + s3.to(tl.int32), 2), 1)
         ends = words
     return words, counts, ends
+
+
+@triton.jit
+def nontrivial_run_words(x_ptr, heads, word_first, rem, n_after):
+    """From the head bits ``heads`` of a block of words (word ``[t, w]``'s first item at ``word_first``,
+    relative to ``x_ptr``; items at ``rem`` and past it unflagged; ``n_after`` items to the input's end):
+    ``(firsts, counts, lasts)``, the bits of the first and of the last items of the runs longer than one
+    item, and the set bits of ``firsts`` per row. Bit ``b`` of ``follows`` says whether item ``b + 1``
+    starts a run (the heads shifted down one bit, and for bit 31 the word's last item against the next
+    word's first: two loads per word) or item ``b`` is the input's last; a long run's first item is a
+    head not followed by one, its last item is not a head and followed by one."""
+    word_last = tl.load(x_ptr + word_first + 31, mask=word_first + 31 < rem)
+    next_first = tl.load(x_ptr + word_first + 32, mask=word_first + 32 < n_after)
+    cross = flag_inequality(word_last, next_first).to(tl.uint32)
+    ones = tl.full([], 0xFFFFFFFF, tl.uint32)   # (`^ ones`, not `~`: the interpreter's `~` fails on uint32)
+    no_next = tl.minimum(tl.maximum(n_after - word_first - 1, 0), 32).to(tl.int32)   # (bits at and past it)
+    past_end = tl.where(no_next >= 32, 0, ones << tl.minimum(no_next, 31).to(tl.uint32))
+    in_range = tl.minimum(tl.maximum(rem - word_first, 0), 32).to(tl.int32)
+    valid = tl.where(in_range >= 32, ones, (ones << tl.minimum(in_range, 31).to(tl.uint32)) ^ ones)
+    follows = (heads >> 1) | (cross << 31) | past_end
+    lasts = valid & (heads ^ ones) & follows
+    firsts = heads & (follows ^ ones)
+    return firsts, tl.sum(popcount32(firsts).to(tl.int32), 1), lasts
 
 
 @triton.jit
@@ -420,36 +428,26 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, nu
     word = (t - pid * TILES)[:, None] * WORDS + w[None, :]                  # [TILES, WORDS]
     loc = word[:, :, None] * 32 + b[None, None, :]                          # [TILES, WORDS, 32]
     inb = loc < rem
-    if MODE == SELECT_HEADS and HEADS_SHIFT and x_ptr.dtype.element_ty.primitive_bitwidth == 32:
-        words, tile_counts, _ = word_tile_heads(x_ptr + base, loc, rem, base > 0)
-    elif MODE == SELECT_NONTRIVIAL and HEADS_SHIFT and x_ptr.dtype.element_ty.primitive_bitwidth == 32:
-        words, tile_counts, ends = word_tile_heads(x_ptr + base, loc, rem, base > 0, n - base, True)
-        tl.store(bits_ptr + num_tiles * WORDS + base // 32 + word, ends.to(tl.int32, bitcast=True),
-                 mask=(t < num_tiles)[:, None])
-    elif MODE == SELECT_NONTRIVIAL:
+    RUNS: tl.constexpr = MODE == SELECT_HEADS or MODE == SELECT_NONTRIVIAL
+    if RUNS and HEADS_SHIFT and x_ptr.dtype.element_ty.primitive_bitwidth == 32:
+        words, tile_counts, ends = word_tile_heads(x_ptr + base, loc, rem, base > 0, n - base,
+                                                   MODE == SELECT_NONTRIVIAL)
+    elif RUNS:   # (tile_heads with program-relative offsets)
         x = tl.load(x_ptr + base + loc, mask=inb)
         prev = tl.load(x_ptr + base + loc - 1, mask=inb & ((loc > 0) | (base > 0)))
         heads = inb & (((loc == 0) & (base == 0)) | flag_inequality(prev, x))
-        has_next = loc + 1 < n - base   # (the next item may lie in the next program's tiles)
-        nxt = tl.load(x_ptr + base + loc + 1, mask=inb & has_next)
-        continues = inb & has_next & ~flag_inequality(x, nxt)
-        sel = heads & continues
-        shift = b[None, None, :].to(tl.uint32)
-        words = tl.sum(sel.to(tl.uint32) << shift, 2)
-        tile_counts = tl.sum(tl.sum(sel.to(tl.int32), 2), 1)
-        ends = tl.sum((inb & ~continues & ~heads).to(tl.uint32) << shift, 2)   # (the last item, not the first)
-        tl.store(bits_ptr + num_tiles * WORDS + base // 32 + word, ends.to(tl.int32, bitcast=True),
-                 mask=(t < num_tiles)[:, None])
-    else:
-        if MODE == SELECT_HEADS:   # (tile_heads with program-relative offsets)
-            x = tl.load(x_ptr + base + loc, mask=inb)
-            prev = tl.load(x_ptr + base + loc - 1, mask=inb & ((loc > 0) | (base > 0)))
-            sel = inb & (((loc == 0) & (base == 0)) | flag_inequality(prev, x))
+        words = tl.sum(heads.to(tl.uint32) << b[None, None, :].to(tl.uint32), 2)
+        if MODE == SELECT_NONTRIVIAL:   # (the next item may lie in the next program's tiles)
+            words, tile_counts, ends = nontrivial_run_words(x_ptr + base, words, word * 32, rem, n - base)
         else:
-            sel, sel2, heads, x = tile_selection(x_ptr + base, flags_ptr + base, loc, inb, rem, MODE, PRED, PRED,
-                                                 LOAD_X)
+            tile_counts = tl.sum(tl.sum(heads.to(tl.int32), 2), 1)
+    else:
+        sel, sel2, heads, x = tile_selection(x_ptr + base, flags_ptr + base, loc, inb, rem, MODE, PRED, PRED, LOAD_X)
         words = tl.sum(sel.to(tl.uint32) << b[None, None, :].to(tl.uint32), 2)   # distinct bits: the sum is an OR
         tile_counts = tl.sum(tl.sum(sel.to(tl.int32), 2), 1)
+    if MODE == SELECT_NONTRIVIAL:
+        tl.store(bits_ptr + num_tiles * WORDS + base // 32 + word, ends.to(tl.int32, bitcast=True),
+                 mask=(t < num_tiles)[:, None])
     live = t < num_tiles
     tl.store(bits_ptr + base // 32 + word, words.to(tl.int32, bitcast=True), mask=live[:, None])
     tl.store(counts_ptr + t, tile_counts, mask=live)
