@@ -270,6 +270,11 @@ ENGINES = [  # (name, policy values, module limit forced to 0, or (module consta
     ("two-pass-group4", {"PASSES": 2, "SCATTER_TILES": 4}, None),      # scatter: 4 tiles per program (2 past the end)
     ("two-pass-group4-maxnreg80", {"PASSES": 2, "SCATTER_TILES": 4, "SCATTER_MAXNREG": 80}, None),  # (capped, spills)
     ("two-pass-heads-load", {"PASSES": 2, "HEADS_SHIFT": 0}, None),   # run heads' predecessors by a shifted load
+    # run heads' first items per word stored by the count pass, read by the scatter's first round
+    ("two-pass-word-keys", {"PASSES": 2, "WORD_KEYS": 1}, None),
+    ("two-pass-word-keys-group4-words", {"PASSES": 2, "WORD_KEYS": 1, "SCATTER_TILES": 4, "SPARSE_SCATTER_TILES": 4},
+     ("_SPARSE_DIV", 0)),
+    ("two-pass-word-keys-heads-load-items", {"PASSES": 2, "WORD_KEYS": 1, "HEADS_SHIFT": 0}, ("_SPARSE_DIV", 1 << 20)),
     # the count scan over several programs, publishing their block sums or re-summing earlier blocks
     ("two-pass-scan-programs", {"PASSES": 2}, [("_SCAN_MIN_BLOCK", 2), ("_SCAN_PROGRAMS", 4)]),
     ("two-pass-scan-programs-resum", {"PASSES": 2},
@@ -424,8 +429,8 @@ def test_count_pass_zeroes_scan_status():
     bits = torch.full((4 * 4,), -7, device=DEVICE, dtype=torch.int32)
     counts = torch.full((4,), -7, device=DEVICE, dtype=torch.int32)
     status = torch.full((16 + 3,), -7, device=DEVICE, dtype=torch.int64)
-    S._count_bits_kernel[(2,)](x, x, bits, counts, status, n, 4, MODE=S.SELECT_FLAGGED, PRED=S._never, LOAD_X=True,
-                               TILE=128, TILES=2, ZERO_STATUS=16)
+    S._count_bits_kernel[(2,)](x, x, bits, counts, status, bits, n, 4, MODE=S.SELECT_FLAGGED, PRED=S._never,
+                               LOAD_X=True, TILE=128, TILES=2, ZERO_STATUS=16)
     assert bool((status[:16] == 0).all()) and bool((status[16:] == -7).all())
     ref = (x.cpu() != 0).view(-1)
     assert int(counts.sum()) == int(ref.sum())
@@ -448,7 +453,7 @@ def _run_keys(n, dtype, gen):
     return k.to(dtype)
 
 
-@pytest.mark.parametrize("mode", ["heads", "nontrivial"])
+@pytest.mark.parametrize("mode", ["heads", "heads_word_keys", "nontrivial"])
 @pytest.mark.parametrize("heads_shift", [0, 1])
 @pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "int64", "int16"])
 @pytest.mark.parametrize("n", [1, 2, 33, 127, 128, 2 * 128 + 37])
@@ -461,7 +466,7 @@ def test_count_pass_runs(n, dtype, heads_shift, offset, mode, kind):
     registers, for 32-bit items; 0 or other widths: shifted loads), against torch on fresh keys, with
     ragged tails, several programs (runs across them) and a base that is not 16-byte aligned; poisoned
     outputs. ``zeros``: one run of zeros (what a masked load past the end may read: the last item must
-    still end its run)."""
+    still end its run). ``heads_word_keys``: run heads that also store each word's first head item."""
     gen = torch.Generator().manual_seed(n * 7 + offset)
     store = torch.int32 if dtype == "uint32" else getattr(torch, dtype)
     keys = _run_keys(n + offset, store, gen) if kind == "runs" else torch.zeros(n + offset, dtype=store)
@@ -478,11 +483,25 @@ def test_count_pass_runs(n, dtype, heads_shift, offset, mode, kind):
     programs = triton.cdiv(nt, TILES)
     bits = torch.full((2 * programs * TILES * TILE // 32,), -7, device=DEVICE, dtype=torch.int32)
     counts = torch.full((programs * TILES,), -7, device=DEVICE, dtype=torch.int32)
-    S._count_bits_kernel[(programs,)](x, x, bits, counts, bits, n, nt,
-                                      MODE=S.SELECT_HEADS if mode == "heads" else S.SELECT_NONTRIVIAL, PRED=S._never,
-                                      LOAD_X=True, TILE=TILE, TILES=TILES, HEADS_SHIFT=heads_shift)
+    word_keys = torch.full((programs * TILES * TILE // 32,), -7, device=DEVICE, dtype=store)
+    S._count_bits_kernel[(programs,)](x, x, bits, counts, bits, word_keys.view(x.dtype), n, nt,
+                                      MODE=S.SELECT_NONTRIVIAL if mode == "nontrivial" else S.SELECT_HEADS,
+                                      PRED=S._never, LOAD_X=True, TILE=TILE, TILES=TILES, HEADS_SHIFT=heads_shift,
+                                      WORD_KEYS=int(mode == "heads_word_keys"))
     bits = bits.cpu()
     nw = nt * TILE // 32
+    word_keys = word_keys.cpu()
+    stores_keys = mode == "heads_word_keys" and heads_shift == 1 and x.element_size() == 4
+    if stores_keys:
+        # (a word without a head stores whatever; the words of tiles past the last are not written;
+        # only the register form of 32-bit heads stores them)
+        for w in range(nw):
+            found = torch.nonzero(heads[32 * w:32 * (w + 1)])
+            if len(found):
+                assert_equal(word_keys[w:w + 1], k[32 * w + int(found[0]):][:1])
+    assert bool((word_keys[nw:] == -7).all())
+    if mode != "nontrivial":
+        assert bool((word_keys[:nw] == -7).all()) == (not stores_keys)
 
     def packed(flags):
         padded = torch.zeros(nt * TILE, dtype=torch.int64)
@@ -490,12 +509,12 @@ def test_count_pass_runs(n, dtype, heads_shift, offset, mode, kind):
         words = (padded.view(-1, 32) << torch.arange(32)).sum(1)
         return torch.where(words >= 2 ** 31, words - 2 ** 32, words).to(torch.int32), padded
 
-    sel = heads if mode == "heads" else heads & ~nxt_differs
+    sel = heads & ~nxt_differs if mode == "nontrivial" else heads
     words, padded = packed(sel)
     assert_equal(bits[:nw], words)
     assert_equal(counts[:nt].cpu(), padded.view(nt, TILE).sum(1).to(torch.int32))
     assert bool((counts[nt:] == -7).all())
-    if mode == "heads":
+    if mode != "nontrivial":
         assert bool((bits[nw:] == -7).all())
     else:
         assert_equal(bits[nw:2 * nw], packed(nxt_differs & ~heads)[0])

@@ -400,9 +400,10 @@ def lowest_set_bit(words):
 
 
 @triton.jit
-def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, num_tiles, MODE: tl.constexpr,
-                       PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr, TILES: tl.constexpr,
-                       ZERO_STATUS: tl.constexpr = 0, PDL: tl.constexpr = 0, HEADS_SHIFT: tl.constexpr = 0):
+def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, word_keys_ptr, n, num_tiles,
+                       MODE: tl.constexpr, PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr,
+                       TILES: tl.constexpr, ZERO_STATUS: tl.constexpr = 0, PDL: tl.constexpr = 0,
+                       HEADS_SHIFT: tl.constexpr = 0, WORD_KEYS: tl.constexpr = 0):
     """Pass 1 of the bitmask compaction: ``TILES`` consecutive tiles per program, held at once as a
     ``[TILES, TILE / 32, 32]`` block (all loads in flight together). Each item's selection becomes
     one bit of a uint32 word (bit ``i % 32`` of word ``i // 32``, stored to ``bits``) and each tile's
@@ -412,7 +413,11 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, nu
     ``HEADS_SHIFT`` (run heads and non-trivial runs of 32-bit items; the policy's value): 1 takes each
     item's neighbours from registers (:func:`word_tile_heads`), 0 from second loads shifted by one item.
     Non-trivial runs (``MODE == SELECT_NONTRIVIAL``): the bits select each such run's first item, and a
-    second bitmask (``num_tiles * TILE / 32`` words after the first) marks each such run's last item."""
+    second bitmask (``num_tiles * TILE / 32`` words after the first) marks each such run's last item.
+    ``WORD_KEYS`` (run heads of 32-bit items with ``HEADS_SHIFT``; ignored otherwise): each word's first
+    head item is also stored, one per word, to ``word_keys`` (whatever for a word without a head), so
+    that the scatter reads those items with the words, in order, instead of gathering them from ``x``
+    after them."""
     chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
@@ -432,6 +437,12 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, n, nu
     if RUNS and HEADS_SHIFT and x_ptr.dtype.element_ty.primitive_bitwidth == 32:
         words, tile_counts, ends = word_tile_heads(x_ptr + base, loc, rem, base > 0, n - base,
                                                    MODE == SELECT_NONTRIVIAL)
+        if WORD_KEYS and MODE == SELECT_HEADS:
+            # (read again at the first head: an L1 hit, the tile was just read; selecting it from the
+            # registers, a gather across the word's lanes, measured slower)
+            _, first_bit = lowest_set_bit(words)
+            first_key = tl.load(x_ptr + base + word * 32 + first_bit, mask=words != 0)
+            tl.store(word_keys_ptr + base // 32 + word, first_key, mask=(t < num_tiles)[:, None])
     elif RUNS:   # (tile_heads with program-relative offsets)
         x = tl.load(x_ptr + base + loc, mask=inb)
         prev = tl.load(x_ptr + base + loc - 1, mask=inb & ((loc > 0) | (base > 0)))
@@ -533,12 +544,12 @@ def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr,
 
 @triton.jit
 def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, shape_ptr, index_base_ptr, out_ptr,
-                         out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, n, WRITE_KEYS: tl.constexpr,
-                         WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
-                         ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
-                         TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GROUP: tl.constexpr = 1,
-                         WRITE_LENGTHS: tl.constexpr = False, PDL: tl.constexpr = 0,
-                         WRITE_ENDS: tl.constexpr = False):
+                         out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, word_keys_ptr, n,
+                         WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr,
+                         NDIM: tl.constexpr, ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr,
+                         PARTITION: tl.constexpr, TILE: tl.constexpr, SPARSE_DIV: tl.constexpr,
+                         GROUP: tl.constexpr = 1, WRITE_LENGTHS: tl.constexpr = False, PDL: tl.constexpr = 0,
+                         WRITE_ENDS: tl.constexpr = False, WORD_KEYS: tl.constexpr = 0):
     """Pass 2 of the bitmask compaction: a tile's selection comes from its ``TILE / 32`` words
     (nothing that decided it is read again); an item's output position is the tile offset, plus the
     set bits of the earlier words (a scan of the words' popcounts), plus the set bits below it in
@@ -566,6 +577,9 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     marks its last): each run's end (its last item's index + 1) into its slot of ``out_len_ptr``
     (:func:`_scatter_run_ends`; the lengths kernel then subtracts the starts).
 
+    ``WORD_KEYS`` (run heads written with their items, the count pass having stored each word's first
+    head item): a sparse tile's first round takes its items from ``word_keys``, loaded with the words.
+
     ``PDL``: a kernel of a launch chain, after the count scan (or whatever the caller queued since)."""
     chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
@@ -574,14 +588,18 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
         for t in range(GROUP):
             _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
                                shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr,
-                               out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE,
-                               PARTITION, TILE, SPARSE_DIV, GROUP > 1, WRITE_LENGTHS, WRITE_ENDS)
+                               out_len_ptr, word_keys_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE,
+                               WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, GROUP > 1, WRITE_LENGTHS, WRITE_ENDS,
+                               WORD_KEYS)
     else:
         w = tl.arange(0, WORDS)
         tile = pid.to(tl.int64) * GROUP + tl.arange(0, GROUP)
         live = tile * TILE < n
         words = tl.load(bits_ptr + tile[:, None] * WORDS + w[None, :], mask=live[:, None],
                         other=0).to(tl.uint32, bitcast=True)
+        first_keys = words   # (unused without WORD_KEYS)
+        if WORD_KEYS and WRITE_KEYS:
+            first_keys = tl.load(word_keys_ptr + tile[:, None] * WORDS + w[None, :], mask=live[:, None])
         wc = popcount32(words).to(tl.int32)
         wex = tl.cumsum(wc, 1) - wc
         if SPARSE_DIV == 0:
@@ -594,7 +612,8 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
             prev = _heads_before_words(words, base, bits_ptr, prev_ptr, tile, live, 1, WRITE_LENGTHS)
             _scatter_word_rounds(words, tl.max(tl.max(wc, 1), 0), wex, base, offset, prev, x_ptr, vals_ptr,
                                  shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr,
-                                 n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS)
+                                 n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS,
+                                 first_keys, WORD_KEYS and WRITE_KEYS)
             if WRITE_ENDS:
                 ends = tl.load(bits_ptr + tl.cdiv(n, TILE) * WORDS + tile[:, None] * WORDS + w[None, :],
                                mask=live[:, None], other=0).to(tl.uint32, bitcast=True)
@@ -603,24 +622,27 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
             for t in range(GROUP):
                 _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr,
                                    totals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
-                                   out_inv_ptr, prev_ptr, out_len_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM,
-                                   ADD_BASE, WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, True, WRITE_LENGTHS,
-                                   WRITE_ENDS)
+                                   out_inv_ptr, prev_ptr, out_len_ptr, word_keys_ptr, n, WRITE_KEYS, WITH_VALUES,
+                                   WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, True,
+                                   WRITE_LENGTHS, WRITE_ENDS, WORD_KEYS)
 
 
 @triton.jit
 def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, shape_ptr, index_base_ptr, out_ptr,
-                       out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, n, WRITE_KEYS: tl.constexpr,
-                       WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
-                       ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr, PARTITION: tl.constexpr,
-                       TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GUARD: tl.constexpr,
-                       WRITE_LENGTHS: tl.constexpr, WRITE_ENDS: tl.constexpr = False):
+                       out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, word_keys_ptr, n,
+                       WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr,
+                       NDIM: tl.constexpr, ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr,
+                       PARTITION: tl.constexpr, TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GUARD: tl.constexpr,
+                       WRITE_LENGTHS: tl.constexpr, WRITE_ENDS: tl.constexpr = False, WORD_KEYS: tl.constexpr = 0):
     """One tile of :func:`_scatter_bits_kernel` (``GUARD``: it may lie past the last tile)."""
     WORDS: tl.constexpr = TILE // 32
     if (not GUARD) or tile * TILE < n:
         w = tl.arange(0, WORDS)
         b = tl.arange(0, 32).to(tl.uint32)
         words = tl.load(bits_ptr + tile * WORDS + w).to(tl.uint32, bitcast=True)
+        first_keys = words   # (unused without WORD_KEYS)
+        if WORD_KEYS and WRITE_KEYS and (not PARTITION) and (not WRITE_INVERSE):
+            first_keys = tl.load(word_keys_ptr + tile * WORDS + w)
         wc = popcount32(words).to(tl.int32)
         wex = tl.cumsum(wc, 0) - wc
         offset = tl.load(offsets_ptr + tile)
@@ -633,7 +655,8 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
             prev = _heads_before_words(words, base, bits_ptr, prev_ptr, tile, True, 0, WRITE_LENGTHS)
             _scatter_word_rounds(words, tl.max(wc, 0), wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
                                  index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n,
-                                 WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS)
+                                 WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS,
+                                 first_keys, WORD_KEYS and WRITE_KEYS)
             if WRITE_ENDS:
                 ends = tl.load(bits_ptr + tl.cdiv(n, TILE) * WORDS + tile * WORDS + w).to(tl.uint32, bitcast=True)
                 _scatter_run_ends(ends, words, wex, base, offset, out_len_ptr)
@@ -660,7 +683,7 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
                     prev = _heads_before_words(words, base, bits_ptr, prev_ptr, tile, True, 0, True)
                     _scatter_word_rounds(words, tl.max(wc, 0), wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
                                          index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr,
-                                         n, False, False, False, NDIM, ADD_BASE, True)
+                                         n, False, False, False, NDIM, ADD_BASE, True, words, False)
                 if WRITE_ENDS:
                     # (a run's last item is not selected: the run's slot is the count of first items
                     # before it, minus one)
@@ -727,16 +750,22 @@ def _store_run_lengths(out_len_ptr, totals_ptr, n, idx, prev, slot, sel):
 def _scatter_word_rounds(words, rounds, wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
                          out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n, WRITE_KEYS: tl.constexpr,
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
-                         ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr):
+                         ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr, first_keys, FIRST_KEYS: tl.constexpr):
     """The word-by-word scatter of a tile (or a group of tiles): ``rounds`` (the most set bits of any
     word) rounds of :func:`_scatter_lowest_bits`, word ``w``'s ``k``-th bit going to ``offset + wex + k``
-    (``wex``: the set bits of the earlier words); ``prev``: the head before each word (run lengths)."""
+    (``wex``: the set bits of the earlier words); ``prev``: the head before each word (run lengths).
+    ``FIRST_KEYS``: ``first_keys`` holds each word's item at its lowest set bit (round 0's items)."""
     rest = words
     k = 0
+    if FIRST_KEYS:
+        rest, prev = _scatter_lowest_bits(rest, wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
+                                          out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n, WRITE_KEYS,
+                                          WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS, first_keys, True)
+        k = 1
     while k < rounds:
         rest, prev = _scatter_lowest_bits(rest, wex + k, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
                                           out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n, WRITE_KEYS,
-                                          WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS)
+                                          WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS, rest, False)
         k += 1
 
 
@@ -744,15 +773,20 @@ def _scatter_word_rounds(words, rounds, wex, base, offset, prev, x_ptr, vals_ptr
 def _scatter_lowest_bits(rest, rank, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr,
                          out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n, WRITE_KEYS: tl.constexpr,
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
-                         ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr):
+                         ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr, items, HAVE_ITEMS: tl.constexpr):
     """One round of the word-by-word scatter: the item at the lowest set bit of each word ``rest``
     (whose first item is at ``base``) goes to ``offset + rank``; returns the words without those
-    bits, and ``prev`` (``WRITE_LENGTHS``: the head before each word's next bit) updated."""
+    bits, and ``prev`` (``WRITE_LENGTHS``: the head before each word's next bit) updated.
+    ``HAVE_ITEMS``: ``items`` are those items (else they are read from ``x``)."""
     low, bit_index = lowest_set_bit(rest)
     idx = base + bit_index
     sel = rest != 0
+    if HAVE_ITEMS:
+        x = items
+    else:
+        x = idx
     _scatter_selected(x_ptr, vals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_idx_ptr,
-                      idx, sel, sel, sel.to(tl.int32), idx, offset + rank.to(tl.int64), False, WRITE_KEYS,
+                      idx, sel, sel, sel.to(tl.int32), x, offset + rank.to(tl.int64), HAVE_ITEMS, WRITE_KEYS,
                       WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, False)
     if WRITE_LENGTHS:
         _store_run_lengths(out_len_ptr, totals_ptr, n, idx, prev, offset + rank.to(tl.int64), sel)
@@ -968,12 +1002,14 @@ _POLICY = policy.register(
     space={"TILE": [1024, 2048, 4096, 8192, 16384], "PASSES": [1, 2], "LOOKBACK_WINDOW": [32, 64, 128, 256],
            "WARP_SYNC": [0, 1], "VEC": [1, 4, 16], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1],
            "COUNT_TILES": [1, 2, 4, 8], "SCATTER_TILES": [1, 2, 4, 8, 16], "SPARSE_SCATTER_TILES": [1, 2, 4, 8, 16],
-           "SCATTER_MAXNREG": [0, 64, 80, 96], "HEADS_SHIFT": [0, 1],
+           "SCATTER_MAXNREG": [0, 64, 80, 96], "HEADS_SHIFT": [0, 1], "WORD_KEYS": [0, 1],
+           "COUNT_MAXNREG": [0, 48, 56, 64],
            "num_warps": [4, 8, 16],
            "num_stages": [1, 2]},
     fallback={"TILE": 4096, "PASSES": 1, "LOOKBACK_WINDOW": 64, "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1,
               "ANCHORED": 0, "COUNT_TILES": 2, "SCATTER_TILES": 1, "SPARSE_SCATTER_TILES": 8, "SCATTER_MAXNREG": 0,
-              "HEADS_SHIFT": 1, "num_warps": 4,
+              "HEADS_SHIFT": 1, "WORD_KEYS": 0, "COUNT_MAXNREG": 0,
+              "num_warps": 4,
               "num_stages": 1},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     buckets=("default", "runs", "two_pass", "heads"),
@@ -991,7 +1027,10 @@ _POLICY = policy.register(
         "selection, says the selection is sparse, at most TILE / 8 per tile on average, and 1 when it is denser; "
         "SCATTER_MAXNREG: a register cap per thread of the scatter pass on NVIDIA GPUs, 0 none; HEADS_SHIFT: "
         "how the count pass of run heads and non-trivial runs of 32-bit items finds each item's neighbours, "
-        "1 from registers, 0 by second loads shifted by one item), "
+        "1 from registers, 0 by second loads shifted by one item; WORD_KEYS 1: the count pass of run heads "
+        "of 32-bit items (with HEADS_SHIFT 1) also stores each word's first head item, which the scatter "
+        "then reads with the words instead of gathering it; COUNT_MAXNREG: a register cap per thread of the "
+        "bitmask count pass on NVIDIA GPUs, 0 none), "
         "so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
         "that take two passes (nonzero, partition; masked_select, whose count reaches the host after pass 1 "
         "while pass 2 runs; reduce_by_key runs its own tile on the bitmask count), 'heads': run heads in two "
@@ -1043,7 +1082,8 @@ class _BitmaskLayout(NamedTuple):
     """The bitmask plan's one buffer (int64 words) and its launch shapes; see :func:`_bitmask_layout`."""
     words: int
     #: int64 words of each part: bits (non-trivial runs: then the run ends' bits), tile counts, scan status
-    #: words, tile offsets, totals, the last tile with a head before each tile (run lengths only)
+    #: words, tile offsets, totals, the last tile with a head before each tile (run lengths only), each
+    #: word's first head item (WORD_KEYS only)
     sizes: tuple
     #: where each part starts (int64 words, each 16-byte aligned)
     starts: tuple
@@ -1058,10 +1098,11 @@ class _BitmaskLayout(NamedTuple):
 
 @functools.lru_cache(maxsize=1024)
 def _bitmask_layout(nt: int, tile: int, last: bool, count_tiles: int, scan_publish: bool, scan_programs: int,
-                    scan_min_block: int, ends: bool = False) -> _BitmaskLayout:
+                    scan_min_block: int, ends: bool = False, key_bytes: int = 0) -> _BitmaskLayout:
     """Parts and launch shapes of a bitmask plan of ``nt`` tiles (the module switches passed in, so tests
     that change them get their own layouts). ``ends`` (non-trivial runs): a second bitmask, of the runs'
-    last items, follows the first in the bits part."""
+    last items, follows the first in the bits part. ``key_bytes``: the size of an item, when each word's
+    first head item is kept (WORD_KEYS), else 0."""
     a, c = (nt + 1) & ~1, ((nt + 1) // 2 + 1) & ~1
     bit_words = nt * (tile // 32)
     # the count scan: a block of tile counts per program, at most scan_programs programs (more past
@@ -1069,9 +1110,10 @@ def _bitmask_layout(nt: int, tile: int, last: bool, count_tiles: int, scan_publi
     # the count pass zeroes), at most 512 programs (each waits for all earlier blocks' words)
     block = min(8192, max(scan_min_block, 1 << (cdiv(nt, scan_programs) - 1).bit_length()))
     publish = 1 << (cdiv(nt, block) - 1).bit_length() if scan_publish and cdiv(nt, block) <= 512 else 0
-    sizes = (cdiv(bit_words * (2 if ends else 1), 2), c, 4 * publish, a, 4, c if last else 0)
-    starts, at = [0] * 6, 0
-    for i in (3, 4, 2, 1, 5, 0):   # (in memory: offsets, totals, status, counts, last heads, bits)
+    sizes = (cdiv(bit_words * (2 if ends else 1), 2), c, 4 * publish, a, 4, c if last else 0,
+             cdiv(bit_words * key_bytes, 16) * 2)
+    starts, at = [0] * 7, 0
+    for i in (3, 4, 2, 1, 5, 0, 6):   # (in memory: offsets, totals, status, counts, last heads, bits, word keys)
         starts[i] = at
         at += sizes[i]
     return _BitmaskLayout(at, sizes, tuple(starts), bit_words, block, publish,
@@ -1104,7 +1146,7 @@ class Plan:
         self.num_tiles = nt = max(1, cdiv(n, tile))
         dev = x.device
         three = mode == SELECT_THREE_WAY
-        self.warp_sync = self.bitmask = self.has_prev_heads = False
+        self.warp_sync = self.bitmask = self.has_prev_heads = self.word_keys = False
         self.single_pass = not (two_pass or three or self.pol["PASSES"] == 2)
         if self.single_pass:
             # the warp-synchronous kernel (NVIDIA, sm_80+) for the selections it implements
@@ -1134,8 +1176,12 @@ class Plan:
             self.mailbox = Mailbox.take(dev) if count_to_host else None
             # one allocation (host time per call matters to the ops that sync), in parts made into views
             # only when asked for (see _bitmask_layout); the launches take the parts' addresses
+            # (each word's first head item kept: run heads of 32-bit items found from registers, the only
+            # case measured to gain)
+            self.word_keys = word_keys = bool(mode == SELECT_HEADS and load_x and self.pol["WORD_KEYS"]
+                                              and self.pol["HEADS_SHIFT"] and x.element_size() == 4)
             lay = _bitmask_layout(nt, tile, last, self.pol["COUNT_TILES"], _SCAN_PUBLISH, _SCAN_PROGRAMS,
-                                  _SCAN_MIN_BLOCK, mode == SELECT_NONTRIVIAL)
+                                  _SCAN_MIN_BLOCK, mode == SELECT_NONTRIVIAL, x.element_size() if word_keys else 0)
             self._layout = lay
             self._ws = torch.empty(lay.words, dtype=torch.int64, device=dev)
             self.has_prev_heads = last
@@ -1150,11 +1196,14 @@ class Plan:
                 run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, lay, x.dtype, x.data_ptr() & 15,
                                                f.dtype, f.data_ptr() & 15, count_to_host, chain_memo_key()),
                                  tag=self.pol)
-                bits, counts, status, offsets, totals, prevs = self._parts(run)
+                bits, counts, status, offsets, totals, prevs, word_keys_part = self._parts(run)
                 status = status if lay.publish else totals
-                run(_count_bits_kernel, (cdiv(nt, lay.tiles),), x, f, bits, counts, status, n, nt, MODE=mode,
+                run(_count_bits_kernel, (cdiv(nt, lay.tiles),), x, f, bits, counts, status,
+                    word_keys_part if word_keys else bits, n, nt, MODE=mode,
                     PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=lay.tiles, ZERO_STATUS=4 * lay.publish,
                     HEADS_SHIFT=self.pol["HEADS_SHIFT"] if mode in (SELECT_HEADS, SELECT_NONTRIVIAL) else 0,
+                    WORD_KEYS=int(word_keys),
+                    **maxnreg_kwargs(self.pol["COUNT_MAXNREG"]),
                     num_warps=self.pol.num_warps, num_stages=self.pol.num_stages, **chain_kwargs(dev, False))
                 run(_scan_counts_kernel, (cdiv(nt, lay.block),), counts, offsets, totals,
                     self.mailbox.tensor if count_to_host else totals, prevs if last else counts, status, nt,
@@ -1196,13 +1245,14 @@ class Plan:
 
     def _parts(self, run):
         """The bitmask plan's parts (bits, tile counts, scan status words, tile offsets, totals, the last
-        tile with a head before each tile): for a launch sequence ``run`` that replays, their addresses
-        (the remembered launches take them for pointers; no view is made), else views of the one buffer
-        (for the launch that records, and for callers; int32 parts as int32 views of their extent)."""
+        tile with a head before each tile, each word's first head item): for a launch sequence ``run``
+        that replays, their addresses (the remembered launches take them for pointers; no view is made),
+        else views of the one buffer (for the launch that records, and for callers; int32 parts as int32
+        views of their extent)."""
         if run is not None and run.steps is not None:
             base = self._ws.data_ptr()
             return tuple(base + 8 * i for i in self._layout.starts)
-        return tuple(self._part(i) for i in range(6))
+        return tuple(self._part(i) for i in range(7))
 
     def _part(self, i: int) -> torch.Tensor:
         """View of part ``i`` of the bitmask plan's buffer (the order of :class:`_BitmaskLayout`)."""
@@ -1213,6 +1263,8 @@ class Plan:
             view = view.view(torch.int32)
             if i == 0 and view.numel() != lay.bit_words:
                 view = view[:lay.bit_words]
+        elif i == 6:   # (items, one per word of bits)
+            view = view.view(self.x.dtype)[:lay.bit_words] if lay.sizes[6] else view
         return view
 
     def host_count(self) -> int:
@@ -1361,8 +1413,9 @@ class Plan:
             run = LaunchPlan(_BITS_PLANS, ("scatter", n, self.mode, ndim, partition, self.x.device, _SPARSE_DIV, group,
                                            self._layout, chain_memo_key(), tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
-            bits, _, _, offsets, totals, prevs = self._parts(run)
+            bits, _, _, offsets, totals, prevs, word_keys_part = self._parts(run)
             dummy = offsets
+            word_keys = self.word_keys and out is not None
             run(_scatter_bits_kernel, (cdiv(self.num_tiles, group),),
                 bits, self.x, values if values is not None else self.x, offsets, totals,
                 shape_t if shape_t is not None else dummy,
@@ -1371,11 +1424,11 @@ class Plan:
                 out_index if out_index is not None else dummy,
                 out_inverse if out_inverse is not None else dummy,
                 prevs if out_lengths is not None and not ends else dummy,
-                out_lengths if out_lengths is not None else dummy, n,
+                out_lengths if out_lengths is not None else dummy, word_keys_part if word_keys else dummy, n,
                 WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
                 NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
                 PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, GROUP=group,
-                WRITE_LENGTHS=out_lengths is not None and not ends, WRITE_ENDS=ends,
+                WRITE_LENGTHS=out_lengths is not None and not ends, WRITE_ENDS=ends, WORD_KEYS=int(word_keys),
                 num_warps=self.pol.num_warps, num_stages=self.pol.num_stages,
                 **maxnreg_kwargs(self.pol.get("SCATTER_MAXNREG", 0)), **chain_kwargs(self.x.device, True))
             run.done()
