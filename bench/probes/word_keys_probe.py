@@ -4,9 +4,10 @@ without counts) and sorted ``unique`` of 2^26 sorted keys, runs of about 64 item
 2^20 runs), 4096, 4 and 1; int32, and int64 at ~64. Every result checked against torch first; do_bench
 medians and GPU time per kernel, both settings interleaved twice.
 
-    PYTHONPATH=. python bench/probes/word_keys_probe.py [--sweep]
+    PYTHONPATH=. python bench/probes/word_keys_probe.py [--sweep | --rbk]
 
-``--sweep``: the count pass's register cap (``COUNT_MAXNREG``) too, runs of ~64, ~4096 and ~4 items. (The
+``--rbk``: reduce_by_key (2^26 int32 keys in 2^20 runs, fp32 values) with and without its ``WORD_KEYS``,
+with the count pass's register caps. ``--sweep``: the count pass's register cap (``COUNT_MAXNREG``) too, runs of ~64, ~4096 and ~4 items. (The
 committed log of the sweep, ``word_keys_sweep-h200-20261130.log``, predates the final form: there
 ``WORD_KEYS`` 1 picked the first head items from registers by a gather across the word's lanes, since
 removed (72 registers uncapped; slower than reading them again at every cap), and ``WORD_KEYS`` 2 read
@@ -34,6 +35,24 @@ if "--sweep" in sys.argv:   # (the count pass's register cap too)
     cases = cases[:3]
     variants = [{"WORD_KEYS": w, "COUNT_MAXNREG": c} for w, c in ((0, 0), (0, 48), (0, 56), (1, 0), (1, 48), (1, 56),
                                                                    (1, 64))]
+if "--rbk" in sys.argv:   # reduce_by_key: its own WORD_KEYS (pass 2's first round of key writes)
+    from tritoncub.device.reduce_by_key import reduce_by_key
+    from _inputs import rbk_inputs, rbk_matches
+    pairs, uk, sums = rbk_inputs(n)
+    rpol = policy.select("reduce_by_key", torch.device("cuda"))
+    RBASE = {**rpol.values, "num_warps": rpol.num_warps, "num_stages": rpol.num_stages}
+    spol = policy.select("select", torch.device("cuda"))
+    SBASE = {**spol.values, "num_warps": spol.num_warps, "num_stages": spol.num_stages}
+    print("reduce_by_key policy:", rpol.source, RBASE, flush=True)
+    for rnd in range(2):
+        for wk, cap in ((0, 0), (1, 0), (1, 56), (1, 48)):
+            with policy.override("reduce_by_key", {**RBASE, "WORD_KEYS": wk}), \
+                    policy.override("select", {**SBASE, "COUNT_MAXNREG": cap}):
+                ok = rbk_matches(reduce_by_key(*pairs[0]), uk, sums)
+                line = timing_line(rotating(pairs, lambda p: reduce_by_key(*p)), repeats=1)
+            print(f"reduce_by_key round {rnd} WORD_KEYS={wk} count cap {cap}: {'ok' if ok else 'WRONG'}  {line}",
+                  flush=True)
+    cases = []
 for avg_log2, dtype in cases:
     g = torch.Generator(device="cuda").manual_seed(avg_log2)
     xs = [torch.sort(torch.randint(0, n >> avg_log2, (n,), device="cuda", generator=g, dtype=dtype)).values

@@ -225,3 +225,29 @@ def test_word_sums_across_words():
     assert_equal(k[: int(nr)].cpu(), uk)
     assert_close(v[: int(nr)].cpu(), ref, rtol=1e-9, atol=1e-9)
     assert torch.equal(torch.signbit(v[: int(nr)].cpu()), torch.signbit(ref))   # (-0.0 runs stay -0.0)
+
+
+@pytest.mark.parametrize("word_keys", [0, 1])
+@pytest.mark.parametrize("key_dtype", [torch.int32, torch.float32])
+@pytest.mark.parametrize("avg", [1, 3, 150])
+def test_reduce_by_key_first_keys(avg, key_dtype, word_keys):
+    """32-bit keys with pass 1 storing each word's first head key (``WORD_KEYS`` 1; pass 2's first round
+    of key writes takes it) and without: keys (float ones with -0.0 beside +0.0 and NaNs, each NaN its
+    own run) and sums against torch, in every store form."""
+    keys = _keys(N, avg).to(key_dtype)
+    if key_dtype.is_floating_point:
+        keys[keys == 0] = -0.0
+        keys[(torch.arange(N, device=DEVICE) % 7 == 0) & (keys == 0)] = 0.0   # (equal to -0.0: same run)
+        keys[torch.arange(N, device=DEVICE) % 29 == 5] = float("nan")
+    vals = torch.randint(-50, 50, (N,), device=DEVICE, dtype=torch.int32)
+    tile = {"TILE": TILE, "num_warps": 4} if interpreter_active() else {}
+    with policy.override("reduce_by_key", {**tile, "WORD_KEYS": word_keys}):
+        k, v, nr = reduce_by_key(keys, vals, "sum")
+    heads = torch.ones(N, dtype=torch.bool)
+    kc = keys.cpu()
+    heads[1:] = kc[1:] != kc[:-1]
+    run = torch.cumsum(heads.long(), 0) - 1
+    ref = torch.zeros(int(heads.sum()), dtype=torch.int64).index_add_(0, run, vals.cpu().long()).to(torch.int32)
+    assert int(nr) == ref.numel()
+    assert_equal(k[: int(nr)].cpu().view(torch.int32), kc[heads].view(torch.int32))   # (the heads' bits)
+    assert_equal(v[: int(nr)].cpu(), ref)

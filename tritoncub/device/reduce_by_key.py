@@ -71,11 +71,19 @@ def _take_last(ka, va, kb, vb):
 
 
 @triton.jit
-def _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w):
+def _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_keys,
+                     FIRST_KEYS: tl.constexpr):
     """Each run head's key to its run's slot, word by word: round ``r`` takes every word's ``r``-th
-    set bit (keys are read at the heads only; ``max_heads``: the most heads in one word)."""
+    set bit (keys are read at the heads only; ``max_heads``: the most heads in one word).
+    ``FIRST_KEYS``: round 0's keys are ``first_keys`` (each word's first head key, from pass 1)."""
     rest = words
     r = 0
+    if FIRST_KEYS:
+        low, _ = lowest_set_bit(rest)
+        m = rest != 0
+        tl.store(out_keys_ptr + offset + heads_before, first_keys, mask=m)
+        rest = rest ^ low
+        r = 1
     while r < max_heads:
         low, index = lowest_set_bit(rest)
         m = rest != 0
@@ -122,8 +130,9 @@ def _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_p
 
 @triton.jit
 def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
-                fix_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
-                SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, PDL: tl.constexpr = 0):
+                fix_ptr, first_keys_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
+                SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, PDL: tl.constexpr = 0,
+                FIRST_KEYS: tl.constexpr = 0):
     """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``);
     an item ends its run when the next item is a head, so the run ends are the head words shifted by
     one bit. Bit work is done on the tile's ``TILE / 32`` words, then spread to the items; the keys
@@ -131,7 +140,9 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     ends each writes its keys and run values word by word (a round per set bit), else item by item.
     ``WORD_SUMS`` (sums): a sparse tile sums its runs word by word (:func:`_word_sum_runs`) instead
     of scanning its items. ``PDL``: this and the fix-up kernels form a launch chain after the count
-    scan (:mod:`tritoncub.agent.launch_chain`)."""
+    scan (:mod:`tritoncub.agent.launch_chain`). ``FIRST_KEYS``: pass 1 stored each word's first head key
+    at ``first_keys`` (the select engine's ``WORD_KEYS``); sparse tiles write those without reading them
+    at the heads."""
     chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
@@ -143,6 +154,9 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     wbase = pid.to(tl.int64) * WORDS
     words = tl.load(bits_ptr + wbase + w).to(tl.uint32, bitcast=True)          # (bits past n are 0)
     wnext = tl.load(bits_ptr + wbase + w + 1, mask=wbase + w + 1 < num_words, other=0).to(tl.uint32, bitcast=True)
+    first_keys = words   # (unused without FIRST_KEYS)
+    if FIRST_KEYS:
+        first_keys = tl.load(first_keys_ptr + wbase + w)
     # run ends: the item before each head, and the input's last item; only items below rem
     last_w = (rem - 1) // 32
     last_b = ((rem - 1) % 32).to(tl.uint32)
@@ -162,7 +176,8 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     sparse = tl.maximum(max_heads, max_ends) <= SPARSE_ROUNDS
     # (each branch stores the tile's partial for the fix-up: the scan value at its last item)
     if sparse & WORD_SUMS:
-        _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w)
+        _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_keys,
+                         FIRST_KEYS)
         _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_ptr, partial_ptr, pid,
                        SEG_SCAN, ACC, WORDS)
     else:
@@ -172,7 +187,8 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
         if sparse:
             # few heads and ends per word: written word by word, round r taking each word's r-th set bit
             # (keys read at the heads; scan values gathered from the tile at the ends)
-            _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w)
+            _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_keys,
+                             FIRST_KEYS)
             rest = ends
             r = 0
             while r < max_ends:
@@ -264,12 +280,14 @@ def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, block_agg_ptr, block_f
 _POLICY = policy.register(
     "reduce_by_key",
     space={"TILE": [256, 512, 1024, 2048, 4096, 8192], "COUNT_TILES": [1, 2, 4, 8, 16], "num_warps": [1, 2, 4, 8, 16],
-           "num_stages": [1, 2], "MAXNREG": [0, 48, 56, 64]},
-    fallback={"TILE": 2048, "COUNT_TILES": 2, "num_warps": 8, "num_stages": 1, "MAXNREG": 0},
+           "num_stages": [1, 2], "MAXNREG": [0, 48, 56, 64], "WORD_KEYS": [0, 1]},
+    fallback={"TILE": 2048, "COUNT_TILES": 2, "num_warps": 8, "num_stages": 1, "MAXNREG": 0, "WORD_KEYS": 0},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     doc="TILE items per program in pass 2; pass 1 (the select engine's bitmask count) runs on the same tiles, "
         "COUNT_TILES of them per program. MAXNREG: pass 2's register cap per thread (0: none; NVIDIA only): "
-        "a sparse tile's work is a chain of dependent steps, so more resident tiles per SM pay.")
+        "a sparse tile's work is a chain of dependent steps, so more resident tiles per SM pay. WORD_KEYS 1 "
+        "(32-bit keys): pass 1 also stores each word's first head key, and pass 2's first round of key "
+        "writes takes it, loaded with the words, instead of reading the keys at the heads after them.")
 
 _VALUE_DTYPES = ALL_NUMERIC_DTYPES
 
@@ -307,7 +325,8 @@ def _count_policy(pol, select_pol):
     hit = _COUNT_POLICIES.get(key)
     if hit is not None and hit[0] is pol and hit[1] is select_pol:
         return hit[2]
-    made = policy.Policy("select", {**select_pol.values, "TILE": pol["TILE"], "COUNT_TILES": pol["COUNT_TILES"]},
+    made = policy.Policy("select", {**select_pol.values, "TILE": pol["TILE"], "COUNT_TILES": pol["COUNT_TILES"],
+                                    "WORD_KEYS": pol["WORD_KEYS"]},
                          pol.num_warps, pol.num_stages, pol.source)
     if len(_COUNT_POLICIES) > 64:
         _COUNT_POLICIES.clear()
@@ -348,8 +367,9 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     seg = segmented_scan(combine)
     # aggregates are scanned in the accumulator type; a separate buffer when it differs
     out_acc = out_v if acc == vf.dtype else torch.empty(n, dtype=acc, device=dev)
-    launch(_rbk_kernel, (nt,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix, n,
-           plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc], TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS,
+    launch(_rbk_kernel, (nt,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix,
+           plan.first_items if plan.word_keys else fix, n, plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc],
+           TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS, FIRST_KEYS=int(plan.word_keys),
            WORD_SUMS=WORD_SUMS and combine is combine_add, num_warps=pol.num_warps, num_stages=pol.num_stages,
            **maxnreg_kwargs(pol["MAXNREG"]), **chain_kwargs(dev, True))
     if nt > 1:

@@ -1122,7 +1122,7 @@ def _bitmask_layout(nt: int, tile: int, last: bool, count_tiles: int, scan_publi
 
 #: the bitmask plan's parts that callers may read (made into views when first asked for): their
 #: places in :class:`_BitmaskLayout`
-_BITMASK_VIEWS = {"bits": 0, "offsets": 3, "offsets2": 3, "totals": 4, "prev_heads": 5}
+_BITMASK_VIEWS = {"bits": 0, "offsets": 3, "offsets2": 3, "totals": 4, "prev_heads": 5, "first_items": 6}
 
 
 class Plan:
