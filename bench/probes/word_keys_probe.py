@@ -1,17 +1,18 @@
 """Run heads' items stored per word by the count pass (policy ``WORD_KEYS`` 1) against gathered by the
 scatter after the words (0), in the ``heads`` bucket: run-length encode, unique_consecutive (with and
-without counts) and sorted ``unique`` of 2^26 sorted keys, runs of about 64 items (the benchmark's case,
+without counts) of 2^26 sorted keys, runs of about 64 items (the benchmark's case,
 2^20 runs), 4096, 4 and 1; int32, and int64 at ~64. Every result checked against torch first; do_bench
 medians and GPU time per kernel, both settings interleaved twice.
 
     PYTHONPATH=. python bench/probes/word_keys_probe.py [--sweep | --rbk]
 
 ``--rbk``: reduce_by_key (2^26 int32 keys in 2^20 runs, fp32 values) with and without its ``WORD_KEYS``,
-with the count pass's register caps. ``--sweep``: the count pass's register cap (``COUNT_MAXNREG``) too, runs of ~64, ~4096 and ~4 items. (The
-committed log of the sweep, ``word_keys_sweep-h200-20261130.log``, predates the final form: there
-``WORD_KEYS`` 1 picked the first head items from registers by a gather across the word's lanes, since
-removed (72 registers uncapped; slower than reading them again at every cap), and ``WORD_KEYS`` 2 read
-them again, which is what ``WORD_KEYS`` 1 is now.)
+with the count pass's register caps. ``--sweep``: the count pass's register cap (``COUNT_MAXNREG``) too,
+runs of ~64, ~4096 and ~4 items. (The committed log of the sweep, ``word_keys_sweep-h200-20261130.log``,
+predates the final form: there ``WORD_KEYS`` 1 picked the first head items from registers by a gather
+across the word's lanes, since removed (72 registers uncapped; slower than reading them again at every
+cap), ``WORD_KEYS`` 2 read them again, which is what ``WORD_KEYS`` 1 is now, and the cap applied without
+``WORD_KEYS`` too; it now applies only with it.)
 """
 import sys
 
@@ -33,8 +34,7 @@ cases = [(6, torch.int32), (12, torch.int32), (2, torch.int32), (0, torch.int32)
 variants = [{"WORD_KEYS": 0, "COUNT_MAXNREG": 0}, {"WORD_KEYS": 1, "COUNT_MAXNREG": 56}]   # (sm_90's; the H200's)
 if "--sweep" in sys.argv:   # (the count pass's register cap too)
     cases = cases[:3]
-    variants = [{"WORD_KEYS": w, "COUNT_MAXNREG": c} for w, c in ((0, 0), (0, 48), (0, 56), (1, 0), (1, 48), (1, 56),
-                                                                   (1, 64))]
+    variants = [{"WORD_KEYS": w, "COUNT_MAXNREG": c} for w, c in ((0, 0), (1, 0), (1, 48), (1, 56), (1, 64))]
 if "--rbk" in sys.argv:   # reduce_by_key: its own WORD_KEYS (pass 2's first round of key writes)
     from tritoncub.device.reduce_by_key import reduce_by_key
     from _inputs import rbk_inputs, rbk_matches

@@ -270,11 +270,12 @@ ENGINES = [  # (name, policy values, module limit forced to 0, or (module consta
     ("two-pass-group4", {"PASSES": 2, "SCATTER_TILES": 4}, None),      # scatter: 4 tiles per program (2 past the end)
     ("two-pass-group4-maxnreg80", {"PASSES": 2, "SCATTER_TILES": 4, "SCATTER_MAXNREG": 80}, None),  # (capped, spills)
     ("two-pass-heads-load", {"PASSES": 2, "HEADS_SHIFT": 0}, None),   # run heads' predecessors by a shifted load
-    # run heads' first items per word stored by the count pass, read by the scatter's first round
+    # run heads' first items per word stored by the count pass, read by the scatter's first round (and
+    # with HEADS_SHIFT 0 not stored: a scatter reading them word by word would read an unwritten buffer)
     ("two-pass-word-keys", {"PASSES": 2, "WORD_KEYS": 1}, None),
     ("two-pass-word-keys-group4-words", {"PASSES": 2, "WORD_KEYS": 1, "SCATTER_TILES": 4, "SPARSE_SCATTER_TILES": 4},
      ("_SPARSE_DIV", 0)),
-    ("two-pass-word-keys-heads-load-items", {"PASSES": 2, "WORD_KEYS": 1, "HEADS_SHIFT": 0}, ("_SPARSE_DIV", 1 << 20)),
+    ("two-pass-word-keys-heads-load-words", {"PASSES": 2, "WORD_KEYS": 1, "HEADS_SHIFT": 0}, ("_SPARSE_DIV", 0)),
     # the count scan over several programs, publishing their block sums or re-summing earlier blocks
     ("two-pass-scan-programs", {"PASSES": 2}, [("_SCAN_MIN_BLOCK", 2), ("_SCAN_PROGRAMS", 4)]),
     ("two-pass-scan-programs-resum", {"PASSES": 2},
@@ -355,6 +356,22 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
         u, lengths, k = RLE.encode(runs.to(torch.int32))   # (32-bit keys: either form of HEADS_SHIFT)
         assert_equal(u[:int(k)].cpu(), ref_k.to(torch.int32))
         assert_equal(lengths[:int(k)].cpu().long(), cnt)
+        # 32-bit keys (the first items per word of WORD_KEYS): sparser runs, float keys with -0.0 beside
+        # +0.0 and NaNs, with values and without lengths
+        runs32 = torch.sort(torch.randint(0, max(1, n // 40), (n,), device=DEVICE)).values.to(torch.int32)
+        fruns = (runs32 - n // 80).to(torch.float32)
+        fruns[fruns == 0] = -0.0
+        fruns[(torch.arange(n, device=DEVICE) % 3 == 0) & (fruns == 0)] = 0.0
+        fruns[torch.arange(n, device=DEVICE) % 53 == 7] = float("nan")
+        for keys32 in (runs32, fruns):
+            kc = keys32.cpu()
+            heads = torch.ones(n, dtype=torch.bool)
+            heads[1:] = kc[1:] != kc[:-1]
+            ko, vo, k = S.unique_by_key(keys32, vals)
+            assert_equal(ko[:int(k)].cpu().view(torch.int32), kc[heads].view(torch.int32))
+            assert_equal(vo[:int(k)].cpu(), torch.nonzero(heads).view(-1))
+            uo, k = S.unique(keys32)
+            assert_equal(uo[:int(k)].cpu().view(torch.int32), kc[heads].view(torch.int32))
         offs, lengths, k = RLE.non_trivial_runs(runs)
         starts = first[cnt > 1]
         assert_equal(offs[:int(k)].cpu(), starts)
@@ -455,7 +472,7 @@ def _run_keys(n, dtype, gen):
 
 @pytest.mark.parametrize("mode", ["heads", "heads_word_keys", "nontrivial"])
 @pytest.mark.parametrize("heads_shift", [0, 1])
-@pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "int64", "int16"])
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "int64", "float64", "int16"])
 @pytest.mark.parametrize("n", [1, 2, 33, 127, 128, 2 * 128 + 37])
 @pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "offset"])
 @pytest.mark.parametrize("kind", ["runs", "zeros"])
@@ -463,7 +480,7 @@ def test_count_pass_runs(n, dtype, heads_shift, offset, mode, kind):
     """Pass 1 of run heads (bit ``i % 32`` of word ``i // 32`` set when item ``i`` starts a run; each
     tile's count) and of non-trivial runs (bits of the first items of runs longer than one, and a second
     bitmask of their last items), in both forms of finding an item's neighbours (``HEADS_SHIFT`` 1: from
-    registers, for 32-bit items; 0 or other widths: shifted loads), against torch on fresh keys, with
+    registers, for 32- and 64-bit items; 0 or other widths: shifted loads), against torch on fresh keys, with
     ragged tails, several programs (runs across them) and a base that is not 16-byte aligned; poisoned
     outputs. ``zeros``: one run of zeros (what a masked load past the end may read: the last item must
     still end its run). ``heads_word_keys``: run heads that also store each word's first head item."""
@@ -491,10 +508,10 @@ def test_count_pass_runs(n, dtype, heads_shift, offset, mode, kind):
     bits = bits.cpu()
     nw = nt * TILE // 32
     word_keys = word_keys.cpu()
-    stores_keys = mode == "heads_word_keys" and heads_shift == 1 and x.element_size() == 4
+    stores_keys = mode == "heads_word_keys" and heads_shift == 1 and x.element_size() in (4, 8)
     if stores_keys:
         # (a word without a head stores whatever; the words of tiles past the last are not written;
-        # only the register form of 32-bit heads stores them)
+        # only the register form of 32- and 64-bit heads stores them)
         for w in range(nw):
             found = torch.nonzero(heads[32 * w:32 * (w + 1)])
             if len(found):
@@ -521,27 +538,46 @@ def test_count_pass_runs(n, dtype, heads_shift, offset, mode, kind):
         assert bool((bits[2 * nw:] == -7).all())
 
 
+_WORD_KEYS_POLICIES: dict = {}
+
+
+def _word_keys_policy():
+    """The two-pass policy in force with ``WORD_KEYS`` 1, one object per policy in force (the plans
+    remember their launches per policy object)."""
+    base = policy.select("select", torch.device(DEVICE), "two_pass")
+    hit = _WORD_KEYS_POLICIES.get(id(base))
+    if hit is None or hit[0] is not base:
+        hit = _WORD_KEYS_POLICIES[id(base)] = (base, policy.Policy(
+            "select", {**base.values, "WORD_KEYS": 1, "HEADS_SHIFT": 1}, base.num_warps, base.num_stages, base.source))
+    return hit[1]
+
+
 def _bitmask_plan(n, mode):
-    """A bitmask plan (pass 1 queued) over fresh data, and the selection it must find."""
+    """A bitmask plan (pass 1 queued) over fresh data, and the selection it must find (and the keys:
+    ``heads_word_keys`` has int32 keys, and each word's first head key kept)."""
     if mode == "flagged":
         x = torch.randn(n, device=DEVICE)
         sel = torch.rand(n, device=DEVICE) < 0.3
-        return S.Plan(x, sel, S.SELECT_FLAGGED, load_x=False, two_pass=True), sel
+        return S.Plan(x, sel, S.SELECT_FLAGGED, load_x=False, two_pass=True), sel, x
     x = torch.sort(torch.randint(0, max(1, n // 40), (n,), device=DEVICE)).values
     x[: n // 3] = 7   # (whole tiles without a head)
     sel = torch.ones(n, dtype=torch.bool, device=DEVICE)
     sel[1:] = x[1:] != x[:-1]
-    return S.Plan(x, None, S.SELECT_HEADS, two_pass=True, run_lengths=mode == "heads_run_lengths"), sel
+    if mode == "heads_word_keys":
+        x = x.to(torch.int32)
+        return S.Plan(x, None, S.SELECT_HEADS, two_pass=True, pol=_word_keys_policy()), sel, x
+    return S.Plan(x, None, S.SELECT_HEADS, two_pass=True, run_lengths=mode == "heads_run_lengths"), sel, x
 
 
 @pytest.mark.parametrize("publish", [False, True], ids=["resum", "publish"])
-@pytest.mark.parametrize("mode", ["flagged", "heads", "heads_run_lengths"])
+@pytest.mark.parametrize("mode", ["flagged", "heads", "heads_run_lengths", "heads_word_keys"])
 @pytest.mark.parametrize("n", [1, TILE - 1, 5 * TILE + 37] if interpreter_active() else [1, 4095, 1_000_003])
 def test_bitmask_plan_parts(n, mode, publish, monkeypatch):
     """The bitmask plan keeps its parts in one buffer (the launches take their addresses) and makes a
     part into a view only when a caller asks for it: the parts lie apart, 16-byte aligned, inside the
     buffer, and hold pass 1's results (one bit per item, the exclusive offsets of the tile counts, the
-    total, and with run lengths the last tile with a head before each tile) — on the call that records
+    total, with run lengths the last tile with a head before each tile, with ``WORD_KEYS`` each word's
+    first head key) — on the call that records
     its launches and on the repeat that replays them with the parts' addresses (under the interpreter
     through helpers.interpreter_replays)."""
     monkeypatch.setattr(S, "_SCAN_PUBLISH", publish)
@@ -553,21 +589,24 @@ def test_bitmask_plan_parts(n, mode, publish, monkeypatch):
     replayed = plan_replays(monkeypatch)
     for rep in range(2):
         replayed.clear()
-        plan, sel = _bitmask_plan(n, mode)
+        plan, sel, x = _bitmask_plan(n, mode)
         # (the first call records its two launches, the repeat replays them)
         assert replayed == [rep == 1] * 2
         assert plan.bitmask
         lay, ws, tile, nt = plan._layout, plan._ws, plan.tile, plan.num_tiles
         assert ws.numel() == lay.words == sum(lay.sizes) and ws.data_ptr() % 16 == 0
-        spans = sorted((lay.starts[i], lay.starts[i] + lay.sizes[i]) for i in range(6) if lay.sizes[i])
+        spans = sorted((lay.starts[i], lay.starts[i] + lay.sizes[i]) for i in range(7) if lay.sizes[i])
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])) and spans[-1][1] <= lay.words
         assert all(st % 2 == 0 for st in lay.starts)
         assert (lay.publish > 0) == publish and lay.sizes[5] == (plan.has_prev_heads and lay.sizes[1])
+        assert plan.word_keys == (mode == "heads_word_keys") and (lay.sizes[6] > 0) == plan.word_keys
         # the views callers read, each in its place of the buffer
         for name, part in S._BITMASK_VIEWS.items():
             view = getattr(plan, name)
             if name == "prev_heads" and mode != "heads_run_lengths":
                 assert view is None
+                continue
+            if name == "first_items" and not plan.word_keys:
                 continue
             assert view.untyped_storage().data_ptr() == ws.untyped_storage().data_ptr()
             assert view.data_ptr() == ws.data_ptr() + 8 * lay.starts[part]
@@ -584,6 +623,16 @@ def test_bitmask_plan_parts(n, mode, publish, monkeypatch):
             has = torch.where(tile_counts > 0, torch.arange(nt), -1)
             before = torch.cummax(torch.cat([torch.tensor([-1]), has[:-1]]), 0).values
             assert_equal(plan.prev_heads[:nt].cpu().long(), before)
+        if mode == "heads_word_keys":
+            # each word's first head key (words without a head: whatever)
+            assert plan.first_items.dtype == torch.int32 and plan.first_items.numel() == lay.bit_words
+            words = padded.view(-1, 32)
+            has_head = words.any(1)
+            first = torch.argmax(words.to(torch.int8), 1)
+            at = torch.arange(words.shape[0]) * 32 + first
+            xp = torch.zeros(nt * tile, dtype=torch.int32)
+            xp[:n] = x.cpu()
+            assert_equal(plan.first_items.cpu()[has_head], xp[at[has_head]])
 
 
 @pytest.mark.parametrize("n", [TILE + 1, 3 * TILE] if interpreter_active() else [4097, 1 << 22, (1 << 22) + 1])

@@ -14,7 +14,9 @@ Algorithm (deterministic, two passes plus a fix-up):
 1. pass 1 marks the run heads of every tile in a bitmask (one bit per key), counts them, and the
    tile scan turns the counts into output offsets (the select engine's bitmask form,
    :mod:`tritoncub.device.select`, reading the keys only);
-2. pass 2 reads the values and the bitmask (the keys again only at the heads), runs a segmented
+2. pass 2 reads the values and the bitmask (the keys again only at the heads; with the policy's
+   ``WORD_KEYS``, 32-bit keys, pass 1 also stores each word's first head key and pass 2 reads those
+   with the bitmask, the keys only at a word's later heads), runs a segmented
    inclusive scan of the values over the tile (a ``(head flag, value)`` pair scan: a head restarts
    the running value), writes each run's first key at its head and the scan value at the run's last
    item (the item before the next head), and records for the tile its trailing partial (the scan
@@ -71,17 +73,17 @@ def _take_last(ka, va, kb, vb):
 
 
 @triton.jit
-def _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_keys,
-                     FIRST_KEYS: tl.constexpr):
+def _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_items,
+                     FIRST_ITEMS: tl.constexpr):
     """Each run head's key to its run's slot, word by word: round ``r`` takes every word's ``r``-th
     set bit (keys are read at the heads only; ``max_heads``: the most heads in one word).
-    ``FIRST_KEYS``: round 0's keys are ``first_keys`` (each word's first head key, from pass 1)."""
+    ``FIRST_ITEMS``: round 0's keys are ``first_items`` (each word's first head key, from pass 1)."""
     rest = words
     r = 0
-    if FIRST_KEYS:
+    if FIRST_ITEMS:
         low, _ = lowest_set_bit(rest)
         m = rest != 0
-        tl.store(out_keys_ptr + offset + heads_before, first_keys, mask=m)
+        tl.store(out_keys_ptr + offset + heads_before, first_items, mask=m)
         rest = rest ^ low
         r = 1
     while r < max_heads:
@@ -130,9 +132,9 @@ def _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_p
 
 @triton.jit
 def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
-                fix_ptr, first_keys_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
+                fix_ptr, first_items_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
                 SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, PDL: tl.constexpr = 0,
-                FIRST_KEYS: tl.constexpr = 0):
+                FIRST_ITEMS: tl.constexpr = 0):
     """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``);
     an item ends its run when the next item is a head, so the run ends are the head words shifted by
     one bit. Bit work is done on the tile's ``TILE / 32`` words, then spread to the items; the keys
@@ -140,8 +142,8 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     ends each writes its keys and run values word by word (a round per set bit), else item by item.
     ``WORD_SUMS`` (sums): a sparse tile sums its runs word by word (:func:`_word_sum_runs`) instead
     of scanning its items. ``PDL``: this and the fix-up kernels form a launch chain after the count
-    scan (:mod:`tritoncub.agent.launch_chain`). ``FIRST_KEYS``: pass 1 stored each word's first head key
-    at ``first_keys`` (the select engine's ``WORD_KEYS``); sparse tiles write those without reading them
+    scan (:mod:`tritoncub.agent.launch_chain`). ``FIRST_ITEMS``: pass 1 stored each word's first head key
+    at ``first_items`` (the select engine's ``WORD_KEYS``); sparse tiles write those without reading them
     at the heads."""
     chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
@@ -154,9 +156,9 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     wbase = pid.to(tl.int64) * WORDS
     words = tl.load(bits_ptr + wbase + w).to(tl.uint32, bitcast=True)          # (bits past n are 0)
     wnext = tl.load(bits_ptr + wbase + w + 1, mask=wbase + w + 1 < num_words, other=0).to(tl.uint32, bitcast=True)
-    first_keys = words   # (unused without FIRST_KEYS)
-    if FIRST_KEYS:
-        first_keys = tl.load(first_keys_ptr + wbase + w)
+    first_items = words   # (unused without FIRST_ITEMS)
+    if FIRST_ITEMS:
+        first_items = tl.load(first_items_ptr + wbase + w)
     # run ends: the item before each head, and the input's last item; only items below rem
     last_w = (rem - 1) // 32
     last_b = ((rem - 1) % 32).to(tl.uint32)
@@ -176,8 +178,8 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     sparse = tl.maximum(max_heads, max_ends) <= SPARSE_ROUNDS
     # (each branch stores the tile's partial for the fix-up: the scan value at its last item)
     if sparse & WORD_SUMS:
-        _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_keys,
-                         FIRST_KEYS)
+        _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_items,
+                         FIRST_ITEMS)
         _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_ptr, partial_ptr, pid,
                        SEG_SCAN, ACC, WORDS)
     else:
@@ -187,8 +189,8 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
         if sparse:
             # few heads and ends per word: written word by word, round r taking each word's r-th set bit
             # (keys read at the heads; scan values gathered from the tile at the ends)
-            _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_keys,
-                             FIRST_KEYS)
+            _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_items,
+                             FIRST_ITEMS)
             rest = ends
             r = 0
             while r < max_ends:
@@ -369,7 +371,7 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     out_acc = out_v if acc == vf.dtype else torch.empty(n, dtype=acc, device=dev)
     launch(_rbk_kernel, (nt,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix,
            plan.first_items if plan.word_keys else fix, n, plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc],
-           TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS, FIRST_KEYS=int(plan.word_keys),
+           TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS, FIRST_ITEMS=int(plan.word_keys),
            WORD_SUMS=WORD_SUMS and combine is combine_add, num_warps=pol.num_warps, num_stages=pol.num_stages,
            **maxnreg_kwargs(pol["MAXNREG"]), **chain_kwargs(dev, True))
     if nt > 1:

@@ -100,10 +100,10 @@ def tile_heads(x_ptr, idx, inb, x):
 
 @triton.jit
 def word_tile_heads(x_ptr, loc, rem, has_predecessor, n_after=0, NONTRIVIAL: tl.constexpr = False):
-    """Head flags of a word-shaped tile of 32-bit items, packed: ``(words, counts, ends)``, bit ``b`` of
-    word ``[t, w]`` set when item ``loc[t, w, b]`` (``loc`` = ``(t * WORDS + w) * 32 + b``, relative to
-    ``x_ptr``; items at ``rem`` and past it are not flagged) starts a run. ``counts[t]``: the set bits
-    of row ``t``. ``has_predecessor``: whether the item before ``x_ptr`` exists (else item 0 is a head).
+    """Head flags of a word-shaped tile of 32- or 64-bit items, packed: ``(words, counts, ends)``, bit
+    ``b`` of word ``[t, w]`` set when item ``loc[t, w, b]`` (``loc`` = ``(t * WORDS + w) * 32 + b``,
+    relative to ``x_ptr``; items at ``rem`` and past it are not flagged) starts a run. ``counts[t]``:
+    the set bits of row ``t``. ``has_predecessor``: whether the item before ``x_ptr`` exists (else item 0 is a head).
 
     ``NONTRIVIAL``: the bits are instead those of the first items of the runs longer than one item (a
     head whose next item is equal), and ``ends`` those of these runs' last items (not a head; the next
@@ -111,39 +111,53 @@ def word_tile_heads(x_ptr, loc, rem, has_predecessor, n_after=0, NONTRIVIAL: tl.
     item of the tile's last may lie past ``rem``). Without it ``ends`` is ``words``.
 
     Each item's neighbours come from registers, not from second, shifted loads: the tile is loaded as
-    16-byte vectors (four items a thread), items of a quad compare with each other in the thread, a
-    quad's first item with the quad before's last (a gather across the word's lanes), and a word's
-    first item with the word before's last, one load per word. ``NONTRIVIAL`` then works on whole
-    words: whether each item's next starts a run is the head bits shifted down by one, and for a
-    word's last item a comparison with the next word's first (two more loads per word, not per item)."""
+    16-byte vectors (four 32-bit items a thread, or two 64-bit ones), items of a quad (pair) compare
+    with each other in the thread, a quad's first item with the quad before's last (a gather across the
+    word's lanes), and a word's first item with the word before's last, one load per word.
+    ``NONTRIVIAL`` then works on whole words (:func:`nontrivial_run_words`): whether each item's next
+    starts a run is the head bits shifted down by one, and for a word's last item a comparison with the
+    next word's first (two more loads per word, not per item)."""
     x = tl.load(x_ptr + loc, mask=loc < rem)
     WORDS: tl.constexpr = loc.shape[1]
-    QUADS: tl.constexpr = 8
-    xa, xb = tl.split(tl.reshape(x, (loc.shape[0], WORDS, QUADS, 2, 2)))
-    c0, c2 = tl.split(xa)
-    c1, c3 = tl.split(xb)
-    la, _ = tl.split(tl.reshape(loc, (loc.shape[0], WORDS, QUADS, 2, 2)))
-    l0, _ = tl.split(la)                                        # [rows, WORDS, QUADS]: each quad's first item
-    q = l0 // 4 % QUADS
     word_first = (tl.arange(0, loc.shape[0])[:, None] * WORDS + tl.arange(0, WORDS)[None, :]) * 32
     first_prev = tl.load(x_ptr + word_first - 1, mask=(word_first < rem) & ((word_first > 0) | has_predecessor))
-    p0 = tl.where(q == 0, first_prev[:, :, None], tl.gather(c3, tl.maximum(q - 1, 0), 2))
-    d0 = flag_inequality(p0, c0)   # (item k of a quad differs from the item before it)
-    d1 = flag_inequality(c0, c1)
-    d2 = flag_inequality(c1, c2)
-    d3 = flag_inequality(c2, c3)
-    s0 = (l0 < rem) & (((l0 == 0) & (not has_predecessor)) | d0)
-    s1 = (l0 + 1 < rem) & d1
-    s2 = (l0 + 2 < rem) & d2
-    s3 = (l0 + 3 < rem) & d3
-    shift = (l0 & 31).to(tl.uint32)
-    words = tl.sum((s0.to(tl.uint32) << shift) | (s1.to(tl.uint32) << (shift + 1))
-                   | (s2.to(tl.uint32) << (shift + 2)) | (s3.to(tl.uint32) << (shift + 3)), 2)
+    if x_ptr.dtype.element_ty.primitive_bitwidth == 64:
+        # pairs (one 16-byte vector a thread): item 1 against item 0 in the thread, item 0 against the
+        # pair before's item 1 by a gather across the word's 16 lanes
+        PAIRS: tl.constexpr = 16
+        c0, c1 = tl.split(tl.reshape(x, (loc.shape[0], WORDS, PAIRS, 2)))
+        l0, _ = tl.split(tl.reshape(loc, (loc.shape[0], WORDS, PAIRS, 2)))   # [rows, WORDS, PAIRS]
+        q = l0 // 2 % PAIRS
+        p0 = tl.where(q == 0, first_prev[:, :, None], tl.gather(c1, tl.maximum(q - 1, 0), 2))
+        s0 = (l0 < rem) & (((l0 == 0) & (not has_predecessor)) | flag_inequality(p0, c0))
+        s1 = (l0 + 1 < rem) & flag_inequality(c0, c1)
+        shift = (l0 & 31).to(tl.uint32)
+        words = tl.sum((s0.to(tl.uint32) << shift) | (s1.to(tl.uint32) << (shift + 1)), 2)
+        counts = tl.sum(tl.sum(s0.to(tl.int32) + s1.to(tl.int32), 2), 1)
+    else:
+        QUADS: tl.constexpr = 8
+        xa, xb = tl.split(tl.reshape(x, (loc.shape[0], WORDS, QUADS, 2, 2)))
+        c0, c2 = tl.split(xa)
+        c1, c3 = tl.split(xb)
+        la, _ = tl.split(tl.reshape(loc, (loc.shape[0], WORDS, QUADS, 2, 2)))
+        l0, _ = tl.split(la)                                        # [rows, WORDS, QUADS]: each quad's first item
+        q = l0 // 4 % QUADS
+        p0 = tl.where(q == 0, first_prev[:, :, None], tl.gather(c3, tl.maximum(q - 1, 0), 2))
+        d0 = flag_inequality(p0, c0)   # (item k of a quad differs from the item before it)
+        d1 = flag_inequality(c0, c1)
+        d2 = flag_inequality(c1, c2)
+        d3 = flag_inequality(c2, c3)
+        s0 = (l0 < rem) & (((l0 == 0) & (not has_predecessor)) | d0)
+        s1 = (l0 + 1 < rem) & d1
+        s2 = (l0 + 2 < rem) & d2
+        s3 = (l0 + 3 < rem) & d3
+        shift = (l0 & 31).to(tl.uint32)
+        words = tl.sum((s0.to(tl.uint32) << shift) | (s1.to(tl.uint32) << (shift + 1))
+                       | (s2.to(tl.uint32) << (shift + 2)) | (s3.to(tl.uint32) << (shift + 3)), 2)
+        counts = tl.sum(tl.sum(s0.to(tl.int32) + s1.to(tl.int32) + s2.to(tl.int32) + s3.to(tl.int32), 2), 1)
+    ends = words
     if NONTRIVIAL:
         words, counts, ends = nontrivial_run_words(x_ptr, words, word_first, rem, n_after)
-    else:
-        counts = tl.sum(tl.sum(s0.to(tl.int32) + s1.to(tl.int32) + s2.to(tl.int32) + s3.to(tl.int32), 2), 1)
-        ends = words
     return words, counts, ends
 
 
@@ -154,8 +168,9 @@ def nontrivial_run_words(x_ptr, heads, word_first, rem, n_after):
     ``(firsts, counts, lasts)``, the bits of the first and of the last items of the runs longer than one
     item, and the set bits of ``firsts`` per row. Bit ``b`` of ``follows`` says whether item ``b + 1``
     starts a run (the heads shifted down one bit, and for bit 31 the word's last item against the next
-    word's first: two loads per word) or item ``b`` is the input's last; a long run's first item is a
-    head not followed by one, its last item is not a head and followed by one."""
+    word's first: two loads per word) or item ``b`` is the input's last (or past it: ``valid`` drops
+    those); a long run's first item is a head not followed by one, its last item is not a head and
+    followed by one."""
     word_last = tl.load(x_ptr + word_first + 31, mask=word_first + 31 < rem)
     next_first = tl.load(x_ptr + word_first + 32, mask=word_first + 32 < n_after)
     cross = flag_inequality(word_last, next_first).to(tl.uint32)
@@ -400,7 +415,7 @@ def lowest_set_bit(words):
 
 
 @triton.jit
-def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, word_keys_ptr, n, num_tiles,
+def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, first_items_ptr, n, num_tiles,
                        MODE: tl.constexpr, PRED: tl.constexpr, LOAD_X: tl.constexpr, TILE: tl.constexpr,
                        TILES: tl.constexpr, ZERO_STATUS: tl.constexpr = 0, PDL: tl.constexpr = 0,
                        HEADS_SHIFT: tl.constexpr = 0, WORD_KEYS: tl.constexpr = 0):
@@ -410,12 +425,13 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, word_
     count goes to ``counts`` (:func:`_scan_counts_kernel` turns them into offsets: no program here
     waits on another, or on a fence). Program 0 zeroes the scan's ``ZERO_STATUS`` status words.
     ``PDL``: the first kernel of a launch chain (:mod:`tritoncub.agent.launch_chain`).
-    ``HEADS_SHIFT`` (run heads and non-trivial runs of 32-bit items; the policy's value): 1 takes each
-    item's neighbours from registers (:func:`word_tile_heads`), 0 from second loads shifted by one item.
+    ``HEADS_SHIFT`` (run heads and non-trivial runs of 32- and 64-bit items; the policy's value): 1 takes each
+    item's predecessor from registers (:func:`word_tile_heads`), 0 from a second load shifted by one item
+    (non-trivial runs take the next item's difference from the head words either way).
     Non-trivial runs (``MODE == SELECT_NONTRIVIAL``): the bits select each such run's first item, and a
     second bitmask (``num_tiles * TILE / 32`` words after the first) marks each such run's last item.
-    ``WORD_KEYS`` (run heads of 32-bit items with ``HEADS_SHIFT``; ignored otherwise): each word's first
-    head item is also stored, one per word, to ``word_keys`` (whatever for a word without a head), so
+    ``WORD_KEYS`` (run heads of 32- or 64-bit items with ``HEADS_SHIFT``; ignored otherwise): each word's first
+    head item is also stored, one per word, to ``first_items`` (whatever for a word without a head), so
     that the scatter reads those items with the words, in order, instead of gathering them from ``x``
     after them."""
     chain_link(PDL)
@@ -434,15 +450,16 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, word_
     loc = word[:, :, None] * 32 + b[None, None, :]                          # [TILES, WORDS, 32]
     inb = loc < rem
     RUNS: tl.constexpr = MODE == SELECT_HEADS or MODE == SELECT_NONTRIVIAL
-    if RUNS and HEADS_SHIFT and x_ptr.dtype.element_ty.primitive_bitwidth == 32:
+    if RUNS and HEADS_SHIFT and (x_ptr.dtype.element_ty.primitive_bitwidth == 32
+                                 or x_ptr.dtype.element_ty.primitive_bitwidth == 64):
         words, tile_counts, ends = word_tile_heads(x_ptr + base, loc, rem, base > 0, n - base,
                                                    MODE == SELECT_NONTRIVIAL)
         if WORD_KEYS and MODE == SELECT_HEADS:
             # (read again at the first head: an L1 hit, the tile was just read; selecting it from the
             # registers, a gather across the word's lanes, measured slower)
             _, first_bit = lowest_set_bit(words)
-            first_key = tl.load(x_ptr + base + word * 32 + first_bit, mask=words != 0)
-            tl.store(word_keys_ptr + base // 32 + word, first_key, mask=(t < num_tiles)[:, None])
+            first_item = tl.load(x_ptr + base + word * 32 + first_bit, mask=words != 0)
+            tl.store(first_items_ptr + base // 32 + word, first_item, mask=(t < num_tiles)[:, None])
     elif RUNS:   # (tile_heads with program-relative offsets)
         x = tl.load(x_ptr + base + loc, mask=inb)
         prev = tl.load(x_ptr + base + loc - 1, mask=inb & ((loc > 0) | (base > 0)))
@@ -544,7 +561,7 @@ def _scan_counts_kernel(counts_ptr, offsets_ptr, totals_ptr, host_ptr, prev_ptr,
 
 @triton.jit
 def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, shape_ptr, index_base_ptr, out_ptr,
-                         out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, word_keys_ptr, n,
+                         out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, first_items_ptr, n,
                          WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr,
                          NDIM: tl.constexpr, ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr,
                          PARTITION: tl.constexpr, TILE: tl.constexpr, SPARSE_DIV: tl.constexpr,
@@ -578,7 +595,8 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
     (:func:`_scatter_run_ends`; the lengths kernel then subtracts the starts).
 
     ``WORD_KEYS`` (run heads written with their items, the count pass having stored each word's first
-    head item): a sparse tile's first round takes its items from ``word_keys``, loaded with the words.
+    head item): a sparse tile's first round takes its items from ``first_items``, loaded with the words
+    (in every tile, dense ones too: loaded after the words it would add their latency).
 
     ``PDL``: a kernel of a launch chain, after the count scan (or whatever the caller queued since)."""
     chain_link(PDL)
@@ -588,7 +606,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
         for t in range(GROUP):
             _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
                                shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr,
-                               out_len_ptr, word_keys_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE,
+                               out_len_ptr, first_items_ptr, n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE,
                                WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, GROUP > 1, WRITE_LENGTHS, WRITE_ENDS,
                                WORD_KEYS)
     else:
@@ -597,9 +615,9 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
         live = tile * TILE < n
         words = tl.load(bits_ptr + tile[:, None] * WORDS + w[None, :], mask=live[:, None],
                         other=0).to(tl.uint32, bitcast=True)
-        first_keys = words   # (unused without WORD_KEYS)
+        first_items = words   # (unused without WORD_KEYS)
         if WORD_KEYS and WRITE_KEYS:
-            first_keys = tl.load(word_keys_ptr + tile[:, None] * WORDS + w[None, :], mask=live[:, None])
+            first_items = tl.load(first_items_ptr + tile[:, None] * WORDS + w[None, :], mask=live[:, None])
         wc = popcount32(words).to(tl.int32)
         wex = tl.cumsum(wc, 1) - wc
         if SPARSE_DIV == 0:
@@ -613,7 +631,7 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
             _scatter_word_rounds(words, tl.max(tl.max(wc, 1), 0), wex, base, offset, prev, x_ptr, vals_ptr,
                                  shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr,
                                  n, WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS,
-                                 first_keys, WORD_KEYS and WRITE_KEYS)
+                                 first_items, WORD_KEYS and WRITE_KEYS)
             if WRITE_ENDS:
                 ends = tl.load(bits_ptr + tl.cdiv(n, TILE) * WORDS + tile[:, None] * WORDS + w[None, :],
                                mask=live[:, None], other=0).to(tl.uint32, bitcast=True)
@@ -622,14 +640,14 @@ def _scatter_bits_kernel(bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, sha
             for t in range(GROUP):
                 _scatter_bits_tile(pid.to(tl.int64) * GROUP + t, bits_ptr, x_ptr, vals_ptr, offsets_ptr,
                                    totals_ptr, shape_ptr, index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr,
-                                   out_inv_ptr, prev_ptr, out_len_ptr, word_keys_ptr, n, WRITE_KEYS, WITH_VALUES,
+                                   out_inv_ptr, prev_ptr, out_len_ptr, first_items_ptr, n, WRITE_KEYS, WITH_VALUES,
                                    WRITE_INDEX, NDIM, ADD_BASE, WRITE_INVERSE, PARTITION, TILE, SPARSE_DIV, True,
                                    WRITE_LENGTHS, WRITE_ENDS, WORD_KEYS)
 
 
 @triton.jit
 def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr, shape_ptr, index_base_ptr, out_ptr,
-                       out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, word_keys_ptr, n,
+                       out_vals_ptr, out_idx_ptr, out_inv_ptr, prev_ptr, out_len_ptr, first_items_ptr, n,
                        WRITE_KEYS: tl.constexpr, WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr,
                        NDIM: tl.constexpr, ADD_BASE: tl.constexpr, WRITE_INVERSE: tl.constexpr,
                        PARTITION: tl.constexpr, TILE: tl.constexpr, SPARSE_DIV: tl.constexpr, GUARD: tl.constexpr,
@@ -640,9 +658,9 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
         w = tl.arange(0, WORDS)
         b = tl.arange(0, 32).to(tl.uint32)
         words = tl.load(bits_ptr + tile * WORDS + w).to(tl.uint32, bitcast=True)
-        first_keys = words   # (unused without WORD_KEYS)
+        first_items = words   # (unused without WORD_KEYS)
         if WORD_KEYS and WRITE_KEYS and (not PARTITION) and (not WRITE_INVERSE):
-            first_keys = tl.load(word_keys_ptr + tile * WORDS + w)
+            first_items = tl.load(first_items_ptr + tile * WORDS + w)
         wc = popcount32(words).to(tl.int32)
         wex = tl.cumsum(wc, 0) - wc
         offset = tl.load(offsets_ptr + tile)
@@ -656,7 +674,7 @@ def _scatter_bits_tile(tile, bits_ptr, x_ptr, vals_ptr, offsets_ptr, totals_ptr,
             _scatter_word_rounds(words, tl.max(wc, 0), wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr,
                                  index_base_ptr, out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n,
                                  WRITE_KEYS, WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS,
-                                 first_keys, WORD_KEYS and WRITE_KEYS)
+                                 first_items, WORD_KEYS and WRITE_KEYS)
             if WRITE_ENDS:
                 ends = tl.load(bits_ptr + tl.cdiv(n, TILE) * WORDS + tile * WORDS + w).to(tl.uint32, bitcast=True)
                 _scatter_run_ends(ends, words, wex, base, offset, out_len_ptr)
@@ -750,17 +768,17 @@ def _store_run_lengths(out_len_ptr, totals_ptr, n, idx, prev, slot, sel):
 def _scatter_word_rounds(words, rounds, wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
                          out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n, WRITE_KEYS: tl.constexpr,
                          WITH_VALUES: tl.constexpr, WRITE_INDEX: tl.constexpr, NDIM: tl.constexpr,
-                         ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr, first_keys, FIRST_KEYS: tl.constexpr):
+                         ADD_BASE: tl.constexpr, WRITE_LENGTHS: tl.constexpr, first_items, FIRST_ITEMS: tl.constexpr):
     """The word-by-word scatter of a tile (or a group of tiles): ``rounds`` (the most set bits of any
     word) rounds of :func:`_scatter_lowest_bits`, word ``w``'s ``k``-th bit going to ``offset + wex + k``
     (``wex``: the set bits of the earlier words); ``prev``: the head before each word (run lengths).
-    ``FIRST_KEYS``: ``first_keys`` holds each word's item at its lowest set bit (round 0's items)."""
+    ``FIRST_ITEMS``: ``first_items`` holds each word's item at its lowest set bit (round 0's items)."""
     rest = words
     k = 0
-    if FIRST_KEYS:
+    if FIRST_ITEMS:
         rest, prev = _scatter_lowest_bits(rest, wex, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
                                           out_ptr, out_vals_ptr, out_idx_ptr, totals_ptr, out_len_ptr, n, WRITE_KEYS,
-                                          WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS, first_keys, True)
+                                          WITH_VALUES, WRITE_INDEX, NDIM, ADD_BASE, WRITE_LENGTHS, first_items, True)
         k = 1
     while k < rounds:
         rest, prev = _scatter_lowest_bits(rest, wex + k, base, offset, prev, x_ptr, vals_ptr, shape_ptr, index_base_ptr,
@@ -1026,11 +1044,11 @@ _POLICY = policy.register(
         "together; SPARSE_SCATTER_TILES instead when the host's count, or the last count of the same size and "
         "selection, says the selection is sparse, at most TILE / 8 per tile on average, and 1 when it is denser; "
         "SCATTER_MAXNREG: a register cap per thread of the scatter pass on NVIDIA GPUs, 0 none; HEADS_SHIFT: "
-        "how the count pass of run heads and non-trivial runs of 32-bit items finds each item's neighbours, "
-        "1 from registers, 0 by second loads shifted by one item; WORD_KEYS 1: the count pass of run heads "
-        "of 32-bit items (with HEADS_SHIFT 1) also stores each word's first head item, which the scatter "
-        "then reads with the words instead of gathering it; COUNT_MAXNREG: a register cap per thread of the "
-        "bitmask count pass on NVIDIA GPUs, 0 none), "
+        "how the count pass of run heads and non-trivial runs of 32- and 64-bit items finds each item's "
+        "predecessor, 1 from registers, 0 by a second load shifted by one item; WORD_KEYS 1: the count pass "
+        "of run heads of 32-bit items (with HEADS_SHIFT 1) also stores each word's first head item, which the scatter "
+        "then reads with the words instead of gathering it; COUNT_MAXNREG: a register cap per thread of that "
+        "count pass (with WORD_KEYS) on NVIDIA GPUs, 0 none), "
         "so the scatter pass reads nothing that decided selection. Bucket 'two_pass': the callers "
         "that take two passes (nonzero, partition; masked_select, whose count reaches the host after pass 1 "
         "while pass 2 runs; reduce_by_key runs its own tile on the bitmask count), 'heads': run heads in two "
@@ -1196,14 +1214,16 @@ class Plan:
                 run = LaunchPlan(_BITS_PLANS, ("count", n, mode, pred, load_x, dev, lay, x.dtype, x.data_ptr() & 15,
                                                f.dtype, f.data_ptr() & 15, count_to_host, chain_memo_key()),
                                  tag=self.pol)
-                bits, counts, status, offsets, totals, prevs, word_keys_part = self._parts(run)
+                bits, counts, status, offsets, totals, prevs, first_items_part = self._parts(run)
                 status = status if lay.publish else totals
                 run(_count_bits_kernel, (cdiv(nt, lay.tiles),), x, f, bits, counts, status,
-                    word_keys_part if word_keys else bits, n, nt, MODE=mode,
+                    first_items_part if word_keys else bits, n, nt, MODE=mode,
                     PRED=pred or _never, LOAD_X=load_x, TILE=tile, TILES=lay.tiles, ZERO_STATUS=4 * lay.publish,
                     HEADS_SHIFT=self.pol["HEADS_SHIFT"] if mode in (SELECT_HEADS, SELECT_NONTRIVIAL) else 0,
                     WORD_KEYS=int(word_keys),
-                    **maxnreg_kwargs(self.pol["COUNT_MAXNREG"]),
+                    # (the cap pays back the registers of the kept items; 64-bit run heads, whose
+                    # register form holds twice the bytes, spill under a cap made for them)
+                    **maxnreg_kwargs(self.pol["COUNT_MAXNREG"] if word_keys else 0),
                     num_warps=self.pol.num_warps, num_stages=self.pol.num_stages, **chain_kwargs(dev, False))
                 run(_scan_counts_kernel, (cdiv(nt, lay.block),), counts, offsets, totals,
                     self.mailbox.tensor if count_to_host else totals, prevs if last else counts, status, nt,
@@ -1413,7 +1433,7 @@ class Plan:
             run = LaunchPlan(_BITS_PLANS, ("scatter", n, self.mode, ndim, partition, self.x.device, _SPARSE_DIV, group,
                                            self._layout, chain_memo_key(), tuple(
                 None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
-            bits, _, _, offsets, totals, prevs, word_keys_part = self._parts(run)
+            bits, _, _, offsets, totals, prevs, first_items_part = self._parts(run)
             dummy = offsets
             word_keys = self.word_keys and out is not None
             run(_scatter_bits_kernel, (cdiv(self.num_tiles, group),),
@@ -1424,7 +1444,7 @@ class Plan:
                 out_index if out_index is not None else dummy,
                 out_inverse if out_inverse is not None else dummy,
                 prevs if out_lengths is not None and not ends else dummy,
-                out_lengths if out_lengths is not None else dummy, word_keys_part if word_keys else dummy, n,
+                out_lengths if out_lengths is not None else dummy, first_items_part if word_keys else dummy, n,
                 WRITE_KEYS=out is not None, WITH_VALUES=values is not None, WRITE_INDEX=out_index is not None,
                 NDIM=ndim, ADD_BASE=index_base is not None, WRITE_INVERSE=out_inverse is not None,
                 PARTITION=partition, TILE=self.tile, SPARSE_DIV=_SPARSE_DIV, GROUP=group,
