@@ -122,17 +122,18 @@ def test_non_trivial_runs(n, avg, specials, offset_dtype, length_dtype, form):
     assert_equal(lengths[: int(k)].cpu().long(), rc[m])
 
 
+@pytest.mark.parametrize("heads_shift", [0, 1])
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
 @pytest.mark.parametrize("avg", [1, 3, 300])
-def test_non_trivial_runs_bitmask_groups(avg, dtype):
+def test_non_trivial_runs_bitmask_groups(avg, dtype, heads_shift):
     """The bitmask form with 4 tiles per count program and per scatter group over 6 tiles: the second
-    program and group hold tiles past the end (int32 keys: neighbours from registers; int64: shifted
-    loads), runs crossing tiles, programs and groups."""
+    program and group hold tiles past the end (predecessors from registers, ``HEADS_SHIFT`` 1, or by
+    shifted loads), runs crossing tiles, programs and groups."""
     tile = TILE if interpreter_active() else 2048
     n = 5 * tile + 45
     x = _runs(n, avg, dtype)
-    with policy.override("select", {"TILE": tile, "num_warps": 4, "PASSES": 2, "COUNT_TILES": 4, "SCATTER_TILES": 4},
-                         bucket="runs"):
+    with policy.override("select", {"TILE": tile, "num_warps": 4, "PASSES": 2, "COUNT_TILES": 4, "SCATTER_TILES": 4,
+                                    "HEADS_SHIFT": heads_shift}, bucket="runs"):
         offs, lengths, k = R.non_trivial_runs(x)
     _, counts = torch.unique_consecutive(x.cpu(), return_counts=True)
     starts = torch.cat([torch.zeros(1, dtype=torch.int64), counts.cumsum(0)[:-1]])

@@ -353,7 +353,7 @@ def test_engine_paths(name, cfg, limit, monkeypatch):
         assert_equal(got[2].cpu(), cnt)
         u, lengths, k = RLE.encode(runs)
         assert_equal(lengths[:int(k)].cpu().long(), cnt)
-        u, lengths, k = RLE.encode(runs.to(torch.int32))   # (32-bit keys: either form of HEADS_SHIFT)
+        u, lengths, k = RLE.encode(runs.to(torch.int32))   # (32- and 64-bit keys: either form of HEADS_SHIFT)
         assert_equal(u[:int(k)].cpu(), ref_k.to(torch.int32))
         assert_equal(lengths[:int(k)].cpu().long(), cnt)
         # 32-bit keys (the first items per word of WORD_KEYS): sparser runs, float keys with -0.0 beside

@@ -430,10 +430,10 @@ def _count_bits_kernel(x_ptr, flags_ptr, bits_ptr, counts_ptr, status_ptr, first
     (non-trivial runs take the next item's difference from the head words either way).
     Non-trivial runs (``MODE == SELECT_NONTRIVIAL``): the bits select each such run's first item, and a
     second bitmask (``num_tiles * TILE / 32`` words after the first) marks each such run's last item.
-    ``WORD_KEYS`` (run heads of 32- or 64-bit items with ``HEADS_SHIFT``; ignored otherwise): each word's first
-    head item is also stored, one per word, to ``first_items`` (whatever for a word without a head), so
-    that the scatter reads those items with the words, in order, instead of gathering them from ``x``
-    after them."""
+    ``WORD_KEYS`` (run heads of 32- or 64-bit items with ``HEADS_SHIFT``; ignored otherwise; plans ask
+    for it for 32-bit items only, the case measured to gain): each word's first head item is also
+    stored, one per word, to ``first_items`` (whatever for a word without a head), so that the scatter
+    reads those items with the words, in order, instead of gathering them from ``x`` after them."""
     chain_link(PDL)
     WORDS: tl.constexpr = TILE // 32
     pid = tl.program_id(0)
