@@ -94,14 +94,15 @@ def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.const
 def _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
                   COMBINE: tl.constexpr, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
                   BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
-                  BOOL_MASK: tl.constexpr):
+                  BOOL_MASK: tl.constexpr, IN_ROW: tl.constexpr):
     """Fold items ``[k, k + BLOCK)`` of each row's load window into the ``[ROWS, BLOCK]`` accumulators
     (a k-tuple: one tile for the built-in ops; user ops: ``K`` tiles from ``K_IN`` inputs; bit ``j`` of
     ``BOOL_MASK``: accumulator ``j`` is bool, see :func:`~tritoncub.device.reduce.to_accumulator`).
 
     The window starts ``lead`` items before the row and is padded to whole vectors, so the load's
     mask (``col < win_len``) is constant over a vector and the loads are vectorised; the row's own
-    items are then picked by ``0 <= col - lead < length``."""
+    items are then picked by ``0 <= col - lead < length``. ``IN_ROW``: the window is the row itself
+    (``lead`` 0, ``length`` = ``win_len``), so every loaded item is the row's and the load mask is all."""
     col = k + tl.arange(0, BLOCK)[None, :]
     vm = col < win_len[:, None]
     offs = win_start[:, None] + col
@@ -109,8 +110,12 @@ def _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, id
     for j in tl.static_range(K_IN):
         vals = vals + (tl.load(xs[j] + offs, mask=vm, other=0, cache_modifier=CACHE_MODIFIER,
                                eviction_policy=EVICTION),)
-    rel = col - lead[:, None]
-    m = vm & (rel >= 0) & (rel < length[:, None])
+    if IN_ROW:
+        rel = col
+        m = vm
+    else:
+        rel = col - lead[:, None]
+        m = vm & (rel >= 0) & (rel < length[:, None])
     if OP == OP_USER:
         vs = user_operands(vals, outs, TRANSFORM, K, BOOL_MASK)   # (transform_fn, then accumulator types)
         both = _call_combine(accs, vs, COMBINE, K)
@@ -167,7 +172,7 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
                               K_IN: tl.constexpr, K: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                               UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
                               VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr,
-                              BOOL_MASK: tl.constexpr):
+                              BOOL_MASK: tl.constexpr, ONE_STEP: tl.constexpr):
     """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
     each per step, into ``outs[j][work]`` (and ``out_idx[work]``: offset in the segment, arg ops).
 
@@ -176,7 +181,8 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
     ``VEC`` > 1 (a 16-byte aligned ``x``): each row is read through a window widened to whole
     ``VEC``-item vectors (at most ``VEC - 1`` extra items on each side, inside the same 16-byte
     granules as the row's first and last items), so every load is a full vector load.
-    ``WHOLE_ROWS`` (equal rows of ``row_len`` items, not split): rows are read in place instead."""
+    ``WHOLE_ROWS`` (equal rows of ``row_len`` items, not split): rows are read in place instead;
+    ``ONE_STEP`` (with it: ``row_len <= BLOCK``): one step covers every row, no loop."""
     pid = tl.program_id(0)
     work = pid.to(tl.int64) * ROWS + tl.arange(0, ROWS)   # (int64: more than 2^31 rows)
     valid = work < num_work
@@ -201,15 +207,18 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
         win_len = tl.where(length > 0, ((starts + length + VEC - 1) // VEC) * VEC - win_start, 0)
         lead = starts - win_start
     longest = tl.max(win_len, 0)
-    if FOR_LOOP:
+    if ONE_STEP:
+        accs, acc_i = _segment_step(accs, acc_i, xs, outs, win_start, 0, win_len, lead, length, ident, OP, COMBINE,
+                                    TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK, WHOLE_ROWS)
+    elif FOR_LOOP:
         for k in range(0, longest, BLOCK):
             accs, acc_i = _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
-                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK)
+                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK, WHOLE_ROWS)
     else:  # the interpreter cannot take a runtime bound in range()
         k = longest * 0
         while k < longest:
             accs, acc_i = _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
-                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK)
+                                        TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK, WHOLE_ROWS)
             k += BLOCK
     if OP == OP_USER:
         r, present = _tree_reduce_present(accs, acc_i >= 0, ROWS, BLOCK, COMBINE, K)
@@ -237,12 +246,12 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
                              OP: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                              UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
                              VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False,
-                             EVICTION: tl.constexpr = tl.constexpr("")):
+                             EVICTION: tl.constexpr = tl.constexpr(""), ONE_STEP: tl.constexpr = False):
     """A built-in reduction (sum/min/max/argmin/argmax) of each work item (plain pointer arguments:
     the cheapest launch, and the one the rows plan records)."""
     _segmented_reduce_program((x_ptr,), begins, ends, row_len, num_work, chunk, split, (out_ptr,), out_idx_ptr,
                               ident, (out_ptr,), OP, None, None, 1, 1, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
-                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, 0)
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, 0, ONE_STEP)
 
 
 @triton.jit
@@ -251,13 +260,13 @@ def _segmented_reduce_user_kernel(xs, begins, ends, row_len, num_segments, outs,
                                   K: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                                   UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
                                   VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr,
-                                  BOOL_MASK: tl.constexpr = 0):
+                                  BOOL_MASK: tl.constexpr = 0, ONE_STEP: tl.constexpr = False):
     """A user reduction of each segment over ``K_IN`` inputs into ``K`` accumulators (tuples of
     pointers ``xs``, ``outs``, ``inits``; ``BOOL_MASK``: which accumulators are bool); one program per
     ``ROWS`` segments (no split)."""
     _segmented_reduce_program(xs, begins, ends, row_len, num_segments, 1 << 62, 1, outs, outs[0], 0, inits,
                               OP_USER, COMBINE, TRANSFORM, K_IN, K, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
-                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, BOOL_MASK)
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, BOOL_MASK, ONE_STEP)
 
 
 def _valid(c: dict) -> bool:
@@ -422,7 +431,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
         args = (xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_work, chunk,
                 split, out, out_idx, ident)
         grid = (cdiv(num_work, rows),)
-        kw = dict(UNIFORM=uniform, WHOLE_ROWS=uniform and split == 1, **meta)
+        whole = uniform and split == 1
+        kw = dict(UNIFORM=uniform, WHOLE_ROWS=whole, ONE_STEP=whole and row_len <= meta["BLOCK"], **meta)
         run = None
         if plan_key is not None and split == 1:
             run = bind(_segmented_reduce_kernel, grid, *args, **kw)
@@ -482,6 +492,7 @@ def _run_user(xs, begins, ends, row_len, num_segments, *, uniform, mean_len, com
                ROWS=int(pol["ROWS"]), BLOCK=_bi.max(int(pol["BLOCK"]), vec), UNIFORM=uniform,
                CACHE_MODIFIER=pol["CACHE_MODIFIER"], FOR_LOOP=not interpreter_active(), VEC=vec,
                WHOLE_ROWS=uniform, EVICTION=pol.get("EVICTION", ""), BOOL_MASK=accs.bool_mask,
+               ONE_STEP=uniform and row_len <= _bi.max(int(pol["BLOCK"]), vec),
                num_warps=pol.num_warps, num_stages=pol.num_stages)
     res = accs.results(outs)
     return res[0] if k == 1 else res
