@@ -1,4 +1,7 @@
 """ReduceByKey (tritoncub.device.reduce_by_key) against a sequential reference."""
+import functools
+import operator
+
 import pytest
 import torch
 import triton
@@ -251,3 +254,37 @@ def test_reduce_by_key_first_keys(avg, key_dtype, word_keys):
     assert int(nr) == ref.numel()
     assert_equal(k[: int(nr)].cpu().view(torch.int32), kc[heads].view(torch.int32))   # (the heads' bits)
     assert_equal(v[: int(nr)].cpu(), ref)
+
+
+@pytest.mark.parametrize("persist", [0, 4, 24])
+@pytest.mark.parametrize("combine", ["sum", "max", "first"])
+def test_reduce_by_key_persistent(monkeypatch, persist, combine):
+    """Pass 2 on a persistent grid (``PERSIST``: each program takes every grid-th tile and loads the next
+    before it works on the current one), in every store form: with one SM (a patched count) under the
+    interpreter, so 4 programs loop over 10 tiles (24 programs: one tile each, the others' prefetch past
+    the end); on a GPU the device's SMs over ~2^20 items. Float sums with -0.0 runs and runs crossing
+    tiles and programs, against a sequential reference."""
+    import tritoncub.device.reduce_by_key as R
+    n = 9 * TILE + 13 if interpreter_active() else N
+    if interpreter_active():
+        monkeypatch.setattr(R, "num_sms", lambda device: 1)
+    keys = torch.repeat_interleave(torch.arange(n), torch.randint(1, 41, (n,)))[:n].to(DEVICE)   # (runs <= 40)
+    vals = torch.randn(n, device=DEVICE)
+    vals[(torch.arange(n, device=DEVICE) // 96) % 3 == 1] = -0.0    # (runs of -0.0 sum to -0.0)
+    tile = {"TILE": TILE, "num_warps": 4} if interpreter_active() else {}
+    with policy.override("reduce_by_key", {**tile, "PERSIST": persist}):
+        k, v, nr = reduce_by_key(keys, vals, keep_first if combine == "first" else combine)
+        assert policy.override_hits("reduce_by_key") > 0
+    uk, cnt = torch.unique_consecutive(keys.cpu(), return_counts=True)
+    segs = torch.split(vals.cpu().double(), cnt.tolist())
+    # (sums from the first item, as the op's: torch.sum and cumsum start from +0.0, so their sum of a run
+    # of -0.0 is +0.0)
+    fn = {"sum": lambda s: torch.tensor(functools.reduce(operator.add, s.tolist())), "max": lambda s: s.max(),
+          "first": lambda s: s[0]}[combine]
+    ref = torch.stack([fn(s) for s in segs]).float()
+    assert int(nr) == uk.numel()
+    assert_equal(k[: int(nr)].cpu(), uk)
+    got = v[: int(nr)].cpu()
+    assert_close(got, ref, rtol=1e-4, atol=1e-4)
+    zero = ref == 0                                   # (the all -0.0 runs, and +-0.0 maxima)
+    assert zero.any() and torch.equal(torch.signbit(got[zero]), torch.signbit(ref[zero]))

@@ -41,7 +41,8 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import launch
-from .._utils import ALL_NUMERIC_DTYPES, InputValueError, cdiv, check_jit_function, check_tensor, maxnreg_kwargs
+from .._utils import (ALL_NUMERIC_DTYPES, InputValueError, cdiv, check_jit_function, check_tensor, maxnreg_kwargs,
+                      num_sms)
 from ..agent import lookback
 from ..agent.launch_chain import chain_kwargs, chain_link
 from ..block.reduce import combine_add, combine_max_propagate_nan, combine_min_propagate_nan
@@ -131,34 +132,24 @@ def _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_p
 
 
 @triton.jit
-def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
-                fix_ptr, first_items_ptr, n, num_words, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
-                SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, PDL: tl.constexpr = 0,
-                FIRST_ITEMS: tl.constexpr = 0):
-    """Pass 2 over one tile. Run heads come from pass 1's bitmask (bit ``i % 32`` of word ``i // 32``);
-    an item ends its run when the next item is a head, so the run ends are the head words shifted by
-    one bit. Bit work is done on the tile's ``TILE / 32`` words, then spread to the items; the keys
-    are read again only at the heads. A tile whose words hold at most ``SPARSE_ROUNDS`` heads and
-    ends each writes its keys and run values word by word (a round per set bit), else item by item.
-    ``WORD_SUMS`` (sums): a sparse tile sums its runs word by word (:func:`_word_sum_runs`) instead
-    of scanning its items. ``PDL``: this and the fix-up kernels form a launch chain after the count
-    scan (:mod:`tritoncub.agent.launch_chain`). ``FIRST_ITEMS``: pass 1 stored each word's first head key
-    at ``first_items`` (the select engine's ``WORD_KEYS``); sparse tiles write those without reading them
-    at the heads."""
-    chain_link(PDL)
+def _rbk_tile(pid, v, words, wnext, first_items, offset, first_word, keys_ptr, out_keys_ptr, out_vals_ptr,
+              partial_ptr, has_head_ptr, fix_ptr, n, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
+              SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, FIRST_ITEMS: tl.constexpr):
+    """Pass 2 over tile ``pid``, its reads done (:func:`_rbk_loads`). Run heads come from pass 1's bitmask
+    (bit ``i % 32`` of word ``i // 32``); an item ends its run when the next item is a head, so the run
+    ends are the head words shifted by one bit. Bit work is done on the tile's ``TILE / 32`` words, then
+    spread to the items; the keys are read again only at the heads. A tile whose words hold at most
+    ``SPARSE_ROUNDS`` heads and ends each writes its keys and run values word by word (a round per set
+    bit), else item by item. ``WORD_SUMS`` (sums): a sparse tile sums its runs word by word
+    (:func:`_word_sum_runs`) instead of scanning its items. ``FIRST_ITEMS``: pass 1 stored each word's
+    first head key (the select engine's ``WORD_KEYS``, in ``first_items``); sparse tiles write those
+    without reading them at the heads."""
     WORDS: tl.constexpr = TILE // 32
-    pid = tl.program_id(0)
     lane = tl.arange(0, TILE)
     w = tl.arange(0, WORDS)
     bit = tl.arange(0, 32).to(tl.uint32)
     base = pid.to(tl.int64) * TILE
     rem = tl.minimum(n - base, TILE).to(tl.int32)
-    wbase = pid.to(tl.int64) * WORDS
-    words = tl.load(bits_ptr + wbase + w).to(tl.uint32, bitcast=True)          # (bits past n are 0)
-    wnext = tl.load(bits_ptr + wbase + w + 1, mask=wbase + w + 1 < num_words, other=0).to(tl.uint32, bitcast=True)
-    first_items = words   # (unused without FIRST_ITEMS)
-    if FIRST_ITEMS:
-        first_items = tl.load(first_items_ptr + wbase + w)
     # run ends: the item before each head, and the input's last item; only items below rem
     last_w = (rem - 1) // 32
     last_b = ((rem - 1) % 32).to(tl.uint32)
@@ -167,9 +158,6 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     ones = tl.full([], 0xFFFFFFFF, tl.uint32)
     below_last = ((tl.full([], 2, tl.uint32) << last_b) - tl.full([], 1, tl.uint32))   # bits 0 .. last_b
     ends = ends & tl.where(w < last_w, ones, tl.where(w == last_w, below_last, tl.zeros_like(ones)))
-    inb = lane < rem
-    v = tl.load(vals_ptr + base + lane, mask=inb, other=0).to(ACC)
-    offset = tl.load(offsets_ptr + pid)
     head_count = popcount32(words).to(tl.int32)
     end_count = popcount32(ends).to(tl.int32)
     heads_before = tl.cumsum(head_count, 0) - head_count
@@ -211,9 +199,65 @@ def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_val
     # tile summary for the fix-up: whether the tile holds a head, and the slot of the run that began
     # before it (its first item is no head) and ends in it (the tile holds a run end)
     tl.store(has_head_ptr + pid, (max_heads > 0).to(tl.int32))
-    first_word = tl.load(bits_ptr + wbase)
     fix = tl.where(((first_word & 1) == 0) & (max_ends > 0), offset - 1, -1)
     tl.store(fix_ptr + pid, fix)
+
+
+@triton.jit
+def _rbk_loads(t, vals_ptr, bits_ptr, offsets_ptr, first_items_ptr, n, num_words, num_tiles, ACC: tl.constexpr,
+               TILE: tl.constexpr, FIRST_ITEMS: tl.constexpr):
+    """What pass 2 reads of tile ``t`` (nothing past the last tile: a persistent program prefetches the
+    next tile before it knows whether there is one): its values, head words, the words after them,
+    first head keys (``FIRST_ITEMS``) and output offset."""
+    WORDS: tl.constexpr = TILE // 32
+    lane = tl.arange(0, TILE)
+    w = tl.arange(0, WORDS)
+    live = t < num_tiles
+    base = t.to(tl.int64) * TILE
+    wbase = t.to(tl.int64) * WORDS
+    v = tl.load(vals_ptr + base + lane, mask=live & (lane < n - base), other=0).to(ACC)
+    words = tl.load(bits_ptr + wbase + w, mask=live, other=0).to(tl.uint32, bitcast=True)   # (bits past n are 0)
+    wnext = tl.load(bits_ptr + wbase + w + 1, mask=live & (wbase + w + 1 < num_words), other=0).to(tl.uint32,
+                                                                                                  bitcast=True)
+    first_items = words   # (unused without FIRST_ITEMS)
+    if FIRST_ITEMS:
+        first_items = tl.load(first_items_ptr + wbase + w, mask=live)
+    offset = tl.load(offsets_ptr + t, mask=live, other=0)
+    first_word = tl.load(bits_ptr + wbase, mask=live, other=0)    # (its bit 0: the tile's first item is a head)
+    return v, words, wnext, first_items, offset, first_word
+
+
+@triton.jit
+def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
+                fix_ptr, first_items_ptr, n, num_words, num_tiles, SEG_SCAN: tl.constexpr, ACC: tl.constexpr,
+                TILE: tl.constexpr, SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, PDL: tl.constexpr = 0,
+                FIRST_ITEMS: tl.constexpr = 0, PERSIST: tl.constexpr = 0):
+    """Pass 2: a tile per program, or (``PERSIST``) a grid of fewer programs, each taking tiles
+    ``pid, pid + grid, ...`` and loading the next one's values and words before it works on the current
+    one, so a load is in flight while the tile's chain of dependent steps runs (:func:`_rbk_tile`).
+    ``PDL``: this and the fix-up kernels form a launch chain after the count scan
+    (:mod:`tritoncub.agent.launch_chain`)."""
+    chain_link(PDL)
+    pid = tl.program_id(0)
+    if PERSIST:
+        step = tl.num_programs(0)
+        v, words, wnext, first_items, offset, first_word = _rbk_loads(
+            pid, vals_ptr, bits_ptr, offsets_ptr, first_items_ptr, n, num_words, num_tiles, ACC, TILE, FIRST_ITEMS)
+        t = pid
+        while t < num_tiles:
+            nv, nwords, nwnext, nfirst, noffset, nfirst_word = _rbk_loads(
+                t + step, vals_ptr, bits_ptr, offsets_ptr, first_items_ptr, n, num_words, num_tiles, ACC, TILE,
+                FIRST_ITEMS)
+            _rbk_tile(t, v, words, wnext, first_items, offset, first_word, keys_ptr, out_keys_ptr, out_vals_ptr,
+                      partial_ptr, has_head_ptr, fix_ptr, n, SEG_SCAN, ACC, TILE, SPARSE_ROUNDS, WORD_SUMS,
+                      FIRST_ITEMS)
+            v, words, wnext, first_items, offset, first_word = nv, nwords, nwnext, nfirst, noffset, nfirst_word
+            t += step
+    else:
+        v, words, wnext, first_items, offset, first_word = _rbk_loads(
+            pid, vals_ptr, bits_ptr, offsets_ptr, first_items_ptr, n, num_words, num_tiles, ACC, TILE, FIRST_ITEMS)
+        _rbk_tile(pid, v, words, wnext, first_items, offset, first_word, keys_ptr, out_keys_ptr, out_vals_ptr,
+                  partial_ptr, has_head_ptr, fix_ptr, n, SEG_SCAN, ACC, TILE, SPARSE_ROUNDS, WORD_SUMS, FIRST_ITEMS)
 
 
 @triton.jit
@@ -282,14 +326,17 @@ def _rbk_fixup_kernel(partial_ptr, has_head_ptr, fix_ptr, block_agg_ptr, block_f
 _POLICY = policy.register(
     "reduce_by_key",
     space={"TILE": [256, 512, 1024, 2048, 4096, 8192], "COUNT_TILES": [1, 2, 4, 8, 16], "num_warps": [1, 2, 4, 8, 16],
-           "num_stages": [1, 2], "MAXNREG": [0, 48, 56, 64], "WORD_KEYS": [0, 1]},
-    fallback={"TILE": 2048, "COUNT_TILES": 2, "num_warps": 8, "num_stages": 1, "MAXNREG": 0, "WORD_KEYS": 0},
+           "num_stages": [1, 2], "MAXNREG": [0, 48, 56, 64], "WORD_KEYS": [0, 1], "PERSIST": [0, 4, 8, 12, 16, 24]},
+    fallback={"TILE": 2048, "COUNT_TILES": 2, "num_warps": 8, "num_stages": 1, "MAXNREG": 0, "WORD_KEYS": 0,
+              "PERSIST": 0},
     valid=lambda v: v["TILE"] * v["COUNT_TILES"] <= 32768,   # (the count pass's items per program)
     doc="TILE items per program in pass 2; pass 1 (the select engine's bitmask count) runs on the same tiles, "
         "COUNT_TILES of them per program. MAXNREG: pass 2's register cap per thread (0: none; NVIDIA only): "
         "a sparse tile's work is a chain of dependent steps, so more resident tiles per SM pay. WORD_KEYS 1 "
         "(32-bit keys): pass 1 also stores each word's first head key, and pass 2's first round of key "
-        "writes takes it, loaded with the words, instead of reading the keys at the heads after them.")
+        "writes takes it, loaded with the words, instead of reading the keys at the heads after them. PERSIST p "
+        "> 0: pass 2 runs p programs per SM (when there are more tiles), each loading its next tile while it "
+        "works on the current one.")
 
 _VALUE_DTYPES = ALL_NUMERIC_DTYPES
 
@@ -369,9 +416,11 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     seg = segmented_scan(combine)
     # aggregates are scanned in the accumulator type; a separate buffer when it differs
     out_acc = out_v if acc == vf.dtype else torch.empty(n, dtype=acc, device=dev)
-    launch(_rbk_kernel, (nt,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix,
-           plan.first_items if plan.word_keys else fix, n, plan.bits.numel(), SEG_SCAN=seg, ACC=_TL[acc],
-           TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS, FIRST_ITEMS=int(plan.word_keys),
+    persist = pol["PERSIST"]
+    grid = min(nt, persist * num_sms(dev)) if persist else nt
+    launch(_rbk_kernel, (grid,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix,
+           plan.first_items if plan.word_keys else fix, n, plan.bits.numel(), nt, SEG_SCAN=seg, ACC=_TL[acc],
+           TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS, FIRST_ITEMS=int(plan.word_keys), PERSIST=int(persist > 0),
            WORD_SUMS=WORD_SUMS and combine is combine_add, num_warps=pol.num_warps, num_stages=pol.num_stages,
            **maxnreg_kwargs(pol["MAXNREG"]), **chain_kwargs(dev, True))
     if nt > 1:
