@@ -11,6 +11,7 @@ cProfile of the case by own time and cumulative time. Every result is checked ag
 """
 import cProfile
 import io
+import os
 import pstats
 import sys
 
@@ -117,6 +118,8 @@ cases = {
     "sort desc 32x32000 bf16": _logits(32, 32000, torch.bfloat16),
     "sort desc 8x128256 bf16": _logits(8, 128256, torch.bfloat16),
 }
+PROFILE_ROWS = int(os.environ.get("PROFILE_ROWS", "22"))     # (rows and characters of each printed profile)
+PROFILE_CHARS = int(os.environ.get("PROFILE_CHARS", "5000"))
 args = [a for a in sys.argv[1:] if a != "--no-profile"]
 want = args or list(cases)[:3]
 made = {name: cases[name]() for name in want}
@@ -143,6 +146,6 @@ for name in want if "--no-profile" not in sys.argv else ():
     pr.disable()
     for order in ("tottime", "cumulative"):
         s = io.StringIO()
-        pstats.Stats(pr, stream=s).sort_stats(order).print_stats(22)
+        pstats.Stats(pr, stream=s).sort_stats(order).print_stats(PROFILE_ROWS)
         print(f"== {name}: cProfile of {reps} calls (each followed by a sync), by {order}")
-        print(s.getvalue()[:5000], flush=True)
+        print(s.getvalue()[:PROFILE_CHARS], flush=True)
