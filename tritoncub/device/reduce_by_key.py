@@ -132,10 +132,10 @@ def _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_p
 
 
 @triton.jit
-def _rbk_tile(pid, v, words, wnext, first_items, offset, first_word, keys_ptr, out_keys_ptr, out_vals_ptr,
+def _rbk_tile(tile, v, words, wnext, first_items, offset, first_word, keys_ptr, out_keys_ptr, out_vals_ptr,
               partial_ptr, has_head_ptr, fix_ptr, n, SEG_SCAN: tl.constexpr, ACC: tl.constexpr, TILE: tl.constexpr,
               SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, FIRST_ITEMS: tl.constexpr):
-    """Pass 2 over tile ``pid``, its reads done (:func:`_rbk_loads`). Run heads come from pass 1's bitmask
+    """Pass 2 over tile ``tile``, its reads done (:func:`_rbk_loads`). Run heads come from pass 1's bitmask
     (bit ``i % 32`` of word ``i // 32``); an item ends its run when the next item is a head, so the run
     ends are the head words shifted by one bit. Bit work is done on the tile's ``TILE / 32`` words, then
     spread to the items; the keys are read again only at the heads. A tile whose words hold at most
@@ -148,7 +148,7 @@ def _rbk_tile(pid, v, words, wnext, first_items, offset, first_word, keys_ptr, o
     lane = tl.arange(0, TILE)
     w = tl.arange(0, WORDS)
     bit = tl.arange(0, 32).to(tl.uint32)
-    base = pid.to(tl.int64) * TILE
+    base = tile.to(tl.int64) * TILE
     rem = tl.minimum(n - base, TILE).to(tl.int32)
     # run ends: the item before each head, and the input's last item; only items below rem
     last_w = (rem - 1) // 32
@@ -168,7 +168,7 @@ def _rbk_tile(pid, v, words, wnext, first_items, offset, first_word, keys_ptr, o
     if sparse & WORD_SUMS:
         _write_head_keys(keys_ptr, out_keys_ptr, words, max_heads, heads_before, base, offset, w, first_items,
                          FIRST_ITEMS)
-        _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_ptr, partial_ptr, pid,
+        _word_sum_runs(v, words, ends, max_ends, heads_before, offset, w, out_vals_ptr, partial_ptr, tile,
                        SEG_SCAN, ACC, WORDS)
     else:
         heads = tl.reshape(((words[:, None] >> bit[None, :]) & 1) != 0, [TILE])
@@ -195,12 +195,12 @@ def _rbk_tile(pid, v, words, wnext, first_items, offset, first_word, keys_ptr, o
             item_run = tl.cumsum(h32, 0) - 1                  # (int32, from the tile's offset)
             tl.store(out_keys_ptr + offset + item_run, tile_keys, mask=heads)
             tl.store(out_vals_ptr + offset + item_run, s, mask=tails)
-        tl.store(partial_ptr + pid + lane * 0, s, mask=lane == rem - 1)
+        tl.store(partial_ptr + tile + lane * 0, s, mask=lane == rem - 1)
     # tile summary for the fix-up: whether the tile holds a head, and the slot of the run that began
     # before it (its first item is no head) and ends in it (the tile holds a run end)
-    tl.store(has_head_ptr + pid, (max_heads > 0).to(tl.int32))
+    tl.store(has_head_ptr + tile, (max_heads > 0).to(tl.int32))
     fix = tl.where(((first_word & 1) == 0) & (max_ends > 0), offset - 1, -1)
-    tl.store(fix_ptr + pid, fix)
+    tl.store(fix_ptr + tile, fix)
 
 
 @triton.jit
@@ -231,15 +231,15 @@ def _rbk_loads(t, vals_ptr, bits_ptr, offsets_ptr, first_items_ptr, n, num_words
 def _rbk_kernel(keys_ptr, vals_ptr, bits_ptr, offsets_ptr, out_keys_ptr, out_vals_ptr, partial_ptr, has_head_ptr,
                 fix_ptr, first_items_ptr, n, num_words, num_tiles, SEG_SCAN: tl.constexpr, ACC: tl.constexpr,
                 TILE: tl.constexpr, SPARSE_ROUNDS: tl.constexpr, WORD_SUMS: tl.constexpr, PDL: tl.constexpr = 0,
-                FIRST_ITEMS: tl.constexpr = 0, PERSIST: tl.constexpr = 0):
-    """Pass 2: a tile per program, or (``PERSIST``) a grid of fewer programs, each taking tiles
-    ``pid, pid + grid, ...`` and loading the next one's values and words before it works on the current
-    one, so a load is in flight while the tile's chain of dependent steps runs (:func:`_rbk_tile`).
-    ``PDL``: this and the fix-up kernels form a launch chain after the count scan
+                FIRST_ITEMS: tl.constexpr = 0, PERSISTENT: tl.constexpr = 0):
+    """Pass 2: a tile per program, or (``PERSISTENT``: the policy's ``PERSIST`` > 0) a grid of fewer
+    programs, each taking tiles ``pid, pid + grid, ...`` and loading the next one's values and words
+    before it works on the current one, so a load is in flight while the tile's chain of dependent steps
+    runs (:func:`_rbk_tile`). ``PDL``: this and the fix-up kernels form a launch chain after the count scan
     (:mod:`tritoncub.agent.launch_chain`)."""
     chain_link(PDL)
     pid = tl.program_id(0)
-    if PERSIST:
+    if PERSISTENT:
         step = tl.num_programs(0)
         v, words, wnext, first_items, offset, first_word = _rbk_loads(
             pid, vals_ptr, bits_ptr, offsets_ptr, first_items_ptr, n, num_words, num_tiles, ACC, TILE, FIRST_ITEMS)
@@ -420,7 +420,7 @@ def reduce_by_key(keys: torch.Tensor, values: torch.Tensor, combine="sum"):
     grid = min(nt, persist * num_sms(dev)) if persist else nt
     launch(_rbk_kernel, (grid,), kf, vf, plan.bits, plan.offsets, out_k, out_acc, partial, has_head, fix,
            plan.first_items if plan.word_keys else fix, n, plan.bits.numel(), nt, SEG_SCAN=seg, ACC=_TL[acc],
-           TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS, FIRST_ITEMS=int(plan.word_keys), PERSIST=int(persist > 0),
+           TILE=pol["TILE"], SPARSE_ROUNDS=_SPARSE_ROUNDS, FIRST_ITEMS=int(plan.word_keys), PERSISTENT=int(persist > 0),
            WORD_SUMS=WORD_SUMS and combine is combine_add, num_warps=pol.num_warps, num_stages=pol.num_stages,
            **maxnreg_kwargs(pol["MAXNREG"]), **chain_kwargs(dev, True))
     if nt > 1:

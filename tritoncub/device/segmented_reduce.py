@@ -94,15 +94,15 @@ def _segment_bounds(work, begins, ends, row_len, chunk, split, UNIFORM: tl.const
 def _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, ident, OP: tl.constexpr,
                   COMBINE: tl.constexpr, TRANSFORM: tl.constexpr, K_IN: tl.constexpr, K: tl.constexpr,
                   BLOCK: tl.constexpr, CACHE_MODIFIER: tl.constexpr, EVICTION: tl.constexpr,
-                  BOOL_MASK: tl.constexpr, IN_ROW: tl.constexpr):
+                  BOOL_MASK: tl.constexpr, WHOLE_ROWS: tl.constexpr):
     """Fold items ``[k, k + BLOCK)`` of each row's load window into the ``[ROWS, BLOCK]`` accumulators
     (a k-tuple: one tile for the built-in ops; user ops: ``K`` tiles from ``K_IN`` inputs; bit ``j`` of
     ``BOOL_MASK``: accumulator ``j`` is bool, see :func:`~tritoncub.device.reduce.to_accumulator`).
 
     The window starts ``lead`` items before the row and is padded to whole vectors, so the load's
     mask (``col < win_len``) is constant over a vector and the loads are vectorised; the row's own
-    items are then picked by ``0 <= col - lead < length``. ``IN_ROW``: the window is the row itself
-    (``lead`` 0, ``length`` = ``win_len``), so every loaded item is the row's and the load mask is all."""
+    items are then picked by ``0 <= col - lead < length``. ``WHOLE_ROWS``: the window is the row itself
+    (``lead`` 0, ``length`` = ``win_len``), so every item the load's mask lets through is the row's."""
     col = k + tl.arange(0, BLOCK)[None, :]
     vm = col < win_len[:, None]
     offs = win_start[:, None] + col
@@ -110,7 +110,7 @@ def _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, id
     for j in tl.static_range(K_IN):
         vals = vals + (tl.load(xs[j] + offs, mask=vm, other=0, cache_modifier=CACHE_MODIFIER,
                                eviction_policy=EVICTION),)
-    if IN_ROW:
+    if WHOLE_ROWS:
         rel = col
         m = vm
     else:
@@ -182,7 +182,7 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
     ``VEC``-item vectors (at most ``VEC - 1`` extra items on each side, inside the same 16-byte
     granules as the row's first and last items), so every load is a full vector load.
     ``WHOLE_ROWS`` (equal rows of ``row_len`` items, not split): rows are read in place instead;
-    ``ONE_STEP`` (with it: ``row_len <= BLOCK``): one step covers every row, no loop."""
+    ``ONE_STEP`` (only with ``WHOLE_ROWS``, and ``row_len <= BLOCK``): one step covers every row, no loop."""
     pid = tl.program_id(0)
     work = pid.to(tl.int64) * ROWS + tl.arange(0, ROWS)   # (int64: more than 2^31 rows)
     valid = work < num_work
@@ -206,15 +206,17 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
         win_start = (starts // VEC) * VEC
         win_len = tl.where(length > 0, ((starts + length + VEC - 1) // VEC) * VEC - win_start, 0)
         lead = starts - win_start
-    longest = tl.max(win_len, 0)
     if ONE_STEP:
+        tl.static_assert(WHOLE_ROWS, "ONE_STEP reads equal rows in place")
         accs, acc_i = _segment_step(accs, acc_i, xs, outs, win_start, 0, win_len, lead, length, ident, OP, COMBINE,
                                     TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK, WHOLE_ROWS)
     elif FOR_LOOP:
+        longest = tl.max(win_len, 0)
         for k in range(0, longest, BLOCK):
             accs, acc_i = _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
                                         TRANSFORM, K_IN, K, BLOCK, CACHE_MODIFIER, EVICTION, BOOL_MASK, WHOLE_ROWS)
     else:  # the interpreter cannot take a runtime bound in range()
+        longest = tl.max(win_len, 0)
         k = longest * 0
         while k < longest:
             accs, acc_i = _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, ident, OP, COMBINE,
@@ -485,14 +487,15 @@ def _run_user(xs, begins, ends, row_len, num_segments, *, uniform, mean_len, com
         pol = _select(device, mean_len, pol, uniform)
         xv = tuple(_storage_view(t) for t in xs)
         vec = _bi.min(_vector_width(t) for t in xv) if vec is None else vec   # (one window for every input)
+        block = _bi.max(int(pol["BLOCK"]), vec)
         dummy = outs[0]
         launch(_segmented_reduce_user_kernel, (cdiv(num_segments, int(pol["ROWS"])),),
                xv, dummy if begins is None else begins, dummy if ends is None else ends, row_len, num_segments,
                outs, init_t, COMBINE=combine_fn, TRANSFORM=transform_fn, K_IN=len(xs), K=k,
-               ROWS=int(pol["ROWS"]), BLOCK=_bi.max(int(pol["BLOCK"]), vec), UNIFORM=uniform,
+               ROWS=int(pol["ROWS"]), BLOCK=block, UNIFORM=uniform,
                CACHE_MODIFIER=pol["CACHE_MODIFIER"], FOR_LOOP=not interpreter_active(), VEC=vec,
                WHOLE_ROWS=uniform, EVICTION=pol.get("EVICTION", ""), BOOL_MASK=accs.bool_mask,
-               ONE_STEP=uniform and row_len <= _bi.max(int(pol["BLOCK"]), vec),
+               ONE_STEP=uniform and row_len <= block,
                num_warps=pol.num_warps, num_stages=pol.num_stages)
     res = accs.results(outs)
     return res[0] if k == 1 else res
