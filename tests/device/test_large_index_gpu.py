@@ -209,6 +209,27 @@ def test_row_reductions_and_scans_past_2_to_31(big):
 
 
 @pytest.mark.gpu
+def test_logcumsumexp_past_2_to_31(big):
+    # float16 items, all -inf but 0 at the first and 1 past 2^31: every output is known exactly (forward:
+    # 0 up to FAR, log(1 + e) after; reverse: log(1 + e) up to the first, 1 up to FAR, -inf after), in both
+    # directions (the reverse scan reads the row's tiles from its end)
+    import math
+    from tritoncub.device import scan as S
+    assert big.numel() == N   # (the fixture: a GPU with the memory, about 9 GiB here)
+    x = torch.full((N,), -math.inf, device=DEVICE, dtype=torch.float16)
+    x[0] = 0.0
+    x[FAR] = 1.0
+    both = torch.tensor(1.0 + math.log1p(math.exp(-1.0)), dtype=torch.float32).half().item()
+    y = _ops().logcumsumexp(x, 0)
+    assert bool((y[:FAR] == 0).all()) and bool((y[FAR:] == both).all())
+    del y
+    y = S.logcumsumexp(x, 0, reverse=True)
+    assert float(y[0]) == both and bool((y[1:FAR + 1] == 1.0).all()) and bool((y[FAR + 1:] == -math.inf).all())
+    del x, y
+    torch.cuda.empty_cache()
+
+
+@pytest.mark.gpu
 def test_topk_bucket_past_2_to_31(big):
     # one 8-bit digit holds more than 2^31 keys, the one the k-th key is in: its count needs 64 bits
     x = torch.zeros_like(big)

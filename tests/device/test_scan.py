@@ -18,7 +18,7 @@ import triton.language as tl
 from helpers import (DEVICE, FLOAT_DTYPES, UINT_DTYPES, assert_close, assert_equal, count_calls, deterministic_algorithms,
                      interpreter_replays, limit_grid_y, make_data)
 from tritoncub import policy
-from tritoncub._utils import interpreter_active
+from tritoncub._utils import inline_ptx_ok, interpreter_active
 from tritoncub.device import scan as S
 
 SMALL = {"TILE_ITEMS": 64, "LOOKBACK_WINDOW": 4, "num_warps": 1, "ROWS_MAX_LEN": 32, "ROWS_TILE": 64}
@@ -571,34 +571,43 @@ def _lse_data(kind, shape, dtype):
         x[torch.rand(n, dtype=torch.float64) < 1 / 3] = -math.inf
         x[:min(n // 3, 3 * TILE)] = -math.inf
         x[n - max(1, n // 50)] = math.inf
+    elif kind == "patterned":   # per TILE items: ramps from -60 to 0, levels drifting by +-30, and steps
+        i = torch.arange(n, dtype=torch.float64)
+        ramp = (i % TILE) * (60.0 / TILE) - 60.0
+        drift = (torch.rand(n // TILE + 1, dtype=torch.float64) * 60 - 30).cumsum(0)[(i // TILE).long()]
+        step = torch.where((i // 97) % 2 == 0, 0.0, -40.0)
+        pick = torch.randint(0, 3, (n,))
+        x = torch.where(pick == 0, ramp + drift, torch.where(pick == 1, drift, step + drift))
+        x = x + torch.rand(n, dtype=torch.float64)
     else:
         x = make_data(kind, n, torch.float32).cpu().double()
     return x.reshape(shape).to(dtype)
 
 
-@pytest.mark.parametrize("layout", list(_LSE_LAYOUTS))
-@pytest.mark.parametrize("kind,dtype", [("special", torch.float32), ("masked", torch.float32), ("wide", torch.float32),
-                                        ("tiny", torch.float32), ("sorted", torch.float32),
-                                        ("reversed", torch.float32), ("equal", torch.float32),
-                                        ("special", torch.float64), ("masked", torch.float64),
-                                        ("tiny", torch.float64), ("special", torch.float16),
-                                        ("wide", torch.bfloat16)], ids=str)
-def test_logcumsumexp_pairs(layout, kind, dtype, monkeypatch):
-    """logcumsumexp through the (m, t) pairs against torch's in float64, over several tiles, programs or
-    chunks of each kernel: NaN and infinities exactly where torch has them, zeros with torch's sign,
-    finite items within a few units of the output's rounding (of the value, or of log(n) for sums of
-    near-equal terms), and a tiny tail summed to its bits (log1p of the scaled sum, where 1 + t would
-    round it away)."""
-    shape, dim, reverse, det, kernel = _LSE_LAYOUTS[layout]
-    x = _lse_data(kind, shape, dtype).to(DEVICE)
-    launches = count_calls(monkeypatch, S, "launch")   # (a stand-in launch also turns replays off)
-    got = S.logcumsumexp(x, dim, reverse=reverse, deterministic=det).cpu()
-    assert [c[0].fn.__name__ if hasattr(c[0], "fn") else c[0].__name__ for c in launches] == [kernel]
-    xr = x.cpu().double()
-    ref = torch.logcumsumexp(xr.flip(dim) if reverse else xr, dim)
-    ref = (ref.flip(dim) if reverse else ref).to(dtype).double()   # (torch's result in x's dtype)
+def _lse_reference(xr, dim, reverse):
+    """torch's float64 logcumsumexp of ``xr`` along ``dim``, its finite non-zero items replaced by numpy's
+    long-double scan rounded to float64: torch's own float64 result drifts by tens of units of rounding on
+    data whose maxima change (ramps, drifting levels), more than the op under test may."""
+    xs = xr.flip(dim) if reverse else xr
+    ref = torch.logcumsumexp(xs, dim)
+    with np.errstate(invalid="ignore"):   # (NaN and inf - inf: torch's items are kept there)
+        long = np.logaddexp.accumulate(xs.numpy().astype(np.longdouble), axis=dim % max(xs.dim(), 1))
+    long = torch.from_numpy(long.astype(np.float64))
+    use = torch.isfinite(ref) & (ref != 0)
+    ref = torch.where(use, long, ref)
+    return ref.flip(dim) if reverse else ref
+
+
+def _assert_lse(got, x, dim, reverse, row_sum=False):
+    """``got`` is logcumsumexp of ``x`` (on any device) along ``dim``: NaN and infinities exactly where
+    torch has them, zeros with torch's sign, finite items within a few units of the output's rounding
+    (of the value, or of log(n) for sums of near-equal terms) of the long-double scan. ``row_sum``:
+    the data is a tiny tail after one large item, a sum of n positive terms summed to its bits (within
+    n - 1 units of rounding, plus the exp's and log1p's)."""
+    dtype = x.dtype
+    ref = _lse_reference(x.cpu().double(), dim, reverse).to(dtype).double()   # (the result in x's dtype)
     assert got.dtype == dtype and got.shape == x.shape
-    g = got.double()
+    g = got.cpu().double()
     assert torch.equal(g.isnan(), ref.isnan()), "NaN where torch has none, or none where it has"
     inf = ref.isinf()
     assert torch.equal(g[inf], ref[inf])
@@ -608,12 +617,89 @@ def test_logcumsumexp_pairs(layout, kind, dtype, monkeypatch):
     zero = (r == 0) & (g == 0)
     assert torch.equal(g[zero].signbit(), r[zero].signbit())
     eps = torch.finfo(dtype).eps
-    if kind == "tiny":   # (a sum of n positive terms: within (n - 1) units of rounding, plus the exp's and log1p's)
-        tol = (shape[dim] + 4) * eps * r.abs()
+    n = x.shape[dim] if x.dim() else 1
+    if row_sum:
+        tol = (n + 4) * eps * r.abs()
     else:
-        tol = 4 * eps * (r.abs() + math.log2(shape[dim]) + 1)
+        tol = 4 * eps * (r.abs() + math.log2(n) + 1)
     bad = (g - r).abs() > tol
     assert not bad.any(), f"{int(bad.sum())} items off; first got {g[bad][0].item()} expected {r[bad][0].item()}"
+
+
+def _lse_kernel(kernel, dtype):
+    """The kernel a layout of :data:`_LSE_LAYOUTS` runs for ``dtype``: on NVIDIA GPUs, float32
+    accumulators' single pass is the warp-synchronous one."""
+    if kernel == "_scan_single_pass_kernel" and dtype != torch.float64 and inline_ptx_ok(torch.device(DEVICE)):
+        return "_logcumsumexp_warp_sync_kernel"
+    return kernel
+
+
+@pytest.mark.parametrize("layout", list(_LSE_LAYOUTS))
+@pytest.mark.parametrize("kind,dtype", [("special", torch.float32), ("masked", torch.float32), ("wide", torch.float32),
+                                        ("tiny", torch.float32), ("sorted", torch.float32),
+                                        ("reversed", torch.float32), ("equal", torch.float32),
+                                        ("special", torch.float64), ("masked", torch.float64),
+                                        ("tiny", torch.float64), ("patterned", torch.float64),
+                                        ("patterned", torch.float32), ("special", torch.float16),
+                                        ("wide", torch.bfloat16)], ids=str)
+def test_logcumsumexp_pairs(layout, kind, dtype, monkeypatch):
+    """logcumsumexp through the (m, t) pairs against a long-double scan, over several tiles, programs or
+    chunks of each kernel (see :func:`_assert_lse`); a tiny tail is summed to its bits (log1p of the
+    scaled sum, where 1 + t would round it away)."""
+    shape, dim, reverse, det, kernel = _LSE_LAYOUTS[layout]
+    x = _lse_data(kind, shape, dtype).to(DEVICE)
+    launches = count_calls(monkeypatch, S, "launch")   # (a stand-in launch also turns replays off)
+    got = S.logcumsumexp(x, dim, reverse=reverse, deterministic=det)
+    names = [c[0].fn.__name__ if hasattr(c[0], "fn") else c[0].__name__ for c in launches]
+    assert names == [_lse_kernel(kernel, dtype)]
+    _assert_lse(got, x, dim, reverse, row_sum=kind == "tiny")
+
+
+# logcumsumexp's single-pass engines: the portable kernel, and on NVIDIA GPUs the warp-synchronous one
+# at several tile shapes, vector widths and look-back windows (a window narrower than the tiles of a
+# row: tiles anchor on a predecessor's inclusive prefix, not only on the row's first)
+LSE_ENGINES = [("portable", {"WARP_SYNC": 0, "TILE_ITEMS": 2048, "LOOKBACK_WINDOW": 32, "num_warps": 4})]
+if not interpreter_active():
+    LSE_ENGINES += [(f"warp-sync-T{t}-w{w}-vec{v}-win{win}-sleep{sl}",
+                     {"WARP_SYNC": 1, "TILE_ITEMS": t, "num_warps": w, "VEC": v, "LOOKBACK_WINDOW": win,
+                      "LOOKBACK_SLEEP": sl})
+                    for t, w, v, win, sl in ((2048, 4, 4, 128, 1), (2048, 4, 16, 32, 0), (1024, 4, 8, 32, 1),
+                                             (4096, 8, 16, 512, 1), (4096, 4, 1, 64, 0), (256, 2, 4, 32, 1))]
+
+
+@pytest.mark.parametrize("name,cfg", LSE_ENGINES, ids=[e[0] for e in LSE_ENGINES])
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_logcumsumexp_engines(name, cfg, deterministic):
+    """Every single-pass logcumsumexp engine on float32, float16 and bfloat16 items: forward and reverse,
+    a batch of long rows, an input one item past an aligned address, specials (NaN, infinities, -inf
+    runs), sizes with a ragged last tile, one tile, one item; bitwise repeatable where the engine
+    promises it (the warp-synchronous one in both modes)."""
+    tile = cfg["TILE_ITEMS"] if not interpreter_active() else TILE
+    with contextlib.ExitStack() as stack:
+        if not interpreter_active():   # (the interpreter keeps its small tiles)
+            stack.enter_context(policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64},
+                                                bucket="lse32" if inline_ptx_ok(torch.device(DEVICE))
+                                                else "8B_costly_det" if deterministic else "8B_costly"))
+        for n in ((37 * tile + 45, tile, 17) if not interpreter_active() else (5 * TILE + 3,)):
+            for kind in ("random", "special", "masked"):
+                x = (_lse_data(kind, (n,), torch.float32) if kind == "masked"
+                     else make_data(kind, n, torch.float32) * 8).to(DEVICE)
+                for reverse in (False, True):
+                    got = S.logcumsumexp(x, 0, reverse=reverse, deterministic=deterministic)
+                    _assert_lse(got, x, 0, reverse)
+                    if deterministic or name != "portable":
+                        again = S.logcumsumexp(x, 0, reverse=reverse, deterministic=deterministic)
+                        assert_equal(again, got, signed_zero=True)
+            if n > 1:   # one item past an aligned address (no vector loads)
+                for reverse in (False, True):
+                    _assert_lse(S.logcumsumexp(x[1:], 0, reverse=reverse, deterministic=deterministic), x[1:], 0,
+                                reverse)
+            for dtype in (torch.float16, torch.bfloat16):
+                h = (make_data("random", n, torch.float32) * 4).to(dtype).to(DEVICE)
+                _assert_lse(S.logcumsumexp(h, 0, deterministic=deterministic), h, 0, False)
+        rows = (make_data("random", 3 * (2 * tile + 5), torch.float32) * 8).reshape(3, -1).to(DEVICE)
+        for reverse in (False, True):
+            _assert_lse(S.logcumsumexp(rows, 1, reverse=reverse, deterministic=deterministic), rows, 1, reverse)
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
@@ -875,9 +961,12 @@ def test_policy_configs(cfg):
                                               (torch.float64, False, "16B_costly"), (torch.float32, True, "8B_costly_det"),
                                               (torch.float64, True, "16B_costly_det")], ids=str)
 def test_logcumsumexp_costly_bucket(dtype, det, bucket):
-    """logcumsumexp scans (m, t) pairs and asks for the costly operators' tiles (in either mode), and gives
-    torch's results through them; the other scans keep the plain buckets."""
+    """logcumsumexp scans (m, t) pairs and asks for the costly operators' tiles (in either mode; on NVIDIA
+    GPUs float32 pairs ask for their warp-synchronous kernel's, lse32, in both), and gives torch's results
+    through them; the other scans keep the plain buckets."""
     x = make_data("random", 3 * 64 + 5, dtype)
+    if dtype != torch.float64 and inline_ptx_ok(torch.device(DEVICE)):
+        bucket = "lse32"
     with policy.trace() as calls:
         got = S.logcumsumexp(x, 0, deterministic=det)
     assert {b for op, b in calls if op == "scan"} == {bucket}

@@ -664,3 +664,46 @@ def value_look_back(status_ptr, tile, first_tile, num_tiles, identity, WARPS: gl
             else:
                 end -= WIN
     return prefix
+
+
+# ----------------------------------------------------------------------------------------------
+# Anchored look-back of a pair of 32-bit values (compiled NVIDIA kernels only, through Gluon)
+# ----------------------------------------------------------------------------------------------
+# Status words: four planes of ``num_tiles`` words after the header, one :func:`value_publish` word
+# per value: aggregates' first values (plane 0) and second values (plane 1), inclusive prefixes'
+# first values (plane 2) and second values (plane 3). Each word is written once, so a pair is read
+# complete when both of its words are published, whatever order they became visible in.
+
+@gluon.jit
+def pair_publish(status_ptr, num_tiles, tile, v0, v1, STATUS: gl.constexpr):
+    """Publish tile ``tile``'s pair ``(v0, v1)`` (32-bit scalars) as its aggregate (``STATUS=1``) or
+    inclusive prefix (``STATUS=2``), in the planes of :func:`pair_look_back`."""
+    if STATUS == 1:
+        slot = tile
+    else:
+        slot = 2 * num_tiles + tile
+    value_publish(status_ptr, slot, v0, STATUS)
+    value_publish(status_ptr, slot + num_tiles, v1, STATUS)
+
+
+@gluon.jit
+def pair_look_back(status_ptr, tile, first_tile, num_tiles, ident0, ident1, COMBINE: gl.constexpr,
+                   WARPS: gl.constexpr, WIN: gl.constexpr = 32, SLEEP: gl.constexpr = True):
+    """The exclusive prefix ``(p0, p1)`` of tile ``tile > first_tile`` under ``COMBINE(a0, a1, b0, b1)``
+    (associative, ``a`` earlier; pairs of 32-bit scalars published by :func:`pair_publish`), by the
+    anchored look-back: tile ``tile`` waits for the inclusive prefix of tile ``a = max(tile - WIN,
+    first_tile)`` and the aggregates of ``a+1 .. tile-1`` (one read of the window, ``WIN`` a power of
+    two >= 32), and folds them oldest first with one scan along the window: the same association
+    every run (bitwise reproducible). ``(ident0, ident1)``: the operator's identity, scalars of the
+    values' types (it fills the window's slots before ``a``). The fold's last item is read
+    with a sum of it and zeros, exact except that a ``-0.0`` comes back as ``+0.0``."""
+    L: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+    j = gl.arange(0, WIN, layout=L)
+    a = gl.maximum(tile - WIN, first_tile)
+    s = tile - WIN + j   # (oldest first)
+    slot = gl.where(s == a, 2 * num_tiles + s, s)
+    v0, _ = _read_values(status_ptr, slot, s >= a, gl.full([WIN], ident0, ident0.dtype, L), SLEEP)
+    v1, _ = _read_values(status_ptr, slot + num_tiles, s >= a, gl.full([WIN], ident1, ident1.dtype, L), SLEEP)
+    c0, c1 = gl.associative_scan((v0, v1), 0, COMBINE)
+    last = j == WIN - 1
+    return gl.sum(gl.where(last, c0, 0), 0), gl.sum(gl.where(last, c1, 0), 0)

@@ -9,7 +9,9 @@ Kernels:
   one launch: every row is a look-back *segment* (its first tile has no predecessor).
 * **warp-synchronous single pass** (forward sums on NVIDIA GPUs, policy buckets ``sum`` / ``sum_det``
   for float32 / int32 accumulators, ``sum64`` / ``sum64_det`` for float64 / int64): the same scheme with CUB's warp-level tile scan, vector
-  loads and stores, and a look-back of one read per tile (:func:`_scan_warp_sync_kernel`).
+  loads and stores, and a look-back of one read per tile (:func:`_scan_warp_sync_kernel`); logcumsumexp's
+  float32 pairs (both directions) have one of their own on the same plan
+  (:func:`_logcumsumexp_warp_sync_kernel`, bucket ``lse32``).
 * **rows** (short rows): each program scans ``BLOCK_R`` whole rows of ``BLOCK_C`` slots with one
   ``tl.associative_scan`` along the row, no look-back.
 * **strided** (a dimension other than the last): each program walks ``BLOCK_I`` neighbouring
@@ -56,10 +58,11 @@ from .._launch import (bind, direct_ok, launch, record_launches, recording_launc
                        replays_ok)
 from .._utils import (COMPLEX_DTYPES, FLOAT_DTYPES, KEPT_FOR_GRAPHS, UINT_DTYPES, InputTypeError, InputValueError, capturing, cdiv,
                       check_flag, check_init_value, check_jit_function, check_tensor, dtype_names,
-                      grid_y_batches, interpreter_active, next_power_of_2, no_host_data, num_sms, smem_atomics_ok, wrap_dim)
+                      grid_y_batches, inline_ptx_ok, interpreter_active, next_power_of_2, no_host_data, num_sms,
+                      smem_atomics_ok, wrap_dim)
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status, bind_jit,
-                              look_back, lookback_reduce, packed_layout, publish, segmented_combine, tile_index,
-                              value_look_back, value_publish)
+                              look_back, lookback_reduce, packed_layout, pair_look_back, pair_publish, publish,
+                              segmented_combine, tile_index, value_look_back, value_publish)
 from ..block.discontinuity import flag_inequality
 from ..block.load import warp_striped_vector_offsets
 from ..block.scan import block_shift_right
@@ -645,6 +648,118 @@ def _scan_warp_sync_kernel(
         gl.store(yb + local, out, mask=local < rem)
 
 
+@gluon.jit
+def _lse_inclusive_exclusive_gl(am, at, bm, bt, cm, ct, dm, dt):
+    """Scan operator on ``(inclusive, exclusive)`` pairs of log-sum-exp pairs: scanning ``(x,
+    identity)`` gives both scans at once (as :func:`_inclusive_exclusive_gl` for sums). (Gluon code calls
+    the ``@triton.jit`` operator of the portable kernels: the same arithmetic in both.)"""
+    im, it = combine_logsumexp_pair(am, at, cm, ct)
+    em, et = combine_logsumexp_pair(am, at, dm, dt)
+    return im, it, em, et
+
+
+@gluon.jit
+def _lse_last(v, mask, AXIS: gl.constexpr):
+    """The item of ``v`` where ``mask`` along ``AXIS`` (one per line): a sum of it and zeros, exact but
+    for a ``-0.0`` maximum read as ``+0.0``, which no output tells apart (a maximum of ``±0`` reaches
+    an output through ``m + log1p(t)``, ``+0.0`` either way)."""
+    return gl.sum(gl.where(mask, v, 0.0), AXIS)
+
+
+@gluon.jit(do_not_specialize=["row_len", "tiles_per_row", "num_tiles"])
+def _logcumsumexp_warp_sync_kernel(
+        x_ptr, y_ptr, state_ptr, row_len, stride_in, stride_out, tiles_per_row, num_tiles,
+        REVERSE: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, VEC: gl.constexpr,
+        LOOKBACK_WINDOW: gl.constexpr, LOOKBACK_SLEEP: gl.constexpr):
+    """logcumsumexp of float32 accumulators along rows (compiled NVIDIA kernels) with CUB's
+    warp-synchronous tile scan, as :func:`_scan_warp_sync_kernel` arranges it, over the ``(m, t)``
+    pairs of :func:`combine_logsumexp_pair`: each item is combined twice (in its lane's vector, then
+    with its lane's seed), where ``tl.associative_scan``'s tile scan and the seeding took five
+    combines an item. Tiles are chained by the anchored :func:`~tritoncub.agent.lookback.pair_look_back`
+    (both modes: the association is fixed by the tile index, results repeat bit for bit). Padding and
+    the prefix of a row's first tile are the identity ``(-inf, 0)`` (exact for every pair but those of
+    maximum ``-inf``, whose ``t`` no output reads). ``REVERSE``: the row is scanned from its last item.
+    Every access is a vector of ``VEC`` items (when the row's start is aligned to it)."""
+    TILE: gl.constexpr = WARPS * ITEMS * 32
+    SLOTS: gl.constexpr = ITEMS // VEC
+    L4: gl.constexpr = gl.BlockedLayout([1, SLOTS, 1, VEC], [1, 1, 32, 1], [WARPS, 1, 1, 1], [3, 2, 1, 0])
+    LS: gl.constexpr = gl.SliceLayout(3, L4)
+    LS3: gl.constexpr = gl.BlockedLayout([1, SLOTS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
+    LC: gl.constexpr = gl.BlockedLayout([WARPS, 1], [1, 32], [1, WARPS], [1, 0])
+    status_ptr = state_ptr + _STATE_STATUS
+    tile = gl.atomic_add(state_ptr, 1, sem="relaxed").to(gl.int32)
+    row = tile // tiles_per_row
+    t = tile - row * tiles_per_row
+    first_tile = tile - t
+    # the tile's items in memory: a reverse scan takes the row's tiles from the last and scans each from
+    # its highest item down, so tiles stay aligned in memory (vector accesses) and a ragged tile is a
+    # row's first in scan order, its padding (past the row's end) scanned before its items
+    if REVERSE:
+        start = (tiles_per_row - 1 - t).to(gl.int64) * TILE
+    else:
+        start = t.to(gl.int64) * TILE
+    local, e4 = warp_striped_vector_offsets(L4, WARPS, SLOTS, VEC)
+    rem = gl.minimum(row_len - start, TILE).to(gl.int32)
+    xb = x_ptr + row.to(gl.int64) * stride_in + start
+    yb = y_ptr + row.to(gl.int64) * stride_out + start
+    ninf4 = gl.full([WARPS, SLOTS, 32, VEC], float("-inf"), gl.float32, L4)
+    zero4 = gl.zeros([WARPS, SLOTS, 32, VEC], gl.float32, L4)
+    if rem == TILE:
+        x = gl.load(xb + local).to(gl.float32)
+    else:
+        x = gl.where(local < rem, gl.load(xb + local, mask=local < rem).to(gl.float32), ninf4)
+    # the tile scan: lane vectors, lanes of a slot, slots, warps (each from its highest index down when
+    # REVERSE; END_*: the index that comes last in scan order)
+    END_VEC: gl.constexpr = 0 if REVERSE else VEC - 1
+    END_SLOT: gl.constexpr = 0 if REVERSE else SLOTS - 1
+    END_WARP: gl.constexpr = 0 if REVERSE else WARPS - 1
+    e_m, e_t = gl.associative_scan((x, zero4), 3, combine_logsumexp_pair, reverse=REVERSE)
+    lane_m = gl.convert_layout(_lse_last(e_m, e4 == END_VEC, 3), LS3)
+    lane_t = gl.convert_layout(_lse_last(e_t, e4 == END_VEC, 3), LS3)
+    lane_im, lane_it = gl.associative_scan((lane_m, lane_t), 2, combine_logsumexp_pair, reverse=REVERSE)
+    ninf3 = gl.full([WARPS, SLOTS, 32], float("-inf"), gl.float32, LS3)
+    zero3 = gl.zeros([WARPS, SLOTS, 32], gl.float32, LS3)
+    lane_em = striped_shift_up(lane_im, ninf3, REVERSE)
+    lane_et = striped_shift_up(lane_it, zero3, REVERSE)
+    slot_im, slot_it, slot_em, slot_et = gl.associative_scan(
+        (striped_last_lane(lane_im, REVERSE), striped_last_lane(lane_it, REVERSE), ninf3, zero3), 1,
+        _lse_inclusive_exclusive_gl, reverse=REVERSE)
+    s3 = gl.expand_dims(gl.expand_dims(gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, LS3))), 0), 2)
+    warp_m = gl.convert_layout(_lse_last(slot_im, s3 == END_SLOT, 1), LC)
+    warp_t = gl.convert_layout(_lse_last(slot_it, s3 == END_SLOT, 1), LC)
+    ninfc = gl.full([WARPS, 32], float("-inf"), gl.float32, LC)
+    zeroc = gl.zeros([WARPS, 32], gl.float32, LC)
+    warp_im, warp_it, warp_em, warp_et = gl.associative_scan((warp_m, warp_t, ninfc, zeroc), 0,
+                                                             _lse_inclusive_exclusive_gl, reverse=REVERSE)
+    wc = gl.expand_dims(gl.arange(0, WARPS, layout=gl.SliceLayout(1, LC)), 1)
+    # (the same in every lane: max of equal values)
+    agg_m = gl.max(_lse_last(warp_im, wc == END_WARP, 0), 0)
+    agg_t = gl.max(_lse_last(warp_it, wc == END_WARP, 0), 0)
+    # the tile's prefix
+    p_m = gl.max(gl.max(ninfc, 0), 0)
+    p_t = gl.max(gl.max(zeroc, 0), 0)
+    if t == 0:
+        pair_publish(status_ptr, num_tiles, tile, agg_m, agg_t, 2)
+    else:
+        pair_publish(status_ptr, num_tiles, tile, agg_m, agg_t, 1)
+        p_m, p_t = pair_look_back(status_ptr, tile, first_tile, num_tiles, p_m, p_t, combine_logsumexp_pair,
+                                  WARPS, LOOKBACK_WINDOW, LOOKBACK_SLEEP)
+        i_m, i_t = combine_logsumexp_pair(p_m, p_t, agg_m, agg_t)
+        pair_publish(status_ptr, num_tiles, tile, i_m, i_t, 2)
+    w_m, w_t = combine_logsumexp_pair(p_m, p_t, warp_em, warp_et)
+    w_m = gl.expand_dims(gl.convert_layout(w_m, gl.SliceLayout(1, LS3)), 1)
+    w_t = gl.expand_dims(gl.convert_layout(w_t, gl.SliceLayout(1, LS3)), 1)
+    s_m, s_t = combine_logsumexp_pair(w_m, w_t, slot_em, slot_et)
+    l_m, l_t = combine_logsumexp_pair(s_m, s_t, lane_em, lane_et)
+    o_m, o_t = combine_logsumexp_pair(gl.expand_dims(gl.convert_layout(l_m, LS), 3),
+                                      gl.expand_dims(gl.convert_layout(l_t, LS), 3), e_m, e_t)
+    out = (o_m + libdevice.log1p(o_t)).to(y_ptr.dtype.element_ty)
+    if rem == TILE:
+        gl.store(yb + local, out)
+    else:
+        gl.store(yb + local, out, mask=local < rem)
+
+
 # ----------------------------------------------------------------------------------------------
 # Policy
 # ----------------------------------------------------------------------------------------------
@@ -687,12 +802,23 @@ _COSTLY_PAIRS = {"TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 128, "RO
 # (1024 items lie outside the TILE_ITEMS the tuner's space lists: a built-in value only)
 _COSTLY_PAIRS64 = {"TILE_ITEMS": 1024, "num_warps": 4, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 2048, "ROWS_WARPS": 8}
 # ... and in the reproducible mode (8B_costly_det, 16B_costly_det; `--det` of that probe, H200, 2^24 items):
-# 2048 items on 4 warps, window 512: float32 237.0 us (the plain 8B_det tiles, 2048 on 8 warps: 289.5;
-# 4096 on 8: 214.2, but 22.8-35.1 against 23.9 at 2^20), float64 1490 (16B_det's: 1805); wider windows
-# (1024) were slower for every tile (each tile reads its whole window).
+# the portable kernel's float32 pairs at 2048 items on 4 warps, window 512: 237.0 us (the plain 8B_det tiles,
+# 2048 on 8 warps: 289.5; 4096 on 8: 214.2, but 22.8-35.1 against 23.9 at 2^20), float64 1490 (16B_det's:
+# 1805); wider windows (1024) were slower for every tile (each tile reads its whole window).
 _COSTLY_PAIRS_DET = {**_COSTLY_PAIRS, "LOOKBACK_WINDOW": 512}
 _COSTLY_PAIRS64_DET = {**_COSTLY_PAIRS64, "TILE_ITEMS": 2048, "num_warps": 4, "LOOKBACK_WINDOW": 512}
 _SUM = {"TILE_ITEMS": 4096, "num_warps": 4, "LOOKBACK_WINDOW": 128}
+# lse32: logcumsumexp's float32 pairs on NVIDIA GPUs (both modes: _logcumsumexp_warp_sync_kernel's anchored
+# look-back is reproducible; short rows keep the rows kernel at 8B_costly's tile), measured on an H200
+# (bench/probes/lse_warp_sync_probe.py, logs/lse_warp_sync_probe-h200-20261130*.log, do_bench GPU us, 1-D
+# 2^20 / 2^24 / 2^26 items, 2^24 reversed, rows of 16 x 2^20): 2048 items on 4 warps in vectors of 8,
+# window 256, no sleep 20.1 / 112.2 / 398.3 / 134.6 / 112.1 (vectors of 4, window 128: 20.9 / 130.1 /
+# 480.4 / 141.7 / 130.0; of 8, window 128: 19.8 / 115.7 / 421.4 / 128.2 / 107.8; window 512: 20.8 /
+# 137.0 / 495.7; window 32: 71 / 934 / 3668; vectors of 16: 20.4 / 124.0 / 451.2; 4096 items on 4 warps
+# 19.7 / 174.3 / 641.1; 1024 on 2 warps 29.7 / 240.2 / 905.2; the portable kernel at 8B_costly's tiles
+# 20.8 / 153.9 / 571.2 / 282.1 / 152.9; torch 35.9 / 153.2 / 526.3 / 153.2 / 3136.9). (VEC 8 lies
+# outside the tuner's space: a built-in value only.)
+_LSE32 = {**_COSTLY_PAIRS, "LOOKBACK_WINDOW": 256, "VEC": 8, "LOOKBACK_SLEEP": 0}
 _SUM64 = _SUM
 SCAN_POLICY = policy.register(
     "scan",
@@ -704,17 +830,19 @@ SCAN_POLICY = policy.register(
               "num_stages": 1},
     valid=_valid,
     buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "4B_costly", "8B_costly", "16B_costly",
-             "8B_costly_det", "16B_costly_det", "sum", "sum_det", "sum64", "sum64_det"),
+             "8B_costly_det", "16B_costly_det", "lse32", "sum", "sum_det", "sum64", "sum64_det"),
     bucket_fallbacks={"4B_det": _DET, "8B": _WIDE, "16B": _WIDE, "8B_det": {**_WIDE, **_DET},
                       "4B_costly": _COSTLY, "8B_costly": _COSTLY_PAIRS, "16B_costly": _COSTLY_PAIRS64,
-                      "8B_costly_det": _COSTLY_PAIRS_DET, "16B_costly_det": _COSTLY_PAIRS64_DET,
+                      "8B_costly_det": _COSTLY_PAIRS_DET, "16B_costly_det": _COSTLY_PAIRS64_DET, "lse32": _LSE32,
                       "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM, "sum64": _SUM64,
                       "sum64_det": _SUM64},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
         "_det: the reproducible mode; 4B_costly, 8B_costly, 16B_costly: a costly operator (logcumsumexp: one "
         "value, or float32 / float64 pairs) in the fast mode, 8B_costly_det, 16B_costly_det: its pairs in the "
-        "reproducible mode; sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
+        "reproducible mode; lse32: float32 logcumsumexp pairs on NVIDIA GPUs (both modes), which with "
+        "WARP_SYNC 1 take a warp-synchronous kernel of their own (VEC, LOOKBACK_SLEEP as for sums; the "
+        "anchored look-back); sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
         "int64): sums, which on NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per "
         "thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back sleeps briefly between reads of an "
         "unpublished slot; windows below 32 read 32; ANCHORED 1: the fast mode uses the reproducible mode's "
@@ -895,8 +1023,12 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
     # sums have a kernel of their own on NVIDIA GPUs, and policy buckets (32- and 64-bit accumulators)
     warp_sum = (combine_fn is combine_add and num_values == 1 and not (by_key or reverse or x1_index) and store0
                 and smem_atomics_ok(device))
+    # ... and so do logcumsumexp's float32 pairs (one bucket for both modes: the kernel is reproducible)
+    warp_lse = lse and acc0 == torch.float32 and inline_ptx_ok(device)
     if warp_sum:
         bucket = ("sum64" if acc0.itemsize == 8 else "sum") + ("_det" if deterministic else "")
+    elif warp_lse:
+        bucket = "lse32"
     else:
         bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic, costly)
     pol = policy.select("scan", device, bucket)
@@ -971,6 +1103,8 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
             _launch_warp_sync(in0, out0_t, i0, t0, n_rows, row_len, tile, acc0, pol, exclusive=exclusive,
                               has_init=init is not None, want_total=want_total, deterministic=deterministic,
                               made=made)
+        elif warp_lse and pol["WARP_SYNC"]:
+            _launch_lse_warp_sync(in0, out0_t, n_rows, row_len, tile, pol, reverse, made)
         else:
             _launch_single_pass(in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, tile, lb_dtypes,
                                 combine_fn, num_values, pol, deterministic, common, made)
@@ -1023,6 +1157,24 @@ def _launch_warp_sync(in0, out0_t, init, total, n_rows, row_len, tile, acc, pol,
            WRITE_TOTAL=want_total, DETERMINISTIC=anchored, WARPS=warps, ITEMS=items,
            VEC=math.gcd(pol["VEC"], items), LOOKBACK_WINDOW=max(32, pol["LOOKBACK_WINDOW"]),
            LOOKBACK_SLEEP=pol["LOOKBACK_SLEEP"], PROBE=_PROBE, num_warps=warps)
+
+
+def _launch_lse_warp_sync(in0, out0_t, n_rows, row_len, tile, pol, reverse, made=None):
+    """logcumsumexp's warp-synchronous single pass (:func:`_logcumsumexp_warp_sync_kernel`) over ``n_rows``
+    rows."""
+    warps = pol.num_warps
+    items = tile // (32 * warps)
+    tiles_per_row = cdiv(row_len, tile)
+    num_tiles = n_rows * tiles_per_row
+    # one zeroed buffer: the tile counter (word 0), then the four planes of pair_look_back's status words
+    state = torch.zeros(STATUS_HEADER_WORDS + 4 * num_tiles, dtype=torch.int64, device=in0.device)
+    if made is not None:
+        made["scratch"].append(state)
+    one_row = n_rows == 1
+    launch(_logcumsumexp_warp_sync_kernel, (num_tiles,),
+           in0, out0_t, state, row_len, 0 if one_row else in0.stride(0), 0 if one_row else out0_t.stride(0),
+           tiles_per_row, num_tiles, REVERSE=reverse, WARPS=warps, ITEMS=items, VEC=math.gcd(pol["VEC"], items),
+           LOOKBACK_WINDOW=max(32, pol["LOOKBACK_WINDOW"]), LOOKBACK_SLEEP=pol["LOOKBACK_SLEEP"], num_warps=warps)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1277,7 +1429,9 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
     of the other items scaled by it), one exp a combine, and writes ``m + log1p(t)``: NaN, infinities
     and a first item's ``-0.0`` come out as in torch; finite items within a few units of rounding of
     the float64 result (float32 on an H200: 0.96-2.9e-6 against torch's own 7.3e-6-3.2e-4 in
-    ``bench/probes/logcumsumexp_pairs_probe.py``)."""
+    ``bench/probes/logcumsumexp_pairs_probe.py``). Reproducible as the module says; float32 accumulators
+    (float32, float16, bfloat16 items) on NVIDIA GPUs take :func:`_logcumsumexp_warp_sync_kernel` for long
+    rows, bitwise reproducible in both modes."""
     check_tensor(x, "x", FLOAT_DTYPES)
     _check_flags(reverse, deterministic)
     acc = _widen(x.dtype)

@@ -207,21 +207,32 @@ def warp_ballot_sum(counts, BITS: gl.constexpr):
                                      dtype=(gl.int32, gl.int32), is_pure=False, pack=1)
 
 
-# shuffles of 32-bit words within a warp (whole warps converged): $1 the lane's word, $2 what lane 0
-# gets from the shuffle up
+# shuffles of 32-bit words within a warp (whole warps converged): $1 the lane's word, $2 what the end
+# lane gets (lane 0 from the shuffle up, lane 31 from the shuffle down)
 _SHUFFLE_UP_ASM = gl.constexpr("{ .reg .pred p; shfl.sync.up.b32 $0|p, $1, 1, 0, -1; @!p mov.b32 $0, $2; }")
+_SHUFFLE_DOWN_ASM = gl.constexpr("{ .reg .pred p; shfl.sync.down.b32 $0|p, $1, 1, 31, -1; @!p mov.b32 $0, $2; }")
 _SHUFFLE_LAST_ASM = gl.constexpr("shfl.sync.idx.b32 $0, $1, 31, 31, -1;")
+_SHUFFLE_FIRST_ASM = gl.constexpr("shfl.sync.idx.b32 $0, $1, 0, 31, -1;")
 
 
 @gluon.jit
-def _shuffle_up32(bits, first_bits):
-    return gl.inline_asm_elementwise(_SHUFFLE_UP_ASM, "=r,r,r", [bits, first_bits], dtype=gl.int32, is_pure=False,
-                                     pack=1)
+def _shuffle_up32(bits, first_bits, REVERSE: gl.constexpr = False):
+    if REVERSE:
+        out = gl.inline_asm_elementwise(_SHUFFLE_DOWN_ASM, "=r,r,r", [bits, first_bits], dtype=gl.int32,
+                                        is_pure=False, pack=1)
+    else:
+        out = gl.inline_asm_elementwise(_SHUFFLE_UP_ASM, "=r,r,r", [bits, first_bits], dtype=gl.int32,
+                                        is_pure=False, pack=1)
+    return out
 
 
 @gluon.jit
-def _shuffle_last32(bits):
-    return gl.inline_asm_elementwise(_SHUFFLE_LAST_ASM, "=r,r", [bits], dtype=gl.int32, is_pure=False, pack=1)
+def _shuffle_last32(bits, REVERSE: gl.constexpr = False):
+    if REVERSE:
+        out = gl.inline_asm_elementwise(_SHUFFLE_FIRST_ASM, "=r,r", [bits], dtype=gl.int32, is_pure=False, pack=1)
+    else:
+        out = gl.inline_asm_elementwise(_SHUFFLE_LAST_ASM, "=r,r", [bits], dtype=gl.int32, is_pure=False, pack=1)
+    return out
 
 
 @gluon.jit
@@ -237,27 +248,29 @@ def _from_halves(lo, hi, dtype: gl.constexpr):
 
 
 @gluon.jit
-def striped_shift_up(values, first):
+def striped_shift_up(values, first, REVERSE: gl.constexpr = False):
     """For every item of a warp-striped tile of 32- or 64-bit values: the value of the next lower lane of
     the same register slot (lane 0: its item of ``first``, a tile like ``values``). An inclusive warp
-    scan shifted this way is the exclusive one, with no inverse operator needed."""
+    scan shifted this way is the exclusive one, with no inverse operator needed. ``REVERSE`` (a scan
+    running from lane 31 down to lane 0): the next higher lane's value, lane 31 gets ``first``."""
     if values.dtype.primitive_bitwidth == 64:
         lo, hi = _halves(values)
         first_lo, first_hi = _halves(first)
-        out = _from_halves(_shuffle_up32(lo, first_lo), _shuffle_up32(hi, first_hi), values.dtype)
+        out = _from_halves(_shuffle_up32(lo, first_lo, REVERSE), _shuffle_up32(hi, first_hi, REVERSE), values.dtype)
     else:
-        bits = _shuffle_up32(values.to(gl.int32, bitcast=True), first.to(gl.int32, bitcast=True))
+        bits = _shuffle_up32(values.to(gl.int32, bitcast=True), first.to(gl.int32, bitcast=True), REVERSE)
         out = bits.to(values.dtype, bitcast=True)
     return out
 
 
 @gluon.jit
-def striped_last_lane(values):
+def striped_last_lane(values, REVERSE: gl.constexpr = False):
     """For every item of a warp-striped tile of 32- or 64-bit values: lane 31's value of the same
-    register slot (an inclusive warp scan's warp total, bitwise)."""
+    register slot (an inclusive warp scan's warp total, bitwise); ``REVERSE``: lane 0's (the last lane
+    of a scan from lane 31 down)."""
     if values.dtype.primitive_bitwidth == 64:
         lo, hi = _halves(values)
-        out = _from_halves(_shuffle_last32(lo), _shuffle_last32(hi), values.dtype)
+        out = _from_halves(_shuffle_last32(lo, REVERSE), _shuffle_last32(hi, REVERSE), values.dtype)
     else:
-        out = _shuffle_last32(values.to(gl.int32, bitcast=True)).to(values.dtype, bitcast=True)
+        out = _shuffle_last32(values.to(gl.int32, bitcast=True), REVERSE).to(values.dtype, bitcast=True)
     return out
