@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 import torch
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 from tritoncub._utils import compile_only, interpreter_active
 
@@ -363,3 +365,15 @@ def interpreter_replays(monkeypatch, module=None, caches=(), plans: bool = False
     for name in caches:
         monkeypatch.setattr(module, name, {})
     return count_calls(monkeypatch, module, "replay")
+
+
+@gluon.jit
+def striped_slot_offsets(L, WARPS, SLOTS):
+    """Offsets ``(w * SLOTS + s) * 32 + lane`` of a ``[WARPS, SLOTS, 32]`` warp-striped tile in layout ``L``
+    (``BlockedLayout([1, SLOTS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])``): the Gluon warp-shuffle tests'
+    inputs and outputs, laid out as the kernels' register slots."""
+    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L)))
+    s = gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, L)))
+    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, L)))
+    return (gl.expand_dims(gl.expand_dims(w, 1), 2) * SLOTS + gl.expand_dims(gl.expand_dims(s, 0), 2)) * 32 \
+        + gl.expand_dims(gl.expand_dims(ln, 0), 1)

@@ -627,9 +627,9 @@ def _assert_lse(got, x, dim, reverse, row_sum=False):
 
 
 def _lse_kernel(kernel, dtype):
-    """The kernel a layout of :data:`_LSE_LAYOUTS` runs for ``dtype``: on NVIDIA GPUs, float32
-    accumulators' single pass is the warp-synchronous one."""
-    if kernel == "_scan_single_pass_kernel" and dtype != torch.float64 and inline_ptx_ok(torch.device(DEVICE)):
+    """The kernel a layout of :data:`_LSE_LAYOUTS` runs for ``dtype``: on NVIDIA GPUs, the single pass is
+    the warp-synchronous one."""
+    if kernel == "_scan_single_pass_kernel" and inline_ptx_ok(torch.device(DEVICE)):
         return "_logcumsumexp_warp_sync_kernel"
     return kernel
 
@@ -657,47 +657,57 @@ def test_logcumsumexp_pairs(layout, kind, dtype, monkeypatch):
 
 # logcumsumexp's single-pass engines: the portable kernel, and on NVIDIA GPUs the warp-synchronous one
 # at several tile shapes, vector widths and look-back windows (a window narrower than the tiles of a
-# row: tiles anchor on a predecessor's inclusive prefix, not only on the row's first)
-LSE_ENGINES = [("portable", {"WARP_SYNC": 0, "TILE_ITEMS": 2048, "LOOKBACK_WINDOW": 32, "num_warps": 4})]
+# row: tiles anchor on a predecessor's inclusive prefix, not only on the row's first), for float32 and
+# float64 accumulators
+LSE_ENGINES = [("f32-portable", {"WARP_SYNC": 0, "TILE_ITEMS": 2048, "LOOKBACK_WINDOW": 32, "num_warps": 4}),
+               ("f64-portable", {"WARP_SYNC": 0, "TILE_ITEMS": 1024, "LOOKBACK_WINDOW": 32, "num_warps": 4})]
 if not interpreter_active():
-    LSE_ENGINES += [(f"warp-sync-T{t}-w{w}-vec{v}-win{win}-sleep{sl}",
+    LSE_ENGINES += [(f"f32-warp-sync-T{t}-w{w}-vec{v}-win{win}-sleep{sl}",
                      {"WARP_SYNC": 1, "TILE_ITEMS": t, "num_warps": w, "VEC": v, "LOOKBACK_WINDOW": win,
                       "LOOKBACK_SLEEP": sl})
                     for t, w, v, win, sl in ((2048, 4, 4, 128, 1), (2048, 4, 16, 32, 0), (1024, 4, 8, 32, 1),
                                              (4096, 8, 16, 512, 1), (4096, 4, 1, 64, 0), (256, 2, 4, 32, 1))]
+    LSE_ENGINES += [(f"f64-warp-sync-T{t}-w{w}-vec{v}-win{win}-sleep{sl}",
+                     {"WARP_SYNC": 1, "TILE_ITEMS": t, "num_warps": w, "VEC": v, "LOOKBACK_WINDOW": win,
+                      "LOOKBACK_SLEEP": sl})
+                    for t, w, v, win, sl in ((1024, 4, 4, 256, 0), (512, 2, 2, 32, 1), (2048, 8, 8, 64, 0))]
 
 
 @pytest.mark.parametrize("name,cfg", LSE_ENGINES, ids=[e[0] for e in LSE_ENGINES])
 @pytest.mark.parametrize("deterministic", [False, True])
 def test_logcumsumexp_engines(name, cfg, deterministic):
-    """Every single-pass logcumsumexp engine on float32, float16 and bfloat16 items: forward and reverse,
-    a batch of long rows, an input one item past an aligned address, specials (NaN, infinities, -inf
-    runs), sizes with a ragged last tile, one tile, one item; bitwise repeatable where the engine
-    promises it (the warp-synchronous one in both modes)."""
+    """Every single-pass logcumsumexp engine on float32, float16 and bfloat16 items (float32 accumulators)
+    or float64 ones: forward and reverse, a batch of long rows, an input one item past an aligned
+    address, specials (NaN, infinities, -inf runs), sizes with a ragged last tile, one tile, one item;
+    bitwise repeatable where the engine promises it (the warp-synchronous one in both modes)."""
     tile = cfg["TILE_ITEMS"] if not interpreter_active() else TILE
+    f64 = name.startswith("f64")
+    dtype = torch.float64 if f64 else torch.float32
     with contextlib.ExitStack() as stack:
         if not interpreter_active():   # (the interpreter keeps its small tiles)
-            stack.enter_context(policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64},
-                                                bucket="lse32" if inline_ptx_ok(torch.device(DEVICE))
-                                                else "8B_costly_det" if deterministic else "8B_costly"))
+            if inline_ptx_ok(torch.device(DEVICE)):
+                bucket = "lse64" if f64 else "lse32"
+            else:
+                bucket = ("16B_costly" if f64 else "8B_costly") + ("_det" if deterministic else "")
+            stack.enter_context(policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64}, bucket=bucket))
         for n in ((37 * tile + 45, tile, 17) if not interpreter_active() else (5 * TILE + 3,)):
             for kind in ("random", "special", "masked"):
-                x = (_lse_data(kind, (n,), torch.float32) if kind == "masked"
-                     else make_data(kind, n, torch.float32) * 8).to(DEVICE)
+                x = (_lse_data(kind, (n,), dtype) if kind == "masked"
+                     else make_data(kind, n, torch.float32).to(dtype) * 8).to(DEVICE)
                 for reverse in (False, True):
                     got = S.logcumsumexp(x, 0, reverse=reverse, deterministic=deterministic)
                     _assert_lse(got, x, 0, reverse)
-                    if deterministic or name != "portable":
+                    if deterministic or "portable" not in name:
                         again = S.logcumsumexp(x, 0, reverse=reverse, deterministic=deterministic)
                         assert_equal(again, got, signed_zero=True)
             if n > 1:   # one item past an aligned address (no vector loads)
                 for reverse in (False, True):
                     _assert_lse(S.logcumsumexp(x[1:], 0, reverse=reverse, deterministic=deterministic), x[1:], 0,
                                 reverse)
-            for dtype in (torch.float16, torch.bfloat16):
-                h = (make_data("random", n, torch.float32) * 4).to(dtype).to(DEVICE)
+            for half in (() if f64 else (torch.float16, torch.bfloat16)):
+                h = (make_data("random", n, torch.float32) * 4).to(half).to(DEVICE)
                 _assert_lse(S.logcumsumexp(h, 0, deterministic=deterministic), h, 0, False)
-        rows = (make_data("random", 3 * (2 * tile + 5), torch.float32) * 8).reshape(3, -1).to(DEVICE)
+        rows = (make_data("random", 3 * (2 * tile + 5), torch.float32).to(dtype) * 8).reshape(3, -1).to(DEVICE)
         for reverse in (False, True):
             _assert_lse(S.logcumsumexp(rows, 1, reverse=reverse, deterministic=deterministic), rows, 1, reverse)
 
@@ -962,11 +972,11 @@ def test_policy_configs(cfg):
                                               (torch.float64, True, "16B_costly_det")], ids=str)
 def test_logcumsumexp_costly_bucket(dtype, det, bucket):
     """logcumsumexp scans (m, t) pairs and asks for the costly operators' tiles (in either mode; on NVIDIA
-    GPUs float32 pairs ask for their warp-synchronous kernel's, lse32, in both), and gives torch's results
-    through them; the other scans keep the plain buckets."""
+    GPUs for their warp-synchronous kernel's, lse32 / lse64, in both), and gives torch's results through
+    them; the other scans keep the plain buckets."""
     x = make_data("random", 3 * 64 + 5, dtype)
-    if dtype != torch.float64 and inline_ptx_ok(torch.device(DEVICE)):
-        bucket = "lse32"
+    if inline_ptx_ok(torch.device(DEVICE)):
+        bucket = "lse64" if dtype == torch.float64 else "lse32"
     with policy.trace() as calls:
         got = S.logcumsumexp(x, 0, deterministic=det)
     assert {b for op, b in calls if op == "scan"} == {bucket}

@@ -7,17 +7,15 @@ import torch
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
+from helpers import striped_slot_offsets
+
 from tritoncub.warp.scan import warp_ballot_sum
 
 
 @gluon.jit
 def _ballot_sum_kernel(c_ptr, lower_ptr, total_ptr, BITS: gl.constexpr, WARPS: gl.constexpr, SLOTS: gl.constexpr):
     L: gl.constexpr = gl.BlockedLayout([1, SLOTS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
-    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L)))
-    s = gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, L)))
-    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, L)))
-    off = (gl.expand_dims(gl.expand_dims(w, 1), 2) * SLOTS + gl.expand_dims(gl.expand_dims(s, 0), 2)) * 32 \
-        + gl.expand_dims(gl.expand_dims(ln, 0), 1)
+    off = striped_slot_offsets(L, WARPS, SLOTS)
     lower, total = warp_ballot_sum(gl.load(c_ptr + off), BITS)
     gl.store(lower_ptr + off, lower)
     gl.store(total_ptr + off, total)

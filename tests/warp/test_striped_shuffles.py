@@ -7,6 +7,8 @@ import torch
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
+from helpers import striped_slot_offsets
+
 from tritoncub.warp.scan import striped_last_lane, striped_shift_up
 
 
@@ -14,11 +16,7 @@ from tritoncub.warp.scan import striped_last_lane, striped_shift_up
 def _shuffles_kernel(v_ptr, fill_ptr, shift_ptr, last_ptr, REVERSE: gl.constexpr, WARPS: gl.constexpr,
                      SLOTS: gl.constexpr):
     L: gl.constexpr = gl.BlockedLayout([1, SLOTS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
-    w = gl.arange(0, WARPS, layout=gl.SliceLayout(1, gl.SliceLayout(2, L)))
-    s = gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, L)))
-    ln = gl.arange(0, 32, layout=gl.SliceLayout(0, gl.SliceLayout(1, L)))
-    off = (gl.expand_dims(gl.expand_dims(w, 1), 2) * SLOTS + gl.expand_dims(gl.expand_dims(s, 0), 2)) * 32 \
-        + gl.expand_dims(gl.expand_dims(ln, 0), 1)
+    off = striped_slot_offsets(L, WARPS, SLOTS)
     v = gl.load(v_ptr + off)
     gl.store(shift_ptr + off, striped_shift_up(v, gl.load(fill_ptr + off), REVERSE))
     gl.store(last_ptr + off, striped_last_lane(v, REVERSE))

@@ -667,17 +667,18 @@ def value_look_back(status_ptr, tile, first_tile, num_tiles, identity, WARPS: gl
 
 
 # ----------------------------------------------------------------------------------------------
-# Anchored look-back of a pair of 32-bit values (compiled NVIDIA kernels only, through Gluon)
+# Anchored look-back of a pair of 32- or 64-bit values (compiled NVIDIA kernels only, through Gluon)
 # ----------------------------------------------------------------------------------------------
-# Status words: four planes of ``num_tiles`` words after the header, one :func:`value_publish` word
-# per value: aggregates' first values (plane 0) and second values (plane 1), inclusive prefixes'
-# first values (plane 2) and second values (plane 3). Each word is written once, so a pair is read
-# complete when both of its words are published, whatever order they became visible in.
+# Status words: four planes of ``num_tiles`` slots after the header, one :func:`value_publish` slot
+# per value (one word, two for a 64-bit value): aggregates' first values (plane 0) and second values
+# (plane 1), inclusive prefixes' first values (plane 2) and second values (plane 3). Each word is
+# written once, so a pair is read complete when all of its words are published, whatever order they
+# became visible in.
 
 @gluon.jit
 def pair_publish(status_ptr, num_tiles, tile, v0, v1, STATUS: gl.constexpr):
-    """Publish tile ``tile``'s pair ``(v0, v1)`` (32-bit scalars) as its aggregate (``STATUS=1``) or
-    inclusive prefix (``STATUS=2``), in the planes of :func:`pair_look_back`."""
+    """Publish tile ``tile``'s pair ``(v0, v1)`` (32- or 64-bit scalars of one width) as its aggregate
+    (``STATUS=1``) or inclusive prefix (``STATUS=2``), in the planes of :func:`pair_look_back`."""
     if STATUS == 1:
         slot = tile
     else:
@@ -690,8 +691,8 @@ def pair_publish(status_ptr, num_tiles, tile, v0, v1, STATUS: gl.constexpr):
 def pair_look_back(status_ptr, tile, first_tile, num_tiles, ident0, ident1, COMBINE: gl.constexpr,
                    WARPS: gl.constexpr, WIN: gl.constexpr = 32, SLEEP: gl.constexpr = True):
     """The exclusive prefix ``(p0, p1)`` of tile ``tile > first_tile`` under ``COMBINE(a0, a1, b0, b1)``
-    (associative, ``a`` earlier; pairs of 32-bit scalars published by :func:`pair_publish`), by the
-    anchored look-back: tile ``tile`` waits for the inclusive prefix of tile ``a = max(tile - WIN,
+    (associative, ``a`` earlier; pairs of 32- or 64-bit scalars published by :func:`pair_publish`), by
+    the anchored look-back: tile ``tile`` waits for the inclusive prefix of tile ``a = max(tile - WIN,
     first_tile)`` and the aggregates of ``a+1 .. tile-1`` (one read of the window, ``WIN`` a power of
     two >= 32), and folds them oldest first with one scan along the window: the same association
     every run (bitwise reproducible). ``(ident0, ident1)``: the operator's identity, scalars of the

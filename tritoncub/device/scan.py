@@ -10,8 +10,8 @@ Kernels:
 * **warp-synchronous single pass** (forward sums on NVIDIA GPUs, policy buckets ``sum`` / ``sum_det``
   for float32 / int32 accumulators, ``sum64`` / ``sum64_det`` for float64 / int64): the same scheme with CUB's warp-level tile scan, vector
   loads and stores, and a look-back of one read per tile (:func:`_scan_warp_sync_kernel`); logcumsumexp's
-  float32 pairs (both directions) have one of their own on the same plan
-  (:func:`_logcumsumexp_warp_sync_kernel`, bucket ``lse32``).
+  float32 and float64 pairs (both directions) have one of their own on the same plan
+  (:func:`_logcumsumexp_warp_sync_kernel`, buckets ``lse32``, ``lse64``).
 * **rows** (short rows): each program scans ``BLOCK_R`` whole rows of ``BLOCK_C`` slots with one
   ``tl.associative_scan`` along the row, no look-back.
 * **strided** (a dimension other than the last): each program walks ``BLOCK_I`` neighbouring
@@ -669,10 +669,10 @@ def _lse_last(v, mask, AXIS: gl.constexpr):
 @gluon.jit(do_not_specialize=["row_len", "tiles_per_row", "num_tiles"])
 def _logcumsumexp_warp_sync_kernel(
         x_ptr, y_ptr, state_ptr, row_len, stride_in, stride_out, tiles_per_row, num_tiles,
-        REVERSE: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, VEC: gl.constexpr,
+        ACC: gl.constexpr, REVERSE: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, VEC: gl.constexpr,
         LOOKBACK_WINDOW: gl.constexpr, LOOKBACK_SLEEP: gl.constexpr):
-    """logcumsumexp of float32 accumulators along rows (compiled NVIDIA kernels) with CUB's
-    warp-synchronous tile scan, as :func:`_scan_warp_sync_kernel` arranges it, over the ``(m, t)``
+    """logcumsumexp of float32 or float64 accumulators (``ACC``) along rows (compiled NVIDIA kernels) with
+    CUB's warp-synchronous tile scan, as :func:`_scan_warp_sync_kernel` arranges it, over the ``(m, t)``
     pairs of :func:`combine_logsumexp_pair`: each item is combined twice (in its lane's vector, then
     with its lane's seed), where ``tl.associative_scan``'s tile scan and the seeding took five
     combines an item. Tiles are chained by the anchored :func:`~tritoncub.agent.lookback.pair_look_back`
@@ -702,12 +702,12 @@ def _logcumsumexp_warp_sync_kernel(
     rem = gl.minimum(row_len - start, TILE).to(gl.int32)
     xb = x_ptr + row.to(gl.int64) * stride_in + start
     yb = y_ptr + row.to(gl.int64) * stride_out + start
-    ninf4 = gl.full([WARPS, SLOTS, 32, VEC], float("-inf"), gl.float32, L4)
-    zero4 = gl.zeros([WARPS, SLOTS, 32, VEC], gl.float32, L4)
+    ninf4 = gl.full([WARPS, SLOTS, 32, VEC], float("-inf"), ACC, L4)
+    zero4 = gl.zeros([WARPS, SLOTS, 32, VEC], ACC, L4)
     if rem == TILE:
-        x = gl.load(xb + local).to(gl.float32)
+        x = gl.load(xb + local).to(ACC)
     else:
-        x = gl.where(local < rem, gl.load(xb + local, mask=local < rem).to(gl.float32), ninf4)
+        x = gl.where(local < rem, gl.load(xb + local, mask=local < rem).to(ACC), ninf4)
     # the tile scan: lane vectors, lanes of a slot, slots, warps (each from its highest index down when
     # REVERSE; END_*: the index that comes last in scan order)
     END_VEC: gl.constexpr = 0 if REVERSE else VEC - 1
@@ -717,8 +717,8 @@ def _logcumsumexp_warp_sync_kernel(
     lane_m = gl.convert_layout(_lse_last(e_m, e4 == END_VEC, 3), LS3)
     lane_t = gl.convert_layout(_lse_last(e_t, e4 == END_VEC, 3), LS3)
     lane_im, lane_it = gl.associative_scan((lane_m, lane_t), 2, combine_logsumexp_pair, reverse=REVERSE)
-    ninf3 = gl.full([WARPS, SLOTS, 32], float("-inf"), gl.float32, LS3)
-    zero3 = gl.zeros([WARPS, SLOTS, 32], gl.float32, LS3)
+    ninf3 = gl.full([WARPS, SLOTS, 32], float("-inf"), ACC, LS3)
+    zero3 = gl.zeros([WARPS, SLOTS, 32], ACC, LS3)
     lane_em = striped_shift_up(lane_im, ninf3, REVERSE)
     lane_et = striped_shift_up(lane_it, zero3, REVERSE)
     slot_im, slot_it, slot_em, slot_et = gl.associative_scan(
@@ -727,8 +727,8 @@ def _logcumsumexp_warp_sync_kernel(
     s3 = gl.expand_dims(gl.expand_dims(gl.arange(0, SLOTS, layout=gl.SliceLayout(0, gl.SliceLayout(2, LS3))), 0), 2)
     warp_m = gl.convert_layout(_lse_last(slot_im, s3 == END_SLOT, 1), LC)
     warp_t = gl.convert_layout(_lse_last(slot_it, s3 == END_SLOT, 1), LC)
-    ninfc = gl.full([WARPS, 32], float("-inf"), gl.float32, LC)
-    zeroc = gl.zeros([WARPS, 32], gl.float32, LC)
+    ninfc = gl.full([WARPS, 32], float("-inf"), ACC, LC)
+    zeroc = gl.zeros([WARPS, 32], ACC, LC)
     warp_im, warp_it, warp_em, warp_et = gl.associative_scan((warp_m, warp_t, ninfc, zeroc), 0,
                                                              _lse_inclusive_exclusive_gl, reverse=REVERSE)
     wc = gl.expand_dims(gl.arange(0, WARPS, layout=gl.SliceLayout(1, LC)), 1)
@@ -819,6 +819,15 @@ _SUM = {"TILE_ITEMS": 4096, "num_warps": 4, "LOOKBACK_WINDOW": 128}
 # 20.8 / 153.9 / 571.2 / 282.1 / 152.9; torch 35.9 / 153.2 / 526.3 / 153.2 / 3136.9). (VEC 8 lies
 # outside the tuner's space: a built-in value only.)
 _LSE32 = {**_COSTLY_PAIRS, "LOOKBACK_WINDOW": 256, "VEC": 8, "LOOKBACK_SLEEP": 0}
+# lse64: float64 pairs on the same kernel (short rows: the rows kernel at 16B_costly's tile), H200
+# (the same probe, --f64; logs/lse_warp_sync_probe-f64-h200-20261130e.log; 1-D 2^20 / 2^24 / 2^26, 2^24
+# reversed, 16 x 2^20 rows): 1024 items on 4 warps in vectors of 4, window 128, no sleep 46.8 / 531.1 /
+# 2058 / 619.8 / 528.4 (window 256: 50.4 / 661.6 / 2688 / 729.7 / 657.6; 512: 62.7 / 982.9 / 4655;
+# vectors of 8, window 256: 49.6 / 616.8 / 2354 / 606.2 / 611.0; of 2: 66.6 / 901.1 / 3556; 512 items on
+# 4 warps 70.3 / 878.6 / 3458; 2048 on 4 warps 71.6 / 979.2 / 3811; 2048 on 8 61.3 / 814.9 / 3210; 1024 on
+# 2 78.4 / 1071.7 / 4242; the portable kernel at 16B_costly's tiles 58.3 / 833.6 / 3305 / 1109.9 / 826.4;
+# torch 79.8 / 884.1 / 3224 / 885.2 / 7268)
+_LSE64 = {**_COSTLY_PAIRS64, "LOOKBACK_WINDOW": 128, "VEC": 4, "LOOKBACK_SLEEP": 0}
 _SUM64 = _SUM
 SCAN_POLICY = policy.register(
     "scan",
@@ -830,19 +839,20 @@ SCAN_POLICY = policy.register(
               "num_stages": 1},
     valid=_valid,
     buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "4B_costly", "8B_costly", "16B_costly",
-             "8B_costly_det", "16B_costly_det", "lse32", "sum", "sum_det", "sum64", "sum64_det"),
+             "8B_costly_det", "16B_costly_det", "lse32", "lse64", "sum", "sum_det", "sum64", "sum64_det"),
     bucket_fallbacks={"4B_det": _DET, "8B": _WIDE, "16B": _WIDE, "8B_det": {**_WIDE, **_DET},
                       "4B_costly": _COSTLY, "8B_costly": _COSTLY_PAIRS, "16B_costly": _COSTLY_PAIRS64,
                       "8B_costly_det": _COSTLY_PAIRS_DET, "16B_costly_det": _COSTLY_PAIRS64_DET, "lse32": _LSE32,
+                      "lse64": _LSE64,
                       "16B_det": {**_WIDE, **_DET}, "sum": _SUM, "sum_det": _SUM, "sum64": _SUM64,
                       "sum64_det": _SUM64},
     doc="single-pass scan (decoupled look-back) and short-rows scan; buckets: bytes of the scanned value "
         "(4B: one 32-bit value; 8B: a 64-bit value or a pair of 32-bit ones; 16B: larger pairs), "
         "_det: the reproducible mode; 4B_costly, 8B_costly, 16B_costly: a costly operator (logcumsumexp: one "
         "value, or float32 / float64 pairs) in the fast mode, 8B_costly_det, 16B_costly_det: its pairs in the "
-        "reproducible mode; lse32: float32 logcumsumexp pairs on NVIDIA GPUs (both modes), which with "
-        "WARP_SYNC 1 take a warp-synchronous kernel of their own (VEC, LOOKBACK_SLEEP as for sums; the "
-        "anchored look-back); sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
+        "reproducible mode; lse32, lse64: float32 / float64 logcumsumexp pairs on NVIDIA GPUs (both "
+        "modes), which with WARP_SYNC 1 take a warp-synchronous kernel of their own (VEC, LOOKBACK_SLEEP "
+        "as for sums; the anchored look-back); sum, sum_det (float32, int32 accumulators), sum64, sum64_det (float64, "
         "int64): sums, which on NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per "
         "thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back sleeps briefly between reads of an "
         "unpublished slot; windows below 32 read 32; ANCHORED 1: the fast mode uses the reproducible mode's "
@@ -1023,12 +1033,12 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
     # sums have a kernel of their own on NVIDIA GPUs, and policy buckets (32- and 64-bit accumulators)
     warp_sum = (combine_fn is combine_add and num_values == 1 and not (by_key or reverse or x1_index) and store0
                 and smem_atomics_ok(device))
-    # ... and so do logcumsumexp's float32 pairs (one bucket for both modes: the kernel is reproducible)
-    warp_lse = lse and acc0 == torch.float32 and inline_ptx_ok(device)
+    # ... and so do logcumsumexp's pairs (one bucket for both modes: the kernel is reproducible)
+    warp_lse = lse and inline_ptx_ok(device)
     if warp_sum:
         bucket = ("sum64" if acc0.itemsize == 8 else "sum") + ("_det" if deterministic else "")
     elif warp_lse:
-        bucket = "lse32"
+        bucket = "lse64" if acc0.itemsize == 8 else "lse32"
     else:
         bucket = _bucket([acc0] if num_values == 1 else [acc0, acc1], deterministic, costly)
     pol = policy.select("scan", device, bucket)
@@ -1167,14 +1177,18 @@ def _launch_lse_warp_sync(in0, out0_t, n_rows, row_len, tile, pol, reverse, made
     tiles_per_row = cdiv(row_len, tile)
     num_tiles = n_rows * tiles_per_row
     # one zeroed buffer: the tile counter (word 0), then the four planes of pair_look_back's status words
-    state = torch.zeros(STATUS_HEADER_WORDS + 4 * num_tiles, dtype=torch.int64, device=in0.device)
+    # (two words a value for float64)
+    acc = _widen(in0.dtype)
+    state = torch.zeros(STATUS_HEADER_WORDS + 4 * num_tiles * (acc.itemsize // 4), dtype=torch.int64,
+                        device=in0.device)
     if made is not None:
         made["scratch"].append(state)
     one_row = n_rows == 1
     launch(_logcumsumexp_warp_sync_kernel, (num_tiles,),
            in0, out0_t, state, row_len, 0 if one_row else in0.stride(0), 0 if one_row else out0_t.stride(0),
-           tiles_per_row, num_tiles, REVERSE=reverse, WARPS=warps, ITEMS=items, VEC=math.gcd(pol["VEC"], items),
-           LOOKBACK_WINDOW=max(32, pol["LOOKBACK_WINDOW"]), LOOKBACK_SLEEP=pol["LOOKBACK_SLEEP"], num_warps=warps)
+           tiles_per_row, num_tiles, ACC=_GL[acc], REVERSE=reverse, WARPS=warps, ITEMS=items,
+           VEC=math.gcd(pol["VEC"], items), LOOKBACK_WINDOW=max(32, pol["LOOKBACK_WINDOW"]),
+           LOOKBACK_SLEEP=pol["LOOKBACK_SLEEP"], num_warps=warps)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1429,9 +1443,8 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
     of the other items scaled by it), one exp a combine, and writes ``m + log1p(t)``: NaN, infinities
     and a first item's ``-0.0`` come out as in torch; finite items within a few units of rounding of
     the float64 result (float32 on an H200: 0.96-2.9e-6 against torch's own 7.3e-6-3.2e-4 in
-    ``bench/probes/logcumsumexp_pairs_probe.py``). Reproducible as the module says; float32 accumulators
-    (float32, float16, bfloat16 items) on NVIDIA GPUs take :func:`_logcumsumexp_warp_sync_kernel` for long
-    rows, bitwise reproducible in both modes."""
+    ``bench/probes/logcumsumexp_pairs_probe.py``). Reproducible as the module says; on NVIDIA GPUs long
+    rows take :func:`_logcumsumexp_warp_sync_kernel`, bitwise reproducible in both modes."""
     check_tensor(x, "x", FLOAT_DTYPES)
     _check_flags(reverse, deterministic)
     acc = _widen(x.dtype)
