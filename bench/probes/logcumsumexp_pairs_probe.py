@@ -6,7 +6,10 @@ is checked against a float64 reference first (largest absolute error printed, to
 timed: do_bench medians (GPU us per call, L2 flushed, as ``python -m bench``), two interleaved rounds,
 torch alongside. Variants: ``one`` (the one-value scan), ``pairs`` (the pairs at the policy's tiles),
 and ``pairs`` under policy overrides of the single-pass tile (1-D) or the rows kernel's tile (rows).
-``--det``: the reproducible mode's tiles instead (each result also checked to repeat bit for bit)."""
+``--det``: the reproducible mode's tiles instead (each result also checked to repeat bit for bit).
+Written for the portable kernel: on NVIDIA GPUs logcumsumexp's pairs now take their warp-synchronous
+kernel (buckets lse32 / lse64, ``lse_warp_sync_probe.py``), which this probe's overrides of the
+``*_costly`` buckets do not reach."""
 import contextlib
 import sys
 import torch

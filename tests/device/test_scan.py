@@ -569,7 +569,7 @@ def _lse_data(kind, shape, dtype):
     elif kind == "masked":   # -inf runs (a leading one across tiles, a third of the rest) and a late +inf, no NaN
         x = make_data("random", n, torch.float64).cpu() * 5
         x[torch.rand(n, dtype=torch.float64) < 1 / 3] = -math.inf
-        x[:min(n // 3, 3 * TILE)] = -math.inf
+        x[:n // 3] = -math.inf   # (whole tiles of every kernel at the sizes the tests take)
         x[n - max(1, n // 50)] = math.inf
     elif kind == "patterned":   # per TILE items: ramps from -60 to 0, levels drifting by +-30, and steps
         i = torch.arange(n, dtype=torch.float64)
@@ -675,14 +675,22 @@ if not interpreter_active():
 
 @pytest.mark.parametrize("name,cfg", LSE_ENGINES, ids=[e[0] for e in LSE_ENGINES])
 @pytest.mark.parametrize("deterministic", [False, True])
-def test_logcumsumexp_engines(name, cfg, deterministic):
+def test_logcumsumexp_engines(name, cfg, deterministic, monkeypatch):
     """Every single-pass logcumsumexp engine on float32, float16 and bfloat16 items (float32 accumulators)
-    or float64 ones: forward and reverse, a batch of long rows, an input one item past an aligned
-    address, specials (NaN, infinities, -inf runs), sizes with a ragged last tile, one tile, one item;
-    bitwise repeatable where the engine promises it (the warp-synchronous one in both modes)."""
+    or float64 ones: forward and reverse, batches of long rows (three rows of three tiles; two rows of
+    more tiles than the window, so tiles anchor inside a later row), an input one item past an aligned
+    address, specials (NaN, infinities, -inf runs over whole tiles), sizes with a ragged last tile, one
+    tile, one item; bitwise repeatable where the engine promises it (the warp-synchronous one in both
+    modes; two runs in a row, so a weak check). Every call launches the engine under test."""
     tile = cfg["TILE_ITEMS"] if not interpreter_active() else TILE
     f64 = name.startswith("f64")
     dtype = torch.float64 if f64 else torch.float32
+    bucket = None
+    if "portable" in name or not inline_ptx_ok(torch.device(DEVICE)):
+        kernel = "_scan_single_pass_kernel"
+    else:
+        kernel = "_logcumsumexp_warp_sync_kernel"
+    launches = count_calls(monkeypatch, S, "launch")   # (a stand-in launch also turns replays off)
     with contextlib.ExitStack() as stack:
         if not interpreter_active():   # (the interpreter keeps its small tiles)
             if inline_ptx_ok(torch.device(DEVICE)):
@@ -706,10 +714,18 @@ def test_logcumsumexp_engines(name, cfg, deterministic):
                                 reverse)
             for half in (() if f64 else (torch.float16, torch.bfloat16)):
                 h = (make_data("random", n, torch.float32) * 4).to(half).to(DEVICE)
-                _assert_lse(S.logcumsumexp(h, 0, deterministic=deterministic), h, 0, False)
-        rows = (make_data("random", 3 * (2 * tile + 5), torch.float32).to(dtype) * 8).reshape(3, -1).to(DEVICE)
-        for reverse in (False, True):
-            _assert_lse(S.logcumsumexp(rows, 1, reverse=reverse, deterministic=deterministic), rows, 1, reverse)
+                for reverse in (False, True):
+                    _assert_lse(S.logcumsumexp(h, 0, reverse=reverse, deterministic=deterministic), h, 0, reverse)
+        window = cfg["LOOKBACK_WINDOW"] if not interpreter_active() else SMALL["LOOKBACK_WINDOW"]
+        anchor = max(window, 32) if not interpreter_active() else window   # (the windows the kernels read)
+        for r, length in ((3, 2 * tile + 5), (2, (anchor + 3) * tile + 45)):
+            rows = (make_data("random", r * length, torch.float32).to(dtype) * 8).reshape(r, -1).to(DEVICE)
+            for reverse in (False, True):
+                _assert_lse(S.logcumsumexp(rows, 1, reverse=reverse, deterministic=deterministic), rows, 1, reverse)
+        if bucket is not None:
+            assert policy.override_hits("scan", bucket) > 0
+    names = {c[0].fn.__name__ if hasattr(c[0], "fn") else c[0].__name__ for c in launches}
+    assert names == {kernel}
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)

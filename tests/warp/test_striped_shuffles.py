@@ -26,8 +26,8 @@ def _shuffles_kernel(v_ptr, fill_ptr, shift_ptr, last_ptr, REVERSE: gl.constexpr
 @pytest.mark.parametrize("dtype", [torch.int32, torch.float32, torch.int64, torch.float64], ids=str)
 @pytest.mark.parametrize("reverse", [False, True])
 def test_striped_shuffles(dtype, reverse):
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU (compiled warp-synchronous code)")
+    if not torch.cuda.is_available() or torch.version.hip is not None:
+        pytest.skip("needs an NVIDIA GPU (compiled warp-synchronous code, inline PTX)")
     warps, slots = 4, 2
     bits = torch.int32 if dtype.itemsize == 4 else torch.int64
     # random bit patterns: NaNs with payloads, -0.0, denormals all move as raw bits

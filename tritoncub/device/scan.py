@@ -1033,7 +1033,8 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
     # sums have a kernel of their own on NVIDIA GPUs, and policy buckets (32- and 64-bit accumulators)
     warp_sum = (combine_fn is combine_add and num_values == 1 and not (by_key or reverse or x1_index) and store0
                 and smem_atomics_ok(device))
-    # ... and so do logcumsumexp's pairs (one bucket for both modes: the kernel is reproducible)
+    # ... and so do logcumsumexp's pairs (one bucket for both modes: the kernel is reproducible; the
+    # compile-check mode builds it too, which is why the test is inline_ptx_ok)
     warp_lse = lse and inline_ptx_ok(device)
     if warp_sum:
         bucket = ("sum64" if acc0.itemsize == 8 else "sum") + ("_det" if deterministic else "")
@@ -1114,7 +1115,7 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
                               has_init=init is not None, want_total=want_total, deterministic=deterministic,
                               made=made)
         elif warp_lse and pol["WARP_SYNC"]:
-            _launch_lse_warp_sync(in0, out0_t, n_rows, row_len, tile, pol, reverse, made)
+            _launch_lse_warp_sync(in0, out0_t, n_rows, row_len, tile, acc0, pol, reverse, made)
         else:
             _launch_single_pass(in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, tile, lb_dtypes,
                                 combine_fn, num_values, pol, deterministic, common, made)
@@ -1169,16 +1170,15 @@ def _launch_warp_sync(in0, out0_t, init, total, n_rows, row_len, tile, acc, pol,
            LOOKBACK_SLEEP=pol["LOOKBACK_SLEEP"], PROBE=_PROBE, num_warps=warps)
 
 
-def _launch_lse_warp_sync(in0, out0_t, n_rows, row_len, tile, pol, reverse, made=None):
+def _launch_lse_warp_sync(in0, out0_t, n_rows, row_len, tile, acc, pol, reverse, made=None):
     """logcumsumexp's warp-synchronous single pass (:func:`_logcumsumexp_warp_sync_kernel`) over ``n_rows``
-    rows."""
+    rows, in accumulators ``acc`` (float32 or float64)."""
     warps = pol.num_warps
     items = tile // (32 * warps)
     tiles_per_row = cdiv(row_len, tile)
     num_tiles = n_rows * tiles_per_row
     # one zeroed buffer: the tile counter (word 0), then the four planes of pair_look_back's status words
     # (two words a value for float64)
-    acc = _widen(in0.dtype)
     state = torch.zeros(STATUS_HEADER_WORDS + 4 * num_tiles * (acc.itemsize // 4), dtype=torch.int64,
                         device=in0.device)
     if made is not None:
@@ -1444,7 +1444,8 @@ def logcumsumexp(x, dim: int, *, reverse=False, deterministic=None):
     and a first item's ``-0.0`` come out as in torch; finite items within a few units of rounding of
     the float64 result (float32 on an H200: 0.96-2.9e-6 against torch's own 7.3e-6-3.2e-4 in
     ``bench/probes/logcumsumexp_pairs_probe.py``). Reproducible as the module says; on NVIDIA GPUs long
-    rows take :func:`_logcumsumexp_warp_sync_kernel`, bitwise reproducible in both modes."""
+    rows take :func:`_logcumsumexp_warp_sync_kernel` (policy buckets ``lse32`` / ``lse64`` with their
+    built-in ``WARP_SYNC 1``), bitwise reproducible in both modes."""
     check_tensor(x, "x", FLOAT_DTYPES)
     _check_flags(reverse, deterministic)
     acc = _widen(x.dtype)
