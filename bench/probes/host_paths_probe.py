@@ -113,6 +113,7 @@ cases = {
     "rle encode 2^26 1M runs": _rle(1 << 26, 1 << 20),
     "masked_select 2^26 50%": _masked_select(1 << 26, 0.5),
     "masked_select 2^20 1%": _masked_select(1 << 20, 0.01),
+    "masked_select 2^26 1%": _masked_select(1 << 26, 0.01),
     "sort desc 1x128256 fp32": _logits(1, 128256, torch.float32),
     "sort desc 1x32000 fp32": _logits(1, 32000, torch.float32),
     "sort desc 32x32000 bf16": _logits(32, 32000, torch.bfloat16),

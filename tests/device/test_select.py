@@ -11,7 +11,7 @@ import torch
 import triton
 import triton.language as tl
 
-from helpers import DEVICE, assert_close, assert_equal, interpreter_replays, make_data, plan_replays
+from helpers import DEVICE, assert_close, assert_equal, count_calls, interpreter_replays, make_data, plan_replays
 from tritoncub import policy
 from tritoncub._utils import Mailbox, interpreter_active
 from tritoncub.device import select as S
@@ -633,6 +633,59 @@ def test_bitmask_plan_parts(n, mode, publish, monkeypatch):
             xp = torch.zeros(nt * tile, dtype=torch.int32)
             xp[:n] = x.cpu()
             assert_equal(plan.first_items.cpu()[has_head], xp[at[has_head]])
+
+
+@pytest.mark.parametrize("n", [3 * TILE + 45] if interpreter_active() else [100_003, (1 << 22) + 5])
+def test_bitmask_plans_replay_their_templates(n, monkeypatch):
+    """The syncing selections (masked_select, nonzero, unique_consecutive) and run-length encoding make
+    a repeated problem's plan from its remembered template and replay its count pass and scatter on the
+    new call's buffers: fresh data every call (densities 0 to 1, so both scatter groupings and an empty result), 1-D and 2-D
+    nonzero, unique_consecutive with and without counts and inverse, an input 4 bytes off alignment (a
+    template of its own), two calls under another policy (other tiles: the template is made again,
+    and no scatter remembered under the old one may replay on it); every result is torch's, checked
+    after all the calls (a replay that wrote into a recorded call's buffers would show there). Under
+    the interpreter through helpers.interpreter_replays."""
+    from tritoncub.device import run_length_encode as RLE
+    if interpreter_active():
+        replays = interpreter_replays(monkeypatch, S, ("_PLAN_TEMPLATES", "_SCATTER_REPLAYS"))
+    else:
+        monkeypatch.setattr(S, "_PLAN_TEMPLATES", {})
+        monkeypatch.setattr(S, "_SCATTER_REPLAYS", {})
+        replays = count_calls(monkeypatch, S, "replay")
+    base = torch.empty(n + 1, dtype=torch.float32, device=DEVICE)
+    mbase = torch.empty(n + 1, dtype=torch.bool, device=DEVICE)
+    results = []
+    for rep, (off, density) in enumerate(((0, 0.01), (0, 0.5), (0, 0.0), (1, 0.99), (1, 0.3), (0, 1.0), (0, 0.02))):
+        x, m = base[off:off + n], mbase[off:off + n]
+        x.copy_(make_data("random", n, torch.float32, seed=rep).to(DEVICE))
+        m.copy_((make_data("random", n, torch.float32, seed=100 + rep).abs() < density * 3).to(DEVICE)
+                if 0 < density < 1 else torch.full((n,), density == 1.0, device=DEVICE))
+        runs = torch.sort((x * 8).round().int())[0]
+        flags = (runs, rep % 2 == 1, rep % 3 != 0)
+        other_tiles = {"TILE": 2 * TILE if interpreter_active() else 1024}
+        with policy.override("select", other_tiles) if rep in (2, 3) else contextlib.nullcontext():
+            got = (ops.masked_select(x, m), ops.nonzero(m),
+                   ops.nonzero(m[:-1].view(-1, 2) if n % 2 == 1 else m.view(-1, 2)), ops.unique_consecutive(*flags),
+                   RLE.encode(runs))
+        results.append((x.clone(), m.clone(), runs, *got[:3], flags, got[3], got[4]))
+    assert S._PLAN_TEMPLATES and len(replays) > 0
+    for x, m, runs, got_ms, got_nz, got_nz2, flags, got_uc, got_rle in results:
+        assert_equal(got_ms.cpu(), torch.masked_select(x.cpu(), m.cpu()))
+        assert_equal(got_nz.cpu(), torch.nonzero(m.cpu()))
+        m2 = (m[:-1] if n % 2 == 1 else m).cpu().view(-1, 2)
+        assert_equal(got_nz2.cpu(), torch.nonzero(m2))
+        ref = torch.unique_consecutive(runs.cpu(), return_inverse=flags[1], return_counts=flags[2])
+        ref = ref if isinstance(ref, tuple) else (ref,)
+        assert_equal(got_uc[0].cpu(), ref[0])
+        if flags[1]:
+            assert_equal(got_uc[1].cpu(), ref[1])
+        if flags[2]:
+            assert_equal(got_uc[2].cpu(), ref[-1])
+        ref_u, ref_c = torch.unique_consecutive(runs.cpu(), return_counts=True)
+        k = int(got_rle[2])
+        assert k == ref_u.numel()
+        assert_equal(got_rle[0][:k].cpu(), ref_u)
+        assert_equal(got_rle[1][:k].cpu().long(), ref_c)
 
 
 @pytest.mark.parametrize("n", [TILE + 1, 3 * TILE] if interpreter_active() else [4097, 1 << 22, (1 << 22) + 1])

@@ -23,7 +23,7 @@ import torch
 
 from .. import policy
 from .._utils import InputTypeError, InputValueError, check_tensor, count_dtype
-from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, flat_input
+from .select import SELECT_HEADS, SELECT_NONTRIVIAL, SELECTABLE_DTYPES, Plan, bitmask_plan, flat_input
 
 _LENGTH_DTYPES = (torch.int32, torch.int64)
 #: :func:`encode` takes the bitmask two-pass form (policy bucket ``heads``, as unique_consecutive's run
@@ -45,8 +45,8 @@ def encode(x: torch.Tensor, *, length_dtype: torch.dtype | None = None):
     xf = flat_input(x)
     if ENCODE_TWO_PASS:
         # (the scatter writes the lengths: no run starts, no lengths kernel)
-        plan = Plan(xf, None, SELECT_HEADS, two_pass=True, run_lengths=True,
-                    pol=policy.select("select", xf.device, "heads"))
+        plan = bitmask_plan(xf, None, SELECT_HEADS, count_to_host=False, run_lengths=True,
+                            pol=policy.select("select", xf.device, "heads"))
         starts = None
     else:
         plan = Plan(xf, None, SELECT_HEADS, pol=policy.select("select", xf.device, "runs"))

@@ -66,7 +66,8 @@ from ..agent.launch_chain import chain_kwargs, chain_link, memo_key as chain_mem
 from ..agent.lookback import (LOOKBACK_AGGREGATE, LOOKBACK_INCLUSIVE, STATUS_HEADER_WORDS, allocate_status,
                               count_look_back, count_publish, look_back, lookback_reduce, packed_layout, publish,
                               status_scratch, tile_index)
-from .._launch import LaunchPlan, launch
+from .. import _launch
+from .._launch import LaunchPlan, launch, record_launches, recording_launches, relocatable, replay, replays_ok
 from .._utils import (ALL_NUMERIC_DTYPES, COMPLEX_DTYPES, InputTypeError, InputValueError, Mailbox, cdiv,
                       check_jit_function, check_same_device, check_tensor, device_constant, dtype_names,
                       interpreter_active, maxnreg_kwargs, num_sms, refuse_capture, smem_atomics_ok)
@@ -1091,6 +1092,13 @@ _PROBE = 0
 _INDEX32_LIMIT = 1 << 31
 #: remembered launches of the warp-synchronous scatter (see Plan._scatter_warp_sync)
 _SCATTER_PLANS: dict = {}
+#: the syncing selections' bitmask plans, remembered whole (see bitmask_plan): key -> (policy, the
+#: plan's fixed state, its buffer's words, its count pass's relocatable launches)
+_PLAN_TEMPLATES: dict = {}
+#: their scatters (see Plan._scatter_two_pass): key -> relocatable launches, or None (not relocatable:
+#: that scatter launches through its LaunchPlan)
+_SCATTER_REPLAYS: dict = {}
+_NOT_SEEN = object()
 #: the single pass's count types and look-back
 _TL_COUNT = {torch.int32: tl.int32, torch.int64: tl.int64}
 _LB_COUNT = lookback_reduce(_count_add, 1)
@@ -1419,20 +1427,40 @@ class Plan:
         return min(group, 1 << (self.num_tiles - 1).bit_length())
 
     def _scatter_two_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base, shape_t,
-                          ndim, partition, count, fused_lengths=False):
+                          ndim, partition, count, fused_lengths=False, group=None, record=True):
         n = self.n
         if self.bitmask:
             # (run lengths: written here when fused; non-trivial runs: their ends written here, the starts
             # subtracted afterwards; else the lengths are taken from the run starts afterwards)
             ends = self.mode == SELECT_NONTRIVIAL and out_lengths is not None
             out_lengths = out_lengths if (fused_lengths or ends) else None
-            group = self._scatter_group(count, partition)
+            if group is None:
+                group = self._scatter_group(count, partition)
             # (the key names the caller's tensors; the plan's own parts are fixed by the layout, and an
             # unused pointer argument is one of them)
             tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t, out_lengths)
+            shapes = tuple(None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)
+            template = self.__dict__.get("_template") if record else None
+            if template is not None:
+                # a plan made from a template (see bitmask_plan): its scatter is remembered whole too, and
+                # replayed on this call's buffers (the launch's argument bookkeeping skipped)
+                skey = (template, ndim, partition, group, _SPARSE_DIV, shapes)
+                roots = (self._ws,) + tuple(t for t in tensors if t is not None)
+                launches = _SCATTER_REPLAYS.get(skey, _NOT_SEEN)
+                if launches is not None and launches is not _NOT_SEEN:
+                    replay(launches, tuple(t.data_ptr() for t in roots))
+                    return
+                if launches is _NOT_SEEN:
+                    with record_launches() as rec:
+                        self._scatter_two_pass(values, out, out_values, out_index, out_lengths, out_inverse,
+                                               index_base, shape_t, ndim, partition, count, fused_lengths,
+                                               group=group, record=False)
+                    if len(_SCATTER_REPLAYS) >= 64:
+                        _SCATTER_REPLAYS.clear()
+                    _SCATTER_REPLAYS[skey] = relocatable(rec, roots)
+                    return
             run = LaunchPlan(_BITS_PLANS, ("scatter", n, self.mode, ndim, partition, self.x.device, _SPARSE_DIV, group,
-                                           self._layout, chain_memo_key(), tuple(
-                None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
+                                           self._layout, chain_memo_key(), shapes), tag=self.pol)
             bits, _, _, offsets, totals, prevs, first_items_part = self._parts(run)
             dummy = offsets
             word_keys = self.word_keys and out is not None
@@ -1467,6 +1495,66 @@ class Plan:
                NDIM=ndim, ADD_BASE=index_base is not None, WRITE_ENDS=out_lengths is not None,
                WRITE_INVERSE=out_inverse is not None, PARTITION=partition, TILE=self.tile,
                num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+
+
+def _replayable(x: torch.Tensor) -> bool:
+    """Whether a selection on ``x`` may be planned from a template and replayed (see :func:`bitmask_plan`):
+    a GPU tensor, direct launches, this module's ``launch`` not replaced, no caller recording launches."""
+    return replays_ok(x, (launch, _launch.launch)) and not recording_launches()
+
+
+def bitmask_plan(x: torch.Tensor, flags: torch.Tensor | None, mode, *, load_x: bool = True, pol=None,
+                 count_to_host: bool = True, run_lengths: bool = False) -> Plan:
+    """``Plan(x, flags, mode, two_pass=True, ...)`` in the bitmask form (modes flagged and run heads), for
+    ops that make the same plan on every call of a problem (the ops that read the count back, and
+    run-length encoding). The first call of a problem (size, mode, dtypes and alignments of ``x`` and
+    ``flags``, policy) plans it and remembers a template: the plan's fixed state and its count pass's
+    launches. Later calls make the plan from it: a fresh buffer (and mailbox), the launches replayed on
+    them (most of the constructor's host time skipped), and the plan's scatter is remembered and
+    replayed the same way. Results are those of the plain plan."""
+    dev = x.device
+    pol = pol or policy.select("select", dev, "two_pass")
+    if not _replayable(x):
+        return Plan(x, flags, mode, load_x=load_x, pol=pol, two_pass=True, count_to_host=count_to_host,
+                    run_lengths=run_lengths)
+    f = x if flags is None else flags
+    same = f is x
+    key = (x.numel(), mode, load_x, bool(count_to_host), bool(run_lengths), dev, x.dtype, x.data_ptr() & 15, f.dtype,
+           f.data_ptr() & 15, same, chain_memo_key(), _SCAN_PUBLISH, _SCAN_PROGRAMS, _SCAN_MIN_BLOCK)
+    hit = _PLAN_TEMPLATES.get(key)
+    if hit is not None and hit[0] is pol:
+        _, state, words, launches = hit
+        plan = Plan.__new__(Plan)
+        plan.__dict__.update(state)
+        plan.x, plan.flags = x, flags
+        ws = plan._ws = torch.empty(words, dtype=torch.int64, device=dev)
+        bases = (x.data_ptr(),) if same else (x.data_ptr(), f.data_ptr())
+        if count_to_host:
+            refuse_capture(dev, "a selection with its count sent to the host")
+            box = plan.mailbox = Mailbox.take(dev)
+            replay(launches, bases + (ws.data_ptr(), box.tensor.data_ptr()))
+        else:
+            plan.mailbox = None
+            replay(launches, bases + (ws.data_ptr(),))
+        return plan
+    with record_launches() as rec:
+        plan = Plan(x, flags, mode, load_x=load_x, pol=pol, two_pass=True, count_to_host=count_to_host,
+                    run_lengths=run_lengths)
+    launches = None
+    if plan.bitmask and plan.n > 0:
+        roots = ((x,) if same else (x, f)) + (plan._ws,) + ((plan.mailbox.tensor,) if count_to_host else ())
+        launches = relocatable(rec, roots)
+    if launches is not None:
+        if len(_PLAN_TEMPLATES) >= 64:
+            _PLAN_TEMPLATES.clear()
+        # (the scatters' replays are keyed by this template's own token: a template made again under
+        # another policy, whose tiles differ, never finds the scatters remembered under the old one)
+        token = object()
+        state = {k: v for k, v in plan.__dict__.items() if k not in ("x", "flags", "_ws", "mailbox")}
+        state["_template"] = token
+        _PLAN_TEMPLATES[key] = (pol, state, plan._ws.numel(), launches)
+        plan._template = token
+    return plan
 
 
 def shrink(buf: torch.Tensor, k: int) -> torch.Tensor:
@@ -1590,7 +1678,8 @@ def _masked_select_impl(x: torch.Tensor, mask: torch.Tensor, two_pass: bool | No
     xf, mf = flat_input(x), flat_input(mask)
     # two passes: pass 1 stores the count in host memory, and pass 2 runs while the host waits for it;
     # one pass: the count is known when the one kernel ends (its whole time, then the sync)
-    plan = Plan(xf, mf, SELECT_FLAGGED, load_x=False, two_pass=two_pass, count_to_host=two_pass)
+    plan = (bitmask_plan(xf, mf, SELECT_FLAGGED, load_x=False) if two_pass
+            else Plan(xf, mf, SELECT_FLAGGED, load_x=False))
     k = plan.host_count_if_ready() if two_pass else None
     if k is not None:   # (a small problem, or the host is behind the GPU: the exact size is known already)
         out = torch.empty(k, dtype=x.dtype, device=x.device)
@@ -1659,7 +1748,7 @@ def _nonzero_impl(x: torch.Tensor) -> torch.Tensor:
     check_tensor(x, "x", SELECTABLE_DTYPES + COMPLEX_DTYPES)   # (complex is taken above: complex32 is refused here)
     xf = flat_input(x)
     ndim = x.dim()
-    plan = Plan(xf, xf, SELECT_FLAGGED, load_x=False, two_pass=True, count_to_host=True)
+    plan = bitmask_plan(xf, xf, SELECT_FLAGGED, load_x=False)
     if ndim == 0:
         return torch.empty((plan.host_count(), 0), dtype=torch.int64, device=x.device)
     # pass 2 writes a worst-case buffer while the host waits for the count (pass 1 stores it in host

@@ -84,7 +84,7 @@ from ..block.discontinuity import block_flag_heads
 from ..block.histogram import block_histogram
 from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
 from . import radix_sort
-from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, flat_input, shrink
+from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, bitmask_plan, flat_input, shrink
 
 RANGE_CAP_MAX = 1 << 22
 #: uint16/uint32 where this torch has them (min/max taken through int64: torch's aminmax lacks them in
@@ -458,8 +458,8 @@ def _heads(xf, return_inverse, return_counts, perm=None, two_pass=None):
     two_pass = HEADS_TWO_PASS if two_pass is None else two_pass
     n = xf.numel()
     dev = xf.device
-    plan = Plan(xf, None, SELECT_HEADS, two_pass=two_pass, count_to_host=two_pass, run_lengths=return_counts,
-                pol=policy.select("select", dev, "heads") if two_pass else None)
+    plan = (bitmask_plan(xf, None, SELECT_HEADS, run_lengths=return_counts, pol=policy.select("select", dev, "heads"))
+            if two_pass else Plan(xf, None, SELECT_HEADS, run_lengths=return_counts))
     # (the count is known already for a small problem, or when the host is behind the GPU: exact outputs,
     # nothing to shrink)
     k = plan.host_count_if_ready() if two_pass else None
