@@ -14,6 +14,7 @@ import triton.language as tl
 from helpers import DEVICE, assert_close, assert_equal, count_calls, interpreter_replays, make_data, plan_replays
 from tritoncub import policy
 from tritoncub._utils import Mailbox, interpreter_active
+from tritoncub.device import run_length_encode as S_RLE
 from tritoncub.device import select as S
 
 TILE = 128
@@ -635,57 +636,104 @@ def test_bitmask_plan_parts(n, mode, publish, monkeypatch):
             assert_equal(plan.first_items.cpu()[has_head], xp[at[has_head]])
 
 
+def _template_inputs(n, rep, density, off):
+    """Fresh inputs of the template test, at new addresses (``off``: items 4 bytes off alignment)."""
+    x = torch.empty(n + off, dtype=torch.float32, device=DEVICE)[off:]
+    m = torch.empty(n + off, dtype=torch.bool, device=DEVICE)[off:]
+    x.copy_(make_data("random", n, torch.float32, seed=rep).to(DEVICE))   # (normal, scale 100)
+    m.copy_((torch.rand(n, generator=torch.Generator().manual_seed(100 + rep)) < density).to(DEVICE))
+    return x, m, torch.sort((x / 8).round().int())[0]
+
+
+_TEMPLATE_OPS = {
+    "masked_select": lambda x, m, runs: ops.masked_select(x, m),
+    "nonzero": lambda x, m, runs: ops.nonzero(m),
+    "nonzero 2-D": lambda x, m, runs: ops.nonzero(m[:m.numel() // 2 * 2].view(-1, 2)),
+    "nonzero 2-D transposed": lambda x, m, runs: ops.nonzero(m[:m.numel() // 2 * 2].view(2, -1)),
+    "unique_consecutive": lambda x, m, runs: ops.unique_consecutive(runs),
+    "unique_consecutive +inverse +counts": lambda x, m, runs: ops.unique_consecutive(runs, True, True),
+    "run-length encode": lambda x, m, runs: S_RLE.encode(runs),
+}
+
+
+def _template_reference(name, x, m, runs):
+    x, m, runs = x.cpu(), m.cpu(), runs.cpu()
+    if name == "masked_select":
+        return torch.masked_select(x, m)
+    if name.startswith("nonzero"):
+        h = m[:m.numel() // 2 * 2]
+        return torch.nonzero(m if name == "nonzero" else h.view(-1, 2) if name == "nonzero 2-D" else h.view(2, -1))
+    if name == "unique_consecutive":
+        return (torch.unique_consecutive(runs),)
+    if name.startswith("unique_consecutive"):
+        return torch.unique_consecutive(runs, return_inverse=True, return_counts=True)
+    return torch.unique_consecutive(runs, return_counts=True)
+
+
+def _check_template_result(name, got, ref):
+    if name == "run-length encode":
+        k = int(got[2])
+        assert k == ref[0].numel(), name
+        assert_equal(got[0][:k].cpu(), ref[0], msg=name)
+        assert_equal(got[1][:k].cpu().long(), ref[1], msg=name)
+    elif isinstance(ref, tuple):
+        for i, r in zip((0, 1, 2) if len(ref) == 3 else (0,), ref):
+            assert_equal(got[i].cpu(), r, msg=f"{name} output {i}")
+    else:
+        assert_equal(got.cpu(), ref, msg=name)
+
+
 @pytest.mark.parametrize("n", [3 * TILE + 45] if interpreter_active() else [100_003, (1 << 22) + 5])
 def test_bitmask_plans_replay_their_templates(n, monkeypatch):
     """The syncing selections (masked_select, nonzero, unique_consecutive) and run-length encoding make
     a repeated problem's plan from its remembered template and replay its count pass and scatter on the
-    new call's buffers: fresh data every call (densities 0 to 1, so both scatter groupings and an empty result), 1-D and 2-D
-    nonzero, unique_consecutive with and without counts and inverse, an input 4 bytes off alignment (a
-    template of its own), two calls under another policy (other tiles: the template is made again,
-    and no scatter remembered under the old one may replay on it); every result is torch's, checked
-    after all the calls (a replay that wrote into a recorded call's buffers would show there). Under
-    the interpreter through helpers.interpreter_replays."""
-    from tritoncub.device import run_length_encode as RLE
+    new call's buffers. First a mixed sequence: fresh inputs at new addresses every call (all kept
+    alive), densities 0 to 1 (both scatter groupings, empty results), inputs 4 bytes off alignment twice
+    (a template of their own, replayed), two calls under another policy (other tiles: the template is
+    made again, and no scatter remembered under the old one may replay on it). Then each op alone,
+    three calls of one problem: the last two record nothing and replay exactly their count pass and
+    scatter. Every result is torch's, checked after all the calls (a replay that wrote into a recorded
+    call's buffers would show there). Under the interpreter through helpers.interpreter_replays."""
     if interpreter_active():
         replays = interpreter_replays(monkeypatch, S, ("_PLAN_TEMPLATES", "_SCATTER_REPLAYS"))
     else:
         monkeypatch.setattr(S, "_PLAN_TEMPLATES", {})
         monkeypatch.setattr(S, "_SCATTER_REPLAYS", {})
         replays = count_calls(monkeypatch, S, "replay")
-    base = torch.empty(n + 1, dtype=torch.float32, device=DEVICE)
-    mbase = torch.empty(n + 1, dtype=torch.bool, device=DEVICE)
+    records = count_calls(monkeypatch, S, "record_launches")
+    other_tiles = {"TILE": 2 * TILE if interpreter_active() else 1024}
     results = []
-    for rep, (off, density) in enumerate(((0, 0.01), (0, 0.5), (0, 0.0), (1, 0.99), (1, 0.3), (0, 1.0), (0, 0.02))):
-        x, m = base[off:off + n], mbase[off:off + n]
-        x.copy_(make_data("random", n, torch.float32, seed=rep).to(DEVICE))
-        m.copy_((make_data("random", n, torch.float32, seed=100 + rep).abs() < density * 3).to(DEVICE)
-                if 0 < density < 1 else torch.full((n,), density == 1.0, device=DEVICE))
-        runs = torch.sort((x * 8).round().int())[0]
-        flags = (runs, rep % 2 == 1, rep % 3 != 0)
-        other_tiles = {"TILE": 2 * TILE if interpreter_active() else 1024}
-        with policy.override("select", other_tiles) if rep in (2, 3) else contextlib.nullcontext():
-            got = (ops.masked_select(x, m), ops.nonzero(m),
-                   ops.nonzero(m[:-1].view(-1, 2) if n % 2 == 1 else m.view(-1, 2)), ops.unique_consecutive(*flags),
-                   RLE.encode(runs))
-        results.append((x.clone(), m.clone(), runs, *got[:3], flags, got[3], got[4]))
-    assert S._PLAN_TEMPLATES and len(replays) > 0
-    for x, m, runs, got_ms, got_nz, got_nz2, flags, got_uc, got_rle in results:
-        assert_equal(got_ms.cpu(), torch.masked_select(x.cpu(), m.cpu()))
-        assert_equal(got_nz.cpu(), torch.nonzero(m.cpu()))
-        m2 = (m[:-1] if n % 2 == 1 else m).cpu().view(-1, 2)
-        assert_equal(got_nz2.cpu(), torch.nonzero(m2))
-        ref = torch.unique_consecutive(runs.cpu(), return_inverse=flags[1], return_counts=flags[2])
-        ref = ref if isinstance(ref, tuple) else (ref,)
-        assert_equal(got_uc[0].cpu(), ref[0])
-        if flags[1]:
-            assert_equal(got_uc[1].cpu(), ref[1])
-        if flags[2]:
-            assert_equal(got_uc[2].cpu(), ref[-1])
-        ref_u, ref_c = torch.unique_consecutive(runs.cpu(), return_counts=True)
-        k = int(got_rle[2])
-        assert k == ref_u.numel()
-        assert_equal(got_rle[0][:k].cpu(), ref_u)
-        assert_equal(got_rle[1][:k].cpu().long(), ref_c)
+    for rep, (off, density, other) in enumerate(((0, 0.01, False), (0, 0.5, False), (1, 0.3, False), (1, 0.99, False),
+                                                 (0, 0.0, True), (0, 0.2, True), (0, 1.0, False), (0, 0.02, False))):
+        inputs = _template_inputs(n, rep, density, off)
+        with policy.override("select", other_tiles) if other else contextlib.nullcontext():
+            results += [(name, inputs, op(*inputs)) for name, op in _TEMPLATE_OPS.items()]
+    assert replays and any(v is not None for v in S._SCATTER_REPLAYS.values())
+    for name, op in _TEMPLATE_OPS.items():
+        for rep in range(3):
+            inputs = _template_inputs(n, 50 + rep, 0.05, 0)
+            if rep == 1:
+                records.clear()
+                replays.clear()
+            results.append((name, inputs, op(*inputs)))
+        assert not records and len(replays) == 4, f"{name}: {len(records)} recordings, {len(replays)} replays"
+    for name, inputs, got in results:
+        _check_template_result(name, got, _template_reference(name, *inputs))
+
+
+def test_bitmask_plan_of_overlapping_roots_plans_afresh(monkeypatch):
+    """A selection whose mask is another view of the items' storage cannot be relocated: it is
+    remembered as such, so a repeat plans afresh without recording (and both give torch's result)."""
+    if interpreter_active():
+        interpreter_replays(monkeypatch, S, ("_PLAN_TEMPLATES", "_SCATTER_REPLAYS"))
+    else:
+        monkeypatch.setattr(S, "_PLAN_TEMPLATES", {})
+        monkeypatch.setattr(S, "_SCATTER_REPLAYS", {})
+    records = count_calls(monkeypatch, S, "record_launches")
+    for rep in range(3):
+        b = (make_data("random", 2 * (TILE + 7), torch.float32, seed=rep) > 0).view(2, -1).to(DEVICE)
+        assert_equal(ops.masked_select(b, b).cpu(), torch.masked_select(b.cpu(), b.cpu()))
+    assert len(records) == 1 and [v[1] for v in S._PLAN_TEMPLATES.values()] == [None]
 
 
 @pytest.mark.parametrize("n", [TILE + 1, 3 * TILE] if interpreter_active() else [4097, 1 << 22, (1 << 22) + 1])

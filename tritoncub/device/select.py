@@ -1440,11 +1440,12 @@ class Plan:
             # unused pointer argument is one of them)
             tensors = (self.x, values, out, out_values, out_index, out_inverse, index_base, shape_t, out_lengths)
             shapes = tuple(None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)
-            template = self.__dict__.get("_template") if record else None
+            # (not inside a caller's recording of launches: its record would miss a replay)
+            template = self.__dict__.get("_template") if record and not recording_launches() else None
             if template is not None:
                 # a plan made from a template (see bitmask_plan): its scatter is remembered whole too, and
                 # replayed on this call's buffers (the launch's argument bookkeeping skipped)
-                skey = (template, ndim, partition, group, _SPARSE_DIV, shapes)
+                skey = (template, ndim, partition, group, _SPARSE_DIV, chain_memo_key(), shapes)
                 roots = (self._ws,) + tuple(t for t in tensors if t is not None)
                 launches = _SCATTER_REPLAYS.get(skey, _NOT_SEEN)
                 if launches is not None and launches is not _NOT_SEEN:
@@ -1524,13 +1525,17 @@ def bitmask_plan(x: torch.Tensor, flags: torch.Tensor | None, mode, *, load_x: b
     hit = _PLAN_TEMPLATES.get(key)
     if hit is not None and hit[0] is pol:
         _, state, words, launches = hit
+        if state is None:   # (a problem whose launches were not relocatable: planned afresh every call)
+            return Plan(x, flags, mode, load_x=load_x, pol=pol, two_pass=True, count_to_host=count_to_host,
+                        run_lengths=run_lengths)
+        if count_to_host:
+            refuse_capture(dev, "a selection with its count sent to the host")
         plan = Plan.__new__(Plan)
         plan.__dict__.update(state)
         plan.x, plan.flags = x, flags
         ws = plan._ws = torch.empty(words, dtype=torch.int64, device=dev)
         bases = (x.data_ptr(),) if same else (x.data_ptr(), f.data_ptr())
         if count_to_host:
-            refuse_capture(dev, "a selection with its count sent to the host")
             box = plan.mailbox = Mailbox.take(dev)
             replay(launches, bases + (ws.data_ptr(), box.tensor.data_ptr()))
         else:
@@ -1540,13 +1545,17 @@ def bitmask_plan(x: torch.Tensor, flags: torch.Tensor | None, mode, *, load_x: b
     with record_launches() as rec:
         plan = Plan(x, flags, mode, load_x=load_x, pol=pol, two_pass=True, count_to_host=count_to_host,
                     run_lengths=run_lengths)
-    launches = None
-    if plan.bitmask and plan.n > 0:
-        roots = ((x,) if same else (x, f)) + (plan._ws,) + ((plan.mailbox.tensor,) if count_to_host else ())
-        launches = relocatable(rec, roots)
-    if launches is not None:
-        if len(_PLAN_TEMPLATES) >= 64:
-            _PLAN_TEMPLATES.clear()
+    if not plan.bitmask or plan.n == 0:
+        return plan
+    # (roots that overlap, e.g. a mask that is another view of x's storage, are not relocatable: the
+    # problem is then remembered as such, and later calls plan afresh without recording)
+    roots = ((x,) if same else (x, f)) + (plan._ws,) + ((plan.mailbox.tensor,) if count_to_host else ())
+    launches = relocatable(rec, roots)
+    if len(_PLAN_TEMPLATES) >= 64:
+        _PLAN_TEMPLATES.clear()
+    if launches is None:
+        _PLAN_TEMPLATES[key] = (pol, None, 0, None)
+    else:
         # (the scatters' replays are keyed by this template's own token: a template made again under
         # another policy, whose tiles differ, never finds the scatters remembered under the old one)
         token = object()
