@@ -19,6 +19,8 @@ N = 3 * TILE + 45 if interpreter_active() else 1_000_003
 
 @pytest.fixture(autouse=True)
 def small_policy(monkeypatch):
+    # (the tests of the other paths take small inputs too: the one-program path is tested on its own)
+    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", 0)
     if interpreter_active():
         # (the hash path's sample is sorted in one program: 4096 items take the interpreter ~40 s)
         monkeypatch.setattr(U, "_HASH_SAMPLE", 64)
@@ -64,6 +66,45 @@ def test_unique(case, ri, rc):
     # sorted=False returns the same (sorted) result, as torch's CUDA unique does
     for got, want in zip(ops.unique(x, False, ri, rc), ops.unique(x, True, ri, rc)):
         assert_equal(got.cpu(), want.cpu())
+
+
+def _check_unique_nan_aware(x, vals, inv, counts):
+    """``ops.unique`` results against torch's: values and counts exactly (NaNs last, each its own value);
+    the inverse torch's where the item is a number, and each NaN a NaN slot of its own in input order
+    (torch's CPU order among NaNs is its sort's)."""
+    xc = x.cpu()
+    rv, ri, rc = torch.unique(xc, sorted=True, return_inverse=True, return_counts=True)
+    assert_equal(vals.cpu(), rv)
+    assert_equal(counts.cpu(), rc)
+    inv = inv.cpu()
+    nan = torch.isnan(xc) if xc.dtype.is_floating_point else torch.zeros_like(xc, dtype=torch.bool)
+    assert_equal(inv[~nan], ri[~nan])
+    if nan.any():
+        assert torch.isnan(vals.cpu()[inv[nan]]).all() and bool((inv[nan].diff() > 0).all())
+
+
+_TILE_KINDS = ["random", "special", "equal", "sorted", "reversed", "few_unique"]
+
+
+@pytest.mark.parametrize("dtype", U._TILE_DTYPES, ids=str)
+@pytest.mark.parametrize("n", [1, 2, 33, 200] if interpreter_active() else [1, 2, 31, 33, 1000, 4095, 4096, 4097])
+def test_unique_one_program_path(dtype, n, monkeypatch):
+    """Inputs of at most UNIQUE_TILE_MAX keys of at most 32 bits: one program sorts (key, position)
+    words and writes values, inverse and counts; every data kind (NaN, +-0.0, +-inf, all equal, sorted,
+    reversed, few values), every output combination, against torch; the path is taken up to the limit
+    and not past it (4097 items: the other paths)."""
+    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", 4096)
+    taken = count_calls(monkeypatch, U, "_tile_path")
+    for kind in _TILE_KINDS:
+        x = make_data(kind, n, dtype, seed=n).to(DEVICE)
+        full = ops.unique(x, True, True, True)
+        _check_unique_nan_aware(x, *full)
+        for ri, rc in ((False, False), (True, False), (False, True)):
+            vals, inv, counts = ops.unique(x, True, ri, rc)
+            assert_equal(vals.cpu(), full[0].cpu())
+            assert_equal(inv.cpu(), full[1].cpu() if ri else torch.empty(0, dtype=torch.int64))
+            assert_equal(counts.cpu(), full[2].cpu() if rc else torch.empty(0, dtype=torch.int64))
+    assert len(taken) == (0 if n > 4096 else 4 * len(_TILE_KINDS))
 
 
 @pytest.mark.parametrize("span", [0, 200, 255, 256, 511, 512, 700])

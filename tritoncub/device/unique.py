@@ -7,9 +7,13 @@ sync for the result's size.
 
 ``torch.ops.tritoncub.unique(x, sorted=True, return_inverse, return_counts, dim=None)`` — the
 distinct values in ascending order (``sorted=False`` gives the same sorted result, as torch's CUDA
-implementation does). Three algorithms, tried in this order (the dense one decides on the device; the
+implementation does). Four algorithms, tried in this order (the dense one decides on the device; the
 next runs only when the one before says it cannot hold the values):
 
+* **one program** (at most ``UNIQUE_TILE_MAX`` keys of at most 32 bits, any such dtype): the keys'
+  ordered bits packed above their positions and sorted in one program, run heads and tails flagged
+  there; one launch and one read-back of the count (a host mailbox), where a small call of the other
+  paths spends most of its time on the host (several launches, allocations, copies);
 * **dense integers** (integer and bool dtypes except uint64): when ``max - min < RANGE_CAP`` (a
   buffer of ``min(max(n, 4096), 2^22)`` counters), each item marks (or, for counts, atomically
   counts) its slot ``x - min``; the marked slots compacted in index order are the sorted distinct
@@ -78,9 +82,11 @@ from triton.experimental.gluon import language as gl
 from .. import policy
 from .._library import custom_op
 from .._launch import LaunchPlan, launch
-from .._utils import (INT_DTYPES, InputTypeError, InputValueError, as_int, cdiv, check_tensor, dtype_names,
-                      inline_ptx_ok, num_sms, refuse_capture, smem_atomics_ok, smem_per_block, wrap_dim)
-from ..block.discontinuity import block_flag_heads
+from .._utils import (INT_DTYPES, InputTypeError, InputValueError, Mailbox, as_int, cdiv, check_tensor, dtype_names,
+                      inline_ptx_ok, next_power_of_2, num_sms, refuse_capture, smem_atomics_ok, smem_per_block,
+                      wrap_dim)
+from ..block.discontinuity import block_flag_heads, block_flag_tails
+from ..thread.radix_traits import pack_key_position, to_ordered_bits
 from ..block.histogram import block_histogram
 from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
 from . import radix_sort
@@ -238,6 +244,41 @@ def _gather_rank_kernel(x_ptr, n, minmax_ptr, rank_ptr, inv_ptr, cap, TILE: tl.c
     inb = inb & (slot >= 0) & (slot < cap)
     r = tl.load(rank_ptr + slot, mask=inb)
     tl.store(inv_ptr + idx, r, mask=inb)
+
+
+# ----------------------------------------------------------------------------------------------
+# The one-program path (inputs of at most UNIQUE_TILE_MAX keys of at most 32 bits)
+# ----------------------------------------------------------------------------------------------
+
+@triton.jit
+def _max_i32(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def _unique_tile_kernel(x_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: tl.constexpr,
+                        INVERSE: tl.constexpr, COUNTS: tl.constexpr):
+    """torch.unique of ``n <= BLOCK`` keys (at most 32 bits) in one program: each key's ordered bits
+    (``-0.0`` as ``+0.0``, NaNs canonical) packed above its position and the words sorted, so equal keys
+    lie together in input order; a run's head (``!=`` its predecessor: every NaN its own run) stores
+    its item, the first met in the input, at the run's rank; ``inv[position]`` is that rank; a run's
+    tail stores its length. The count of distinct values goes to ``k_ptr`` (a host mailbox)."""
+    i = tl.arange(0, BLOCK)
+    live = i < n
+    x = tl.load(x_ptr + i, mask=live)
+    # (padding words are all ones: after every key's word, whose position is below 2^32 - 1)
+    words = tl.where(live, pack_key_position(to_ordered_bits(x), i), 0xFFFFFFFFFFFFFFFF)
+    pos = (tl.sort(words) & 0xFFFFFFFF).to(tl.int32)
+    sx = tl.load(x_ptr + pos, mask=live)
+    heads = block_flag_heads(sx) & live
+    rank = tl.cumsum(heads.to(tl.int32), 0) - 1
+    tl.store(vals_ptr + rank, sx, mask=heads)
+    if INVERSE:
+        tl.store(inv_ptr + pos, rank.to(tl.int64), mask=live)
+    if COUNTS:
+        start = tl.associative_scan(tl.where(heads, i, 0), 0, _max_i32)
+        tl.store(counts_ptr + rank, (i + 1 - start).to(tl.int64), mask=block_flag_tails(sx, valid_items=n) & live)
+    tl.store(k_ptr, tl.sum(heads.to(tl.int64), 0))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -429,6 +470,33 @@ def _count_smem_shape(device, cap: int, n: int) -> tuple[int, int, int]:
         return 0, 0, 0
     programs = max(1, min(num_sms(device) * per_sm, cdiv(n, _COUNT_SMEM_WARPS * _COUNT_SMEM_ITEMS * 32)))
     return bins, min(cap, bins, max(4096, cdiv(n, programs))), programs
+
+
+#: inputs of at most this many keys of at most 32 bits take the one-program path (``_unique_tile_kernel``):
+#: one launch and one read-back, where the other paths' several launches, allocations and copies cost the
+#: host most of a small call's time
+UNIQUE_TILE_MAX = 4096
+_TILE_DTYPES = tuple(d for d in (torch.bool, torch.uint8, torch.int8, torch.int16, getattr(torch, "uint16", None),
+                                 torch.int32, getattr(torch, "uint32", None), torch.float16, torch.bfloat16,
+                                 torch.float32) if d is not None)
+
+
+def _tile_path(xf, return_inverse, return_counts):
+    """Distinct values of at most ``UNIQUE_TILE_MAX`` keys in one program (see ``_unique_tile_kernel``):
+    the results are views of buffers of ``n`` items."""
+    n, dev = xf.numel(), xf.device
+    xs = xf.view(torch.uint8) if xf.dtype == torch.bool else xf
+    block = max(32, next_power_of_2(n))
+    vals = torch.empty(n, dtype=xs.dtype, device=dev)
+    inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
+    counts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
+    box = Mailbox.take(dev)
+    launch(_unique_tile_kernel, (1,), xs, n, vals, inv if return_inverse else vals,
+           counts if return_counts else vals, box.tensor, BLOCK=block, INVERSE=return_inverse, COUNTS=return_counts,
+           num_warps=max(1, min(8, block // 512)))
+    k = box.read()   # the one host sync
+    vals = vals[:k]
+    return vals.view(torch.bool) if xf.dtype == torch.bool else vals, inv, counts[:k] if return_counts else counts
 
 
 def _sort(x: torch.Tensor, with_indices: bool):
@@ -715,7 +783,9 @@ def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
                                             device=x.device), torch.empty(0, dtype=torch.int64, device=x.device))
         return res
     res = None
-    if xf.dtype in _DENSE_DTYPES:
+    if xf.numel() <= UNIQUE_TILE_MAX and xf.dtype in _TILE_DTYPES:
+        res = _tile_path(xf, return_inverse, return_counts)
+    if res is None and xf.dtype in _DENSE_DTYPES:
         res = _dense_path(xf, return_inverse, return_counts)
     if res is None and xf.dtype in _HASH_DTYPES and xf.numel() >= HASH_MIN_N:
         res = _hash_path(xf, return_inverse, return_counts)
