@@ -68,35 +68,61 @@ def test_unique(case, ri, rc):
         assert_equal(got.cpu(), want.cpu())
 
 
+_WIDE_UNSIGNED_REF = tuple(d for d in (getattr(torch, "uint16", None), getattr(torch, "uint32", None)) if d is not None)
+_SAME_SIZE_INT = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
 def _check_unique_nan_aware(x, vals, inv, counts):
-    """``ops.unique`` results against torch's: values and counts exactly (NaNs last, each its own value);
-    the inverse torch's where the item is a number, and each NaN a NaN slot of its own in input order
-    (torch's CPU order among NaNs is its sort's)."""
-    xc = x.cpu()
-    rv, ri, rc = torch.unique(xc, sorted=True, return_inverse=True, return_counts=True)
-    assert_equal(vals.cpu(), rv)
+    """``ops.unique`` results against torch's: values and counts exactly (NaNs last, each its own value),
+    each value's bits those of the item of its run first met in the input (the sign of a zero, a NaN's
+    payload); the inverse torch's where the item is a number, and each NaN a NaN slot of its own in input
+    order (torch's CPU order among NaNs is its sort's). uint16/uint32 through int64 (older CPU torch
+    lacks their sort)."""
+    xc = x.cpu().reshape(-1)
+    xr = xc.to(torch.int64) if xc.dtype in _WIDE_UNSIGNED_REF else xc
+    rv, ri, rc = torch.unique(xr, sorted=True, return_inverse=True, return_counts=True)
+    assert_equal(vals.cpu(), rv.to(xc.dtype))
     assert_equal(counts.cpu(), rc)
-    inv = inv.cpu()
+    sv, perm = torch.sort(xr, stable=True)   # (NaN last; -0.0 and 0.0 equal, kept in input order)
+    head = torch.ones(xc.numel(), dtype=torch.bool)
+    head[1:] = sv[1:] != sv[:-1]   # (NaN != NaN: each its own)
+    size_int = _SAME_SIZE_INT[xc.element_size()]
+    assert torch.equal(vals.cpu().view(size_int), xc[perm[head]].view(size_int)), "not the first-met items' bits"
+    inv = inv.cpu().reshape(-1)
     nan = torch.isnan(xc) if xc.dtype.is_floating_point else torch.zeros_like(xc, dtype=torch.bool)
     assert_equal(inv[~nan], ri[~nan])
     if nan.any():
         assert torch.isnan(vals.cpu()[inv[nan]]).all() and bool((inv[nan].diff() > 0).all())
 
 
-_TILE_KINDS = ["random", "special", "equal", "sorted", "reversed", "few_unique"]
+_TILE_KINDS = ["random", "special", "equal", "sorted", "reversed", "few_unique", "nan_payloads"]
+#: NaNs other than the canonical +qNaN (a sign, a payload), per float dtype, as same-size integers
+_ODD_NANS = {torch.float32: (-4194304, 0x7FC00001), torch.float16: (-511, 0x7E01), torch.bfloat16: (-63, 0x7FC1)}
+
+
+def _tile_data(kind, n, dtype):
+    if kind != "nan_payloads":
+        return make_data(kind, n, dtype, seed=n)
+    x = make_data("special", n, dtype, seed=n)
+    if dtype in _ODD_NANS:
+        bits = x.view(_SAME_SIZE_INT[x.element_size()])
+        bits[::3] = _ODD_NANS[dtype][0]
+        bits[1::5] = _ODD_NANS[dtype][1]
+    return x
 
 
 @pytest.mark.parametrize("dtype", U._TILE_DTYPES, ids=str)
-@pytest.mark.parametrize("n", [1, 2, 33, 200] if interpreter_active() else [1, 2, 31, 33, 1000, 4095, 4096, 4097])
+@pytest.mark.parametrize("n", [1, 2, 32, 33, 200] if interpreter_active() else [1, 2, 31, 33, 1000, 4095, 4096, 4097])
 def test_unique_one_program_path(dtype, n, monkeypatch):
     """Inputs of at most UNIQUE_TILE_MAX keys of at most 32 bits: one program sorts (key, position)
-    words and writes values, inverse and counts; every data kind (NaN, +-0.0, +-inf, all equal, sorted,
-    reversed, few values), every output combination, against torch; the path is taken up to the limit
-    and not past it (4097 items: the other paths)."""
+    words and writes values, inverse and counts; every data kind (NaN, NaNs with a sign or a payload,
+    +-0.0, +-inf, all equal, sorted, reversed, few values), every output combination, a 2-D
+    non-contiguous input, against torch; the path is taken up to the limit and not past it (4097 items:
+    the other paths)."""
     monkeypatch.setattr(U, "UNIQUE_TILE_MAX", 4096)
     taken = count_calls(monkeypatch, U, "_tile_path")
     for kind in _TILE_KINDS:
-        x = make_data(kind, n, dtype, seed=n).to(DEVICE)
+        x = _tile_data(kind, n, dtype).to(DEVICE)
         full = ops.unique(x, True, True, True)
         _check_unique_nan_aware(x, *full)
         for ri, rc in ((False, False), (True, False), (False, True)):
@@ -104,7 +130,11 @@ def test_unique_one_program_path(dtype, n, monkeypatch):
             assert_equal(vals.cpu(), full[0].cpu())
             assert_equal(inv.cpu(), full[1].cpu() if ri else torch.empty(0, dtype=torch.int64))
             assert_equal(counts.cpu(), full[2].cpu() if rc else torch.empty(0, dtype=torch.int64))
-    assert len(taken) == (0 if n > 4096 else 4 * len(_TILE_KINDS))
+    xt = _tile_data("special", 2 * n, dtype).view(n, 2).t().to(DEVICE)   # (2 x n, not contiguous)
+    vals, inv, counts = ops.unique(xt, False, True, True)
+    assert inv.shape == xt.shape
+    _check_unique_nan_aware(xt, vals, inv, counts)
+    assert len(taken) == (0 if n > 4096 else 4 * len(_TILE_KINDS) + (2 * n <= 4096))
 
 
 @pytest.mark.parametrize("span", [0, 200, 255, 256, 511, 512, 700])

@@ -12,8 +12,9 @@ next runs only when the one before says it cannot hold the values):
 
 * **one program** (at most ``UNIQUE_TILE_MAX`` keys of at most 32 bits, any such dtype): the keys'
   ordered bits packed above their positions and sorted in one program, run heads and tails flagged
-  there; one launch and one read-back of the count (a host mailbox), where a small call of the other
-  paths spends most of its time on the host (several launches, allocations, copies);
+  there (each value the item of its run first met in the input); one launch and one read-back of the
+  count (a host mailbox), where a small call of the other paths spends most of its time on the host
+  (several launches, allocations, copies);
 * **dense integers** (integer and bool dtypes except uint64): when ``max - min < RANGE_CAP`` (a
   buffer of ``min(max(n, 4096), 2^22)`` counters), each item marks (or, for counts, atomically
   counts) its slot ``x - min``; the marked slots compacted in index order are the sorted distinct
@@ -45,7 +46,8 @@ next runs only when the one before says it cannot hold the values):
   counts of few distinct values) and sorts only the distinct values. A table too full to place a key
   within ``_HASH_MAX_PROBES`` slots (more distinct values than about half its slots) falls back to
   the sort path (a second host sync).
-* **otherwise** (floats, 64-bit integers, small wide inputs, overflowing hash tables): sort with tritoncub's onesweep radix sort
+* **otherwise** (floats and 64-bit integers past the one-program path, small wide inputs, overflowing hash
+  tables): sort with tritoncub's onesweep radix sort
   (:mod:`tritoncub.device.radix_sort`; keys only, or keys and the permutation when the inverse is
   wanted), then the head compaction of the sorted items; the inverse is scattered back through the
   permutation. The radix sort orders ``-0.0`` with ``+0.0`` and NaNs last, as torch does; of equal
@@ -58,7 +60,8 @@ get theirs from pass 1 of the bitmask compaction, stored into host memory while 
 dense and sort paths queue all their GPU work before it, so the GPU never waits for the host in the
 middle; the hash path sorts its distinct values after it (sized by it), and there computes the inverse
 and the counts of few distinct values. Results are written into worst-case-sized buffers and returned as
-views (or compact copies when the view would be less than a quarter full, see ``select.shrink``). When the
+views (or compact copies when the view would be less than a quarter full, see ``select.shrink``; the
+one-program path's always views, of at most ``UNIQUE_TILE_MAX`` items). When the
 dense path overflows, the hash path (for keys of at most 32 bits) or the sort path runs and reads its own
 count (a second sync, only then; a third when the hash table overflows too). NaN: every NaN is its own value (NaN != NaN),
 sorted last, as torch does, and the inverse maps the NaNs of ``x`` to those slots in input order (the
@@ -86,9 +89,11 @@ from .._utils import (INT_DTYPES, InputTypeError, InputValueError, Mailbox, as_i
                       inline_ptx_ok, next_power_of_2, num_sms, refuse_capture, smem_atomics_ok, smem_per_block,
                       wrap_dim)
 from ..block.discontinuity import block_flag_heads, block_flag_tails
-from ..thread.radix_traits import pack_key_position, to_ordered_bits
 from ..block.histogram import block_histogram
 from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
+from ..block.reduce import combine_max
+from ..block.scan import block_inclusive_scan, block_inclusive_sum
+from ..thread.radix_traits import pack_key_position, to_ordered_bits
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, bitmask_plan, flat_input, shrink
 
@@ -251,11 +256,6 @@ def _gather_rank_kernel(x_ptr, n, minmax_ptr, rank_ptr, inv_ptr, cap, TILE: tl.c
 # ----------------------------------------------------------------------------------------------
 
 @triton.jit
-def _max_i32(a, b):
-    return tl.maximum(a, b)
-
-
-@triton.jit
 def _unique_tile_kernel(x_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: tl.constexpr,
                         INVERSE: tl.constexpr, COUNTS: tl.constexpr):
     """torch.unique of ``n <= BLOCK`` keys (at most 32 bits) in one program: each key's ordered bits
@@ -271,12 +271,12 @@ def _unique_tile_kernel(x_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: t
     pos = (tl.sort(words) & 0xFFFFFFFF).to(tl.int32)
     sx = tl.load(x_ptr + pos, mask=live)
     heads = block_flag_heads(sx) & live
-    rank = tl.cumsum(heads.to(tl.int32), 0) - 1
+    rank = block_inclusive_sum(heads.to(tl.int32)) - 1
     tl.store(vals_ptr + rank, sx, mask=heads)
     if INVERSE:
         tl.store(inv_ptr + pos, rank.to(tl.int64), mask=live)
     if COUNTS:
-        start = tl.associative_scan(tl.where(heads, i, 0), 0, _max_i32)
+        start = block_inclusive_scan(tl.where(heads, i, 0), combine_max)   # (each item's run's head)
         tl.store(counts_ptr + rank, (i + 1 - start).to(tl.int64), mask=block_flag_tails(sx, valid_items=n) & live)
     tl.store(k_ptr, tl.sum(heads.to(tl.int64), 0))
 
