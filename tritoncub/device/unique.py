@@ -93,7 +93,7 @@ from ..block.histogram import block_histogram
 from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
 from ..block.reduce import combine_max
 from ..block.scan import block_inclusive_scan, block_inclusive_sum
-from ..thread.radix_traits import pack_key_position, to_ordered_bits
+from ..thread.radix_traits import KEY_DTYPES, key_bits, pack_key_position, to_ordered_bits
 from . import radix_sort
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, bitmask_plan, flat_input, shrink
 
@@ -476,9 +476,7 @@ def _count_smem_shape(device, cap: int, n: int) -> tuple[int, int, int]:
 #: one launch and one read-back, where the other paths' several launches, allocations and copies cost the
 #: host most of a small call's time
 UNIQUE_TILE_MAX = 4096
-_TILE_DTYPES = tuple(d for d in (torch.bool, torch.uint8, torch.int8, torch.int16, getattr(torch, "uint16", None),
-                                 torch.int32, getattr(torch, "uint32", None), torch.float16, torch.bfloat16,
-                                 torch.float32) if d is not None)
+_TILE_DTYPES = tuple(d for d in KEY_DTYPES if key_bits(d) <= 32)   # (keys of at most 32 bits: one sort word)
 
 
 def _tile_path(xf, return_inverse, return_counts):
