@@ -17,7 +17,8 @@ ops = torch.ops.tritoncub
 g = torch.Generator(device="cuda").manual_seed(0)
 print(f"{torch.cuda.get_device_name()} torch {torch.__version__}, tritoncub from {tritoncub.__file__}")
 for n in (100, 1024, 4096):
-    for dtype, hi in ((torch.int32, 100), (torch.float32, 1000), (torch.int16, 30000)):
+    for dtype, hi in ((torch.int32, 100), (torch.float32, 1000), (torch.int16, 30000), (torch.int64, 100),
+                      (torch.int64, 1 << 40), (torch.float64, 1000)):
         x = torch.randint(0, hi, (n,), device="cuda", generator=g).to(dtype)
         for flags in ((False, False), (True, True)):
             got = ops.unique(x, True, *flags)
@@ -27,6 +28,24 @@ for n in (100, 1024, 4096):
                 assert torch.equal(got[1], ref[1]) and torch.equal(got[2], ref[2])
             fn = lambda: ops.unique(x, True, *flags)   # noqa: E731
             tfn = lambda: torch.unique(x, return_inverse=flags[0], return_counts=flags[1])   # noqa: E731
-            print(f"n {n:5d} {str(dtype)[6:]:8s} inverse+counts {int(flags[0])}: host {host_idle_us(fn):7.1f} us, "
+            print(f"n {n:5d} {str(dtype)[6:]:8s} < 2^{hi.bit_length() - 1:<2d} inverse+counts {int(flags[0])}: host {host_idle_us(fn):7.1f} us, "
                   f"gpu {gpu_us(fn):6.1f} us, do_bench {bench_ms(fn) * 1e3:7.1f} us | torch host "
                   f"{host_idle_us(tfn):6.1f}, gpu {gpu_us(tfn):6.1f}, do_bench {bench_ms(tfn) * 1e3:6.1f}", flush=True)
+
+# the one-program path's warps (32-bit keys: one packed word each; 64-bit: the pair network), where the
+# tree's launcher takes them as a keyword
+if len(sys.argv) > 1 and sys.argv[1] == "--warps":
+    from tritoncub.device import unique as U
+    real = U.launch
+    for dtype in (torch.int32, torch.int64):
+        for n in (1024, 4096):
+            x = torch.randint(0, 1 << 20, (n,), device="cuda", generator=g).to(dtype)
+            for w in (4, 8, 16, 32):
+                U.launch = lambda *a, **k: real(*a, **{**k, "num_warps": w})   # noqa: E731
+                got = ops.unique(x, True, True, True)
+                ref = torch.unique(x, return_inverse=True, return_counts=True)
+                assert all(torch.equal(a, b) for a, b in zip(got, ref))
+                fn = lambda: ops.unique(x, True, True, True)   # noqa: E731
+                print(f"{str(dtype)[6:]:6s} n {n:5d} warps {w:2d}: gpu {gpu_us(fn):6.1f} us, "
+                      f"do_bench {bench_ms(fn) * 1e3:7.1f} us", flush=True)
+    U.launch = real

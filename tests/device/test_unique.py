@@ -97,7 +97,8 @@ def _check_unique_nan_aware(x, vals, inv, counts):
 
 _TILE_KINDS = ["random", "special", "equal", "sorted", "reversed", "few_unique", "nan_payloads"]
 #: NaNs other than the canonical +qNaN (a sign, a payload), per float dtype, as same-size integers
-_ODD_NANS = {torch.float32: (-4194304, 0x7FC00001), torch.float16: (-511, 0x7E01), torch.bfloat16: (-63, 0x7FC1)}
+_ODD_NANS = {torch.float32: (-4194304, 0x7FC00001), torch.float16: (-511, 0x7E01), torch.bfloat16: (-63, 0x7FC1),
+             torch.float64: (-(1 << 51), 0x7FF8000000000001)}
 
 
 def _tile_data(kind, n, dtype):
@@ -114,8 +115,8 @@ def _tile_data(kind, n, dtype):
 @pytest.mark.parametrize("dtype", U._TILE_DTYPES, ids=str)
 @pytest.mark.parametrize("n", [1, 32, 200] if interpreter_active() else [1, 2, 31, 33, 1000, 4095, 4096, 4097])
 def test_unique_one_program_path(dtype, n, monkeypatch):
-    """Inputs of at most UNIQUE_TILE_MAX keys of at most 32 bits: one program sorts (key, position)
-    words and writes values, inverse and counts; every data kind (NaN, NaNs with a sign or a payload,
+    """Inputs of at most UNIQUE_TILE_MAX keys: one program sorts (key, position) words (keys of at most
+    32 bits) or pairs (64-bit keys) and writes values, inverse and counts; every data kind (NaN, NaNs with a sign or a payload,
     +-0.0, +-inf, all equal, sorted, reversed, few values), every output combination, a 2-D
     non-contiguous input, against torch; the path is taken up to the limit and not past it (4097 items:
     the other paths)."""

@@ -10,11 +10,11 @@ distinct values in ascending order (``sorted=False`` gives the same sorted resul
 implementation does). Four algorithms, tried in this order (the dense one decides on the device; the
 next runs only when the one before says it cannot hold the values):
 
-* **one program** (at most ``UNIQUE_TILE_MAX`` keys of at most 32 bits, any such dtype): the keys'
-  ordered bits packed above their positions and sorted in one program, run heads and tails flagged
-  there (each value the item of its run first met in the input); one launch and one read-back of the
-  count (a host mailbox), where a small call of the other paths spends most of its time on the host
-  (several launches, allocations, copies);
+* **one program** (at most ``UNIQUE_TILE_MAX`` keys, any dtype): the keys' ordered bits sorted with
+  their positions in one program (packed into one word for keys of at most 32 bits, a pair network for
+  64-bit keys), run heads and tails flagged there (each value the item of its run first met in the
+  input); one launch and one read-back of the count (a host mailbox), where a small call of the other
+  paths spends most of its time on the host (several launches, allocations, copies);
 * **dense integers** (integer and bool dtypes except uint64): when ``max - min < RANGE_CAP`` (a
   buffer of ``min(max(n, 4096), 2^22)`` counters), each item marks (or, for counts, atomically
   counts) its slot ``x - min``; the marked slots compacted in index order are the sorted distinct
@@ -93,8 +93,9 @@ from ..block.histogram import block_histogram
 from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
 from ..block.reduce import combine_max
 from ..block.scan import block_inclusive_scan, block_inclusive_sum
-from ..thread.radix_traits import KEY_DTYPES, key_bits, pack_key_position, to_ordered_bits
+from ..thread.radix_traits import KEY_DTYPES, pack_key_position, to_ordered_bits
 from . import radix_sort
+from .segmented_sort import sort_tile_descending
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, bitmask_plan, flat_input, shrink
 
 RANGE_CAP_MAX = 1 << 22
@@ -252,23 +253,31 @@ def _gather_rank_kernel(x_ptr, n, minmax_ptr, rank_ptr, inv_ptr, cap, TILE: tl.c
 
 
 # ----------------------------------------------------------------------------------------------
-# The one-program path (inputs of at most UNIQUE_TILE_MAX keys of at most 32 bits)
+# The one-program path (inputs of at most UNIQUE_TILE_MAX keys)
 # ----------------------------------------------------------------------------------------------
 
 @triton.jit
-def _unique_tile_kernel(x_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: tl.constexpr,
+def _unique_tile_kernel(x_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: tl.constexpr, LOG_BLOCK: tl.constexpr,
                         INVERSE: tl.constexpr, COUNTS: tl.constexpr):
-    """torch.unique of ``n <= BLOCK`` keys (at most 32 bits) in one program: each key's ordered bits
-    (``-0.0`` as ``+0.0``, NaNs canonical) packed above its position and the words sorted, so equal keys
-    lie together in input order; a run's head (``!=`` its predecessor: every NaN its own run) stores
-    its item, the first met in the input, at the run's rank; ``inv[position]`` is that rank; a run's
-    tail stores its length. The count of distinct values goes to ``k_ptr`` (a host mailbox)."""
+    """torch.unique of ``n <= BLOCK`` keys in one program: the keys' ordered bits (``-0.0`` as ``+0.0``,
+    NaNs canonical) sorted with their positions, so equal keys lie together in input order (keys of at
+    most 32 bits: packed above the position into one word for ``tl.sort``; 64-bit keys: the (key,
+    position) pair network); a run's head (``!=`` its predecessor: every NaN its own run) stores its
+    item, the first met in the input, at the run's rank; ``inv[position]`` is that rank; a run's tail
+    stores its length. The count of distinct values goes to ``k_ptr`` (a host mailbox)."""
     i = tl.arange(0, BLOCK)
     live = i < n
     x = tl.load(x_ptr + i, mask=live)
-    # (padding words are all ones: after every key's word, whose position is below 2^32 - 1)
-    words = tl.where(live, pack_key_position(to_ordered_bits(x), i), 0xFFFFFFFFFFFFFFFF)
-    pos = (tl.sort(words) & 0xFFFFFFFF).to(tl.int32)
+    if x.dtype.primitive_bitwidth <= 32:
+        # (padding words are all ones: after every key's word, whose position is below 2^32 - 1)
+        words = tl.where(live, pack_key_position(to_ordered_bits(x), i), 0xFFFFFFFFFFFFFFFF)
+        pos = (tl.sort(words) & 0xFFFFFFFF).to(tl.int32)
+    else:
+        # (the complemented keys largest first, equal ones by position: ascending keys in input order;
+        # padding is 0, after every key, a key complemented to 0 included, by its larger position)
+        flipped = tl.where(live, to_ordered_bits(x, True).to(tl.uint64), 0)
+        pos = tl.reshape(sort_tile_descending(tl.reshape(flipped, [1, BLOCK]), i, 1, BLOCK, LOG_BLOCK, LOG_BLOCK, 0),
+                         [BLOCK]).to(tl.int32)
     sx = tl.load(x_ptr + pos, mask=live)
     heads = block_flag_heads(sx) & live
     rank = block_inclusive_sum(heads.to(tl.int32)) - 1
@@ -472,11 +481,20 @@ def _count_smem_shape(device, cap: int, n: int) -> tuple[int, int, int]:
     return bins, min(cap, bins, max(4096, cdiv(n, programs))), programs
 
 
-#: inputs of at most this many keys of at most 32 bits take the one-program path (``_unique_tile_kernel``):
-#: one launch and one read-back, where the other paths' several launches, allocations and copies cost the
-#: host most of a small call's time
+#: inputs of at most this many keys take the one-program path (``_unique_tile_kernel``): one launch and one
+#: read-back, where the other paths' several launches, allocations and copies cost the host most of a small
+#: call's time
 UNIQUE_TILE_MAX = 4096
-_TILE_DTYPES = tuple(d for d in KEY_DTYPES if key_bits(d) <= 32)   # (keys of at most 32 bits: one sort word)
+_TILE_DTYPES = KEY_DTYPES
+
+
+def _tile_warps(block: int, wide: bool) -> int:
+    """The one-program path's warps: a warp per 128 keys (64 for 64-bit keys), up to 1024 threads.
+    Measured on an H200 (``bench/probes/unique_small_probe.py --warps``, GPU time with inverse and
+    counts): 1024 int32 keys 13.7 / 9.6 / 10.0 us on 4 / 8 / 16 warps, 4096 91.9 / 82.0 / 87.6 / 64.2 on
+    4 / 8 / 16 / 32; 1024 int64 28.9 / 20.3 / 16.2 / 15.6, 4096 206 / 187 / 200 / 138."""
+    most = 16 if torch.version.hip is not None else 32   # (64-lane wavefronts on AMD)
+    return max(1, min(most, block // (64 if wide else 128)))
 
 
 def _tile_path(xf, return_inverse, return_counts):
@@ -490,8 +508,8 @@ def _tile_path(xf, return_inverse, return_counts):
     counts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
     box = Mailbox.take(dev)
     launch(_unique_tile_kernel, (1,), xs, n, vals, inv if return_inverse else vals,
-           counts if return_counts else vals, box.tensor, BLOCK=block, INVERSE=return_inverse, COUNTS=return_counts,
-           num_warps=max(1, min(8, block // 512)))
+           counts if return_counts else vals, box.tensor, BLOCK=block, LOG_BLOCK=block.bit_length() - 1,
+           INVERSE=return_inverse, COUNTS=return_counts, num_warps=_tile_warps(block, xs.element_size() == 8))
     k = box.read()   # the one host sync
     vals = vals[:k]
     return vals.view(torch.bool) if xf.dtype == torch.bool else vals, inv, counts[:k] if return_counts else counts
