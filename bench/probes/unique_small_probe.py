@@ -49,3 +49,20 @@ if len(sys.argv) > 1 and sys.argv[1] == "--warps":
                 print(f"{str(dtype)[6:]:6s} n {n:5d} warps {w:2d}: gpu {gpu_us(fn):6.1f} us, "
                       f"do_bench {bench_ms(fn) * 1e3:7.1f} us", flush=True)
     U.launch = real
+
+# the one-program path's sort network: min/max dims for keys packed into 32-bit words (the run of
+# 2026-12-01 also timed tl.sort, through a switch since removed: unique_small_probe-network-h200-20261201.log)
+if len(sys.argv) > 1 and sys.argv[1] == "--network":
+    from tritoncub.device import unique as U
+    for rnd in (1, 2):
+        for dtype, hi in ((torch.int16, 30000), (torch.uint8, 256)):
+            for n in (1024, 4096):
+                x = torch.randint(0, hi, (n,), device="cuda", generator=g).to(dtype)
+                for mm in (0, 2, 7):
+                    U._TILE_MINMAX_DIMS = mm
+                    got = ops.unique(x, True, True, True)
+                    ref = torch.unique(x, return_inverse=True, return_counts=True)
+                    assert all(torch.equal(a, b) for a, b in zip(got, ref))
+                    fn = lambda: ops.unique(x, True, True, True)   # noqa: E731
+                    print(f"round {rnd} {str(dtype)[6:]:6s} n {n:5d} minmax {mm}: gpu {gpu_us(fn):6.1f} us, "
+                          f"do_bench {bench_ms(fn) * 1e3:7.1f} us", flush=True)

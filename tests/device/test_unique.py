@@ -115,8 +115,9 @@ def _tile_data(kind, n, dtype):
 @pytest.mark.parametrize("dtype", U._TILE_DTYPES, ids=str)
 @pytest.mark.parametrize("n", [1, 32, 200] if interpreter_active() else [1, 2, 31, 33, 1000, 4095, 4096, 4097])
 def test_unique_one_program_path(dtype, n, monkeypatch):
-    """Inputs of at most UNIQUE_TILE_MAX keys: one program sorts (key, position) words (keys of at most
-    32 bits) or pairs (64-bit keys) and writes values, inverse and counts; every data kind (NaN, NaNs with a sign or a payload,
+    """Inputs of at most UNIQUE_TILE_MAX keys: one program sorts (key, position) packed into 32-bit words
+    (8- and 16-bit keys), 64-bit words (32-bit keys) or as pairs (64-bit keys) and writes values, inverse
+    and counts; every data kind (NaN, NaNs with a sign or a payload,
     +-0.0, +-inf, all equal, sorted, reversed, few values), every output combination, a 2-D
     non-contiguous input, against torch; the path is taken up to the limit and not past it (4097 items:
     the other paths)."""
@@ -136,6 +137,18 @@ def test_unique_one_program_path(dtype, n, monkeypatch):
     assert inv.shape == xt.shape
     _check_unique_nan_aware(xt, vals, inv, counts)
     assert len(taken) == (0 if n > 4096 else 4 * len(_TILE_KINDS) + (2 * n <= 4096))
+
+
+@pytest.mark.parametrize("minmax", [0, 2])
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int16, torch.float16])
+def test_unique_one_program_minmax_dims(dtype, minmax, monkeypatch):
+    """Keys packed with their positions into 32-bit words, sorted with other numbers of min/max dims
+    than the shipped one (the network's other compare-swap form in the innermost dims)."""
+    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", 4096)
+    monkeypatch.setattr(U, "_TILE_MINMAX_DIMS", minmax)
+    for kind in ("special", "few_unique", "reversed"):
+        x = _tile_data(kind, 150, dtype).to(DEVICE)
+        _check_unique_nan_aware(x, *ops.unique(x, True, True, True))
 
 
 @pytest.mark.parametrize("span", [0, 200, 255, 256, 511, 512, 700])

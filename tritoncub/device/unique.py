@@ -11,8 +11,8 @@ implementation does). Four algorithms, tried in this order (the dense one decide
 next runs only when the one before says it cannot hold the values):
 
 * **one program** (at most ``UNIQUE_TILE_MAX`` keys, any dtype): the keys' ordered bits sorted with
-  their positions in one program (packed into one word for keys of at most 32 bits, a pair network for
-  64-bit keys), run heads and tails flagged there (each value the item of its run first met in the
+  their positions in one program (packed into one word for keys of at most 32 bits, pairs for 64-bit
+  keys), run heads and tails flagged there (each value the item of its run first met in the
   input); one launch and one read-back of the count (a host mailbox), where a small call of the other
   paths spends most of its time on the host (several launches, allocations, copies);
 * **dense integers** (integer and bool dtypes except uint64): when ``max - min < RANGE_CAP`` (a
@@ -93,7 +93,7 @@ from ..block.histogram import block_histogram
 from ..block.radix_rank import smem_count_words_if, smem_load_words, smem_or_words_if, smem_store_words
 from ..block.reduce import combine_max
 from ..block.scan import block_inclusive_scan, block_inclusive_sum
-from ..thread.radix_traits import KEY_DTYPES, pack_key_position, to_ordered_bits
+from ..thread.radix_traits import KEY_DTYPES, to_ordered_bits
 from . import radix_sort
 from .segmented_sort import sort_tile_descending
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, bitmask_plan, flat_input, shrink
@@ -258,26 +258,22 @@ def _gather_rank_kernel(x_ptr, n, minmax_ptr, rank_ptr, inv_ptr, cap, TILE: tl.c
 
 @triton.jit
 def _unique_tile_kernel(x_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: tl.constexpr, LOG_BLOCK: tl.constexpr,
-                        INVERSE: tl.constexpr, COUNTS: tl.constexpr):
+                        PACK: tl.constexpr, MINMAX_DIMS: tl.constexpr, INVERSE: tl.constexpr, COUNTS: tl.constexpr):
     """torch.unique of ``n <= BLOCK`` keys in one program: the keys' ordered bits (``-0.0`` as ``+0.0``,
-    NaNs canonical) sorted with their positions, so equal keys lie together in input order (keys of at
-    most 32 bits: packed above the position into one word for ``tl.sort``; 64-bit keys: the (key,
-    position) pair network); a run's head (``!=`` its predecessor: every NaN its own run) stores its
-    item, the first met in the input, at the run's rank; ``inv[position]`` is that rank; a run's tail
-    stores its length. The count of distinct values goes to ``k_ptr`` (a host mailbox)."""
+    NaNs canonical) sorted with their positions by the segmented sort's network, so equal keys lie
+    together in input order (``PACK`` 32 or 64: key and position packed into one word where they fit;
+    0: the (key, position) pair network, for 64-bit keys); a run's head (``!=`` its predecessor: every
+    NaN its own run) stores its item, the first met in the input, at the run's rank; ``inv[position]``
+    is that rank; a run's tail stores its length. The count of distinct values goes to ``k_ptr`` (a
+    host mailbox)."""
     i = tl.arange(0, BLOCK)
     live = i < n
     x = tl.load(x_ptr + i, mask=live)
-    if x.dtype.primitive_bitwidth <= 32:
-        # (padding words are all ones: after every key's word, whose position is below 2^32 - 1)
-        words = tl.where(live, pack_key_position(to_ordered_bits(x), i), 0xFFFFFFFFFFFFFFFF)
-        pos = (tl.sort(words) & 0xFFFFFFFF).to(tl.int32)
-    else:
-        # (the complemented keys largest first, equal ones by position: ascending keys in input order;
-        # padding is 0, after every key, a key complemented to 0 included, by its larger position)
-        flipped = tl.where(live, to_ordered_bits(x, True).to(tl.uint64), 0)
-        pos = tl.reshape(sort_tile_descending(tl.reshape(flipped, [1, BLOCK]), i, 1, BLOCK, LOG_BLOCK, LOG_BLOCK, 0),
-                         [BLOCK]).to(tl.int32)
+    # (the complemented keys largest first, equal ones by position: ascending keys in input order; padding
+    # is 0, after every key, a key complemented to 0 included, by its larger position)
+    flipped = tl.where(live, to_ordered_bits(x, True).to(tl.uint64), 0)
+    pos = tl.reshape(sort_tile_descending(tl.reshape(flipped, [1, BLOCK]), i, 1, BLOCK, LOG_BLOCK, LOG_BLOCK, PACK,
+                                          False, MINMAX_DIMS), [BLOCK]).to(tl.int32)
     sx = tl.load(x_ptr + pos, mask=live)
     heads = block_flag_heads(sx) & live
     rank = block_inclusive_sum(heads.to(tl.int32)) - 1
@@ -486,6 +482,12 @@ def _count_smem_shape(device, cap: int, n: int) -> tuple[int, int, int]:
 #: call's time
 UNIQUE_TILE_MAX = 4096
 _TILE_DTYPES = KEY_DTYPES
+#: the one-program path's innermost sort dims compared by min/max where (key, position) fit a 32-bit word
+#: (keys of 8 and 16 bits; see ``segmented_sort.bitonic_sort_descending``). H200, GPU time with inverse and
+#: counts, 0 / 2 / 7: 4096 int16 keys 42.0 / 41.4-41.5 / 39.1 us (``tl.sort`` of 64-bit words: 63.9),
+#: 1024 7.2 / 7.0 / 6.5 (9.8-9.9); 32- and 64-bit keys, as 64-bit words or pairs, equal to ``tl.sort``
+#: (``bench/results/logs/unique_small_probe-network-h200-20261201.log``)
+_TILE_MINMAX_DIMS = 7
 
 
 def _tile_warps(block: int, wide: bool) -> int:
@@ -507,9 +509,13 @@ def _tile_path(xf, return_inverse, return_counts):
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
     counts = torch.empty(n if return_counts else 0, dtype=torch.int64, device=dev)
     box = Mailbox.take(dev)
+    log_block = block.bit_length() - 1
+    bits = xs.element_size() * 8
+    pack = 32 if bits + log_block <= 32 else 64 if bits + log_block <= 64 else 0
+    minmax = min(_TILE_MINMAX_DIMS, log_block) if pack == 32 else 0
     launch(_unique_tile_kernel, (1,), xs, n, vals, inv if return_inverse else vals,
-           counts if return_counts else vals, box.tensor, BLOCK=block, LOG_BLOCK=block.bit_length() - 1,
-           INVERSE=return_inverse, COUNTS=return_counts, num_warps=_tile_warps(block, xs.element_size() == 8))
+           counts if return_counts else vals, box.tensor, BLOCK=block, LOG_BLOCK=log_block, PACK=pack,
+           MINMAX_DIMS=minmax, INVERSE=return_inverse, COUNTS=return_counts, num_warps=_tile_warps(block, bits == 64))
     k = box.read()   # the one host sync
     vals = vals[:k]
     return vals.view(torch.bool) if xf.dtype == torch.bool else vals, inv, counts[:k] if return_counts else counts
