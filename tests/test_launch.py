@@ -12,7 +12,7 @@ import triton
 import triton.language as tl
 from triton.runtime.jit import JITFunction
 
-from helpers import DEVICE, assert_equal, interpreter_replays, plan_replays
+from helpers import DEVICE, assert_equal, count_calls, interpreter_replays, plan_replays
 from tritoncub import _launch, policy
 from tritoncub._launch import launch
 
@@ -350,6 +350,8 @@ def test_launch_plans_replay_under_the_interpreter(monkeypatch):
         monkeypatch.setattr(S, name, {})
     monkeypatch.setattr(tk, "_PLANS", {})
     monkeypatch.setattr(U, "_DENSE_PLANS", {})
+    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", 0)   # (2000 keys: the dense path, not the one program)
+    taken = count_calls(monkeypatch, U, "_dense_path")
     replayed = plan_replays(monkeypatch)
     ops = torch.ops.tritoncub
     g = torch.Generator().manual_seed(3)
@@ -381,6 +383,7 @@ def test_launch_plans_replay_under_the_interpreter(monkeypatch):
         assert_equal(v, torch.topk(rows, 7).values)
     # (the first call of each size records its plans, the second replays them)
     assert 0.4 * len(replayed) <= sum(replayed) <= 0.6 * len(replayed), (sum(replayed), len(replayed))
+    assert len(taken) == 8   # (unique went the dense path every time)
 
 
 @pytest.mark.parametrize("direct", [False, True])

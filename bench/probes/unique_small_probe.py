@@ -28,7 +28,7 @@ for n in (100, 1024, 4096):
                 assert torch.equal(got[1], ref[1]) and torch.equal(got[2], ref[2])
             fn = lambda: ops.unique(x, True, *flags)   # noqa: E731
             tfn = lambda: torch.unique(x, return_inverse=flags[0], return_counts=flags[1])   # noqa: E731
-            print(f"n {n:5d} {str(dtype)[6:]:8s} < 2^{hi.bit_length() - 1:<2d} inverse+counts {int(flags[0])}: host {host_idle_us(fn):7.1f} us, "
+            print(f"n {n:5d} {str(dtype)[6:]:8s} < 2^{(hi - 1).bit_length():<2d} inverse+counts {int(flags[0])}: host {host_idle_us(fn):7.1f} us, "
                   f"gpu {gpu_us(fn):6.1f} us, do_bench {bench_ms(fn) * 1e3:7.1f} us | torch host "
                   f"{host_idle_us(tfn):6.1f}, gpu {gpu_us(tfn):6.1f}, do_bench {bench_ms(tfn) * 1e3:6.1f}", flush=True)
 

@@ -151,6 +151,19 @@ def test_unique_one_program_minmax_dims(dtype, minmax, monkeypatch):
         _check_unique_nan_aware(x, *ops.unique(x, True, True, True))
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("n", [4095, 4096])
+def test_unique_one_program_largest_block(dtype, n, monkeypatch):
+    """The one program's largest block (4096 keys, 12 sort dims) in each sort form: 32-bit words with
+    min/max dims (8-bit keys), 64-bit words (32-bit keys), pairs (64-bit keys); with and without padding."""
+    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", 4096)
+    taken = count_calls(monkeypatch, U, "_tile_path")
+    for kind in ("special", "few_unique", "nan_payloads"):
+        x = _tile_data(kind, n, dtype).to(DEVICE)
+        _check_unique_nan_aware(x, *ops.unique(x, True, True, True))
+    assert len(taken) == 3
+
+
 @pytest.mark.parametrize("span", [0, 200, 255, 256, 511, 512, 700])
 def test_unique_counts_by_tile_histograms(span, monkeypatch):
     """The dense path's counts over at most 256 values, or ``_MARK_HIST_BINS``, come from each

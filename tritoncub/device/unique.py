@@ -261,8 +261,8 @@ def _unique_tile_kernel(x_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: t
                         PACK: tl.constexpr, MINMAX_DIMS: tl.constexpr, INVERSE: tl.constexpr, COUNTS: tl.constexpr):
     """torch.unique of ``n <= BLOCK`` keys in one program: the keys' ordered bits (``-0.0`` as ``+0.0``,
     NaNs canonical) sorted with their positions by the segmented sort's network, so equal keys lie
-    together in input order (``PACK`` 32 or 64: key and position packed into one word where they fit;
-    0: the (key, position) pair network, for 64-bit keys); a run's head (``!=`` its predecessor: every
+    together in input order (``PACK`` 32 or 64: the complemented key and the inverted position packed
+    into one word where they fit; 0: the pair network, for 64-bit keys); a run's head (``!=`` its predecessor: every
     NaN its own run) stores its item, the first met in the input, at the run's rank; ``inv[position]``
     is that rank; a run's tail stores its length. The count of distinct values goes to ``k_ptr`` (a
     host mailbox)."""
