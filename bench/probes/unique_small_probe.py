@@ -28,9 +28,20 @@ for n in (100, 1024, 4096):
                 assert torch.equal(got[1], ref[1]) and torch.equal(got[2], ref[2])
             fn = lambda: ops.unique(x, True, *flags)   # noqa: E731
             tfn = lambda: torch.unique(x, return_inverse=flags[0], return_counts=flags[1])   # noqa: E731
-            print(f"n {n:5d} {str(dtype)[6:]:8s} < 2^{(hi - 1).bit_length():<2d} inverse+counts {int(flags[0])}: host {host_idle_us(fn):7.1f} us, "
+            print(f"n {n:5d} {str(dtype)[6:]:8s} < 2^{(hi - 1).bit_length():<2d} inverse+counts {int(flags[0])}: "
+                  f"host {host_idle_us(fn):7.1f} us, "
                   f"gpu {gpu_us(fn):6.1f} us, do_bench {bench_ms(fn) * 1e3:7.1f} us | torch host "
                   f"{host_idle_us(tfn):6.1f}, gpu {gpu_us(tfn):6.1f}, do_bench {bench_ms(tfn) * 1e3:6.1f}", flush=True)
+
+
+def checked_timing(x, label):
+    """unique with inverse and counts checked against torch's, then its GPU time and do_bench."""
+    got = ops.unique(x, True, True, True)
+    ref = torch.unique(x, return_inverse=True, return_counts=True)
+    assert all(torch.equal(a, b) for a, b in zip(got, ref))
+    fn = lambda: ops.unique(x, True, True, True)   # noqa: E731
+    print(f"{label}: gpu {gpu_us(fn):6.1f} us, do_bench {bench_ms(fn) * 1e3:7.1f} us", flush=True)
+
 
 # the one-program path's warps (32-bit keys: one packed word each; 64-bit: the pair network), where the
 # tree's launcher takes them as a keyword
@@ -42,12 +53,7 @@ if len(sys.argv) > 1 and sys.argv[1] == "--warps":
             x = torch.randint(0, 1 << 20, (n,), device="cuda", generator=g).to(dtype)
             for w in (4, 8, 16, 32):
                 U.launch = lambda *a, **k: real(*a, **{**k, "num_warps": w})   # noqa: E731
-                got = ops.unique(x, True, True, True)
-                ref = torch.unique(x, return_inverse=True, return_counts=True)
-                assert all(torch.equal(a, b) for a, b in zip(got, ref))
-                fn = lambda: ops.unique(x, True, True, True)   # noqa: E731
-                print(f"{str(dtype)[6:]:6s} n {n:5d} warps {w:2d}: gpu {gpu_us(fn):6.1f} us, "
-                      f"do_bench {bench_ms(fn) * 1e3:7.1f} us", flush=True)
+                checked_timing(x, f"{str(dtype)[6:]:6s} n {n:5d} warps {w:2d}")
     U.launch = real
 
 # the one-program path's sort network: min/max dims for keys packed into 32-bit words (the run of
@@ -60,9 +66,4 @@ if len(sys.argv) > 1 and sys.argv[1] == "--network":
                 x = torch.randint(0, hi, (n,), device="cuda", generator=g).to(dtype)
                 for mm in (0, 2, 7):
                     U._TILE_MINMAX_DIMS = mm
-                    got = ops.unique(x, True, True, True)
-                    ref = torch.unique(x, return_inverse=True, return_counts=True)
-                    assert all(torch.equal(a, b) for a, b in zip(got, ref))
-                    fn = lambda: ops.unique(x, True, True, True)   # noqa: E731
-                    print(f"round {rnd} {str(dtype)[6:]:6s} n {n:5d} minmax {mm}: gpu {gpu_us(fn):6.1f} us, "
-                          f"do_bench {bench_ms(fn) * 1e3:7.1f} us", flush=True)
+                    checked_timing(x, f"round {rnd} {str(dtype)[6:]:6s} n {n:5d} minmax {mm}")
