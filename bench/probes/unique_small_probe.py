@@ -4,6 +4,7 @@ against torch first (values, inverse, counts; no NaN in the data).
 
     PYTHONPATH=. python bench/probes/unique_small_probe.py
     PYTHONPATH=OLD_TREE:. python bench/probes/unique_small_probe.py   # another tree's package (A/B)
+    PYTHONPATH=. python bench/probes/unique_small_probe.py --warps | --network | --limit   # one sweep alone
 """
 import sys
 
@@ -16,22 +17,24 @@ from _timing import bench_ms, gpu_us, host_idle_us  # noqa: E402
 ops = torch.ops.tritoncub
 g = torch.Generator(device="cuda").manual_seed(0)
 print(f"{torch.cuda.get_device_name()} torch {torch.__version__}, tritoncub from {tritoncub.__file__}")
-for n in (100, 1024, 4096):
-    for dtype, hi in ((torch.int32, 100), (torch.float32, 1000), (torch.int16, 30000), (torch.int64, 100),
-                      (torch.int64, 1 << 40), (torch.float64, 1000)):
-        x = torch.randint(0, hi, (n,), device="cuda", generator=g).to(dtype)
-        for flags in ((False, False), (True, True)):
-            got = ops.unique(x, True, *flags)
-            ref = torch.unique(x, return_inverse=True, return_counts=True)
-            assert torch.equal(got[0], ref[0])
-            if flags[0]:
-                assert torch.equal(got[1], ref[1]) and torch.equal(got[2], ref[2])
-            fn = lambda: ops.unique(x, True, *flags)   # noqa: E731
-            tfn = lambda: torch.unique(x, return_inverse=flags[0], return_counts=flags[1])   # noqa: E731
-            print(f"n {n:5d} {str(dtype)[6:]:8s} < 2^{(hi - 1).bit_length():<2d} inverse+counts {int(flags[0])}: "
-                  f"host {host_idle_us(fn):7.1f} us, "
-                  f"gpu {gpu_us(fn):6.1f} us, do_bench {bench_ms(fn) * 1e3:7.1f} us | torch host "
-                  f"{host_idle_us(tfn):6.1f}, gpu {gpu_us(tfn):6.1f}, do_bench {bench_ms(tfn) * 1e3:6.1f}", flush=True)
+if len(sys.argv) == 1:   # (the table; an option runs its sweep alone)
+    for n in (100, 1024, 4096):
+        for dtype, hi in ((torch.int32, 100), (torch.float32, 1000), (torch.int16, 30000), (torch.int64, 100),
+                          (torch.int64, 1 << 40), (torch.float64, 1000)):
+            x = torch.randint(0, hi, (n,), device="cuda", generator=g).to(dtype)
+            for flags in ((False, False), (True, True)):
+                got = ops.unique(x, True, *flags)
+                ref = torch.unique(x, return_inverse=True, return_counts=True)
+                assert torch.equal(got[0], ref[0])
+                if flags[0]:
+                    assert torch.equal(got[1], ref[1]) and torch.equal(got[2], ref[2])
+                fn = lambda: ops.unique(x, True, *flags)   # noqa: E731
+                tfn = lambda: torch.unique(x, return_inverse=flags[0], return_counts=flags[1])   # noqa: E731
+                print(f"n {n:5d} {str(dtype)[6:]:8s} < 2^{(hi - 1).bit_length():<2d} inverse+counts {int(flags[0])}: "
+                      f"host {host_idle_us(fn):7.1f} us, "
+                      f"gpu {gpu_us(fn):6.1f} us, do_bench {bench_ms(fn) * 1e3:7.1f} us | torch host "
+                      f"{host_idle_us(tfn):6.1f}, gpu {gpu_us(tfn):6.1f}, do_bench {bench_ms(tfn) * 1e3:6.1f}",
+                      flush=True)
 
 
 def checked_timing(x, label):
@@ -67,3 +70,23 @@ if len(sys.argv) > 1 and sys.argv[1] == "--network":
                 for mm in (0, 2, 7):
                     U._TILE_MINMAX_DIMS = mm
                     checked_timing(x, f"round {rnd} {str(dtype)[6:]:6s} n {n:5d} minmax {mm}")
+
+# the one-program path's limit: inputs past 4096 keys in one program (limit 8192) or by the other paths
+# (limit 4096), two rounds; host time of an idle call, GPU time and do_bench, torch.unique alongside
+if len(sys.argv) > 1 and sys.argv[1] == "--limit":
+    from tritoncub.device import unique as U
+    for rnd in (1, 2):
+        for dtype, hi in ((torch.int32, 1000), (torch.float32, 1000), (torch.int64, 1 << 40), (torch.float64, 1000)):
+            for n in (4097, 6000, 8192):
+                x = torch.randint(0, hi, (n,), device="cuda", generator=g).to(dtype)
+                fn = lambda: ops.unique(x, True, True, True)   # noqa: E731
+                tfn = lambda: torch.unique(x, return_inverse=True, return_counts=True)   # noqa: E731
+                line = f"round {rnd} n {n:5d} {str(dtype)[6:]:8s} < 2^{(hi - 1).bit_length():<2d} inverse+counts:"
+                for limit in (4096, 8192):
+                    U.UNIQUE_TILE_MAX = limit
+                    checked = [torch.equal(a, b) for a, b in zip(fn(), tfn())]
+                    assert all(checked), (limit, checked)
+                    line += (f" limit {limit}: host {host_idle_us(fn):6.1f} gpu {gpu_us(fn):6.1f} "
+                             f"do_bench {bench_ms(fn) * 1e3:6.1f} |")
+                print(f"{line} torch host {host_idle_us(tfn):6.1f} gpu {gpu_us(tfn):6.1f} do_bench "
+                      f"{bench_ms(tfn) * 1e3:6.1f}", flush=True)

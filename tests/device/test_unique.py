@@ -14,6 +14,7 @@ from tritoncub.device import unique as U
 
 TILE = 128
 ops = torch.ops.tritoncub
+LIMIT = U.UNIQUE_TILE_MAX   # (the one program's limit as shipped; the fixture below sets it to 0)
 N = 3 * TILE + 45 if interpreter_active() else 1_000_003
 
 
@@ -113,15 +114,16 @@ def _tile_data(kind, n, dtype):
 
 
 @pytest.mark.parametrize("dtype", U._TILE_DTYPES, ids=str)
-@pytest.mark.parametrize("n", [1, 32, 200] if interpreter_active() else [1, 2, 31, 33, 1000, 4095, 4096, 4097])
+@pytest.mark.parametrize("n", [1, 32, 200] if interpreter_active()
+                         else [1, 2, 31, 33, 1000, LIMIT - 1, LIMIT, LIMIT + 1])
 def test_unique_one_program_path(dtype, n, monkeypatch):
     """Inputs of at most UNIQUE_TILE_MAX keys: one program sorts (key, position) packed into 32-bit words
     (8- and 16-bit keys), 64-bit words (32-bit keys) or as pairs (64-bit keys) and writes values, inverse
     and counts; every data kind (NaN, NaNs with a sign or a payload,
     +-0.0, +-inf, all equal, sorted, reversed, few values), every output combination, a 2-D
-    non-contiguous input, against torch; the path is taken up to the limit and not past it (4097 items:
+    non-contiguous input, against torch; the path is taken up to the limit and not past it (LIMIT + 1 items:
     the other paths)."""
-    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", 4096)
+    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", LIMIT)
     taken = count_calls(monkeypatch, U, "_tile_path")
     for kind in _TILE_KINDS:
         x = _tile_data(kind, n, dtype).to(DEVICE)
@@ -136,7 +138,7 @@ def test_unique_one_program_path(dtype, n, monkeypatch):
     vals, inv, counts = ops.unique(xt, False, True, True)
     assert inv.shape == xt.shape
     _check_unique_nan_aware(xt, vals, inv, counts)
-    assert len(taken) == (0 if n > 4096 else 4 * len(_TILE_KINDS) + (2 * n <= 4096))
+    assert len(taken) == (0 if n > LIMIT else 4 * len(_TILE_KINDS) + (2 * n <= LIMIT))
 
 
 @pytest.mark.parametrize("minmax", [0, 2])
@@ -144,7 +146,7 @@ def test_unique_one_program_path(dtype, n, monkeypatch):
 def test_unique_one_program_minmax_dims(dtype, minmax, monkeypatch):
     """Keys packed with their positions into 32-bit words, sorted with other numbers of min/max dims
     than the shipped one (the network's other compare-swap form in the innermost dims)."""
-    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", 4096)
+    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", LIMIT)
     monkeypatch.setattr(U, "_TILE_MINMAX_DIMS", minmax)
     for kind in ("special", "few_unique", "reversed"):
         x = _tile_data(kind, 150, dtype).to(DEVICE)
@@ -152,11 +154,11 @@ def test_unique_one_program_minmax_dims(dtype, minmax, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float32, torch.float64], ids=str)
-@pytest.mark.parametrize("n", [4095, 4096])
+@pytest.mark.parametrize("n", [LIMIT - 1, LIMIT])
 def test_unique_one_program_largest_block(dtype, n, monkeypatch):
-    """The one program's largest block (4096 keys, 12 sort dims) in each sort form: 32-bit words with
+    """The one program's largest block (``UNIQUE_TILE_MAX`` keys) in each sort form: 32-bit words with
     min/max dims (8-bit keys), 64-bit words (32-bit keys), pairs (64-bit keys); with and without padding."""
-    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", 4096)
+    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", LIMIT)
     taken = count_calls(monkeypatch, U, "_tile_path")
     for kind in ("special", "few_unique", "nan_payloads"):
         x = _tile_data(kind, n, dtype).to(DEVICE)
