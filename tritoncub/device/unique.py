@@ -481,7 +481,7 @@ def _count_smem_shape(device, cap: int, n: int) -> tuple[int, int, int]:
 #: read-back, where the other paths' several launches, allocations and copies cost the host most of a small
 #: call's time. Not 8192: a block of 8192 keys takes the program 231-239 us of GPU time (32-bit keys) or
 #: 543-561 (64-bit), level with or slower than the other paths at 4097-8192 items on an H200 (with inverse
-#: and counts, do_bench: int32 270-318 against 266-392 us, float32 272-318 against 138-165, float64
+#: and counts, do_bench: int32 271-313 against 266-393 us, float32 273-318 against 138-164, float64
 #: 590-632 against 269-292; ``bench/results/logs/unique_small_probe-limit-h200-20261201.log``)
 UNIQUE_TILE_MAX = 4096
 _TILE_DTYPES = KEY_DTYPES
