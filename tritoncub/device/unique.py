@@ -12,9 +12,9 @@ next runs only when the one before says it cannot hold the values):
 
 * **one program** (at most ``UNIQUE_TILE_MAX`` keys, any dtype): the keys' ordered bits sorted with
   their positions in one program (packed into one word for keys of at most 32 bits, pairs for 64-bit
-  keys), run heads and tails flagged there (each value the item of its run first met in the
-  input); one launch and one read-back of the count (a host mailbox), where a small call of the other
-  paths spends most of its time on the host (several launches, allocations, copies);
+  keys), run heads and tails flagged there (each value the item of its run first met in the input);
+  one launch and one read-back of the count (a host mailbox), where a small call of the other paths
+  spends most of its time on the host (several launches, allocations, copies);
 * **dense integers** (integer and bool dtypes except uint64): when ``max - min < RANGE_CAP`` (a
   buffer of ``min(max(n, 4096), 2^22)`` counters), each item marks (or, for counts, atomically
   counts) its slot ``x - min``; the marked slots compacted in index order are the sorted distinct
@@ -262,10 +262,10 @@ def _unique_tile_kernel(x_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: t
     """torch.unique of ``n <= BLOCK`` keys in one program: the keys' ordered bits (``-0.0`` as ``+0.0``,
     NaNs canonical) sorted with their positions by the segmented sort's network, so equal keys lie
     together in input order (``PACK`` 32 or 64: the complemented key and the inverted position packed
-    into one word where they fit; 0: the pair network, for 64-bit keys); a run's head (``!=`` its predecessor: every
-    NaN its own run) stores its item, the first met in the input, at the run's rank; ``inv[position]``
-    is that rank; a run's tail stores its length. The count of distinct values goes to ``k_ptr`` (a
-    host mailbox)."""
+    into one word where they fit; 0: the pair network, for 64-bit keys); a run's head (``!=`` its
+    predecessor: every NaN its own run) stores its item, the first met in the input, at the run's rank;
+    ``inv[position]`` is that rank; a run's tail stores its length. The count of distinct values goes
+    to ``k_ptr`` (a host mailbox)."""
     i = tl.arange(0, BLOCK)
     live = i < n
     x = tl.load(x_ptr + i, mask=live)
