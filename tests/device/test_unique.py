@@ -11,6 +11,7 @@ from tritoncub._utils import interpreter_active
 from tritoncub.device import radix_sort as RS
 from tritoncub.device import segmented_sort as SS
 from tritoncub.device import unique as U
+from tritoncub.thread.radix_traits import KEY_DTYPES
 
 TILE = 128
 ops = torch.ops.tritoncub
@@ -113,7 +114,7 @@ def _tile_data(kind, n, dtype):
     return x
 
 
-@pytest.mark.parametrize("dtype", U._TILE_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", KEY_DTYPES, ids=str)
 @pytest.mark.parametrize("n", [1, 32, 200] if interpreter_active()
                          else [1, 2, 31, 33, 1000, LIMIT - 1, LIMIT, LIMIT + 1])
 def test_unique_one_program_path(dtype, n, monkeypatch):

@@ -484,7 +484,6 @@ def _count_smem_shape(device, cap: int, n: int) -> tuple[int, int, int]:
 #: and counts, do_bench: int32 271-313 against 266-393 us, float32 273-318 against 138-164, float64
 #: 590-632 against 269-292; ``bench/results/logs/unique_small_probe-limit-h200-20261201.log``)
 UNIQUE_TILE_MAX = 4096
-_TILE_DTYPES = KEY_DTYPES
 #: the one-program path's innermost sort dims compared by min/max where (key, position) fit a 32-bit word
 #: (keys of 8 and 16 bits; see ``segmented_sort.bitonic_sort_descending``). H200, GPU time with inverse and
 #: counts, 0 / 2 / 7: 4096 int16 keys 42.0 / 41.4-41.5 / 39.1 us (``tl.sort`` of 64-bit words: 63.9),
@@ -808,7 +807,7 @@ def _unique_impl(x, sorted_, return_inverse, return_counts, dim):
                                             device=x.device), torch.empty(0, dtype=torch.int64, device=x.device))
         return res
     res = None
-    if xf.numel() <= UNIQUE_TILE_MAX and xf.dtype in _TILE_DTYPES:
+    if xf.numel() <= UNIQUE_TILE_MAX and xf.dtype in KEY_DTYPES:   # (the dtypes with ordered bits)
         res = _tile_path(xf, return_inverse, return_counts)
     if res is None and xf.dtype in _DENSE_DTYPES:
         res = _dense_path(xf, return_inverse, return_counts)
