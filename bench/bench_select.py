@@ -229,5 +229,8 @@ def cases(ctx):
     yield from _unique_cases(ctx, n, 1 << 20, wide=True)
     # (counting a few thousand labels: the dense path's shared-memory counters)
     yield from _unique_cases(ctx, n, 4096, wide=False, modes=((False, True),))
+    if not ctx.quick:   # (smaller inputs, where the host's time per call is most of it)
+        yield from _unique_cases(ctx, 1 << 14, 100, wide=False)
+        yield from _unique_cases(ctx, 1 << 20, 1 << 20, wide=False)
     yield from _consecutive_cases(ctx, n, 1 << 20)
     yield from _misc_cases(ctx, n)

@@ -1,7 +1,8 @@
 """Where the host time of host-bound ops goes: by default three sorts (2^20 fp32 keys with indices,
 ``sort_rows`` of 32 x 32000 fp32, a batch of vocabulary logits, and the ragged segmented sort of the
 bench: 100k power-law segments, 2^26 keys); by name also the syncing selections (unique_consecutive,
-run-length encode, masked_select) at the select bench's sizes and at 2^20, and ``ops.sort`` of batches of
+run-length encode, masked_select) at the select bench's sizes and at 2^20, ``unique`` past the
+one-program path's sizes, and ``ops.sort`` of batches of
 logits, descending (top-p sampling's sort; fp32 and bf16, 1 to 32 rows of 32000 or 128256). Per case: host time of one call with the GPU idle
 (median of 100), host time per call queued back to back, GPU time per call (profiler), do_bench; then a
 cProfile of the case by own time and cumulative time. Every result is checked against torch first.
@@ -92,6 +93,20 @@ def _masked_select(n, density):
     return make
 
 
+def _unique(n, hi, dtype, flags):
+    """``ops.unique`` of ``n`` keys drawn from ``[0, hi)`` (sorted; ``flags``: inverse and counts)."""
+    def make():
+        x = torch.randint(0, hi, (n,), device="cuda").to(dtype)
+        got = ops.unique(x, True, flags, flags)
+        ref = torch.unique(x, return_inverse=True, return_counts=True)
+        assert torch.equal(got[0], ref[0])
+        if flags:
+            assert torch.equal(got[1], ref[1]) and torch.equal(got[2], ref[2])
+        return (lambda: ops.unique(x, True, flags, flags),
+                lambda: torch.unique(x, return_inverse=flags, return_counts=flags))
+    return make
+
+
 def _logits(b, v, dtype):
     """``ops.sort`` of a batch of vocabulary logits, descending (top-p sampling's sort)."""
     def make():
@@ -114,6 +129,15 @@ cases = {
     "masked_select 2^26 50%": _masked_select(1 << 26, 0.5),
     "masked_select 2^20 1%": _masked_select(1 << 20, 0.01),
     "masked_select 2^26 1%": _masked_select(1 << 26, 0.01),
+    "unique 16384 int32 < 100": _unique(16384, 100, torch.int32, False),
+    "unique 65536 int32 < 65536 inv+counts": _unique(65536, 65536, torch.int32, True),
+    "unique 6000 int64 < 2^40": _unique(6000, 1 << 40, torch.int64, False),
+    "unique 6000 int64 < 2^40 inv+counts": _unique(6000, 1 << 40, torch.int64, True),
+    "unique 65536 fp32 < 1000": _unique(65536, 1000, torch.float32, False),
+    "unique 2^20 int32 < 2^20": _unique(1 << 20, 1 << 20, torch.int32, False),
+    "unique 2^26 int32 < 2^20": _unique(1 << 26, 1 << 20, torch.int32, False),
+    "unique 2^26 int32 < 2^20 inv+counts": _unique(1 << 26, 1 << 20, torch.int32, True),
+    "unique 1000 int32 < 100 (one program)": _unique(1000, 100, torch.int32, False),
     "sort desc 1x128256 fp32": _logits(1, 128256, torch.float32),
     "sort desc 1x32000 fp32": _logits(1, 32000, torch.float32),
     "sort desc 32x32000 bf16": _logits(32, 32000, torch.bfloat16),

@@ -229,6 +229,41 @@ def test_unique_unsigned_16_32(name):
     assert_equal(counts.cpu(), ref_c)
 
 
+@pytest.mark.parametrize("name", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "bool"])
+@pytest.mark.parametrize("flags", [(False, False), (True, True)])
+@pytest.mark.parametrize("small", [True, False])
+def test_unique_dense_minmax_pass(name, flags, small, monkeypatch):
+    """The dense path's min/max pass in one program (small inputs) and over several programs, each
+    looping over a strided share of small tiles, then a program reducing their pairs (and zeroing the
+    dense path's buffers in several steps, the last one ragged): values at the top of the unsigned ranges
+    (loaded without sign extension), negative ones, the extremes placed mid-way and at the end of the
+    input."""
+    dtype = getattr(torch, name, None)
+    if dtype is None:
+        pytest.skip(f"no torch.{name} in this torch")   # (uint16/uint32: added in torch 2.3)
+    monkeypatch.setattr(U, "_DENSE_SMALL_N", 1 << 16 if small else 0)
+    monkeypatch.setattr(U, "_MINMAX_TILE", 32)
+    monkeypatch.setattr(U, "_MINMAX_PROGRAMS", 3)
+    monkeypatch.setattr(U, "_ZERO_BLOCK", 32)
+    n = 1000
+    if dtype == torch.bool:
+        x = torch.rand(n) < 0.5
+    else:
+        bits = torch.iinfo(dtype).bits if dtype.is_signed else 8 * torch.empty(0, dtype=dtype).element_size()
+        span = min(300, (1 << bits) - 1)
+        lo = max(-150, -(1 << (bits - 1))) if dtype.is_signed else (1 << bits) - span - 1
+        x = torch.randint(lo, lo + span, (n,), dtype=torch.int64)
+        x[517], x[n - 1] = lo, lo + span - 1
+    xd = x.to(dtype).to(DEVICE)
+    vals, inv, counts = ops.unique(xd, True, *flags)
+    ref = torch.unique(x.to(torch.int64), sorted=True, return_inverse=True, return_counts=True)
+    assert vals.dtype == dtype
+    assert_equal(vals.cpu().to(torch.int64), ref[0])
+    if flags[0]:
+        assert_equal(inv.cpu(), ref[1])
+        assert_equal(counts.cpu(), ref[2])
+
+
 def test_fake_checks_dtype_and_broadcast():
     """The fake implementations refuse what the operators refuse."""
     with torch._subclasses.fake_tensor.FakeTensorMode():
@@ -546,7 +581,7 @@ def test_unique_large_gpu(form, monkeypatch):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [5, 4096, 4097, 1 << 21])
+@pytest.mark.parametrize("n", [5, 4096, 4097, (1 << 16) + 1, 1 << 21])
 @pytest.mark.parametrize("edge", ["zero", "small", "below", "at"])
 @pytest.mark.parametrize("dtype", [torch.int16, torch.int32, torch.int64])
 def test_unique_counts_smem_edges_gpu(n, edge, dtype):
@@ -554,7 +589,8 @@ def test_unique_counts_smem_edges_gpu(n, edge, dtype):
     the slot buffer, the items of a program) come from shared-memory counters; from the limit on, from
     the atomics per item (or, where the limit is the slot buffer's size, n <= 4096, the hash or sort
     path): both sides of the limit, one program or several, a ragged last tile, with an offset minimum,
-    the extremes present, and one value taking most items (contended counters)."""
+    the extremes present, and one value taking most items (contended counters). Inputs of at most
+    ``_DENSE_SMALL_N`` items count per tile whatever the range (the same spans, the other kernel)."""
     bins, limit, _ = U._count_smem_shape(torch.device("cuda"), min(max(n, 4096), U.RANGE_CAP_MAX), n)
     if bins == 0:
         pytest.skip("no shared-memory counting on this GPU")
@@ -574,12 +610,13 @@ def test_unique_counts_smem_edges_gpu(n, edge, dtype):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [5, 4096, 1 << 21])
+@pytest.mark.parametrize("n", [5, 4096, (1 << 16) + 1, 1 << 21])
 @pytest.mark.parametrize("span", [0, 31, 32, 4095, (1 << 20) - 1, 1 << 20, (1 << 22) - 1, 1 << 22])
 def test_unique_bitmap_edges_gpu(n, span):
     """The dense path's range edges: within the shared-memory bitmap (up to BITMAP_BITS values, or
     the slot buffer when it is smaller), just past it (global marking), and past the slot buffer
-    (the sort path), with an offset minimum, negative values and the extremes present."""
+    (the sort path), with an offset minimum, negative values and the extremes present (inputs of at
+    most ``_DENSE_SMALL_N`` items mark per tile: the same edges of the slot buffer)."""
     lo = -123_457
     x = torch.randint(lo, lo + span + 1, (n,), device="cuda", dtype=torch.int64)
     x[0], x[-1] = lo, lo + span

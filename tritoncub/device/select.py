@@ -1159,12 +1159,14 @@ class Plan:
     scatters in one launch, and :attr:`num_selected` is valid once it is queued."""
 
     def __init__(self, x, flags, mode, pred=None, pred2=None, *, load_x=True, pol=None, two_pass=False,
-                 count_to_host=False, run_lengths=False):
+                 count_to_host=False, run_lengths=False, state=None):
         """``count_to_host`` (bitmask form only): pass 1's scan also stores the count in a host
         :class:`~tritoncub._utils.Mailbox`, read by :meth:`host_count` while pass 2 runs.
         ``run_lengths`` (run heads): the caller will ask :meth:`scatter` for run lengths; the bitmask
         form then also keeps the last head before every tile, and the scatter writes the lengths
-        itself (no run starts needed, no lengths kernel)."""
+        itself (no run starts needed, no lengths kernel). ``state``: for the warp-synchronous form, a
+        zeroed int64 buffer of :meth:`warp_sync_state_words` words that the caller zeroed with its own
+        work (no allocation and fill here); ignored by the other forms."""
         self.x, self.flags, self.mode, self.pred, self.pred2, self.load_x = x, flags, mode, pred, pred2, load_x
         self.n = n = x.numel()
         self.pol = pol or policy.select("select", x.device, "two_pass" if two_pass else "default")
@@ -1182,8 +1184,13 @@ class Plan:
                 # one zeroed buffer the kernel splits itself (fewer host-side views per call): the tile
                 # counter (word 0), the total (word 8), the status words (from STATUS_HEADER_WORDS)
                 # (ANCHORED: two planes of status words)
-                planes = 2 if self.pol["ANCHORED"] else 1
-                self.state = torch.zeros(STATUS_HEADER_WORDS + planes * nt, dtype=torch.int64, device=dev)
+                words = STATUS_HEADER_WORDS + (2 if self.pol["ANCHORED"] else 1) * nt
+                if state is not None:
+                    if state.dtype != torch.int64 or state.numel() != words:
+                        raise ValueError(f"internal: the warp-synchronous state takes {words} int64 words")
+                    self.state = state
+                else:
+                    self.state = torch.zeros(words, dtype=torch.int64, device=dev)
                 return
             # one zeroed buffer: the tile counter, the total (a scratch word of its header), the status words
             count_dtype = torch.int32 if n < _COUNT32_LIMIT else torch.int64
@@ -1253,6 +1260,16 @@ class Plan:
                    counts[nt:] if three else counts, self.offsets, self.offsets2, self.totals, n, nt, tpp,
                    MODE=mode, PRED=pred or _never, PRED2=pred2 or _never, LOAD_X=load_x,
                    TILE=tile, SCAN_BLOCK=scan_block, num_warps=self.pol.num_warps, num_stages=self.pol.num_stages)
+
+    @staticmethod
+    def warp_sync_state_words(n: int, mode, device, load_x: bool = True) -> int:
+        """The int64 words of the zeroed state a single-pass plan of ``n`` items would take in the
+        warp-synchronous form (``state=`` of the constructor); 0 where it takes another form."""
+        pol = policy.select("select", device, "default")
+        if (pol["PASSES"] == 2 or not pol["WARP_SYNC"] or not smem_atomics_ok(device)
+                or not (mode == SELECT_FLAGGED or (load_x and mode in (SELECT_HEADS, SELECT_NONTRIVIAL)))):
+            return 0
+        return STATUS_HEADER_WORDS + (2 if pol["ANCHORED"] else 1) * max(1, cdiv(n, pol["TILE"]))
 
     def __getattr__(self, name):
         # the warp-synchronous plan's views of its one buffer, made when first asked for
@@ -1324,11 +1341,14 @@ class Plan:
         return self.totals[:2] if self.mode == SELECT_THREE_WAY else self.totals[0]
 
     def scatter(self, *, out=None, values=None, out_values=None, out_index=None, shape=None,
-                index_base=None, out_lengths=None, out_inverse=None, partition=False, count=None):
+                index_base=None, out_lengths=None, out_inverse=None, partition=False, count=None, run=None):
         """Pass 2. ``out_lengths`` (run lengths, modes heads / non-trivial runs) needs ``out_index``
         (the runs' start indices) too, unless the plan was made with ``run_lengths`` in the bitmask
         form (1-D), whose scatter writes them. ``count``: the number selected when the host knows it
-        (the bitmask form then picks its scatter grouping by how sparse the selection is)."""
+        (the bitmask form then picks its scatter grouping by how sparse the selection is). ``run``:
+        the caller's :class:`~tritoncub._launch.LaunchPlan`, for the warp-synchronous form's one launch
+        (its key must then fix this launch too: the size, the outputs asked for, the tensors' dtypes and
+        alignments, the select policy as its tag); the other forms launch as usual."""
         n = self.n
         if n == 0:
             return
@@ -1343,7 +1363,8 @@ class Plan:
             if partition:
                 raise ValueError("internal: partition needs the two-pass plan (two_pass=True)")
             if self.warp_sync and ndim == 1:
-                self._scatter_warp_sync(values, out, out_values, out_index, out_lengths, out_inverse, index_base)
+                self._scatter_warp_sync(values, out, out_values, out_index, out_lengths, out_inverse, index_base,
+                                        run)
             else:
                 self._scatter_single_pass(values, out, out_values, out_index, out_lengths, out_inverse, index_base,
                                           shape_t, ndim)
@@ -1369,14 +1390,19 @@ class Plan:
             return False
         return (self.single_pass and self.warp_sync) or (not self.single_pass and self.bitmask)
 
-    def _scatter_warp_sync(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base):
+    def _scatter_warp_sync(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base,
+                           caller_run=None):
         dummy, nw = self.state, self.pol.num_warps
         items = self.tile // (32 * nw)
-        tensors = (self.x, self.flags, values, out, out_values, out_index, out_lengths, out_inverse, index_base)
-        # the launch is fixed by the size, the mode, which outputs are written and the tensors' dtypes
-        # and alignments: a repeated call re-launches it without the per-argument bookkeeping
-        run = LaunchPlan(_SCATTER_PLANS, (self.n, self.mode, self.load_x, self.x.device, _PROBE, _INDEX32_LIMIT, tuple(
-            None if t is None else (t.dtype, t.data_ptr() & 15) for t in tensors)), tag=self.pol)
+        if caller_run is None:
+            tensors = (self.x, self.flags, values, out, out_values, out_index, out_lengths, out_inverse, index_base)
+            # the launch is fixed by the size, the mode, which outputs are written and the tensors' dtypes
+            # and alignments: a repeated call re-launches it without the per-argument bookkeeping
+            run = LaunchPlan(_SCATTER_PLANS, (self.n, self.mode, self.load_x, self.x.device, _PROBE, _INDEX32_LIMIT,
+                                              tuple(None if t is None else (t.dtype, t.data_ptr() & 15)
+                                                    for t in tensors)), tag=self.pol)
+        else:
+            run = caller_run
         run(_select_warp_sync_kernel, (self.num_tiles,),
             self.x, self.flags if self.flags is not None else self.x,
             values if values is not None else self.x, self.state,
@@ -1391,7 +1417,8 @@ class Plan:
             ANCHORED=bool(self.pol["ANCHORED"]),
             ITEMS=items, VEC=math.gcd(self.pol["VEC"], items), LOOKBACK_WINDOW=self.pol["LOOKBACK_WINDOW"],
             LOOKBACK_SLEEP=bool(self.pol["LOOKBACK_SLEEP"]), PROBE=_PROBE, num_warps=nw)
-        run.done()
+        if caller_run is None:
+            run.done()
 
     def _scatter_single_pass(self, values, out, out_values, out_index, out_lengths, out_inverse, index_base,
                              shape_t, ndim):
@@ -1566,11 +1593,16 @@ def bitmask_plan(x: torch.Tensor, flags: torch.Tensor | None, mode, *, load_x: b
     return plan
 
 
+#: result buffers of at most this many bytes are returned as views however little of them is used (a
+#: copy costs the host a launch and an allocation; holding such a buffer costs nothing worth it)
+SHRINK_MIN_BYTES = 1 << 18
+
+
 def shrink(buf: torch.Tensor, k: int) -> torch.Tensor:
     """The first ``k`` items of a result buffer sized for the worst case: a view when the result
-    fills at least a quarter of the buffer, else a compact copy (so a sparse result does not pin a
-    large buffer; a dense one is not copied again)."""
-    if 4 * k >= buf.shape[0]:
+    fills at least a quarter of the buffer (or the buffer is small, ``SHRINK_MIN_BYTES``), else a
+    compact copy (so a sparse result does not pin a large buffer; a dense one is not copied again)."""
+    if 4 * k >= buf.shape[0] or buf.shape[0] * buf.element_size() <= SHRINK_MIN_BYTES:
         return buf[:k]
     return buf[:k].clone()
 

@@ -20,6 +20,10 @@ next runs only when the one before says it cannot hold the values):
   counts) its slot ``x - min``; the marked slots compacted in index order are the sorted distinct
   values, their counters the counts, and each item's inverse is the rank of its slot. No sort: one
   read of the input for min/max, one to mark, one more for the inverse. Counts are exact integers.
+  The host's part is kept small (it is most of a call below a few million items): one allocation for
+  every buffer, zeroed by the min/max pass (no fill launched), the launches remembered and replayed,
+  the count (or the overflow) stored by a kernel into a host mailbox; up to ``_DENSE_SMALL_N`` items,
+  one program finds the min and max and the per-tile marking takes every range (three launches fewer).
   With counts, on NVIDIA sm_80+, a range of up to ``COUNT_SMEM_BINS`` values (and no more than a
   program has items) is counted in shared memory per program (``red.shared.add``), each program
   then adding its non-zero counters to the slots: an atomic per item on the same few slots made
@@ -95,6 +99,7 @@ from ..block.reduce import combine_max
 from ..block.scan import block_inclusive_scan, block_inclusive_sum
 from ..thread.radix_traits import KEY_DTYPES, to_ordered_bits
 from . import radix_sort
+from . import select as select_mod
 from .segmented_sort import sort_tile_descending
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, bitmask_plan, flat_input, shrink
 
@@ -194,6 +199,53 @@ def _expand_bitmap_kernel(bitmap_ptr, minmax_ptr, slots_ptr, limit, BLOCK: tl.co
         m = i < limit
         w = tl.load(bitmap_ptr + (i >> 5), mask=m, other=0)
         tl.store(slots_ptr + i, ((w >> (i & 31)) & 1).to(tl.int8), mask=m)
+
+
+@triton.jit
+def _minmax_zero_kernel(x_ptr, n, ws_ptr, zero_from, zero_end, TILE: tl.constexpr, ZERO_BLOCK: tl.constexpr):
+    """Program ``p`` stores the min and max (as int64) of tiles ``p, p + programs, ...`` of ``x`` to
+    words ``2p`` and ``2p + 1`` of ``ws`` (int64's max and min for a program without a tile), and zeroes
+    its share of words ``[zero_from, zero_end)`` (the dense path's zeroed buffers: one allocation, no fill
+    launched by the host)."""
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    lo = tl.full([TILE], 0x7FFFFFFFFFFFFFFF, tl.int64)
+    hi = tl.full([TILE], -0x7FFFFFFFFFFFFFFF - 1, tl.int64)
+    n_tiles = (n - 1) // TILE + 1   # (n >= 1; not (n + TILE - 1) // TILE, which an int32 n near 2^31 wraps)
+    t = pid
+    while t < n_tiles:
+        idx = t.to(tl.int64) * TILE + tl.arange(0, TILE)
+        m = idx < n
+        v = tl.load(x_ptr + idx, mask=m, other=0).to(tl.int64)
+        lo = tl.where(m, tl.minimum(lo, v), lo)
+        hi = tl.where(m, tl.maximum(hi, v), hi)
+        t += programs
+    tl.store(ws_ptr + 2 * pid, tl.min(lo))
+    tl.store(ws_ptr + 2 * pid + 1, tl.max(hi))
+    z = zero_from + pid.to(tl.int64) * ZERO_BLOCK
+    while z < zero_end:
+        i = z + tl.arange(0, ZERO_BLOCK)
+        tl.store(ws_ptr + i, tl.zeros([ZERO_BLOCK], tl.int64), mask=i < zero_end)
+        z += programs * ZERO_BLOCK
+
+
+@triton.jit
+def _minmax_reduce_kernel(ws_ptr, programs, BLOCK: tl.constexpr):
+    """Words ``2 * programs`` and ``2 * programs + 1`` of ``ws``: the min and max of the ``programs``
+    pairs :func:`_minmax_zero_kernel` stored (``programs <= BLOCK``)."""
+    i = tl.arange(0, BLOCK)
+    m = i < programs
+    lo = tl.load(ws_ptr + 2 * i, mask=m, other=0x7FFFFFFFFFFFFFFF)
+    hi = tl.load(ws_ptr + 2 * i + 1, mask=m, other=-0x7FFFFFFFFFFFFFFF - 1)
+    tl.store(ws_ptr + 2 * programs, tl.min(lo))
+    tl.store(ws_ptr + 2 * programs + 1, tl.max(hi))
+
+
+@triton.jit
+def _dense_report_kernel(total_ptr, overflow_ptr, box_ptr):
+    """The dense path's one value for the host: the number of distinct values, or -1 when the value
+    range overflowed the slots."""
+    tl.store(box_ptr, tl.where(tl.load(overflow_ptr) != 0, -1, tl.load(total_ptr).to(tl.int64)))
 
 
 @triton.jit
@@ -432,6 +484,13 @@ def _rank_slots_kernel(table_ptr, where_ptr, perm_ptr, slot_of_ptr, minmax_ptr, 
 
 
 _TILE = 4096
+#: the dense path's min/max pass: items per tile, most programs (each reduces a strided share of the tiles
+#: to one pair, one more program the pairs), and the words each program zeroes per step
+_MINMAX_TILE, _MINMAX_PROGRAMS, _ZERO_BLOCK = 4096, 1024, 1024
+#: inputs of at most this many items take the dense path in the fewest launches: one program finds the
+#: min and max, and the per-tile marking marks and counts every range (no shared-memory bitmap or counters,
+#: which pay where the items are many); the GPU's share of such a call is small beside the host's launches
+_DENSE_SMALL_N = 1 << 16
 #: where the shared-memory counting does not run (see COUNT_SMEM_BINS), counting unique values over at
 #: most this many values (a power of two from 256 to 4096), the dense path's programs count their tiles
 #: in a block histogram before adding to the slots (see _mark_kernel).
@@ -584,27 +643,47 @@ def _dense_path(xf, return_inverse, return_counts):
     dev = xf.device
     cap = min(max(n, 4096), RANGE_CAP_MAX)
     xs = xf.view(torch.uint8) if xf.dtype == torch.bool else xf
-    mn, mx = torch.aminmax(xs.to(torch.int64) if xs.dtype in _WIDE_UNSIGNED else xs)
-    minmax = torch.stack((mn, mx)).to(torch.int64)
     count_dtype = torch.int64 if n >= _COUNT64_MIN_N else torch.int32   # (a count may reach n)
     slot_dtype = count_dtype if return_counts else torch.int8
-    bitmap_limit = min(cap, BITMAP_BITS) if not return_counts and _bitmap_ok(dev) else 0
-    # one zeroed buffer (host time per call matters at small sizes), int64 words in 16-byte aligned parts:
-    # the overflow flag, the bitmap (when it is used), the slots
-    bitmap_words = BITMAP_BITS // 64 if bitmap_limit else 0
-    zeroed = torch.zeros(2 + bitmap_words + ((cdiv(cap * slot_dtype.itemsize, 8) + 1) & ~1), dtype=torch.int64,
-                         device=dev)
-    overflow = zeroed[:1]
-    slots = zeroed[2 + bitmap_words:].view(slot_dtype)[:cap]
-    smem_bins, smem_limit, smem_programs = _count_smem_shape(dev, cap, n) if return_counts else (0, 0, 0)
+    small = n <= _DENSE_SMALL_N
+    bitmap_limit = min(cap, BITMAP_BITS) if not (return_counts or small) and _bitmap_ok(dev) else 0
+    smem_bins, smem_limit, smem_programs = (_count_smem_shape(dev, cap, n) if return_counts and not small
+                                            else (0, 0, 0))
     skip_hi = bitmap_limit or smem_limit   # (ranges a shared-memory kernel takes; the per-tile marking skips them)
+    # one allocation (host time per call matters at small sizes), int64 words in 16-byte aligned parts: the
+    # min/max pass's pairs (one program's pair is the min and max), the min and max, the overflow flag, the
+    # compaction's state, the bitmap (when it is used), the slots, the slots' ranks (for the inverse); the
+    # min/max pass zeroes the flag to the slots
+    programs = 1 if small else min(cdiv(n, _MINMAX_TILE), _MINMAX_PROGRAMS)
+    state_words = Plan.warp_sync_state_words(cap, SELECT_FLAGGED, dev, load_x=False)
+    o_minmax = 2 * programs if programs > 1 else 0
+    o_state = o_minmax + 4
+    o_bitmap = o_state + ((state_words + 1) & ~1)
+    o_slots = o_bitmap + (BITMAP_BITS // 64 if bitmap_limit else 0)
+    o_rank = o_slots + ((cdiv(cap * slot_dtype.itemsize, 8) + 1) & ~1)
+    ws = torch.empty(o_rank + (cap if return_inverse else 0), dtype=torch.int64, device=dev)
+    box = Mailbox.take(dev)
     # the launches are fixed by the size, the outputs wanted, the slots' dtype and the input's dtype and
-    # alignment (the buffers' alignments by the layout above): repeated calls re-launch them without the per-argument
-    # bookkeeping
+    # alignment (the parts' alignments by the layout above): repeated calls re-launch them without the
+    # per-argument bookkeeping, and take the parts' addresses (no views)
+    # (with the compaction's launch: the select policy is the tag, its constants in the key, the outputs'
+    # alignments fixed, being fresh allocations)
     run = LaunchPlan(_DENSE_PLANS, (n, xs.dtype, xs.data_ptr() & 15, dev, cap, return_counts, return_inverse,
-                                    slot_dtype, bitmap_limit, BITMAP_BITS, _TILE, _MARK_HIST_BINS, smem_bins, skip_hi))
+                                    slot_dtype, bitmap_limit, BITMAP_BITS, _TILE, _MARK_HIST_BINS, smem_bins, skip_hi,
+                                    programs, state_words, select_mod._PROBE, select_mod._INDEX32_LIMIT),
+                     tag=policy.select("select", dev, "default"))
+    if run.steps is not None:
+        base = ws.data_ptr()
+        minmax, overflow, bitmap, slots = (base + 8 * o for o in (o_minmax, o_minmax + 2, o_bitmap, o_slots))
+    else:
+        minmax, overflow = ws[o_minmax:o_minmax + 2], ws[o_minmax + 2:o_minmax + 3]
+        bitmap = ws[o_bitmap:o_slots].view(torch.int32)
+        slots = ws[o_slots:o_rank].view(slot_dtype)[:cap]
+    run(_minmax_zero_kernel, (programs,), xs, n, ws, o_minmax + 2, o_rank, TILE=_MINMAX_TILE,
+        ZERO_BLOCK=_ZERO_BLOCK, num_warps=8)
+    if programs > 1:
+        run(_minmax_reduce_kernel, (1,), ws, programs, BLOCK=max(32, next_power_of_2(programs)), num_warps=4)
     if bitmap_limit:
-        bitmap = zeroed[2:2 + bitmap_words].view(torch.int32)
         run(_mark_bitmap_kernel, (num_sms(dev),), xs, n, minmax, bitmap, bitmap_limit, WARPS=_BITMAP_WARPS,
             ITEMS=_BITMAP_ITEMS, WORDS=BITMAP_BITS // 32, num_warps=_BITMAP_WARPS)
         run(_expand_bitmap_kernel, (cdiv(bitmap_limit, 4096),), bitmap, minmax, slots, bitmap_limit, BLOCK=4096,
@@ -614,21 +693,28 @@ def _dense_path(xf, return_inverse, return_counts):
             ITEMS=_COUNT_SMEM_ITEMS, BINS=smem_bins, num_warps=_COUNT_SMEM_WARPS)
     run(_mark_kernel, (cdiv(n, _TILE),), xs, n, minmax, slots, cap, skip_hi, overflow, COUNT=return_counts,
         TILE=_TILE, HIST_BINS=1 << (min(_MARK_HIST_BINS, cap).bit_length() - 1), num_warps=8)
-    if not return_inverse:
-        run.done()
-    plan = Plan(slots, slots, SELECT_FLAGGED, load_x=False)
+    # the compaction of the marked slots (its own remembered launch: it takes views of the parts)
+    if run.steps is not None:
+        slots_v = ws.view(slot_dtype)[o_slots * 8 // slot_dtype.itemsize:][:cap]
+        minmax_v = ws[o_minmax:o_minmax + 2]
+    else:
+        slots_v, minmax_v = slots, minmax
+    rank = ws[o_rank:] if return_inverse else None
+    plan = Plan(slots_v, slots_v, SELECT_FLAGGED, load_x=False,
+                state=ws[o_state:o_state + state_words] if state_words else None)
     vals = torch.empty(cap, dtype=xs.dtype, device=dev)
     counts = torch.empty(cap if return_counts else 0, dtype=torch.int64, device=dev)
-    rank = torch.empty(cap if return_inverse else 0, dtype=torch.int64, device=dev)
-    plan.scatter(out_index=vals, index_base=minmax, values=slots if return_counts else None,
-                 out_values=counts if return_counts else None,
-                 out_inverse=rank if return_inverse else None)
+    plan.scatter(out_index=vals, index_base=minmax_v, values=slots_v if return_counts else None,
+                 out_values=counts if return_counts else None, out_inverse=rank, run=run)
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
     if return_inverse:
         run(_gather_rank_kernel, (cdiv(n, _TILE),), xs, n, minmax, rank, inv, cap, TILE=_TILE, num_warps=8)
-        run.done()
-    k, ovf = torch.cat([plan.num_selected.view(1), overflow]).tolist()  # the one host sync
-    if ovf:
+    # (the warp-synchronous state's total, word 8, by its address where the launches replay)
+    total = base + 8 * (o_state + 8) if state_words and run.steps is not None else plan.num_selected
+    run(_dense_report_kernel, (1,), total, overflow, box.tensor, num_warps=1)
+    run.done()
+    k = box.read()   # the one host sync
+    if k < 0:
         return None
     vals = shrink(vals, k)
     if xf.dtype == torch.bool:
