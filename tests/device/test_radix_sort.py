@@ -705,6 +705,11 @@ def test_sort_pairs_lazily_conjugated_values(dtype):
     assert torch.equal(v.cpu(), z.cpu().resolve_conj()[order])
 
 
+#: the tests that take the fast path through CPU stand-ins run where CPU tensors are accepted (the
+#: interpreter, the compile check); the GPU run takes the real fast path in the other tests
+_CPU_STAND_INS = pytest.mark.skipif(DEVICE == "cuda", reason="CPU stand-ins for the GPU fast path: a CPU-run test")
+
+
 def _noted_fast_path(monkeypatch, log: list, plans: dict) -> None:
     """The radix sort's GPU fast path taken on the CPU: each launch is noted in ``log`` (kernel, grid,
     Triton's specialisation of every runtime argument as the kernel declares it, constexprs) instead
@@ -737,6 +742,7 @@ def _noted_fast_path(monkeypatch, log: list, plans: dict) -> None:
     monkeypatch.setattr(rs, "_QUEUED_PLANS", plans)
 
 
+@_CPU_STAND_INS
 def test_queued_plan_keys_fix_the_launches(monkeypatch):
     """The queued sorts' remembered launches (``_QUEUED_PLANS``: a GPU fast path, replayed for a later
     call with the same key) are keyed by everything the launches depend on. With the fast path taken
@@ -802,6 +808,7 @@ def test_queued_plan_keys_fix_the_launches(monkeypatch):
     assert not ambiguous, f"{len(ambiguous)} keys with more than one launch sequence, e.g. {ambiguous[0]}"
 
 
+@_CPU_STAND_INS
 def test_queued_plan_replays_check_kernel_grid_and_count(monkeypatch):
     """A remembered queued-sort plan replays only when each launch matches the recorded kernel and
     grid and the call uses every recorded launch; otherwise the plan is forgotten and the call raises

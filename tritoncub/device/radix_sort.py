@@ -78,8 +78,8 @@ from ..agent.launch_chain import chain_kwargs, chain_link, chain_link_gluon, mem
 from .._library import custom_op
 from .._launch import bind, direct_ok, launch, recording_launches, relocatable, replay
 from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, as_int, capturing, cdiv, check_flag,
-                      check_no_overlap, check_tensor, interpreter_active, maxnreg_kwargs, next_power_of_2, num_sms,
-                      smem_per_block, wrap_dim)
+                      check_no_overlap, check_tensor, maxnreg_kwargs, next_power_of_2, num_sms,
+                      smem_atomics_ok, smem_per_block, wrap_dim)
 from ..block.histogram import block_histogram
 from ..block.radix_rank import (block_radix_rank, smem_count_words, smem_count_words_if, smem_load_dwords,
                                 smem_load_words, smem_store_dwords, smem_store_words, warp_ballot_rank,
@@ -1065,9 +1065,9 @@ SPECULATIVE_FIRST_PASS = True
 
 
 def _use_fast_path(device: torch.device) -> bool:
-    if FORCE_PORTABLE or interpreter_active() or device.type != "cuda" or torch.version.hip is not None:
-        return False
-    return torch.cuda.get_device_capability(device)[0] >= 8
+    """The Gluon passes with warp-synchronous ranking: compiled NVIDIA kernels on sm_80+ (the device's
+    capability asked once per process: the query costs the host microseconds per call)."""
+    return not FORCE_PORTABLE and smem_atomics_ok(device)
 
 
 def _smem_rows(radix: int, warps: int, tile: int, apart: bool = False, segments: bool = False) -> int:
