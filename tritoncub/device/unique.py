@@ -693,15 +693,15 @@ def _dense_path(xf, return_inverse, return_counts):
             ITEMS=_COUNT_SMEM_ITEMS, BINS=smem_bins, num_warps=_COUNT_SMEM_WARPS)
     run(_mark_kernel, (cdiv(n, _TILE),), xs, n, minmax, slots, cap, skip_hi, overflow, COUNT=return_counts,
         TILE=_TILE, HIST_BINS=1 << (min(_MARK_HIST_BINS, cap).bit_length() - 1), num_warps=8)
-    # the compaction of the marked slots (its own remembered launch: it takes views of the parts)
+    # the compaction of the marked slots (one of this path's remembered launches; the plan takes views)
     if run.steps is not None:
         slots_v = ws.view(slot_dtype)[o_slots * 8 // slot_dtype.itemsize:][:cap]
         minmax_v = ws[o_minmax:o_minmax + 2]
     else:
         slots_v, minmax_v = slots, minmax
     rank = ws[o_rank:] if return_inverse else None
-    plan = Plan(slots_v, slots_v, SELECT_FLAGGED, load_x=False,
-                state=ws[o_state:o_state + state_words] if state_words else None)
+    state = ws[o_state:o_state + state_words] if state_words else None
+    plan = Plan(slots_v, slots_v, SELECT_FLAGGED, load_x=False, state=state)
     vals = torch.empty(cap, dtype=xs.dtype, device=dev)
     counts = torch.empty(cap if return_counts else 0, dtype=torch.int64, device=dev)
     plan.scatter(out_index=vals, index_base=minmax_v, values=slots_v if return_counts else None,
@@ -710,7 +710,8 @@ def _dense_path(xf, return_inverse, return_counts):
     if return_inverse:
         run(_gather_rank_kernel, (cdiv(n, _TILE),), xs, n, minmax, rank, inv, cap, TILE=_TILE, num_warps=8)
     # (the warp-synchronous state's total, word 8, by its address where the launches replay)
-    total = base + 8 * (o_state + 8) if state_words and run.steps is not None else plan.num_selected
+    in_state = state is not None and plan.warp_sync and plan.state is state
+    total = base + 8 * (o_state + 8) if in_state and run.steps is not None else plan.num_selected
     run(_dense_report_kernel, (1,), total, overflow, box.tensor, num_warps=1)
     run.done()
     k = box.read()   # the one host sync
