@@ -70,6 +70,21 @@ def test_unique(case, ri, rc):
         assert_equal(got.cpu(), want.cpu())
 
 
+@pytest.mark.parametrize("count", ["late", "early"])
+@pytest.mark.parametrize("ri,rc", [(False, False), (True, True), (False, True)])
+@pytest.mark.parametrize("case", ["wide_int64", "float"])
+def test_unique_sort_path_count(case, ri, rc, count, monkeypatch):
+    """The sort path's run heads with their count seen late (outputs sized for the worst case, then cut
+    to the count) or early (exact outputs; under the interpreter the count has always arrived, so both
+    are forced); few distinct values among many items, so the worst-case buffers are mostly empty."""
+    _count_at(monkeypatch, count)
+    g = torch.Generator().manual_seed(7)
+    pool = torch.tensor([-2**62, -3, 0, 5, 2**40 + 1, 2**62], dtype=torch.int64)
+    x = pool[torch.randint(0, len(pool), (N,), generator=g)]
+    x = x.to(DEVICE) if case == "wide_int64" else (x.to(torch.float32) / 2**40).to(DEVICE)
+    _check_unique(x, ri, rc)
+
+
 _WIDE_UNSIGNED_REF = tuple(d for d in (getattr(torch, "uint16", None), getattr(torch, "uint32", None)) if d is not None)
 _SAME_SIZE_INT = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
