@@ -708,7 +708,8 @@ def _dense_path(xf, return_inverse, return_counts):
                  out_values=counts if return_counts else None, out_inverse=rank, run=run)
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
     if return_inverse:
-        run(_gather_rank_kernel, (cdiv(n, _TILE),), xs, n, minmax, rank, inv, cap, TILE=_TILE, num_warps=8)
+        run(_gather_rank_kernel, (cdiv(n, _TILE),), xs, n, minmax, base + 8 * o_rank if run.steps is not None else rank,
+            inv, cap, TILE=_TILE, num_warps=8)
     # (the warp-synchronous state's total, word 8, by its address where the launches replay)
     in_state = state is not None and plan.warp_sync and plan.state is state
     total = base + 8 * (o_state + 8) if in_state and run.steps is not None else plan.num_selected
