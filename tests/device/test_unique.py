@@ -251,8 +251,10 @@ def test_unique_dense_minmax_pass(name, flags, small, monkeypatch):
     """The dense path's min/max pass in one program (small inputs) and over several programs, each
     looping over a strided share of small tiles, then a program reducing their pairs (and zeroing the
     dense path's buffers in several steps, the last one ragged): values at the top of the unsigned ranges
-    (loaded without sign extension), negative ones, the extremes placed mid-way and at the end of the
-    input."""
+    (loaded without sign extension), negative ones; the minimum alone in a tile of the last program, the
+    maximum alone in a tile of another; a span of exactly the slots (``cap - 1``) where the dtype has one.
+    The dense path must give the result (no overflow to another path), and a second call of the same
+    problem replays its remembered launches (under the interpreter through helpers.interpreter_replays)."""
     dtype = getattr(torch, name, None)
     if dtype is None:
         pytest.skip(f"no torch.{name} in this torch")   # (uint16/uint32: added in torch 2.3)
@@ -260,23 +262,38 @@ def test_unique_dense_minmax_pass(name, flags, small, monkeypatch):
     monkeypatch.setattr(U, "_MINMAX_TILE", 32)
     monkeypatch.setattr(U, "_MINMAX_PROGRAMS", 3)
     monkeypatch.setattr(U, "_ZERO_BLOCK", 32)
-    n = 1000
+    monkeypatch.setattr(U, "_DENSE_PLANS", {})
+    if interpreter_active():
+        interpreter_replays(monkeypatch, plans=True)
+    results = []
+    real_dense = U._dense_path
+    monkeypatch.setattr(U, "_dense_path", lambda *a: results.append(real_dense(*a)) or results[-1])
+    replayed = plan_replays(monkeypatch)
+    n = 1000   # (32 tiles of 32: program p takes tiles p, p + 3, ...; tile 29 is the last program's)
     if dtype == torch.bool:
         x = torch.rand(n) < 0.5
     else:
         bits = torch.iinfo(dtype).bits if dtype.is_signed else 8 * torch.empty(0, dtype=dtype).element_size()
-        span = min(300, (1 << bits) - 1)
-        lo = max(-150, -(1 << (bits - 1))) if dtype.is_signed else (1 << bits) - span - 1
-        x = torch.randint(lo, lo + span, (n,), dtype=torch.int64)
-        x[517], x[n - 1] = lo, lo + span - 1
+        span = min((1 << bits) - 1, 4095)   # (4095: the slots' cap - 1 for n <= 4096 items)
+        if dtype.is_signed:
+            lo = -(1 << (bits - 1)) if span == (1 << bits) - 1 else -(span // 2)
+        else:
+            lo = (1 << bits) - span - 1
+        x = torch.randint(lo + 1, lo + span, (n,), dtype=torch.int64)   # (min and max placed below)
+        x[29 * 32 + 5], x[16 * 32 + 7] = lo, lo + span
     xd = x.to(dtype).to(DEVICE)
-    vals, inv, counts = ops.unique(xd, True, *flags)
     ref = torch.unique(x.to(torch.int64), sorted=True, return_inverse=True, return_counts=True)
-    assert vals.dtype == dtype
-    assert_equal(vals.cpu().to(torch.int64), ref[0])
-    if flags[0]:
-        assert_equal(inv.cpu(), ref[1])
-        assert_equal(counts.cpu(), ref[2])
+    for call in range(2):
+        vals, inv, counts = ops.unique(xd, True, *flags)
+        assert vals.dtype == dtype
+        assert_equal(vals.cpu().to(torch.int64), ref[0])
+        if flags[0]:
+            assert_equal(inv.cpu(), ref[1])
+            assert_equal(counts.cpu(), ref[2])
+        assert len(results) == call + 1 and results[-1] is not None, "the dense path did not give the result"
+        if call == 0:
+            replayed.clear()
+    assert replayed and all(replayed)
 
 
 def test_fake_checks_dtype_and_broadcast():

@@ -1602,7 +1602,7 @@ def shrink(buf: torch.Tensor, k: int) -> torch.Tensor:
     """The first ``k`` items of a result buffer sized for the worst case: a view when the result
     fills at least a quarter of the buffer (or the buffer is small, ``SHRINK_MIN_BYTES``), else a
     compact copy (so a sparse result does not pin a large buffer; a dense one is not copied again)."""
-    if 4 * k >= buf.shape[0] or buf.shape[0] * buf.element_size() <= SHRINK_MIN_BYTES:
+    if 4 * k >= buf.shape[0] or buf.numel() * buf.element_size() <= SHRINK_MIN_BYTES:
         return buf[:k]
     return buf[:k].clone()
 

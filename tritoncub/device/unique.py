@@ -670,7 +670,8 @@ def _dense_path(xf, return_inverse, return_counts):
     # alignments fixed, being fresh allocations)
     run = LaunchPlan(_DENSE_PLANS, (n, xs.dtype, xs.data_ptr() & 15, dev, cap, return_counts, return_inverse,
                                     slot_dtype, bitmap_limit, BITMAP_BITS, _TILE, _MARK_HIST_BINS, smem_bins, skip_hi,
-                                    programs, state_words, select_mod._PROBE, select_mod._INDEX32_LIMIT),
+                                    programs, _MINMAX_TILE, _ZERO_BLOCK, state_words, select_mod._PROBE,
+                                    select_mod._INDEX32_LIMIT),
                      tag=policy.select("select", dev, "default"))
     if run.steps is not None:
         base = ws.data_ptr()
