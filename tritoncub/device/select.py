@@ -1151,6 +1151,17 @@ def _bitmask_layout(nt: int, tile: int, last: bool, count_tiles: int, scan_publi
 _BITMASK_VIEWS = {"bits": 0, "offsets": 3, "offsets2": 3, "totals": 4, "prev_heads": 5, "first_items": 6}
 
 
+def _warp_sync_words(pol, mode, load_x: bool, device, n: int) -> int:
+    """Words of the zeroed state of a single-pass plan under ``pol`` in the warp-synchronous form (NVIDIA,
+    sm_80+, the selections that kernel implements), 0 where it takes another form: the tile counter
+    (word 0), the total (word 8), then the status words from ``STATUS_HEADER_WORDS`` (two planes of them
+    when ``ANCHORED``)."""
+    if not (pol["WARP_SYNC"] and smem_atomics_ok(device)
+            and (mode == SELECT_FLAGGED or (load_x and mode in (SELECT_HEADS, SELECT_NONTRIVIAL)))):
+        return 0
+    return STATUS_HEADER_WORDS + (2 if pol["ANCHORED"] else 1) * max(1, cdiv(n, pol["TILE"]))
+
+
 class Plan:
     """One compaction. Two passes (``two_pass=True``, or the policy's ``PASSES == 2``; three-way
     partitions always): pass 1 (per-tile counts — and, in the bitmask form, one bit per item — scanned
@@ -1178,13 +1189,10 @@ class Plan:
         self.single_pass = not (two_pass or three or self.pol["PASSES"] == 2)
         if self.single_pass:
             # the warp-synchronous kernel (NVIDIA, sm_80+) for the selections it implements
-            self.warp_sync = (bool(self.pol["WARP_SYNC"]) and smem_atomics_ok(dev)
-                              and (mode == SELECT_FLAGGED or (load_x and mode in (SELECT_HEADS, SELECT_NONTRIVIAL))))
+            words = _warp_sync_words(self.pol, mode, load_x, dev, n)
+            self.warp_sync = words > 0
             if self.warp_sync:
-                # one zeroed buffer the kernel splits itself (fewer host-side views per call): the tile
-                # counter (word 0), the total (word 8), the status words (from STATUS_HEADER_WORDS)
-                # (ANCHORED: two planes of status words)
-                words = STATUS_HEADER_WORDS + (2 if self.pol["ANCHORED"] else 1) * nt
+                # one zeroed buffer the kernel splits itself (fewer host-side views per call)
                 if state is not None:
                     if state.dtype != torch.int64 or state.numel() != words:
                         raise ValueError(f"internal: the warp-synchronous state takes {words} int64 words")
@@ -1266,10 +1274,7 @@ class Plan:
         """The int64 words of the zeroed state a single-pass plan of ``n`` items would take in the
         warp-synchronous form (``state=`` of the constructor); 0 where it takes another form."""
         pol = policy.select("select", device, "default")
-        if (pol["PASSES"] == 2 or not pol["WARP_SYNC"] or not smem_atomics_ok(device)
-                or not (mode == SELECT_FLAGGED or (load_x and mode in (SELECT_HEADS, SELECT_NONTRIVIAL)))):
-            return 0
-        return STATUS_HEADER_WORDS + (2 if pol["ANCHORED"] else 1) * max(1, cdiv(n, pol["TILE"]))
+        return 0 if pol["PASSES"] == 2 else _warp_sync_words(pol, mode, load_x, device, n)
 
     def __getattr__(self, name):
         # the warp-synchronous plan's views of its one buffer, made when first asked for
