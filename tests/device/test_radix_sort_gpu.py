@@ -107,6 +107,32 @@ def test_gpu_fast_path_variants(cfg):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("cfg", [
+    {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 4},
+    {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 16, "SKIP_PLACES_MIN_N": 0},
+    {"HIST_WARPS": 8, "HIST_ITEMS": 16, "HIST_SMS_PER_PROGRAM": 1, "HIST_MIN_TILES": 8},
+], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_gpu_histogram_program_counts(cfg):
+    # the upfront histogram's programs for small inputs (one program to many, each of several tiles): a
+    # ragged last tile, one digit place (uint8) to eight (int64), a bit range, the counts read back or
+    # not; torch's results
+    with policy.override("radix_sort", cfg):
+        for n in (2, 4095, 70001, (1 << 20) + 333, (1 << 22) + 5):
+            for dtype in (torch.float32, torch.uint8, torch.int64):
+                x = make_data("special" if dtype.is_floating_point else "few_unique", n, dtype)
+                v, i = rs.sort(x, descending=n % 2 == 0)
+                r = torch.sort(x, descending=n % 2 == 0, stable=True)
+                assert torch.equal(i, r.indices), (n, dtype)
+                assert torch.equal(v.nan_to_num(7), r.values.nan_to_num(7)), (n, dtype)
+                assert torch.equal(rs.sort_keys(x).nan_to_num(7), torch.sort(x).values.nan_to_num(7)), (n, dtype)
+            x = make_data("random", n, torch.int32)
+            k, v = rs.sort_pairs(x, x.to(torch.float64), False, 3, 21)
+            sub = ((x.to(torch.int64) & 0xFFFFFFFF) ^ 0x80000000) >> 3 & ((1 << 18) - 1)
+            idx = torch.sort(sub, stable=True).indices
+            assert torch.equal(k, x[idx]) and torch.equal(v, x.to(torch.float64)[idx]), n
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cfg", [
     {"EXCHANGE_WIDE": 1},
     {"EXCHANGE_WIDE": 0},
     {"EXCHANGE_WIDE": 1, "EXCHANGE_SRC": 1},

@@ -977,6 +977,7 @@ def _valid_policy(c: dict) -> bool:
             and c.get("PACKED_POSITIONS", 0) in (0, 1) and c.get("EXCHANGE_WIDE", 0) in (0, 1)
             and c.get("EXCHANGE_SRC", 0) in (0, 1) and c.get("EXCHANGE_VALUES", 0) in (0, 1)
             and c.get("HIST_WARPS", 0) in (0, 4, 8, 16) and c.get("HIST_PER_SM", 4) in (1, 2, 3, 4, 6, 8)
+            and c.get("HIST_SMS_PER_PROGRAM", 1) in (1, 2, 4) and c.get("HIST_MIN_TILES", 1) in (1, 2, 4, 8, 16)
             # the fused exchange is a form of the early-count ballot ranking, its buffer apart
             and (not c.get("FUSED_EXCHANGE", 0)
                  or (c["EARLY_COUNTS"] and c["RANK_MATCH"] == 1 and c["EXCHANGE_APART"])))
@@ -984,8 +985,8 @@ def _valid_policy(c: dict) -> bool:
 
 policy.register(
     "radix_sort",
-    space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16], "HIST_WARPS": [0, 8, 16],
-           "HIST_PER_SM": [1, 2, 4],
+    space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16], "HIST_WARPS": [0, 4, 8, 16],
+           "HIST_PER_SM": [1, 2, 4], "HIST_SMS_PER_PROGRAM": [1, 2], "HIST_MIN_TILES": [1, 4, 8],
            "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
            "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "RECOMPUTE_WORD": [0, 1], "FUSED_EXCHANGE": [0, 1],
@@ -995,13 +996,14 @@ policy.register(
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
               "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 1, "EARLY_COUNTS": 1,
               "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "MAXNREG_WIDE": 64, "PACKED_POSITIONS": 1, "EXCHANGE_WIDE": 0, "EXCHANGE_SRC": 0, "EXCHANGE_VALUES": 0, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "HIST_WARPS": 0,
-              "HIST_PER_SM": 4, "num_warps": 8, "num_stages": 1},
+              "HIST_PER_SM": 4, "HIST_SMS_PER_PROGRAM": 1, "HIST_MIN_TILES": 1, "num_warps": 8, "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
     doc="onesweep radix sort (buckets: 'small' below 2**22 keys, where a pass has too few tiles to hide "
         "the look-back chain, and 'default'): RADIX_BITS digit width; WARPS x ITEMS x 32 keys per tile of the fast "
         "path; HIST_ITEMS keys per thread of the upfront histogram, HIST_WARPS its warps per program (0: "
-        "WARPS), HIST_PER_SM its persistent programs per SM (inputs of fewer than 64 tiles per SM take one); TL_TILE the "
+        "WARPS), HIST_PER_SM its persistent programs per SM (inputs of fewer than 64 tiles per SM take one per "
+        "HIST_SMS_PER_PROGRAM SMs, and each program HIST_MIN_TILES tiles at the least); TL_TILE the "
         "tile of the portable (one-hot) path used by the interpreter and non-NVIDIA GPUs; MAXNREG a "
         "register cap for the fast pass kernel on 32-bit keys alone (0: the compiler's choice), "
         "MAXNREG_WIDE the cap when values travel or keys are wider; WINDOW the look-back "
@@ -1349,8 +1351,11 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         # prefetched, at 8 warps x 8 keys 535 us at 4 per SM, 515 at 2; at 16 warps x 8 keys, 1 per
         # SM, 505: bench/probes/sort_hist_config_probe.py)
         sms = num_sms(dev)
-        programs = sms * (pol.get("HIST_PER_SM", 4) if h_tiles * n_rows >= 64 * sms else 1)
-        grid = (max(1, min(h_tiles, cdiv(programs, n_rows))), n_rows)
+        # (smaller inputs: one program per HIST_SMS_PER_PROGRAM SMs, each counting HIST_MIN_TILES tiles at
+        # the least: each program's flush adds NUM_PLACES x RADIX atomics and a sum over its warps' counters)
+        programs = (sms * pol.get("HIST_PER_SM", 4) if h_tiles * n_rows >= 64 * sms
+                    else max(1, sms // pol.get("HIST_SMS_PER_PROGRAM", 1)))
+        grid = (max(1, min(h_tiles, cdiv(programs, n_rows), cdiv(h_tiles, pol.get("HIST_MIN_TILES", 1)))), n_rows)
         smem_rows = 1 << (num_places * warps - 1).bit_length()
         run(0, _histogram_gluon_kernel, grid, (kin, hist, row_len, h_tiles, begin_bit, end_bit),
             lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
