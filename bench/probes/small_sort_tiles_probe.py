@@ -3,13 +3,14 @@ goes, and what the upfront histogram's program count and the small bucket's tile
 
 ``--hist``: the upfront histogram kernel alone (uint32 keys, 4 places of 8 bits) per input size,
 tile shape (warps x keys per thread) and program count; counts checked against torch's bincount of
-each place's digits. ``--sorts``: whole sorts (keys-only int32, ``ops.sort`` of fp32 with its
+each place's digits. ``--large``: the same at 2^22-2^26 and 2^28 keys (with ``--sorts``: whole sorts of 2^22-2^28
+keys under the default bucket's histogram shapes). ``--sorts``: whole sorts (keys-only int32, ``ops.sort`` of fp32 with its
 int64 positions) per size under overrides of the small bucket (``WARPS`` x ``ITEMS``, the histogram's
 warps, programs, minimum tiles per program, and ``HIST_OFFSETS``: the digit offsets by the histogram's
 last program); every result checked against torch.sort first; GPU time
 per call (profiler) split into histogram, digit offsets and passes; interleaved rounds.
 
-    PYTHONPATH=. python bench/probes/small_sort_tiles_probe.py [--hist] [--sorts] [--rounds R]
+    PYTHONPATH=. python bench/probes/small_sort_tiles_probe.py [--hist] [--sorts] [--large] [--rounds R]
 """
 import argparse
 import sys
@@ -33,19 +34,20 @@ def _hist_ref(k64):
     return torch.cat([torch.bincount((k64 >> (8 * p)) & 255, minlength=256) for p in range(4)])
 
 
-def hist_probe(rounds):
+def hist_probe(rounds, sizes=SIZES):
     dev = torch.device("cuda")
     sms = num_sms(dev)
     print(f"== upfront histogram alone, GPU us per call ({sms} SMs)", flush=True)
     g = torch.Generator(device="cuda").manual_seed(3)
-    for n in SIZES:
+    for n in sizes:
         k64 = torch.randint(0, 1 << 32, (n,), device="cuda", generator=g, dtype=torch.int64)
         k = k64.to(torch.uint32)
         ref = _hist_ref(k64)
         hist = torch.zeros(4 * 256, device="cuda", dtype=torch.int64)
         for warps, items in ((8, 8), (16, 8), (4, 8), (8, 16)):
             tiles = cdiv(n, warps * items * 32)
-            progs = sorted({min(tiles, p) for p in (tiles, sms, sms // 2, sms // 4, 16, 8, 4)}, reverse=True)
+            progs = sorted({min(tiles, p) for p in ((tiles, sms, sms // 2, sms // 4, 16, 8, 4) if n <= SIZES[-1]
+                                                    else (4 * sms, 2 * sms, sms, sms // 2, sms // 4))}, reverse=True)
             res = []
             for _ in range(rounds):
                 for p in progs:
@@ -65,13 +67,17 @@ def hist_probe(rounds):
             print(f"n=2^{n.bit_length() - 1} {warps}x{items} ({tiles} tiles)  programs:us  {line}", flush=True)
 
 
-def _variants():
-    """(label, the small bucket's values): the shipped policy, the one before the histogram's program count
-    for small inputs was a policy value, and the histogram's shapes around the shipped one."""
-    base = policy.select("radix_sort", torch.device("cuda"), "small").as_dict()
-    keys = ("HIST_WARPS", "HIST_ITEMS", "HIST_SMS_PER_PROGRAM", "HIST_MIN_TILES")
+def _variants(bucket):
+    """(label, the bucket's values): the shipped policy and the histogram's shapes around it (small
+    bucket: also the one before the histogram's program count for small inputs was a policy value)."""
+    base = policy.select("radix_sort", torch.device("cuda"), bucket).as_dict()
+    keys = ("HIST_WARPS", "HIST_ITEMS", "HIST_PER_SM", "HIST_SMS_PER_PROGRAM", "HIST_MIN_TILES")
+    shipped = ("shipped " + ",".join(f"{k[5:]}={base.get(k)}" for k in keys), base)
+    if bucket == "default":
+        return [shipped, ("hist 8x8 1/SM", {**base, "HIST_WARPS": 8, "HIST_ITEMS": 8, "HIST_PER_SM": 1}),
+                ("hist 16x8 1/SM", {**base, "HIST_WARPS": 16, "HIST_ITEMS": 8, "HIST_PER_SM": 1})]
     hist48 = {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 4}
-    return [("shipped " + ",".join(f"{k[5:]}={base.get(k)}" for k in keys), base),
+    return [shipped,
             ("before (8x8, 1/SM)", {**base, "HIST_WARPS": 0, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 1,
                                     "HIST_MIN_TILES": 1}),
             ("hist 4x8 /2 SMs", {**base, **hist48}),
@@ -86,12 +92,12 @@ def _split(bd):
     return h, d, p, sum(t for _, t, _ in bd)
 
 
-def sorts_probe(rounds):
+def sorts_probe(rounds, sizes=SORT_SIZES, bucket="small"):
     print("== whole sorts, GPU us per call: total (histogram / digit offsets / passes), host time of a call with the "
           "GPU idle (us, per round), do_bench (us, per round)", flush=True)
     g = torch.Generator(device="cuda").manual_seed(4)
-    variants = _variants()
-    for n in SORT_SIZES:
+    variants = _variants(bucket)
+    for n in sizes:
         ki = torch.randint(-2**31, 2**31, (n,), device="cuda", generator=g, dtype=torch.int64).to(torch.int32)
         kf = torch.randn(n, device="cuda", generator=g)
         ref_i = torch.sort(ki).values
@@ -100,7 +106,7 @@ def sorts_probe(rounds):
         res = {}
         for _ in range(rounds):
             for label, forced in variants:
-                with policy.override("radix_sort", forced, bucket="small"):
+                with policy.override("radix_sort", forced, bucket=bucket):
                     got = RS.sort_keys(ki)
                     assert torch.equal(got, ref_i), (label, n)
                     v, p = ops.sort(kf, -1, False, True)
@@ -125,12 +131,16 @@ def main():
     ap.add_argument("--hist", action="store_true")
     ap.add_argument("--sorts", action="store_true")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--large", action="store_true", help="--hist at 2^22-2^26 and 2^28 keys (the default bucket)")
     a = ap.parse_args()
     print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
     if a.hist or not a.sorts:
-        hist_probe(a.rounds)
+        hist_probe(a.rounds, [1 << 22, 1 << 23, 1 << 24, 1 << 25, 1 << 26, 1 << 28] if a.large else SIZES)
     if a.sorts or not a.hist:
-        sorts_probe(a.rounds)
+        if a.large:
+            sorts_probe(a.rounds, [1 << 22, 1 << 24, 1 << 26, 1 << 28], "default")
+        else:
+            sorts_probe(a.rounds)
 
 
 if __name__ == "__main__":
