@@ -6,8 +6,7 @@ tile shape (warps x keys per thread) and program count; counts checked against t
 each place's digits. ``--large``: the same at 2^22-2^26 and 2^28 keys (with ``--sorts``: whole sorts of 2^22-2^28
 keys under the default bucket's histogram shapes). ``--sorts``: whole sorts (keys-only int32, ``ops.sort`` of fp32 with its
 int64 positions) per size under overrides of the small bucket (``WARPS`` x ``ITEMS``, the histogram's
-warps, programs, minimum tiles per program, and ``HIST_OFFSETS``: the digit offsets by the histogram's
-last program); every result checked against torch.sort first; GPU time
+warps, programs and tiles per program); every result checked against torch.sort first; GPU time
 per call (profiler) split into histogram, digit offsets and passes; interleaved rounds.
 
     PYTHONPATH=. python bench/probes/small_sort_tiles_probe.py [--hist] [--sorts] [--large] [--rounds R]

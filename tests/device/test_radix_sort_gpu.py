@@ -107,15 +107,20 @@ def test_gpu_fast_path_variants(cfg):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("cfg", [
-    {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 4},
+    {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 4, "SKIP_PLACES_MIN_N": 1 << 30},
     {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 16, "SKIP_PLACES_MIN_N": 0},
-    {"HIST_WARPS": 8, "HIST_ITEMS": 16, "HIST_SMS_PER_PROGRAM": 1, "HIST_MIN_TILES": 8},
+    {"HIST_WARPS": 8, "HIST_ITEMS": 16, "HIST_SMS_PER_PROGRAM": 1, "HIST_MIN_TILES": 8, "SKIP_PLACES_MIN_N": 1 << 30},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_gpu_histogram_program_counts(cfg):
     # the upfront histogram's programs for small inputs (one program to many, each of several tiles): a
-    # ragged last tile, one digit place (uint8) to eight (int64), a bit range, the counts read back or
-    # not; torch's results
+    # ragged last tile, one digit place (uint8) to eight (int64), a bit range, rows sorted as one problem,
+    # the counts read back (SKIP_PLACES_MIN_N 0) or the launches queued; torch's results. (Rows of up to
+    # 4096 keys go to the segmented sort: there sort_keys and sort_pairs take the device sort)
     with policy.override("radix_sort", cfg):
+        rows = make_data("special", 8 * 9001, torch.float32).view(8, 9001)
+        v, i = rs.sort(rows, descending=True)
+        r = torch.sort(rows, descending=True, stable=True)
+        assert torch.equal(i, r.indices) and torch.equal(v.nan_to_num(7), r.values.nan_to_num(7))
         for n in (2, 4095, 70001, (1 << 20) + 333, (1 << 22) + 5):
             for dtype in (torch.float32, torch.uint8, torch.int64):
                 x = make_data("special" if dtype.is_floating_point else "few_unique", n, dtype)

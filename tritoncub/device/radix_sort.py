@@ -1003,7 +1003,7 @@ policy.register(
         "the look-back chain, and 'default'): RADIX_BITS digit width; WARPS x ITEMS x 32 keys per tile of the fast "
         "path; HIST_ITEMS keys per thread of the upfront histogram, HIST_WARPS its warps per program (0: "
         "WARPS), HIST_PER_SM its persistent programs per SM (inputs of fewer than 64 tiles per SM take one per "
-        "HIST_SMS_PER_PROGRAM SMs, and each program HIST_MIN_TILES tiles at the least); TL_TILE the "
+        "HIST_SMS_PER_PROGRAM SMs), and at most one program per HIST_MIN_TILES of a row's tiles; TL_TILE the "
         "tile of the portable (one-hot) path used by the interpreter and non-NVIDIA GPUs; MAXNREG a "
         "register cap for the fast pass kernel on 32-bit keys alone (0: the compiler's choice), "
         "MAXNREG_WIDE the cap when values travel or keys are wider; WINDOW the look-back "
@@ -1346,13 +1346,14 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
     elif fast:
         warps, items = pol.get("HIST_WARPS", 0) or pol["WARPS"], pol["HIST_ITEMS"]
         h_tiles = cdiv(row_len, warps * items * 32)   # (per row)
-        # persistent programs; their final atomics contend, so small inputs take one program per SM
+        # persistent programs; their final atomics contend, so small inputs take fewer (by default one per SM)
         # (measured on the H100: 2^20 keys 47 us at 4 per SM, 19 us at 1; 2^28 with the next tile
         # prefetched, at 8 warps x 8 keys 535 us at 4 per SM, 515 at 2; at 16 warps x 8 keys, 1 per
         # SM, 505: bench/probes/sort_hist_config_probe.py)
         sms = num_sms(dev)
-        # (smaller inputs: one program per HIST_SMS_PER_PROGRAM SMs, each counting HIST_MIN_TILES tiles at
-        # the least: each program's flush adds NUM_PLACES x RADIX atomics and a sum over its warps' counters)
+        # (smaller inputs: one program per HIST_SMS_PER_PROGRAM SMs; any input: at most one program per
+        # HIST_MIN_TILES tiles of a row. Each program's flush adds NUM_PLACES x RADIX atomics and a sum over its
+        # warps' counters)
         programs = (sms * pol.get("HIST_PER_SM", 4) if h_tiles * n_rows >= 64 * sms
                     else max(1, sms // pol.get("HIST_SMS_PER_PROGRAM", 1)))
         grid = (max(1, min(h_tiles, cdiv(programs, n_rows), cdiv(h_tiles, pol.get("HIST_MIN_TILES", 1)))), n_rows)
