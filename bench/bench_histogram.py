@@ -33,7 +33,11 @@ SWEEP_1024 = [
     {"MAX_PRIVATE_BINS": 512, "ATOMIC_COPIES": 64},
     {"MAX_PRIVATE_BINS": 512, "ATOMIC_COPIES": 8},
 ]
+#: the shared-memory path with 32-bit counters in two chunks of bins (the H200 file takes 16-bit ones)
+SMEM_32BIT = {"PRIVATE_ALGO": 2, "TILE": 8192, "PROGRAMS_PER_SM": 1, "SMEM_COPIES": 1, "PREFETCH": 1,
+              "SMEM_HALF_MIN_BINS": 0, "SMEM_MAX_CHUNKS": 8, "num_warps": 16}
 SWEEP_ATOMIC = [
+    SMEM_32BIT,
     {"ATOMIC_COPIES": 1},
     {"ATOMIC_COPIES": 8},
     {"ATOMIC_COPIES": 64, "TILE": 4096, "PROGRAMS_PER_SM": 4, "num_warps": 8},
@@ -112,3 +116,5 @@ def cases(ctx):
     yield from _even_u8_cases(ctx, n)
     yield from _bincount_cases(ctx, n, 256)
     yield from _bincount_cases(ctx, n, 1 << 16)
+    yield from _bincount_cases(ctx, n, 1 << 17)   # (vocabularies of language models: token counts)
+    yield from _bincount_cases(ctx, n, 1 << 18)

@@ -54,3 +54,36 @@ def test_block_histogram(dtype, bins):
         np.testing.assert_array_equal(on[p, 1], full + 1, f"program {p} composite")
         total += ref
     np.testing.assert_array_equal(_np(acc), total, "atomic merge")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_count_halves_ptx_simulated(seed):
+    # the PTX of smem_count_halves_if (16-bit shared-memory counters, run only by the GPU tests
+    # otherwise), slot after slot on 32 lanes, the lanes taking the atomics in a random order: counters
+    # that start just below the spill (both halves of a word, alone and together), flags off for some
+    # lanes, many lanes on one counter. Every counter must end as start + adds - spill * (its spills),
+    # below the spill, its neighbour untouched by carries, and each spill reported by exactly one add
+    from ptx_sim import run_warp_ptx
+    from tritoncub.block.histogram import _SPILL, count_halves_ptx
+    g = torch.Generator().manual_seed(seed)
+    counters, base = 8, 64          # 16-bit counters base .. base + 7: words base/2 .. base/2 + 3
+    start = [_SPILL - 1, _SPILL - 2, 5, _SPILL - 1, 0, _SPILL - 32, _SPILL - 1, _SPILL - 3]
+    smem = {2 * (base + c): start[c] | (start[c + 1] << 16) for c in range(0, counters, 2)}
+    adds, spills = [0] * counters, [0] * counters
+    for slot in range(12):
+        if slot % 3 == 0:   # all lanes on one counter
+            which = [int(torch.randint(0, counters, (1,), generator=g))] * 32
+        else:
+            which = torch.randint(0, counters if slot % 3 == 1 else 2, (32,), generator=g).tolist()
+        flags = (torch.rand(32, generator=g) < 0.8).long().tolist()
+        order = torch.randperm(32, generator=g).tolist()
+        out = run_warp_ptx(count_halves_ptx(), [[base + c for c in which], flags], 1, smem, lane_order=order)[0]
+        for c, f, o in zip(which, flags, out):
+            assert o in (0, 1) and (f or not o)
+            adds[c] += f
+            spills[c] += o
+    for c in range(counters):
+        word = smem[2 * (base + c - c % 2)]
+        half = (word >> (16 * (c % 2))) & 0xFFFF
+        assert half < _SPILL and start[c] + adds[c] == half + _SPILL * spills[c], (c, half, adds[c], spills[c])
+    assert sum(spills) >= 3   # (the starts force spills)

@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 from helpers import DEVICE
+from ptx_sim import run_warp_ptx as _run_warp_ptx
 from tritoncub.block.radix_rank import block_radix_rank, block_radix_rank_keys
 
 
@@ -105,103 +106,6 @@ def test_mixed_rank_asm_slots(radix_bits, slots, or_every):
             assert lines[k + 1:k + 3] == ["bar.warp.sync -1;", "ld.shared.b32 pe, [ma];"]
             assert lines[-2:] == ["@p st.shared.b32 [ma], 0;", "bar.warp.sync -1;"]
     assert _mixed_rank_constraints(slots).split(",") == ["=r"] * slots + ["r"] * slots
-
-
-def _run_warp_ptx(ptx: str, inputs: list[list[int]], outputs: int, smem: dict) -> list[list[int]]:
-    """Run the warp ranking's PTX on 32 simulated lanes in lockstep: the subset of PTX its builders
-    emit (``mov``/``and``/``or``/``shl``/``add``/``sub`` on 32-bit words, ``setp``, ``vote.ballot``,
-    ``mad.lo``, ``lop3``, ``popc``, shared loads/stores/``red.or``, guards ``@p``/``@!p``). Operands
-    ``$0 .. $(outputs-1)`` are outputs (junk until written), ``inputs[k][lane]`` is ``$(outputs+k)``;
-    every other register must be declared by a ``.reg`` line before use. ``smem`` maps byte addresses
-    (``global_smem`` is 0) to words. Warp barriers need no model: every instruction completes in all
-    lanes before the next one starts (their presence is checked by ``test_mixed_rank_asm_slots``)."""
-    M = 0xFFFFFFFF
-    regs = [{f"${outputs + k}": inputs[k][ln] & M for k in range(len(inputs))} for ln in range(32)]
-    declared = set()
-    special = {"%lanemask_lt": lambda ln: (1 << ln) - 1, "%lanemask_le": lambda ln: (2 << ln) - 1,
-               "%lanemask_gt": lambda ln: M & ~((2 << ln) - 1), "%lanemask_ge": lambda ln: M & ~((1 << ln) - 1),
-               "%lanemask_eq": lambda ln: 1 << ln, "global_smem": lambda ln: 0}
-
-    def dest(tok):
-        assert tok.startswith("$") and int(tok[1:]) < outputs or tok in declared, f"undeclared {tok}"
-        return tok
-
-    def val(r, ln, tok):
-        if tok in special:
-            return special[tok](ln)
-        if tok.startswith("$") or tok in declared:
-            assert tok in r, f"{tok} read before it is written"
-            return r[tok]
-        return int(tok, 0) & M
-
-    for line in ptx.splitlines():
-        line = line.strip().rstrip(";")
-        if line.startswith(".reg"):
-            for name in line.split(None, 2)[2].split(","):
-                name = name.strip()
-                if "<" in name:     # v<8>: v0 .. v7
-                    stem, count = name[:-1].split("<")
-                    declared.update(f"{stem}{i}" for i in range(int(count)))
-                else:
-                    declared.add(name)
-            continue
-        if not line or line in "{}" or line.startswith("bar.warp.sync"):
-            continue
-        guard = None
-        if line.startswith("@"):
-            guard, line = line.split(None, 1)
-        op, args = line.split(None, 1)
-        a = [t.strip() for t in args.replace("[", "").replace("]", "").split(",")]
-        live = [guard is None or bool(regs[ln][guard.lstrip("@!")]) != guard.startswith("@!") for ln in range(32)]
-        if op.startswith("vote.sync.ballot"):
-            assert guard is None, "simulator: a guarded vote is not modelled"
-            ballot = sum(1 << ln for ln in range(32) if regs[ln][a[1]])
-        for ln in range(32):
-            if not live[ln]:
-                continue
-            r = regs[ln]
-            kind = op.split(".")[0]
-            if kind == "st":    # (st.shared.v2: two words at consecutive addresses; [reg+imm] addresses)
-                addr = sum(val(r, ln, part) for part in a[0].split("+"))
-                for j, t in enumerate(a[1:] if ".v2." in op else a[1:2]):
-                    smem[addr + 4 * j] = val(r, ln, t.strip("{}"))
-                continue
-            if kind == "red":
-                assert op == "red.shared.or.b32", op
-                addr = val(r, ln, a[0])
-                smem[addr] = smem.get(addr, 0) | val(r, ln, a[1])
-                continue
-            v = [val(r, ln, t) for t in a[1:]] if kind != "vote" else None
-            if kind == "mov":
-                res = v[0]
-            elif kind == "and":
-                res = v[0] & v[1]
-            elif kind == "or":
-                res = v[0] | v[1]
-            elif kind == "shl":
-                res = (v[0] << v[1]) & M
-            elif kind == "add":
-                res = (v[0] + v[1]) & M
-            elif kind == "sub":
-                res = (v[0] - v[1]) & M
-            elif kind == "mad":
-                res = (v[0] * v[1] + v[2]) & M
-            elif kind == "popc":
-                res = bin(v[0]).count("1")
-            elif kind == "setp":
-                res = {"ne": v[0] != v[1], "eq": v[0] == v[1]}[op.split(".")[1]]
-            elif kind == "vote":
-                res = ballot
-            elif kind == "lop3":
-                x, y, z, lut = v
-                res = sum(((lut >> ((((x >> b) & 1) << 2) | (((y >> b) & 1) << 1) | ((z >> b) & 1))) & 1) << b
-                          for b in range(32))
-            elif kind == "ld":
-                res = smem.get(v[0], 0)
-            else:
-                raise AssertionError(f"simulator: no {op}")
-            r[dest(a[0])] = res
-    return [[regs[ln].get(f"${k}") for ln in range(32)] for k in range(outputs)]
 
 
 def _edge_slots(radix: int, g) -> list[list[int]]:

@@ -769,14 +769,19 @@ def test_histc_large_gpu(bins, algo):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("bins", [1, 31, 256, 4097, 40000, 65536, 300000])
-@pytest.mark.parametrize("copies,warps,tile,prefetch", [(1, 4, 512, 0), (4, 4, 2048, 1), (8, 8, 4096, 0),
-                                                         (2, 16, 8192, 1), (1, 16, 8192, 0)])
-def test_histogram_smem_path_gpu(bins, copies, warps, tile, prefetch):
+@pytest.mark.parametrize("copies,warps,tile,prefetch,half", [(1, 4, 512, 0, 0), (4, 4, 2048, 1, 16384),
+                                                              (8, 8, 4096, 0, 0), (2, 16, 8192, 1, 16384),
+                                                              (1, 16, 8192, 0, 0), (4, 8, 2048, 0, 1)])
+def test_histogram_smem_path_gpu(bins, copies, warps, tile, prefetch, half, monkeypatch):
     """Shared-memory atomics (PRIVATE_ALGO=2): every copy count, warp count and tile size, bin
     counts that are not powers of two (with and without the next tile prefetched), that force fewer copies (40000 bins), bin chunks (65536 bins:
-    2 chunks of 32768), too many chunks (300000 bins: the global-atomic path), adversarial samples
+    2 chunks of 32768), too many chunks (300000 bins: the global-atomic path; with 16-bit counters 8
+    chunks in shared memory), 16-bit counters from ``half`` bins on (0: never; any number of samples
+    per bin here), adversarial samples
     (NaN, +-inf, -0.0, out of range, all equal), a ragged tail, int and multi-channel samples."""
-    cfg = {"PRIVATE_ALGO": 2, "SMEM_COPIES": copies, "num_warps": warps, "TILE": tile, "PREFETCH": prefetch}
+    cfg = {"PRIVATE_ALGO": 2, "SMEM_COPIES": copies, "num_warps": warps, "TILE": tile, "PREFETCH": prefetch,
+           "SMEM_HALF_MIN_BINS": half}
+    monkeypatch.setattr(H, "_HALF_MIN_ITEMS_PER_BIN", 0)
     n = (1 << 20) + 3
     x = torch.randn(n, device="cuda") * 2
     x[::97] = float("nan")
@@ -795,6 +800,62 @@ def test_histogram_smem_path_gpu(bins, copies, warps, tile, prefetch):
     assert_equal(h8.cpu().long(), _ref_even(u8, 0, 256, min(bins, 256)))
     for c, (h, lv) in enumerate(zip(hs, [bins + 1, 17, 5])):
         assert_equal(h.cpu().long(), _ref_even(u8[c::4], 0, 256, lv - 1), msg=f"channel {c}")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("bins", [2, 256, 65536])
+@pytest.mark.parametrize("counter_dtype", [torch.int32, torch.int64])
+def test_histogram_smem_half_counters_spill_gpu(bins, counter_dtype, monkeypatch):
+    """16-bit shared-memory counters past their spill (2^15 counts a counter hands to the output):
+    two hot bins that share a counter word (each program counts ~2^17 of each), a hot bin alone, and
+    a uniform rest, into int32 and int64 counters, against a reference (and the counts' total)."""
+    n = (1 << 25) + 7
+    hot = torch.full((n,), 1.0 / bins + 0.5 / bins, device="cuda")   # bin 1
+    hot[1::2] = 0.5 / bins                                            # bin 0: the same word
+    if bins > 2:
+        hot[2::5] = (bins - 1.5) / bins                               # bin bins - 2, alone in its half
+    hot[3::7] = torch.rand(len(range(3, n, 7)), device="cuda")
+    halves = _smem_launches(monkeypatch)
+    with policy.override("histogram", {"PRIVATE_ALGO": 2, "SMEM_HALF_MIN_BINS": 1, "SMEM_COPIES": 1,
+                                       "num_warps": 16, "TILE": 8192, "PROGRAMS_PER_SM": 1}):
+        out = H.histogram_even(hot, bins + 1, 0.0, 1.0, counter_dtype=counter_dtype)
+    assert out.dtype == counter_dtype
+    assert_equal(out.cpu().long(), _ref_even(hot, 0.0, 1.0, bins))
+    assert int(out.sum()) == n
+    assert halves == [True]
+
+
+def _smem_launches(monkeypatch) -> list:
+    """Spy on the shared-memory histogram's launches (nothing replayed): the list gets each one's ``HALF``."""
+    monkeypatch.setattr(H, "_HIST_REPLAYS", {})
+    halves, real = [], H.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if kernel is H._histogram_smem_kernel:
+            halves.append(kwargs["HALF"])
+        return real(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(H, "launch", spy)
+    return halves
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n,bins,max_chunks,half", [
+    ((1 << 20) + 1, 65536, 8, False), ((1 << 25) + 3, 65536, 8, True), ((1 << 25) + 3, 32768, 8, False),
+    (512 * (32768 + 1), 32768 + 1, 8, True), (512 * (32768 + 1) - 1, 32768 + 1, 8, False),
+    ((1 << 20) + 1, 65536, 1, None), ((1 << 20) + 1, 32768, 1, False), ((1 << 20) + 1, 4 * 32768, 4, False),
+    ((1 << 20) + 1, 4 * 32768 + 1, 4, None), (1 << 26, 2 * 65536, 2, True), (1 << 26, 2 * 65536, 1, None)])
+def test_histogram_smem_half_counters_when_gpu(n, bins, max_chunks, half, monkeypatch):
+    """16-bit counters from SMEM_HALF_MIN_BINS bins on, and only for at least 512 samples per bin (the
+    rule's edges); at most SMEM_MAX_CHUNKS chunks of bins (32768 32-bit or 65536 16-bit counters each),
+    else the global-atomic path (``half`` None: no shared-memory launch); the counts right every way."""
+    x = torch.rand(n, device="cuda")
+    halves = _smem_launches(monkeypatch)
+    with policy.override("histogram", {"PRIVATE_ALGO": 2, "SMEM_HALF_MIN_BINS": 32768 + 1, "SMEM_COPIES": 1,
+                                       "num_warps": 16, "TILE": 8192, "PROGRAMS_PER_SM": 1,
+                                       "SMEM_MAX_CHUNKS": max_chunks}):
+        out = ops.histc(x, bins, 0.0, 1.0)
+    assert halves == ([] if half is None else [half])
+    assert_equal(out, torch.histc(x, bins, 0.0, 1.0))
 
 
 @pytest.mark.gpu

@@ -21,8 +21,9 @@ How the counting works (CUB's privatised histograms). On compiled NVIDIA GPUs (s
 policy's ``PRIVATE_ALGO=2`` (the tuned sm_90 choice), unweighted equal-width bins are counted with
 shared-memory atomics (CUB's BLOCK_HISTO_ATOMIC, through Gluon and inline PTX): persistent programs,
 ``SMEM_COPIES`` histograms per program, one global atomic per non-empty bin per program at the end;
-bin counts beyond shared memory are cut into up to 8 chunks of bins, each a grid row that reads the
-samples again. Otherwise each program consumes a contiguous run of
+from ``SMEM_HALF_MIN_BINS`` bins on the counters are 16 bits, two to a word (a counter that reaches 2^15
+hands 2^15 to the output at once), so twice the bins fit; bin counts beyond shared memory are cut into
+up to ``SMEM_MAX_CHUNKS`` chunks of bins, each a grid row that reads the samples again. Otherwise each program consumes a contiguous run of
 tiles (RAKE mapping). When the total bin count is at most the policy's ``MAX_PRIVATE_BINS`` every
 program keeps a private histogram in registers — ``PRIVATE_ALGO=0``: ``tl.histogram`` of each tile
 (per warp, one ballot per bin bit and a popcount per owned bin, merged through shared memory);
@@ -67,6 +68,7 @@ from .._utils import (is_pow2, ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INT_DTYPES, UIN
                       as_int, capturing, check_flag, check_tensor, count_dtype, device_constant, drop_persistent, dtype_names, interpreter_active, next_power_of_2,
                       num_sms, refuse_capture, smem_atomics_ok, smem_per_block)
 from ..agent.grid_mapping import grid_size
+from ..block.histogram import HALF_COUNTER_SPILL, smem_count_halves_if
 from ..block.radix_rank import smem_count_words_if
 from ..thread.trunc_div import fast_ok, trunc_div_rn
 from .radix_sort import sort_pairs as radix_sort_pairs
@@ -298,7 +300,7 @@ def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, to
                            COMPUTE: gl.constexpr, TOP_INCLUSIVE: gl.constexpr, WARPS: gl.constexpr,
                            ITEMS: gl.constexpr, SMEM_BINS: gl.constexpr, COPIES: gl.constexpr,
                            CHUNKED: gl.constexpr = True, FAST_DIV: gl.constexpr = False,
-                           PREFETCH: gl.constexpr = False):
+                           PREFETCH: gl.constexpr = False, HALF: gl.constexpr = False):
     """Equal-width bins counted with shared-memory atomics (CUB's BLOCK_HISTO_ATOMIC): each program
     keeps ``COPIES`` histograms of ``SMEM_BINS`` counters in shared memory (warp ``w`` counts into copy
     ``w % COPIES``), loops over tiles ``pid, pid + programs, ...`` of ``WARPS * 32 * ITEMS`` samples,
@@ -306,13 +308,19 @@ def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, to
     every bin are not counted (a predicated atomic). More bins than shared memory holds: the bins are
     cut into chunks of ``SMEM_BINS``, ``program_id(1)`` is the chunk, and each chunk's programs read
     every sample (one read of the input per chunk); ``CHUNKED=False`` (all bins in one chunk) skips the
-    per-sample chunk test; ``PREFETCH`` loads tile ``t + programs`` before counting tile ``t``."""
+    per-sample chunk test; ``PREFETCH`` loads tile ``t + programs`` before counting tile ``t``.
+    ``HALF``: 16-bit counters, two to a word (``block.histogram.smem_count_halves_if``: twice the bins
+    in the same shared memory; a counter reaching 2^15 hands 2^15 to ``hist`` at once)."""
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
-    CH: gl.constexpr = SMEM_BINS if SMEM_BINS < 1024 else 1024    # bins zeroed / flushed per step
-    LH: gl.constexpr = gl.BlockedLayout([1, CH // 32], [1, 32], [WARPS, 1], [1, 0])
-    smem = gl.allocate_shared_memory(gl.int32, [COPIES, SMEM_BINS], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
-    for c0 in gl.static_range(0, SMEM_BINS, CH):
+    WORDS: gl.constexpr = SMEM_BINS // 2 if HALF else SMEM_BINS   # counter words per copy
+    CH: gl.constexpr = WORDS if WORDS < 1024 else 1024    # words zeroed / flushed per step
+    # (a step's words spread over all the warps, each thread holding its words of every copy: one
+    # thread per word, not one warp per copy with every warp doing every word)
+    SPT: gl.constexpr = CH // (32 * WARPS) if CH > 32 * WARPS else 1
+    LH: gl.constexpr = gl.BlockedLayout([COPIES, SPT], [1, 32], [1, WARPS], [1, 0])
+    smem = gl.allocate_shared_memory(gl.int32, [COPIES, WORDS], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    for c0 in gl.static_range(0, WORDS, CH):
         smem.slice(c0, CH, 1).store(gl.zeros([COPIES, CH], gl.int32, LH))
     gl.thread_barrier()
     i = gl.arange(0, TILE, layout=LB)
@@ -336,13 +344,25 @@ def _histogram_smem_kernel(x_ptr, hist_ptr, params_ptr, num_items, num_tiles, to
         else:
             rel = b
             counted = valid & inb
-        smem_count_words_if(copy_base + rel, counted.to(gl.int32))
+        if HALF:
+            spilled = smem_count_halves_if(copy_base + rel, counted.to(gl.int32))
+            gl.atomic_add(hist_ptr + (bin_base + rel), (spilled * HALF_COUNTER_SPILL).to(hist_ptr.dtype.element_ty),
+                          mask=spilled != 0, sem="relaxed")
+        else:
+            smem_count_words_if(copy_base + rel, counted.to(gl.int32))
     gl.thread_barrier()
-    for c0 in gl.static_range(0, SMEM_BINS, CH):
-        c = gl.sum(smem.slice(c0, CH, 1).load(LH), 0)
-        bins = bin_base + c0 + gl.arange(0, CH, layout=gl.SliceLayout(0, LH))
-        gl.atomic_add(hist_ptr + bins, c.to(hist_ptr.dtype.element_ty), mask=(bins < total_bins) & (c != 0),
-                      sem="relaxed")
+    for c0 in gl.static_range(0, WORDS, CH):
+        w = smem.slice(c0, CH, 1).load(LH)
+        words = c0 + gl.arange(0, CH, layout=gl.SliceLayout(0, LH))
+        for h in gl.static_range(2 if HALF else 1):
+            if HALF:   # (every half is below 2^15 now: the words are non-negative)
+                c = gl.sum((w >> (16 * h)) & 0xFFFF, 0)
+                bins = bin_base + 2 * words + h
+            else:
+                c = gl.sum(w, 0)
+                bins = bin_base + words
+            gl.atomic_add(hist_ptr + bins, c.to(hist_ptr.dtype.element_ty), mask=(bins < total_bins) & (c != 0),
+                          sem="relaxed")
 
 
 @triton.jit
@@ -364,21 +384,29 @@ _POLICY = policy.register(
     "histogram",
     space={"TILE": [512, 1024, 2048, 4096, 8192], "PROGRAMS_PER_SM": [2, 4, 8, 16],
            "MAX_PRIVATE_BINS": [128, 256, 512, 1024, 2048], "PRIVATE_ALGO": [0, 1, 2],
-           "ATOMIC_COPIES": [1, 8, 64], "SMEM_COPIES": [1, 2, 4, 8], "PREFETCH": [0, 1], "num_warps": [4, 8, 16],
-           "num_stages": [1, 2, 3]},
+           "ATOMIC_COPIES": [1, 8, 64], "SMEM_COPIES": [1, 2, 4, 8], "PREFETCH": [0, 1],
+           "SMEM_HALF_MIN_BINS": [0, 16384, 32768, 65536, 131072], "SMEM_MAX_CHUNKS": [1, 2, 4, 8],
+           "num_warps": [4, 8, 16], "num_stages": [1, 2, 3]},
     fallback={"TILE": 2048, "PROGRAMS_PER_SM": 8, "MAX_PRIVATE_BINS": 1024, "PRIVATE_ALGO": 0,
-              "ATOMIC_COPIES": 8, "SMEM_COPIES": 4, "PREFETCH": 0, "num_warps": 4, "num_stages": 2},
+              "ATOMIC_COPIES": 8, "SMEM_COPIES": 4, "PREFETCH": 0, "SMEM_HALF_MIN_BINS": 0, "SMEM_MAX_CHUNKS": 8,
+              "num_warps": 4,
+              "num_stages": 2},
     # (values a file may hold beyond the space, within what the kernels take)
     valid=lambda c: (is_pow2(c["TILE"]) and 16 <= c["TILE"] <= 1 << 16 and c["PROGRAMS_PER_SM"] >= 1
                      and c["MAX_PRIVATE_BINS"] >= 1 and c["PRIVATE_ALGO"] in (0, 1, 2) and c["ATOMIC_COPIES"] >= 1
-                     and is_pow2(c["SMEM_COPIES"]) and c["PREFETCH"] in (0, 1)),
+                     and is_pow2(c["SMEM_COPIES"]) and c["PREFETCH"] in (0, 1) and c["SMEM_HALF_MIN_BINS"] >= 0
+                     and c["SMEM_MAX_CHUNKS"] >= 1),
     doc="TILE samples per loop step; PROGRAMS_PER_SM programs per multiprocessor (each takes a "
         "contiguous run of tiles); MAX_PRIVATE_BINS: the largest total bin count counted in a private "
         "register histogram (above it, one global atomic per sample); PRIVATE_ALGO 0 = tl.histogram, "
         "1 = one-hot product on the tensor cores, 2 = shared-memory atomics (compiled NVIDIA sm_80+, "
         "unweighted equal-width bins that fit in shared memory; any bin count up to that, "
         "MAX_PRIVATE_BINS does not apply; SMEM_COPIES histogram copies per program, the warps spread "
-        "over them; PREFETCH 1 loads the next tile before counting this one); ATOMIC_COPIES: copies of the histogram the atomic "
+        "over them; PREFETCH 1 loads the next tile before counting this one; SMEM_HALF_MIN_BINS: from this "
+        "many bins on (0: never) the counters are 16 bits, two to a word, so twice the bins fit in one read "
+        "of the samples, where there are at least 512 samples per bin; SMEM_MAX_CHUNKS: the most chunks of "
+        "bins (each a read of the samples) a histogram too large for shared memory is cut into; more bins "
+        "than that take the global-atomic path); ATOMIC_COPIES: copies of the histogram the atomic "
         "path spreads its programs over (summed afterwards; at most 16 MB of copies).")
 
 
@@ -447,27 +475,31 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
     total_bins = hist.numel()
     if pol["PRIVATE_ALGO"] == 2 and weights is None and levels is None and smem_atomics_ok(x.device):
         warps = pol.num_warps
-        smem_bins = max(32, next_power_of_2(total_bins))
+        # 16-bit counters from SMEM_HALF_MIN_BINS bins on (0: never), for enough samples per bin
+        half = 0 < pol["SMEM_HALF_MIN_BINS"] <= total_bins and n >= _HALF_MIN_ITEMS_PER_BIN * total_bins
+        unit = 2 if half else 4   # bytes per counter
+        smem_bins = max(64 if half else 32, next_power_of_2(total_bins))
         copies = min(pol["SMEM_COPIES"], warps)
         limit = _smem_limit(x.device)
         chunks = 1   # bin chunks, each counted in shared memory over its own read of the samples
-        while smem_bins * 4 > limit and chunks < _MAX_BIN_CHUNKS:
+        while smem_bins * unit > limit and chunks < pol["SMEM_MAX_CHUNKS"]:
             smem_bins //= 2
             chunks *= 2
-        while copies > 1 and copies * smem_bins * 4 > limit:
+        while copies > 1 and copies * smem_bins * unit > limit:
             copies //= 2
-        if copies * smem_bins * 4 <= limit:
+        if copies * smem_bins * unit <= limit:
             items = max(1, tile // (32 * warps))
             num_tiles = cdiv(n, 32 * warps * items)
             # persistent programs: no more per SM than can be resident at once (warps, shared memory)
-            per_sm = max(1, min(pol["PROGRAMS_PER_SM"], 64 // warps, (limit + (4 << 10)) // (copies * smem_bins * 4)))
+            per_sm = max(1, min(pol["PROGRAMS_PER_SM"], 64 // warps,
+                                (limit + (4 << 10)) // (copies * smem_bins * unit)))
             programs = max(1, min(num_tiles, cdiv(num_sms(x.device) * per_sm, chunks)))
             launch(_histogram_smem_kernel, (programs, chunks),
                    x, hist, params, n, num_tiles, total_bins,
                    NUM_CHANNELS=num_channels, NUM_ACTIVE=num_active, INT_MATH=int_math,
                    COMPUTE=compute, TOP_INCLUSIVE=top_inclusive, WARPS=warps, ITEMS=items,
                    SMEM_BINS=smem_bins, COPIES=copies, CHUNKED=chunks > 1, FAST_DIV=fast_div and items % 4 == 0,
-                   PREFETCH=bool(pol["PREFETCH"]), num_warps=warps)
+                   PREFETCH=bool(pol["PREFETCH"]), HALF=half, num_warps=warps)
             return
     private = (weights is None and total_bins <= pol["MAX_PRIVATE_BINS"])
     algo = pol["PRIVATE_ALGO"] if private else 0
@@ -508,9 +540,15 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
                num_warps=4)
 
 
-#: at most this many bin chunks (reads of the samples) on the shared-memory path; more bins than
-#: that use the global-atomic path
-_MAX_BIN_CHUNKS = 8
+#: 16-bit counters (policy SMEM_HALF_MIN_BINS) count more slowly than 32-bit ones (an atomic that returns
+#: its old value, to find a counter reaching 2^15) and every program flushes all the bins, where 32-bit
+#: counters split into chunks flush one chunk each; they pay where they save whole reads of the samples,
+#: i.e. for many samples per bin (H200, 2^26 fp32 samples, GPU time, 32-bit against 16-bit counters:
+#: 65536 bins 254 against 238 us, 131072 486 / 425, 262144 1835 / 776; 2^20 samples over 65536 bins
+#: 19.5 against 63.6; bench/results/logs/histogram_layout_probe-h200-20261201.log; 2^24 samples over 65536
+#: bins, 256 a bin: 80.8 against 113.3; 2^26 over 131072, 512 a bin: 485 against 430,
+#: bench/results/logs/histogram_half_probe-h200-20261201.log)
+_HALF_MIN_ITEMS_PER_BIN = 512
 
 
 def _smem_limit(device: torch.device) -> int:
