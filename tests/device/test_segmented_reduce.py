@@ -272,6 +272,39 @@ def test_split_covers_skewed_segments(op):
             assert float(out[i]) == ref, (i, float(out[i]), ref)
 
 
+@pytest.mark.parametrize("op", ["argmin", "argmax"])
+def test_split_arg_ops(op):
+    """argmin/argmax split into pieces: each segment's first extreme wherever it sits (past what
+    SPLIT_CHUNK-item pieces would cover, on a piece boundary, repeated in a later piece), a NaN (the first
+    one wins), segments of one value (-inf, +inf: ties with the identity of empty pieces), empty segments
+    (index -1), against torch per segment; rows too."""
+    lengths = [530, 1, 0, 2, 97, 40, 64, 33]
+    offs = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), device=DEVICE)
+    x = make_data("random", int(offs[-1]), torch.float32)
+    big = 1e6 if op == "argmax" else -1e6
+    x[517] = big
+    x[300] = big           # the same extreme earlier: the first wins
+    x[531] = big           # (segment 1, one item)
+    x[533:630] = float("-inf") if op == "argmax" else float("inf")   # segments 3 (the first item) and 4
+    x[634] = float("nan")  # segment 5: the first NaN wins
+    x[660] = float("nan")
+    x[670:734] = 5.0       # segment 6: all equal
+    vals, idx = S.segmented_reduce(x, offs, None, op, pol=pol(1, 32, split=16))
+    for i in range(len(lengths)):
+        seg = x[offs[i]:offs[i + 1]]
+        if seg.numel() == 0:
+            assert int(idx[i]) == -1, i
+            continue
+        j = int((seg.argmax() if op == "argmax" else seg.argmin()).item())
+        assert int(idx[i]) == j, (i, int(idx[i]), j)
+        assert_equal(vals[i:i + 1].cpu(), seg[j:j + 1].cpu())
+    rows = make_data("random", 3 * 1000, torch.float32).reshape(3, 1000)
+    rows[1, 999] = big
+    rows[2, 64:] = rows[2, 0]   # ties across pieces
+    rv, ri = S.reduce_rows(rows, op, pol=pol(1, 32, split=64))
+    assert_equal(ri.cpu(), ref_rows(rows, op).cpu())
+
+
 def test_split_second_pass_rows_power_of_two():
     """A split into so many pieces (here 100) that 4096 // pieces is not a power of two: the second pass's
     rows per program are rounded down to one."""
@@ -854,3 +887,68 @@ def test_gpu_rows_plan_reuse(shape, dtype):
             assert_close(ops.sum(x3, [1, 2], keepdim), x3.sum([1, 2], keepdim=keepdim), rtol=1e-2, atol=1e-1)
             assert_close(ops.sum(x3, [-1], keepdim, torch.float64), x3.sum(-1, keepdim=keepdim, dtype=torch.float64),
                          rtol=1e-2, atol=1e-1)
+
+
+COLUMN_SHAPES = [(1, 5, 7), (3, 37, 9), (1, 300, 3), (2, 130, 40), (4, 1, 33), (1, 2, 1)]
+
+
+@pytest.mark.parametrize("shape", COLUMN_SHAPES, ids=str)
+@pytest.mark.parametrize("op", ["sum", "min", "max", "argmin", "argmax"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32, torch.int64, torch.uint8, torch.bool],
+                         ids=str)
+def test_reduce_columns(shape, op, dtype):
+    """The middle dim of [A, R, B] in place (reductions over dims that are not the last): columns in
+    several blocks, rows in several chunks whose partials a second launch reduces (300 rows under the
+    interpreter's small tiles), adversarial floats (NaN, +-0.0, +-inf, ties), against torch over dim 1."""
+    n = math.prod(shape)
+    x = make_data("special" if dtype.is_floating_point else "few_unique", n, dtype).reshape(shape)
+    res = S.reduce_columns(x, op)
+    xr = x.to(torch.uint8) if dtype == torch.bool else x
+    if op == "sum":
+        ref = x.sum(1)
+        if dtype.is_floating_point:
+            assert res.dtype == dtype
+            assert_sum_close(res.reshape(-1), x.permute(0, 2, 1).reshape(-1, shape[1]))
+        else:
+            assert_equal(res, ref)
+    elif op in ("min", "max"):
+        assert_equal(res, (x.amin(1) if op == "min" else x.amax(1)) if dtype != torch.bool else
+                     (xr.amin(1) if op == "min" else xr.amax(1)).bool())
+    else:
+        vals, idx = res
+        assert_equal(idx, xr.argmin(1) if op == "argmin" else xr.argmax(1))
+        assert_equal(vals, x.gather(1, idx.unsqueeze(1)).squeeze(1))
+
+
+def test_reduce_columns_outer_extent_past_the_grid(monkeypatch):
+    """An outer extent past a grid dimension gives None (the caller transposes); the operators still
+    answer through the rows."""
+    monkeypatch.setattr(S, "_GRID_YZ_MAX", 2)
+    x = make_data("random", 3 * 4 * 5, torch.float32).reshape(3, 4, 5)
+    assert S.reduce_columns(x, "sum") is None
+    assert_close(torch.ops.tritoncub.sum(x, [1]), x.sum(1), rtol=1e-5, atol=1e-5)
+    assert_equal(torch.ops.tritoncub.argmax(x, 1), x.argmax(1))
+    with pytest.raises(ValueError, match="contiguous 3-D"):
+        S.reduce_columns(x.transpose(0, 1), "sum")
+    with pytest.raises(ValueError, match="built-in"):
+        S.reduce_columns(x, "mean")
+
+
+@pytest.mark.parametrize("op", ["argmin", "argmax"])
+def test_reduce_columns_extremes_in_later_chunks(op):
+    """Rows split into chunks (300 rows: three under the interpreter): a column's extreme in the last
+    chunk, one repeated in two later chunks (the first wins), a NaN in a later chunk after a NaN-free
+    first one, a column of one value."""
+    x = make_data("random", 300 * 5, torch.float32).reshape(1, 300, 5).clamp(-10, 10)
+    big = 1e6 if op == "argmax" else -1e6
+    x[0, 290, 0] = big
+    x[0, 150, 1] = big
+    x[0, 280, 1] = big
+    x[0, 250, 2] = float("nan")
+    x[0, 260, 2] = float("nan")
+    x[0, :, 3] = 2.5
+    vals, idx = S.reduce_columns(x, op)
+    ref = x.argmin(1) if op == "argmin" else x.argmax(1)
+    assert_equal(idx, ref)
+    assert [int(i) for i in idx[0, :4]] == [290, 150, 250, 0]
+    assert_equal(vals, x.gather(1, idx.unsqueeze(1)).squeeze(1))

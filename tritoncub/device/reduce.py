@@ -870,6 +870,24 @@ def _reduce_dims(x: torch.Tensor, dims: list[int], op: str, out_dtype=None):
             return _minmax(x, op).reshape(kept_shape)
         v, i = _arg(x, op)
         return v.reshape(kept_shape), i.reshape(kept_shape)
+    if x.is_contiguous() and dims == list(range(dims[0], dims[-1] + 1)) and dims[-1] < x.dim() - 1:
+        # a run of dims that are not the last: reduce the columns of [before, run, after] in place
+        a = r = b = 1
+        for i, s in enumerate(x.shape):
+            if i < dims[0]:
+                a *= s
+            elif i <= dims[-1]:
+                r *= s
+            else:
+                b *= s
+        if b > 1:
+            res = seg.reduce_columns(x.view(a, r, b), op,
+                                     dtype=(out_dtype if out_dtype is not None else sum_dtype(x.dtype))
+                                     if op == "sum" else None)
+            if res is not None:
+                if op in ("argmin", "argmax"):
+                    return res[0].reshape(kept_shape), res[1].reshape(kept_shape)
+                return res.reshape(kept_shape)
     x2, m, k = _rows_view(x, dims)
     if op == "sum":
         r = seg.reduce_rows(x2, "sum", dtype=out_dtype if out_dtype is not None else sum_dtype(x.dtype))

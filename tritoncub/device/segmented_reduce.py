@@ -36,7 +36,9 @@ constexprs chosen by the bucket — CUB's small/medium/large segment agents):
 * ``segments`` the same kernel tuned for offsets of random lengths (mean length <= 16384);
 * ``long``   a multi-program split: each segment is cut into ``SPLIT_CHUNK``-item pieces, each piece
   reduced by its own program into a partial, and a second launch of the same kernel reduces the
-  partials of each segment as a row (sum/min/max/mean; arg and user ops stay one program per segment).
+  partials of each segment as a row (sum/min/max/mean/argmin/argmax: the arg ops' second pass picks the
+  first winning piece, whose partial holds its item's offset in the segment; user ops stay one program
+  per segment).
 
 The bucket comes from the row length (rows) or from the *mean* segment length ``numel / segments``
 (offsets), so no host synchronisation is needed; skewed lengths still give correct results.
@@ -62,7 +64,7 @@ import triton.language as tl
 from .. import policy
 from .._launch import bind, direct_ok, launch, recording_launches
 from .._utils import (InputTypeError, InputValueError, capturing, cdiv, check_flag, check_same_device, check_tensor,
-                      interpreter_active, next_power_of_2, no_host_data, persistent)
+                      interpreter_active, next_power_of_2, no_host_data, num_sms, persistent)
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_KERNEL_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
                      _as_tuple, _builtin_combine, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
                      acc_dtype, identity, sum_dtype, user_operands)
@@ -271,6 +273,60 @@ def _segmented_reduce_user_kernel(xs, begins, ends, row_len, num_segments, outs,
                               FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, BOOL_MASK, ONE_STEP)
 
 
+@triton.jit
+def _columns_step(acc, acc_i, base, r, r1, cols, cm, B, ident, OP: tl.constexpr, BLOCK_R: tl.constexpr):
+    """Fold rows ``[r, r + BLOCK_R)`` (below ``r1``) of the columns ``cols`` into the ``[BLOCK_R, BLOCK_B]``
+    accumulators (arg ops: ``acc_i`` the row of each lane's extreme, -1 before its first item)."""
+    rr = r + tl.arange(0, BLOCK_R)
+    m = (rr < r1)[:, None] & cm[None, :]
+    v = tl.load(base + rr[:, None] * B + cols[None, :], mask=m, other=0)
+    v = tl.where(m, v.to(acc.dtype), ident).to(acc.dtype)
+    if (OP == OP_SUM) or (OP == OP_MIN) or (OP == OP_MAX):
+        acc, _ = _builtin_combine(acc, acc_i, v, acc_i, OP)
+    else:
+        # later rows in the same lane: ties keep the earlier item; a lane's first item is always taken
+        if OP == OP_ARGMIN:
+            take = m & ((acc_i < 0) | (v < acc) | ((v != v) & (acc == acc)))
+        else:
+            take = m & ((acc_i < 0) | (v > acc) | ((v != v) & (acc == acc)))
+        acc = tl.where(take, v, acc)
+        acc_i = tl.where(take, rr[:, None] + tl.zeros_like(acc_i), acc_i)
+    return acc, acc_i
+
+
+@triton.jit
+def _reduce_columns_kernel(x_ptr, out_ptr, out_idx_ptr, R, B, r_chunk, ident, OP: tl.constexpr,
+                           BLOCK_R: tl.constexpr, BLOCK_B: tl.constexpr, FOR_LOOP: tl.constexpr):
+    """A built-in reduction over the middle dim of a contiguous ``[A, R, B]`` tensor:
+    ``out[s, a, b]`` = the reduction of ``x[a, r, b]`` over rows ``r`` of chunk ``s`` (``[s * r_chunk,
+    (s + 1) * r_chunk)``; arg ops: ``out_idx[s, a, b]`` = that extreme's ``r``, the first on ties, the
+    first NaN). Program ``(i, a, s)`` takes ``BLOCK_B`` columns ``b`` and loops over the chunk's rows,
+    ``BLOCK_R`` at a time: every load reads whole rows of columns, coalesced, with no transpose."""
+    a = tl.program_id(1)
+    s = tl.program_id(2)
+    cols = tl.program_id(0).to(tl.int64) * BLOCK_B + tl.arange(0, BLOCK_B)
+    cm = cols < B
+    r0 = s.to(tl.int64) * r_chunk
+    r1 = tl.minimum(r0 + r_chunk, R)
+    acc = (tl.zeros([BLOCK_R, BLOCK_B], out_ptr.dtype.element_ty) + ident).to(out_ptr.dtype.element_ty)
+    acc_i = tl.zeros([BLOCK_R, BLOCK_B], tl.int64) - 1
+    base = x_ptr + a.to(tl.int64) * R * B
+    if FOR_LOOP:
+        for r in range(r0, r1, BLOCK_R):
+            acc, acc_i = _columns_step(acc, acc_i, base, r, r1, cols, cm, B, ident, OP, BLOCK_R)
+    else:  # the interpreter cannot take a runtime bound in range()
+        r = r0
+        while r < r1:
+            acc, acc_i = _columns_step(acc, acc_i, base, r, r1, cols, cm, B, ident, OP, BLOCK_R)
+            r += BLOCK_R
+    idx = tl.where(acc_i < 0, 9223372036854775807, acc_i)
+    res, ri = _builtin_tile_reduce(acc, idx, 0, OP)
+    o = (s.to(tl.int64) * tl.num_programs(1) + a) * B + cols
+    tl.store(out_ptr + o, res, mask=cm)
+    if (OP == OP_ARGMIN) or (OP == OP_ARGMAX):
+        tl.store(out_idx_ptr + o, tl.where(ri == 9223372036854775807, -1, ri), mask=cm)
+
+
 def _valid(c: dict) -> bool:
     if c.get("CACHE_MODIFIER", "") and c.get("EVICTION", ""):
         return False   # ptxas rejects a cache modifier with an eviction policy
@@ -368,6 +424,8 @@ class _RowsPlan:
 
 _PLANS: dict = {}
 _PLAN_OPS = ("sum", "min", "max")
+#: items a program of equal short rows takes at least (see :func:`_run`)
+_ROWS_TILE_MIN = 4096
 _SCRATCH: dict = {}
 
 
@@ -417,7 +475,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     xv = _storage_view(x_flat)
     ident = identity(op if op != "mean" else "sum", acc)
     split = 1
-    if chunk_items and op in ("sum", "mean", "min", "max") and mean_len > chunk_items:
+    if chunk_items and op in ("sum", "mean", "min", "max", "argmin", "argmax") and mean_len > chunk_items:
         split = -(-int(mean_len) // chunk_items) if uniform else _bi.max(2, -(-int(2 * mean_len) // chunk_items))
     chunk = chunk_items if split > 1 else (1 << 62)
     num_work = num_segments * split
@@ -425,6 +483,15 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     out_idx = torch.empty(num_work if is_arg else 1, dtype=torch.int64, device=device)
     dummy = out_idx if begins is None else begins
     vec = _vector_width(xv) if vec is None else vec
+    if uniform and split == 1 and 0 < row_len < block:
+        # equal rows shorter than the policy's step: a step as wide as the row (no idle lanes) and more
+        # rows a program, so that a program still takes at least ROWS * BLOCK items (and at least
+        # _ROWS_TILE_MIN on a GPU: 2^20 rows of 4 items took 110 us on an H200 in 8-row programs of
+        # 64-item steps, torch 27; bench/results/logs/torch_sweep_probe-h200-20261201.log)
+        narrow = _bi.max(vec, next_power_of_2(row_len))
+        floor = 0 if interpreter_active() else _ROWS_TILE_MIN
+        rows = _bi.max(rows, _bi.min(_bi.max(rows * block, floor), 16384) // narrow)
+        block = narrow
     meta = dict(OP=code, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec,
                 CACHE_MODIFIER=pol["CACHE_MODIFIER"], EVICTION=pol.get("EVICTION", ""),
                 FOR_LOOP=not interpreter_active(),
@@ -451,8 +518,9 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
                 _PLANS.clear()
             _PLANS[plan_key] = plan
     if split > 1:  # second pass: each segment's partials as one row
-        partials = out
+        partials, partial_idx = out, out_idx
         out = torch.empty(num_segments, dtype=acc, device=device)
+        out_idx = torch.empty(num_segments if is_arg else 1, dtype=torch.int64, device=device)
         rows2 = _bi.max(1, _bi.min(64, 4096 // split))
         p2 = policy.Policy(pol.op, {**pol.values, "ROWS": 1 << (rows2.bit_length() - 1),   # (a power of two)
                                     "BLOCK": _bi.min(1024, next_power_of_2(split))}, 4, 1, pol.source)
@@ -460,6 +528,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
                partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident,
                OP=code, ROWS=p2["ROWS"], BLOCK=p2["BLOCK"], UNIFORM=True, CACHE_MODIFIER="",
                FOR_LOOP=not interpreter_active(), VEC=1, num_warps=4, num_stages=1)
+        if is_arg:   # (the second pass found the winning piece; its item's offset in the segment)
+            out_idx = partial_idx.view(num_segments, split).gather(1, out_idx.view(num_segments, 1)).view(num_segments)
     if op == "mean":
         if uniform:
             out = out / row_len
@@ -547,6 +617,64 @@ def reduce_rows(x, op: str = "sum", *, combine_fn=None, init=None, dtype=None, p
                  for t in xs)
     return _run(flat if isinstance(x, (tuple, list)) else flat[0], None, None, k, m, op, uniform=True, mean_len=k,
                 combine_fn=combine_fn, init=init, dtype=dtype, pol=pol, transform_fn=transform_fn)
+
+
+#: the columns' reduction: items a program holds per step (rows x columns), columns a program takes at
+#: most, and programs per SM the rows are split for; the interpreter's tiles are small
+_COLUMNS_TILE, _COLUMNS_MAX_BLOCK, _COLUMNS_PER_SM = 4096, 256, 4
+_COLUMNS_TILE_INTERPRETER, _COLUMNS_MAX_BLOCK_INTERPRETER = 64, 16
+#: grid dims 1 and 2 (the outer extent, the row chunks) take at most this many programs
+_GRID_YZ_MAX = 65535
+
+
+def reduce_columns(x, op: str = "sum", *, dtype=None):
+    """Reduce the middle dim of a contiguous 3-D ``[A, R, B]`` tensor (a reduction over dims that are not
+    the last ones, e.g. ``x.sum(0)`` of a matrix: ``A`` = 1): ``[A, B]`` results (arg ops: ``(values,
+    rows of the first extremes)``) with the built-in ``op`` (not mean or user), the dtypes and NaN rules
+    of :func:`reduce_rows`. Reads the columns in place, rows of them at a time (no transpose copy); more
+    programs than columns split the rows into chunks, whose partials a second launch reduces in chunk
+    order (deterministic). None where ``A`` is beyond one grid dimension (the caller transposes)."""
+    _check_op(op)
+    if op in ("mean", "user"):
+        raise InputValueError(f"reduce_columns takes the built-in ops sum/min/max/argmin/argmax, not {op!r}")
+    if x.dim() != 3 or not x.is_contiguous():
+        raise InputValueError(f"reduce_columns: x must be a contiguous 3-D tensor, got shape {tuple(x.shape)}")
+    A, R, B = x.shape
+    if A > _GRID_YZ_MAX:
+        return None
+    res_dtype, acc = _out_dtype(op, x.dtype, dtype)
+    if op == "sum" and dtype is not None and dtype != x.dtype and dtype != acc_dtype(dtype):
+        x = x.to(dtype)   # (torch.sum with a dtype converts each item first, as _run)
+    is_arg = op in ("argmin", "argmax")
+    device = x.device
+    interp = interpreter_active()
+    block_b = _bi.min(next_power_of_2(B), _COLUMNS_MAX_BLOCK_INTERPRETER if interp else _COLUMNS_MAX_BLOCK)
+    block_r = _bi.max(1, _bi.min((_COLUMNS_TILE_INTERPRETER if interp else _COLUMNS_TILE) // block_b,
+                                 next_power_of_2(R)))
+    col_blocks = cdiv(B, block_b)
+    programs = (3 if interp else _COLUMNS_PER_SM * num_sms(device))
+    splits = _bi.max(1, _bi.min(cdiv(programs, A * col_blocks), cdiv(R, block_r), _GRID_YZ_MAX))
+    r_chunk = cdiv(cdiv(R, splits), block_r) * block_r
+    splits = cdiv(R, r_chunk)
+    out = torch.empty(splits * A * B, dtype=acc, device=device)
+    out_idx = torch.empty(splits * A * B if is_arg else 1, dtype=torch.int64, device=device)
+    launch(_reduce_columns_kernel, (col_blocks, A, splits), _storage_view(x.reshape(-1)), out, out_idx, R, B,
+           r_chunk, identity(op, acc), OP=_OP_CODE[op], BLOCK_R=block_r, BLOCK_B=block_b, FOR_LOOP=not interp,
+           num_warps=4)
+    if splits > 1:   # the chunks' partials: a reduction over the first dim of [splits, A * B]
+        second = reduce_columns(out.view(1, splits, A * B), op)
+        if is_arg:
+            vals, which = second
+            out_idx = out_idx.view(splits, A * B).gather(0, which.view(1, A * B))
+            out = vals
+        else:
+            out = second
+    out = out.reshape(A, B)
+    if x.dtype == torch.bool and op in ("min", "max", "argmin", "argmax"):
+        out = out != 0
+    if out.dtype != res_dtype:
+        out = out.to(res_dtype)
+    return (out, out_idx.reshape(A, B)) if is_arg else out
 
 
 def segmented_reduce(x, begin_offsets: torch.Tensor, end_offsets: torch.Tensor | None = None,
