@@ -242,12 +242,14 @@ def test_by_key_float_keys_and_values(kind, deterministic):
 # batched along any dim, both kernels
 # ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("shape", [(3, 2, 70), (2, 1, 21), (4, 40), (300, 2)] if interpreter_active()
-                         else [(7, 9, 3000), (65536, 128), (16, 1 << 16), (3, 100000)])
+@pytest.mark.parametrize("shape", [(3, 2, 70), (2, 1, 21), (4, 40), (300, 2), (3, 1100)] if interpreter_active()
+                         else [(7, 9, 3000), (65536, 128), (16, 1 << 16), (3, 100000), (4, 1 << 20)])
 def test_batched_dims(shape):
+    # (a short leading dim: the strided scan's steps as long as it, its programs many columns wide)
     x = make_data("random", math.prod(shape), torch.int32).reshape(shape) // 1000
     for dim in range(-len(shape), len(shape)):
         assert_equal(S.inclusive_sum(x, dim), torch.cumsum(x, dim))
+        assert_equal(S.inclusive_sum(x, dim, reverse=True), torch.cumsum(x.flip(dim), dim).flip(dim))
         v, i = S.cummax(x, dim)
         rv, ri = torch.cummax(x, dim)
         assert_equal(v, rv)

@@ -9,7 +9,7 @@ import triton.language as tl
 import tritoncub  # noqa: F401
 from tritoncub import policy
 from tritoncub.device import segmented_reduce as S
-from helpers import DEVICE, assert_close, assert_equal, make_data, poison_value
+from helpers import DEVICE, assert_close, assert_equal, count_calls, make_data, poison_value
 
 GPU = DEVICE == "cuda"
 
@@ -934,21 +934,55 @@ def test_reduce_columns_outer_extent_past_the_grid(monkeypatch):
         S.reduce_columns(x, "mean")
 
 
-@pytest.mark.parametrize("op", ["argmin", "argmax"])
-def test_reduce_columns_extremes_in_later_chunks(op):
-    """Rows split into chunks (300 rows: three under the interpreter): a column's extreme in the last
-    chunk, one repeated in two later chunks (the first wins), a NaN in a later chunk after a NaN-free
-    first one, a column of one value."""
-    x = make_data("random", 300 * 5, torch.float32).reshape(1, 300, 5).clamp(-10, 10)
-    big = 1e6 if op == "argmax" else -1e6
-    x[0, 290, 0] = big
-    x[0, 150, 1] = big
-    x[0, 280, 1] = big
-    x[0, 250, 2] = float("nan")
-    x[0, 260, 2] = float("nan")
+@pytest.mark.parametrize("op", ["argmin", "argmax", "max", "sum"])
+def test_reduce_columns_extremes_in_later_chunks(op, monkeypatch):
+    """Rows split into chunks (300 rows: three under the interpreter; 20000 on a GPU, whose tiles are
+    larger), the chunks' partials reduced in one more launch: a column's extreme in the last chunk, one
+    repeated in two later chunks (the first wins), a NaN in a later chunk after a NaN-free first one, a
+    column of one value."""
+    rows = 300 if DEVICE == "cpu" else 20000
+    x = make_data("random", rows * 5, torch.float32).reshape(1, rows, 5).clamp(-10, 10)
+    big = -1e6 if op == "argmin" else 1e6
+    at = [rows - 10, rows // 2, rows - 20, rows - 50, rows - 40]
+    x[0, at[0], 0] = big
+    x[0, at[1], 1] = big
+    x[0, at[2], 1] = big
+    x[0, at[3], 2] = float("nan")
+    x[0, at[4], 2] = float("nan")
     x[0, :, 3] = 2.5
-    vals, idx = S.reduce_columns(x, op)
+    launches = count_calls(monkeypatch, S, "launch")
+    res = S.reduce_columns(x, op)
+    assert len(launches) == 2   # (the rows split into chunks, and one pass over their partials)
+    if op == "sum":
+        assert_sum_close(res.reshape(-1), x.permute(0, 2, 1).reshape(5, rows))
+        return
+    if op == "max":
+        assert_equal(res, x.amax(1))
+        return
+    vals, idx = res
     ref = x.argmin(1) if op == "argmin" else x.argmax(1)
     assert_equal(idx, ref)
-    assert [int(i) for i in idx[0, :4]] == [290, 150, 250, 0]
+    assert [int(i) for i in idx[0, :4]] == [at[0], at[1], at[3], 0]
     assert_equal(vals, x.gather(1, idx.unsqueeze(1)).squeeze(1))
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3), (0, 4, 3), (2, 4, 0)], ids=str)
+@pytest.mark.parametrize("op", ["sum", "min", "max", "argmin", "argmax"])
+def test_reduce_columns_empty(shape, op):
+    """Empty extents: no launch; empty results, or the identity (index -1) of columns with no rows."""
+    x = torch.zeros(shape, device=DEVICE)
+    res = S.reduce_columns(x, op)
+    vals, idx = res if op in ("argmin", "argmax") else (res, None)
+    assert vals.shape == (shape[0], shape[2])
+    if shape[1] == 0 and vals.numel():
+        want = {"sum": 0.0, "min": math.inf, "max": -math.inf, "argmin": math.inf, "argmax": -math.inf}[op]
+        assert bool((vals == want).all())
+        if idx is not None:
+            assert bool((idx == -1).all())
+
+
+def test_reduce_columns_dtype_only_for_sum():
+    x = make_data("random", 24, torch.float32).reshape(2, 3, 4)
+    with pytest.raises(ValueError, match="dtype goes with op 'sum'"):
+        S.reduce_columns(x, "min", dtype=torch.float64)
+    assert S.reduce_columns(x, "sum", dtype=torch.float64).dtype == torch.float64

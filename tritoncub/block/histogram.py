@@ -21,7 +21,8 @@ from triton.experimental.gluon import language as gl
 
 _SPILL = 1 << 15
 #: a 16-bit counter of :func:`smem_count_halves_if` gives this many counts back to its caller when it
-#: reaches it (so a counter never carries into its neighbour)
+#: reaches it (so a counter does not carry into its neighbour: that would take 2^15 more adds to it
+#: between one thread's atomic and its correction, a few instructions later)
 HALF_COUNTER_SPILL = gl.constexpr(_SPILL)
 
 

@@ -21,8 +21,8 @@ How the counting works (CUB's privatised histograms). On compiled NVIDIA GPUs (s
 policy's ``PRIVATE_ALGO=2`` (the tuned sm_90 choice), unweighted equal-width bins are counted with
 shared-memory atomics (CUB's BLOCK_HISTO_ATOMIC, through Gluon and inline PTX): persistent programs,
 ``SMEM_COPIES`` histograms per program, one global atomic per non-empty bin per program at the end;
-from ``SMEM_HALF_MIN_BINS`` bins on the counters are 16 bits, two to a word (a counter that reaches 2^15
-hands 2^15 to the output at once), so twice the bins fit; bin counts beyond shared memory are cut into
+from ``SMEM_HALF_MIN_BINS`` bins on, where there are at least 512 samples per bin, the counters are 16
+bits, two to a word (a counter that reaches 2^15 hands 2^15 to the output at once), so twice the bins fit; bin counts beyond shared memory are cut into
 up to ``SMEM_MAX_CHUNKS`` chunks of bins, each a grid row that reads the samples again. Otherwise each program consumes a contiguous run of
 tiles (RAKE mapping). When the total bin count is at most the policy's ``MAX_PRIVATE_BINS`` every
 program keeps a private histogram in registers — ``PRIVATE_ALGO=0``: ``tl.histogram`` of each tile
@@ -395,7 +395,7 @@ _POLICY = policy.register(
     valid=lambda c: (is_pow2(c["TILE"]) and 16 <= c["TILE"] <= 1 << 16 and c["PROGRAMS_PER_SM"] >= 1
                      and c["MAX_PRIVATE_BINS"] >= 1 and c["PRIVATE_ALGO"] in (0, 1, 2) and c["ATOMIC_COPIES"] >= 1
                      and is_pow2(c["SMEM_COPIES"]) and c["PREFETCH"] in (0, 1) and c["SMEM_HALF_MIN_BINS"] >= 0
-                     and c["SMEM_MAX_CHUNKS"] >= 1),
+                     and is_pow2(c["SMEM_MAX_CHUNKS"])),
     doc="TILE samples per loop step; PROGRAMS_PER_SM programs per multiprocessor (each takes a "
         "contiguous run of tiles); MAX_PRIVATE_BINS: the largest total bin count counted in a private "
         "register histogram (above it, one global atomic per sample); PRIVATE_ALGO 0 = tl.histogram, "
@@ -404,7 +404,8 @@ _POLICY = policy.register(
         "MAX_PRIVATE_BINS does not apply; SMEM_COPIES histogram copies per program, the warps spread "
         "over them; PREFETCH 1 loads the next tile before counting this one; SMEM_HALF_MIN_BINS: from this "
         "many bins on (0: never) the counters are 16 bits, two to a word, so twice the bins fit in one read "
-        "of the samples, where there are at least 512 samples per bin; SMEM_MAX_CHUNKS: the most chunks of "
+        "of the samples, where there are at least 512 samples per bin; SMEM_MAX_CHUNKS (a power of two): the "
+        "most chunks of "
         "bins (each a read of the samples) a histogram too large for shared memory is cut into; more bins "
         "than that take the global-atomic path); ATOMIC_COPIES: copies of the histogram the atomic "
         "path spreads its programs over (summed afterwards; at most 16 MB of copies).")

@@ -935,6 +935,9 @@ def _init_item(v, dtype: torch.dtype, device, out_dtype: torch.dtype) -> torch.T
     return torch.full((1,), v, dtype=dtype, device=device)
 
 
+#: columns a program of the strided scan (a scan along a dimension that is not the last) takes at most
+_STRIDED_MAX_COLUMNS = 1024
+
 #: replays of scans along the last dimension (see :func:`scan_rows_launch`), per problem: (bucket, policy,
 #: relocatable launches, sizes of the zeroed int64 scratch buffers)
 _SCAN_REPLAYS: dict = {}
@@ -1060,6 +1063,12 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
         outer = math.prod(shape[:dim])
         block_i = min(next_power_of_2(inner), 64)
         block_l = max(1, pol["ROWS_TILE"] // block_i)
+        if row_len < block_l:
+            # a short scan dimension: a step of its length and more columns a program (no idle lanes;
+            # (4, 2^20) along dim 0 took 204 us on an H200 in 64-column programs of 64-row steps, torch 8;
+            # bench/results/logs/torch_sweep_probe-h200-20261201.log)
+            block_l = next_power_of_2(row_len)
+            block_i = max(block_i, min(next_power_of_2(inner), pol["ROWS_TILE"] // block_l, _STRIDED_MAX_COLUMNS))
         programs = outer * cdiv(inner, block_i)
         if programs >= num_sms(device) or row_len <= 4 * block_l:
             xin = [t.contiguous() for t in xs]

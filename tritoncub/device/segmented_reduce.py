@@ -634,18 +634,32 @@ def reduce_columns(x, op: str = "sum", *, dtype=None):
     of :func:`reduce_rows`. Reads the columns in place, rows of them at a time (no transpose copy); more
     programs than columns split the rows into chunks, whose partials a second launch reduces in chunk
     order (deterministic). None where ``A`` is beyond one grid dimension (the caller transposes)."""
+    return _reduce_columns(x, op, dtype, True)
+
+
+def _reduce_columns(x, op: str, dtype, split: bool):
+    """:func:`reduce_columns`; ``split`` False: one chunk of rows (the partials' pass)."""
     _check_op(op)
     if op in ("mean", "user"):
         raise InputValueError(f"reduce_columns takes the built-in ops sum/min/max/argmin/argmax, not {op!r}")
+    if dtype is not None and op != "sum":
+        raise InputValueError(f"reduce_columns: dtype goes with op 'sum'; op={op!r} returns the items' dtype")
     if x.dim() != 3 or not x.is_contiguous():
         raise InputValueError(f"reduce_columns: x must be a contiguous 3-D tensor, got shape {tuple(x.shape)}")
     A, R, B = x.shape
     if A > _GRID_YZ_MAX:
         return None
     res_dtype, acc = _out_dtype(op, x.dtype, dtype)
+    is_arg = op in ("argmin", "argmax")
+    if A * B == 0 or R == 0:   # (nothing to read: empty results, or the identity of empty columns)
+        fill = identity(op, acc) if R == 0 else 0
+        out = torch.full((A, B), fill, dtype=acc, device=x.device)
+        if x.dtype == torch.bool and op in ("min", "max", "argmin", "argmax"):
+            out = out != 0
+        out = out.to(res_dtype)
+        return (out, torch.full((A, B), -1, dtype=torch.int64, device=x.device)) if is_arg else out
     if op == "sum" and dtype is not None and dtype != x.dtype and dtype != acc_dtype(dtype):
         x = x.to(dtype)   # (torch.sum with a dtype converts each item first, as _run)
-    is_arg = op in ("argmin", "argmax")
     device = x.device
     interp = interpreter_active()
     block_b = _bi.min(next_power_of_2(B), _COLUMNS_MAX_BLOCK_INTERPRETER if interp else _COLUMNS_MAX_BLOCK)
@@ -653,7 +667,7 @@ def reduce_columns(x, op: str = "sum", *, dtype=None):
                                  next_power_of_2(R)))
     col_blocks = cdiv(B, block_b)
     programs = (3 if interp else _COLUMNS_PER_SM * num_sms(device))
-    splits = _bi.max(1, _bi.min(cdiv(programs, A * col_blocks), cdiv(R, block_r), _GRID_YZ_MAX))
+    splits = _bi.max(1, _bi.min(cdiv(programs, A * col_blocks), cdiv(R, block_r), _GRID_YZ_MAX)) if split else 1
     r_chunk = cdiv(cdiv(R, splits), block_r) * block_r
     splits = cdiv(R, r_chunk)
     out = torch.empty(splits * A * B, dtype=acc, device=device)
@@ -662,7 +676,7 @@ def reduce_columns(x, op: str = "sum", *, dtype=None):
            r_chunk, identity(op, acc), OP=_OP_CODE[op], BLOCK_R=block_r, BLOCK_B=block_b, FOR_LOOP=not interp,
            num_warps=4)
     if splits > 1:   # the chunks' partials: a reduction over the first dim of [splits, A * B]
-        second = reduce_columns(out.view(1, splits, A * B), op)
+        second = _reduce_columns(out.view(1, splits, A * B), op, None, False)
         if is_arg:
             vals, which = second
             out_idx = out_idx.view(splits, A * B).gather(0, which.view(1, A * B))
