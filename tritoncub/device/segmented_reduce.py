@@ -130,19 +130,28 @@ def _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, id
     else:
         acc = accs[0]
         v = tl.where(m, vals[0].to(acc.dtype), ident).to(acc.dtype)
-        if (OP == OP_SUM) or (OP == OP_MIN) or (OP == OP_MAX):
-            acc, _ = _builtin_combine(acc, acc_i, v, acc_i, OP)
-        else:
-            # later columns hold larger offsets in the same lane: ties keep the earlier item; a lane's
-            # first item is always taken (it may equal the identity, e.g. -inf for argmax)
-            if OP == OP_ARGMIN:
-                take = m & ((acc_i < 0) | (v < acc) | ((v != v) & (acc == acc)))
-            else:
-                take = m & ((acc_i < 0) | (v > acc) | ((v != v) & (acc == acc)))
-            acc = tl.where(take, v, acc)
-            acc_i = tl.where(take, rel, acc_i)
+        # (later columns hold larger offsets in the same lane)
+        acc, acc_i = _fold_items(acc, acc_i, v, m, rel, OP)
         accs = (acc,)
     return accs, acc_i
+
+
+@triton.jit
+def _fold_items(acc, acc_i, v, m, pos, OP: tl.constexpr):
+    """Fold the item tile ``v`` (lanes off ``m`` hold the identity) into the accumulators of a built-in
+    op; arg ops note ``pos`` where they take an item. The items must come in order within a lane: ties
+    keep the earlier item, a NaN wins over a number (so the first NaN stays), and a lane's first item is
+    always taken (it may equal the identity, e.g. -inf for argmax)."""
+    if (OP == OP_SUM) or (OP == OP_MIN) or (OP == OP_MAX):
+        acc, _ = _builtin_combine(acc, acc_i, v, acc_i, OP)
+    else:
+        if OP == OP_ARGMIN:
+            take = m & ((acc_i < 0) | (v < acc) | ((v != v) & (acc == acc)))
+        else:
+            take = m & ((acc_i < 0) | (v > acc) | ((v != v) & (acc == acc)))
+        acc = tl.where(take, v, acc)
+        acc_i = tl.where(take, pos, acc_i)
+    return acc, acc_i
 
 
 @triton.jit
@@ -281,17 +290,8 @@ def _columns_step(acc, acc_i, base, r, r1, cols, cm, B, ident, OP: tl.constexpr,
     m = (rr < r1)[:, None] & cm[None, :]
     v = tl.load(base + rr[:, None] * B + cols[None, :], mask=m, other=0)
     v = tl.where(m, v.to(acc.dtype), ident).to(acc.dtype)
-    if (OP == OP_SUM) or (OP == OP_MIN) or (OP == OP_MAX):
-        acc, _ = _builtin_combine(acc, acc_i, v, acc_i, OP)
-    else:
-        # later rows in the same lane: ties keep the earlier item; a lane's first item is always taken
-        if OP == OP_ARGMIN:
-            take = m & ((acc_i < 0) | (v < acc) | ((v != v) & (acc == acc)))
-        else:
-            take = m & ((acc_i < 0) | (v > acc) | ((v != v) & (acc == acc)))
-        acc = tl.where(take, v, acc)
-        acc_i = tl.where(take, rr[:, None] + tl.zeros_like(acc_i), acc_i)
-    return acc, acc_i
+    # (later rows in the same lane)
+    return _fold_items(acc, acc_i, v, m, rr[:, None] + tl.zeros_like(acc_i), OP)
 
 
 @triton.jit
