@@ -4,6 +4,9 @@ tritoncub is slower than torch on the GPU. Results are compared with torch's fir
 top-k by value). Lines print as they are measured, then a summary sorted by the GPU-time ratio.
 
     PYTHONPATH=. python bench/probes/torch_sweep_probe.py [substring ...]
+
+The dtype, cummax/cumprod/logcumsumexp, top-k, argsort and masked_select cases along dims were added after
+the runs logged on 2026-12-01 (not yet run).
 """
 import sys
 import time
@@ -48,6 +51,27 @@ def cases():
             (lambda x=x, dim=dim: ops.argmax(x, dim)), "equal"
         yield f"cumsum {shape} dim={dim}", (lambda x=x, dim=dim: torch.cumsum(x, dim)), \
             (lambda x=x, dim=dim: ops.cumsum(x, dim)), "close"
+    for shape, dim in (((4096, 1024), 0), ((4096, 1024), 1), ((4, 1 << 20), 0)):
+        for dtype in (torch.bfloat16, torch.int32):
+            x = rnd(*shape, dtype=dtype)
+            yield f"sum {dtype} {shape} dim={dim}", (lambda x=x, dim=dim: torch.sum(x, dim)), \
+                (lambda x=x, dim=dim: ops.sum(x, [dim])), "close"
+            yield f"argmin {dtype} {shape} dim={dim}", (lambda x=x, dim=dim: torch.argmin(x, dim)), \
+                (lambda x=x, dim=dim: ops.argmin(x, dim)), "equal"
+        x = rnd(*shape)
+        yield f"cummax {shape} dim={dim}", (lambda x=x, dim=dim: torch.cummax(x, dim)[0]), \
+            (lambda x=x, dim=dim: ops.cummax(x, dim)[0]), "equal"
+        yield f"cumprod {shape} dim={dim}", (lambda x=x, dim=dim: torch.cumprod(1 + x * 1e-3, dim)), \
+            (lambda x=x, dim=dim: ops.cumprod(1 + x * 1e-3, dim)), "close"
+        yield f"logcumsumexp {shape} dim={dim}", (lambda x=x, dim=dim: torch.logcumsumexp(x, dim)), \
+            (lambda x=x, dim=dim: ops.logcumsumexp(x, dim)), "close"
+        yield f"topk {shape} k=8 dim={dim}", (lambda x=x, dim=dim: torch.topk(x, 8, dim)[0]), \
+            (lambda x=x, dim=dim: ops.topk(x, 8, dim)[0]), "equal"
+        yield f"argsort {shape} dim={dim}", (lambda x=x, dim=dim: torch.argsort(x, dim=dim, stable=True)), \
+            (lambda x=x, dim=dim: ops.argsort(x, dim)), "equal"
+        m = x > 0
+        yield f"masked_select {shape}", (lambda x=x, m=m: torch.masked_select(x, m)), \
+            (lambda x=x, m=m: ops.masked_select(x, m)), "equal"
     for n in (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 22, 1 << 24):
         x = rnd(n)
         yield f"sort n={n}", (lambda x=x: torch.sort(x, stable=True)[0]), (lambda x=x: ops.sort(x)[0]), "equal"
