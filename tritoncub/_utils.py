@@ -15,6 +15,7 @@ import threading
 from typing import Iterable, Sequence
 
 import torch
+import triton.language as tl
 
 
 class InputValueError(ValueError, RuntimeError):
@@ -326,6 +327,16 @@ def device_constant(values, dtype: torch.dtype, device: torch.device, cache: dic
 
 #: the integer dtype of each item size: raw-bits views of keys and values (sorts move bits, not values)
 INT_OF_SIZE = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+#: the Triton element type of each torch dtype a kernel takes as a ``tl.constexpr`` (bool storage is read
+#: as uint8 and has no entry)
+TL_DTYPE = {torch.int8: tl.int8, torch.int16: tl.int16, torch.int32: tl.int32, torch.int64: tl.int64,
+            torch.uint8: tl.uint8, torch.float16: tl.float16, torch.bfloat16: tl.bfloat16,
+            torch.float32: tl.float32, torch.float64: tl.float64}
+for _d, _t in ((getattr(torch, "uint16", None), tl.uint16), (getattr(torch, "uint32", None), tl.uint32),
+               (getattr(torch, "uint64", None), tl.uint64)):
+    if _d is not None:
+        TL_DTYPE[_d] = _t
 
 
 def count_dtype(n: int, requested: torch.dtype | None = None, name: str = "counter_dtype") -> torch.dtype:

@@ -6,7 +6,7 @@ top-k by value). Lines print as they are measured, then a summary sorted by the 
     PYTHONPATH=. python bench/probes/torch_sweep_probe.py [substring ...]
 
 The dtype, cummax/cumprod/logcumsumexp, top-k, argsort and masked_select cases along dims were added after
-the runs logged on 2026-12-01 (not yet run).
+the first runs logged on 2026-12-01; their first run is ``torch_sweep_probe-dtypes-h200-20261201.log``.
 """
 import sys
 import time

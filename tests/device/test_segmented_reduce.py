@@ -894,8 +894,8 @@ COLUMN_SHAPES = [(1, 5, 7), (3, 37, 9), (1, 300, 3), (2, 130, 40), (4, 1, 33), (
 
 @pytest.mark.parametrize("shape", COLUMN_SHAPES, ids=str)
 @pytest.mark.parametrize("op", ["sum", "min", "max", "argmin", "argmax"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32, torch.int64, torch.uint8, torch.bool],
-                         ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8,
+                                   torch.bool], ids=str)
 def test_reduce_columns(shape, op, dtype):
     """The middle dim of [A, R, B] in place (reductions over dims that are not the last): columns in
     several blocks, rows in several chunks whose partials a second launch reduces (300 rows under the
@@ -935,11 +935,15 @@ def test_reduce_columns_outer_extent_past_the_grid(monkeypatch):
 
 
 @pytest.mark.parametrize("op", ["argmin", "argmax", "max", "sum"])
-def test_reduce_columns_extremes_in_later_chunks(op, monkeypatch):
-    """Rows split into chunks (300 rows: three under the interpreter; 20000 on a GPU, whose tiles are
-    larger), the chunks' partials reduced in one more launch: a column's extreme in the last chunk, one
-    repeated in two later chunks (the first wins), a NaN in a later chunk after a NaN-free first one, a
-    column of one value."""
+@pytest.mark.parametrize("wide_pos", [False, True], ids=["int32_pos", "int64_pos"])
+def test_reduce_columns_extremes_in_later_chunks(op, wide_pos, monkeypatch):
+    """Rows split into chunks (300 rows under the interpreter; 20000 on a GPU, whose tiles are larger),
+    the chunks' partials reduced in one more launch, which looks up the rows of the arg ops' winners: a
+    column's extreme in the last chunk, one repeated in two later chunks (the first wins), a NaN in a
+    later chunk after a NaN-free first one, a column of one value; positions within a chunk as int32
+    and, forced, as int64 (the kernel's form for chunks of 2^31 rows or more)."""
+    if wide_pos:
+        monkeypatch.setattr(S, "_NARROW_POS_ROWS", 1)
     rows = 300 if DEVICE == "cpu" else 20000
     x = make_data("random", rows * 5, torch.float32).reshape(1, rows, 5).clamp(-10, 10)
     big = -1e6 if op == "argmin" else 1e6
@@ -986,3 +990,23 @@ def test_reduce_columns_dtype_only_for_sum():
     with pytest.raises(ValueError, match="dtype goes with op 'sum'"):
         S.reduce_columns(x, "min", dtype=torch.float64)
     assert S.reduce_columns(x, "sum", dtype=torch.float64).dtype == torch.float64
+
+
+@pytest.mark.parametrize("itemsize,acc_size", [(1, 8), (1, 1), (2, 4), (4, 4), (4, 8), (8, 8)])
+@pytest.mark.parametrize("is_arg", [False, True], ids=["value", "arg"])
+def test_columns_geometry(itemsize, acc_size, is_arg):
+    """The GPU steps of the columns' kernel: within the tile (for 4-byte accumulators; 8-byte ones half,
+    arg ops a quarter) and the extents; few rows get the wide steps the measurements asked for (each
+    warp's part of a row 32 lanes x 16 bytes: 4 rows of bf16 ran 8x slower in 256-column steps than in
+    1024), many rows narrow ones."""
+    tile = S._COLUMNS_TILE * 4 // max(4, acc_size) // (4 if is_arg else 1)
+    wide = S._COLUMNS_WARPS * 32 * max(1, 16 // itemsize)
+    for R in (1, 2, 3, 4, 17, 128, 4096, 1 << 20):
+        for B in (1, 5, 256, 1000, 1 << 20):
+            block_r, block_b = S._columns_geometry(R, B, itemsize, acc_size, is_arg, False)
+            assert block_r * block_b <= max(tile, block_b)
+            assert block_b <= max(1, 2 * B - 1) and block_r <= max(1, 2 * R - 1)   # (powers of 2 from B, R)
+            if R <= 4 and B >= wide and tile // 4 >= wide:
+                assert block_b == wide and block_r == triton.next_power_of_2(R)
+            if R >= 4096 and B >= 1000:
+                assert block_b == S._COLUMNS_MIN_BLOCK and block_r == tile // block_b

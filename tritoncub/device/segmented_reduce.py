@@ -63,8 +63,8 @@ import triton.language as tl
 
 from .. import policy
 from .._launch import bind, direct_ok, launch, recording_launches
-from .._utils import (InputTypeError, InputValueError, capturing, cdiv, check_flag, check_same_device, check_tensor,
-                      interpreter_active, next_power_of_2, no_host_data, num_sms, persistent)
+from .._utils import (TL_DTYPE, InputTypeError, InputValueError, capturing, cdiv, check_flag, check_same_device,
+                      check_tensor, interpreter_active, next_power_of_2, no_host_data, num_sms, persistent)
 from .reduce import (OP_ARGMAX, OP_ARGMIN, OP_MAX, OP_MIN, OP_SUM, OP_USER, SUM_KERNEL_DTYPES, SUPPORTED_DTYPES, UserAccumulators,
                      _as_tuple, _builtin_combine, _builtin_tile_reduce, _call_combine, _define_op, _log2, _shr, _storage_view,
                      acc_dtype, identity, sum_dtype, user_operands)
@@ -283,24 +283,29 @@ def _segmented_reduce_user_kernel(xs, begins, ends, row_len, num_segments, outs,
 
 
 @triton.jit
-def _columns_step(acc, acc_i, base, r, r1, cols, cm, B, ident, OP: tl.constexpr, BLOCK_R: tl.constexpr):
+def _columns_step(acc, acc_i, base, r, r0, r1, cols, cm, B, ident, OP: tl.constexpr, BLOCK_R: tl.constexpr):
     """Fold rows ``[r, r + BLOCK_R)`` (below ``r1``) of the columns ``cols`` into the ``[BLOCK_R, BLOCK_B]``
-    accumulators (arg ops: ``acc_i`` the row of each lane's extreme, -1 before its first item)."""
+    accumulators (arg ops: ``acc_i`` the row of each lane's extreme counted from ``r0``, in ``acc_i``'s
+    dtype; -1 before its first item)."""
     rr = r + tl.arange(0, BLOCK_R)
     m = (rr < r1)[:, None] & cm[None, :]
     v = tl.load(base + rr[:, None] * B + cols[None, :], mask=m, other=0)
     v = tl.where(m, v.to(acc.dtype), ident).to(acc.dtype)
     # (later rows in the same lane)
-    return _fold_items(acc, acc_i, v, m, rr[:, None] + tl.zeros_like(acc_i), OP)
+    return _fold_items(acc, acc_i, v, m, (rr - r0).to(acc_i.dtype)[:, None] + tl.zeros_like(acc_i), OP)
 
 
 @triton.jit
-def _reduce_columns_kernel(x_ptr, out_ptr, out_idx_ptr, R, B, r_chunk, ident, OP: tl.constexpr,
-                           BLOCK_R: tl.constexpr, BLOCK_B: tl.constexpr, FOR_LOOP: tl.constexpr):
+def _reduce_columns_kernel(x_ptr, out_ptr, out_idx_ptr, rows_in_ptr, R, B, r_chunk, ident, OP: tl.constexpr,
+                           ACC: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_B: tl.constexpr,
+                           WIDE_POS: tl.constexpr, ROWS_IN: tl.constexpr, FOR_LOOP: tl.constexpr):
     """A built-in reduction over the middle dim of a contiguous ``[A, R, B]`` tensor:
     ``out[s, a, b]`` = the reduction of ``x[a, r, b]`` over rows ``r`` of chunk ``s`` (``[s * r_chunk,
-    (s + 1) * r_chunk)``; arg ops: ``out_idx[s, a, b]`` = that extreme's ``r``, the first on ties, the
-    first NaN). Program ``(i, a, s)`` takes ``BLOCK_B`` columns ``b`` and loops over the chunk's rows,
+    (s + 1) * r_chunk)``), accumulated in ``ACC`` and stored in ``out``'s dtype; arg ops: ``out_idx[s, a,
+    b]`` = that extreme's ``r`` (the first on ties, the first NaN), or with ``ROWS_IN`` the row that
+    ``rows_in[a, r, b]`` names (a pass over earlier chunks' partials: their rows come in chunk order, so
+    the first partial on ties holds the first row). Positions within a chunk are int32 unless
+    ``WIDE_POS``. Program ``(i, a, s)`` takes ``BLOCK_B`` columns ``b`` and loops over the chunk's rows,
     ``BLOCK_R`` at a time: every load reads whole rows of columns, coalesced, with no transpose."""
     a = tl.program_id(1)
     s = tl.program_id(2)
@@ -308,23 +313,31 @@ def _reduce_columns_kernel(x_ptr, out_ptr, out_idx_ptr, R, B, r_chunk, ident, OP
     cm = cols < B
     r0 = s.to(tl.int64) * r_chunk
     r1 = tl.minimum(r0 + r_chunk, R)
-    acc = (tl.zeros([BLOCK_R, BLOCK_B], out_ptr.dtype.element_ty) + ident).to(out_ptr.dtype.element_ty)
-    acc_i = tl.zeros([BLOCK_R, BLOCK_B], tl.int64) - 1
+    acc = (tl.zeros([BLOCK_R, BLOCK_B], ACC) + ident).to(ACC)
+    if WIDE_POS:
+        acc_i = tl.zeros([BLOCK_R, BLOCK_B], tl.int64) - 1
+        none: tl.constexpr = 9223372036854775807
+    else:
+        acc_i = tl.zeros([BLOCK_R, BLOCK_B], tl.int32) - 1
+        none: tl.constexpr = 2147483647
     base = x_ptr + a.to(tl.int64) * R * B
     if FOR_LOOP:
         for r in range(r0, r1, BLOCK_R):
-            acc, acc_i = _columns_step(acc, acc_i, base, r, r1, cols, cm, B, ident, OP, BLOCK_R)
+            acc, acc_i = _columns_step(acc, acc_i, base, r, r0, r1, cols, cm, B, ident, OP, BLOCK_R)
     else:  # the interpreter cannot take a runtime bound in range()
         r = r0
         while r < r1:
-            acc, acc_i = _columns_step(acc, acc_i, base, r, r1, cols, cm, B, ident, OP, BLOCK_R)
+            acc, acc_i = _columns_step(acc, acc_i, base, r, r0, r1, cols, cm, B, ident, OP, BLOCK_R)
             r += BLOCK_R
-    idx = tl.where(acc_i < 0, 9223372036854775807, acc_i)
-    res, ri = _builtin_tile_reduce(acc, idx, 0, OP)
+    res, ri = _builtin_tile_reduce(acc, tl.where(acc_i < 0, none, acc_i), 0, OP)
     o = (s.to(tl.int64) * tl.num_programs(1) + a) * B + cols
-    tl.store(out_ptr + o, res, mask=cm)
+    tl.store(out_ptr + o, res.to(out_ptr.dtype.element_ty), mask=cm)
     if (OP == OP_ARGMIN) or (OP == OP_ARGMAX):
-        tl.store(out_idx_ptr + o, tl.where(ri == 9223372036854775807, -1, ri), mask=cm)
+        found = ri != none
+        row = r0 + ri.to(tl.int64)
+        if ROWS_IN:
+            row = tl.load(rows_in_ptr + a.to(tl.int64) * R * B + row * B + cols, mask=cm & found, other=-1)
+        tl.store(out_idx_ptr + o, tl.where(found, row, -1), mask=cm)
 
 
 def _valid(c: dict) -> bool:
@@ -619,12 +632,33 @@ def reduce_rows(x, op: str = "sum", *, combine_fn=None, init=None, dtype=None, p
                 combine_fn=combine_fn, init=init, dtype=dtype, pol=pol, transform_fn=transform_fn)
 
 
-#: the columns' reduction: items a program holds per step (rows x columns), columns a program takes at
-#: most, and programs per SM the rows are split for; the interpreter's tiles are small
-_COLUMNS_TILE, _COLUMNS_MAX_BLOCK, _COLUMNS_PER_SM = 4096, 256, 4
-_COLUMNS_TILE_INTERPRETER, _COLUMNS_MAX_BLOCK_INTERPRETER = 64, 16
+#: the columns' reduction: items a program holds per step (rows x columns) with a 4-byte accumulator (an
+#: 8-byte one half as many; arg ops, which also hold a position per item, a quarter), columns a program
+#: takes at least, programs per SM the rows are split for, and the kernel's warps and pipeline stages
+#: (measured on an H200: ``bench/probes/columns_geometry_probe.py``)
+_COLUMNS_TILE, _COLUMNS_MIN_BLOCK, _COLUMNS_PER_SM, _COLUMNS_WARPS, _COLUMNS_STAGES = 16384, 128, 4, 4, 3
+#: the interpreter's: items per step, columns per program at least and at most (small tiles, several
+#: programs and steps in the tests)
+_COLUMNS_INTERPRETER = (64, 4, 16)
 #: grid dims 1 and 2 (the outer extent, the row chunks) take at most this many programs
 _GRID_YZ_MAX = 65535
+#: chunks of rows shorter than this note the arg ops' positions in int32 (half the registers of int64)
+_NARROW_POS_ROWS = 2 ** 31 - 1
+
+
+def _columns_geometry(R: int, B: int, itemsize: int, acc_size: int, is_arg: bool,
+                      interp: bool) -> tuple[int, int]:
+    """``(block_r, block_b)``: rows and columns of a program's step over ``R`` rows of ``B`` columns of
+    ``itemsize``-byte items (accumulated in ``acc_size`` bytes). Few rows get wide steps, as many columns
+    as the warps cover side by side with 16-byte loads (narrower steps ran up to 8x slower at 4 rows,
+    fp16/bf16 most); many rows get steps of ``_COLUMNS_MIN_BLOCK`` columns and more rows."""
+    tile, lo, hi = _COLUMNS_INTERPRETER if interp else (_COLUMNS_TILE, _COLUMNS_MIN_BLOCK,
+                                                        _COLUMNS_WARPS * 32 * _bi.max(1, 16 // itemsize))
+    if not interp:   # (the accumulators' registers)
+        tile = tile * 4 // _bi.max(4, acc_size) // (4 if is_arg else 1)
+    rows = next_power_of_2(R)
+    block_b = _bi.min(next_power_of_2(B), _bi.max(lo, _bi.min(hi, tile // rows)))
+    return _bi.max(1, _bi.min(tile // block_b, rows)), block_b
 
 
 def reduce_columns(x, op: str = "sum", *, dtype=None):
@@ -634,11 +668,6 @@ def reduce_columns(x, op: str = "sum", *, dtype=None):
     of :func:`reduce_rows`. Reads the columns in place, rows of them at a time (no transpose copy); more
     programs than columns split the rows into chunks, whose partials a second launch reduces in chunk
     order (deterministic). None where ``A`` is beyond one grid dimension (the caller transposes)."""
-    return _reduce_columns(x, op, dtype, True)
-
-
-def _reduce_columns(x, op: str, dtype, split: bool):
-    """:func:`reduce_columns`; ``split`` False: one chunk of rows (the partials' pass)."""
     _check_op(op)
     if op in ("mean", "user"):
         raise InputValueError(f"reduce_columns takes the built-in ops sum/min/max/argmin/argmax, not {op!r}")
@@ -660,35 +689,40 @@ def _reduce_columns(x, op: str, dtype, split: bool):
         return (out, torch.full((A, B), -1, dtype=torch.int64, device=x.device)) if is_arg else out
     if op == "sum" and dtype is not None and dtype != x.dtype and dtype != acc_dtype(dtype):
         x = x.to(dtype)   # (torch.sum with a dtype converts each item first, as _run)
-    device = x.device
+    # the kernel stores the results in their dtype, except bool (stored as its uint8 bytes) and, under the
+    # interpreter, bf16 (Triton's interpreter truncates fp32 -> bf16 where a GPU rounds to nearest even)
+    store = res_dtype
+    if res_dtype == torch.bool or (res_dtype == torch.bfloat16 and interpreter_active()):
+        store = torch.uint8 if res_dtype == torch.bool else acc
+    out, out_idx = _columns_pass(_storage_view(x), op, acc, store, None, True)
+    out = out.view(A, B)
+    if out.dtype != res_dtype:
+        out = out != 0 if res_dtype == torch.bool else out.to(res_dtype)
+    return (out, out_idx.view(A, B)) if is_arg else out
+
+
+def _columns_pass(x, op: str, acc: torch.dtype, out_dtype: torch.dtype, rows_in, split: bool):
+    """One launch of the columns kernel over ``x`` = ``[A, R, B]`` (``rows_in``: the rows the items of
+    ``x`` stand for, for arg ops over partials), and where ``split`` cut the rows into chunks, the pass
+    over their partials (``[1, chunks, A * B]``, in chunk order): ``(out, out_idx)``, flat."""
+    A, R, B = x.shape
+    is_arg = op in ("argmin", "argmax")
     interp = interpreter_active()
-    block_b = _bi.min(next_power_of_2(B), _COLUMNS_MAX_BLOCK_INTERPRETER if interp else _COLUMNS_MAX_BLOCK)
-    block_r = _bi.max(1, _bi.min((_COLUMNS_TILE_INTERPRETER if interp else _COLUMNS_TILE) // block_b,
-                                 next_power_of_2(R)))
+    block_r, block_b = _columns_geometry(R, B, x.element_size(), acc.itemsize, is_arg, interp)
     col_blocks = cdiv(B, block_b)
-    programs = (3 if interp else _COLUMNS_PER_SM * num_sms(device))
+    programs = 3 if interp else _COLUMNS_PER_SM * num_sms(x.device)
     splits = _bi.max(1, _bi.min(cdiv(programs, A * col_blocks), cdiv(R, block_r), _GRID_YZ_MAX)) if split else 1
     r_chunk = cdiv(cdiv(R, splits), block_r) * block_r
     splits = cdiv(R, r_chunk)
-    out = torch.empty(splits * A * B, dtype=acc, device=device)
-    out_idx = torch.empty(splits * A * B if is_arg else 1, dtype=torch.int64, device=device)
-    launch(_reduce_columns_kernel, (col_blocks, A, splits), _storage_view(x.reshape(-1)), out, out_idx, R, B,
-           r_chunk, identity(op, acc), OP=_OP_CODE[op], BLOCK_R=block_r, BLOCK_B=block_b, FOR_LOOP=not interp,
-           num_warps=4)
-    if splits > 1:   # the chunks' partials: a reduction over the first dim of [splits, A * B]
-        second = _reduce_columns(out.view(1, splits, A * B), op, None, False)
-        if is_arg:
-            vals, which = second
-            out_idx = out_idx.view(splits, A * B).gather(0, which.view(1, A * B))
-            out = vals
-        else:
-            out = second
-    out = out.reshape(A, B)
-    if x.dtype == torch.bool and op in ("min", "max", "argmin", "argmax"):
-        out = out != 0
-    if out.dtype != res_dtype:
-        out = out.to(res_dtype)
-    return (out, out_idx.reshape(A, B)) if is_arg else out
+    out = torch.empty(splits * A * B, dtype=acc if splits > 1 else out_dtype, device=x.device)
+    out_idx = torch.empty(splits * A * B if is_arg else 1, dtype=torch.int64, device=x.device)
+    launch(_reduce_columns_kernel, (col_blocks, A, splits), x.reshape(-1), out, out_idx,
+           out_idx if rows_in is None else rows_in, R, B, r_chunk, identity(op, acc), OP=_OP_CODE[op],
+           ACC=TL_DTYPE[acc], BLOCK_R=block_r, BLOCK_B=block_b, WIDE_POS=r_chunk >= _NARROW_POS_ROWS,
+           ROWS_IN=rows_in is not None, FOR_LOOP=not interp, num_warps=_COLUMNS_WARPS, num_stages=_COLUMNS_STAGES)
+    if splits > 1:
+        return _columns_pass(out.view(1, splits, A * B), op, acc, out_dtype, out_idx if is_arg else None, False)
+    return out, out_idx
 
 
 def segmented_reduce(x, begin_offsets: torch.Tensor, end_offsets: torch.Tensor | None = None,

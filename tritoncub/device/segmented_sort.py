@@ -97,9 +97,9 @@ from .. import policy
 from .._library import custom_op
 from .. import _launch as _launch_module
 from .._launch import launch, record_launches, recording_launches, relocatable, replay, replays_ok
-from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, InputTypeError, InputValueError, capturing, cdiv, check_device,
-                      check_flag, check_tensor, check_same_device, compile_only, inline_ptx_ok, interpreter_active,
-                      maxnreg_kwargs, next_power_of_2, refuse_capture, smem_per_block)
+from .._utils import (INT_OF_SIZE, KEPT_FOR_GRAPHS, TL_DTYPE, InputTypeError, InputValueError, capturing, cdiv,
+                      check_device, check_flag, check_tensor, check_same_device, compile_only, inline_ptx_ok,
+                      interpreter_active, maxnreg_kwargs, next_power_of_2, refuse_capture, smem_per_block)
 from ..block.histogram import block_histogram
 from ..block.radix_sort import block_radix_sort_smem, block_radix_sort_smem_words, smem_exchange_words
 from ..thread.radix_traits import from_ordered_bits, to_ordered_bits
@@ -722,14 +722,7 @@ _UNSIGNED = tuple(d for d in (torch.uint8, getattr(torch, "uint16", None), getat
 SORT_DTYPES = _SIGNED + _UNSIGNED + tuple(_FLOAT_INF)
 #: what :func:`sort_rows` and the segmented sorts take (bool keys sort as their bytes)
 ROWS_DTYPES = SORT_DTYPES + (torch.bool,)
-_TL_DTYPE = {torch.int8: tl.int8, torch.int16: tl.int16, torch.int32: tl.int32, torch.int64: tl.int64,
-             torch.uint8: tl.uint8, torch.float16: tl.float16, torch.bfloat16: tl.bfloat16,
-             torch.float32: tl.float32, torch.float64: tl.float64}
-for _d, _t in ((getattr(torch, "uint16", None), tl.uint16), (getattr(torch, "uint32", None), tl.uint32),
-               (getattr(torch, "uint64", None), tl.uint64)):
-    if _d is not None:
-        _TL_DTYPE[_d] = _t
-_TORCH_DTYPE = {t: d for d, t in _TL_DTYPE.items()}
+_TORCH_DTYPE = {t: d for d, t in TL_DTYPE.items()}
 
 
 def key_meta(dtype: torch.dtype) -> dict:
@@ -737,7 +730,7 @@ def key_meta(dtype: torch.dtype) -> dict:
     if dtype not in SORT_DTYPES:
         raise InputTypeError(f"keys of dtype {str(dtype).replace('torch.', '')} are not supported; supported: "
                              + ", ".join(str(d).replace("torch.", "") for d in SORT_DTYPES))
-    return dict(KEY_BITS=torch.empty((), dtype=dtype).element_size() * 8, KEY_DTYPE=_TL_DTYPE[dtype])
+    return dict(KEY_BITS=torch.empty((), dtype=dtype).element_size() * 8, KEY_DTYPE=TL_DTYPE[dtype])
 
 
 def bits_view(x: torch.Tensor) -> torch.Tensor:
