@@ -7,6 +7,9 @@ top-k by value). Lines print as they are measured, then a summary sorted by the 
 
 The dtype, cummax/cumprod/logcumsumexp, top-k, argsort and masked_select cases along dims were added after
 the first runs logged on 2026-12-01; their first run is ``torch_sweep_probe-dtypes-h200-20261201.log``.
+The sorts of rows called torch.sort with a positional dim beside ``stable=True``, which torch refuses,
+and a top-8 ran along a dim of 4: those cases printed ERROR in the runs of 2026-12-01 (fixed since,
+not yet run).
 """
 import sys
 import time
@@ -65,8 +68,9 @@ def cases():
             (lambda x=x, dim=dim: ops.cumprod(1 + x * 1e-3, dim)), "close"
         yield f"logcumsumexp {shape} dim={dim}", (lambda x=x, dim=dim: torch.logcumsumexp(x, dim)), \
             (lambda x=x, dim=dim: ops.logcumsumexp(x, dim)), "close"
-        yield f"topk {shape} k=8 dim={dim}", (lambda x=x, dim=dim: torch.topk(x, 8, dim)[0]), \
-            (lambda x=x, dim=dim: ops.topk(x, 8, dim)[0]), "equal"
+        if shape[dim] >= 8:
+            yield f"topk {shape} k=8 dim={dim}", (lambda x=x, dim=dim: torch.topk(x, 8, dim)[0]), \
+                (lambda x=x, dim=dim: ops.topk(x, 8, dim)[0]), "equal"
         yield f"argsort {shape} dim={dim}", (lambda x=x, dim=dim: torch.argsort(x, dim=dim, stable=True)), \
             (lambda x=x, dim=dim: ops.argsort(x, dim)), "equal"
         m = x > 0
@@ -80,7 +84,7 @@ def cases():
     for shape, dim in (((8192, 64), 1), ((256, 4096), 1), ((4, 1 << 20), 1), ((32, 128256), 1), ((1024, 1024), 0),
                        ((2048, 16), 1), ((100, 3000), 1)):
         x = rnd(*shape)
-        yield f"sort {shape} dim={dim}", (lambda x=x, dim=dim: torch.sort(x, dim, stable=True)[0]), \
+        yield f"sort {shape} dim={dim}", (lambda x=x, dim=dim: torch.sort(x, dim=dim, stable=True)[0]), \
             (lambda x=x, dim=dim: ops.sort(x, dim)[0]), "equal"
     for shape, k in (((1 << 20,), 1), ((1 << 20,), 10), ((1 << 20,), 1000), ((1 << 24,), 10), ((4096, 1024), 10),
                      ((64, 32000), 50), ((65536, 128), 8), ((8, 1 << 18), 100), ((1000, 100), 5)):

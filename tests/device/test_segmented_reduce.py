@@ -921,9 +921,9 @@ def test_reduce_columns(shape, op, dtype):
 
 
 def test_reduce_columns_outer_extent_past_the_grid(monkeypatch):
-    """An outer extent past a grid dimension gives None (the caller transposes); the operators still
-    answer through the rows."""
-    monkeypatch.setattr(S, "_GRID_YZ_MAX", 2)
+    """An outer extent whose programs would pass grid dim 0 gives None (the caller transposes); the
+    operators still answer through the rows."""
+    monkeypatch.setattr(S, "_GRID_X_MAX", 2)
     x = make_data("random", 3 * 4 * 5, torch.float32).reshape(3, 4, 5)
     assert S.reduce_columns(x, "sum") is None
     assert_close(torch.ops.tritoncub.sum(x, [1]), x.sum(1), rtol=1e-5, atol=1e-5)

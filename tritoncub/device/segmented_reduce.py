@@ -305,11 +305,13 @@ def _reduce_columns_kernel(x_ptr, out_ptr, out_idx_ptr, rows_in_ptr, R, B, r_chu
     b]`` = that extreme's ``r`` (the first on ties, the first NaN), or with ``ROWS_IN`` the row that
     ``rows_in[a, r, b]`` names (a pass over earlier chunks' partials: their rows come in chunk order, so
     the first partial on ties holds the first row). Positions within a chunk are int32 unless
-    ``WIDE_POS``. Program ``(i, a, s)`` takes ``BLOCK_B`` columns ``b`` and loops over the chunk's rows,
-    ``BLOCK_R`` at a time: every load reads whole rows of columns, coalesced, with no transpose."""
-    a = tl.program_id(1)
-    s = tl.program_id(2)
-    cols = tl.program_id(0).to(tl.int64) * BLOCK_B + tl.arange(0, BLOCK_B)
+    ``WIDE_POS``. Program ``(a * column blocks + i, s)`` takes ``BLOCK_B`` columns ``b`` (block ``i``) and
+    loops over the chunk's rows, ``BLOCK_R`` at a time: every load reads whole rows of columns,
+    coalesced, with no transpose."""
+    col_blocks = tl.cdiv(B, BLOCK_B)
+    a = tl.program_id(0) // col_blocks
+    s = tl.program_id(1)
+    cols = (tl.program_id(0) % col_blocks).to(tl.int64) * BLOCK_B + tl.arange(0, BLOCK_B)
     cm = cols < B
     r0 = s.to(tl.int64) * r_chunk
     r1 = tl.minimum(r0 + r_chunk, R)
@@ -330,7 +332,7 @@ def _reduce_columns_kernel(x_ptr, out_ptr, out_idx_ptr, rows_in_ptr, R, B, r_chu
             acc, acc_i = _columns_step(acc, acc_i, base, r, r0, r1, cols, cm, B, ident, OP, BLOCK_R)
             r += BLOCK_R
     res, ri = _builtin_tile_reduce(acc, tl.where(acc_i < 0, none, acc_i), 0, OP)
-    o = (s.to(tl.int64) * tl.num_programs(1) + a) * B + cols
+    o = (s.to(tl.int64) * (tl.num_programs(0) // col_blocks) + a) * B + cols
     tl.store(out_ptr + o, res.to(out_ptr.dtype.element_ty), mask=cm)
     if (OP == OP_ARGMIN) or (OP == OP_ARGMAX):
         found = ri != none
@@ -530,19 +532,11 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
             if len(_PLANS) >= 256:
                 _PLANS.clear()
             _PLANS[plan_key] = plan
-    if split > 1:  # second pass: each segment's partials as one row
-        partials, partial_idx = out, out_idx
-        out = torch.empty(num_segments, dtype=acc, device=device)
-        out_idx = torch.empty(num_segments if is_arg else 1, dtype=torch.int64, device=device)
-        rows2 = _bi.max(1, _bi.min(64, 4096 // split))
-        p2 = policy.Policy(pol.op, {**pol.values, "ROWS": 1 << (rows2.bit_length() - 1),   # (a power of two)
-                                    "BLOCK": _bi.min(1024, next_power_of_2(split))}, 4, 1, pol.source)
-        launch(_segmented_reduce_kernel, (cdiv(num_segments, p2["ROWS"]),),
-               partials, partials, partials, split, num_segments, 1 << 62, 1, out, out_idx, ident,
-               OP=code, ROWS=p2["ROWS"], BLOCK=p2["BLOCK"], UNIFORM=True, CACHE_MODIFIER="",
-               FOR_LOOP=not interpreter_active(), VEC=1, num_warps=4, num_stages=1)
-        if is_arg:   # (the second pass found the winning piece; its item's offset in the segment)
-            out_idx = partial_idx.view(num_segments, split).gather(1, out_idx.view(num_segments, 1)).view(num_segments)
+    if split > 1:
+        # second pass: each segment's partials, in piece order, as the rows of one column of [segments,
+        # pieces, 1] (arg ops: the pass looks up its winning piece's offset in the segment)
+        out, out_idx = _columns_pass(out.view(num_segments, split, 1), "sum" if op == "mean" else op, acc, acc,
+                                     out_idx.view(num_segments, split, 1) if is_arg else None, False)
     if op == "mean":
         if uniform:
             out = out / row_len
@@ -640,8 +634,8 @@ _COLUMNS_TILE, _COLUMNS_MIN_BLOCK, _COLUMNS_PER_SM, _COLUMNS_WARPS, _COLUMNS_STA
 #: the interpreter's: items per step, columns per program at least and at most (small tiles, several
 #: programs and steps in the tests)
 _COLUMNS_INTERPRETER = (64, 4, 16)
-#: grid dims 1 and 2 (the outer extent, the row chunks) take at most this many programs
-_GRID_YZ_MAX = 65535
+#: programs along grid dim 0 (the outer extent times the column blocks) and dim 1 (the row chunks) at most
+_GRID_X_MAX, _GRID_Y_MAX = 2 ** 31 - 1, 65535
 #: chunks of rows shorter than this note the arg ops' positions in int32 (half the registers of int64)
 _NARROW_POS_ROWS = 2 ** 31 - 1
 
@@ -667,7 +661,8 @@ def reduce_columns(x, op: str = "sum", *, dtype=None):
     rows of the first extremes)``) with the built-in ``op`` (not mean or user), the dtypes and NaN rules
     of :func:`reduce_rows`. Reads the columns in place, rows of them at a time (no transpose copy); more
     programs than columns split the rows into chunks, whose partials a second launch reduces in chunk
-    order (deterministic). None where ``A`` is beyond one grid dimension (the caller transposes)."""
+    order (deterministic). None where ``A`` times the column blocks is beyond the grid (the caller
+    transposes)."""
     _check_op(op)
     if op in ("mean", "user"):
         raise InputValueError(f"reduce_columns takes the built-in ops sum/min/max/argmin/argmax, not {op!r}")
@@ -676,7 +671,7 @@ def reduce_columns(x, op: str = "sum", *, dtype=None):
     if x.dim() != 3 or not x.is_contiguous():
         raise InputValueError(f"reduce_columns: x must be a contiguous 3-D tensor, got shape {tuple(x.shape)}")
     A, R, B = x.shape
-    if A > _GRID_YZ_MAX:
+    if A * cdiv(B, _COLUMNS_INTERPRETER[1] if interpreter_active() else _COLUMNS_MIN_BLOCK) > _GRID_X_MAX:
         return None
     res_dtype, acc = _out_dtype(op, x.dtype, dtype)
     is_arg = op in ("argmin", "argmax")
@@ -711,12 +706,12 @@ def _columns_pass(x, op: str, acc: torch.dtype, out_dtype: torch.dtype, rows_in,
     block_r, block_b = _columns_geometry(R, B, x.element_size(), acc.itemsize, is_arg, interp)
     col_blocks = cdiv(B, block_b)
     programs = 3 if interp else _COLUMNS_PER_SM * num_sms(x.device)
-    splits = _bi.max(1, _bi.min(cdiv(programs, A * col_blocks), cdiv(R, block_r), _GRID_YZ_MAX)) if split else 1
+    splits = _bi.max(1, _bi.min(cdiv(programs, A * col_blocks), cdiv(R, block_r), _GRID_Y_MAX)) if split else 1
     r_chunk = cdiv(cdiv(R, splits), block_r) * block_r
     splits = cdiv(R, r_chunk)
     out = torch.empty(splits * A * B, dtype=acc if splits > 1 else out_dtype, device=x.device)
     out_idx = torch.empty(splits * A * B if is_arg else 1, dtype=torch.int64, device=x.device)
-    launch(_reduce_columns_kernel, (col_blocks, A, splits), x.reshape(-1), out, out_idx,
+    launch(_reduce_columns_kernel, (A * col_blocks, splits), x.reshape(-1), out, out_idx,
            out_idx if rows_in is None else rows_in, R, B, r_chunk, identity(op, acc), OP=_OP_CODE[op],
            ACC=TL_DTYPE[acc], BLOCK_R=block_r, BLOCK_B=block_b, WIDE_POS=r_chunk >= _NARROW_POS_ROWS,
            ROWS_IN=rows_in is not None, FOR_LOOP=not interp, num_warps=_COLUMNS_WARPS, num_stages=_COLUMNS_STAGES)
