@@ -305,12 +305,59 @@ def test_split_arg_ops(op):
     assert_equal(ri.cpu(), ref_rows(rows, op).cpu())
 
 
-def test_split_second_pass_rows_power_of_two():
-    """A split into so many pieces (here 100) that 4096 // pieces is not a power of two: the second pass's
-    rows per program are rounded down to one."""
+def test_split_many_pieces():
+    """A split into 100 pieces a row (not a power of two): the pass over the partials reads 100 rows of
+    one column per segment, in more than one step under the interpreter's tiles."""
     x = make_data("random", 2 * 3200, torch.float32).reshape(2, 3200)
     out = S.reduce_rows(x, "max", pol=pol(1, 32, split=32))
     assert_equal(out, x.amax(1))
+    vals, idx = S.reduce_rows(x, "argmin", pol=pol(1, 32, split=32))
+    assert_equal(idx, x.argmin(1))
+
+
+@pytest.mark.parametrize("dtype,ops", [
+    (torch.bool, ("argmin", "argmax", "max", "sum")), (torch.int8, ("argmin", "argmax", "min", "sum")),
+    (torch.uint8, ("argmax", "min")), (torch.int64, ("argmin", "max", "sum")),
+    (torch.float16, ("sum", "mean", "argmax")), (torch.bfloat16, ("sum", "mean", "argmin", "min")),
+    (torch.float64, ("sum", "argmax"))], ids=str)
+def test_split_dtypes(dtype, ops):
+    """Segments split into pieces for items whose accumulator differs from their dtype (bool and small
+    integers, fp16/bf16) or is wide: the partials' pass reduces the accumulators and stores the result
+    dtype; ragged segments (empty, shorter than a piece, several pieces) against torch per segment."""
+    lengths = [150, 0, 7, 64, 65, 1, 200]
+    offs = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), device=DEVICE)
+    x = make_data("few_unique" if not dtype.is_floating_point else "special", int(offs[-1]), dtype)
+    for op in ops:
+        res = S.segmented_reduce(x, offs, None, op, pol=pol(1, 16, split=32),
+                                 dtype=torch.float32 if op == "mean" else None)
+        for i in range(len(lengths)):
+            seg = x[offs[i]:offs[i + 1]]
+            if op in ("argmin", "argmax"):
+                vals, idx = res
+                if seg.numel() == 0:
+                    assert int(idx[i]) == -1
+                    continue
+                segr = seg.to(torch.uint8) if dtype == torch.bool else seg
+                assert int(idx[i]) == int(getattr(segr, op)()), (op, i)
+                assert vals.dtype == dtype
+                assert_equal(vals[i:i + 1], seg[int(idx[i]):int(idx[i]) + 1])
+            elif op in ("min", "max"):
+                assert res.dtype == dtype
+                if seg.numel():
+                    assert_equal(res[i:i + 1], getattr(seg, "amin" if op == "min" else "amax")().reshape(1))
+            elif op == "sum" and not dtype.is_floating_point:
+                assert_equal(res[i:i + 1], seg.sum().reshape(1))
+            else:
+                want = seg.double().sum() / (max(seg.numel(), 1) if op == "mean" else 1)
+                got = res[i].double()
+                assert res.dtype == (torch.float32 if op == "mean" else dtype)
+                if seg.numel() and bool(want.isnan()):
+                    assert bool(got.isnan()), (op, i)
+                elif seg.numel() and not bool(want.isfinite()):
+                    assert float(got) == float(want), (op, i)
+                elif seg.numel():
+                    tol = 4e-3 * float(seg.double().abs().nan_to_num(0, 0, 0).sum()) + 1e-2 * abs(float(want))
+                    assert abs(float(got) - float(want)) <= tol + 1e-6, (op, i, float(got), float(want))
 
 
 def test_begin_end_offsets_cub_style():
@@ -894,8 +941,8 @@ COLUMN_SHAPES = [(1, 5, 7), (3, 37, 9), (1, 300, 3), (2, 130, 40), (4, 1, 33), (
 
 @pytest.mark.parametrize("shape", COLUMN_SHAPES, ids=str)
 @pytest.mark.parametrize("op", ["sum", "min", "max", "argmin", "argmax"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8,
-                                   torch.bool], ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.int16,
+                                   torch.int32, torch.int64, torch.uint8, torch.bool], ids=str)
 def test_reduce_columns(shape, op, dtype):
     """The middle dim of [A, R, B] in place (reductions over dims that are not the last): columns in
     several blocks, rows in several chunks whose partials a second launch reduces (300 rows under the
@@ -923,9 +970,10 @@ def test_reduce_columns(shape, op, dtype):
 def test_reduce_columns_outer_extent_past_the_grid(monkeypatch):
     """An outer extent whose programs would pass grid dim 0 gives None (the caller transposes); the
     operators still answer through the rows."""
-    monkeypatch.setattr(S, "_GRID_X_MAX", 2)
-    x = make_data("random", 3 * 4 * 5, torch.float32).reshape(3, 4, 5)
-    assert S.reduce_columns(x, "sum") is None
+    monkeypatch.setattr(S, "_GRID_X_MAX", 8)
+    x = make_data("random", 3 * 4 * 40, torch.float32).reshape(3, 4, 40)
+    assert S.reduce_columns(x, "sum") is None   # (3 x 10 column blocks of the interpreter's 4 columns at least)
+    assert_close(S.reduce_columns(x[:, :, :5].contiguous(), "sum"), x[:, :, :5].sum(1), rtol=1e-5, atol=1e-5)
     assert_close(torch.ops.tritoncub.sum(x, [1]), x.sum(1), rtol=1e-5, atol=1e-5)
     assert_equal(torch.ops.tritoncub.argmax(x, 1), x.argmax(1))
     with pytest.raises(ValueError, match="contiguous 3-D"):
@@ -983,6 +1031,17 @@ def test_reduce_columns_empty(shape, op):
         assert bool((vals == want).all())
         if idx is not None:
             assert bool((idx == -1).all())
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int32], ids=str)
+def test_sum_to_bool_counts_past_255(dtype):
+    """A sum to bool is "any item non-zero": counts that are multiples of 256 stay True (the count is
+    not stored in a byte), over columns and rows."""
+    x = torch.ones(1, 256, 3, dtype=dtype, device=DEVICE)
+    x[0, :, 2] = 0
+    assert_equal(S.reduce_columns(x, "sum", dtype=torch.bool), torch.tensor([[True, True, False]], device=DEVICE))
+    rows = x[0].t().contiguous()
+    assert_equal(S.reduce_rows(rows, "sum", dtype=torch.bool), torch.tensor([True, True, False], device=DEVICE))
 
 
 def test_reduce_columns_dtype_only_for_sum():

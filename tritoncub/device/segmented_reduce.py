@@ -35,10 +35,10 @@ constexprs chosen by the bucket — CUB's small/medium/large segment agents):
 * ``medium`` one segment (or a few) per program, looping over it in ``BLOCK``-item tiles;
 * ``segments`` the same kernel tuned for offsets of random lengths (mean length <= 16384);
 * ``long``   a multi-program split: each segment is cut into ``SPLIT_CHUNK``-item pieces, each piece
-  reduced by its own program into a partial, and a second launch of the same kernel reduces the
-  partials of each segment as a row (sum/min/max/mean/argmin/argmax: the arg ops' second pass picks the
-  first winning piece, whose partial holds its item's offset in the segment; user ops stay one program
-  per segment).
+  reduced by its own program into a partial, and a second launch (the columns kernel, over
+  ``[segments, pieces, 1]``) reduces the partials of each segment in piece order (sum/min/max/mean/
+  argmin/argmax: the arg ops' second pass picks the first winning piece and reads its partial's item
+  offset in the segment; user ops stay one program per segment).
 
 The bucket comes from the row length (rows) or from the *mean* segment length ``numel / segments``
 (offsets), so no host synchronisation is needed; skewed lengths still give correct results.
@@ -183,9 +183,10 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
                               K_IN: tl.constexpr, K: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                               UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
                               VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr,
-                              BOOL_MASK: tl.constexpr, ONE_STEP: tl.constexpr):
+                              BOOL_MASK: tl.constexpr, ONE_STEP: tl.constexpr, ACC: tl.constexpr):
     """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
-    each per step, into ``outs[j][work]`` (and ``out_idx[work]``: offset in the segment, arg ops).
+    each per step, into ``outs[j][work]`` (and ``out_idx[work]``: offset in the segment, arg ops);
+    built-in ops accumulate in ``ACC`` and store in ``outs[0]``'s dtype.
 
     ``xs``/``outs``/``inits``: tuples of pointers; built-in ops read ``xs[0]`` into ``outs[0]``, user
     ops read ``K_IN`` inputs into ``K`` accumulators (``inits[j]``: the j-th init, one item).
@@ -205,7 +206,7 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
         for j in tl.static_range(K):
             accs = accs + (tl.zeros([ROWS, BLOCK], outs[j].dtype.element_ty),)
     else:
-        accs = ((tl.zeros([ROWS, BLOCK], outs[0].dtype.element_ty) + ident).to(outs[0].dtype.element_ty),)
+        accs = ((tl.zeros([ROWS, BLOCK], ACC) + ident).to(ACC),)
     acc_i = tl.zeros([ROWS, BLOCK], tl.int64) - 1
     if WHOLE_ROWS:
         # equal rows, one program per row: the row itself is the window (vector loads whenever
@@ -248,7 +249,7 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
         # lose ties against real items, so give them an index past every real one
         idx = tl.where(acc_i < 0, 9223372036854775807, acc_i)
         r, ri = _builtin_tile_reduce(accs[0], idx, 1, OP)
-        tl.store(outs[0] + work, r, mask=valid)
+        tl.store(outs[0] + work, r.to(outs[0].dtype.element_ty), mask=valid)
         if (OP == OP_ARGMIN) or (OP == OP_ARGMAX):
             ri = tl.where(ri == 9223372036854775807, -1, ri + (starts - seg_begin))
             tl.store(out_idx_ptr + work, ri, mask=valid)
@@ -258,13 +259,14 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
 def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, split, out_ptr, out_idx_ptr, ident,
                              OP: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                              UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
-                             VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False,
+                             VEC: tl.constexpr, ACC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False,
                              EVICTION: tl.constexpr = tl.constexpr(""), ONE_STEP: tl.constexpr = False):
-    """A built-in reduction (sum/min/max/argmin/argmax) of each work item (plain pointer arguments:
-    the cheapest launch, and the one the rows plan records)."""
+    """A built-in reduction (sum/min/max/argmin/argmax) of each work item, accumulated in ``ACC`` and
+    stored in ``out``'s dtype (plain pointer arguments: the cheapest launch, and the one the rows plan
+    records)."""
     _segmented_reduce_program((x_ptr,), begins, ends, row_len, num_work, chunk, split, (out_ptr,), out_idx_ptr,
                               ident, (out_ptr,), OP, None, None, 1, 1, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
-                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, 0, ONE_STEP)
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, 0, ONE_STEP, ACC)
 
 
 @triton.jit
@@ -279,7 +281,7 @@ def _segmented_reduce_user_kernel(xs, begins, ends, row_len, num_segments, outs,
     ``ROWS`` segments (no split)."""
     _segmented_reduce_program(xs, begins, ends, row_len, num_segments, 1 << 62, 1, outs, outs[0], 0, inits,
                               OP_USER, COMBINE, TRANSFORM, K_IN, K, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
-                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, BOOL_MASK, ONE_STEP)
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, BOOL_MASK, ONE_STEP, None)
 
 
 @triton.jit
@@ -428,10 +430,10 @@ def _vector_width(x: torch.Tensor) -> int:
 class _RowsPlan:
     """A recorded launch of equal rows (sum/min/max, one pass): later calls with the same key only
     allocate the result and call the compiled kernel (host time is most of a small reduction's)."""
-    __slots__ = ("pol", "run", "num_work", "ints", "acc", "res_dtype", "scratch", "ident")
+    __slots__ = ("pol", "run", "num_work", "ints", "out_dtype", "res_dtype", "scratch", "ident")
 
     def __call__(self, x_flat):
-        out = torch.empty(self.num_work, dtype=self.acc, device=x_flat.device)
+        out = torch.empty(self.num_work, dtype=self.out_dtype, device=x_flat.device)
         s = self.scratch
         self.run(x_flat, s, s, *self.ints, out, s, self.ident)
         return out if out.dtype == self.res_dtype else out.to(self.res_dtype)
@@ -494,7 +496,11 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
         split = -(-int(mean_len) // chunk_items) if uniform else _bi.max(2, -(-int(2 * mean_len) // chunk_items))
     chunk = chunk_items if split > 1 else (1 << 62)
     num_work = num_segments * split
-    out = torch.empty(num_work, dtype=acc, device=device)
+    # the results in their dtype from the kernel where they are final there (not a mean, divided later; not
+    # bool, stored as its uint8 bytes; not bf16 under the interpreter, which truncates fp32 -> bf16)
+    final = acc if (op == "mean" or x_flat.dtype == torch.bool or res_dtype == torch.bool
+                    or (res_dtype == torch.bfloat16 and interpreter_active())) else res_dtype
+    out = torch.empty(num_work, dtype=final if split == 1 else acc, device=device)
     out_idx = torch.empty(num_work if is_arg else 1, dtype=torch.int64, device=device)
     dummy = out_idx if begins is None else begins
     vec = _vector_width(xv) if vec is None else vec
@@ -507,7 +513,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
         floor = 0 if interpreter_active() else _ROWS_TILE_MIN
         rows = _bi.max(rows, _bi.min(_bi.max(rows * block, floor), 16384) // narrow)
         block = narrow
-    meta = dict(OP=code, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec,
+    meta = dict(OP=code, ROWS=rows, BLOCK=_bi.max(block, vec), VEC=vec, ACC=TL_DTYPE[acc],
                 CACHE_MODIFIER=pol["CACHE_MODIFIER"], EVICTION=pol.get("EVICTION", ""),
                 FOR_LOOP=not interpreter_active(),
                 num_warps=pol.num_warps, num_stages=pol.num_stages)
@@ -524,7 +530,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
             launch(_segmented_reduce_kernel, grid, *args, **kw)
         if run is not None:
             plan = _RowsPlan()
-            plan.pol, plan.run, plan.num_work, plan.acc, plan.res_dtype = pol, run, num_work, acc, res_dtype
+            plan.pol, plan.run, plan.num_work, plan.out_dtype, plan.res_dtype = pol, run, num_work, final, res_dtype
             plan.ints = (row_len, num_work, chunk, split)
             # (a pointer the kernel never reads or writes for these ops: one kept per device, not this
             # call's, which may come from a CUDA graph's pool)
@@ -535,7 +541,7 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
     if split > 1:
         # second pass: each segment's partials, in piece order, as the rows of one column of [segments,
         # pieces, 1] (arg ops: the pass looks up its winning piece's offset in the segment)
-        out, out_idx = _columns_pass(out.view(num_segments, split, 1), "sum" if op == "mean" else op, acc, acc,
+        out, out_idx = _columns_pass(out.view(num_segments, split, 1), "sum" if op == "mean" else op, acc, final,
                                      out_idx.view(num_segments, split, 1) if is_arg else None, False)
     if op == "mean":
         if uniform:
@@ -668,6 +674,7 @@ def reduce_columns(x, op: str = "sum", *, dtype=None):
         raise InputValueError(f"reduce_columns takes the built-in ops sum/min/max/argmin/argmax, not {op!r}")
     if dtype is not None and op != "sum":
         raise InputValueError(f"reduce_columns: dtype goes with op 'sum'; op={op!r} returns the items' dtype")
+    check_tensor(x, "x", SUM_KERNEL_DTYPES if op == "sum" else SUPPORTED_DTYPES)
     if x.dim() != 3 or not x.is_contiguous():
         raise InputValueError(f"reduce_columns: x must be a contiguous 3-D tensor, got shape {tuple(x.shape)}")
     A, R, B = x.shape
@@ -684,11 +691,14 @@ def reduce_columns(x, op: str = "sum", *, dtype=None):
         return (out, torch.full((A, B), -1, dtype=torch.int64, device=x.device)) if is_arg else out
     if op == "sum" and dtype is not None and dtype != x.dtype and dtype != acc_dtype(dtype):
         x = x.to(dtype)   # (torch.sum with a dtype converts each item first, as _run)
-    # the kernel stores the results in their dtype, except bool (stored as its uint8 bytes) and, under the
-    # interpreter, bf16 (Triton's interpreter truncates fp32 -> bf16 where a GPU rounds to nearest even)
+    # the kernel stores the results in their dtype, except bool (min/max/arg ops: stored as its uint8
+    # bytes; a sum to bool: the count, != 0 after) and, under the interpreter, bf16 (Triton's interpreter
+    # truncates fp32 -> bf16 where a GPU rounds to nearest even)
     store = res_dtype
-    if res_dtype == torch.bool or (res_dtype == torch.bfloat16 and interpreter_active()):
-        store = torch.uint8 if res_dtype == torch.bool else acc
+    if res_dtype == torch.bool:
+        store = acc if op == "sum" else torch.uint8
+    elif res_dtype == torch.bfloat16 and interpreter_active():
+        store = acc
     out, out_idx = _columns_pass(_storage_view(x), op, acc, store, None, True)
     out = out.view(A, B)
     if out.dtype != res_dtype:
