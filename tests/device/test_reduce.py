@@ -519,6 +519,57 @@ def test_arg_op(shape, dim, op, keepdim):
     assert_equal(out, ref)
 
 
+@pytest.mark.parametrize("shape,dim,route", [((6, 40), 0, "columns"), ((3, 5, 40), 1, "columns"), ((6, 40), 1, "rows"),
+                                             ((3, 5, 7), [1, 2], "rows"), ((3, 5, 7), [0, 2], None)], ids=str)
+@pytest.mark.parametrize("op", ["sum", "amax", "amin", "argmax", "argmin"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_ops_repeated_calls_take_the_remembered_route(shape, dim, route, op, keepdim):
+    """A repeated call of a reduction over some dims (same op, shape, strides, dtype, dim, keepdim) takes
+    the route its first call took (rows or columns of x in place) without the argument handling: results
+    equal torch's on fresh data every call, fp16 sums included; reductions through a copy (dims that are
+    neither trailing nor one run) are not remembered."""
+    if op.startswith("arg") and isinstance(dim, list):   # (one dim: the first, not the last, of the list)
+        dim, route = dim[0], "columns"
+    fn = getattr(torch.ops.tritoncub, op)
+    seen = dim if op.startswith("arg") or isinstance(dim, list) else [dim]   # (the schema's int[1] takes a list)
+    for dtype in (torch.float32, torch.float16, torch.int32):
+        if op == "sum" and dtype == torch.int32:
+            continue
+        R._DIMS_CALLS.clear()
+        for _ in range(3):
+            # (fp16 sums of random items: special ones would cancel large values, an order-dependent rounding)
+            kind = "few_unique" if not dtype.is_floating_point else "random" if op == "sum" else "special"
+            x = make_data(kind, math.prod(shape), dtype).reshape(shape)
+            out = fn(x, dim, keepdim)
+            ref = getattr(torch, op)(x, dim=dim, keepdim=keepdim)
+            if op == "sum" and dtype != torch.float32:
+                assert out.dtype == ref.dtype
+                assert_close(out.float(), torch.sum(x.float(), dim=dim, keepdim=keepdim).to(dtype).float(),
+                             rtol=2e-3, atol=2e-2)
+            elif op == "sum":
+                assert_close(out, ref, rtol=1e-5, atol=1e-4)
+            else:
+                assert_equal(out, ref)
+        key = R._dims_call(op, x, seen, keepdim)
+        assert (key in R._DIMS_CALLS) == (route is not None)
+        if route is not None:
+            assert R._DIMS_CALLS[key][0] == route
+
+
+def test_remembered_columns_route_falls_back(monkeypatch):
+    """A remembered columns route that no longer applies (the grid limit lowered: reduce_columns declines)
+    is forgotten and the call takes the full path."""
+    from tritoncub.device import segmented_reduce as S
+    x = make_data("random", 3 * 4 * 40, torch.float32).reshape(3, 4, 40)
+    R._DIMS_CALLS.clear()
+    assert_equal(torch.ops.tritoncub.amax(x, [1]), x.amax(1))
+    key = R._dims_call("amax", x, [1], False)
+    assert R._DIMS_CALLS[key][0] == "columns"
+    monkeypatch.setattr(S, "_GRID_X_MAX", 8)
+    assert_equal(torch.ops.tritoncub.amax(x, [1]), x.amax(1))
+    assert key not in R._DIMS_CALLS
+
+
 def test_ops_non_contiguous():
     x = torch.randn(6, 8, 5, device=DEVICE).permute(2, 0, 1)[:, ::2]
     assert_close(torch.ops.tritoncub.sum(x, [1]), x.sum(1), rtol=1e-5, atol=1e-5)

@@ -843,8 +843,9 @@ def _out_shape(x: torch.Tensor, dims: list[int], keepdim: bool) -> list[int]:
     return [s for i, s in enumerate(x.shape) if i not in dims]
 
 
-def _rows_view(x: torch.Tensor, dims: list[int]) -> tuple[torch.Tensor, int, int]:
-    """``x`` with the reduced dims moved last, as a contiguous ``(M, K)`` matrix."""
+def _rows_view(x: torch.Tensor, dims: list[int]) -> tuple[torch.Tensor, int, int, bool]:
+    """``x`` with the reduced dims moved last, as a contiguous ``(M, K)`` matrix, and whether that is a
+    view of ``x`` (the reduced dims trailing in a contiguous ``x``) rather than a copy."""
     nd = x.dim()
     kept = [i for i in range(nd) if i not in dims]
     m = 1
@@ -854,13 +855,56 @@ def _rows_view(x: torch.Tensor, dims: list[int]) -> tuple[torch.Tensor, int, int
     for i in dims:
         k *= x.shape[i]
     if kept == list(range(len(kept))) and x.is_contiguous():  # trailing dims already: a view
-        return x.view(m, k), m, k
+        return x.view(m, k), m, k, True
     xp = x.permute(*kept, *dims) if nd else x
-    return xp.contiguous().reshape(m, k), m, k
+    return xp.contiguous().reshape(m, k), m, k, False
 
 
-def _reduce_dims(x: torch.Tensor, dims: list[int], op: str, out_dtype=None):
-    """values (and for arg ops indices into the reduced extent) over ``dims``, shape = kept dims."""
+#: reductions over some dims of a GPU tensor, by call signature (op, shape, strides, dtype, device, dim,
+#: keepdim, result dtype): the route the first call took (rows of a contiguous view, or columns of one)
+#: -- a repeated call skips the argument handling and the dims' arithmetic (host time is most of a small
+#: reduction's time) and takes the same route, so its results are the same
+_DIMS_CALLS: dict = {}
+
+
+def _dims_call(name: str, x: torch.Tensor, dim, keepdim: bool, dtype=None):
+    """The :data:`_DIMS_CALLS` key of a call (None for tensors not on a GPU)."""
+    if not (x.is_cuda or interpreter_active()):
+        return None
+    return (name, x.shape, x.stride(), x.dtype, x.device, dim if dim is None or isinstance(dim, int) else tuple(dim),
+            keepdim, dtype)
+
+
+def _replay_dims(x: torch.Tensor, call):
+    """The result of a call whose route :data:`_DIMS_CALLS` holds (None if it holds none, or the route no
+    longer applies)."""
+    route = _DIMS_CALLS.get(call)
+    if route is None:
+        return None
+    from . import segmented_reduce as seg
+    kind, op, p, q, r, shape, out_dtype = route
+    if kind == "rows":
+        res = seg._run(x.view(-1), None, None, q, p, op, uniform=True, mean_len=q, dtype=out_dtype)
+    else:
+        res = seg.reduce_columns(x.view(p, q, r), op, dtype=out_dtype)
+        if res is None:
+            _DIMS_CALLS.pop(call, None)
+            return None
+    return (res[1] if op in ("argmin", "argmax") else res).view(shape)
+
+
+def _remember_dims(memo, route) -> None:
+    if memo is None:
+        return
+    call, shape = memo
+    if len(_DIMS_CALLS) >= 256:
+        _DIMS_CALLS.clear()
+    _DIMS_CALLS[call] = route[:5] + (tuple(shape),) + route[5:]
+
+
+def _reduce_dims(x: torch.Tensor, dims: list[int], op: str, out_dtype=None, memo=None):
+    """values (and for arg ops indices into the reduced extent) over ``dims``, shape = kept dims.
+    ``memo``: ``(call, result shape)`` to remember the route under in :data:`_DIMS_CALLS`."""
     from . import segmented_reduce as seg
     kept_shape = [s for i, s in enumerate(x.shape) if i not in dims]
     if len(dims) == x.dim():  # a full reduction: the device-wide kernel
@@ -881,18 +925,20 @@ def _reduce_dims(x: torch.Tensor, dims: list[int], op: str, out_dtype=None):
             else:
                 b *= s
         if b > 1:
-            res = seg.reduce_columns(x.view(a, r, b), op,
-                                     dtype=(out_dtype if out_dtype is not None else sum_dtype(x.dtype))
-                                     if op == "sum" else None)
+            col_dtype = (out_dtype if out_dtype is not None else sum_dtype(x.dtype)) if op == "sum" else None
+            res = seg.reduce_columns(x.view(a, r, b), op, dtype=col_dtype)
             if res is not None:
+                _remember_dims(memo, ("columns", op, a, r, b, col_dtype))
                 if op in ("argmin", "argmax"):
                     return res[0].reshape(kept_shape), res[1].reshape(kept_shape)
                 return res.reshape(kept_shape)
-    x2, m, k = _rows_view(x, dims)
+    x2, m, k, in_place = _rows_view(x, dims)
+    row_dtype = (out_dtype if out_dtype is not None else sum_dtype(x.dtype)) if op == "sum" else None
+    r = seg.reduce_rows(x2, op, dtype=row_dtype)
+    if in_place:   # (a repeated call takes the same rows of x; a copy's route is not remembered)
+        _remember_dims(memo, ("rows", op, m, k, 0, row_dtype))
     if op == "sum":
-        r = seg.reduce_rows(x2, "sum", dtype=out_dtype if out_dtype is not None else sum_dtype(x.dtype))
         return r.reshape(kept_shape)
-    r = seg.reduce_rows(x2, op)
     if op in ("argmin", "argmax"):
         return r[0].reshape(kept_shape), r[1].reshape(kept_shape)
     return r.reshape(kept_shape)
@@ -935,24 +981,13 @@ def _define_op(name: str, schema: str, impl: Callable, fake: Callable, backward:
     return op
 
 
-#: sum over trailing dims of a contiguous GPU tensor, by call signature: (rows, row length, result
-#: shape, result dtype) -- a repeated call skips the argument handling (host time is most of a small
-#: reduction's time); the values are recomputed by the full path the first time, so they are the same
-_SUM_ROWS_CALLS: dict = {}
-
-
 def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> torch.Tensor:
     """torch.sum(x, dim, keepdim, dtype=dtype): deterministic, fp16/bf16 accumulate in fp32."""
-    from . import segmented_reduce as seg
-    call = None
-    if x.is_cuda:
-        call = (x.shape, x.stride(), x.dtype, x.device, dim if dim is None or isinstance(dim, int) else tuple(dim),
-                keepdim, dtype)
-        known = _SUM_ROWS_CALLS.get(call)
-        if known is not None:
-            m, k, shape, out_dtype = known
-            return seg._run(x.view(-1), None, None, k, m, "sum", uniform=True, mean_len=k,
-                            dtype=out_dtype).view(shape)
+    call = _dims_call("sum", x, dim, keepdim, dtype)
+    if call is not None:
+        r = _replay_dims(x, call)
+        if r is not None:
+            return r
     _check_sum_args(x, dtype)
     if (dtype if dtype is not None else x.dtype).is_complex:
         return _complex_sum(x, dim, keepdim, dtype if dtype is not None else x.dtype)
@@ -964,20 +999,13 @@ def _sum_impl(x: torch.Tensor, dim=None, keepdim: bool = False, dtype=None) -> t
         return _sum_impl(x.to(dtype), dim, keepdim, dtype)   # (the repeat-call memo is keyed on the cast x)
     dims = _norm_dims(x, dim)
     out_dtype = _sum_result_dtype(x, dtype)
+    shape = _out_shape(x, dims, keepdim)
     if x.numel() == 0 or any(x.shape[d] == 0 for d in dims):
-        return torch.zeros(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
-    if (call is not None and x.is_contiguous() and 0 < len(dims) < x.dim() and dims[0] == x.dim() - len(dims)
-            and out_dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int64)):
-        k = 1
-        for d in dims:
-            k *= x.shape[d]
-        if len(_SUM_ROWS_CALLS) >= 256:
-            _SUM_ROWS_CALLS.clear()
-        _SUM_ROWS_CALLS[call] = (x.numel() // k, k, tuple(_out_shape(x, dims, keepdim)), out_dtype)
-    r = _reduce_dims(x, dims, "sum", out_dtype)
+        return torch.zeros(shape, dtype=out_dtype, device=x.device)
+    r = _reduce_dims(x, dims, "sum", out_dtype, memo=None if call is None else (call, shape))
     if r.dtype != out_dtype:
         r = r.to(out_dtype)
-    return r.view(_out_shape(x, dims, keepdim)) if keepdim else r
+    return r.view(shape) if keepdim else r
 
 
 def _check_sum_args(x, dtype) -> None:
@@ -1046,11 +1074,16 @@ def _make_minmax_op(name: str, op: str):
         return dims
 
     def impl(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
+        call = _dims_call(name, x, dim, keepdim)
+        if call is not None:
+            r = _replay_dims(x, call)
+            if r is not None:
+                return r
         dims = check(x, dim)
         shape = _out_shape(x, dims, keepdim)
         if x.numel() == 0:
             return x.new_empty(shape)
-        return _reduce_dims(x, dims, op).reshape(shape)
+        return _reduce_dims(x, dims, op, memo=None if call is None else (call, shape)).reshape(shape)
 
     def fake(x, dim=None, keepdim=False):
         return x.new_empty(_out_shape(x, check(x, dim), keepdim))
@@ -1092,6 +1125,11 @@ def _make_arg_op(name: str):
         return dims
 
     def impl(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
+        call = _dims_call(name, x, dim, keepdim)
+        if call is not None:
+            r = _replay_dims(x, call)
+            if r is not None:
+                return r
         dims = check(x, dim)
         if dims is None:
             _, i = _arg(x, name)
@@ -1101,7 +1139,7 @@ def _make_arg_op(name: str):
             return torch.empty(shape, dtype=torch.int64, device=x.device)
         if x.dim() == 0:
             return torch.zeros(shape, dtype=torch.int64, device=x.device)
-        _, i = _reduce_dims(x, dims, name)
+        _, i = _reduce_dims(x, dims, name, memo=None if call is None else (call, shape))
         return i.reshape(shape)
 
     def fake(x, dim=None, keepdim=False):
