@@ -871,8 +871,9 @@ def _dims_call(name: str, x: torch.Tensor, dim, keepdim: bool, dtype=None):
     """The :data:`_DIMS_CALLS` key of a call (None for tensors not on a GPU)."""
     if not (x.is_cuda or interpreter_active()):
         return None
+    # (is_neg: a lazily negated view, which the full path's checks refuse, never matches a plain call's key)
     return (name, x.shape, x.stride(), x.dtype, x.device, dim if dim is None or isinstance(dim, int) else tuple(dim),
-            keepdim, dtype)
+            keepdim, dtype, x.is_neg())
 
 
 def _replay_dims(x: torch.Tensor, call):
