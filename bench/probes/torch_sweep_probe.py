@@ -8,8 +8,8 @@ top-k by value). Lines print as they are measured, then a summary sorted by the 
 The dtype, cummax/cumprod/logcumsumexp, top-k, argsort and masked_select cases along dims were added after
 the first runs logged on 2026-12-01; their first run is ``torch_sweep_probe-dtypes-h200-20261201.log``.
 The sorts of rows called torch.sort with a positional dim beside ``stable=True``, which torch refuses,
-and a top-8 ran along a dim of 4: those cases printed ERROR in the runs of 2026-12-01 (fixed since,
-not yet run).
+and a top-8 ran along a dim of 4: those cases printed ERROR in the runs of 2026-12-01 (fixed since; all
+cases ran in ``torch_sweep_probe-full-h200-20261202.log``).
 """
 import sys
 import time

@@ -571,18 +571,48 @@ def test_segments_past_max_block_the_block_radix_sort_refuses_take_a_long_path(m
     (227, 32, {}, 8192), (227, 16, {}, 8192),
     (99, 32, {}, 4096), (99, 16, {}, 8192), (99, 8, {}, 8192),   # (32-bit keys of 8192 need 129 KB)
     (150, 32, dict(RADIX_MAX_BLOCK=2048), 4096), (227, 32, dict(RADIX_MAX_BLOCK=0), 4096),
-    (227, 32, dict(TILE_SORT="bitonic"), 4096), (227, 64, {}, 4096)])
+    (227, 32, dict(TILE_SORT="bitonic"), 4096), (227, 64, dict(MERGE_TILE=1024), 2048),
+    (227, 64, dict(MAX_BLOCK=1024, MERGE_TILE=1024), 1024), (227, 64, dict(MERGE_TILE=4096), 4096)])
 def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
     """Segments past MAX_BLOCK (4096) go to the block radix sort up to RADIX_MAX_BLOCK (8192) only where it
-    applies (TILE_SORT radix, keys of at most 32 bits) and fits the device's shared memory."""
+    applies (TILE_SORT radix, keys of at most 32 bits) and fits the device's shared memory; 64-bit keys
+    stop at WIDE_KEYS_MAX_BLOCK (1024 keys for one row, 2048 for more) on compiled kernels, or at MERGE_TILE
+    (the merge path takes longer rows only)."""
     monkeypatch.setattr(ss, "_block_radix_available", lambda device: True)
     monkeypatch.setattr(ss, "smem_per_block", lambda device: smem_kb * 1024)
     with policy.override("segmented_sort", dict(dict(TILE_SORT="radix", MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192,
                                                      RADIX_ITEMS=16, RADIX_BITS=8), **cfg)) as pol:
         assert ss._one_program_limit(pol, key_bits, torch.device(DEVICE)) == limit
+        one_row = min(limit, max(1024, pol["MERGE_TILE"])) if key_bits > 32 else limit
+        assert ss._one_program_limit(pol, key_bits, torch.device(DEVICE), rows=1) == one_row
     monkeypatch.setattr(ss, "_block_radix_available", lambda device: False)
     with policy.override("segmented_sort", dict(MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192)) as pol:
         assert ss._one_program_limit(pol, 32, torch.device(DEVICE)) == 4096   # (no block radix sort here)
+        assert ss._one_program_limit(pol, 64, torch.device(DEVICE), rows=1) == 4096   # (nor the wide keys' rule)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.float64], ids=str)
+def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
+    """Keys of more than 32 bits: one row longer than WIDE_KEYS_MAX_BLOCK[0], or several longer than
+    WIDE_KEYS_MAX_BLOCK[1], leave the tile sort (one row: the device radix sort; several: the long-row
+    paths), through sort_rows and the sort operator alike. (The limits lowered here, and compiled kernels,
+    which the rule keys on, faked: 64-bit keys never reach the block radix sort it also stands for.)"""
+    monkeypatch.setattr(ss, "_block_radix_available", lambda device: True)
+    monkeypatch.setattr(ss, "WIDE_KEYS_MAX_BLOCK", (16, 32))
+    long_rows = count_calls(monkeypatch, ss, "_sort_long_rows")
+    lastdim = count_calls(monkeypatch, rs, "_sort_lastdim")
+    for (rows, L), leaves in (((1, 16), False), ((1, 17), True), ((3, 32), False), ((3, 33), True)):
+        x = adversarial_rows(rows, L, dtype, seed=L)
+        for descending in (False, True):
+            del long_rows[:], lastdim[:]
+            with policy.override("segmented_sort", dict(MAX_BLOCK=64, MERGE_TILE=8, TILE_ITEMS=64)):
+                check_rows(x, descending)
+            assert bool(long_rows) == leaves, (rows, L)
+            assert bool(lastdim) == (leaves and rows == 1), (rows, L)
+            v, i = torch.ops.tritoncub.sort(x.squeeze(0) if rows == 1 else x, -1, descending)
+            rv, ri = ref_sort_rows(x, descending)
+            assert_equal(i.cpu().view(ri.shape), ri, msg="indices")
+            assert_equal(v.cpu().view(rv.shape), rv, signed_zero=True, msg="values")
 
 
 def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):

@@ -1830,19 +1830,20 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     return vals, (pos2 % length).view(b, length)
 
 
-def sorts_rows_in_one_program(dtype: torch.dtype, length: int, device: torch.device) -> bool:
-    """Whether :func:`sort` gives rows of ``length`` keys of ``dtype`` to the segmented sort's
+def sorts_rows_in_one_program(dtype: torch.dtype, length: int, device: torch.device, rows: int = 1) -> bool:
+    """Whether :func:`sort` gives ``rows`` rows of ``length`` keys of ``dtype`` to the segmented sort's
     one-program strategies (one launch for all rows) rather than to the onesweep device sort."""
     from . import segmented_sort  # imported here: its long-segment path imports this module
     return dtype in segmented_sort.ROWS_DTYPES and length <= segmented_sort._one_program_limit(
-        policy.select("segmented_sort", device, "large"), dtype.itemsize * 8, device)
+        policy.select("segmented_sort", device, "large"), dtype.itemsize * 8, device, rows)
 
 
 def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
 
     Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items (keys of
-    at most 32 bits, where the block radix sort takes them: up to ``RADIX_MAX_BLOCK``) go to
+    at most 32 bits, where the block radix sort takes them: up to ``RADIX_MAX_BLOCK``; 64-bit keys on
+    compiled kernels: up to ``segmented_sort.WIDE_KEYS_MAX_BLOCK``, 1024 for one row, 2048 for more) go to
     :func:`tritoncub.device.segmented_sort.sort_rows` (short rows: several per program in registers;
     rows of a few hundred keys and more: one per program, the shared-memory block radix sort);
     longer rows go through the onesweep device sort, all rows as one batch.
@@ -1859,7 +1860,7 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     length = shape[-1]
     if xt.numel() == 0:
         return x.clone(), torch.zeros(x.shape, dtype=torch.int64, device=x.device)
-    if sorts_rows_in_one_program(x.dtype, length, x.device):
+    if sorts_rows_in_one_program(x.dtype, length, x.device, xt.numel() // length):
         from . import segmented_sort  # imported here: its long-segment path imports this module
         v, i = segmented_sort.sort_rows(xt, descending)
     elif xt.dim() == 1:   # (one row: no reshaping)

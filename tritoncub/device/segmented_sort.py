@@ -671,13 +671,29 @@ def _bucket(block: int) -> str:
     return "small" if block <= 256 else "medium" if block <= 1024 else "large"
 
 
-def _one_program_limit(pol, key_bits: int, device: torch.device) -> int:
-    """The longest segment the one-program strategies take (``pol``: the "large" bucket's policy):
-    ``MAX_BLOCK``, or the largest power of two up to ``RADIX_MAX_BLOCK`` above it whose block radix
-    sort fits the device's shared memory, where that sort applies (keys of at most 32 bits, compiled
-    NVIDIA kernels). :func:`_launch_tile_sort` still refuses a segment past ``MAX_BLOCK`` that it
-    cannot take (a config that failed to run here), and the caller then takes a long-segment path."""
+#: rows of keys wider than 32 bits that the in-register tile sort takes on compiled kernels: one row of
+#: up to the first figure, several rows of up to the second. The tile sort of 64-bit keys spills past
+#: 1024 keys a program: on an H200 one row of 2048 int64 keys took 73.5 us, of 4096 191 us, where the
+#: device radix sort took 52.6 and 58.1 (torch 33.5 and 42.7); 1024 rows of 4096 took 1270 us against
+#: the segments' radix sort's 662; 16 rows of 2048 still sorted faster in the tile sort (74.8 us against
+#: 93.8) (bench/results/logs/sort64_rows_probe-h200-20261202.log, sort64_tile_warps_probe-*: more warps
+#: did not help)
+WIDE_KEYS_MAX_BLOCK = (1024, 2048)
+
+
+def _one_program_limit(pol, key_bits: int, device: torch.device, rows: int = 2) -> int:
+    """The longest segment the one-program strategies take (``pol``: the "large" bucket's policy) when
+    there are ``rows`` of them: ``MAX_BLOCK``, or the largest power of two up to ``RADIX_MAX_BLOCK`` above
+    it whose block radix sort fits the device's shared memory, where that sort applies (keys of at most
+    32 bits, compiled NVIDIA kernels); keys of more than 32 bits on compiled NVIDIA kernels at most
+    :data:`WIDE_KEYS_MAX_BLOCK` or ``MERGE_TILE`` (longer ones sort faster by the device radix sort;
+    callers with segments rather than rows of one length keep the default, several rows).
+    :func:`_launch_tile_sort` still refuses a segment past ``MAX_BLOCK`` that it cannot take (a config
+    that failed to run here), and the caller then takes a long-segment path."""
     limit = pol["MAX_BLOCK"]
+    if key_bits > 32 and _block_radix_available(device):
+        # (never below MERGE_TILE: the merge path, where longer rows may go, takes rows longer than it)
+        return min(limit, max(WIDE_KEYS_MAX_BLOCK[rows > 1], pol["MERGE_TILE"]))
     if pol["TILE_SORT"] == "radix" and key_bits <= 32 and _block_radix_available(device):
         block = pol["RADIX_MAX_BLOCK"]
         while block > limit and not _block_radix_fits(block, pol, key_bits, device):
@@ -1086,8 +1102,8 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     rows = x.numel() // L if L > 0 else int(np.prod(shape[:-1]))
     xc = x.contiguous().view(rows, L)
     pol = policy.select("segmented_sort", x.device, "large")
-    limit = _one_program_limit(pol, meta["KEY_BITS"], x.device)
-    if L > limit and rows > 1:
+    limit = _one_program_limit(pol, meta["KEY_BITS"], x.device, rows)
+    if L > limit:
         got = _sort_long_rows(xc, descending, pol)
         if got is not None:
             return got[0].view(shape), got[1].view(shape)
@@ -1124,7 +1140,7 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
                 _ROWS_REPLAYS[replay_key] = (pol, tile_pol, launches)
             return values.view(shape), indices.view(shape)
         # rows past MAX_BLOCK that the block radix sort did not take here: a long-row path
-        got = _sort_long_rows(xc, descending, pol) if rows > 1 else None
+        got = _sort_long_rows(xc, descending, pol)
         if got is not None:
             return got[0].view(shape), got[1].view(shape)
     begins = np.arange(rows, dtype=np.int64) * L
@@ -1135,16 +1151,18 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
 
 
 def _sort_long_rows(xc: torch.Tensor, descending: bool, pol):
-    """``sort_rows`` of more than one row longer than a tile by a device radix sort, ``(values,
-    indices)``; None when neither applies (the caller then takes the long-segment path)."""
+    """``sort_rows`` of rows longer than a tile by a device radix sort, ``(values, indices)``; None when
+    none applies (the caller then takes the long-segment path)."""
     from .radix_sort import _sort_lastdim, rows_in_one_sort, segments_fit   # (that module imports this one)
     rows, L = xc.shape
     if rows_in_one_sort(xc):
         # a few long rows: one device radix sort whose last pass groups the rows
         check_device(xc, "x")
         return _sort_lastdim(xc, descending)
-    if pol["LONG_PATH"] == "radix" and not _RADIX_UNAVAILABLE and segments_fit(L, rows * L, xc):
-        # more rows of a radix sort tile or longer: one segmented radix sort (no gather of the keys,
+    if pol["LONG_PATH"] == "radix" and not _RADIX_UNAVAILABLE and (rows == 1 or segments_fit(L, rows * L, xc)):
+        # one row: the device radix sort of it (64-bit keys past WIDE_KEYS_MAX_BLOCK, or any row past the
+        # one-program limit; the merge path before). More rows of a radix sort tile or longer: one
+        # segmented radix sort (no gather of the keys,
         # no unpacking pass: 1024 x 16384 fp32 rows on the H100 1.06 ms this way, 1.68 through the
         # long-segment path; bench/results/logs/rows_as_segments_probe-20261125.log,
         # sort_rows_long_paths-20261125.log). A radix sort that does not build: the merge path
