@@ -272,12 +272,24 @@ def test_split_covers_skewed_segments(op):
             assert float(out[i]) == ref, (i, float(out[i]), ref)
 
 
+@pytest.mark.parametrize("narrow", [True, False], ids=["int32_pos", "int64_pos"])
 @pytest.mark.parametrize("op", ["argmin", "argmax"])
-def test_split_arg_ops(op):
+def test_split_arg_ops(op, narrow, monkeypatch):
     """argmin/argmax split into pieces: each segment's first extreme wherever it sits (past what
     SPLIT_CHUNK-item pieces would cover, on a piece boundary, repeated in a later piece), a NaN (the first
     one wins), segments of one value (-inf, +inf: ties with the identity of empty pieces), empty segments
-    (index -1), against torch per segment; rows too."""
+    (index -1), against torch per segment; rows too. Positions in int32 lanes and, forced, int64 ones
+    (the rows kernel's launches checked to take the one asked for)."""
+    if not narrow:
+        monkeypatch.setattr(S, "_NARROW_POS_ITEMS", 0)
+    flags = []
+    real = S.launch
+
+    def spy(kernel, grid, *args, **kw):
+        if kernel is S._segmented_reduce_kernel:
+            flags.append(kw["NARROW_POS"])
+        return real(kernel, grid, *args, **kw)
+    monkeypatch.setattr(S, "launch", spy)
     lengths = [530, 1, 0, 2, 97, 40, 64, 33]
     offs = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), device=DEVICE)
     x = make_data("random", int(offs[-1]), torch.float32)
@@ -303,6 +315,7 @@ def test_split_arg_ops(op):
     rows[2, 64:] = rows[2, 0]   # ties across pieces
     rv, ri = S.reduce_rows(rows, op, pol=pol(1, 32, split=64))
     assert_equal(ri.cpu(), ref_rows(rows, op).cpu())
+    assert flags and set(flags) == {narrow}
 
 
 def test_split_many_pieces():

@@ -131,7 +131,7 @@ def _segment_step(accs, acc_i, xs, outs, win_start, k, win_len, lead, length, id
         acc = accs[0]
         v = tl.where(m, vals[0].to(acc.dtype), ident).to(acc.dtype)
         # (later columns hold larger offsets in the same lane)
-        acc, acc_i = _fold_items(acc, acc_i, v, m, rel, OP)
+        acc, acc_i = _fold_items(acc, acc_i, v, m, rel.to(acc_i.dtype), OP)
         accs = (acc,)
     return accs, acc_i
 
@@ -183,7 +183,8 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
                               K_IN: tl.constexpr, K: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                               UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
                               VEC: tl.constexpr, WHOLE_ROWS: tl.constexpr, EVICTION: tl.constexpr,
-                              BOOL_MASK: tl.constexpr, ONE_STEP: tl.constexpr, ACC: tl.constexpr):
+                              BOOL_MASK: tl.constexpr, ONE_STEP: tl.constexpr, ACC: tl.constexpr,
+                              NARROW_POS: tl.constexpr):
     """Each program reduces ``ROWS`` work items (segments or pieces of segments), ``BLOCK`` items of
     each per step, into ``outs[j][work]`` (and ``out_idx[work]``: offset in the segment, arg ops);
     built-in ops accumulate in ``ACC`` and store in ``outs[0]``'s dtype.
@@ -194,7 +195,8 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
     ``VEC``-item vectors (at most ``VEC - 1`` extra items on each side, inside the same 16-byte
     granules as the row's first and last items), so every load is a full vector load.
     ``WHOLE_ROWS`` (equal rows of ``row_len`` items, not split): rows are read in place instead;
-    ``ONE_STEP`` (only with ``WHOLE_ROWS``, and ``row_len <= BLOCK``): one step covers every row, no loop."""
+    ``ONE_STEP`` (only with ``WHOLE_ROWS``, and ``row_len <= BLOCK``): one step covers every row, no loop.
+    ``NARROW_POS``: the lanes note positions within a work item (arg ops) in int32, else int64."""
     pid = tl.program_id(0)
     work = pid.to(tl.int64) * ROWS + tl.arange(0, ROWS)   # (int64: more than 2^31 rows)
     valid = work < num_work
@@ -207,7 +209,12 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
             accs = accs + (tl.zeros([ROWS, BLOCK], outs[j].dtype.element_ty),)
     else:
         accs = ((tl.zeros([ROWS, BLOCK], ACC) + ident).to(ACC),)
-    acc_i = tl.zeros([ROWS, BLOCK], tl.int64) - 1
+    if NARROW_POS:
+        acc_i = tl.zeros([ROWS, BLOCK], tl.int32) - 1
+        none: tl.constexpr = 2147483647
+    else:
+        acc_i = tl.zeros([ROWS, BLOCK], tl.int64) - 1
+        none: tl.constexpr = 9223372036854775807
     if WHOLE_ROWS:
         # equal rows, one program per row: the row itself is the window (vector loads whenever
         # row_len is a multiple of the vector width, which Triton sees from its specialisation)
@@ -247,11 +254,11 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
     else:
         # arg ops: lanes that never took an item keep index -1 and the identity value; they must
         # lose ties against real items, so give them an index past every real one
-        idx = tl.where(acc_i < 0, 9223372036854775807, acc_i)
+        idx = tl.where(acc_i < 0, none, acc_i)
         r, ri = _builtin_tile_reduce(accs[0], idx, 1, OP)
         tl.store(outs[0] + work, r.to(outs[0].dtype.element_ty), mask=valid)
         if (OP == OP_ARGMIN) or (OP == OP_ARGMAX):
-            ri = tl.where(ri == 9223372036854775807, -1, ri + (starts - seg_begin))
+            ri = tl.where(ri == none, -1, ri.to(tl.int64) + (starts - seg_begin))
             tl.store(out_idx_ptr + work, ri, mask=valid)
 
 
@@ -260,13 +267,14 @@ def _segmented_reduce_kernel(x_ptr, begins, ends, row_len, num_work, chunk, spli
                              OP: tl.constexpr, ROWS: tl.constexpr, BLOCK: tl.constexpr,
                              UNIFORM: tl.constexpr, CACHE_MODIFIER: tl.constexpr, FOR_LOOP: tl.constexpr,
                              VEC: tl.constexpr, ACC: tl.constexpr, WHOLE_ROWS: tl.constexpr = False,
-                             EVICTION: tl.constexpr = tl.constexpr(""), ONE_STEP: tl.constexpr = False):
+                             EVICTION: tl.constexpr = tl.constexpr(""), ONE_STEP: tl.constexpr = False,
+                             NARROW_POS: tl.constexpr = False):
     """A built-in reduction (sum/min/max/argmin/argmax) of each work item, accumulated in ``ACC`` and
     stored in ``out``'s dtype (plain pointer arguments: the cheapest launch, and the one the rows plan
-    records)."""
+    records); ``NARROW_POS``: positions within a work item in int32 (every item shorter than 2^31)."""
     _segmented_reduce_program((x_ptr,), begins, ends, row_len, num_work, chunk, split, (out_ptr,), out_idx_ptr,
                               ident, (out_ptr,), OP, None, None, 1, 1, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
-                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, 0, ONE_STEP, ACC)
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, 0, ONE_STEP, ACC, NARROW_POS)
 
 
 @triton.jit
@@ -281,7 +289,7 @@ def _segmented_reduce_user_kernel(xs, begins, ends, row_len, num_segments, outs,
     ``ROWS`` segments (no split)."""
     _segmented_reduce_program(xs, begins, ends, row_len, num_segments, 1 << 62, 1, outs, outs[0], 0, inits,
                               OP_USER, COMBINE, TRANSFORM, K_IN, K, ROWS, BLOCK, UNIFORM, CACHE_MODIFIER,
-                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, BOOL_MASK, ONE_STEP, None)
+                              FOR_LOOP, VEC, WHOLE_ROWS, EVICTION, BOOL_MASK, ONE_STEP, None, False)
 
 
 @triton.jit
@@ -443,6 +451,11 @@ _PLANS: dict = {}
 _PLAN_OPS = ("sum", "min", "max")
 #: items a program of equal short rows takes at least (see :func:`_run`)
 _ROWS_TILE_MIN = 4096
+#: arg ops over inputs of fewer items than this note positions within a work item in int32 (half the
+#: registers of int64, as the columns kernel does); a module value so that tests can force int64
+_NARROW_POS_ITEMS = 2 ** 31 - 64
+#: measurement switch (bench/probes only): False keeps int64 positions everywhere (the A/B of the change)
+ROWS_NARROW_POS = True
 _SCRATCH: dict = {}
 
 
@@ -522,7 +535,8 @@ def _run(x_flat, begins, ends, row_len, num_segments, op, *, uniform, mean_len, 
                 split, out, out_idx, ident)
         grid = (cdiv(num_work, rows),)
         whole = uniform and split == 1
-        kw = dict(UNIFORM=uniform, WHOLE_ROWS=whole, ONE_STEP=whole and row_len <= meta["BLOCK"], **meta)
+        kw = dict(UNIFORM=uniform, WHOLE_ROWS=whole, ONE_STEP=whole and row_len <= meta["BLOCK"],
+                  NARROW_POS=is_arg and ROWS_NARROW_POS and xv.numel() < _NARROW_POS_ITEMS, **meta)
         run = None
         if plan_key is not None and split == 1:
             run = bind(_segmented_reduce_kernel, grid, *args, **kw)
