@@ -219,6 +219,21 @@ def limit_grid_y(monkeypatch, module, limit: int) -> list:
     return grids
 
 
+def launch_values(monkeypatch, module, kernel_name: str, key: str) -> list:
+    """Record the ``key`` meta-parameter of every launch of ``module.kernel_name`` that ``module.launch``
+    sends (the launches go through)."""
+    values = []
+    real = module.launch
+
+    def recording(kernel, grid, *args, **kwargs):
+        if kernel is getattr(module, kernel_name):
+            values.append(kwargs[key])
+        return real(kernel, grid, *args, **kwargs)
+
+    monkeypatch.setattr(module, "launch", recording)
+    return values
+
+
 def _extent(t: torch.Tensor):
     """[first, last + 1) byte addresses a tensor view can reach (None when empty)."""
     if t.numel() == 0:

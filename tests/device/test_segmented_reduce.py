@@ -9,7 +9,7 @@ import triton.language as tl
 import tritoncub  # noqa: F401
 from tritoncub import policy
 from tritoncub.device import segmented_reduce as S
-from helpers import DEVICE, assert_close, assert_equal, count_calls, make_data, poison_value
+from helpers import DEVICE, assert_close, assert_equal, count_calls, launch_values, make_data, poison_value
 
 GPU = DEVICE == "cuda"
 
@@ -282,14 +282,7 @@ def test_split_arg_ops(op, narrow, monkeypatch):
     (the rows kernel's launches checked to take the one asked for)."""
     if not narrow:
         monkeypatch.setattr(S, "_NARROW_POS_ITEMS", 0)
-    flags = []
-    real = S.launch
-
-    def spy(kernel, grid, *args, **kw):
-        if kernel is S._segmented_reduce_kernel:
-            flags.append(kw["NARROW_POS"])
-        return real(kernel, grid, *args, **kw)
-    monkeypatch.setattr(S, "launch", spy)
+    flags = launch_values(monkeypatch, S, "_segmented_reduce_kernel", "NARROW_POS")
     lengths = [530, 1, 0, 2, 97, 40, 64, 33]
     offs = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), device=DEVICE)
     x = make_data("random", int(offs[-1]), torch.float32)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from helpers import (ALL_DTYPES, DEVICE, assert_equal, count_calls, interpreter_bounds_checked, interpreter_replays,
-                     limit_grid_y, make_data)
+                     launch_values, limit_grid_y, make_data)
 from tritoncub import policy
 from tritoncub.device import radix_sort as rs
 from tritoncub.device import segmented_sort as ss
@@ -180,15 +180,7 @@ def test_minmax_dims_reaches_32bit_words_only(dtype, expect, monkeypatch):
     with pytest.raises(ValueError, match="not valid"):
         with policy.override("segmented_sort", dict(MINMAX_DIMS=7, NETWORK="tl")):
             pass
-    sent = []
-    real = ss.launch
-
-    def recording(kernel, grid, *args, **kwargs):
-        if kernel is ss._segment_tile_sort_kernel:
-            sent.append(kwargs["MINMAX_DIMS"])
-        return real(kernel, grid, *args, **kwargs)
-
-    monkeypatch.setattr(ss, "launch", recording)
+    sent = launch_values(monkeypatch, ss, "_segment_tile_sort_kernel", "MINMAX_DIMS")
     with policy.override("segmented_sort", dict(MINMAX_DIMS=7, TILE_SPLIT=4, TILE_SORT="bitonic", TILE_ITEMS=256)):
         check_rows(adversarial_rows(6, 64, dtype, seed=3), descending=False)
     assert sent == [expect]

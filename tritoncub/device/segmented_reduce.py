@@ -209,12 +209,8 @@ def _segmented_reduce_program(xs, begins, ends, row_len, num_work, chunk, split,
             accs = accs + (tl.zeros([ROWS, BLOCK], outs[j].dtype.element_ty),)
     else:
         accs = ((tl.zeros([ROWS, BLOCK], ACC) + ident).to(ACC),)
-    if NARROW_POS:
-        acc_i = tl.zeros([ROWS, BLOCK], tl.int32) - 1
-        none: tl.constexpr = 2147483647
-    else:
-        acc_i = tl.zeros([ROWS, BLOCK], tl.int64) - 1
-        none: tl.constexpr = 9223372036854775807
+    acc_i = tl.zeros([ROWS, BLOCK], tl.int32 if NARROW_POS else tl.int64) - 1
+    none: tl.constexpr = 2147483647 if NARROW_POS else 9223372036854775807   # (past every position)
     if WHOLE_ROWS:
         # equal rows, one program per row: the row itself is the window (vector loads whenever
         # row_len is a multiple of the vector width, which Triton sees from its specialisation)
@@ -326,12 +322,8 @@ def _reduce_columns_kernel(x_ptr, out_ptr, out_idx_ptr, rows_in_ptr, R, B, r_chu
     r0 = s.to(tl.int64) * r_chunk
     r1 = tl.minimum(r0 + r_chunk, R)
     acc = (tl.zeros([BLOCK_R, BLOCK_B], ACC) + ident).to(ACC)
-    if WIDE_POS:
-        acc_i = tl.zeros([BLOCK_R, BLOCK_B], tl.int64) - 1
-        none: tl.constexpr = 9223372036854775807
-    else:
-        acc_i = tl.zeros([BLOCK_R, BLOCK_B], tl.int32) - 1
-        none: tl.constexpr = 2147483647
+    acc_i = tl.zeros([BLOCK_R, BLOCK_B], tl.int64 if WIDE_POS else tl.int32) - 1
+    none: tl.constexpr = 9223372036854775807 if WIDE_POS else 2147483647   # (past every position)
     base = x_ptr + a.to(tl.int64) * R * B
     if FOR_LOOP:
         for r in range(r0, r1, BLOCK_R):
