@@ -947,7 +947,7 @@ def test_compile_fullgraph():
 # -- GPU: sizes of the benchmark ------------------------------------------------------------------
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("rows,L", [(65536, 128), (4096, 1000), (100, 3000), (3, 70001)])
+@pytest.mark.parametrize("rows,L", [(65536, 128), (4096, 1000), (100, 3000), (3, 70001), (1, 2048), (2, 4096)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.uint8], ids=str)
 def test_gpu_sort_rows_large(rows, L, dtype):
     if dtype == torch.uint8:
@@ -963,6 +963,10 @@ def test_gpu_sort_rows_large(rows, L, dtype):
         assert torch.equal(i, ri)
         assert torch.equal(v.view(torch.uint8) if dtype == torch.uint8 else v.view(-1).view(torch.uint8),
                            rv.view(torch.uint8) if dtype == torch.uint8 else rv.view(-1).view(torch.uint8))
+        if rows <= 3:   # (the operator's own routing: one row as a 1-D tensor, a few rows as they are)
+            v, i = torch.ops.tritoncub.sort(x[0] if rows == 1 else x, -1, desc)
+            assert torch.equal(i.view(ri.shape), ri)
+            assert torch.equal(v.view(rv.shape).view(-1).view(torch.uint8), rv.view(-1).view(torch.uint8))
 
 
 @pytest.mark.gpu
