@@ -436,7 +436,7 @@ def test_block_radix_sort_rows(dtype, L, block_radix_calls):
     cfg = RADIX_CFGS[i % len(RADIX_CFGS)]
     x = adversarial_rows(6, L, dtype, seed=i)
     with policy.override("segmented_sort", cfg) as pol:
-        if L > ss._one_program_limit(pol, x.element_size() * 8, x.device):
+        if L > ss._one_program_limit(pol, x.element_size() * 8, x.device, rows=6):
             pytest.skip("a block radix sort of 8192 keys does not fit this GPU's shared memory")
         check_rows(x, descending=i % 2 == 1)
     assert block_radix_calls == [True]
@@ -570,39 +570,52 @@ def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
     applies (TILE_SORT radix, keys of at most 32 bits) and fits the device's shared memory; 64-bit keys
     stop at WIDE_KEYS_MAX_BLOCK (1024 keys for one row, 2048 for more) on compiled kernels, or at MERGE_TILE
     (the merge path takes longer rows only)."""
-    monkeypatch.setattr(ss, "_block_radix_available", lambda device: True)
+    monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: True)
     monkeypatch.setattr(ss, "smem_per_block", lambda device: smem_kb * 1024)
+    dev = torch.device(DEVICE)
     with policy.override("segmented_sort", dict(dict(TILE_SORT="radix", MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192,
                                                      RADIX_ITEMS=16, RADIX_BITS=8), **cfg)) as pol:
-        assert ss._one_program_limit(pol, key_bits, torch.device(DEVICE)) == limit
+        assert ss._one_program_limit(pol, key_bits, dev, rows=2) == limit
         one_row = min(limit, max(1024, pol["MERGE_TILE"])) if key_bits > 32 else limit
-        assert ss._one_program_limit(pol, key_bits, torch.device(DEVICE), rows=1) == one_row
-    monkeypatch.setattr(ss, "_block_radix_available", lambda device: False)
+        assert ss._one_program_limit(pol, key_bits, dev, rows=1) == one_row
+        # (segments and top-k's rows: no wide keys' rule)
+        assert ss._one_program_limit(pol, key_bits, dev, None) == (limit if key_bits <= 32 else pol["MAX_BLOCK"])
+    monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: False)
     with policy.override("segmented_sort", dict(MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192)) as pol:
-        assert ss._one_program_limit(pol, 32, torch.device(DEVICE)) == 4096   # (no block radix sort here)
-        assert ss._one_program_limit(pol, 64, torch.device(DEVICE), rows=1) == 4096   # (nor the wide keys' rule)
+        assert ss._one_program_limit(pol, 32, dev, rows=2) == 4096   # (no block radix sort here)
+        assert ss._one_program_limit(pol, 64, dev, rows=1) == 4096   # (nor the wide keys' rule)
+    # the block radix sort failing to build leaves the wide keys' rule alone
+    monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: True)
+    monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", ["a build failure"])
+    with policy.override("segmented_sort", dict(MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192, MERGE_TILE=1024)) as pol:
+        assert ss._one_program_limit(pol, 32, dev, rows=2) == 4096
+        assert ss._one_program_limit(pol, 64, dev, rows=1) == 1024
 
 
 @pytest.mark.parametrize("dtype", [torch.int64, torch.float64], ids=str)
 def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
     """Keys of more than 32 bits: one row longer than WIDE_KEYS_MAX_BLOCK[0], or several longer than
-    WIDE_KEYS_MAX_BLOCK[1], leave the tile sort (one row: the device radix sort; several: the long-row
-    paths), through sort_rows and the sort operator alike. (The limits lowered here, and compiled kernels,
-    which the rule keys on, faked: 64-bit keys never reach the block radix sort it also stands for.)"""
-    monkeypatch.setattr(ss, "_block_radix_available", lambda device: True)
+    WIDE_KEYS_MAX_BLOCK[1], leave the tile sort for the device radix sort (radix_sort._sort_lastdim: one
+    row as it is, several sorted then sorted by row), through sort_rows and the sort operator alike; the
+    operator sends shorter rows to sort_rows and longer ones straight to the device radix sort. (The
+    limits lowered here, and compiled kernels, which the rule keys on, faked.)"""
+    monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: True)
     monkeypatch.setattr(ss, "WIDE_KEYS_MAX_BLOCK", (16, 32))
     long_rows = count_calls(monkeypatch, ss, "_sort_long_rows")
     lastdim = count_calls(monkeypatch, rs, "_sort_lastdim")
+    row_sorts = count_calls(monkeypatch, ss, "sort_rows")
     for (rows, L), leaves in (((1, 16), False), ((1, 17), True), ((3, 32), False), ((3, 33), True)):
         x = adversarial_rows(rows, L, dtype, seed=L)
         for descending in (False, True):
-            del long_rows[:], lastdim[:]
-            with policy.override("segmented_sort", dict(MAX_BLOCK=64, MERGE_TILE=8, TILE_ITEMS=64)):
-                check_rows(x, descending)
-            assert bool(long_rows) == leaves, (rows, L)
-            assert bool(lastdim) == (leaves and rows == 1), (rows, L)
-            v, i = torch.ops.tritoncub.sort(x.squeeze(0) if rows == 1 else x, -1, descending)
             rv, ri = ref_sort_rows(x, descending)
+            with policy.override("segmented_sort", dict(MAX_BLOCK=64, MERGE_TILE=8, TILE_ITEMS=64)):
+                del long_rows[:], lastdim[:]
+                check_rows(x, descending)
+                assert bool(long_rows) == leaves and bool(lastdim) == leaves, (rows, L)
+                del lastdim[:], row_sorts[:]
+                v, i = torch.ops.tritoncub.sort(x.squeeze(0) if rows == 1 else x, -1, descending)
+                assert bool(row_sorts) != leaves, (rows, L)
+                assert bool(lastdim) == (leaves and rows > 1), (rows, L)   # (one row: 1-D, straight to _sort_into)
             assert_equal(i.cpu().view(ri.shape), ri, msg="indices")
             assert_equal(v.cpu().view(rv.shape), rv, signed_zero=True, msg="values")
 

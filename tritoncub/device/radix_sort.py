@@ -1830,7 +1830,7 @@ def _sort_lastdim(x: torch.Tensor, descending: bool) -> tuple[torch.Tensor, torc
     return vals, (pos2 % length).view(b, length)
 
 
-def sorts_rows_in_one_program(dtype: torch.dtype, length: int, device: torch.device, rows: int = 1) -> bool:
+def sorts_rows_in_one_program(dtype: torch.dtype, length: int, device: torch.device, rows: int) -> bool:
     """Whether :func:`sort` gives ``rows`` rows of ``length`` keys of ``dtype`` to the segmented sort's
     one-program strategies (one launch for all rows) rather than to the onesweep device sort."""
     from . import segmented_sort  # imported here: its long-segment path imports this module
@@ -1843,7 +1843,8 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
 
     Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items (keys of
     at most 32 bits, where the block radix sort takes them: up to ``RADIX_MAX_BLOCK``; 64-bit keys on
-    compiled kernels: up to ``segmented_sort.WIDE_KEYS_MAX_BLOCK``, 1024 for one row, 2048 for more) go to
+    compiled kernels: up to ``segmented_sort.WIDE_KEYS_MAX_BLOCK``, 1024 for one row, 2048 for more, but
+    not below the policy's ``MERGE_TILE`` nor above its ``MAX_BLOCK``) go to
     :func:`tritoncub.device.segmented_sort.sort_rows` (short rows: several per program in registers;
     rows of a few hundred keys and more: one per program, the shared-memory block radix sort);
     longer rows go through the onesweep device sort, all rows as one batch.

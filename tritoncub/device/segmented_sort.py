@@ -7,7 +7,8 @@ ones their complement, so every tile kernel sorts one way: largest first.
 
 Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
 
-* **in-register tile sort** (segments of up to ``MAX_BLOCK`` items): a program loads ``ROWS``
+* **in-register tile sort** (segments of up to ``MAX_BLOCK`` items; rows of 64-bit keys on compiled
+  NVIDIA kernels up to :data:`WIDE_KEYS_MAX_BLOCK`, see :func:`_one_program_limit`): a program loads ``ROWS``
   segments as a ``[ROWS, BLOCK]`` tile (``BLOCK`` = the next power of two of the segment length, the
   padding holds the smallest ordered key and sorts last), packs ``(ordered_key << idx_bits) |
   (BLOCK-1-index)`` into one 32- or 64-bit word where it fits (8/16/32-bit keys) and runs one
@@ -681,17 +682,18 @@ def _bucket(block: int) -> str:
 WIDE_KEYS_MAX_BLOCK = (1024, 2048)
 
 
-def _one_program_limit(pol, key_bits: int, device: torch.device, rows: int = 2) -> int:
-    """The longest segment the one-program strategies take (``pol``: the "large" bucket's policy) when
-    there are ``rows`` of them: ``MAX_BLOCK``, or the largest power of two up to ``RADIX_MAX_BLOCK`` above
-    it whose block radix sort fits the device's shared memory, where that sort applies (keys of at most
-    32 bits, compiled NVIDIA kernels); keys of more than 32 bits on compiled NVIDIA kernels at most
-    :data:`WIDE_KEYS_MAX_BLOCK` or ``MERGE_TILE`` (longer ones sort faster by the device radix sort;
-    callers with segments rather than rows of one length keep the default, several rows).
-    :func:`_launch_tile_sort` still refuses a segment past ``MAX_BLOCK`` that it cannot take (a config
-    that failed to run here), and the caller then takes a long-segment path."""
+def _one_program_limit(pol, key_bits: int, device: torch.device, rows: int | None) -> int:
+    """The longest segment the one-program strategies take (``pol``: the "large" bucket's policy):
+    ``MAX_BLOCK``, or the largest power of two up to ``RADIX_MAX_BLOCK`` above it whose block radix
+    sort fits the device's shared memory, where that sort applies (keys of at most 32 bits, compiled
+    NVIDIA kernels). ``rows`` (the row sorts: how many rows of one length): keys of more than 32 bits on
+    compiled NVIDIA kernels then stop at :data:`WIDE_KEYS_MAX_BLOCK` (never below ``MERGE_TILE``), where
+    the device radix sort takes over; None (segments, top-k's rows: their other paths were not measured
+    against the tile sort) keeps ``MAX_BLOCK`` for them. :func:`_launch_tile_sort` still refuses a segment
+    past ``MAX_BLOCK`` that it cannot take (a config that failed to run here), and the caller then takes a
+    long-segment path."""
     limit = pol["MAX_BLOCK"]
-    if key_bits > 32 and _block_radix_available(device):
+    if key_bits > 32 and rows is not None and _compiled_nvidia(device):
         # (never below MERGE_TILE: the merge path, where longer rows may go, takes rows longer than it)
         return min(limit, max(WIDE_KEYS_MAX_BLOCK[rows > 1], pol["MERGE_TILE"]))
     if pol["TILE_SORT"] == "radix" and key_bits <= 32 and _block_radix_available(device):
@@ -770,12 +772,15 @@ _BLOCK_RADIX_UNAVAILABLE: list = []   # set when the block radix sort failed to 
 _BLOCK_RADIX_FAILED: set = set()       # configs that built but cannot run here (registers, shared memory)
 
 
+def _compiled_nvidia(device: torch.device) -> bool:
+    """Compiled NVIDIA kernels with inline PTX (sm_80+), not the interpreter."""
+    return not interpreter_active() and inline_ptx_ok(device)
+
+
 def _block_radix_available(device: torch.device) -> bool:
     """The shared-memory block radix sort needs a compiled NVIDIA kernel (warp ballots, Gluon), sm_80+
     as the onesweep sort's fast path."""
-    if _BLOCK_RADIX_UNAVAILABLE or interpreter_active():
-        return False
-    return inline_ptx_ok(device)
+    return not _BLOCK_RADIX_UNAVAILABLE and _compiled_nvidia(device)
 
 
 def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, device, warp_rows=False,
@@ -1074,11 +1079,13 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     items are sorted by the tile strategies of the module doc (in registers, several rows per
     program, or one row per program by the block radix sort from ``RADIX_MIN_BLOCK`` items, keys of
     at most 32 bits, compiled NVIDIA kernels; the block radix sort also takes rows of up to
-    ``RADIX_MAX_BLOCK`` items); longer rows: up to 256 of them (keys of
-    at most 32 bits) sort as one device radix sort whose last pass groups the rows
-    (:func:`tritoncub.device.radix_sort.rows_in_one_sort`), more rows of at least a radix sort tile as
-    segments of one sort (:func:`tritoncub.device.radix_sort.sort_segments`), others by the
-    long-segment path.
+    ``RADIX_MAX_BLOCK`` items; 64-bit keys on compiled NVIDIA kernels only up to
+    :data:`WIDE_KEYS_MAX_BLOCK`); longer rows go to the device radix sort
+    (:func:`tritoncub.device.radix_sort._sort_lastdim`): one row as it is, up to 256 rows (keys of at
+    most 32 bits) as one sort whose last pass groups the rows, more rows of at least a radix sort tile as
+    segments of one sort (:func:`tritoncub.device.radix_sort.sort_segments`), other rows of 64-bit keys by
+    a second sort of the row ids; the long-segment path where the policy's ``LONG_PATH`` is "merge" or the
+    device radix sort failed to build.
     NaN sorts above +inf; -0.0 and +0.0 are equal (input order kept); output values are the input's
     bits. Works on non-contiguous input (a contiguous copy is made). 0-d input is one row of one item.
     Bool rows sort as their bytes (False before True).
@@ -1103,7 +1110,7 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     xc = x.contiguous().view(rows, L)
     pol = policy.select("segmented_sort", x.device, "large")
     limit = _one_program_limit(pol, meta["KEY_BITS"], x.device, rows)
-    if L > limit:
+    if L > limit and rows > 0:
         got = _sort_long_rows(xc, descending, pol)
         if got is not None:
             return got[0].view(shape), got[1].view(shape)
@@ -1159,10 +1166,12 @@ def _sort_long_rows(xc: torch.Tensor, descending: bool, pol):
         # a few long rows: one device radix sort whose last pass groups the rows
         check_device(xc, "x")
         return _sort_lastdim(xc, descending)
-    if pol["LONG_PATH"] == "radix" and not _RADIX_UNAVAILABLE and (rows == 1 or segments_fit(L, rows * L, xc)):
-        # one row: the device radix sort of it (64-bit keys past WIDE_KEYS_MAX_BLOCK, or any row past the
-        # one-program limit; the merge path before). More rows of a radix sort tile or longer: one
-        # segmented radix sort (no gather of the keys,
+    if pol["LONG_PATH"] == "radix" and not _RADIX_UNAVAILABLE and (rows == 1 or xc.element_size() == 8 or
+                                                                  segments_fit(L, rows * L, xc)):
+        # one row: the device radix sort of it (the merge path before); rows of 64-bit keys shorter than a
+        # radix sort tile (past WIDE_KEYS_MAX_BLOCK): sorted, then sorted by row, as radix_sort.sort does
+        # (1024 rows of 3000 int64 keys 537 us on an H200, torch 255). More rows of a radix sort tile or
+        # longer: one segmented radix sort (no gather of the keys,
         # no unpacking pass: 1024 x 16384 fp32 rows on the H100 1.06 ms this way, 1.68 through the
         # long-segment path; bench/results/logs/rows_as_segments_probe-20261125.log,
         # sort_rows_long_paths-20261125.log). A radix sort that does not build: the merge path
@@ -1256,7 +1265,7 @@ def _covers(begin_np: np.ndarray, len_np: np.ndarray, n: int, end_offsets) -> bo
 def _short_limit(keys: torch.Tensor) -> int:
     """The longest segment of ``keys`` (as :func:`_segmented_sort_impl` gets them) sorted by one program."""
     return _one_program_limit(policy.select("segmented_sort", keys.device, "large"), key_meta(keys.dtype)["KEY_BITS"],
-                              keys.device)
+                              keys.device, None)
 
 
 def _sort_short_segments(kb, vb, okb, ovb, keys, values, out_k, out_v, begin_np, len_np, descending, meta, max_block,

@@ -1120,7 +1120,7 @@ def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, p
         return v.view(1, k), i.view(1, k)
     out_v, out_i = torch.empty_like(values), torch.empty_like(indices)
     meta = key_meta(values.dtype)
-    tiled = (k <= _one_program_limit(pol, meta["KEY_BITS"], values.device)
+    tiled = (k <= _one_program_limit(pol, meta["KEY_BITS"], values.device, None)
              and _launch_tile_sort(bits_view(values), indices, bits_view(out_v), out_i, None,
                                    block=max(MIN_BLOCK, next_power_of_2(k)), num_segs=rows, descending=largest,
                                    meta=meta, device=values.device, uniform=True, row_len=k, row_stride=k))
