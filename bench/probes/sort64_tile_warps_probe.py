@@ -26,10 +26,13 @@ def sort_with(x, warps, network):
             return p
         return dataclasses.replace(p, num_warps=warps, values={**p.values, "NETWORK": network})
     SS.policy.select = select
+    wide_warps, SS.WIDE_KEYS_WARPS = SS.WIDE_KEYS_WARPS, {}   # (since set from this probe: it would win)
+    wide_max, SS.WIDE_KEYS_MAX_BLOCK = SS.WIDE_KEYS_MAX_BLOCK, (4096, 4096)   # (the tile sort for every shape)
     try:
         return SS.sort_rows(x)
     finally:
         SS.policy.select = _select
+        SS.WIDE_KEYS_WARPS, SS.WIDE_KEYS_MAX_BLOCK = wide_warps, wide_max
 
 
 def main():

@@ -568,7 +568,7 @@ def test_segments_past_max_block_the_block_radix_sort_refuses_take_a_long_path(m
 def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
     """Segments past MAX_BLOCK (4096) go to the block radix sort up to RADIX_MAX_BLOCK (8192) only where it
     applies (TILE_SORT radix, keys of at most 32 bits) and fits the device's shared memory; 64-bit keys
-    stop at WIDE_KEYS_MAX_BLOCK (1024 keys for one row, 2048 for more) on compiled kernels, or at MERGE_TILE
+    stop at WIDE_KEYS_MAX_BLOCK (2048 keys, one row or more) on compiled kernels, or at MERGE_TILE
     (the merge path takes longer rows only)."""
     monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: True)
     monkeypatch.setattr(ss, "smem_per_block", lambda device: smem_kb * 1024)
@@ -576,7 +576,7 @@ def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
     with policy.override("segmented_sort", dict(dict(TILE_SORT="radix", MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192,
                                                      RADIX_ITEMS=16, RADIX_BITS=8), **cfg)) as pol:
         assert ss._one_program_limit(pol, key_bits, dev, rows=2) == limit
-        one_row = min(limit, max(1024, pol["MERGE_TILE"])) if key_bits > 32 else limit
+        one_row = min(limit, max(ss.WIDE_KEYS_MAX_BLOCK[0], pol["MERGE_TILE"])) if key_bits > 32 else limit
         assert ss._one_program_limit(pol, key_bits, dev, rows=1) == one_row
         # (segments and top-k's rows: no wide keys' rule)
         assert ss._one_program_limit(pol, key_bits, dev, None) == (limit if key_bits <= 32 else pol["MAX_BLOCK"])
@@ -589,7 +589,7 @@ def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
     monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", ["a build failure"])
     with policy.override("segmented_sort", dict(MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192, MERGE_TILE=1024)) as pol:
         assert ss._one_program_limit(pol, 32, dev, rows=2) == 4096
-        assert ss._one_program_limit(pol, 64, dev, rows=1) == 1024
+        assert ss._one_program_limit(pol, 64, dev, rows=1) == max(ss.WIDE_KEYS_MAX_BLOCK[0], 1024)
 
 
 @pytest.mark.parametrize("dtype", [torch.int64, torch.float64], ids=str)
@@ -597,10 +597,13 @@ def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
     """Keys of more than 32 bits: one row longer than WIDE_KEYS_MAX_BLOCK[0], or several longer than
     WIDE_KEYS_MAX_BLOCK[1], leave the tile sort for the device radix sort (radix_sort._sort_lastdim: one
     row as it is, several sorted then sorted by row), through sort_rows and the sort operator alike; the
-    operator sends shorter rows to sort_rows and longer ones straight to the device radix sort. (The
-    limits lowered here, and compiled kernels, which the rule keys on, faked.)"""
+    operator sends shorter rows to sort_rows and longer ones straight to the device radix sort. The tile
+    sort's programs take WIDE_KEYS_WARPS' warps for their BLOCK. (The limits and warps lowered here, and
+    compiled kernels, which the rule keys on, faked.)"""
     monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: True)
     monkeypatch.setattr(ss, "WIDE_KEYS_MAX_BLOCK", (16, 32))
+    monkeypatch.setattr(ss, "WIDE_KEYS_WARPS", {32: 2})
+    warps = launch_values(monkeypatch, ss, "_segment_tile_sort_kernel", "num_warps")
     long_rows = count_calls(monkeypatch, ss, "_sort_long_rows")
     lastdim = count_calls(monkeypatch, rs, "_sort_lastdim")
     row_sorts = count_calls(monkeypatch, ss, "sort_rows")
@@ -608,16 +611,22 @@ def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
         x = adversarial_rows(rows, L, dtype, seed=L)
         for descending in (False, True):
             rv, ri = ref_sort_rows(x, descending)
-            with policy.override("segmented_sort", dict(MAX_BLOCK=64, MERGE_TILE=8, TILE_ITEMS=64)):
-                del long_rows[:], lastdim[:]
+            with policy.override("segmented_sort", dict(MAX_BLOCK=64, MERGE_TILE=8, TILE_ITEMS=64, num_warps=4)):
+                del long_rows[:], lastdim[:], warps[:]
                 check_rows(x, descending)
                 assert bool(long_rows) == leaves and bool(lastdim) == leaves, (rows, L)
+                # (the tile sort's programs of 32 keys take WIDE_KEYS_WARPS' warps, others the policy's)
+                assert warps == ([] if leaves else [2 if L > 16 else 4]), (rows, L, warps)
                 del lastdim[:], row_sorts[:]
                 v, i = torch.ops.tritoncub.sort(x.squeeze(0) if rows == 1 else x, -1, descending)
                 assert bool(row_sorts) != leaves, (rows, L)
                 assert bool(lastdim) == (leaves and rows > 1), (rows, L)   # (one row: 1-D, straight to _sort_into)
             assert_equal(i.cpu().view(ri.shape), ri, msg="indices")
             assert_equal(v.cpu().view(rv.shape), rv, signed_zero=True, msg="values")
+    with policy.override("segmented_sort", dict(MAX_BLOCK=64, MERGE_TILE=8, TILE_ITEMS=64, num_warps=4)):
+        del warps[:]
+        check_rows(adversarial_rows(3, 32, torch.float32, seed=1), False)   # (32-bit keys: the policy's warps)
+        assert warps == [4]
 
 
 def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):

@@ -8,7 +8,8 @@ ones their complement, so every tile kernel sorts one way: largest first.
 Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
 
 * **in-register tile sort** (segments of up to ``MAX_BLOCK`` items; rows of 64-bit keys on compiled
-  NVIDIA kernels up to :data:`WIDE_KEYS_MAX_BLOCK`, see :func:`_one_program_limit`): a program loads ``ROWS``
+  NVIDIA kernels up to :data:`WIDE_KEYS_MAX_BLOCK`, see :func:`_one_program_limit`, and their programs of
+  2048-4096 keys take :data:`WIDE_KEYS_WARPS` warps): a program loads ``ROWS``
   segments as a ``[ROWS, BLOCK]`` tile (``BLOCK`` = the next power of two of the segment length, the
   padding holds the smallest ordered key and sorts last), packs ``(ordered_key << idx_bits) |
   (BLOCK-1-index)`` into one 32- or 64-bit word where it fits (8/16/32-bit keys) and runs one
@@ -672,14 +673,20 @@ def _bucket(block: int) -> str:
     return "small" if block <= 256 else "medium" if block <= 1024 else "large"
 
 
-#: rows of keys wider than 32 bits that the in-register tile sort takes on compiled kernels: one row of
-#: up to the first figure, several rows of up to the second. The tile sort of 64-bit keys spills past
-#: 1024 keys a program: on an H200 one row of 2048 int64 keys took 73.5 us, of 4096 191 us, where the
-#: device radix sort took 52.6 and 58.1 (torch 33.5 and 42.7); 1024 rows of 4096 took 1270 us against
-#: the segments' radix sort's 662; 16 rows of 2048 still sorted faster in the tile sort (74.8 us against
-#: 93.8) (bench/results/logs/sort64_rows_probe-h200-20261202.log, sort64_tile_warps_probe-*: more warps
-#: did not help)
-WIDE_KEYS_MAX_BLOCK = (1024, 2048)
+#: warps a program of the in-register tile sort of keys wider than 32 bits takes on compiled NVIDIA
+#: kernels, by ``BLOCK`` (others: the policy's ``num_warps``). With the "large" policy's 4 warps the sort
+#: of 64-bit keys spills past 1024 keys a program; 32 warps sorted one row of 2048 int64 keys in 33.0 us
+#: (4 warps 73.5, 8 70.8, 16 46.8; torch 33.6), 64 rows of 2048 in 33.5 (74.5), one row of 4096 in 123.6
+#: (191.4) and 1024 rows of 4096 in 992 (1270) on an H200
+#: (bench/results/logs/sort64_tile_warps_probe-h200-20261202.log)
+WIDE_KEYS_WARPS = {2048: 32, 4096: 32}
+#: rows of keys wider than 32 bits that the in-register tile sort takes on compiled NVIDIA kernels: one
+#: row of up to the first figure, several rows of up to the second; longer rows sort faster by the device
+#: radix sort on an H200: one row of 3000 or 4096 int64 keys 54.3 and 57.3 us against the tile sort's
+#: 210 and 191 with 4 warps (124 with 32), 1024 rows of 4096 659 against 1270 (992 with 32 warps), where
+#: the tile sort with 32 warps beats it at 2048 keys (33.0 us against 52.7) (logs sort64_rows_probe-,
+#: sort64_tile_warps_probe-, sort64_limit_ab-after-h200-20261202.log)
+WIDE_KEYS_MAX_BLOCK = (2048, 2048)
 
 
 def _one_program_limit(pol, key_bits: int, device: torch.device, rows: int | None) -> int:
@@ -854,13 +861,16 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
     # (integer keys only: float keys would need their zeros and NaNs read back, a check that cost
     # more than the gather it saves on the H100)
     decode = bool(pol.get("DECODE_KEYS", 0)) and split > 1 and not meta["KEY_DTYPE"].is_floating()
+    warps = pol.num_warps
+    if meta["KEY_BITS"] > 32 and block in WIDE_KEYS_WARPS and _compiled_nvidia(device):
+        warps = WIDE_KEYS_WARPS[block]
     launch(_segment_tile_sort_kernel, (cdiv(num_segs, rows),), *args,
            BLOCK=block, ROWS=rows, LOG_N=log_n, N_DIMS=log_n + _log2(rows),
            PACK=pack, TL_SORT=pol["NETWORK"] == "tl", **flags,
            ASCENDING=not descending, **meta, SPLIT=split, DECODE_KEYS=decode,
            FULL_ROWS=bool(ROW_MASKS_ONLY and uniform and row_len == block),
            MINMAX_DIMS=min(pol.get("MINMAX_DIMS", 0), log_n) if pack == 32 and pol["NETWORK"] == "own" else 0,
-           num_warps=pol.num_warps,
+           num_warps=warps,
            num_stages=pol.num_stages)
     return True
 
