@@ -4,8 +4,9 @@ segments) and torch.sort, GPU time per call (profiler). The sweep found one row 
 191.6 us against torch's 38.6 (``torch_sweep_probe-full-h200-20261202.log``). Then, for the next
 slow spots of that sweep, each call's kernels. Its first run (``sort64_rows_probe-h200-20261202.log``) hit
 its 400 s limit at float64 (4, 4096), the tile sort's compiles and slow calls: the kernel lists never printed.
-Since ``segmented_sort.WIDE_KEYS_MAX_BLOCK`` / ``WIDE_KEYS_WARPS`` (set from it), the "tile" column is
-``sort_rows`` as routed: the device radix sort past 2048 keys, 32 warps a program at 2048 and 4096.
+Since ``segmented_sort.WIDE_KEYS_MAX_BLOCK`` (set from it) and ``WIDE_KEYS_WARPS`` (set from
+``sort64_tile_warps_probe.py``), the "tile" column is ``sort_rows`` as routed: the tile sort with 32 warps
+for rows of 1025-2048 keys, the device radix sort past 2048.
 
     PYTHONPATH=. python bench/probes/sort64_rows_probe.py
 """

@@ -576,8 +576,7 @@ def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
     with policy.override("segmented_sort", dict(dict(TILE_SORT="radix", MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192,
                                                      RADIX_ITEMS=16, RADIX_BITS=8), **cfg)) as pol:
         assert ss._one_program_limit(pol, key_bits, dev, rows=2) == limit
-        one_row = min(limit, max(ss.WIDE_KEYS_MAX_BLOCK[0], pol["MERGE_TILE"])) if key_bits > 32 else limit
-        assert ss._one_program_limit(pol, key_bits, dev, rows=1) == one_row
+        assert ss._one_program_limit(pol, key_bits, dev, rows=1) == limit   # (one row: the same limits)
         # (segments and top-k's rows: no wide keys' rule)
         assert ss._one_program_limit(pol, key_bits, dev, None) == (limit if key_bits <= 32 else pol["MAX_BLOCK"])
     monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: False)
@@ -589,7 +588,7 @@ def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
     monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", ["a build failure"])
     with policy.override("segmented_sort", dict(MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192, MERGE_TILE=1024)) as pol:
         assert ss._one_program_limit(pol, 32, dev, rows=2) == 4096
-        assert ss._one_program_limit(pol, 64, dev, rows=1) == max(ss.WIDE_KEYS_MAX_BLOCK[0], 1024)
+        assert ss._one_program_limit(pol, 64, dev, rows=1) == 2048
 
 
 @pytest.mark.parametrize("dtype", [torch.int64, torch.float64], ids=str)
@@ -602,7 +601,7 @@ def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
     compiled kernels, which the rule keys on, faked.)"""
     monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: True)
     monkeypatch.setattr(ss, "WIDE_KEYS_MAX_BLOCK", (16, 32))
-    monkeypatch.setattr(ss, "WIDE_KEYS_WARPS", {32: 2})
+    monkeypatch.setattr(ss, "WIDE_KEYS_WARPS", {16: 3, 32: 2})
     warps = launch_values(monkeypatch, ss, "_segment_tile_sort_kernel", "num_warps")
     long_rows = count_calls(monkeypatch, ss, "_sort_long_rows")
     lastdim = count_calls(monkeypatch, rs, "_sort_lastdim")
@@ -616,7 +615,7 @@ def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
                 check_rows(x, descending)
                 assert bool(long_rows) == leaves and bool(lastdim) == leaves, (rows, L)
                 # (the tile sort's programs of 32 keys take WIDE_KEYS_WARPS' warps, others the policy's)
-                assert warps == ([] if leaves else [2 if L > 16 else 4]), (rows, L, warps)
+                assert warps == ([] if leaves else [2 if L > 16 else 3]), (rows, L, warps)
                 del lastdim[:], row_sorts[:]
                 v, i = torch.ops.tritoncub.sort(x.squeeze(0) if rows == 1 else x, -1, descending)
                 assert bool(row_sorts) != leaves, (rows, L)
@@ -627,6 +626,18 @@ def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
         del warps[:]
         check_rows(adversarial_rows(3, 32, torch.float32, seed=1), False)   # (32-bit keys: the policy's warps)
         assert warps == [4]
+        # a segmented sort's bins of 64-bit keys take the same warps (segments of 20 keys: BLOCK 32)
+        offs = torch.tensor([0, 20, 40, 43], device=DEVICE)
+        keys = adversarial_rows(1, 43, dtype, seed=2).reshape(-1)
+        del warps[:]
+        assert_equal(ss.segmented_sort(keys, offs).cpu(), ref_segmented(keys, None, offs, False)[0])
+        assert 2 in warps, warps
+        # not compiled NVIDIA kernels: neither the limits nor the warps apply
+        monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: False)
+        del warps[:], long_rows[:]
+        check_rows(adversarial_rows(3, 32, dtype, seed=3), True)
+        check_rows(adversarial_rows(3, 33, dtype, seed=3), True)
+        assert warps == [4, 4] and not long_rows
 
 
 def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):
@@ -969,7 +980,8 @@ def test_compile_fullgraph():
 # -- GPU: sizes of the benchmark ------------------------------------------------------------------
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("rows,L", [(65536, 128), (4096, 1000), (100, 3000), (3, 70001), (1, 2048), (2, 4096)])
+@pytest.mark.parametrize("rows,L", [(65536, 128), (4096, 1000), (100, 3000), (3, 70001), (1, 2048), (1, 3000),
+                                    (2, 4096)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.uint8], ids=str)
 def test_gpu_sort_rows_large(rows, L, dtype):
     if dtype == torch.uint8:

@@ -8,8 +8,9 @@ ones their complement, so every tile kernel sorts one way: largest first.
 Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
 
 * **in-register tile sort** (segments of up to ``MAX_BLOCK`` items; rows of 64-bit keys on compiled
-  NVIDIA kernels up to :data:`WIDE_KEYS_MAX_BLOCK`, see :func:`_one_program_limit`, and their programs of
-  2048-4096 keys take :data:`WIDE_KEYS_WARPS` warps): a program loads ``ROWS``
+  NVIDIA kernels up to :data:`WIDE_KEYS_MAX_BLOCK`, see :func:`_one_program_limit`; there every program of
+  64-bit keys whose ``BLOCK`` is 2048 or 4096, rows or segments, takes :data:`WIDE_KEYS_WARPS` warps instead
+  of the policy's ``num_warps``): a program loads ``ROWS``
   segments as a ``[ROWS, BLOCK]`` tile (``BLOCK`` = the next power of two of the segment length, the
   padding holds the smallest ordered key and sorts last), packs ``(ordered_key << idx_bits) |
   (BLOCK-1-index)`` into one 32- or 64-bit word where it fits (8/16/32-bit keys) and runs one
