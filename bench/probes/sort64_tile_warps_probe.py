@@ -2,7 +2,7 @@
 "large" policy's 4 warps, ``sort64_rows_probe-h200-20261202.log``) under more warps and either network,
 GPU time per call against torch.sort's.
 
-    PYTHONPATH=. python bench/probes/sort64_tile_warps_probe.py
+    PYTHONPATH=. python bench/probes/sort64_tile_warps_probe.py [--short]
 """
 import dataclasses
 import sys
@@ -37,7 +37,10 @@ def sort_with(x, warps, network):
 
 def main():
     print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
-    for shape in ((1, 2048), (1, 4096), (64, 2048), (1024, 4096)):
+    shapes = ((1, 2048), (1, 4096), (64, 2048), (1024, 4096))
+    if "--short" in sys.argv:   # (rows of 512 and 1024 keys, which keep the policy's warps: not yet tried)
+        shapes = ((1, 1024), (1024, 1024), (4096, 512), (1024, 2048))
+    for shape in shapes:
         x = torch.randint(-(1 << 62), 1 << 62, shape, device=d, generator=g, dtype=torch.int64)
         ref = torch.sort(x, stable=True)
         line = f"{str(shape):12s} torch {gpu_us(lambda: torch.sort(x, stable=True)):7.1f} us"
