@@ -9,8 +9,9 @@ import math
 import numpy as np
 import pytest
 import torch
+import triton
 
-from helpers import DEVICE, assert_equal, count_calls, deterministic_algorithms, make_data
+from helpers import DEVICE, assert_equal, count_calls, deterministic_algorithms, launch_values, make_data
 from tritoncub import policy
 from tritoncub._utils import interpreter_active
 from tritoncub.device import histogram as H
@@ -115,6 +116,96 @@ def test_histc_all_paths(bins, private, algo, copies):
         cnt = ops.bincount(xi, w)
     assert_equal(out.cpu(), torch.histc(x.cpu(), bins, 0, 10))
     torch.testing.assert_close(cnt.cpu(), torch.bincount(xi.cpu(), w.cpu()))
+
+
+def _gmem_tile(n: int, pol_tile: int) -> int:
+    """The tile the global-atomic rule launches ``n`` samples in (see histogram._launch)."""
+    from tritoncub._utils import num_sms
+    return min(pol_tile, max(256, triton.next_power_of_2(-(-n // (4 * num_sms(torch.device(DEVICE)))))))
+
+
+@pytest.mark.parametrize("algo", [0, 2])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int32, torch.int64], ids=str)
+def test_histc_gmem_path(dtype, algo, monkeypatch):
+    """At most GMEM_MAX_ITEMS_PER_BIN samples per bin take one global atomic per sample straight into the
+    result in small tiles (no private histogram, no copies summed), whatever PRIVATE_ALGO and
+    MAX_PRIVATE_BINS say; one more sample per bin takes the usual paths: private histograms (tl.histogram; the
+    shared-memory kernel on a GPU), or past MAX_PRIVATE_BINS the copies summed after. Counts in the result's
+    dtype where exact (see _histc_counts_dtype)."""
+    private = launch_values(monkeypatch, H, "_histogram_kernel", "PRIVATE")
+    tiles = launch_values(monkeypatch, H, "_histogram_kernel", "TILE")
+    sums = launch_values(monkeypatch, H, "_sum_copies_kernel", "COPIES")
+    pol_tile = SMALL["TILE"] if interpreter_active() else 8192
+    for bins, n, max_private in ((64, 4 * 64, 2048), (300, 4 * 300, 2048), (300, 4 * 300, 32),
+                                 (64, 4 * 64 + 1, 2048), (300, 4 * 300 + 1, 32)):
+        x = make_data("random", n, torch.float32) * 4
+        x[:5] = torch.tensor([-4.0, 4.0, 0.0, -0.0, 3.99])
+        x = x.to(dtype) if dtype.is_floating_point else (x * 10).to(dtype)
+        lo, hi = (-4, 4) if dtype.is_floating_point else (-40, 40)
+        cfg = {"GMEM_MAX_ITEMS_PER_BIN": 4, "PRIVATE_ALGO": algo, "MAX_PRIVATE_BINS": max_private, "ATOMIC_COPIES": 8,
+               "TILE": pol_tile}
+        del private[:], tiles[:], sums[:]
+        with policy.override("histogram", {**SMALL, **cfg} if interpreter_active() else cfg):
+            out = ops.histc(x, bins, lo, hi)
+        assert out.dtype == dtype
+        ref = _ref_even(x, lo, hi, bins, top_inclusive=True).to(dtype)
+        assert_equal(out.cpu(), ref, msg=f"bins={bins} n={n}")
+        case = (bins, n, max_private, private, tiles, sums)
+        if n <= 4 * bins:
+            assert private == [False] and tiles == [_gmem_tile(n, pol_tile)] and not sums, case
+        elif bins <= max_private:
+            assert private == ([] if algo == 2 and not interpreter_active() else [True]) and not sums, case
+        else:   # (the global-atomic path's copies: several programs under the interpreter's small tiles)
+            assert private == [False] and tiles == [pol_tile], case
+            if interpreter_active():
+                assert sums and sums[0] > 1, case
+
+
+def test_histogram_gmem_path_weights_levels_channels(monkeypatch):
+    """The global-atomic rule in bincount with weights (each weight added straight into the result), in
+    histogram_range's bins and in multi_histogram_even, where it counts the active channels' samples only
+    (4 channels, 2 active: 2 x 60 counted samples over 2 x 16 bins is 3.75 a bin, at most 4, though the
+    input holds 240 items; 2 x 65 is more)."""
+    private = launch_values(monkeypatch, H, "_histogram_kernel", "PRIVATE")
+    sums = launch_values(monkeypatch, H, "_sum_copies_kernel", "COPIES")
+    cfg = {"GMEM_MAX_ITEMS_PER_BIN": 4, "ATOMIC_COPIES": 8, "MAX_PRIVATE_BINS": 32}
+    xi = torch.randint(0, 700, (1500,), device=DEVICE)
+    xi[0] = 699
+    w = torch.rand(1500, device=DEVICE, dtype=torch.float64)
+    x = make_data("special", 1100, torch.float32)
+    levels = torch.tensor([-300.0, -50.0, -1.0, 0.0, 0.5, 2.0, 120.0], device=DEVICE)
+    pix = torch.randint(0, 256, (60, 4), device=DEVICE, dtype=torch.uint8)
+    with policy.override("histogram", {**SMALL, **cfg} if interpreter_active() else cfg):
+        cnt = ops.bincount(xi, w)
+        out = H.histogram_range(x[:20], levels)   # (20 samples, 6 bins: sparse)
+        assert private == [False, False] and not sums, (private, sums)
+        mh = H.multi_histogram_even(pix.view(-1), 4, 2, [17, 17], [0, 0], [256, 256])
+        assert private == [False, False, False] and not sums, (private, sums)
+        del private[:]
+        pix65 = torch.randint(0, 256, (65, 4), device=DEVICE, dtype=torch.uint8)
+        mh65 = H.multi_histogram_even(pix65.view(-1), 4, 2, [17, 17], [0, 0], [256, 256])
+        assert private == [True], private   # (2 x 65 counted samples over 32 bins: private histograms)
+    torch.testing.assert_close(cnt.cpu(), torch.bincount(xi.cpu(), w.cpu()))
+    xs, lv = x[:20].cpu().double(), levels.cpu().double()
+    b = torch.searchsorted(lv, xs, right=True) - 1
+    valid = (b >= 0) & (b < lv.numel() - 1) & ~torch.isnan(xs)
+    assert_equal(out.cpu().long(), torch.bincount(b[valid], minlength=lv.numel() - 1))
+    for c in range(2):
+        assert_equal(mh[c].cpu().long(), torch.bincount(pix[:, c].cpu().long() // 16, minlength=16))
+        assert_equal(mh65[c].cpu().long(), torch.bincount(pix65[:, c].cpu().long() // 16, minlength=16))
+
+
+def test_histc_counts_dtype():
+    """histc counts in its result's dtype where every count is exact there, else in integers."""
+    assert H._histc_counts_dtype(torch.float32, 1 << 24) == torch.float32
+    assert H._histc_counts_dtype(torch.float32, (1 << 24) + 1) == torch.int32
+    assert H._histc_counts_dtype(torch.float64, 1 << 40) == torch.float64
+    assert H._histc_counts_dtype(torch.float16, 10) == torch.int32
+    assert H._histc_counts_dtype(torch.bfloat16, 10) == torch.int32
+    assert H._histc_counts_dtype(torch.int64, 10) == torch.int64
+    assert H._histc_counts_dtype(torch.int32, 10) == torch.int32
+    assert H._histc_counts_dtype(torch.int32, 2 ** 31) == torch.int64
+    assert H._histc_counts_dtype(torch.int16, 10) == torch.int32
 
 
 #: items of the replay tests: several programs and a ragged last tile; on a GPU enough tiles for several

@@ -138,8 +138,9 @@ def test_unique_one_program_path(dtype, n, monkeypatch):
     and counts; every data kind (NaN, NaNs with a sign or a payload,
     +-0.0, +-inf, all equal, sorted, reversed, few values), every output combination, a 2-D
     non-contiguous input, against torch; the path is taken up to the limit and not past it (LIMIT + 1 items:
-    the other paths)."""
+    the other paths). The program's own sort (the presort has its own test)."""
     monkeypatch.setattr(U, "UNIQUE_TILE_MAX", LIMIT)
+    monkeypatch.setattr(U, "PRESORT_MIN_N", None)
     taken = count_calls(monkeypatch, U, "_tile_path")
     for kind in _TILE_KINDS:
         x = _tile_data(kind, n, dtype).to(DEVICE)
@@ -155,6 +156,29 @@ def test_unique_one_program_path(dtype, n, monkeypatch):
     assert inv.shape == xt.shape
     _check_unique_nan_aware(xt, vals, inv, counts)
     assert len(taken) == (0 if n > LIMIT else 4 * len(_TILE_KINDS) + (2 * n <= LIMIT))
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES, ids=str)
+@pytest.mark.parametrize("n", [40, 130] if interpreter_active() else [33, 1000, LIMIT - 1, LIMIT])
+def test_unique_one_program_presorted(dtype, n, monkeypatch):
+    """From PRESORT_MIN_N keys (lowered here; the block radix sort's availability, which the rule keys on,
+    faked on the interpreter) the one program takes its permutation from radix_sort.sort and flags the runs: every
+    data kind and output combination against torch; below the threshold no sort is called."""
+    monkeypatch.setattr(U, "UNIQUE_TILE_MAX", LIMIT)
+    monkeypatch.setattr(U, "_block_radix_available", lambda device: True)
+    monkeypatch.setattr(U, "PRESORT_MIN_N", n)
+    sorts = count_calls(monkeypatch, U.radix_sort, "sort")
+    for kind in _TILE_KINDS:
+        x = _tile_data(kind, n, dtype).to(DEVICE)
+        full = ops.unique(x, True, True, True)
+        _check_unique_nan_aware(x, *full)
+        vals = ops.unique(x, True, False, False)[0]
+        assert_equal(vals.cpu(), full[0].cpu())
+    assert len(sorts) == 2 * len(_TILE_KINDS)
+    del sorts[:]
+    x = _tile_data("few_unique", n - 1, dtype).to(DEVICE)
+    _check_unique_nan_aware(x, *ops.unique(x, True, True, True))
+    assert not sorts
 
 
 @pytest.mark.parametrize("minmax", [0, 2])
@@ -173,8 +197,10 @@ def test_unique_one_program_minmax_dims(dtype, minmax, monkeypatch):
 @pytest.mark.parametrize("n", [LIMIT - 1, LIMIT])
 def test_unique_one_program_largest_block(dtype, n, monkeypatch):
     """The one program's largest block (``UNIQUE_TILE_MAX`` keys) in each sort form: 32-bit words with
-    min/max dims (8-bit keys), 64-bit words (32-bit keys), pairs (64-bit keys); with and without padding."""
+    min/max dims (8-bit keys), 64-bit words (32-bit keys), pairs (64-bit keys); with and without padding.
+    The program's own sort (the presort has its own test)."""
     monkeypatch.setattr(U, "UNIQUE_TILE_MAX", LIMIT)
+    monkeypatch.setattr(U, "PRESORT_MIN_N", None)
     taken = count_calls(monkeypatch, U, "_tile_path")
     for kind in ("special", "few_unique", "nan_payloads"):
         x = _tile_data(kind, n, dtype).to(DEVICE)

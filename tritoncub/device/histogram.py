@@ -17,7 +17,12 @@ bin edges (:func:`_wide_params`: int64/uint64 ranges near 2^63 and 2^64, bounds 
 type); integer samples with a float bound in fp64. NaN samples fall in no bin. Samples outside the
 range are ignored.
 
-How the counting works (CUB's privatised histograms). On compiled NVIDIA GPUs (sm_80+) with the
+How the counting works (CUB's privatised histograms). With at most ``GMEM_MAX_ITEMS_PER_BIN`` counted samples
+per bin (a policy value; 0, never, in the fallback and in every shipped file: see the H200 file's log) every
+sample is one relaxed global atomic straight into the result (CUB's global-memory preference, without
+privatisation), in small tiles (``n / (4 x SMs)`` samples, at least 256 unless ``TILE`` is smaller): private
+histograms would cost more to clear and flush than the samples, but a hot bin is then one address for the
+whole GPU. Otherwise, on compiled NVIDIA GPUs (sm_80+) with the
 policy's ``PRIVATE_ALGO=2`` (the tuned sm_90 choice), unweighted equal-width bins are counted with
 shared-memory atomics (CUB's BLOCK_HISTO_ATOMIC, through Gluon and inline PTX): persistent programs,
 ``SMEM_COPIES`` histograms per program, one global atomic per non-empty bin per program at the end;
@@ -42,7 +47,9 @@ Float bins use IEEE division (``tl.math.div_rn``; Triton's plain fp32 ``/`` is a
 would move samples that sit on a bin edge).
 
 Counters are int32 by default (CUB's) while a channel has fewer than 2^31 samples, int64 from there on
-(so a count never wraps), or as ``counter_dtype`` asks.
+(so a count never wraps), or as ``counter_dtype`` asks. ``histc`` counts in its result's dtype where every
+count is exact there (float32 up to 2^24 samples, float64, int32 below 2^31, int64: integer amounts, so the same bits in
+any order of the atomics), else in those integers, converted after.
 """
 from __future__ import annotations
 
@@ -386,16 +393,16 @@ _POLICY = policy.register(
            "MAX_PRIVATE_BINS": [128, 256, 512, 1024, 2048], "PRIVATE_ALGO": [0, 1, 2],
            "ATOMIC_COPIES": [1, 8, 64], "SMEM_COPIES": [1, 2, 4, 8], "PREFETCH": [0, 1],
            "SMEM_HALF_MIN_BINS": [0, 16384, 32768, 65536, 131072], "SMEM_MAX_CHUNKS": [1, 2, 4, 8],
-           "num_warps": [4, 8, 16], "num_stages": [1, 2, 3]},
+           "GMEM_MAX_ITEMS_PER_BIN": [0, 1, 4, 16, 64], "num_warps": [4, 8, 16], "num_stages": [1, 2, 3]},
     fallback={"TILE": 2048, "PROGRAMS_PER_SM": 8, "MAX_PRIVATE_BINS": 1024, "PRIVATE_ALGO": 0,
               "ATOMIC_COPIES": 8, "SMEM_COPIES": 4, "PREFETCH": 0, "SMEM_HALF_MIN_BINS": 0, "SMEM_MAX_CHUNKS": 8,
-              "num_warps": 4,
+              "GMEM_MAX_ITEMS_PER_BIN": 0, "num_warps": 4,
               "num_stages": 2},
     # (values a file may hold beyond the space, within what the kernels take)
     valid=lambda c: (is_pow2(c["TILE"]) and 16 <= c["TILE"] <= 1 << 16 and c["PROGRAMS_PER_SM"] >= 1
                      and c["MAX_PRIVATE_BINS"] >= 1 and c["PRIVATE_ALGO"] in (0, 1, 2) and c["ATOMIC_COPIES"] >= 1
                      and is_pow2(c["SMEM_COPIES"]) and c["PREFETCH"] in (0, 1) and c["SMEM_HALF_MIN_BINS"] >= 0
-                     and is_pow2(c["SMEM_MAX_CHUNKS"])),
+                     and is_pow2(c["SMEM_MAX_CHUNKS"]) and c["GMEM_MAX_ITEMS_PER_BIN"] >= 0),
     doc="TILE samples per loop step; PROGRAMS_PER_SM programs per multiprocessor (each takes a "
         "contiguous run of tiles); MAX_PRIVATE_BINS: the largest total bin count counted in a private "
         "register histogram (above it, one global atomic per sample); PRIVATE_ALGO 0 = tl.histogram, "
@@ -408,7 +415,10 @@ _POLICY = policy.register(
         "most chunks of "
         "bins (each a read of the samples) a histogram too large for shared memory is cut into; more bins "
         "than that take the global-atomic path); ATOMIC_COPIES: copies of the histogram the atomic "
-        "path spreads its programs over (summed afterwards; at most 16 MB of copies).")
+        "path spreads its programs over (summed afterwards; at most 16 MB of copies); GMEM_MAX_ITEMS_PER_BIN: "
+        "at most this many counted samples per bin (0: never) take one global atomic per sample straight into "
+        "the result, whatever the bin count (no private histograms to clear and flush, no copies to sum; a hot "
+        "bin is one address for every program).")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -474,7 +484,10 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
                 and x.device.type == "cuda" and torch.version.hip is None and not interpreter_active()
                 and fast_ok(float(np.float32(channels[0][1]) - np.float32(channels[0][0]))))
     total_bins = hist.numel()
-    if pol["PRIVATE_ALGO"] == 2 and weights is None and levels is None and smem_atomics_ok(x.device):
+    # few counted samples per bin: one global atomic per sample into hist itself (the private histograms'
+    # clearing and flushing, or the copies' zeroing and summing, cost more than the samples)
+    gmem = n // num_channels * num_active <= pol["GMEM_MAX_ITEMS_PER_BIN"] * total_bins
+    if pol["PRIVATE_ALGO"] == 2 and not gmem and weights is None and levels is None and smem_atomics_ok(x.device):
         warps = pol.num_warps
         # 16-bit counters from SMEM_HALF_MIN_BINS bins on (0: never), for enough samples per bin
         half = 0 < pol["SMEM_HALF_MIN_BINS"] <= total_bins and n >= _HALF_MIN_ITEMS_PER_BIN * total_bins
@@ -502,13 +515,15 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
                    SMEM_BINS=smem_bins, COPIES=copies, CHUNKED=chunks > 1, FAST_DIV=fast_div and items % 4 == 0,
                    PREFETCH=bool(pol["PREFETCH"]), HALF=half, num_warps=warps)
             return
-    private = (weights is None and total_bins <= pol["MAX_PRIVATE_BINS"])
+    private = weights is None and total_bins <= pol["MAX_PRIVATE_BINS"] and not gmem
     algo = pol["PRIVATE_ALGO"] if private else 0
     private_bins = max(32, next_power_of_2(total_bins))
     bl = max(16, 1 << ((private_bins.bit_length() - 1) // 2))
     bh = max(16, private_bins // bl)
     if algo == 1:  # keep the one-hot operands of a tile within 64 KB of shared memory
         tile = min(tile, 16384 // max(bh, bl))
+    if gmem:   # (small tiles, at least 256 samples unless TILE is smaller: every SM busy with the atomics' latency)
+        tile = min(tile, max(256, next_power_of_2(cdiv(n, 4 * num_sms(x.device)))))
     num_tiles = cdiv(n, tile)
     max_programs = num_sms(x.device) * pol["PROGRAMS_PER_SM"]
     if algo == 1:  # fp32 counts stay exact: at most 2^24 samples per program
@@ -518,7 +533,7 @@ def _launch(x: torch.Tensor, hist: torch.Tensor, *, channels: list[tuple], num_c
     num_levels = levels.numel() if range_mode else 0
     copies = 1
     target = hist
-    if not private:
+    if not private and not gmem:
         copies = max(1, min(pol["ATOMIC_COPIES"], next_power_of_2(programs),
                             (16 << 20) // (total_bins * hist.element_size())))
         copies = 1 << (copies.bit_length() - 1)  # a power of two
@@ -895,6 +910,17 @@ def _launch_remembered(key, x: torch.Tensor, hist: torch.Tensor, weights: torch.
         _HIST_REPLAYS[key] = (made["pol"], launches, made["params"], tuple(b.numel() for b in made["scratch"]))
 
 
+def _histc_counts_dtype(dtype: torch.dtype, n: int) -> torch.dtype:
+    """The dtype histc counts in: the result's own where every count of ``n`` samples (and every partial
+    sum an atomic makes of it) is exact there (float32 up to 2^24 samples, float64, int32 below 2^31, int64),
+    so no conversion follows; else :func:`count_dtype`'s integers, converted after. Integer amounts added to
+    a float counter below its exact limit give the same bits in any order: still deterministic."""
+    if ((dtype == torch.float32 and n <= 1 << 24) or dtype in (torch.float64, torch.int64)
+            or (dtype == torch.int32 and n < 2 ** 31)):
+        return dtype
+    return count_dtype(n)
+
+
 def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
     """:func:`histc`. A call with a range of its own (``min < max`` once converted) on a GPU is
     remembered per problem (size, dtype, 16-byte alignment, bins, the bounds as given, device): a later
@@ -907,7 +933,7 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
     # (the bounds by type and repr: -0.0 and 0.0, or True and 1, are other keys)
     replay_key = _replay_key(xf, "histc", bins, type(lo), repr(lo), type(hi), repr(hi))
     if replay_key is not None and replay_key in _HIST_REPLAYS:
-        counts = torch.zeros(bins, dtype=count_dtype(xf.numel()), device=x.device)
+        counts = torch.zeros(bins, dtype=_histc_counts_dtype(x.dtype, xf.numel()), device=x.device)
         if _replayed(replay_key, xf, counts):
             return counts.to(x.dtype)
     lo, hi = _histc_bound(lo, "min", x.dtype), _histc_bound(hi, "max", x.dtype)
@@ -936,7 +962,7 @@ def _histc_impl(x: torch.Tensor, bins: int, lo, hi) -> torch.Tensor:
         raise InputValueError(f"histc: range of [{lo}, {hi}] is not finite")
     if not lo < hi:
         raise InputValueError(f"histc: max ({hi}) must be larger than min ({lo})")
-    counts = torch.zeros(bins, dtype=count_dtype(xf.numel()), device=x.device)
+    counts = torch.zeros(bins, dtype=_histc_counts_dtype(x.dtype, xf.numel()), device=x.device)
     int_math = _int_math(x.dtype, [(lo, hi, bins)])
     # (torch's fp32 arithmetic, except where (max - min) * bins overflows float32, where torch's CUDA formula
     # gives inf / inf or x / inf and piles samples into one bin: then float64, as histogram_even)

@@ -12,7 +12,8 @@ next runs only when the one before says it cannot hold the values):
 
 * **one program** (at most ``UNIQUE_TILE_MAX`` keys, any dtype): the keys' ordered bits sorted with
   their positions in one program (packed into one word for keys of at most 32 bits, pairs for 64-bit
-  keys), run heads and tails flagged there (each value the item of its run first met in the input);
+  keys; from ``PRESORT_MIN_N`` keys, where the block radix sort is available, the permutation of
+  ``radix_sort.sort`` instead, launched before it), run heads and tails flagged there (each value the item of its run first met in the input);
   one launch and one read-back of the count (a host mailbox), where a small call of the other paths
   spends most of its time on the host (several launches, allocations, copies);
 * **dense integers** (integer and bool dtypes except uint64): when ``max - min < RANGE_CAP`` (a
@@ -100,7 +101,7 @@ from ..block.scan import block_inclusive_scan, block_inclusive_sum
 from ..thread.radix_traits import KEY_DTYPES, to_ordered_bits
 from . import radix_sort
 from . import select as select_mod
-from .segmented_sort import sort_tile_descending
+from .segmented_sort import _block_radix_available, sort_tile_descending
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, bitmask_plan, flat_input, shrink
 
 RANGE_CAP_MAX = 1 << 22
@@ -309,23 +310,28 @@ def _gather_rank_kernel(x_ptr, n, minmax_ptr, rank_ptr, inv_ptr, cap, TILE: tl.c
 # ----------------------------------------------------------------------------------------------
 
 @triton.jit
-def _unique_tile_kernel(x_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: tl.constexpr, LOG_BLOCK: tl.constexpr,
-                        PACK: tl.constexpr, MINMAX_DIMS: tl.constexpr, INVERSE: tl.constexpr, COUNTS: tl.constexpr):
+def _unique_tile_kernel(x_ptr, perm_ptr, n, vals_ptr, inv_ptr, counts_ptr, k_ptr, BLOCK: tl.constexpr,
+                        LOG_BLOCK: tl.constexpr, PACK: tl.constexpr, MINMAX_DIMS: tl.constexpr, PRESORTED: tl.constexpr,
+                        INVERSE: tl.constexpr, COUNTS: tl.constexpr):
     """torch.unique of ``n <= BLOCK`` keys in one program: the keys' ordered bits (``-0.0`` as ``+0.0``,
     NaNs canonical) sorted with their positions by the segmented sort's network, so equal keys lie
     together in input order (``PACK`` 32 or 64: the complemented key and the inverted position packed
-    into one word where they fit; 0: the pair network, for 64-bit keys); a run's head (``!=`` its
-    predecessor: every NaN its own run) stores its item, the first met in the input, at the run's rank;
-    ``inv[position]`` is that rank; a run's tail stores its length. The count of distinct values goes
-    to ``k_ptr`` (a host mailbox)."""
+    into one word where they fit; 0: the pair network, for 64-bit keys); ``PRESORTED``: that permutation
+    is given instead (``perm_ptr``: int64 positions of a stable ascending sort, NaN last, ``-0.0`` equal to
+    ``+0.0``, as torch.sort's); a run's head (``!=`` its predecessor: every NaN its own run) stores its item,
+    the first met in the input, at the run's rank; ``inv[position]`` is that rank; a run's tail stores its
+    length. The count of distinct values goes to ``k_ptr`` (a host mailbox)."""
     i = tl.arange(0, BLOCK)
     live = i < n
-    x = tl.load(x_ptr + i, mask=live)
-    # (the complemented keys largest first, equal ones by position: ascending keys in input order; padding
-    # is 0, after every key, a key complemented to 0 included, by its larger position)
-    flipped = tl.where(live, to_ordered_bits(x, True).to(tl.uint64), 0)
-    pos = tl.reshape(sort_tile_descending(tl.reshape(flipped, [1, BLOCK]), i, 1, BLOCK, LOG_BLOCK, LOG_BLOCK, PACK,
-                                          False, MINMAX_DIMS), [BLOCK]).to(tl.int32)
+    if PRESORTED:
+        pos = tl.load(perm_ptr + i, mask=live, other=0).to(tl.int32)
+    else:
+        x = tl.load(x_ptr + i, mask=live)
+        # (the complemented keys largest first, equal ones by position: ascending keys in input order; padding
+        # is 0, after every key, a key complemented to 0 included, by its larger position)
+        flipped = tl.where(live, to_ordered_bits(x, True).to(tl.uint64), 0)
+        pos = tl.reshape(sort_tile_descending(tl.reshape(flipped, [1, BLOCK]), i, 1, BLOCK, LOG_BLOCK, LOG_BLOCK,
+                                              PACK, False, MINMAX_DIMS), [BLOCK]).to(tl.int32)
     sx = tl.load(x_ptr + pos, mask=live)
     heads = block_flag_heads(sx) & live
     rank = block_inclusive_sum(heads.to(tl.int32)) - 1
@@ -560,11 +566,33 @@ def _tile_warps(block: int, wide: bool) -> int:
     return max(1, min(most, block // (64 if wide else 128)))
 
 
+#: inputs of at least this many keys (and at most ``UNIQUE_TILE_MAX``) are sorted by
+#: :func:`tritoncub.device.radix_sort.sort` first where the segmented sort's block radix sort is available
+#: (compiled NVIDIA kernels; for keys of at most 32 bits it is that sort's one launch, for 64-bit keys past
+#: 2048 the device radix sort's several), the one-program kernel then flagging the runs of that permutation:
+#: its own sort network, which packs a 32-bit key and its position into a 64-bit word (pairs for 64-bit
+#: keys), spills. H200, GPU time per call without / with inverse and counts, network -> presorted (torch):
+#: 4096 int32 keys 53.9 / 63.8 -> 14.0 / 24.6 us (14.4 / 45.0), float32 54.1 / 64.1 -> 14.3 / 24.9, int16
+#: 28.7 / 39.1 -> 11.3 / 21.9, int64 126.7 / 137.8 -> 62.4 / 74.0 (61.6 / 74.9); at 2048 keys 20.3 -> 9.4
+#: (int32) but 34.8 -> 37.1 (int64). do_bench, which counts the host's work with the GPU idle (most of a
+#: small call, the count read back each call), rose on that host: 2048 int32 keys 49 -> 230 us, 4096 87 ->
+#: 137 (with inverse and counts 108 -> 129), 4096 int64 156 -> 434 (248 -> 273)
+#: (``bench/results/logs/small_unique_histc_probe-unique-h200-20261202.log``). So from 2049 keys, where the
+#: GPU time falls 2-4x to torch's: what a call costs when the host runs ahead of the GPU. None: never.
+PRESORT_MIN_N = 2049
+
+
+def _presorts(xs: torch.Tensor) -> bool:
+    """Whether the one-program path takes its permutation from the radix sort (see ``PRESORT_MIN_N``)."""
+    return PRESORT_MIN_N is not None and xs.numel() >= PRESORT_MIN_N and _block_radix_available(xs.device)
+
+
 def _tile_path(xf, return_inverse, return_counts):
-    """Distinct values of at most ``UNIQUE_TILE_MAX`` keys in one program (see ``_unique_tile_kernel``):
-    the results are views of buffers of ``n`` items."""
+    """Distinct values of at most ``UNIQUE_TILE_MAX`` keys in one program (see ``_unique_tile_kernel``),
+    after a sort of the keys from ``PRESORT_MIN_N`` keys on: the results are views of buffers of ``n`` items."""
     n, dev = xf.numel(), xf.device
     xs = xf.view(torch.uint8) if xf.dtype == torch.bool else xf
+    perm = radix_sort.sort(xs)[1] if _presorts(xs) else None
     block = max(32, next_power_of_2(n))
     vals = torch.empty(n, dtype=xs.dtype, device=dev)
     inv = torch.empty(n if return_inverse else 0, dtype=torch.int64, device=dev)
@@ -574,9 +602,11 @@ def _tile_path(xf, return_inverse, return_counts):
     bits = xs.element_size() * 8
     pack = 32 if bits + log_block <= 32 else 64 if bits + log_block <= 64 else 0
     minmax = min(_TILE_MINMAX_DIMS, log_block) if pack == 32 else 0
-    launch(_unique_tile_kernel, (1,), xs, n, vals, inv if return_inverse else vals,
-           counts if return_counts else vals, box.tensor, BLOCK=block, LOG_BLOCK=log_block, PACK=pack,
-           MINMAX_DIMS=minmax, INVERSE=return_inverse, COUNTS=return_counts, num_warps=_tile_warps(block, bits == 64))
+    launch(_unique_tile_kernel, (1,), xs, perm if perm is not None else xs, n, vals, inv if return_inverse else vals,
+           counts if return_counts else vals, box.tensor, BLOCK=block, LOG_BLOCK=log_block, PACK=pack if perm is None else 0,
+           MINMAX_DIMS=minmax if perm is None else 0, PRESORTED=perm is not None, INVERSE=return_inverse,
+           COUNTS=return_counts,
+           num_warps=_tile_warps(block, bits == 64))
     k = box.read()   # the one host sync
     vals = vals[:k]
     return vals.view(torch.bool) if xf.dtype == torch.bool else vals, inv, counts[:k] if return_counts else counts
