@@ -13,7 +13,8 @@ next runs only when the one before says it cannot hold the values):
 * **one program** (at most ``UNIQUE_TILE_MAX`` keys, any dtype): the keys' ordered bits sorted with
   their positions in one program (packed into one word for keys of at most 32 bits, pairs for 64-bit
   keys; from ``PRESORT_MIN_N`` keys, where the block radix sort is available, the permutation of
-  ``radix_sort.sort`` instead, launched before it), run heads and tails flagged there (each value the item of its run first met in the input);
+  ``radix_sort.sort`` instead, launched before it), run heads and tails flagged there (each value the
+  item of its run first met in the input);
   one launch and one read-back of the count (a host mailbox), where a small call of the other paths
   spends most of its time on the host (several launches, allocations, copies);
 * **dense integers** (integer and bool dtypes except uint64): when ``max - min < RANGE_CAP`` (a
@@ -602,10 +603,11 @@ def _tile_path(xf, return_inverse, return_counts):
     bits = xs.element_size() * 8
     pack = 32 if bits + log_block <= 32 else 64 if bits + log_block <= 64 else 0
     minmax = min(_TILE_MINMAX_DIMS, log_block) if pack == 32 else 0
+    if perm is not None:
+        pack = minmax = 0   # (the network is not compiled in: one kernel per block whatever the key width)
     launch(_unique_tile_kernel, (1,), xs, perm if perm is not None else xs, n, vals, inv if return_inverse else vals,
-           counts if return_counts else vals, box.tensor, BLOCK=block, LOG_BLOCK=log_block, PACK=pack if perm is None else 0,
-           MINMAX_DIMS=minmax if perm is None else 0, PRESORTED=perm is not None, INVERSE=return_inverse,
-           COUNTS=return_counts,
+           counts if return_counts else vals, box.tensor, BLOCK=block, LOG_BLOCK=log_block, PACK=pack,
+           MINMAX_DIMS=minmax, PRESORTED=perm is not None, INVERSE=return_inverse, COUNTS=return_counts,
            num_warps=_tile_warps(block, bits == 64))
     k = box.read()   # the one host sync
     vals = vals[:k]
@@ -818,7 +820,7 @@ def _hash_path(xf, return_inverse, return_counts):
     # the counting reads); of more, in their slots' counters as the ranks are found
     bins, limit, programs = (_count_smem_shape(dev, max(k, 4096), n) if return_counts and not counted
                              else (0, 0, 0))
-    by_rank = return_counts and not counted and k <= limit
+    by_rank = return_counts and not counted and 0 < k <= limit   # (limit 0: no shared-memory counting here)
     by_slot = return_counts and not counted and not by_rank
     # every occupied slot becomes key bits << 32 | rank of its key (k < 2^31), read by the probes
     slot_of = torch.empty(k, dtype=torch.int64, device=dev)
