@@ -130,7 +130,8 @@ def test_histc_gmem_path(dtype, algo, monkeypatch):
     """At most GMEM_MAX_ITEMS_PER_BIN samples per bin take one global atomic per sample straight into the
     result in small tiles (no private histogram, no copies summed), whatever PRIVATE_ALGO and
     MAX_PRIVATE_BINS say; one more sample per bin takes the usual paths: private histograms (tl.histogram; the
-    shared-memory kernel on a GPU), or past MAX_PRIVATE_BINS the copies summed after. Counts in the result's
+    shared-memory kernel on a GPU with PRIVATE_ALGO 2, whatever MAX_PRIVATE_BINS says), or past MAX_PRIVATE_BINS
+    the copies summed after. Counts in the result's
     dtype where exact (see _histc_counts_dtype)."""
     private = launch_values(monkeypatch, H, "_histogram_kernel", "PRIVATE")
     tiles = launch_values(monkeypatch, H, "_histogram_kernel", "TILE")
@@ -153,8 +154,10 @@ def test_histc_gmem_path(dtype, algo, monkeypatch):
         case = (bins, n, max_private, private, tiles, sums)
         if n <= 4 * bins:
             assert private == [False] and tiles == [_gmem_tile(n, pol_tile)] and not sums, case
+        elif algo == 2 and not interpreter_active():   # (the shared-memory kernel, whatever MAX_PRIVATE_BINS says)
+            assert private == [] and not sums, case
         elif bins <= max_private:
-            assert private == ([] if algo == 2 and not interpreter_active() else [True]) and not sums, case
+            assert private == [True] and not sums, case
         else:   # (the global-atomic path's copies: several programs under the interpreter's small tiles)
             assert private == [False] and tiles == [pol_tile], case
             if interpreter_active():
