@@ -16,7 +16,7 @@ import triton
 import triton.language as tl
 
 from helpers import (DEVICE, FLOAT_DTYPES, UINT_DTYPES, assert_close, assert_equal, count_calls, deterministic_algorithms,
-                     interpreter_replays, limit_grid_y, make_data)
+                     interpreter_replays, launch_values, limit_grid_y, make_data)
 from tritoncub import policy
 from tritoncub._utils import inline_ptx_ok, interpreter_active
 from tritoncub.device import scan as S
@@ -699,7 +699,8 @@ def test_logcumsumexp_engines(name, cfg, deterministic, monkeypatch):
                 bucket = "lse64" if f64 else "lse32"
             else:
                 bucket = ("16B_costly" if f64 else "8B_costly") + ("_det" if deterministic else "")
-            stack.enter_context(policy.override("scan", {**cfg, "ROWS_MAX_LEN": 8, "ROWS_TILE": 64}, bucket=bucket))
+            stack.enter_context(policy.override("scan", {**cfg, "ROWS_MAX_LEN": 8, "ROWS_TILE": 64, "MIN_TILES": 0},
+                                                bucket=bucket))
         # (ROWS_MAX_LEN 8: x[1:] of the 17-item input stays on the single-pass engine)
         for n in ((37 * tile + 45, tile, 17) if not interpreter_active() else (5 * TILE + 3,)):
             for kind in ("random", "special", "masked"):
@@ -900,7 +901,8 @@ def test_sum_engines(name, cfg, deterministic):
     and bitwise repeatable when reproducible), float16, exact int32 and int64 accumulation, float64,
     exclusive sums, totals, a batch of long rows; sizes with a ragged last tile, one tile, one item."""
     tile = cfg["TILE_ITEMS"] if not interpreter_active() else TILE
-    with policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64} if not interpreter_active() else {}):
+    with policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64, "MIN_TILES": 0}
+                         if not interpreter_active() else {}):
         for n in ((37 * tile + 45, tile, 1) if not interpreter_active() else (5 * TILE + 3,)):
             x = make_data("random", n, torch.float32) / 64
             ref = torch.cumsum(x.double(), 0)
@@ -977,13 +979,34 @@ def test_policy_configs(cfg):
     correct pair scans."""
     n = 5 * cfg["TILE_ITEMS"] + 17
     x = make_data("random", n, torch.int32)
-    with policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64}):
+    with policy.override("scan", {**cfg, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64, "MIN_TILES": 0}):
         assert_equal(S.inclusive_sum(x), torch.cumsum(x, 0))
         assert_equal(S.inclusive_sum(x, deterministic=True), torch.cumsum(x, 0))
         v, i = S.cummax(x, 0)
         rv, ri = torch.cummax(x, 0)
         assert_equal(v, rv)
         assert_equal(i, ri)
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_min_tiles_rule(deterministic, monkeypatch):
+    """An input of fewer than MIN_TILES tiles of TILE_ITEMS takes smaller tiles (a power of two, at least 512
+    items): products (the single-pass kernel) and sums (the warp-synchronous one on NVIDIA GPUs) of ragged
+    sizes against torch, with the tile every launch used; MIN_TILES 0 keeps TILE_ITEMS."""
+    tiles = launch_values(monkeypatch, S, "_scan_single_pass_kernel", "TILE_ITEMS")
+    items = launch_values(monkeypatch, S, "_scan_warp_sync_kernel", "ITEMS")
+    warps = 4
+    for min_tiles, n, tile in ((2, 600, 512), (2, 1500, 1024), (2, 5000, 4096), (0, 1500, 4096), (3, 3000, 1024)):
+        x = 1 + (make_data("random", n, torch.float32) - 0.5) / 512
+        xi = make_data("random", n, torch.int32)
+        del tiles[:], items[:]
+        with policy.override("scan", {"TILE_ITEMS": 4096, "MIN_TILES": min_tiles, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64,
+                                      "LOOKBACK_WINDOW": 8, "num_warps": warps}):
+            assert_close(S.cumprod(x, 0, deterministic=deterministic), torch.cumprod(x.double(), 0).float(),
+                         rtol=1e-4, atol=1e-5)
+            assert_equal(S.inclusive_sum(xi, deterministic=deterministic), torch.cumsum(xi, 0))
+        used = tiles + [i * 32 * warps for i in items]
+        assert used and all(t == tile for t in used), (min_tiles, n, tile, tiles, items)
 
 
 @pytest.mark.parametrize("dtype,det,bucket", [(torch.float32, False, "8B_costly"), (torch.bfloat16, False, "8B_costly"),

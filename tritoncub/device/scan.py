@@ -4,7 +4,8 @@ operators ``tritoncub::cumsum``, ``cumprod``, ``cummax``, ``cummin`` and ``logcu
 Kernels:
 
 * **single pass** (rows longer than the policy's ``ROWS_MAX_LEN``, including 1-D inputs): tiles of
-  ``TILE_ITEMS`` items taken in order from an atomic counter, chained by the decoupled look-back of
+  ``TILE_ITEMS`` items (smaller for an input of fewer than ``MIN_TILES`` such tiles) taken in order from an
+  atomic counter, chained by the decoupled look-back of
   :mod:`tritoncub.agent.lookback`. Each item is read once and written once. A batch of long rows is
   one launch: every row is a look-back *segment* (its first tile has no predecessor).
 * **warp-synchronous single pass** (forward sums on NVIDIA GPUs, policy buckets ``sum`` / ``sum_det``
@@ -835,8 +836,8 @@ SCAN_POLICY = policy.register(
            "WARP_SYNC": [0, 1], "VEC": [1, 4], "LOOKBACK_SLEEP": [0, 1], "ANCHORED": [0, 1],
            "num_warps": [2, 4, 8, 16], "num_stages": [1]},
     fallback={"TILE_ITEMS": 4096, "LOOKBACK_WINDOW": 128, "ROWS_TILE": 4096, "ROWS_MAX_LEN": 2048,
-              "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1, "ANCHORED": 1, "ROWS_WARPS": 8, "num_warps": 8,
-              "num_stages": 1},
+              "WARP_SYNC": 1, "VEC": 4, "LOOKBACK_SLEEP": 1, "ANCHORED": 1, "ROWS_WARPS": 8, "MIN_TILES": 64,
+              "num_warps": 8, "num_stages": 1},
     valid=_valid,
     buckets=("4B", "8B", "16B", "4B_det", "8B_det", "16B_det", "4B_costly", "8B_costly", "16B_costly",
              "8B_costly_det", "16B_costly_det", "lse32", "lse64", "sum", "sum_det", "sum64", "sum64_det"),
@@ -856,7 +857,9 @@ SCAN_POLICY = policy.register(
         "int64): sums, which on NVIDIA GPUs with WARP_SYNC 1 take the warp-synchronous kernel (VEC items per "
         "thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back sleeps briefly between reads of an "
         "unpublished slot; windows below 32 read 32; ANCHORED 1: the fast mode uses the reproducible mode's "
-        "look-back too, one read of the window per tile; 64-bit sums always do)",
+        "look-back too, one read of the window per tile; 64-bit sums always do). MIN_TILES (every bucket): "
+        "an input of fewer than MIN_TILES tiles of TILE_ITEMS takes smaller tiles (powers of two, at least 512 "
+        "items), so that a small scan spreads over the SMs (0: TILE_ITEMS always)",
 )
 
 
@@ -1117,7 +1120,7 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
         else:
             launch(_scan_rows_kernel, (cdiv(n_rows, block_r),), *args, **kw)
     else:
-        tile = pol["TILE_ITEMS"]
+        tile = _single_pass_tile(pol, n_rows * row_len)
         lb_dtypes = [acc0] if num_values == 1 else [torch.int32 if by_key else acc0, acc1]
         if warp_sum and pol["WARP_SYNC"]:
             _launch_warp_sync(in0, out0_t, i0, t0, n_rows, row_len, tile, acc0, pol, exclusive=exclusive,
@@ -1133,6 +1136,24 @@ def _scan_rows(xs, combine_fn, *, acc_dtypes, out_dtypes, dim, exclusive, init, 
             if o is not None:
                 o.copy_(ro.reshape(o.movedim(dim, -1).shape).movedim(-1, dim))
     return outs, totals
+
+
+#: the smallest tile the MIN_TILES rule makes (the smallest measured; see _single_pass_tile)
+_MIN_TILE_ITEMS = 512
+
+
+def _single_pass_tile(pol, items: int) -> int:
+    """The single-pass kernels' tile for ``items`` items in all: the policy's ``TILE_ITEMS``, smaller (a
+    power of two, at least 512 items and one a thread) where that leaves fewer than ``MIN_TILES`` tiles.
+    A small input in big tiles runs on a few SMs, each scanning its tile with the look-back's latency
+    on top (H200, GPU time: 16384 int32 items summed into int64 3.6 us in 512-item tiles against 5.3 in
+    the policy's 4096, 65536 float32 products 3.7 in 2048-item tiles against 4.7 in 8192;
+    bench/probes/scan_small_tiles_probe.py)."""
+    tile = pol["TILE_ITEMS"]
+    if pol["MIN_TILES"] > 0:
+        floor = max(_MIN_TILE_ITEMS, 32 * pol.num_warps)
+        tile = min(tile, max(floor, next_power_of_2(cdiv(items, pol["MIN_TILES"]))))
+    return tile
 
 
 def _launch_single_pass(in0, in1, out0_t, out1_t, i0, i1, t0, t1, n_rows, row_len, tile, lb_dtypes, combine_fn,
