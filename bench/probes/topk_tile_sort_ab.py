@@ -1,5 +1,5 @@
 """A/B of the tile sort inside topk (the sort of the radix select's k items): the block radix sort against
-the bitonic tile sort (``_block_radix_available`` patched off), whole-op do_bench times and GPU kernel times
+the bitonic tile sort (``block_radix_available`` patched off), whole-op do_bench times and GPU kernel times
 (torch.profiler), torch.topk in the same run. Showed the whole-op topk times of the radix-select path to be
 host-bound and noisy (the same config 0.90 and 1.18 ms with 0.20 ms of GPU time).
 
@@ -9,7 +9,7 @@ import torch, sys
 sys.path.insert(0, __file__.rsplit("/", 1)[0] if "/" in __file__ else ".")
 from _timing import bench_ms, kernel_breakdown
 from tritoncub.device import segmented_sort as ss
-real = ss._block_radix_available
+real = ss.block_radix_available
 import tritoncub  # noqa
 g = torch.Generator(device="cuda").manual_seed(0)
 cases = [((16, 1 << 20), 1000), ((1 << 26,), 100), ((1 << 26,), 10000), ((65536, 128), 8)]
@@ -18,7 +18,7 @@ for shape, k in cases:
     tt = bench_ms(lambda: torch.topk(x, k))
     out = [f"{shape} k={k}: torch {tt:.4f}"]
     for ts in ("bitonic", "radix", "bitonic", "radix"):
-        ss._block_radix_available = real if ts == "radix" else (lambda d: False)
+        ss.block_radix_available = real if ts == "radix" else (lambda d: False)
         if True:
             v, i = torch.ops.tritoncub.topk(x, k, -1, True, True)
             rv, ri = torch.topk(x, k)

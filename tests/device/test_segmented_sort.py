@@ -534,7 +534,7 @@ def test_segments_past_max_block_the_block_radix_sort_refuses_take_a_long_path(m
     ragged sort and top-k's sort of its selection use a long-segment path: same results, nothing left
     unsorted."""
     from tritoncub.device import topk as tk
-    monkeypatch.setattr(ss, "_block_radix_available", lambda device: True)
+    monkeypatch.setattr(ss, "block_radix_available", lambda device: True)
     asked = []
     monkeypatch.setattr(ss, "_launch_block_radix_sort", lambda *a, block, **k: asked.append(block) or False)
     cfg = dict(TILE_SORT="radix", MAX_BLOCK=64, MERGE_TILE=64, RADIX_MAX_BLOCK=256, RADIX_MIN_BLOCK=128,
@@ -651,7 +651,7 @@ def test_block_radix_sort_falls_back_when_it_does_not_compile(monkeypatch):
     monkeypatch.setattr(ss, "launch", lambda kernel, *a, **k: _fail_to_build() if kernel is ss._segment_block_radix_sort_kernel
                         else ss_launch(kernel, *a, **k))
     monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", [])
-    monkeypatch.setattr(ss, "_block_radix_available", lambda device: not ss._BLOCK_RADIX_UNAVAILABLE)
+    monkeypatch.setattr(ss, "block_radix_available", lambda device: not ss._BLOCK_RADIX_UNAVAILABLE)
     x = adversarial_rows(4, 40, torch.float32, seed=9)
     with policy.override("segmented_sort", RADIX_CFGS[0]):
         with pytest.warns(UserWarning, match="block radix sort unavailable"):

@@ -165,7 +165,7 @@ def test_unique_one_program_presorted(dtype, n, monkeypatch):
     faked on the interpreter) the one program takes its permutation from radix_sort.sort and flags the runs: every
     data kind and output combination against torch; below the threshold no sort is called."""
     monkeypatch.setattr(U, "UNIQUE_TILE_MAX", LIMIT)
-    monkeypatch.setattr(U, "_block_radix_available", lambda device: True)
+    monkeypatch.setattr(U, "block_radix_available", lambda device: True)
     monkeypatch.setattr(U, "PRESORT_MIN_N", n)
     sorts = count_calls(monkeypatch, U.radix_sort, "sort")
     for kind in _TILE_KINDS:

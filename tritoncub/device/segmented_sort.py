@@ -704,7 +704,7 @@ def _one_program_limit(pol, key_bits: int, device: torch.device, rows: int | Non
     if key_bits > 32 and rows is not None and _compiled_nvidia(device):
         # (never below MERGE_TILE: the merge path, where longer rows may go, takes rows longer than it)
         return min(limit, max(WIDE_KEYS_MAX_BLOCK[rows > 1], pol["MERGE_TILE"]))
-    if pol["TILE_SORT"] == "radix" and key_bits <= 32 and _block_radix_available(device):
+    if pol["TILE_SORT"] == "radix" and key_bits <= 32 and block_radix_available(device):
         block = pol["RADIX_MAX_BLOCK"]
         while block > limit and not _block_radix_fits(block, pol, key_bits, device):
             block //= 2
@@ -785,7 +785,7 @@ def _compiled_nvidia(device: torch.device) -> bool:
     return not interpreter_active() and inline_ptx_ok(device)
 
 
-def _block_radix_available(device: torch.device) -> bool:
+def block_radix_available(device: torch.device) -> bool:
     """The shared-memory block radix sort needs a compiled NVIDIA kernel (warp ballots, Gluon), sm_80+
     as the onesweep sort's fast path."""
     return not _BLOCK_RADIX_UNAVAILABLE and _compiled_nvidia(device)
@@ -847,7 +847,7 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
                  HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None, WRITE_IDX=out_idx is not None)
     warp_min = pol["RADIX_WARP_MIN_BLOCK"]
     if (pol["TILE_SORT"] == "radix" and (block >= pol["RADIX_MIN_BLOCK"] or 0 < warp_min <= block <= 512)
-            and rows is None and meta["KEY_BITS"] <= 32 and num_segs < 2**31 and _block_radix_available(device)):
+            and rows is None and meta["KEY_BITS"] <= 32 and num_segs < 2**31 and block_radix_available(device)):
         if _launch_block_radix_sort(args, block=block, num_segs=num_segs, descending=descending, meta=meta,
                                     pol=pol, device=device, warp_rows=block < pol["RADIX_MIN_BLOCK"], **flags):
             return True
@@ -1130,7 +1130,7 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     if 0 < L <= limit and rows > 0 and _replayable(xc) and not recording_launches():
         block = max(MIN_BLOCK, next_power_of_2(L))
         tile_pol = policy.select("segmented_sort", x.device, _bucket(block))
-        replay_key = (rows, L, x.dtype, descending, x.device, xc.data_ptr() & 15 == 0, _block_radix_available(x.device),
+        replay_key = (rows, L, x.dtype, descending, x.device, xc.data_ptr() & 15 == 0, block_radix_available(x.device),
                       ROW_MASKS_ONLY)
         hit = _ROWS_REPLAYS.get(replay_key)
         if hit is not None and hit[0] is pol and hit[1] is tile_pol:
@@ -1297,7 +1297,7 @@ def _sort_short_segments(kb, vb, okb, ovb, keys, values, out_k, out_v, begin_np,
         if _replayable(keys) and not recording_launches():   # (as in sort_rows)
             pols = tuple(policy.select("segmented_sort", device, _bucket(block)) for block, _, _ in bins)
             replay_key = (tuple(bins), len_np.size, keys.dtype, None if values is None else values.dtype, descending,
-                          device, tuple(t.data_ptr() & 15 == 0 for t in roots), _block_radix_available(device),
+                          device, tuple(t.data_ptr() & 15 == 0 for t in roots), block_radix_available(device),
                           len(_BLOCK_RADIX_FAILED),
                           values is not None and values.data_ptr() == keys.data_ptr())   # (values aliasing keys)
             hit = _SHORT_REPLAYS.get(replay_key)

@@ -102,7 +102,7 @@ from ..block.scan import block_inclusive_scan, block_inclusive_sum
 from ..thread.radix_traits import KEY_DTYPES, to_ordered_bits
 from . import radix_sort
 from . import select as select_mod
-from .segmented_sort import _block_radix_available, sort_tile_descending
+from .segmented_sort import block_radix_available, sort_tile_descending
 from .select import SELECT_FLAGGED, SELECT_HEADS, SELECTABLE_DTYPES, Plan, bitmask_plan, flat_input, shrink
 
 RANGE_CAP_MAX = 1 << 22
@@ -585,7 +585,7 @@ PRESORT_MIN_N = 2049
 
 def _presorts(xs: torch.Tensor) -> bool:
     """Whether the one-program path takes its permutation from the radix sort (see ``PRESORT_MIN_N``)."""
-    return PRESORT_MIN_N is not None and xs.numel() >= PRESORT_MIN_N and _block_radix_available(xs.device)
+    return PRESORT_MIN_N is not None and xs.numel() >= PRESORT_MIN_N and block_radix_available(xs.device)
 
 
 def _tile_path(xf, return_inverse, return_counts):
