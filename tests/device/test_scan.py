@@ -990,23 +990,29 @@ def test_policy_configs(cfg):
 
 @pytest.mark.parametrize("deterministic", [False, True])
 def test_min_tiles_rule(deterministic, monkeypatch):
-    """An input of fewer than MIN_TILES tiles of TILE_ITEMS takes smaller tiles (a power of two, at least 512
-    items): products (the single-pass kernel) and sums (the warp-synchronous one on NVIDIA GPUs) of ragged
-    sizes against torch, with the tile every launch used; MIN_TILES 0 keeps TILE_ITEMS."""
+    """The single-pass tile is the smallest power of two, at least 512 items, that splits the input (every
+    row of a batch) into at most MIN_TILES tiles, never more than TILE_ITEMS: products (the single-pass kernel),
+    sums and logcumsumexp (on NVIDIA GPUs their warp-synchronous kernels) of ragged sizes and a batch of two
+    rows against torch, with the tile every launch used (the floor, the cap, rounding up); MIN_TILES 0 keeps
+    TILE_ITEMS."""
     tiles = launch_values(monkeypatch, S, "_scan_single_pass_kernel", "TILE_ITEMS")
     items = launch_values(monkeypatch, S, "_scan_warp_sync_kernel", "ITEMS")
+    lse_items = launch_values(monkeypatch, S, "_logcumsumexp_warp_sync_kernel", "ITEMS")
     warps = 4
-    for min_tiles, n, tile in ((2, 600, 512), (2, 1500, 1024), (2, 5000, 4096), (0, 1500, 4096), (3, 3000, 1024)):
-        x = 1 + (make_data("random", n, torch.float32) - 0.5) / 512
-        xi = make_data("random", n, torch.int32)
-        del tiles[:], items[:]
+    for min_tiles, shape, tile in ((2, (600,), 512), (4, (600,), 512), (2, (1500,), 1024), (2, (5000,), 4096),
+                                   (2, (10000,), 4096), (0, (1500,), 4096), (3, (3000,), 1024),
+                                   (3, (2, 3000), 2048)):
+        x = 1 + (make_data("random", math.prod(shape), torch.float32).view(shape) - 0.5) / 512
+        xi = make_data("random", math.prod(shape), torch.int32).view(shape)
+        del tiles[:], items[:], lse_items[:]
         with policy.override("scan", {"TILE_ITEMS": 4096, "MIN_TILES": min_tiles, "ROWS_MAX_LEN": 16, "ROWS_TILE": 64,
                                       "LOOKBACK_WINDOW": 8, "num_warps": warps}):
-            assert_close(S.cumprod(x, 0, deterministic=deterministic), torch.cumprod(x.double(), 0).float(),
+            assert_close(S.cumprod(x, -1, deterministic=deterministic), torch.cumprod(x.double(), -1).float(),
                          rtol=1e-4, atol=1e-5)
-            assert_equal(S.inclusive_sum(xi, deterministic=deterministic), torch.cumsum(xi, 0))
-        used = tiles + [i * 32 * warps for i in items]
-        assert used and all(t == tile for t in used), (min_tiles, n, tile, tiles, items)
+            assert_equal(S.inclusive_sum(xi, dim=-1, deterministic=deterministic), torch.cumsum(xi, -1))
+            _assert_lse(S.logcumsumexp(x, -1, deterministic=deterministic), x, -1, False)
+        used = tiles + [i * 32 * warps for i in items + lse_items]
+        assert len(used) == 3 and all(t == tile for t in used), (min_tiles, shape, tile, tiles, items, lse_items)
 
 
 @pytest.mark.parametrize("dtype,det,bucket", [(torch.float32, False, "8B_costly"), (torch.bfloat16, False, "8B_costly"),

@@ -4,8 +4,8 @@ operators ``tritoncub::cumsum``, ``cumprod``, ``cummax``, ``cummin`` and ``logcu
 Kernels:
 
 * **single pass** (rows longer than the policy's ``ROWS_MAX_LEN``, including 1-D inputs): tiles of
-  ``TILE_ITEMS`` items (smaller for an input of fewer than ``MIN_TILES`` such tiles) taken in order from an
-  atomic counter, chained by the decoupled look-back of
+  ``TILE_ITEMS`` items (for a small input, the smallest power of two, at least 512, that makes at most
+  ``MIN_TILES`` tiles) taken in order from an atomic counter, chained by the decoupled look-back of
   :mod:`tritoncub.agent.lookback`. Each item is read once and written once. A batch of long rows is
   one launch: every row is a look-back *segment* (its first tile has no predecessor).
 * **warp-synchronous single pass** (forward sums on NVIDIA GPUs, policy buckets ``sum`` / ``sum_det``
@@ -32,9 +32,10 @@ index order (``reverse=True``: from the last item, ``out[i] = x[i] ⊕ ... `` in
 between runs (where the look-back meets an inclusive prefix depends on timing). The reproducible
 mode (``deterministic=True``, or ``torch.are_deterministic_algorithms_enabled()``) fixes the
 association by the tile index (anchored look-back windows): bitwise identical results across runs
-for the same policy and GPU. The rows and strided kernels are deterministic in both modes, and so
-is the warp-synchronous sum when its policy says ``ANCHORED`` (it does on sm_90: the anchored
-look-back was the faster one there, so the fast mode uses it too).
+for the same shape, policy and GPU (the tile follows the input's size: ``MIN_TILES``). The rows and
+strided kernels are deterministic in both modes, and so is the warp-synchronous sum when its policy
+says ``ANCHORED`` (it does on sm_90: the anchored look-back was the faster one there, so the fast mode
+uses it too).
 
 **Tuning.** ``python bench/probes/scan_sweep.py`` on a GPU times tile shapes and look-back windows
 (fast and reproducible modes, 32-bit, 64-bit and pair values, short rows), checks every config and
@@ -858,8 +859,9 @@ SCAN_POLICY = policy.register(
         "thread loaded as one vector; LOOKBACK_SLEEP 1: its look-back sleeps briefly between reads of an "
         "unpublished slot; windows below 32 read 32; ANCHORED 1: the fast mode uses the reproducible mode's "
         "look-back too, one read of the window per tile; 64-bit sums always do). MIN_TILES (every bucket): "
-        "an input of fewer than MIN_TILES tiles of TILE_ITEMS takes smaller tiles (powers of two, at least 512 "
-        "items), so that a small scan spreads over the SMs (0: TILE_ITEMS always)",
+        "the single-pass tile is the smallest power of two, at least 512 items and two a thread, that splits "
+        "the input (all its rows) into at most MIN_TILES tiles, never more than TILE_ITEMS, so that a small "
+        "scan spreads over the SMs (0: TILE_ITEMS always)",
 )
 
 
@@ -1143,15 +1145,16 @@ _MIN_TILE_ITEMS = 512
 
 
 def _single_pass_tile(pol, items: int) -> int:
-    """The single-pass kernels' tile for ``items`` items in all: the policy's ``TILE_ITEMS``, smaller (a
-    power of two, at least 512 items and one a thread) where that leaves fewer than ``MIN_TILES`` tiles.
+    """The single-pass kernels' tile for ``items`` items in all (every row of a batch): the smallest power of
+    two, at least 512 items and two a thread (the least the warp-synchronous kernels' tests cover), that
+    splits them into at most ``MIN_TILES`` tiles, never more than the policy's ``TILE_ITEMS``.
     A small input in big tiles runs on a few SMs, each scanning its tile with the look-back's latency
     on top (H200, GPU time: 16384 int32 items summed into int64 3.6 us in 512-item tiles against 5.3 in
     the policy's 4096, 65536 float32 products 3.7 in 2048-item tiles against 4.7 in 8192;
     bench/probes/scan_small_tiles_probe.py)."""
     tile = pol["TILE_ITEMS"]
     if pol["MIN_TILES"] > 0:
-        floor = max(_MIN_TILE_ITEMS, 32 * pol.num_warps)
+        floor = max(_MIN_TILE_ITEMS, 64 * pol.num_warps)
         tile = min(tile, max(floor, next_power_of_2(cdiv(items, pol["MIN_TILES"]))))
     return tile
 
