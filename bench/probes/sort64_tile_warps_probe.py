@@ -38,7 +38,7 @@ def sort_with(x, warps, network):
 def main():
     print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
     shapes = ((1, 2048), (1, 4096), (64, 2048), (1024, 4096))
-    if "--short" in sys.argv:   # (rows of 512 and 1024 keys, which keep the policy's warps: not yet tried)
+    if "--short" in sys.argv:   # (rows of 512 and 1024 keys: logs/sort64_tile_warps_probe-short-h200-20261202d.log)
         shapes = ((1, 1024), (1024, 1024), (4096, 512), (1024, 2048))
     for shape in shapes:
         x = torch.randint(-(1 << 62), 1 << 62, shape, device=d, generator=g, dtype=torch.int64)

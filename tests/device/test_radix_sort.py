@@ -340,6 +340,16 @@ def test_policy_configs(cfg):
     assert torch.equal(i.cpu(), ri)
 
 
+@pytest.mark.parametrize("places, programs, limit, groups", [
+    (8, 1, 132, 8), (8, 16, 132, 8), (8, 17, 132, 4), (8, 66, 132, 2), (8, 67, 132, 1), (8, 200, 132, 1),
+    (4, 66, 132, 2), (4, 1, 0, 1), (3, 1, 132, 3), (3, 50, 132, 1), (6, 30, 132, 3), (1, 1, 132, 1), (7, 1, 8, 7)])
+def test_hist_place_groups(places, programs, limit, groups):
+    # the upfront histogram's place groups (GPU kernel; its results are tested on a GPU in
+    # test_radix_sort_gpu.py::test_gpu_histogram_program_counts): a divisor of the places, the most that keep
+    # programs x groups within the limit, one group when none does or the split is off (limit 0)
+    assert rs._hist_place_groups(places, programs, limit) == groups
+
+
 @pytest.mark.parametrize("dtype", [torch.int32, torch.float16, torch.bool, torch.int64], ids=str)
 def test_single_program_small_path(dtype):
     # SMALL_N routes inputs of up to that many keys (<= 32-bit) to one program; 64-bit keys and

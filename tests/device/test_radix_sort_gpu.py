@@ -110,6 +110,13 @@ def test_gpu_fast_path_variants(cfg):
     {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 4, "SKIP_PLACES_MIN_N": 1 << 30},
     {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 16, "SKIP_PLACES_MIN_N": 0},
     {"HIST_WARPS": 8, "HIST_ITEMS": 16, "HIST_SMS_PER_PROGRAM": 1, "HIST_MIN_TILES": 8, "SKIP_PLACES_MIN_N": 1 << 30},
+    # the places split between the programs (groups of 1-8 places; a 3-place bit range: groups of 1 or 3)
+    {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 4, "HIST_SPLIT_PLACES": 1,
+     "SKIP_PLACES_MIN_N": 1 << 30},
+    {"HIST_WARPS": 4, "HIST_ITEMS": 8, "HIST_SMS_PER_PROGRAM": 2, "HIST_MIN_TILES": 1, "HIST_SPLIT_PLACES": 2,
+     "SKIP_PLACES_MIN_N": 0},
+    {"HIST_WARPS": 8, "HIST_ITEMS": 16, "HIST_SMS_PER_PROGRAM": 4, "HIST_MIN_TILES": 16, "HIST_SPLIT_PLACES": 4,
+     "SKIP_PLACES_MIN_N": 1 << 30},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_gpu_histogram_program_counts(cfg):
     # the upfront histogram's programs for small inputs (one program to many, each of several tiles): a

@@ -545,23 +545,29 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
                             NUM_PLACES: gl.constexpr, RADIX_BITS: gl.constexpr, DESCENDING: gl.constexpr,
                             WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
                             COUNT_SPECIAL: gl.constexpr = False, PREFETCH: gl.constexpr = True,
-                            PDL: gl.constexpr = 0):
+                            PDL: gl.constexpr = 0, PLACES: gl.constexpr = 0):
     """All digit places' histograms (``hist_ptr``: NUM_PLACES x rows x RADIX int64 counts), per-warp
     shared counters (red.shared), persistent over tiles. The keys are ``num_programs(1)`` rows of
     ``n`` keys (one row: a plain sort), ``n_tiles`` tiles per row, each row counted apart.
+    ``PLACES`` (0: all ``NUM_PLACES``; else a divisor of it): the places a program counts, places
+    ``PLACES * program_id(2)`` on: a small input's few programs split the places between them instead
+    of each counting every place of its tiles.
     ``COUNT_SPECIAL`` (float keys): also adds the number of keys the canonicalisation changes
-    (``-0.0``, NaNs other than ``+qNaN``) to ``hist_ptr[NUM_PLACES * rows * RADIX]``. ``PREFETCH``:
-    each tile's keys are loaded before the previous tile's are counted (measured on the H100, 2^28
-    keys: 534 us against 547).
+    (``-0.0``, NaNs other than ``+qNaN``) to ``hist_ptr[NUM_PLACES * rows * RADIX]`` (the first group
+    of places). ``PREFETCH``: each tile's keys are loaded before the previous tile's are counted
+    (measured on the H100, 2^28 keys: 534 us against 547).
     ``PDL``: the first kernel of the sort's launch chain."""
     chain_link_gluon(PDL)
+    OWN: gl.constexpr = NUM_PLACES if PLACES == 0 else PLACES   # places counted by this program
+    gl.static_assert(NUM_PLACES % OWN == 0)
+    place0 = gl.program_id(2) * OWN
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = WARPS * ITEMS * 32
     LB: gl.constexpr = gl.BlockedLayout([ITEMS], [32], [WARPS], [0])
     LH: gl.constexpr = gl.BlockedLayout([1, RADIX // 32], [1, 32], [WARPS, 1], [1, 0])
     smem = gl.allocate_shared_memory(gl.int32, [SMEM_ROWS, RADIX], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
-    for p in gl.static_range(NUM_PLACES):
-        smem.slice(p * WARPS, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
+    for q in gl.static_range(OWN):
+        smem.slice(q * WARPS, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LH))
     gl.thread_barrier()
     i = gl.arange(0, TILE, layout=LB)
     wid = i // (32 * ITEMS)
@@ -586,21 +592,22 @@ def _histogram_gluon_kernel(keys_ptr, hist_ptr, n, n_tiles, begin_bit, end_bit,
             special += (changed & valid).to(gl.int32)
         else:
             bits = to_ordered_bits(k, DESCENDING)
-        for p in gl.static_range(NUM_PLACES):
-            d = _place_digit(bits, begin_bit, end_bit, p, RADIX_BITS)
+        for q in gl.static_range(OWN):
+            d = _place_digit(bits, begin_bit, end_bit, place0 + q, RADIX_BITS)
             # keys past n count as digit 0 (taken off at the end)
-            word = (p * WARPS + wid) * RADIX + gl.where(valid, d, 0)
+            word = (q * WARPS + wid) * RADIX + gl.where(valid, d, 0)
             smem_count_words(word)
     gl.thread_barrier()
     dig = gl.arange(0, RADIX, layout=gl.SliceLayout(0, LH))
     # the padding keys of the last tile were counted as digit 0: program 0 takes them off again
     pad = gl.where((dig == 0) & (gl.program_id(0) == 0), n_tiles.to(gl.int64) * TILE - n, 0)
-    for p in gl.static_range(NUM_PLACES):
-        c = gl.sum(smem.slice(p * WARPS, WARPS, 0).load(LH), 0)
+    for q in gl.static_range(OWN):
+        c = gl.sum(smem.slice(q * WARPS, WARPS, 0).load(LH), 0)
         # relaxed: only the sums matter (the default acq_rel fences every atomic)
-        gl.atomic_add(hist_ptr + (p * rows + row) * RADIX + dig, c.to(gl.int64) - pad, sem="relaxed")
+        gl.atomic_add(hist_ptr + ((place0 + q) * rows + row) * RADIX + dig, c.to(gl.int64) - pad, sem="relaxed")
     if COUNT_SPECIAL:
-        gl.atomic_add(hist_ptr + NUM_PLACES * rows * RADIX, gl.sum(special, 0).to(gl.int64), sem="relaxed")
+        if gl.program_id(2) == 0:
+            gl.atomic_add(hist_ptr + NUM_PLACES * rows * RADIX, gl.sum(special, 0).to(gl.int64), sem="relaxed")
 
 
 @gluon.jit(do_not_specialize=["n", "seg_off", "begin_bit", "end_bit", "n_segs"])
@@ -963,6 +970,14 @@ def _onesweep_gluon_kernel(keys_in, keys_out, vals_in, vals_out, status_ptr, cou
 # Policy
 # ==============================================================================================
 
+def _hist_place_groups(num_places: int, programs: int, max_programs: int) -> int:
+    """Groups of digit places the upfront histogram's ``programs`` (per group) split between them: the
+    largest divisor of ``num_places`` that keeps ``programs x groups`` within ``max_programs`` (the policy's
+    ``HIST_SPLIT_PLACES`` programs per SM; 0: one group). A small input's few programs each count every
+    place of their tiles, one after another; split, they count fewer places each, side by side."""
+    return max(g for g in range(1, num_places + 1) if num_places % g == 0 and (g == 1 or programs * g <= max_programs))
+
+
 def _valid_policy(c: dict) -> bool:
     return (c["WARPS"] == c["num_warps"] and c["MAXNREG"] in (0, 40, 48, 56, 64, 72, 80, 96, 128) and c["RADIX_BITS"] in (5, 6, 7, 8)
             and c["ITEMS"] in (8, 16) and c["WARPS"] in (4, 8, 16)
@@ -978,6 +993,7 @@ def _valid_policy(c: dict) -> bool:
             and c.get("EXCHANGE_SRC", 0) in (0, 1) and c.get("EXCHANGE_VALUES", 0) in (0, 1)
             and c.get("HIST_WARPS", 0) in (0, 4, 8, 16) and c.get("HIST_PER_SM", 4) in (1, 2, 3, 4, 6, 8)
             and c.get("HIST_SMS_PER_PROGRAM", 1) in (1, 2, 4) and c.get("HIST_MIN_TILES", 1) in (1, 2, 4, 8, 16)
+            and c.get("HIST_SPLIT_PLACES", 0) in (0, 1, 2, 4)
             # the fused exchange is a form of the early-count ballot ranking, its buffer apart
             and (not c.get("FUSED_EXCHANGE", 0)
                  or (c["EARLY_COUNTS"] and c["RANK_MATCH"] == 1 and c["EXCHANGE_APART"])))
@@ -987,7 +1003,7 @@ policy.register(
     "radix_sort",
     space={"RADIX_BITS": [8], "WARPS": [4, 8, 16], "ITEMS": [8, 16], "HIST_ITEMS": [8, 16], "HIST_WARPS": [0, 4, 8, 16],
            "HIST_PER_SM": [1, 2, 4], "HIST_SMS_PER_PROGRAM": [1, 2], "HIST_MIN_TILES": [1, 4, 8],
-           "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
+           "HIST_SPLIT_PLACES": [0, 1, 2], "TL_TILE": [128, 256, 512], "MAXNREG": [0, 64, 80], "WINDOW": [0, 8, 16],
            "EXCHANGE_KEYS": [0, 1], "COUNTS_COLUMNS": [0, 1], "RANK_PACK": [1, 2, 4], "EXCHANGE_APART": [0, 1],
            "EARLY_COUNTS": [0, 1], "RANK_MATCH": [0, 1], "RECOMPUTE_WORD": [0, 1], "FUSED_EXCHANGE": [0, 1],
            "MAXNREG_WIDE": [0, 64, 80], "PACKED_POSITIONS": [0, 1], "EXCHANGE_WIDE": [0, 1],
@@ -996,14 +1012,16 @@ policy.register(
     fallback={"RADIX_BITS": 8, "WARPS": 8, "ITEMS": 16, "HIST_ITEMS": 8, "TL_TILE": 128, "MAXNREG": 64, "WINDOW": 0,
               "EXCHANGE_KEYS": 1, "COUNTS_COLUMNS": 1, "RANK_PACK": 1, "EXCHANGE_APART": 1, "EARLY_COUNTS": 1,
               "RANK_MATCH": 1, "RECOMPUTE_WORD": 1, "FUSED_EXCHANGE": 1, "MAXNREG_WIDE": 64, "PACKED_POSITIONS": 1, "EXCHANGE_WIDE": 0, "EXCHANGE_SRC": 0, "EXCHANGE_VALUES": 0, "SKIP_PLACES_MIN_N": 0, "SMALL_N": 0, "HIST_WARPS": 0,
-              "HIST_PER_SM": 4, "HIST_SMS_PER_PROGRAM": 1, "HIST_MIN_TILES": 1, "num_warps": 8, "num_stages": 1},
+              "HIST_PER_SM": 4, "HIST_SMS_PER_PROGRAM": 1, "HIST_MIN_TILES": 1, "HIST_SPLIT_PLACES": 0, "num_warps": 8,
+              "num_stages": 1},
     valid=_valid_policy,
     buckets=("default", "small"),
     doc="onesweep radix sort (buckets: 'small' below 2**22 keys, where a pass has too few tiles to hide "
         "the look-back chain, and 'default'): RADIX_BITS digit width; WARPS x ITEMS x 32 keys per tile of the fast "
         "path; HIST_ITEMS keys per thread of the upfront histogram, HIST_WARPS its warps per program (0: "
         "WARPS), HIST_PER_SM its persistent programs per SM (inputs of fewer than 64 tiles per SM take one per "
-        "HIST_SMS_PER_PROGRAM SMs), and at most one program per HIST_MIN_TILES of a row's tiles; TL_TILE the "
+        "HIST_SMS_PER_PROGRAM SMs), and at most one program per HIST_MIN_TILES of a row's tiles; HIST_SPLIT_PLACES "
+        "(programs per SM, 0 off) lets those programs split the digit places between them up to that many; TL_TILE the "
         "tile of the portable (one-hot) path used by the interpreter and non-NVIDIA GPUs; MAXNREG a "
         "register cap for the fast pass kernel on 32-bit keys alone (0: the compiler's choice), "
         "MAXNREG_WIDE the cap when values travel or keys are wider; WINDOW the look-back "
@@ -1356,12 +1374,13 @@ def _radix_sort_db(keys: DoubleBuffer, values: Optional[DoubleBuffer], descendin
         # warps' counters)
         programs = (sms * pol.get("HIST_PER_SM", 4) if h_tiles * n_rows >= 64 * sms
                     else max(1, sms // pol.get("HIST_SMS_PER_PROGRAM", 1)))
-        grid = (max(1, min(h_tiles, cdiv(programs, n_rows), cdiv(h_tiles, pol.get("HIST_MIN_TILES", 1)))), n_rows)
-        smem_rows = 1 << (num_places * warps - 1).bit_length()
-        run(0, _histogram_gluon_kernel, grid, (kin, hist, row_len, h_tiles, begin_bit, end_bit),
+        grid0 = max(1, min(h_tiles, cdiv(programs, n_rows), cdiv(h_tiles, pol.get("HIST_MIN_TILES", 1))))
+        groups = _hist_place_groups(num_places, grid0 * n_rows, sms * pol.get("HIST_SPLIT_PLACES", 0))
+        own = num_places // groups
+        run(0, _histogram_gluon_kernel, (grid0, n_rows, groups), (kin, hist, row_len, h_tiles, begin_bit, end_bit),
             lambda: dict(NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, WARPS=warps, ITEMS=items,
-                         SMEM_ROWS=smem_rows, COUNT_SPECIAL=count_special, num_warps=warps,
-                         **chain_kwargs(dev, False)))
+                         SMEM_ROWS=1 << (own * warps - 1).bit_length(), COUNT_SPECIAL=count_special,
+                         PLACES=0 if groups == 1 else own, num_warps=warps, **chain_kwargs(dev, False)))
     else:
         launch(_histogram_tl_kernel, (cdiv(row_len, tile), n_rows), kin, hist, row_len, begin_bit, end_bit,
                NUM_PLACES=num_places, RADIX_BITS=rb, DESCENDING=descending, TILE=tile, num_warps=4)

@@ -9,7 +9,7 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
 
 * **in-register tile sort** (segments of up to ``MAX_BLOCK`` items; rows of 64-bit keys on compiled
   NVIDIA kernels up to :data:`WIDE_KEYS_MAX_BLOCK`, see :func:`_one_program_limit`; there every program of
-  64-bit keys whose ``BLOCK`` is 2048 or 4096, rows or segments, takes :data:`WIDE_KEYS_WARPS` warps instead
+  64-bit keys whose ``BLOCK`` is 512 to 4096, rows or segments, takes :data:`WIDE_KEYS_WARPS` warps instead
   of the policy's ``num_warps``): a program loads ``ROWS``
   segments as a ``[ROWS, BLOCK]`` tile (``BLOCK`` = the next power of two of the segment length, the
   padding holds the smallest ordered key and sorts last), packs ``(ordered_key << idx_bits) |
@@ -679,8 +679,12 @@ def _bucket(block: int) -> str:
 #: of 64-bit keys spills past 1024 keys a program; 32 warps sorted one row of 2048 int64 keys in 33.0 us
 #: (4 warps 73.5, 8 70.8, 16 46.8; torch 33.6), 64 rows of 2048 in 33.5 (74.5), one row of 4096 in 123.6
 #: (191.4) and 1024 rows of 4096 in 992 (1270) on an H200
-#: (bench/results/logs/sort64_tile_warps_probe-h200-20261202.log)
-WIDE_KEYS_WARPS = {2048: 32, 4096: 32}
+#: (bench/results/logs/sort64_tile_warps_probe-h200-20261202.log); 16 warps at 512 and 1024 keys: one row of
+#: 1024 in 13.2 us (4 warps 25.0, 8 17.6, 32 12.8; torch 31.9), 1024 rows of 1024 in 88.3 (160.5, 118.5, 100.4;
+#: torch 75.4), 4096 rows of 512 in 121.7 (241.8, 167.7, 160.1; torch 218.6)
+#: (bench/results/logs/sort64_tile_warps_probe-short-h200-20261202d.log); segmented sorts of such rows 18-25%
+#: faster (sort64_medium_rows_ab-h200-20261202d.log)
+WIDE_KEYS_WARPS = {512: 16, 1024: 16, 2048: 32, 4096: 32}
 #: rows of keys wider than 32 bits that the in-register tile sort takes on compiled NVIDIA kernels: one
 #: row of up to the first figure, several rows of up to the second; longer rows sort faster by the device
 #: radix sort on an H200: one row of 3000 or 4096 int64 keys 54.3 and 57.3 us against the tile sort's
