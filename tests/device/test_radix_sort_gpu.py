@@ -118,11 +118,14 @@ def test_gpu_fast_path_variants(cfg):
     {"HIST_WARPS": 8, "HIST_ITEMS": 16, "HIST_SMS_PER_PROGRAM": 4, "HIST_MIN_TILES": 16, "HIST_SPLIT_PLACES": 4,
      "SKIP_PLACES_MIN_N": 1 << 30},
 ], ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
-def test_gpu_histogram_program_counts(cfg):
+def test_gpu_histogram_program_counts(cfg, monkeypatch):
     # the upfront histogram's programs for small inputs (one program to many, each of several tiles): a
     # ragged last tile, one digit place (uint8) to eight (int64), a bit range, rows sorted as one problem,
     # the counts read back (SKIP_PLACES_MIN_N 0) or the launches queued; torch's results. (Rows of up to
     # 4096 keys go to the segmented sort: there sort_keys and sort_pairs take the device sort)
+    groups = []   # the place groups each planned histogram launch took
+    split = rs._hist_place_groups
+    monkeypatch.setattr(rs, "_hist_place_groups", lambda *a: groups.append(split(*a)) or groups[-1])
     with policy.override("radix_sort", cfg):
         rows = make_data("special", 8 * 9001, torch.float32).view(8, 9001)
         v, i = rs.sort(rows, descending=True)
@@ -141,6 +144,10 @@ def test_gpu_histogram_program_counts(cfg):
             sub = ((x.to(torch.int64) & 0xFFFFFFFF) ^ 0x80000000) >> 3 & ((1 << 18) - 1)
             idx = torch.sort(sub, stable=True).indices
             assert torch.equal(k, x[idx]) and torch.equal(v, x.to(torch.float64)[idx]), n
+    # (a split config really split: 8 groups for a one-program histogram of 64-bit keys; the portable path,
+    # off NVIDIA GPUs, has no groups)
+    if rs._use_fast_path(torch.device("cuda")):
+        assert groups and (max(groups) == 8 if cfg.get("HIST_SPLIT_PLACES") else set(groups) == {1}), groups
 
 
 @pytest.mark.gpu

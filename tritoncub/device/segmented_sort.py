@@ -690,7 +690,8 @@ WIDE_KEYS_WARPS = {512: 16, 1024: 16, 2048: 32, 4096: 32}
 #: radix sort on an H200: one row of 3000 or 4096 int64 keys 54.3 and 57.3 us against the tile sort's
 #: 210 and 191 with 4 warps (124 with 32), 1024 rows of 4096 659 against 1270 (992 with 32 warps), where
 #: the tile sort with 32 warps beats it at 2048 keys (33.0 us against 52.7) (logs sort64_rows_probe-,
-#: sort64_tile_warps_probe-, sort64_limit_ab-after-h200-20261202.log)
+#: sort64_tile_warps_probe-, sort64_limit_ab-after-h200-20261202.log; with the radix sort's split histogram
+#: one row of 3000 or 4096 takes 44.6 and 47.5 us, sort64_limit_ab-final-h200-20261202d.log)
 WIDE_KEYS_MAX_BLOCK = (2048, 2048)
 
 
