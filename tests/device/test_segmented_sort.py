@@ -454,6 +454,40 @@ def test_block_radix_sort_warp_rows(dtype, L, block_radix_calls):
     assert block_radix_calls == [True]
 
 
+WIDE_DTYPES = [d for d in ALL_DTYPES if d.itemsize == 8]
+
+
+@pytest.mark.parametrize("L", [1, 33, 100, 513, 1000, 1025, 2049, 4096, 4097, 8192])
+@pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
+def test_block_radix_sort_wide_keys(dtype, L, block_radix_calls, monkeypatch):
+    # 64-bit keys through the block radix sort (two words a key; WIDE_KEYS_BLOCK_RADIX on): rows of one
+    # segment per program and, up to 512 keys, of one per warp; 8-bit digits only (the configs of other
+    # widths leave them to the tile sort); adversarial rows, both orders
+    monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", True)
+    i = WIDE_DTYPES.index(dtype) + L
+    cfgs = [c for c in RADIX_CFGS if c["RADIX_BITS"] == 8]
+    warp_cfgs = [c for c in WARP_CFGS if c["RADIX_BITS"] == 8]
+    cfg = warp_cfgs[i % len(warp_cfgs)] if L <= 512 and i % 2 else cfgs[i % len(cfgs)]
+    x = adversarial_rows(6, L, dtype, seed=i)
+    with policy.override("segmented_sort", cfg) as pol:
+        if L > ss._one_program_limit(pol, 64, x.device, rows=6):
+            pytest.skip("a block radix sort of 8192 64-bit keys does not fit this GPU's shared memory")
+        check_rows(x, descending=(i // 2) % 2 == 1)
+        if L >= 33 and dtype in (torch.int64, torch.float64):   # (ragged segments, with values; torch sorts these)
+            offs = torch.tensor([0, L // 3, L // 3, L], device=DEVICE)
+            keys, vals = x[0].contiguous(), torch.arange(L, device=DEVICE, dtype=torch.int32)
+            k, v = ss.segmented_sort_pairs(keys, vals, offs)
+            rk, rv = ref_segmented(keys, vals, offs, False)
+            assert_equal(k.cpu(), rk, signed_zero=True, msg="keys")
+            assert_equal(v.cpu(), rv, msg="values")
+    assert block_radix_calls and all(block_radix_calls), block_radix_calls
+    # (and with 6-bit digits: not taken)
+    del block_radix_calls[:]
+    with policy.override("segmented_sort", RADIX_CFGS[1]):
+        check_rows(adversarial_rows(2, 100, dtype, seed=1), descending=False)
+    assert block_radix_calls == []
+
+
 def _nan_payload_rows(rows: int, L: int, dtype, seed: int) -> torch.Tensor:
     """Rows of normal keys, about a quarter NaNs of random payloads and signs, and some -0.0/+0.0."""
     g = torch.Generator().manual_seed(seed)

@@ -130,7 +130,7 @@ def _add(a, b):
 @gluon.jit
 def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr, RADIX_BITS: gl.constexpr,
                           WARPS: gl.constexpr, WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0,
-                          payload=None, PAYLOAD: gl.constexpr = False):
+                          payload=None, PAYLOAD: gl.constexpr = False, bits_hi=None):
     """Stable ascending LSD radix sort of one warp-striped tile by its ``KEY_BITS`` low bits
     (``WARP_ROWS``: of each warp's part of the tile on its own -- CUB's WarpRadixSort, a row per warp).
 
@@ -153,6 +153,12 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     tiles of up to 256 items one word from the first pass, up to 2^16 items two words in the first
     pass and one in every later one.
 
+    Keys of 33-64 bits (``KEY_BITS > 32``, ``RADIX_BITS`` 8): ``bits`` holds their low 32 ordered bits
+    and ``bits_hi`` the high ones (int32 tiles of the same layout). The passes over the low word move it,
+    the high word and the item index (three words); then the high word and the index; from
+    ``PACK_FROM`` on, as above, the high word's remaining bits above the index in one word. One more
+    exchange buffer of ``TILE`` words (:func:`block_radix_sort_smem_words` counts it).
+
     ``smem``: the kernel's first shared-memory allocation (so it starts ``global_smem``), int32
     ``[rows, 2**RADIX_BITS]`` of at least ``2 * WARPS * 2**RADIX_BITS + 2 * TILE`` words: two sets of
     digit counters (a pass zeroes the other set, the next pass's, while it ranks into its own), then
@@ -165,6 +171,9 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     whole block must call it; a caller that uses ``smem`` afterwards must call it first.
     """
     gl.static_assert((RADIX_BITS >= 5) & (RADIX_BITS <= 8), "block_radix_sort_smem: RADIX_BITS must be 5..8")
+    WIDE: gl.constexpr = KEY_BITS > 32
+    # (a digit of a wide key never straddles its two words)
+    gl.static_assert((not WIDE) or (RADIX_BITS == 8), "block_radix_sort_smem: keys wider than 32 bits take RADIX_BITS 8")
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = bits.shape[0] * bits.shape[1] * bits.shape[2]
     LOG_TILE: gl.constexpr = TILE.bit_length() - 1
@@ -174,6 +183,8 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     gl.static_assert(PACK_FROM < PASSES, "block_radix_sort_smem: the tile is too large for its key bits")
     XK: gl.constexpr = 2 * WARPS * RADIX        # exchange buffer of key bits (or packed words)
     XI: gl.constexpr = 2 * WARPS * RADIX + TILE  # exchange buffer of item indices (while not packed)
+    XH: gl.constexpr = 2 * WARPS * RADIX + 2 * TILE   # exchange buffer of a wide key's high word
+    LO_PASSES: gl.constexpr = 32 // RADIX_BITS   # (wide keys: the passes over the low word)
     # the scan's layouts: each thread holds CPT consecutive digits (of every warp, in LC), so the scan
     # over digits adds within the thread before one chain of shuffles
     CPT: gl.constexpr = max(RADIX // (32 * WARPS), 1)
@@ -186,6 +197,8 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     # can see, and they come last in item order, so they stay after every valid key without a
     # per-pass select (valid keys of all-ones bits keep their place before them: the sort is stable)
     bits = gl.where(valid, bits, -1)
+    if WIDE:
+        hi = gl.where(valid, bits_hi, -1)
     if PACK_FROM == 0:
         bits = (bits << LOG_TILE) | local
     # counter sets: pass p counts in rows [(p % 2) * WARPS, + WARPS) of smem, one row per warp
@@ -203,7 +216,10 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
             # this pass's barriers order these stores before the next pass's atomics
             smem.slice(((p + 1) % 2) * WARPS, WARPS, 0).store(gl.zeros([WARPS, RADIX], gl.int32, LC))
         if p < PACK_FROM:
-            d = extract_digit(bits.to(gl.uint32, bitcast=True), p * RADIX_BITS, RADIX_BITS)
+            if WIDE and p >= LO_PASSES:
+                d = extract_digit(hi.to(gl.uint32, bitcast=True), (p - LO_PASSES) * RADIX_BITS, RADIX_BITS)
+            else:
+                d = extract_digit(bits.to(gl.uint32, bitcast=True), p * RADIX_BITS, RADIX_BITS)
         else:
             d = extract_digit(bits.to(gl.uint32, bitcast=True), LOG_TILE + (p - PACK_FROM) * RADIX_BITS, RADIX_BITS)
         word = ((p % 2) * WARPS + warp) * RADIX + d
@@ -235,15 +251,24 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
         gl.thread_barrier()
         pos = smem_load_words(word) + rank
         if p + 1 < PACK_FROM:
-            smem_store_words(XK + pos, bits)
+            if (not WIDE) or (p + 1 < LO_PASSES):   # (a wide key's low word: while later passes rank it)
+                smem_store_words(XK + pos, bits)
             smem_store_words(XI + pos, col)
+            if WIDE:
+                smem_store_words(XH + pos, hi)
             gl.thread_barrier()
-            bits = smem_load_words(XK + local)
+            if (not WIDE) or (p + 1 < LO_PASSES):
+                bits = smem_load_words(XK + local)
             col = smem_load_words(XI + local)
+            if WIDE:
+                hi = smem_load_words(XH + local)
         else:
             if p + 1 == PACK_FROM:
                 # the bits the later passes rank, above the item index, in one word from here on
-                high = bits.to(gl.uint32, bitcast=True) >> (PACK_FROM * RADIX_BITS)
+                if WIDE:   # (PACK_FROM >= 5 for wide keys: those bits are all in the high word)
+                    high = hi.to(gl.uint32, bitcast=True) >> (PACK_FROM * RADIX_BITS - 32)
+                else:
+                    high = bits.to(gl.uint32, bitcast=True) >> (PACK_FROM * RADIX_BITS)
                 bits = ((high << LOG_TILE) | col.to(gl.uint32, bitcast=True)).to(gl.int32, bitcast=True)
             smem_store_words(XK + pos, bits)
             gl.thread_barrier()
@@ -280,6 +305,6 @@ def smem_exchange_words(payload, local, col):
 def block_radix_sort_smem_words(key_bits: int, radix_bits: int, warps: int, tile: int) -> int:
     """Words of shared memory :func:`block_radix_sort_smem` uses for a tile of ``tile`` keys: two
     counter sets, then one exchange buffer, or two while the key bits and the index do not fit one
-    word after the first pass."""
+    word after the first pass, three for keys wider than 32 bits."""
     pack_from = _pack_from(key_bits, tile.bit_length() - 1, radix_bits)
-    return 2 * warps * (1 << radix_bits) + (2 if pack_from > 1 else 1) * tile
+    return 2 * warps * (1 << radix_bits) + (3 if key_bits > 32 else 2 if pack_from > 1 else 1) * tile

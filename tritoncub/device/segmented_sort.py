@@ -27,7 +27,8 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   Tiny segments (a "logical warp" in CUB) are the same kernel with a small ``BLOCK`` and many
   ``ROWS`` per program.
 * **block radix sort** (``TILE_SORT="radix"``: segments whose ``BLOCK`` is at least
-  ``RADIX_MIN_BLOCK``, keys of at most 32 bits, compiled NVIDIA kernels): one program per segment
+  ``RADIX_MIN_BLOCK``, keys of at most 32 bits -- 64-bit keys too, as two words, with
+  :data:`WIDE_KEYS_BLOCK_RADIX`, off until measured -- compiled NVIDIA kernels): one program per segment
   runs CUB's ``BlockRadixSort`` in shared memory (``tritoncub.block.radix_sort.block_radix_sort_smem``:
   LSD passes of ``RADIX_BITS``, warps ranking by ballots, counters scanned, keys and their columns
   exchanged through shared memory); stable. Keys and values are then gathered from the input by the
@@ -386,9 +387,10 @@ def _segment_block_radix_sort_kernel(
         KEY_BITS: gl.constexpr, KEY_DTYPE: gl.constexpr, ASCENDING: gl.constexpr,
         RADIX_BITS: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
         WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0, SMEM_GATHER: gl.constexpr = 0):
-    """One program sorts one segment of at most WARPS*ITEMS*32 keys of at most 32 bits in shared
-    memory (``block_radix_sort_smem``), or with ``WARP_ROWS`` one segment of at most ITEMS*32 keys
-    per warp (WARPS segments per program); arguments as :func:`_segment_tile_sort_kernel`'s.
+    """One program sorts one segment of at most WARPS*ITEMS*32 keys in shared memory
+    (``block_radix_sort_smem``; keys of 64 bits as two words, where :data:`WIDE_KEYS_BLOCK_RADIX` lets
+    them come here), or with ``WARP_ROWS`` one segment of at most ITEMS*32 keys per warp (WARPS segments
+    per program); arguments as :func:`_segment_tile_sort_kernel`'s.
     ``SMEM_GATHER``: how the sorted keys are written: 0 gathered from the input by their source
     columns, 1 carried through shared memory by the sort (its payload), 2 read again in input order
     after the sort and exchanged through shared memory."""
@@ -442,9 +444,17 @@ def _segment_block_radix_sort_kernel(
         pos = local
     valid = pos < length
     raw = gl.load(keys_ptr + begin + pos, mask=valid, other=0)
-    bits = to_ordered_bits(raw.to(KEY_DTYPE, bitcast=True), not ASCENDING).to(gl.uint32).to(gl.int32, bitcast=True)
-    col, moved = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS, WARP_ROWS,
-                                       OR_EVERY, raw.to(gl.int32), (SMEM_GATHER == 1) and WRITE_KEYS)
+    if KEY_BITS > 32:
+        # (64-bit keys: the ordered bits' two words; the sorted keys are gathered back by source column)
+        gl.static_assert(SMEM_GATHER == 0, "keys wider than 32 bits are gathered back (SMEM_GATHER 0)")
+        wide = to_ordered_bits(raw.to(KEY_DTYPE, bitcast=True), not ASCENDING)
+        bits = (wide & 0xFFFFFFFF).to(gl.uint32).to(gl.int32, bitcast=True)
+        col, moved = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS, WARP_ROWS,
+                                           OR_EVERY, bits, False, (wide >> 32).to(gl.uint32).to(gl.int32, bitcast=True))
+    else:
+        bits = to_ordered_bits(raw.to(KEY_DTYPE, bitcast=True), not ASCENDING).to(gl.uint32).to(gl.int32, bitcast=True)
+        col, moved = block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS, RADIX_BITS, WARPS, WARP_ROWS,
+                                           OR_EVERY, raw.to(gl.int32), (SMEM_GATHER == 1) and WRITE_KEYS)
     if (SMEM_GATHER == 2) and WRITE_KEYS:
         # the keys read again in input order (coalesced), through shared memory into sorted order
         moved = smem_exchange_words(gl.load(keys_ptr + begin + pos, mask=valid, other=0).to(gl.int32), local, col)
@@ -693,23 +703,37 @@ WIDE_KEYS_WARPS = {512: 16, 1024: 16, 2048: 32, 4096: 32}
 #: sort64_tile_warps_probe-, sort64_limit_ab-after-h200-20261202.log; with the radix sort's split histogram
 #: one row of 3000 or 4096 takes 44.6 and 47.5 us, sort64_limit_ab-final-h200-20261202d.log)
 WIDE_KEYS_MAX_BLOCK = (2048, 2048)
+#: 64-bit keys take the shared-memory block radix sort (two words a key through its passes) where 32-bit
+#: keys do, instead of the tile sort and ``WIDE_KEYS_MAX_BLOCK``. Off: built, but not yet run or timed on a
+#: GPU (``tests/device/test_segmented_sort_gpu.py::test_gpu_wide_keys_block_radix`` and
+#: ``bench/probes/sort64_block_radix_probe.py`` switch it on)
+WIDE_KEYS_BLOCK_RADIX = False
+
+
+def _block_radix_key_bits_ok(key_bits: int, pol) -> bool:
+    """Whether the block radix sort takes keys of ``key_bits`` bits under ``pol``: up to 32, or 64 with
+    :data:`WIDE_KEYS_BLOCK_RADIX` and 8-bit digits (a digit never straddles the key's two words)."""
+    return key_bits <= 32 or (WIDE_KEYS_BLOCK_RADIX and pol["RADIX_BITS"] == 8)
 
 
 def _one_program_limit(pol, key_bits: int, device: torch.device, rows: int | None) -> int:
     """The longest segment the one-program strategies take (``pol``: the "large" bucket's policy):
     ``MAX_BLOCK``, or the largest power of two up to ``RADIX_MAX_BLOCK`` above it whose block radix
-    sort fits the device's shared memory, where that sort applies (keys of at most 32 bits, compiled
-    NVIDIA kernels). ``rows`` (the row sorts: how many rows of one length): keys of more than 32 bits on
-    compiled NVIDIA kernels then stop at :data:`WIDE_KEYS_MAX_BLOCK` (never below ``MERGE_TILE``), where
+    sort fits the device's shared memory, where that sort applies (keys of at most 32 bits, or 64 with
+    :data:`WIDE_KEYS_BLOCK_RADIX`; compiled NVIDIA kernels). ``rows`` (the row sorts: how many rows of one
+    length): keys of more than 32 bits that it does not take on compiled NVIDIA kernels then stop at
+    :data:`WIDE_KEYS_MAX_BLOCK` (never below ``MERGE_TILE``), where
     the device radix sort takes over; None (segments, top-k's rows: their other paths were not measured
     against the tile sort) keeps ``MAX_BLOCK`` for them. :func:`_launch_tile_sort` still refuses a segment
     past ``MAX_BLOCK`` that it cannot take (a config that failed to run here), and the caller then takes a
     long-segment path."""
     limit = pol["MAX_BLOCK"]
-    if key_bits > 32 and rows is not None and _compiled_nvidia(device):
+    wide_radix = (pol["TILE_SORT"] == "radix" and _block_radix_key_bits_ok(key_bits, pol)
+                  and block_radix_available(device))
+    if key_bits > 32 and rows is not None and _compiled_nvidia(device) and not wide_radix:
         # (never below MERGE_TILE: the merge path, where longer rows may go, takes rows longer than it)
         return min(limit, max(WIDE_KEYS_MAX_BLOCK[rows > 1], pol["MERGE_TILE"]))
-    if pol["TILE_SORT"] == "radix" and key_bits <= 32 and block_radix_available(device):
+    if pol["TILE_SORT"] == "radix" and _block_radix_key_bits_ok(key_bits, pol) and block_radix_available(device):
         block = pol["RADIX_MAX_BLOCK"]
         while block > limit and not _block_radix_fits(block, pol, key_bits, device):
             block //= 2
@@ -804,15 +828,17 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     here (then the tile sort from now on, and a warning says so once)."""
     warps, items, smem_rows = _block_radix_shape(block, pol, meta["KEY_BITS"], warp_rows)
     radix_bits = pol["RADIX_BITS"]
+    # (keys wider than 32 bits are gathered back from the input by their source columns)
+    smem_gather = pol["RADIX_SMEM_GATHER"] if meta["KEY_BITS"] <= 32 else 0
     config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"], warp_rows, pol["RADIX_OR_EVERY"],
-              pol["RADIX_SMEM_GATHER"])
+              smem_gather)
     if not _block_radix_fits(block, pol, meta["KEY_BITS"], device, warp_rows) or config in _BLOCK_RADIX_FAILED:
         return False
     try:
         launch(_segment_block_radix_sort_kernel, (cdiv(num_segs, warps) if warp_rows else num_segs,), *args,
                **flags, ASCENDING=not descending, **meta, RADIX_BITS=radix_bits, WARPS=warps, ITEMS=items,
                SMEM_ROWS=smem_rows, WARP_ROWS=warp_rows, OR_EVERY=pol["RADIX_OR_EVERY"],
-               SMEM_GATHER=pol["RADIX_SMEM_GATHER"], num_warps=warps,
+               SMEM_GATHER=smem_gather, num_warps=warps,
                **maxnreg_kwargs(pol["RADIX_MAXNREG"]))
     except (triton.CompilationError, OutOfResources, PTXASError) as e:
         if compile_only():
@@ -852,7 +878,8 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
                  HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None, WRITE_IDX=out_idx is not None)
     warp_min = pol["RADIX_WARP_MIN_BLOCK"]
     if (pol["TILE_SORT"] == "radix" and (block >= pol["RADIX_MIN_BLOCK"] or 0 < warp_min <= block <= 512)
-            and rows is None and meta["KEY_BITS"] <= 32 and num_segs < 2**31 and block_radix_available(device)):
+            and rows is None and _block_radix_key_bits_ok(meta["KEY_BITS"], pol) and num_segs < 2**31
+            and block_radix_available(device)):
         if _launch_block_radix_sort(args, block=block, num_segs=num_segs, descending=descending, meta=meta,
                                     pol=pol, device=device, warp_rows=block < pol["RADIX_MIN_BLOCK"], **flags):
             return True
@@ -1136,7 +1163,7 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
         block = max(MIN_BLOCK, next_power_of_2(L))
         tile_pol = policy.select("segmented_sort", x.device, _bucket(block))
         replay_key = (rows, L, x.dtype, descending, x.device, xc.data_ptr() & 15 == 0, block_radix_available(x.device),
-                      ROW_MASKS_ONLY)
+                      ROW_MASKS_ONLY, WIDE_KEYS_BLOCK_RADIX)
         hit = _ROWS_REPLAYS.get(replay_key)
         if hit is not None and hit[0] is pol and hit[1] is tile_pol:
             values = torch.empty_like(xc)
@@ -1303,7 +1330,7 @@ def _sort_short_segments(kb, vb, okb, ovb, keys, values, out_k, out_v, begin_np,
             pols = tuple(policy.select("segmented_sort", device, _bucket(block)) for block, _, _ in bins)
             replay_key = (tuple(bins), len_np.size, keys.dtype, None if values is None else values.dtype, descending,
                           device, tuple(t.data_ptr() & 15 == 0 for t in roots), block_radix_available(device),
-                          len(_BLOCK_RADIX_FAILED),
+                          len(_BLOCK_RADIX_FAILED), WIDE_KEYS_BLOCK_RADIX,
                           values is not None and values.data_ptr() == keys.data_ptr())   # (values aliasing keys)
             hit = _SHORT_REPLAYS.get(replay_key)
             if hit is not None and len(hit[0]) == len(pols) and all(a is b for a, b in zip(hit[0], pols)):

@@ -985,7 +985,8 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
                            _RS_COMPACT_BLOCK, _RS_COMPACT_WARPS, _RS_COMPACT_PER_SM, _RS_OVERFLOW_SMEM_HIST,
                            _RS_SKIP_WHEN_DONE,
                            _RADIX_SORT_SELECTED,
-                           _segmented_sort_module.ROW_MASKS_ONLY, radix_replay_key_parts())
+                           _segmented_sort_module.ROW_MASKS_ONLY, _segmented_sort_module.WIDE_KEYS_BLOCK_RADIX,
+                           radix_replay_key_parts())
             # (not remembered: more rows than one launch's grid takes, whose batches' scratch would all
             # stay allocated at once, and problems whose launches could not be recorded before: they
             # keep the radix select's own remembered plan)
