@@ -12,9 +12,8 @@ import torch
 
 sys.path.insert(0, "bench/probes")
 from _timing import gpu_us  # noqa: E402
+from _switches import with_segmented_sort_value  # noqa: E402
 import tritoncub  # noqa: E402,F401
-from tritoncub.device import segmented_sort as SS  # noqa: E402
-from tritoncub.device import topk as TK  # noqa: E402
 
 ops = torch.ops.tritoncub
 d = "cuda"
@@ -22,14 +21,7 @@ g = torch.Generator(device=d).manual_seed(2)
 
 
 def with_flag(on, fn):
-    # (the remembered launches of repeated calls would replay the other path)
-    for memo in (SS._ROWS_REPLAYS, SS._SHORT_REPLAYS, TK._TILE_REPLAYS, TK._LONG_REPLAYS):
-        memo.clear()
-    saved, SS.WIDE_KEYS_BLOCK_RADIX = SS.WIDE_KEYS_BLOCK_RADIX, on
-    try:
-        return fn()
-    finally:
-        SS.WIDE_KEYS_BLOCK_RADIX = saved
+    return with_segmented_sort_value("WIDE_KEYS_BLOCK_RADIX", on, fn)
 
 
 def main():

@@ -11,9 +11,9 @@ import torch
 
 sys.path.insert(0, "bench/probes")
 from _timing import gpu_us  # noqa: E402
+from _switches import with_segmented_sort_value  # noqa: E402
 import tritoncub  # noqa: E402,F401
 from tritoncub.device import segmented_sort as SS  # noqa: E402
-from tritoncub.device import topk as TK  # noqa: E402
 
 ops = torch.ops.tritoncub
 d = "cuda"
@@ -23,14 +23,7 @@ POLICY_WARPS = {b: w for b, w in SHIPPED.items() if b not in (512, 1024)}
 
 
 def with_warps(table, fn):
-    # (the remembered launches of repeated calls would replay the other table's warps)
-    for memo in (SS._ROWS_REPLAYS, SS._SHORT_REPLAYS, TK._TILE_REPLAYS, TK._LONG_REPLAYS):
-        memo.clear()
-    saved, SS.WIDE_KEYS_WARPS = SS.WIDE_KEYS_WARPS, table
-    try:
-        return fn()
-    finally:
-        SS.WIDE_KEYS_WARPS = saved
+    return with_segmented_sort_value("WIDE_KEYS_WARPS", table, fn)
 
 
 def main():

@@ -474,13 +474,24 @@ def test_block_radix_sort_wide_keys(dtype, L, block_radix_calls, monkeypatch):
             pytest.skip("a block radix sort of 8192 64-bit keys does not fit this GPU's shared memory")
         check_rows(x, descending=(i // 2) % 2 == 1)
         if L >= 33 and dtype in (torch.int64, torch.float64):   # (ragged segments, with values; torch sorts these)
-            offs = torch.tensor([0, L // 3, L // 3, L], device=DEVICE)
-            keys, vals = x[0].contiguous(), torch.arange(L, device=DEVICE, dtype=torch.int32)
-            k, v = ss.segmented_sort_pairs(keys, vals, offs)
-            rk, rv = ref_segmented(keys, vals, offs, False)
-            assert_equal(k.cpu(), rk, signed_zero=True, msg="keys")
-            assert_equal(v.cpu(), rv, msg="values")
+            offs = torch.tensor([0, L // 3, L // 3, L, 6 * L], device=DEVICE)
+            keys, vals = x.reshape(-1), torch.arange(6 * L, device=DEVICE, dtype=torch.int32)
+            for desc in (False, True):
+                k, v = ss.segmented_sort_pairs(keys, vals, offs, descending=desc)
+                rk, rv = ref_segmented(keys, vals, offs, desc)
+                assert_equal(k.cpu(), rk, signed_zero=True, msg="keys")
+                assert_equal(v.cpu(), rv, msg="values")
     assert block_radix_calls and all(block_radix_calls), block_radix_calls
+    if L == 8192 and dtype == torch.int64:
+        # a segment past the one-program sorts: the merge path, whose chunks the block radix sort presorts
+        keys = make_data("few_unique", 20001, dtype, seed=3)
+        offs = torch.tensor([0, 3, 20001], device=DEVICE)
+        del block_radix_calls[:]
+        with policy.override("segmented_sort", dict(cfgs[0], MERGE_TILE=1024, LONG_PATH="merge")):
+            for desc in (False, True):
+                assert_equal(ss.segmented_sort(keys, offs, descending=desc).cpu(),
+                             ref_segmented(keys, None, offs, desc)[0])
+        assert 1024 in block_radix_calls.blocks and all(block_radix_calls), block_radix_calls.blocks
     # (and with 6-bit digits: not taken)
     del block_radix_calls[:]
     with policy.override("segmented_sort", RADIX_CFGS[1]):
@@ -692,6 +703,24 @@ def test_block_radix_sort_falls_back_when_it_does_not_compile(monkeypatch):
             check_rows(x, False)
         check_rows(x, True)
     assert ss._BLOCK_RADIX_UNAVAILABLE
+
+
+def test_wide_block_radix_sort_build_failure_keeps_the_32bit_one(monkeypatch):
+    """With WIDE_KEYS_BLOCK_RADIX, a 64-bit block radix sort that fails to build takes only its config out
+    (then the tile sort, same results), not the block radix sort of 32-bit keys."""
+    monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", True)
+    monkeypatch.setattr(ss, "launch", lambda kernel, *a, **k: _fail_to_build()
+                        if kernel is ss._segment_block_radix_sort_kernel and k["KEY_BITS"] > 32
+                        else ss_launch(kernel, *a, **k))
+    monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", [])
+    monkeypatch.setattr(ss, "_BLOCK_RADIX_FAILED", set())
+    monkeypatch.setattr(ss, "block_radix_available", lambda device: not ss._BLOCK_RADIX_UNAVAILABLE)
+    x = adversarial_rows(4, 40, torch.int64, seed=9)
+    with policy.override("segmented_sort", RADIX_CFGS[0]):
+        with pytest.warns(UserWarning, match="block radix sort unavailable"):
+            check_rows(x, False)
+        check_rows(x, True)
+    assert not ss._BLOCK_RADIX_UNAVAILABLE and len(ss._BLOCK_RADIX_FAILED) == 1
 
 
 @pytest.mark.parametrize("grid_y", [None, 1])

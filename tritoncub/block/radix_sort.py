@@ -153,7 +153,7 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     tiles of up to 256 items one word from the first pass, up to 2^16 items two words in the first
     pass and one in every later one.
 
-    Keys of 33-64 bits (``KEY_BITS > 32``, ``RADIX_BITS`` 8): ``bits`` holds their low 32 ordered bits
+    Keys of 64 bits (``KEY_BITS`` 64, ``RADIX_BITS`` 8): ``bits`` holds their low 32 ordered bits
     and ``bits_hi`` the high ones (int32 tiles of the same layout). The passes over the low word move it,
     the high word and the item index (three words); then the high word and the index; from
     ``PACK_FROM`` on, as above, the high word's remaining bits above the index in one word. One more
@@ -173,7 +173,8 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     gl.static_assert((RADIX_BITS >= 5) & (RADIX_BITS <= 8), "block_radix_sort_smem: RADIX_BITS must be 5..8")
     WIDE: gl.constexpr = KEY_BITS > 32
     # (a digit of a wide key never straddles its two words)
-    gl.static_assert((not WIDE) or (RADIX_BITS == 8), "block_radix_sort_smem: keys wider than 32 bits take RADIX_BITS 8")
+    gl.static_assert((not WIDE) or ((RADIX_BITS == 8) & (KEY_BITS == 64)),
+                     "block_radix_sort_smem: keys wider than 32 bits are 64-bit keys in 8-bit digits")
     RADIX: gl.constexpr = 1 << RADIX_BITS
     TILE: gl.constexpr = bits.shape[0] * bits.shape[1] * bits.shape[2]
     LOG_TILE: gl.constexpr = TILE.bit_length() - 1

@@ -705,8 +705,10 @@ WIDE_KEYS_WARPS = {512: 16, 1024: 16, 2048: 32, 4096: 32}
 WIDE_KEYS_MAX_BLOCK = (2048, 2048)
 #: 64-bit keys take the shared-memory block radix sort (two words a key through its passes) where 32-bit
 #: keys do, instead of the tile sort and ``WIDE_KEYS_MAX_BLOCK``. Off: built, but not yet run or timed on a
-#: GPU (``tests/device/test_segmented_sort_gpu.py::test_gpu_wide_keys_block_radix`` and
-#: ``bench/probes/sort64_block_radix_probe.py`` switch it on)
+#: GPU (``tests/device/test_segmented_sort.py::test_block_radix_sort_wide_keys`` and
+#: ``bench/probes/sort64_block_radix_probe.py`` switch it on). Where a row's size bucket is not a radix
+#: policy of 8-bit digits (or its config failed to run), rows of 2049 to ``MAX_BLOCK`` such keys then take the
+#: tile sort, slower than the device radix sort that ``WIDE_KEYS_MAX_BLOCK`` sends them to
 WIDE_KEYS_BLOCK_RADIX = False
 
 
@@ -843,7 +845,8 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     except (triton.CompilationError, OutOfResources, PTXASError) as e:
         if compile_only():
             raise      # (the compile-check mode is there to see it)
-        if isinstance(e, triton.CompilationError):
+        # (a wide-key kernel that does not build takes only its own config out: not the 32-bit sorts)
+        if isinstance(e, triton.CompilationError) and meta["KEY_BITS"] <= 32:
             _BLOCK_RADIX_UNAVAILABLE.append(repr(e))
         else:
             _BLOCK_RADIX_FAILED.add(config)
