@@ -691,36 +691,26 @@ def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):
     assert block_radix_calls == []
 
 
-def test_block_radix_sort_falls_back_when_it_does_not_compile(monkeypatch):
-    """A block radix sort that fails to build for the GPU: one warning, then the tile sort, same results."""
-    monkeypatch.setattr(ss, "launch", lambda kernel, *a, **k: _fail_to_build() if kernel is ss._segment_block_radix_sort_kernel
-                        else ss_launch(kernel, *a, **k))
-    monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", [])
-    monkeypatch.setattr(ss, "block_radix_available", lambda device: not ss._BLOCK_RADIX_UNAVAILABLE)
-    x = adversarial_rows(4, 40, torch.float32, seed=9)
-    with policy.override("segmented_sort", RADIX_CFGS[0]):
-        with pytest.warns(UserWarning, match="block radix sort unavailable"):
-            check_rows(x, False)
-        check_rows(x, True)
-    assert ss._BLOCK_RADIX_UNAVAILABLE
-
-
-def test_wide_block_radix_sort_build_failure_keeps_the_32bit_one(monkeypatch):
-    """With WIDE_KEYS_BLOCK_RADIX, a 64-bit block radix sort that fails to build takes only its config out
-    (then the tile sort, same results), not the block radix sort of 32-bit keys."""
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64], ids=str)
+def test_block_radix_sort_falls_back_when_it_does_not_compile(dtype, monkeypatch):
+    """A block radix sort that fails to build for the GPU: one warning, then the tile sort, same results.
+    32-bit keys: the block radix sort is off from then on; 64-bit keys (WIDE_KEYS_BLOCK_RADIX on): only
+    that config is taken out, not the block radix sort of 32-bit keys."""
     monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", True)
-    monkeypatch.setattr(ss, "launch", lambda kernel, *a, **k: _fail_to_build()
-                        if kernel is ss._segment_block_radix_sort_kernel and k["KEY_BITS"] > 32
+    monkeypatch.setattr(ss, "launch", lambda kernel, *a, **k: _fail_to_build() if kernel is ss._segment_block_radix_sort_kernel
                         else ss_launch(kernel, *a, **k))
     monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", [])
     monkeypatch.setattr(ss, "_BLOCK_RADIX_FAILED", set())
     monkeypatch.setattr(ss, "block_radix_available", lambda device: not ss._BLOCK_RADIX_UNAVAILABLE)
-    x = adversarial_rows(4, 40, torch.int64, seed=9)
+    x = adversarial_rows(4, 40, dtype, seed=9)
     with policy.override("segmented_sort", RADIX_CFGS[0]):
         with pytest.warns(UserWarning, match="block radix sort unavailable"):
             check_rows(x, False)
         check_rows(x, True)
-    assert not ss._BLOCK_RADIX_UNAVAILABLE and len(ss._BLOCK_RADIX_FAILED) == 1
+    if dtype.itemsize == 8:
+        assert not ss._BLOCK_RADIX_UNAVAILABLE and len(ss._BLOCK_RADIX_FAILED) == 1
+    else:
+        assert ss._BLOCK_RADIX_UNAVAILABLE and not ss._BLOCK_RADIX_FAILED
 
 
 @pytest.mark.parametrize("grid_y", [None, 1])
