@@ -163,7 +163,8 @@ def block_radix_sort_smem(bits, valid, local, warp, smem, KEY_BITS: gl.constexpr
     ``[rows, 2**RADIX_BITS]`` of at least ``2 * WARPS * 2**RADIX_BITS + 2 * TILE`` words: two sets of
     digit counters (a pass zeroes the other set, the next pass's, while it ranks into its own), then
     the exchange buffers of key bits and indices (``+ TILE`` only, when ``PACK_FROM`` <= 1: the index
-    buffer is never used; :func:`block_radix_sort_smem_words` counts it all). ``OR_EVERY`` > 0: every
+    buffer is never used; ``+ TILE`` more for 64-bit keys, their high words;
+    :func:`block_radix_sort_smem_words` counts it all). ``OR_EVERY`` > 0: every
     ``OR_EVERY``-th register slot finds its keys' peers through mask words in shared memory instead of
     ballots (:func:`~tritoncub.block.radix_rank.warp_mixed_rank`: ballots load the ALU pipe, mask
     words the shared-memory pipe); the mask words are the other counter set, zero while a pass ranks
