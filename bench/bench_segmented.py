@@ -53,6 +53,9 @@ def cases(ctx):
         yield from _rows_cases(ctx, rows, L, torch.float32)
     for dt in (torch.int32, torch.float16, torch.int64):
         yield from _rows_cases(ctx, 65536 if not quick else 4096, 128, dt)
+    # 64-bit keys in rows of a few thousand (the block radix sort's two-word keys)
+    for rows, L, dt in ((4096, 1024, torch.int64), (1024, 4096, torch.float64)):
+        yield from _rows_cases(ctx, rows if not quick else 64, L, dt)
 
     total = (1 << 26) if not quick else (1 << 20)
     nseg = 100_000 if not quick else 2000

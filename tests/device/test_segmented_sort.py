@@ -604,17 +604,25 @@ def test_segments_past_max_block_the_block_radix_sort_refuses_take_a_long_path(m
     assert 128 in asked and 256 in asked   # (the 100- and 90-key rows, the 200-key segment)
 
 
-@pytest.mark.parametrize("smem_kb,key_bits,cfg,limit", [
-    (227, 32, {}, 8192), (227, 16, {}, 8192),
-    (99, 32, {}, 4096), (99, 16, {}, 8192), (99, 8, {}, 8192),   # (32-bit keys of 8192 need 129 KB)
-    (150, 32, dict(RADIX_MAX_BLOCK=2048), 4096), (227, 32, dict(RADIX_MAX_BLOCK=0), 4096),
-    (227, 32, dict(TILE_SORT="bitonic"), 4096), (227, 64, dict(MERGE_TILE=1024), 2048),
-    (227, 64, dict(MAX_BLOCK=1024, MERGE_TILE=1024), 1024), (227, 64, dict(MERGE_TILE=4096), 4096)])
-def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
+@pytest.mark.parametrize("smem_kb,key_bits,wide_radix,cfg,limit", [
+    (227, 32, True, {}, 8192), (227, 16, True, {}, 8192),
+    (99, 32, True, {}, 4096), (99, 16, True, {}, 8192), (99, 8, True, {}, 8192),   # (32-bit keys of 8192 need 129 KB)
+    (150, 32, True, dict(RADIX_MAX_BLOCK=2048), 4096), (227, 32, True, dict(RADIX_MAX_BLOCK=0), 4096),
+    (227, 32, True, dict(TILE_SORT="bitonic"), 4096),
+    # 64-bit keys in the block radix sort (two words a key, 8-bit digits): its limits, as 32-bit keys'
+    (227, 64, True, {}, 8192), (99, 64, True, {}, 4096), (150, 64, True, dict(RADIX_MAX_BLOCK=2048), 4096),
+    # 64-bit keys it does not take (WIDE_KEYS_BLOCK_RADIX off, other digit widths, the tile sort): the wide
+    # keys' rule
+    (227, 64, False, dict(MERGE_TILE=1024), 2048), (227, 64, False, dict(MAX_BLOCK=1024, MERGE_TILE=1024), 1024),
+    (227, 64, False, dict(MERGE_TILE=4096), 4096), (227, 64, True, dict(RADIX_BITS=7, MERGE_TILE=1024), 2048),
+    (227, 64, True, dict(TILE_SORT="bitonic", MERGE_TILE=1024), 2048)])
+def test_one_program_limit(smem_kb, key_bits, wide_radix, cfg, limit, monkeypatch):
     """Segments past MAX_BLOCK (4096) go to the block radix sort up to RADIX_MAX_BLOCK (8192) only where it
-    applies (TILE_SORT radix, keys of at most 32 bits) and fits the device's shared memory; 64-bit keys
-    stop at WIDE_KEYS_MAX_BLOCK (2048 keys, one row or more) on compiled kernels, or at MERGE_TILE
-    (the merge path takes longer rows only)."""
+    applies (TILE_SORT radix, keys of at most 32 bits, or 64 bits in 8-bit digits with
+    WIDE_KEYS_BLOCK_RADIX) and fits the device's shared memory; 64-bit rows it does not take stop at
+    WIDE_KEYS_MAX_BLOCK (2048 keys, one row or more) on compiled kernels, or at MERGE_TILE (the merge
+    path takes longer rows only)."""
+    monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", wide_radix)
     monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: True)
     monkeypatch.setattr(ss, "smem_per_block", lambda device: smem_kb * 1024)
     dev = torch.device(DEVICE)
@@ -623,7 +631,8 @@ def test_one_program_limit(smem_kb, key_bits, cfg, limit, monkeypatch):
         assert ss._one_program_limit(pol, key_bits, dev, rows=2) == limit
         assert ss._one_program_limit(pol, key_bits, dev, rows=1) == limit   # (one row: the same limits)
         # (segments and top-k's rows: no wide keys' rule)
-        assert ss._one_program_limit(pol, key_bits, dev, None) == (limit if key_bits <= 32 else pol["MAX_BLOCK"])
+        taken = key_bits <= 32 or (wide_radix and pol["RADIX_BITS"] == 8 and pol["TILE_SORT"] == "radix")
+        assert ss._one_program_limit(pol, key_bits, dev, None) == (limit if taken else pol["MAX_BLOCK"])
     monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: False)
     with policy.override("segmented_sort", dict(MAX_BLOCK=4096, RADIX_MAX_BLOCK=8192)) as pol:
         assert ss._one_program_limit(pol, 32, dev, rows=2) == 4096   # (no block radix sort here)
@@ -645,6 +654,7 @@ def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
     sort's programs take WIDE_KEYS_WARPS' warps for their BLOCK. (The limits and warps lowered here, and
     compiled kernels, which the rule keys on, faked.)"""
     monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: True)
+    monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", False)   # (the rule for 64-bit keys the block radix sort leaves)
     monkeypatch.setattr(ss, "WIDE_KEYS_MAX_BLOCK", (16, 32))
     monkeypatch.setattr(ss, "WIDE_KEYS_WARPS", {16: 1, 32: 2})   # (powers of two: a GPU compiles them)
     warps = launch_values(monkeypatch, ss, "_segment_tile_sort_kernel", "num_warps")
@@ -685,8 +695,11 @@ def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
         assert warps == [4, 4] and not long_rows
 
 
-def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(block_radix_calls):
-    with policy.override("segmented_sort", RADIX_CFGS[0]):
+@pytest.mark.parametrize("wide_radix,radix_bits", [(False, 8), (True, 6), (True, 7)])
+def test_block_radix_sort_leaves_64bit_keys_to_the_tile_sort(wide_radix, radix_bits, block_radix_calls, monkeypatch):
+    # 64-bit keys stay in the tile sort with WIDE_KEYS_BLOCK_RADIX off, or digits of other than 8 bits
+    monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", wide_radix)
+    with policy.override("segmented_sort", dict(RADIX_CFGS[0], RADIX_BITS=radix_bits)):
         check_rows(adversarial_rows(6, 50, torch.float64, seed=4), descending=False)
     assert block_radix_calls == []
 

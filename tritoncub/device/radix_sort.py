@@ -1864,9 +1864,10 @@ def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool 
     """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
 
     Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items (keys of
-    at most 32 bits, where the block radix sort takes them: up to ``RADIX_MAX_BLOCK``; 64-bit keys on
-    compiled kernels: up to ``segmented_sort.WIDE_KEYS_MAX_BLOCK``, 2048 for one row or more, but
-    not below the policy's ``MERGE_TILE`` nor above its ``MAX_BLOCK``) go to
+    the block radix sort takes, 64-bit keys too in 8-bit digits: up to ``RADIX_MAX_BLOCK`` where it fits
+    the device's shared memory; 64-bit keys it does not take, on compiled kernels: up to
+    ``segmented_sort.WIDE_KEYS_MAX_BLOCK``, 2048 for one row or more, but not below the policy's
+    ``MERGE_TILE`` nor above its ``MAX_BLOCK``) go to
     :func:`tritoncub.device.segmented_sort.sort_rows` (short rows: several per program in registers;
     rows of a few hundred keys and more: one per program, the shared-memory block radix sort);
     longer rows go through the onesweep device sort, all rows as one batch.

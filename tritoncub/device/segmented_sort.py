@@ -7,8 +7,9 @@ ones their complement, so every tile kernel sorts one way: largest first.
 
 Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
 
-* **in-register tile sort** (segments of up to ``MAX_BLOCK`` items; rows of 64-bit keys on compiled
-  NVIDIA kernels up to :data:`WIDE_KEYS_MAX_BLOCK`, see :func:`_one_program_limit`; there every program of
+* **in-register tile sort** (segments of up to ``MAX_BLOCK`` items; where the block radix sort does not
+  take them, rows of 64-bit keys on compiled NVIDIA kernels up to :data:`WIDE_KEYS_MAX_BLOCK`, see
+  :func:`_one_program_limit`; there every program of
   64-bit keys whose ``BLOCK`` is 512 to 4096, rows or segments, takes :data:`WIDE_KEYS_WARPS` warps instead
   of the policy's ``num_warps``): a program loads ``ROWS``
   segments as a ``[ROWS, BLOCK]`` tile (``BLOCK`` = the next power of two of the segment length, the
@@ -27,12 +28,13 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   Tiny segments (a "logical warp" in CUB) are the same kernel with a small ``BLOCK`` and many
   ``ROWS`` per program.
 * **block radix sort** (``TILE_SORT="radix"``: segments whose ``BLOCK`` is at least
-  ``RADIX_MIN_BLOCK``, keys of at most 32 bits -- 64-bit keys too, as two words, with
-  :data:`WIDE_KEYS_BLOCK_RADIX`, off until measured -- compiled NVIDIA kernels): one program per segment
+  ``RADIX_MIN_BLOCK``, keys of at most 32 bits -- 64-bit keys too, as two words, in 8-bit digits, with
+  :data:`WIDE_KEYS_BLOCK_RADIX` -- compiled NVIDIA kernels): one program per segment
   runs CUB's ``BlockRadixSort`` in shared memory (``tritoncub.block.radix_sort.block_radix_sort_smem``:
   LSD passes of ``RADIX_BITS``, warps ranking by ballots, counters scanned, keys and their columns
   exchanged through shared memory); stable. Keys and values are then gathered from the input by the
-  sorted columns, as above. Elsewhere (the interpreter, other GPUs, 64-bit keys) the tile sort.
+  sorted columns, as above. Elsewhere (the interpreter, other GPUs, 64-bit keys under other digit
+  widths) the tile sort.
   Segments longer than ``MAX_BLOCK`` whose ``BLOCK`` is at most ``RADIX_MAX_BLOCK`` (8192: 16 warps
   of 16 keys, 128 KB of shared memory for 32-bit keys, 64 KB for narrower ones) go this way too where
   it applies and fits the device's shared memory, not to the long-segment paths (H200, fp32 rows of
@@ -704,12 +706,15 @@ WIDE_KEYS_WARPS = {512: 16, 1024: 16, 2048: 32, 4096: 32}
 #: one row of 3000 or 4096 takes 44.6 and 47.5 us, sort64_limit_ab-final-h200-20261202d.log)
 WIDE_KEYS_MAX_BLOCK = (2048, 2048)
 #: 64-bit keys take the shared-memory block radix sort (two words a key through its passes) where 32-bit
-#: keys do, instead of the tile sort and ``WIDE_KEYS_MAX_BLOCK``. Off: built, but not yet run or timed on a
-#: GPU (``tests/device/test_segmented_sort.py::test_block_radix_sort_wide_keys`` and
-#: ``bench/probes/sort64_block_radix_probe.py`` switch it on). Where a row's size bucket is not a radix
-#: policy of 8-bit digits (or its config failed to run), rows of 2049 to ``MAX_BLOCK`` such keys then take the
-#: tile sort, slower than the device radix sort that ``WIDE_KEYS_MAX_BLOCK`` sends them to
-WIDE_KEYS_BLOCK_RADIX = False
+#: keys do, instead of the tile sort and ``WIDE_KEYS_MAX_BLOCK``: on an H200 one row of 1024, 2048, 4096 and
+#: 8192 int64 keys (with positions) 7.9, 13.2, 19.6 and 39.7 us against 13.2, 33.0, 46.7 and 54.2 (torch 31.8,
+#: 33.5, 42.8, 73.2), 1024 rows of 1024, 3000 and 4096 32.8, 112 and 135 against 88.6, 518 and 653 (torch 75.4,
+#: 254, 287), 4096 rows of 512 60.2 against 122 (torch 219), a segmented sort of 64 segments of 3000 32.0
+#: against 158; float64 alike (bench/results/logs/sort64_block_radix_probe-h200-20261202e.log). Where a row's
+#: size bucket is not a radix policy of 8-bit digits (or its config failed to run), rows of 2049 to
+#: ``MAX_BLOCK`` such keys take the tile sort, slower than the device radix sort that
+#: ``WIDE_KEYS_MAX_BLOCK`` sends them to when this is off
+WIDE_KEYS_BLOCK_RADIX = True
 
 
 def _block_radix_key_bits_ok(key_bits: int, pol) -> bool:
@@ -1124,9 +1129,10 @@ def sort_rows(x: torch.Tensor, descending: bool = False, stable: bool = True
     accepted for signature compatibility). Any row length: rows of up to the policy's ``MAX_BLOCK``
     items are sorted by the tile strategies of the module doc (in registers, several rows per
     program, or one row per program by the block radix sort from ``RADIX_MIN_BLOCK`` items, keys of
-    at most 32 bits, compiled NVIDIA kernels; the block radix sort also takes rows of up to
-    ``RADIX_MAX_BLOCK`` items; 64-bit keys on compiled NVIDIA kernels only up to
-    :data:`WIDE_KEYS_MAX_BLOCK`); longer rows go to the device radix sort
+    at most 32 bits, and 64-bit keys with 8-bit digits, compiled NVIDIA kernels; the block radix sort
+    also takes rows of up to ``RADIX_MAX_BLOCK`` items that fit the device's shared memory; 64-bit keys
+    it does not take, on compiled NVIDIA kernels, only up to :data:`WIDE_KEYS_MAX_BLOCK`); longer rows go
+    to the device radix sort
     (:func:`tritoncub.device.radix_sort._sort_lastdim`): one row as it is, up to 256 rows (keys of at
     most 32 bits) as one sort whose last pass groups the rows, more rows of at least a radix sort tile as
     segments of one sort (:func:`tritoncub.device.radix_sort.sort_segments`), other rows of 64-bit keys by
