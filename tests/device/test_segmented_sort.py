@@ -645,6 +645,29 @@ def test_one_program_limit(smem_kb, key_bits, wide_radix, cfg, limit, monkeypatc
         assert ss._one_program_limit(pol, 64, dev, rows=1) == 2048
 
 
+def test_block_radix_sorts_rows(monkeypatch):
+    """Which rows the block radix sort takes, by the policy of the rows' size bucket: one per program from
+    RADIX_MIN_BLOCK, one per warp from RADIX_WARP_MIN_BLOCK up to 512 keys; 64-bit keys in 8-bit digits with
+    WIDE_KEYS_BLOCK_RADIX; compiled NVIDIA kernels only. (What top-k asks before sorting 64-bit rows.)"""
+    dev = torch.device(DEVICE)
+    monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: True)
+    monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", True)
+    with policy.override("segmented_sort", dict(TILE_SORT="radix", RADIX_MIN_BLOCK=256, RADIX_BITS=8,
+                                                RADIX_WARP_MIN_BLOCK=0)):
+        assert [ss.block_radix_sorts_rows(L, 64, dev) for L in (128, 129, 256, 1000, 4096)] == [
+            False, True, True, True, True]
+        monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", False)
+        assert not ss.block_radix_sorts_rows(1000, 64, dev) and ss.block_radix_sorts_rows(1000, 32, dev)
+    with policy.override("segmented_sort", dict(TILE_SORT="radix", RADIX_MIN_BLOCK=2048, RADIX_BITS=8,
+                                                RADIX_WARP_MIN_BLOCK=64)):
+        assert [ss.block_radix_sorts_rows(L, 32, dev) for L in (32, 33, 512, 513, 2048)] == [
+            False, True, True, False, True]
+    with policy.override("segmented_sort", dict(TILE_SORT="bitonic")):
+        assert not ss.block_radix_sorts_rows(1000, 32, dev)
+    monkeypatch.setattr(ss, "_compiled_nvidia", lambda device: False)
+    assert not ss.block_radix_sorts_rows(1000, 32, dev)
+
+
 @pytest.mark.parametrize("dtype", [torch.int64, torch.float64], ids=str)
 def test_wide_keys_past_their_limit_leave_the_tile_sort(dtype, monkeypatch):
     """Keys of more than 32 bits: one row longer than WIDE_KEYS_MAX_BLOCK[0], or several longer than

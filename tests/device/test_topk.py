@@ -96,6 +96,34 @@ def test_topk_rows_sizes(L, k):
     check_exact(x, k, largest=False)
 
 
+WIDE_DTYPES = [d for d in ALL_DTYPES if d.itemsize == 8]
+
+
+@pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
+@pytest.mark.parametrize("L,k", [(40, 5), (33, 33)])
+def test_topk_wide_rows_by_sort(dtype, L, k, monkeypatch):
+    """Rows of 64-bit keys that the block radix sort takes are sorted (stable) and the first k kept: the
+    tile path's tie rule, both orders, sorted or not. (The block radix sort faked as taking these rows:
+    sort_rows then takes its CPU path; on a GPU the real rule picks rows of 256 keys and more.)"""
+    monkeypatch.setattr(tk, "block_radix_sorts_rows", lambda length, key_bits, device: length >= 33)
+    by_sort = count_calls(monkeypatch, tk, "_stable_topk_rows")
+    x = adversarial_rows(7, L, dtype, seed=L)
+    for largest in (True, False):
+        check_exact(x, k, largest=largest)
+        v, i = tk.topk(x, k, largest=largest, sorted=False)
+        rv, ri = stable_ref(x, k, largest)
+        assert_equal(v.cpu(), rv, signed_zero=False, msg="values, sorted=False")
+        assert_equal(i.cpu(), ri, msg="indices, sorted=False")
+    assert len(by_sort) == 4
+    # shorter rows, and 32-bit keys, keep the tile path; so does the constant off
+    del by_sort[:]
+    check_exact(adversarial_rows(3, 32, dtype, seed=1), 4)
+    check_exact(adversarial_rows(3, 40, torch.float32, seed=1), 4)
+    monkeypatch.setattr(tk, "_WIDE_ROWS_BY_SORT", False)
+    check_exact(x, k)
+    assert by_sort == []
+
+
 def test_topk_float_specials():
     x = adversarial_rows(4, 12, torch.float32, seed=1)
     x[0] = float("nan")

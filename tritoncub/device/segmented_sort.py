@@ -723,6 +723,23 @@ def _block_radix_key_bits_ok(key_bits: int, pol) -> bool:
     return key_bits <= 32 or (WIDE_KEYS_BLOCK_RADIX and pol["RADIX_BITS"] == 8)
 
 
+def _block_radix_applies(block: int, key_bits: int, pol, device: torch.device) -> bool:
+    """Whether segments of ``block`` (a power of two) keys of ``key_bits`` bits go to the block radix sort
+    under ``pol`` here: one per program from ``RADIX_MIN_BLOCK``, one per warp from ``RADIX_WARP_MIN_BLOCK``
+    up to 512 (a launch that then does not fit or run falls back to the tile sort)."""
+    warp_min = pol["RADIX_WARP_MIN_BLOCK"]
+    return (pol["TILE_SORT"] == "radix" and (block >= pol["RADIX_MIN_BLOCK"] or 0 < warp_min <= block <= 512)
+            and _block_radix_key_bits_ok(key_bits, pol) and block_radix_available(device))
+
+
+def block_radix_sorts_rows(length: int, key_bits: int, device: torch.device) -> bool:
+    """Whether :func:`sort_rows` gives rows of ``length`` (at most the one-program limit) keys of
+    ``key_bits`` bits to the shared-memory block radix sort on ``device`` (by the policy of the rows'
+    size bucket); top-k sorts 64-bit rows this way rather than in its register tile."""
+    block = max(MIN_BLOCK, next_power_of_2(length))
+    return _block_radix_applies(block, key_bits, policy.select("segmented_sort", device, _bucket(block)), device)
+
+
 def _one_program_limit(pol, key_bits: int, device: torch.device, rows: int | None) -> int:
     """The longest segment the one-program strategies take (``pol``: the "large" bucket's policy):
     ``MAX_BLOCK``, or the largest power of two up to ``RADIX_MAX_BLOCK`` above it whose block radix
@@ -884,10 +901,7 @@ def _launch_tile_sort(kb, vb, out_kb, out_vb, out_idx, *, block, num_segs, desce
             num_segs, row_len, row_stride)
     flags = dict(UNIFORM=uniform, HAS_LIST=seg_list is not None, HAS_IDX_BASE=idx_base is not None,
                  HAS_VALS=vb is not None, WRITE_KEYS=out_kb is not None, WRITE_IDX=out_idx is not None)
-    warp_min = pol["RADIX_WARP_MIN_BLOCK"]
-    if (pol["TILE_SORT"] == "radix" and (block >= pol["RADIX_MIN_BLOCK"] or 0 < warp_min <= block <= 512)
-            and rows is None and _block_radix_key_bits_ok(meta["KEY_BITS"], pol) and num_segs < 2**31
-            and block_radix_available(device)):
+    if rows is None and num_segs < 2**31 and _block_radix_applies(block, meta["KEY_BITS"], pol, device):
         if _launch_block_radix_sort(args, block=block, num_segs=num_segs, descending=descending, meta=meta,
                                     pol=pol, device=device, warp_rows=block < pol["RADIX_MIN_BLOCK"], **flags):
             return True

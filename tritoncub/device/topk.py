@@ -8,8 +8,10 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   inverted column are packed into one word and a bitonic top-k (``bitonic_topk``: sort runs of
   ``next_pow2(k)``, keep the larger half of neighbouring runs, re-merge; or ``tl.topk`` with
   ``NETWORK="tl"``) keeps the best ``next_pow2(k)``; 64-bit keys sort the row tile as (key, index)
-  pairs instead. Never a full sort of
-  anything but the tile.
+  pairs instead, or, where the shared-memory block radix sort takes their rows (compiled NVIDIA
+  kernels, rows of 256 keys and more under the shipped policies; :data:`_WIDE_ROWS_BY_SORT`), are
+  sorted by ``sort_rows`` (stable) and the first k kept: the same results. Never a full sort of
+  anything but the tile (or such a row).
 * **candidates** (long rows of at most ``CAND_MAX_LEN`` keys of at most 32 bits,
   ``next_pow2(k) <= CAND_K_MAX``): each program
   keeps a few candidates of a chunk of the row (packed ``ordered_key << 32 | ~column`` words), the
@@ -70,7 +72,7 @@ from . import segmented_sort as _segmented_sort_module
 from .segmented_sort import _bucket as _seg_bucket
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
                              sort_tile_descending, bitonic_topk, _host_arrays_to_device, _launch_tile_sort,
-                             _log2, _one_program_limit, _segments_by_block, _sort_long)
+                             _log2, _one_program_limit, _segments_by_block, _sort_long, block_radix_sorts_rows)
 
 _IDX32_INT = 0xFFFFFFFF   # the inverted-column field of a packed candidate (literal in the kernels)
 
@@ -972,6 +974,11 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
     if rows == 0 or k == 0:
         return values, indices
     pol = policy.select("topk", device, "rows")
+    if (L <= pol["ROW_MAX_BLOCK"] and xc.dtype.itemsize == 8 and _WIDE_ROWS_BY_SORT
+            and block_radix_sorts_rows(L, 64, device)):
+        # (the tile path sorts 64-bit rows whole in registers, as (key, index) pairs: the block radix sort
+        # of the rows, then the first k, is faster)
+        return _stable_topk_rows(xc, k, largest)
     if (L > pol["ROW_MAX_BLOCK"] and torch.are_deterministic_algorithms_enabled()
             and not _candidates_ok(key_meta(xc.dtype), k, L, policy.select("topk", device, "long"))):
         return _stable_topk_rows(xc, k, largest)
@@ -1096,6 +1103,16 @@ def _stable_topk_rows(xc: torch.Tensor, k: int, largest: bool):
 #: sort one long row of selected items by the device radix sort (False: the merge path; a module
 #: constant so tests and probes can compare the two)
 _RADIX_SORT_SELECTED = True
+
+#: rows of 64-bit keys of at most the "rows" policy's ``ROW_MAX_BLOCK`` that the shared-memory block radix
+#: sort takes (``segmented_sort.block_radix_sorts_rows``: compiled NVIDIA kernels, from 256 keys under the
+#: shipped policies) are sorted whole by it and the first k kept, instead of the tile path, whose register
+#: sort of (key, index) pairs spills in its 4 warps. On an H200, int64, GPU time: (4096, 1000) k=16 126 us
+#: against the tile path's 622 (torch 239), (1024, 4096) k=512 145 against 1158 (torch 194), k=8 141 against
+#: 1167 (torch 134), (16384, 300) k=8 194 against 1207 (torch 206), (65536, 200) k=50 489 against 1774 (torch
+#: 1345) (bench/results/logs/topk64_rows_probe-cut-h200-20261202e.log). A module constant so probes can
+#: compare the two
+_WIDE_ROWS_BY_SORT = True
 
 
 def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, path: list | None = None,

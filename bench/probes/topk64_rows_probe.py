@@ -1,0 +1,47 @@
+"""Top-k of rows of 64-bit keys: the tile path (the row sorted whole in registers as (key, index) pairs)
+against the block radix sort of the rows and the first k (``topk._WIDE_ROWS_BY_SORT``), in one process;
+every result checked against torch first (a mismatch stops the probe); GPU time per call (profiler),
+torch's alongside.
+
+    PYTHONPATH=. python bench/probes/topk64_rows_probe.py
+"""
+import sys
+
+import torch
+
+sys.path.insert(0, "bench/probes")
+from _timing import gpu_us  # noqa: E402
+from tritoncub.device import topk as TK  # noqa: E402
+
+ops = torch.ops.tritoncub
+d = "cuda"
+g = torch.Generator(device=d).manual_seed(3)
+CASES = (((4096, 1000), 16), ((1024, 4096), 512), ((1024, 4096), 8), ((16384, 300), 8), ((32768, 256), 4),
+         ((65536, 200), 50), ((1, 4096), 10), ((1, 1000), 1), ((64, 2048), 100))
+
+
+def with_route(on, fn):
+    saved, TK._WIDE_ROWS_BY_SORT = TK._WIDE_ROWS_BY_SORT, on
+    try:
+        return fn()
+    finally:
+        TK._WIDE_ROWS_BY_SORT = saved
+
+
+def main():
+    print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
+    for dtype in (torch.int64, torch.float64):
+        for shape, k in CASES:
+            x = (torch.randn(shape, device=d, generator=g, dtype=dtype) if dtype.is_floating_point else
+                 torch.randint(-(1 << 62), 1 << 62, shape, device=d, generator=g, dtype=dtype))
+            ref = torch.topk(x, k)[0]
+            line = f"{str(dtype)[6:]:8s} {str(shape):13s} k={k:<4d}"
+            for label, on in (("tile", False), ("sort rows", True)):
+                v, i = with_route(on, lambda: ops.topk(x, k))
+                assert torch.equal(v, ref) and torch.equal(x.gather(-1, i), v), (dtype, shape, k, label)
+                line += f" | {label} {with_route(on, lambda: gpu_us(lambda: ops.topk(x, k))):8.1f}"
+            print(f"{line} | torch {gpu_us(lambda: torch.topk(x, k)):8.1f} us", flush=True)
+
+
+if __name__ == "__main__":
+    main()
