@@ -656,6 +656,16 @@ def test_block_radix_sorts_rows(monkeypatch):
                                                 RADIX_WARP_MIN_BLOCK=0)):
         assert [ss.block_radix_sorts_rows(L, 64, dev) for L in (128, 129, 256, 1000, 4096)] == [
             False, True, True, True, True]
+        # a kernel that failed to run here, or that does not fit the device's shared memory: not taken
+        pol = policy.select("segmented_sort", dev, "medium")
+        monkeypatch.setattr(ss, "_BLOCK_RADIX_FAILED", {ss._block_radix_config(1024, pol, 64, False)})
+        assert not ss.block_radix_sorts_rows(1000, 64, dev) and ss.block_radix_sorts_rows(1000, 32, dev)
+        assert ss.block_radix_sorts_rows(200, 64, dev)
+        monkeypatch.setattr(ss, "_BLOCK_RADIX_FAILED", set())
+        with monkeypatch.context() as m:
+            m.setattr(ss, "smem_per_block", lambda device: 1024)
+            assert not ss.block_radix_sorts_rows(1000, 32, dev)
+        assert ss.block_radix_sorts_rows(1000, 32, dev)
         monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", False)
         assert not ss.block_radix_sorts_rows(1000, 64, dev) and ss.block_radix_sorts_rows(1000, 32, dev)
     with policy.override("segmented_sort", dict(TILE_SORT="radix", RADIX_MIN_BLOCK=2048, RADIX_BITS=8,

@@ -100,13 +100,17 @@ WIDE_DTYPES = [d for d in ALL_DTYPES if d.itemsize == 8]
 
 
 @pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
-@pytest.mark.parametrize("L,k", [(40, 5), (33, 33)])
-def test_topk_wide_rows_by_sort(dtype, L, k, monkeypatch):
-    """Rows of 64-bit keys that the block radix sort takes are sorted (stable) and the first k kept: the
-    tile path's tie rule, both orders, sorted or not. (The block radix sort faked as taking these rows:
-    sort_rows then takes its CPU path; on a GPU the real rule picks rows of 256 keys and more.)"""
+@pytest.mark.parametrize("L,k,max_keys", [(40, 5, 1 << 24), (33, 33, 1 << 24), (40, 7, 100), (300, 17, 1 << 24)])
+def test_topk_wide_rows_by_sort(dtype, L, k, max_keys, monkeypatch):
+    """Rows of 64-bit keys that the block radix sort takes are sorted (stable) and the first k kept, at most
+    max_keys keys a sort (whole rows; 100: two rows of 40 at once): the tile path's tie rule, both orders,
+    sorted or not. (The block radix sort faked as taking rows of 33 keys and more: sort_rows then takes its
+    CPU path; on a GPU rows of 300 keys go to the real block radix sort.)"""
+    monkeypatch.setattr(tk, "_WIDE_ROWS_BY_SORT", True)
+    monkeypatch.setattr(tk, "_BY_SORT_MAX_KEYS", max_keys)
     monkeypatch.setattr(tk, "block_radix_sorts_rows", lambda length, key_bits, device: length >= 33)
     by_sort = count_calls(monkeypatch, tk, "_stable_topk_rows")
+    sorts = count_calls(monkeypatch, tk, "radix_sort_rows")
     x = adversarial_rows(7, L, dtype, seed=L)
     for largest in (True, False):
         check_exact(x, k, largest=largest)
@@ -115,6 +119,7 @@ def test_topk_wide_rows_by_sort(dtype, L, k, monkeypatch):
         assert_equal(v.cpu(), rv, signed_zero=False, msg="values, sorted=False")
         assert_equal(i.cpu(), ri, msg="indices, sorted=False")
     assert len(by_sort) == 4
+    assert len(sorts) == 4 * (4 if max_keys == 100 else 1)   # (7 rows two at a time: 4 sorts a call)
     # shorter rows, and 32-bit keys, keep the tile path; so does the constant off
     del by_sort[:]
     check_exact(adversarial_rows(3, 32, dtype, seed=1), 4)

@@ -710,10 +710,10 @@ WIDE_KEYS_MAX_BLOCK = (2048, 2048)
 #: 8192 int64 keys (with positions) 7.9, 13.2, 19.6 and 39.7 us against 13.2, 33.0, 46.7 and 54.2 (torch 31.8,
 #: 33.5, 42.8, 73.2), 1024 rows of 1024, 3000 and 4096 32.8, 112 and 135 against 88.6, 518 and 653 (torch 75.4,
 #: 254, 287), 4096 rows of 512 60.2 against 122 (torch 219), a segmented sort of 64 segments of 3000 32.0
-#: against 158; float64 alike (bench/results/logs/sort64_block_radix_probe-h200-20261202e.log). Where a row's
-#: size bucket is not a radix policy of 8-bit digits (or its config failed to run), rows of 2049 to
-#: ``MAX_BLOCK`` such keys take the tile sort, slower than the device radix sort that
-#: ``WIDE_KEYS_MAX_BLOCK`` sends them to when this is off
+#: against 158; float64 alike (bench/results/logs/sort64_block_radix_probe-h200-20261202e.log). Where the
+#: "large" bucket's policy is not a radix policy of 8-bit digits, :func:`_one_program_limit` keeps the wide keys'
+#: rule below; where a kernel does not fit the device's shared memory or failed to run, its rows fall back
+#: to the tile sort (rows of 2049 to ``MAX_BLOCK`` such keys: slower than the device radix sort)
 WIDE_KEYS_BLOCK_RADIX = True
 
 
@@ -734,10 +734,13 @@ def _block_radix_applies(block: int, key_bits: int, pol, device: torch.device) -
 
 def block_radix_sorts_rows(length: int, key_bits: int, device: torch.device) -> bool:
     """Whether :func:`sort_rows` gives rows of ``length`` (at most the one-program limit) keys of
-    ``key_bits`` bits to the shared-memory block radix sort on ``device`` (by the policy of the rows'
-    size bucket); top-k sorts 64-bit rows this way rather than in its register tile."""
+    ``key_bits`` bits to the shared-memory block radix sort on ``device``: the policy of the rows' size
+    bucket sends them there, and its kernel fits the device's shared memory and has not failed to run
+    here. Top-k sorts 64-bit rows this way rather than in its register tile."""
     block = max(MIN_BLOCK, next_power_of_2(length))
-    return _block_radix_applies(block, key_bits, policy.select("segmented_sort", device, _bucket(block)), device)
+    pol = policy.select("segmented_sort", device, _bucket(block))
+    return (_block_radix_applies(block, key_bits, pol, device)
+            and _block_radix_runs(block, pol, key_bits, device, warp_rows=block < pol["RADIX_MIN_BLOCK"]))
 
 
 def _one_program_limit(pol, key_bits: int, device: torch.device, rows: int | None) -> int:
@@ -844,6 +847,22 @@ def block_radix_available(device: torch.device) -> bool:
     return not _BLOCK_RADIX_UNAVAILABLE and _compiled_nvidia(device)
 
 
+def _block_radix_config(block: int, pol, key_bits: int, warp_rows: bool) -> tuple:
+    """What a block radix sort kernel of segments of ``block`` keys is built for (the key of
+    ``_BLOCK_RADIX_FAILED``); its last entry the kernel's ``SMEM_GATHER``."""
+    warps, items, _ = _block_radix_shape(block, pol, key_bits, warp_rows)
+    # (keys wider than 32 bits are gathered back from the input by their source columns)
+    smem_gather = pol["RADIX_SMEM_GATHER"] if key_bits <= 32 else 0
+    return (warps, items, pol["RADIX_BITS"], key_bits, pol["RADIX_MAXNREG"], warp_rows, pol["RADIX_OR_EVERY"],
+            smem_gather)
+
+
+def _block_radix_runs(block: int, pol, key_bits: int, device: torch.device, warp_rows: bool) -> bool:
+    """Whether that kernel fits the device's shared memory and has not failed to run here."""
+    return (_block_radix_fits(block, pol, key_bits, device, warp_rows)
+            and _block_radix_config(block, pol, key_bits, warp_rows) not in _BLOCK_RADIX_FAILED)
+
+
 def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, device, warp_rows=False,
                              **flags) -> bool:
     """One program per segment (``warp_rows``: one warp per segment, ``RADIX_WARP_ROWS`` per program)
@@ -852,11 +871,9 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     here (then the tile sort from now on, and a warning says so once)."""
     warps, items, smem_rows = _block_radix_shape(block, pol, meta["KEY_BITS"], warp_rows)
     radix_bits = pol["RADIX_BITS"]
-    # (keys wider than 32 bits are gathered back from the input by their source columns)
-    smem_gather = pol["RADIX_SMEM_GATHER"] if meta["KEY_BITS"] <= 32 else 0
-    config = (warps, items, radix_bits, meta["KEY_BITS"], pol["RADIX_MAXNREG"], warp_rows, pol["RADIX_OR_EVERY"],
-              smem_gather)
-    if not _block_radix_fits(block, pol, meta["KEY_BITS"], device, warp_rows) or config in _BLOCK_RADIX_FAILED:
+    config = _block_radix_config(block, pol, meta["KEY_BITS"], warp_rows)
+    smem_gather = config[-1]
+    if not _block_radix_runs(block, pol, meta["KEY_BITS"], device, warp_rows):
         return False
     try:
         launch(_segment_block_radix_sort_kernel, (cdiv(num_segs, warps) if warp_rows else num_segs,), *args,

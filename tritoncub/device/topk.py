@@ -9,7 +9,7 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   ``next_pow2(k)``, keep the larger half of neighbouring runs, re-merge; or ``tl.topk`` with
   ``NETWORK="tl"``) keeps the best ``next_pow2(k)``; 64-bit keys sort the row tile as (key, index)
   pairs instead, or, where the shared-memory block radix sort takes their rows (compiled NVIDIA
-  kernels, rows of 256 keys and more under the shipped policies; :data:`_WIDE_ROWS_BY_SORT`), are
+  kernels, rows of 129 keys and more under the shipped policies; :data:`_WIDE_ROWS_BY_SORT`), are
   sorted by ``sort_rows`` (stable) and the first k kept: the same results. Never a full sort of
   anything but the tile (or such a row).
 * **candidates** (long rows of at most ``CAND_MAX_LEN`` keys of at most 32 bits,
@@ -978,7 +978,7 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
             and block_radix_sorts_rows(L, 64, device)):
         # (the tile path sorts 64-bit rows whole in registers, as (key, index) pairs: the block radix sort
         # of the rows, then the first k, is faster)
-        return _stable_topk_rows(xc, k, largest)
+        return _stable_topk_rows(xc, k, largest, max_keys=_BY_SORT_MAX_KEYS)
     if (L > pol["ROW_MAX_BLOCK"] and torch.are_deterministic_algorithms_enabled()
             and not _candidates_ok(key_meta(xc.dtype), k, L, policy.select("topk", device, "long"))):
         return _stable_topk_rows(xc, k, largest)
@@ -1091,13 +1091,25 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
 _RADIX_SELECT = _radix_select   # (see _replayable)
 
 
-def _stable_topk_rows(xc: torch.Tensor, k: int, largest: bool):
-    """The radix select's rows under ``torch.use_deterministic_algorithms(True)``: a stable sort of
-    the rows (NaN first when largest, last when smallest, as topk counts it), the first ``k`` kept —
-    the same values, and among equal values the lowest indices, every call."""
+def _stable_topk_rows(xc: torch.Tensor, k: int, largest: bool, max_keys: int | None = None):
+    """A stable sort of the rows (NaN first when largest, last when smallest, as topk counts it), the
+    first ``k`` kept — the same values, and among equal values the lowest indices, every call: the radix
+    select's rows under ``torch.use_deterministic_algorithms(True)``, and the 64-bit rows of
+    :data:`_WIDE_ROWS_BY_SORT`. ``max_keys``: sort at most that many keys at once (whole rows, at least
+    one), so the sorted copy and its int64 positions stay a bounded scratch."""
     check_device(xc, "x")
-    v, i = radix_sort_rows(xc, -1, descending=largest)
-    return v[:, :k].contiguous(), i[:, :k].contiguous()
+    rows, L = xc.shape
+    step = rows if max_keys is None else max(1, max_keys // max(L, 1))
+    if rows <= step:
+        v, i = radix_sort_rows(xc, -1, descending=largest)
+        return v[:, :k].contiguous(), i[:, :k].contiguous()
+    values = torch.empty((rows, k), dtype=xc.dtype, device=xc.device)
+    indices = torch.empty((rows, k), dtype=torch.int64, device=xc.device)
+    for r in range(0, rows, step):
+        v, i = radix_sort_rows(xc[r:r + step], -1, descending=largest)
+        values[r:r + step] = v[:, :k]
+        indices[r:r + step] = i[:, :k]
+    return values, indices
 
 
 #: sort one long row of selected items by the device radix sort (False: the merge path; a module
@@ -1105,14 +1117,18 @@ def _stable_topk_rows(xc: torch.Tensor, k: int, largest: bool):
 _RADIX_SORT_SELECTED = True
 
 #: rows of 64-bit keys of at most the "rows" policy's ``ROW_MAX_BLOCK`` that the shared-memory block radix
-#: sort takes (``segmented_sort.block_radix_sorts_rows``: compiled NVIDIA kernels, from 256 keys under the
-#: shipped policies) are sorted whole by it and the first k kept, instead of the tile path, whose register
+#: sort takes (``segmented_sort.block_radix_sorts_rows``: compiled NVIDIA kernels, rows of 129 keys and more
+#: under the shipped policies, whose ``RADIX_MIN_BLOCK`` is 256) are sorted whole by it, at most
+#: :data:`_BY_SORT_MAX_KEYS` keys at once, and the first k kept, instead of the tile path, whose register
 #: sort of (key, index) pairs spills in its 4 warps. On an H200, int64, GPU time: (4096, 1000) k=16 126 us
 #: against the tile path's 622 (torch 239), (1024, 4096) k=512 145 against 1158 (torch 194), k=8 141 against
 #: 1167 (torch 134), (16384, 300) k=8 194 against 1207 (torch 206), (65536, 200) k=50 489 against 1774 (torch
 #: 1345) (bench/results/logs/topk64_rows_probe-cut-h200-20261202e.log). A module constant so probes can
 #: compare the two
 _WIDE_ROWS_BY_SORT = True
+#: keys that one sort of :data:`_WIDE_ROWS_BY_SORT` takes: its sorted copy of the rows and their int64
+#: positions, 16 bytes a key, stay a scratch of at most 256 MB however large the input
+_BY_SORT_MAX_KEYS = 1 << 24
 
 
 def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, path: list | None = None,

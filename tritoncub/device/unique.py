@@ -569,8 +569,9 @@ def _tile_warps(block: int, wide: bool) -> int:
 
 #: inputs of at least this many keys (and at most ``UNIQUE_TILE_MAX``) are sorted by
 #: :func:`tritoncub.device.radix_sort.sort` first where the segmented sort's block radix sort is available
-#: (compiled NVIDIA kernels; for keys of at most 32 bits it is that sort's one launch, for 64-bit keys past
-#: 2048 the device radix sort's several), the one-program kernel then flagging the runs of that permutation:
+#: (compiled NVIDIA kernels; that sort's one launch, for 64-bit keys too since the block radix sort takes
+#: them: the int64 figures below were measured before, with the device radix sort's several launches past
+#: 2048 keys), the one-program kernel then flagging the runs of that permutation:
 #: its own sort network, which packs a 32-bit key and its position into a 64-bit word (pairs for 64-bit
 #: keys), spills. H200, GPU time per call without / with inverse and counts, network -> presorted (torch):
 #: 4096 int32 keys 53.9 / 63.8 -> 14.0 / 24.6 us (14.4 / 45.0), float32 54.1 / 64.1 -> 14.3 / 24.9, int16
@@ -845,9 +846,9 @@ def _hash_path(xf, return_inverse, return_counts):
 
 def _sort_found(found: torch.Tensor, with_positions: bool = False):
     """The hash path's distinct values sorted (ascending); ``with_positions``: and their positions in
-    ``found``. Up to the segmented sort's one-program limit for one row (8192 keys of up to 32 bits on
-    sm_90, 2048 of 64 bits: the tile sort of more 64-bit keys took twice the onesweep sort's GPU time or
-    more) one program sorts them (:func:`tritoncub.device.radix_sort.sort` sends them there: one launch,
+    ``found``. Up to the segmented sort's one-program limit for one row (8192 keys on sm_90, 64-bit keys
+    too where the block radix sort takes them; else 2048 of 64 bits: the tile sort of more 64-bit keys took
+    twice the onesweep sort's GPU time or more) one program sorts them (:func:`tritoncub.device.radix_sort.sort` sends them there: one launch,
     where the onesweep sort's histogram, passes and host read-back took several times the host time)."""
     if not with_positions and not radix_sort.sorts_rows_in_one_program(found.dtype, found.numel(), found.device,
                                                                        rows=1):
