@@ -3,7 +3,11 @@ against the block radix sort of the rows and the first k (``topk._WIDE_ROWS_BY_S
 every result checked against torch first (a mismatch stops the probe); GPU time per call (profiler),
 torch's alongside.
 
-    PYTHONPATH=. python bench/probes/topk64_rows_probe.py
+    PYTHONPATH=. python bench/probes/topk64_rows_probe.py [segments]
+
+``segments``: segmented_topk of ragged segments of 64-bit keys (129-4096 keys each), the tile path against
+the segmented sort (``topk._WIDE_SEGMENTS_BY_SORT``); torch's top-k of the same segments padded into rows
+alongside (torch has no segmented top-k).
 """
 import sys
 
@@ -28,8 +32,41 @@ def with_route(on, fn):
         TK._WIDE_ROWS_BY_SORT = saved
 
 
+def with_segments_route(on, fn):
+    saved, TK._WIDE_SEGMENTS_BY_SORT = TK._WIDE_SEGMENTS_BY_SORT, on
+    try:
+        return fn()
+    finally:
+        TK._WIDE_SEGMENTS_BY_SORT = saved
+
+
+def segments():
+    for dtype in (torch.int64, torch.float64):
+        for nseg, lo, hi in ((4096, 129, 1024), (1024, 1000, 4096), (16384, 129, 512)):
+            lengths = torch.randint(lo, hi + 1, (nseg,), generator=torch.Generator().manual_seed(nseg))
+            offs = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)]).to(d)
+            n = int(lengths.sum())
+            x = (torch.randn(n, device=d, generator=g, dtype=dtype) if dtype.is_floating_point else
+                 torch.randint(-(1 << 62), 1 << 62, (n,), device=d, generator=g, dtype=dtype))
+            lowest = float("-inf") if dtype.is_floating_point else torch.iinfo(dtype).min
+            padded = torch.full((nseg, hi), lowest, device=d, dtype=dtype)
+            col = torch.arange(hi, device=d)
+            ln = lengths.to(d)
+            padded[col[None, :] < ln[:, None]] = x
+            for k in (16, 100):
+                ref = torch.topk(padded, k)[0]
+                line = f"{str(dtype)[6:]:8s} segments {nseg} x {lo}-{hi} k={k:<4d}"
+                for label, on in (("tile", False), ("sort", True)):
+                    v, i = with_segments_route(on, lambda: ops.segmented_topk(x, offs, k))
+                    assert torch.equal(v, ref) and torch.equal(x[i], v), (dtype, nseg, k, label)
+                    line += f" | {label} {with_segments_route(on, lambda: gpu_us(lambda: ops.segmented_topk(x, offs, k))):8.1f}"
+                print(f"{line} | torch (padded rows) {gpu_us(lambda: torch.topk(padded, k)):8.1f} us", flush=True)
+
+
 def main():
     print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
+    if sys.argv[1:] == ["segments"]:
+        return segments()
     for dtype in (torch.int64, torch.float64):
         for shape, k in CASES:
             x = (torch.randn(shape, device=d, generator=g, dtype=dtype) if dtype.is_floating_point else

@@ -549,6 +549,47 @@ def test_segmented_topk_lengths_around_k(dtype, largest, k, class_bits, monkeypa
         assert (i[s_, m:] == -1).all() and (v[s_, m:] == 0).all()
 
 
+@pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
+@pytest.mark.parametrize("k,max_keys", [(4, 1 << 24), (30, 1 << 24), (4, 60)])
+def test_segmented_topk_wide_segments_by_sort(dtype, k, max_keys, monkeypatch):
+    """_WIDE_SEGMENTS_BY_SORT: short segments of 64-bit keys whose BLOCK the block radix sort takes (faked:
+    BLOCK 32 and more) are sorted and their first k kept, at most max_keys keys a sort (60: spans of 20+33,
+    40+17, and 64 alone); the rest keep the tile path. The tile path's results either way: the first
+    min(k, length) slots best first (stable), the rest value 0 / index -1."""
+    monkeypatch.setattr(tk, "_WIDE_SEGMENTS_BY_SORT", True)
+    monkeypatch.setattr(tk, "_BY_SORT_MAX_KEYS", max_keys)
+    monkeypatch.setattr(tk, "block_radix_sorts_rows", lambda length, key_bits, device: length >= 32)
+    by_sort = count_calls(monkeypatch, tk, "_all_of_segments")
+    tiles = []
+    real_tile = tk._tile_topk
+
+    def tile(*args, **kwargs):
+        tiles.append(kwargs["block"])
+        return real_tile(*args, **kwargs)
+    monkeypatch.setattr(tk, "_tile_topk", tile)
+    lengths = [0, 1, 3, 20, 33, 5, 40, 17, 0, 64, 9]
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    x = make_data("few_unique", sum(lengths), dtype, seed=k)
+    for largest in (True, False):
+        del by_sort[:], tiles[:]
+        v, i = tk.segmented_topk(x, offs, k, largest=largest)
+        o = offs.tolist()
+        for s_, (a, b) in enumerate(zip(o[:-1], o[1:])):
+            m = min(k, b - a)
+            rv, ri = stable_ref(x[a:b], m, largest)
+            assert_equal(v[s_, :m].cpu(), rv, msg=f"segment {s_}")
+            assert_equal(i[s_, :m].cpu(), ri + a, msg=f"segment {s_}")
+            assert (i[s_, m:] == -1).all() and (v[s_, m:] == 0).all()
+        assert sorted(tiles) == [2, 4, 8, 16]   # (segments of 1, 3, 5 and 9 keys: the tile path)
+        assert len(by_sort) == (1 if max_keys > 200 else 3)
+    # 32-bit keys, and the constant off: the tile path only
+    del by_sort[:], tiles[:]
+    tk.segmented_topk(x.to(torch.float32) if dtype.is_floating_point else x.to(torch.int32), offs, k)
+    monkeypatch.setattr(tk, "_WIDE_SEGMENTS_BY_SORT", False)
+    tk.segmented_topk(x, offs, k)
+    assert by_sort == [] and sorted(tiles) == sorted(2 * [2, 4, 8, 16, 32, 64])
+
+
 @pytest.mark.parametrize("dtype", [d for d in (getattr(torch, f"uint{w}", None) for w in (16, 32, 64)) if d],
                          ids=str)
 def test_segmented_topk_unsigned_long_segments(dtype):

@@ -1231,15 +1231,16 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
     return v.contiguous(), i.contiguous()
 
 
-def _all_of_segments(x, begin, length, ids, k, largest, values, indices):
+def _all_of_segments(x, begin, length, ids, k, largest, values, indices, base: int = 0):
     """Rows ``ids`` of ``values``/``indices`` get the first ``min(k, length)`` items of their segment,
     best first with the tie rule of the tile path (a stable segmented sort carrying positions); the
-    other slots value 0 and index -1."""
+    other slots value 0 and index -1. ``base``: where ``x`` starts in the caller's input (added to the
+    positions)."""
     from .segmented_sort import segmented_sort_pairs
     device = x.device
     t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
     d_begin, d_len = t(begin), t(length)
-    pos = torch.arange(x.numel(), device=device, dtype=torch.int64)
+    pos = torch.arange(base, base + x.numel(), device=device, dtype=torch.int64)
     sk, sp = segmented_sort_pairs(x, pos, d_begin, d_begin + d_len, descending=largest)
     j = torch.arange(k, device=device)
     m = j[None, :] < d_len[:, None]
@@ -1249,6 +1250,29 @@ def _all_of_segments(x, begin, length, ids, k, largest, values, indices):
     bits_view(values)[sel] = torch.where(m, bits_view(sk)[src], 0)
     indices[sel] = torch.where(m, sp[src], -1)
 
+
+def _segments_by_sort(x, begin, length, ids, k, largest, values, indices):
+    """:func:`_all_of_segments` for the segments ``ids`` (ascending), over spans of the input of at most
+    :data:`_BY_SORT_MAX_KEYS` keys at once (or one segment), so the sorted copy and its positions stay a
+    bounded scratch."""
+    b = begin[ids]
+    e = b + length[ids]
+    start = 0
+    while start < len(ids):
+        lo = int(b[start])
+        stop = max(start + 1, int(np.searchsorted(e, lo + _BY_SORT_MAX_KEYS, side="right")))
+        hi = int(e[stop - 1])
+        _all_of_segments(x[lo:hi], b[start:stop] - lo, length[ids[start:stop]], ids[start:stop], k, largest,
+                         values, indices, base=lo)
+        start = stop
+
+
+#: segmented_topk's segments of 64-bit keys that the block radix sort takes (as
+#: :data:`_WIDE_ROWS_BY_SORT` for rows: ``segmented_sort.block_radix_sorts_rows`` of their ``BLOCK``), sorted by
+#: the segmented sort and the first k kept instead of the tile path. Off: built and tested on the CPU, not yet
+#: timed on a GPU (the rows' figures above suggest the same gain; ``bench/probes/topk64_rows_probe.py``'s
+#: ``segments`` case times it)
+_WIDE_SEGMENTS_BY_SORT = False
 
 #: long segments of segmented_topk grouped by length: lengths within a factor 2 ** LONG_CLASS_BITS
 #: share launches (0: every long segment in one group). 100k power-law segments over 2^26 fp32 keys
@@ -1290,6 +1314,14 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
     pol = policy.select("topk", device, "rows")
     short = (length > 0) & (length <= pol["ROW_MAX_BLOCK"])
     ids, bins = _segments_by_block(length, short, 2)
+    if _WIDE_SEGMENTS_BY_SORT and meta["KEY_BITS"] > 32:
+        # (64-bit keys: the segments whose BLOCK the block radix sort takes are sorted, the first k kept)
+        by_sort = [(block, start, count) for block, start, count in bins
+                   if block_radix_sorts_rows(block, meta["KEY_BITS"], device)]
+        if by_sort:
+            _segments_by_sort(x, begin, length, np.sort(np.concatenate([ids[a:a + c] for _, a, c in by_sort])),
+                              k, largest, values, indices)
+            bins = [b for b in bins if b not in by_sort]
     d_begin, d_len, d_ids = _host_arrays_to_device([begin, length, ids], device)
     for block, start, count in bins:
         _tile_topk(kb, ovb, indices, k, block=block, num_rows=count, meta=meta, ascending=asc, device=device,
