@@ -15,7 +15,7 @@ import torch
 
 sys.path.insert(0, "bench/probes")
 from _timing import gpu_us  # noqa: E402
-from tritoncub.device import topk as TK  # noqa: E402
+from _switches import with_topk_value  # noqa: E402
 
 ops = torch.ops.tritoncub
 d = "cuda"
@@ -25,19 +25,11 @@ CASES = (((4096, 1000), 16), ((1024, 4096), 512), ((1024, 4096), 8), ((16384, 30
 
 
 def with_route(on, fn):
-    saved, TK._WIDE_ROWS_BY_SORT = TK._WIDE_ROWS_BY_SORT, on
-    try:
-        return fn()
-    finally:
-        TK._WIDE_ROWS_BY_SORT = saved
+    return with_topk_value("_WIDE_ROWS_BY_SORT", on, fn)
 
 
 def with_segments_route(on, fn):
-    saved, TK._WIDE_SEGMENTS_BY_SORT = TK._WIDE_SEGMENTS_BY_SORT, on
-    try:
-        return fn()
-    finally:
-        TK._WIDE_SEGMENTS_BY_SORT = saved
+    return with_topk_value("_WIDE_SEGMENTS_BY_SORT", on, fn)
 
 
 def segments():

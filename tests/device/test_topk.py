@@ -66,6 +66,18 @@ def check_exact(x, k, largest=True):
     assert_equal(v.cpu(), tv, msg="torch.topk values")
 
 
+def check_segments(x, offs, k, largest, v, i):
+    """segmented_topk's result (v, i) for segments ``offs`` of ``x``: each segment's first min(k, length)
+    slots its stable top items (the tile path's tie rule), the rest value 0 and index -1."""
+    o = offs.tolist()
+    for s_, (a, b) in enumerate(zip(o[:-1], o[1:])):
+        m = min(k, b - a)
+        rv, ri = stable_ref(x[a:b], m, largest)
+        assert_equal(v[s_, :m].cpu(), rv, msg=f"segment {s_}")
+        assert_equal(i[s_, :m].cpu(), ri + a, msg=f"segment {s_}")
+        assert (i[s_, m:] == -1).all() and (v[s_, m:] == 0).all()
+
+
 def check_set(x, k, largest=True, sorted=True):
     """Radix-select path: values equal torch's; indices distinct and pointing at the values."""
     v, i = tk.topk(x, k, largest=largest, sorted=sorted)
@@ -465,13 +477,7 @@ def test_segmented_topk(long_path):
     cfg = {"candidates": dict(CAND, FILTER=0), "filter": dict(CAND, FILTER=1, FILTER_CHUNK=64), "radix": RADIX}
     with policy.override("topk", cfg[long_path]):   # the 40-item segment is long
         v, i = tk.segmented_topk(x, offs, k)
-    o = offs.tolist()
-    for s, (a, b) in enumerate(zip(o[:-1], o[1:])):
-        rv, ri = stable_ref(x[a:b], min(k, b - a), True)
-        m = min(k, b - a)
-        assert_equal(v[s, :m].cpu(), rv)
-        assert_equal(i[s, :m].cpu(), ri + a)
-        assert (i[s, m:] == -1).all() and (v[s, m:] == 0).all()
+    check_segments(x, offs, k, True, v, i)
     with pytest.raises(ValueError, match="non-decreasing"):
         tk.segmented_topk(x, torch.tensor([0, 5, 2], device=DEVICE), 2)
 
@@ -540,13 +546,7 @@ def test_segmented_topk_lengths_around_k(dtype, largest, k, class_bits, monkeypa
     # shorter than k
     with policy.override("topk", dict(CAND, CHUNK=64, FILTER=1, FILTER_CHUNK=128, CAND_K_MAX=32)):
         v, i = tk.segmented_topk(x, offs, k, largest=largest)
-    o = offs.tolist()
-    for s_, (a, b) in enumerate(zip(o[:-1], o[1:])):
-        m = min(k, b - a)
-        rv, ri = stable_ref(x[a:b], m, largest)
-        assert_equal(v[s_, :m].cpu(), rv, msg=f"segment {s_}")
-        assert_equal(i[s_, :m].cpu(), ri + a, msg=f"segment {s_}")
-        assert (i[s_, m:] == -1).all() and (v[s_, m:] == 0).all()
+    check_segments(x, offs, k, largest, v, i)
 
 
 @pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
@@ -573,13 +573,7 @@ def test_segmented_topk_wide_segments_by_sort(dtype, k, max_keys, monkeypatch):
     for largest in (True, False):
         del by_sort[:], tiles[:]
         v, i = tk.segmented_topk(x, offs, k, largest=largest)
-        o = offs.tolist()
-        for s_, (a, b) in enumerate(zip(o[:-1], o[1:])):
-            m = min(k, b - a)
-            rv, ri = stable_ref(x[a:b], m, largest)
-            assert_equal(v[s_, :m].cpu(), rv, msg=f"segment {s_}")
-            assert_equal(i[s_, :m].cpu(), ri + a, msg=f"segment {s_}")
-            assert (i[s_, m:] == -1).all() and (v[s_, m:] == 0).all()
+        check_segments(x, offs, k, largest, v, i)
         assert sorted(tiles) == [2, 4, 8, 16]   # (segments of 1, 3, 5 and 9 keys: the tile path)
         assert len(by_sort) == (1 if max_keys > 200 else 3)
     # 32-bit keys, and the constant off: the tile path only
