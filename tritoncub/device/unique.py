@@ -848,8 +848,9 @@ def _sort_found(found: torch.Tensor, with_positions: bool = False):
     """The hash path's distinct values sorted (ascending); ``with_positions``: and their positions in
     ``found``. Up to the segmented sort's one-program limit for one row (8192 keys on sm_90, 64-bit keys
     too where the block radix sort takes them; else 2048 of 64 bits: the tile sort of more 64-bit keys took
-    twice the onesweep sort's GPU time or more) one program sorts them (:func:`tritoncub.device.radix_sort.sort` sends them there: one launch,
-    where the onesweep sort's histogram, passes and host read-back took several times the host time)."""
+    twice the onesweep sort's GPU time or more) one program sorts them
+    (:func:`tritoncub.device.radix_sort.sort` sends them there: one launch, where the onesweep sort's
+    histogram, passes and host read-back took several times the host time)."""
     if not with_positions and not radix_sort.sorts_rows_in_one_program(found.dtype, found.numel(), found.device,
                                                                        rows=1):
         return radix_sort.sort_keys(found)
