@@ -1863,7 +1863,7 @@ def sorts_rows_in_one_program(dtype: torch.dtype, length: int, device: torch.dev
 def sort(x: torch.Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``torch.sort(x, dim, descending, stable=True)``: values and int64 indices (always stable).
 
-    Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items (keys of
+    Rows (the slices along ``dim``) of up to the segmented-sort policy's ``MAX_BLOCK`` items (keys that
     the block radix sort takes, 64-bit keys too in 8-bit digits: up to ``RADIX_MAX_BLOCK`` where it fits
     the device's shared memory; 64-bit keys it does not take, on compiled kernels: up to
     ``segmented_sort.WIDE_KEYS_MAX_BLOCK``, 2048 for one row or more, but not below the policy's

@@ -36,8 +36,8 @@ Strategies, by segment length (thresholds in the ``segmented_sort`` policy):
   sorted columns, as above. Elsewhere (the interpreter, other GPUs, 64-bit keys under other digit
   widths) the tile sort.
   Segments longer than ``MAX_BLOCK`` whose ``BLOCK`` is at most ``RADIX_MAX_BLOCK`` (8192: 16 warps
-  of 16 keys, 128 KB of shared memory for 32-bit keys, 64 KB for narrower ones) go this way too where
-  it applies and fits the device's shared memory, not to the long-segment paths (H200, fp32 rows of
+  of 16 keys, 128 KB of shared memory for 32- and 64-bit keys, 64 KB for narrower ones) go this way too
+  where it applies and fits the device's shared memory, not to the long-segment paths (H200, fp32 rows of
   8192 keys, values + int64 indices: 512 rows 0.090 ms against 0.255 by the segmented onesweep sort
   and torch's 0.367; ``bench/results/logs/block_radix_8192_probe-h200-20261128b.log``).
   With ``RADIX_WARP_MIN_BLOCK`` set, shorter segments (from that ``BLOCK`` up to 512 keys) are sorted
@@ -664,7 +664,8 @@ policy.register(
         "gathered from the input. MINMAX_DIMS: for packed 32-bit words (key bits + log2(BLOCK) <= 32), "
         "our network's innermost (log2) dims whose compare-swaps take each pair's min and max instead "
         "of comparing each item with its partner (64-bit words measured slower). TILE_SORT 'radix': "
-        "segments of keys of at most 32 bits whose BLOCK is at least RADIX_MIN_BLOCK sorted one per "
+        "segments of keys of at most 32 bits (64-bit keys too with 8-bit digits, two words a key) whose "
+        "BLOCK is at least RADIX_MIN_BLOCK sorted one per "
         "program by the shared-memory block radix sort (RADIX_ITEMS items per thread, so BLOCK / "
         "(32 * RADIX_ITEMS) warps, 1 to 16; RADIX_BITS per pass; RADIX_MAXNREG a register cap per "
         "thread, 0 none; RADIX_OR_EVERY k > 0: every k-th register slot finds its keys' peers through "
@@ -697,9 +698,9 @@ def _bucket(block: int) -> str:
 #: (bench/results/logs/sort64_tile_warps_probe-short-h200-20261202d.log); segmented sorts of such rows 18-25%
 #: faster (sort64_medium_rows_ab-h200-20261202d.log)
 WIDE_KEYS_WARPS = {512: 16, 1024: 16, 2048: 32, 4096: 32}
-#: rows of keys wider than 32 bits that the in-register tile sort takes on compiled NVIDIA kernels: one
-#: row of up to the first figure, several rows of up to the second; longer rows sort faster by the device
-#: radix sort on an H200: one row of 3000 or 4096 int64 keys 54.3 and 57.3 us against the tile sort's
+#: where the block radix sort does not take them (:data:`WIDE_KEYS_BLOCK_RADIX`), rows of keys wider than 32
+#: bits that the in-register tile sort takes on compiled NVIDIA kernels: one row of up to the first figure,
+#: several rows of up to the second; longer rows sort faster by the device radix sort on an H200: one row of 3000 or 4096 int64 keys 54.3 and 57.3 us against the tile sort's
 #: 210 and 191 with 4 warps (124 with 32), 1024 rows of 4096 659 against 1270 (992 with 32 warps), where
 #: the tile sort with 32 warps beats it at 2048 keys (33.0 us against 52.7) (logs sort64_rows_probe-,
 #: sort64_tile_warps_probe-, sort64_limit_ab-after-h200-20261202.log; with the radix sort's split histogram
@@ -1252,9 +1253,10 @@ def _sort_long_rows(xc: torch.Tensor, descending: bool, pol):
     if pol["LONG_PATH"] == "radix" and not _RADIX_UNAVAILABLE and (rows == 1 or xc.element_size() == 8 or
                                                                   segments_fit(L, rows * L, xc)):
         # one row: the device radix sort of it (the merge path before); rows of 64-bit keys shorter than a
-        # radix sort tile (past WIDE_KEYS_MAX_BLOCK): sorted, then sorted by row, as radix_sort.sort does
-        # (1024 rows of 3000 int64 keys 537 us on an H200, torch 255). More rows of a radix sort tile or
-        # longer: one segmented radix sort (no gather of the keys,
+        # radix sort tile (past the one-program limit: 8192 where the block radix sort takes them, else
+        # WIDE_KEYS_MAX_BLOCK): sorted, then sorted by row, as radix_sort.sort does (1024 rows of 3000
+        # int64 keys 537 us on an H200 when WIDE_KEYS_MAX_BLOCK sent them here, torch 255). More rows of a
+        # radix sort tile or longer: one segmented radix sort (no gather of the keys,
         # no unpacking pass: 1024 x 16384 fp32 rows on the H100 1.06 ms this way, 1.68 through the
         # long-segment path; bench/results/logs/rows_as_segments_probe-20261125.log,
         # sort_rows_long_paths-20261125.log). A radix sort that does not build: the merge path

@@ -10,7 +10,8 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   ``NETWORK="tl"``) keeps the best ``next_pow2(k)``; 64-bit keys sort the row tile as (key, index)
   pairs instead, or, where the shared-memory block radix sort takes their rows (compiled NVIDIA
   kernels, rows of 129 keys and more under the shipped policies; :data:`_WIDE_ROWS_BY_SORT`), are
-  sorted by ``sort_rows`` (stable) and the first k kept: the same results. Never a full sort of
+  sorted by ``sort_rows`` (stable) and the first k kept: the same results (segments of
+  ``segmented_topk``: only with :data:`_WIDE_SEGMENTS_BY_SORT`, off). Never a full sort of
   anything but the tile (or such a row).
 * **candidates** (long rows of at most ``CAND_MAX_LEN`` keys of at most 32 bits,
   ``next_pow2(k) <= CAND_K_MAX``): each program
