@@ -586,6 +586,25 @@ def test_segmented_topk_wide_segments_by_sort(dtype, k, max_keys, monkeypatch):
     assert by_sort == [] and sorted(tiles) == sorted(2 * [2, 4, 8, 16, 32, 64])
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_segmented_topk_wide_segments_by_sort_random_spans(seed, monkeypatch):
+    """_WIDE_SEGMENTS_BY_SORT on random layouts: empty, short and long segments, a random cap of keys a sort
+    (spans that split anywhere, or one segment longer than the cap alone), random k and order."""
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(tk, "_WIDE_SEGMENTS_BY_SORT", True)
+    monkeypatch.setattr(tk, "_BY_SORT_MAX_KEYS", int(rng.integers(1, 120)))
+    min_block = int(rng.choice([8, 16, 32]))
+    monkeypatch.setattr(tk, "block_radix_sorts_rows", lambda length, key_bits, device: length >= min_block)
+    lengths = rng.integers(0, 50, size=int(rng.integers(1, 14)))
+    lengths[rng.random(lengths.size) < 0.2] = 0
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    dtype = WIDE_DTYPES[seed % len(WIDE_DTYPES)]
+    x = make_data(KINDS[seed % len(KINDS)], int(lengths.sum()), dtype, seed=seed)
+    k, largest = int(rng.integers(1, 12)), bool(seed % 2)
+    v, i = tk.segmented_topk(x, offs, k, largest=largest)
+    check_segments(x, offs, k, largest, v, i)
+
+
 @pytest.mark.parametrize("dtype", [d for d in (getattr(torch, f"uint{w}", None) for w in (16, 32, 64)) if d],
                          ids=str)
 def test_segmented_topk_unsigned_long_segments(dtype):
