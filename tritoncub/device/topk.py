@@ -11,7 +11,7 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   pairs instead, or, where the shared-memory block radix sort takes their rows (compiled NVIDIA
   kernels, rows of 129 keys and more under the shipped policies; :data:`_WIDE_ROWS_BY_SORT`), are
   sorted by ``sort_rows`` (stable) and the first k kept: the same results (segments of
-  ``segmented_topk``: only with :data:`_WIDE_SEGMENTS_BY_SORT`, off). Never a full sort of
+  ``segmented_topk``: by the segmented sort, :data:`_WIDE_SEGMENTS_BY_SORT`). Never a full sort of
   anything but the tile (or such a row).
 * **candidates** (long rows of at most ``CAND_MAX_LEN`` keys of at most 32 bits,
   ``next_pow2(k) <= CAND_K_MAX``): each program
@@ -1270,10 +1270,10 @@ def _segments_by_sort(x, begin, length, ids, k, largest, values, indices):
 
 #: segmented_topk's segments of 64-bit keys that the block radix sort takes (as
 #: :data:`_WIDE_ROWS_BY_SORT` for rows: ``segmented_sort.block_radix_sorts_rows`` of their ``BLOCK``), sorted by
-#: the segmented sort and the first k kept instead of the tile path. Off: built and tested on the CPU, not yet
-#: timed on a GPU (the rows' figures above suggest the same gain; ``bench/probes/topk64_rows_probe.py``'s
-#: ``segments`` case times it)
-_WIDE_SEGMENTS_BY_SORT = False
+#: the segmented sort and the first k kept instead of the tile path. H200, int64, GPU time tile / sort: 4096
+#: segments of 129-1024 keys k=16 468 / 228 us, 1024 of 1000-4096 k=100 1192 / 290, 16384 of 129-512 k=16
+#: 750 / 403 (``bench/probes/topk64_rows_probe.py segments``)
+_WIDE_SEGMENTS_BY_SORT = True
 
 #: long segments of segmented_topk grouped by length: lengths within a factor 2 ** LONG_CLASS_BITS
 #: share launches (0: every long segment in one group). 100k power-law segments over 2^26 fp32 keys
