@@ -52,6 +52,25 @@ def _cases(name):
         for b, length in ((512, 8192), (4096, 4608)):
             r = torch.randn(b, length, device="cuda", generator=g)
             yield f"sort rows {b}x{length}", lambda r=r: ops.sort(r)
+    elif name == "topk64":
+        # top-k of 64-bit rows and segments by the sort routes (topk._WIDE_ROWS_BY_SORT / _WIDE_SEGMENTS_BY_SORT)
+        from tritoncub.device import segmented_sort as ss
+        r = torch.randint(-(1 << 62), 1 << 62, (1024, 4096), device="cuda", generator=g)
+        lengths = torch.randint(1000, 4097, (1024,), generator=torch.Generator().manual_seed(1024))
+        offs = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)]).cuda()
+        x = torch.randint(-(1 << 62), 1 << 62, (int(lengths.sum()),), device="cuda", generator=g)
+        pos = torch.arange(x.numel(), device="cuda")
+        yield "topk int64 rows 1024x4096 k=16", lambda: ops.topk(r, 16)
+        yield "sort_rows int64 1024x4096 (for scale)", lambda: ops.sort(r)
+        yield "segmented_topk int64 1024 x 1000-4096 k=16", lambda: ops.segmented_topk(x, offs, 16)
+        yield "segmented_sort_pairs int64 1024 x 1000-4096 (for scale)", \
+            lambda: ss.segmented_sort_pairs(x, pos, offs[:-1], offs[1:], descending=True)
+        pos32 = pos.to(torch.int32)
+        yield "segmented_sort_pairs int64 + int32 values 1024 x 1000-4096 (for scale)", \
+            lambda: ss.segmented_sort_pairs(x, pos32, offs[:-1], offs[1:], descending=True)
+        yield "segmented_sort keys only int64 1024 x 1000-4096 (for scale)", \
+            lambda: ss.segmented_sort(x, offs[:-1], offs[1:], descending=True)
+        yield "torch.topk int64 rows 1024x4096 k=16", lambda: torch.topk(r, 16)
     elif name == "segmented":
         # the benchmark's ragged case: 100k power-law segments, 2^26 keys
         from bench.bench_segmented import _power_law_offsets

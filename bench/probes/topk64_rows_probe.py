@@ -6,15 +6,18 @@ torch's alongside.
     PYTHONPATH=. python bench/probes/topk64_rows_probe.py [segments]
 
 ``segments``: segmented_topk of ragged segments of 64-bit keys (129-4096 keys each), the tile path against
-the segmented sort (``topk._WIDE_SEGMENTS_BY_SORT``); torch's top-k of the same segments padded into rows
+the block radix sort's first k (``topk._WIDE_SEGMENTS_BY_SORT``; its log of 2026-12-02 timed an earlier form,
+the whole segmented sort and a gather); torch's top-k of the same segments padded into rows
 alongside (torch has no segmented top-k).
+``segments-host``: the same segments' do_bench and host time per idle call of both routes, and a cProfile of the
+sort route's host work.
 """
 import sys
 
 import torch
 
 sys.path.insert(0, "bench/probes")
-from _timing import gpu_us  # noqa: E402
+from _timing import bench_ms, gpu_us, host_idle_us  # noqa: E402
 from _switches import with_topk_value  # noqa: E402
 
 ops = torch.ops.tritoncub
@@ -55,10 +58,42 @@ def segments():
                 print(f"{line} | torch (padded rows) {gpu_us(lambda: torch.topk(padded, k)):8.1f} us", flush=True)
 
 
+def segments_host():
+    import cProfile
+    import pstats
+    for nseg, lo, hi in ((4096, 129, 1024), (1024, 1000, 4096)):
+        lengths = torch.randint(lo, hi + 1, (nseg,), generator=torch.Generator().manual_seed(nseg))
+        offs = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)]).to(d)
+        x = torch.randint(-(1 << 62), 1 << 62, (int(lengths.sum()),), device=d, generator=g)
+        line = f"int64 segments {nseg} x {lo}-{hi} k=16"
+        for label, on in (("tile", False), ("sort", True)):
+            fn = lambda: ops.segmented_topk(x, offs, 16)  # noqa: E731
+            t = with_segments_route(on, lambda: (bench_ms(fn), host_idle_us(fn, 30), gpu_us(fn)))
+            line += f" | {label} do_bench {t[0] * 1e3:7.1f} host {t[1]:7.1f} gpu {t[2]:7.1f}"
+        print(line + " us", flush=True)
+        def profiled():
+            fn = lambda: ops.segmented_topk(x, offs, 16)  # noqa: E731
+            fn()
+            torch.cuda.synchronize()
+            pr = cProfile.Profile()
+            pr.enable()
+            for _ in range(5):
+                fn()
+            torch.cuda.synchronize()
+            pr.disable()
+            return pstats.Stats(pr).stats
+        st = with_segments_route(True, profiled)
+        print("--- sort route, host time per call, cumulative (us)")
+        for (file, ln, name), v in sorted(st.items(), key=lambda e: -e[1][3])[:25]:
+            print(f"{v[3] / 5 * 1e6:9.1f}  {v[1] / 5:6.1f}x  {file.split('/')[-1]}:{ln}({name})", flush=True)
+
+
 def main():
     print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
     if sys.argv[1:] == ["segments"]:
         return segments()
+    if sys.argv[1:] == ["segments-host"]:
+        return segments_host()
     for dtype in (torch.int64, torch.float64):
         for shape, k in CASES:
             x = (torch.randn(shape, device=d, generator=g, dtype=dtype) if dtype.is_floating_point else

@@ -551,17 +551,39 @@ def test_segmented_topk_lengths_around_k(dtype, largest, k, class_bits, monkeypa
     check_segments(x, offs, k, largest, v, i)
 
 
+def _recorded_first_k(monkeypatch, x):
+    """Wraps ``block_radix_first_k`` as segmented_topk calls it, recording ``(block, num_segs, taken)``. Under
+    the interpreter (no block radix sort there) a stand-in keeps its contract: the listed segments' first k
+    items by a stable segmented sort with positions (``_all_of_segments``); on a GPU the real kernel runs."""
+    calls = []
+    real = tk.block_radix_first_k
+
+    def first_k(kb, out_kb, out_idx, k, *, block, num_segs, seg_begin, seg_len, seg_list, descending, meta,
+                device):
+        if interpreter_active():
+            segs = seg_list.cpu().numpy()
+            assert (seg_len.cpu().numpy()[segs] <= block).all()
+            tk._all_of_segments(x, seg_begin.cpu().numpy()[segs], seg_len.cpu().numpy()[segs], segs, k, descending,
+                                out_kb.view(x.dtype), out_idx)
+            taken = True
+        else:
+            taken = real(kb, out_kb, out_idx, k, block=block, num_segs=num_segs, seg_begin=seg_begin,
+                         seg_len=seg_len, seg_list=seg_list, descending=descending, meta=meta, device=device)
+        calls.append((block, num_segs, taken))
+        return taken
+    monkeypatch.setattr(tk, "block_radix_first_k", first_k)
+    return calls
+
+
 @pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
-@pytest.mark.parametrize("k,max_keys", [(4, 1 << 24), (30, 1 << 24), (4, 60)])
-def test_segmented_topk_wide_segments_by_sort(dtype, k, max_keys, monkeypatch):
-    """_WIDE_SEGMENTS_BY_SORT: short segments of 64-bit keys whose BLOCK the block radix sort takes (faked:
-    BLOCK 32 and more) are sorted and their first k kept, at most max_keys keys a sort (60: spans of 20+33,
-    40+17, and 64 alone); the rest keep the tile path. The tile path's results either way: the first
+@pytest.mark.parametrize("k", [4, 30])
+def test_segmented_topk_wide_segments_by_sort(dtype, k, monkeypatch):
+    """_WIDE_SEGMENTS_BY_SORT: the bins of short segments of 64-bit keys whose BLOCK the block radix sort takes
+    (faked: BLOCK 32 and more) go to ``block_radix_first_k``, one call per bin with its segment list; the other
+    bins, and a bin it refuses, keep the tile path. The tile path's results either way: the first
     min(k, length) slots best first (stable), the rest value 0 / index -1."""
     monkeypatch.setattr(tk, "_WIDE_SEGMENTS_BY_SORT", True)
-    monkeypatch.setattr(tk, "_BY_SORT_MAX_KEYS", max_keys)
     monkeypatch.setattr(tk, "block_radix_sorts_rows", lambda length, key_bits, device: length >= 32)
-    by_sort = count_calls(monkeypatch, tk, "_all_of_segments")
     tiles = []
     real_tile = tk._tile_topk
 
@@ -572,27 +594,34 @@ def test_segmented_topk_wide_segments_by_sort(dtype, k, max_keys, monkeypatch):
     lengths = [0, 1, 3, 20, 33, 5, 40, 17, 0, 64, 9]
     offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
     x = make_data("few_unique", sum(lengths), dtype, seed=k)
+    calls = _recorded_first_k(monkeypatch, x)
     for largest in (True, False):
-        del by_sort[:], tiles[:]
+        del calls[:], tiles[:]
         v, i = tk.segmented_topk(x, offs, k, largest=largest)
         check_segments(x, offs, k, largest, v, i)
-        assert sorted(tiles) == [2, 4, 8, 16]   # (segments of 1, 3, 5 and 9 keys: the tile path)
-        assert len(by_sort) == (1 if max_keys > 200 else 3)
+        assert sorted(c[:2] for c in calls) == [(32, 2), (64, 3)]   # (20, 17 | 33, 40, 64 keys)
+        refused = [block for block, _, taken in calls if not taken]
+        assert sorted(tiles) == sorted([2, 4, 8, 16] + refused)      # (1, 3, 5 and 9 keys: the tile path)
+    # a bin refused: its segments take the tile path
+    monkeypatch.setattr(tk, "block_radix_first_k", lambda *a, **kw: False)
+    del tiles[:]
+    check_segments(x, offs, k, True, *tk.segmented_topk(x, offs, k))
+    assert sorted(tiles) == [2, 4, 8, 16, 32, 64]
     # 32-bit keys, and the constant off: the tile path only
-    del by_sort[:], tiles[:]
+    calls = _recorded_first_k(monkeypatch, x)
+    del tiles[:]
     tk.segmented_topk(x.to(torch.float32) if dtype.is_floating_point else x.to(torch.int32), offs, k)
     monkeypatch.setattr(tk, "_WIDE_SEGMENTS_BY_SORT", False)
     tk.segmented_topk(x, offs, k)
-    assert by_sort == [] and sorted(tiles) == sorted(2 * [2, 4, 8, 16, 32, 64])
+    assert calls == [] and sorted(tiles) == sorted(2 * [2, 4, 8, 16, 32, 64])
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_segmented_topk_wide_segments_by_sort_random_spans(seed, monkeypatch):
-    """_WIDE_SEGMENTS_BY_SORT on random layouts: empty, short and long segments, a random cap of keys a sort
-    (spans that split anywhere, or one segment longer than the cap alone), random k and order."""
+def test_segmented_topk_wide_segments_by_sort_random_layouts(seed, monkeypatch):
+    """_WIDE_SEGMENTS_BY_SORT on random layouts: empty, short and long segments, a random smallest BLOCK the
+    sort takes, random k and order."""
     rng = np.random.default_rng(seed)
     monkeypatch.setattr(tk, "_WIDE_SEGMENTS_BY_SORT", True)
-    monkeypatch.setattr(tk, "_BY_SORT_MAX_KEYS", int(rng.integers(1, 120)))
     min_block = int(rng.choice([8, 16, 32]))
     monkeypatch.setattr(tk, "block_radix_sorts_rows", lambda length, key_bits, device: length >= min_block)
     lengths = rng.integers(0, 50, size=int(rng.integers(1, 14)))
@@ -600,9 +629,32 @@ def test_segmented_topk_wide_segments_by_sort_random_spans(seed, monkeypatch):
     offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
     dtype = WIDE_DTYPES[seed % len(WIDE_DTYPES)]
     x = make_data(KINDS[seed % len(KINDS)], int(lengths.sum()), dtype, seed=seed)
+    calls = _recorded_first_k(monkeypatch, x)
     k, largest = int(rng.integers(1, 12)), bool(seed % 2)
     v, i = tk.segmented_topk(x, offs, k, largest=largest)
     check_segments(x, offs, k, largest, v, i)
+    assert all(block >= min_block for block, _, _ in calls)
+
+
+@pytest.mark.skipif(interpreter_active(), reason="the block radix sort runs on compiled NVIDIA kernels only")
+@pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
+@pytest.mark.parametrize("kind", ["special", "few_unique", "random"])
+def test_segmented_topk_wide_segments_first_k_kernel(dtype, kind, monkeypatch):
+    """The real kernel (``block_radix_first_k``, the block radix sort writing each segment's first k) on
+    segments of 129 to 4096 64-bit keys (every bin's edges, with short and empty segments between): k of 1,
+    a bin's middle, and more than the longest segment, both orders; every bin the block radix sort takes
+    here went there."""
+    lengths = [129, 0, 200, 256, 3, 257, 511, 512, 513, 1000, 1024, 1, 1025, 2048, 2049, 4095, 4096, 700]
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    x = make_data(kind, sum(lengths), dtype, seed=len(kind))
+    monkeypatch.setattr(tk, "_WIDE_SEGMENTS_BY_SORT", True)
+    calls = _recorded_first_k(monkeypatch, x)
+    sorted_here = {b for b in (256, 512, 1024, 2048, 4096) if tk.block_radix_sorts_rows(b, 64, x.device)}
+    for k, largest in ((1, True), (300, False), (5000, True)):
+        del calls[:]
+        v, i = tk.segmented_topk(x, offs, k, largest=largest)
+        check_segments(x, offs, k, largest, v, i)
+        assert {block for block, _, taken in calls if taken} == sorted_here
 
 
 @pytest.mark.parametrize("dtype", [d for d in (getattr(torch, f"uint{w}", None) for w in (16, 32, 64)) if d],

@@ -388,15 +388,24 @@ def _segment_block_radix_sort_kernel(
         HAS_VALS: gl.constexpr, WRITE_KEYS: gl.constexpr, WRITE_IDX: gl.constexpr,
         KEY_BITS: gl.constexpr, KEY_DTYPE: gl.constexpr, ASCENDING: gl.constexpr,
         RADIX_BITS: gl.constexpr, WARPS: gl.constexpr, ITEMS: gl.constexpr, SMEM_ROWS: gl.constexpr,
-        WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0, SMEM_GATHER: gl.constexpr = 0):
+        WARP_ROWS: gl.constexpr = False, OR_EVERY: gl.constexpr = 0, SMEM_GATHER: gl.constexpr = 0,
+        TOP_K: gl.constexpr = False):
     """One program sorts one segment of at most WARPS*ITEMS*32 keys in shared memory
     (``block_radix_sort_smem``; keys of 64 bits as two words, where :data:`WIDE_KEYS_BLOCK_RADIX` lets
     them come here), or with ``WARP_ROWS`` one segment of at most ITEMS*32 keys per warp (WARPS segments
     per program); arguments as :func:`_segment_tile_sort_kernel`'s.
     ``SMEM_GATHER``: how the sorted keys are written: 0 gathered from the input by their source
     columns, 1 carried through shared memory by the sort (its payload), 2 read again in input order
-    after the sort and exchanged through shared memory."""
+    after the sort and exchanged through shared memory.
+    ``TOP_K``: only the first ``row_len`` sorted items of each listed segment are written, keys to
+    ``out_keys_ptr[seg * row_stride + i]`` and their positions in the input (``begin + column``) to
+    ``out_idx_ptr[seg * row_stride + i]`` (a segmented top-k's ``[segments, k]`` outputs: ``row_len`` and
+    ``row_stride`` are then k, the input's segments come from the lists; slots past a segment's length
+    are left as they are)."""
     gl.static_assert((SMEM_GATHER >= 0) & (SMEM_GATHER <= 2), "SMEM_GATHER must be 0, 1 or 2")
+    gl.static_assert((not TOP_K) or ((SMEM_GATHER == 0) and (not HAS_VALS) and (not HAS_IDX_BASE)
+                                     and (not UNIFORM)),
+                     "TOP_K writes listed segments' keys gathered by source column and absolute positions only")
     RADIX: gl.constexpr = 1 << RADIX_BITS
     L3: gl.constexpr = gl.BlockedLayout([1, ITEMS, 1], [1, 1, 32], [WARPS, 1, 1], [2, 1, 0])
     LW: gl.constexpr = gl.SliceLayout(1, gl.SliceLayout(2, L3))
@@ -463,19 +472,31 @@ def _segment_block_radix_sort_kernel(
     if WARP_ROWS:
         col = col - warp * (32 * ITEMS)
     src = begin + col
-    dst = begin + pos
-    if WRITE_KEYS:
-        if SMEM_GATHER > 0:
-            gl.store(out_keys_ptr + dst, moved.to(raw.dtype), mask=valid)
+    if TOP_K:
+        # (the first row_len sorted items into the segment's row of a [segments, row_stride] output)
+        first = valid & (pos < row_len)
+        if WARP_ROWS:
+            out_row = gl.expand_dims(gl.expand_dims(seg, 1), 2) * row_stride
         else:
-            gl.store(out_keys_ptr + dst, gl.load(keys_ptr + src, mask=valid), mask=valid)
-    if HAS_VALS:
-        gl.store(out_vals_ptr + dst, gl.load(vals_ptr + src, mask=valid), mask=valid)
-    if WRITE_IDX:
-        idx = col.to(gl.int64)
-        if HAS_IDX_BASE:
-            idx += base_idx
-        gl.store(out_idx_ptr + dst, idx, mask=valid)
+            out_row = seg * row_stride
+        if WRITE_KEYS:
+            gl.store(out_keys_ptr + out_row + pos, gl.load(keys_ptr + src, mask=first), mask=first)
+        if WRITE_IDX:
+            gl.store(out_idx_ptr + out_row + pos, src, mask=first)
+    else:
+        dst = begin + pos
+        if WRITE_KEYS:
+            if SMEM_GATHER > 0:
+                gl.store(out_keys_ptr + dst, moved.to(raw.dtype), mask=valid)
+            else:
+                gl.store(out_keys_ptr + dst, gl.load(keys_ptr + src, mask=valid), mask=valid)
+        if HAS_VALS:
+            gl.store(out_vals_ptr + dst, gl.load(vals_ptr + src, mask=valid), mask=valid)
+        if WRITE_IDX:
+            idx = col.to(gl.int64)
+            if HAS_IDX_BASE:
+                idx += base_idx
+            gl.store(out_idx_ptr + dst, idx, mask=valid)
 
 
 @triton.jit
@@ -894,6 +915,27 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
                       f"in-register tile sort (those longer than its MAX_BLOCK a long-segment path)", stacklevel=4)
         return False
     return True
+
+
+def block_radix_first_k(kb, out_kb, out_idx, k: int, *, block, num_segs, seg_begin, seg_len, seg_list, descending,
+                        meta, device) -> bool:
+    """The first ``k`` items of each segment ``seg_list[i]`` (ids into ``seg_begin``/``seg_len``, at most
+    ``block`` keys each) in the stable sorted order (``descending``: largest first, NaN first), by the
+    block radix sort in one launch and no scratch: the keys to ``out_kb[seg, :k]`` and their positions
+    in ``kb`` to ``out_idx[seg, :k]`` (``[segments, k]`` tensors; the slots past a shorter segment's
+    length are not written). Keys wider than 32 bits only (those of 32 bits take top-k's packed tile
+    path). False, launching nothing, where the block radix sort does not take ``block`` (see
+    :func:`block_radix_sorts_rows`) or its kernel failed to build: the caller takes another path."""
+    if num_segs == 0:
+        return True
+    pol = policy.select("segmented_sort", device, _bucket(block))
+    if meta["KEY_BITS"] <= 32 or num_segs >= 2**31 or not _block_radix_applies(block, meta["KEY_BITS"], pol, device):
+        return False
+    args = (kb, kb, out_kb, kb, out_idx, seg_begin, seg_len, seg_list, kb, num_segs, k, k)
+    return _launch_block_radix_sort(args, block=block, num_segs=num_segs, descending=descending, meta=meta, pol=pol,
+                                    device=device, warp_rows=block < pol["RADIX_MIN_BLOCK"], UNIFORM=False,
+                                    HAS_LIST=True, HAS_IDX_BASE=False, HAS_VALS=False, WRITE_KEYS=True, WRITE_IDX=True,
+                                    TOP_K=True)
 
 
 #: rows of exactly a tile's width are masked by row only in the tile sort (a switch for A/B probes)

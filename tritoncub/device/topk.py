@@ -11,8 +11,9 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   pairs instead, or, where the shared-memory block radix sort takes their rows (compiled NVIDIA
   kernels, rows of 129 keys and more under the shipped policies; :data:`_WIDE_ROWS_BY_SORT`), are
   sorted by ``sort_rows`` (stable) and the first k kept: the same results (segments of
-  ``segmented_topk``: by the segmented sort, :data:`_WIDE_SEGMENTS_BY_SORT`). Never a full sort of
-  anything but the tile (or such a row).
+  ``segmented_topk``: only with :data:`_WIDE_SEGMENTS_BY_SORT`, off: the same sort writing each
+  segment's first k).
+  Never a full sort of anything but the tile (or such a row or segment).
 * **candidates** (long rows of at most ``CAND_MAX_LEN`` keys of at most 32 bits,
   ``next_pow2(k) <= CAND_K_MAX``): each program
   keeps a few candidates of a chunk of the row (packed ``ordered_key << 32 | ~column`` words), the
@@ -73,7 +74,8 @@ from . import segmented_sort as _segmented_sort_module
 from .segmented_sort import _bucket as _seg_bucket
 from .segmented_sort import (MIN_BLOCK, SORT_DTYPES, bits_view, key_meta, ordered_bits, pack_mode,
                              sort_tile_descending, bitonic_topk, _host_arrays_to_device, _launch_tile_sort,
-                             _log2, _one_program_limit, _segments_by_block, _sort_long, block_radix_sorts_rows)
+                             _log2, _one_program_limit, _segments_by_block, _sort_long, block_radix_first_k,
+                             block_radix_sorts_rows)
 
 _IDX32_INT = 0xFFFFFFFF   # the inverted-column field of a packed candidate (literal in the kernels)
 
@@ -1232,16 +1234,15 @@ def topk(x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: b
     return v.contiguous(), i.contiguous()
 
 
-def _all_of_segments(x, begin, length, ids, k, largest, values, indices, base: int = 0):
+def _all_of_segments(x, begin, length, ids, k, largest, values, indices):
     """Rows ``ids`` of ``values``/``indices`` get the first ``min(k, length)`` items of their segment,
     best first with the tie rule of the tile path (a stable segmented sort carrying positions); the
-    other slots value 0 and index -1. ``base``: where ``x`` starts in the caller's input (added to the
-    positions)."""
+    other slots value 0 and index -1."""
     from .segmented_sort import segmented_sort_pairs
     device = x.device
     t = lambda a: torch.as_tensor(np.ascontiguousarray(a, dtype=np.int64), device=device)  # noqa: E731
     d_begin, d_len = t(begin), t(length)
-    pos = torch.arange(base, base + x.numel(), device=device, dtype=torch.int64)
+    pos = torch.arange(x.numel(), device=device, dtype=torch.int64)
     sk, sp = segmented_sort_pairs(x, pos, d_begin, d_begin + d_len, descending=largest)
     j = torch.arange(k, device=device)
     m = j[None, :] < d_len[:, None]
@@ -1252,28 +1253,17 @@ def _all_of_segments(x, begin, length, ids, k, largest, values, indices, base: i
     indices[sel] = torch.where(m, sp[src], -1)
 
 
-def _segments_by_sort(x, begin, length, ids, k, largest, values, indices):
-    """:func:`_all_of_segments` for the segments ``ids`` (ascending), over spans of the input of at most
-    :data:`_BY_SORT_MAX_KEYS` keys at once (or one segment), so the sorted copy and its positions stay a
-    bounded scratch."""
-    b = begin[ids]
-    e = b + length[ids]
-    start = 0
-    while start < len(ids):
-        lo = int(b[start])
-        stop = max(start + 1, int(np.searchsorted(e, lo + _BY_SORT_MAX_KEYS, side="right")))
-        hi = int(e[stop - 1])
-        _all_of_segments(x[lo:hi], b[start:stop] - lo, length[ids[start:stop]], ids[start:stop], k, largest,
-                         values, indices, base=lo)
-        start = stop
-
-
 #: segmented_topk's segments of 64-bit keys that the block radix sort takes (as
-#: :data:`_WIDE_ROWS_BY_SORT` for rows: ``segmented_sort.block_radix_sorts_rows`` of their ``BLOCK``), sorted by
-#: the segmented sort and the first k kept instead of the tile path. H200, int64, GPU time tile / sort: 4096
-#: segments of 129-1024 keys k=16 468 / 228 us, 1024 of 1000-4096 k=100 1192 / 290, 16384 of 129-512 k=16
-#: 750 / 403 (``bench/probes/topk64_rows_probe.py segments``)
-_WIDE_SEGMENTS_BY_SORT = True
+#: :data:`_WIDE_ROWS_BY_SORT` for rows: ``segmented_sort.block_radix_sorts_rows`` of their ``BLOCK``): one
+#: launch per bin sorts each segment in shared memory and writes its first k
+#: (``segmented_sort.block_radix_first_k``) instead of the tile path, which sorts such segments in registers
+#: as (key, index) pairs and spills. Off: built, compiled for sm_90 and tested on the CPU through a stand-in,
+#: not yet run on a GPU. Its first form (the whole segmented sort with positions, then a gather of the first
+#: k) halved the GPU time on an H200 (int64, 4096 segments of 129-1024 keys k=16: 468 -> 230 us) but tripled
+#: the host's (625 -> 1899 us a call; do_bench 891 -> 1896), and a call cannot run ahead of the GPU (it reads
+#: the offsets back first); this form has one launch per bin and no scratch
+#: (``bench/probes/topk64_rows_probe.py segments-host`` times both routes)
+_WIDE_SEGMENTS_BY_SORT = False
 
 #: long segments of segmented_topk grouped by length: lengths within a factor 2 ** LONG_CLASS_BITS
 #: share launches (0: every long segment in one group). 100k power-law segments over 2^26 fp32 keys
@@ -1315,16 +1305,15 @@ def segmented_topk(x: torch.Tensor, offsets: torch.Tensor, k: int, largest: bool
     pol = policy.select("topk", device, "rows")
     short = (length > 0) & (length <= pol["ROW_MAX_BLOCK"])
     ids, bins = _segments_by_block(length, short, 2)
-    if _WIDE_SEGMENTS_BY_SORT and meta["KEY_BITS"] > 32:
-        # (64-bit keys: the segments whose BLOCK the block radix sort takes are sorted, the first k kept)
-        by_sort = [(block, start, count) for block, start, count in bins
-                   if block_radix_sorts_rows(block, meta["KEY_BITS"], device)]
-        if by_sort:
-            _segments_by_sort(x, begin, length, np.sort(np.concatenate([ids[a:a + c] for _, a, c in by_sort])),
-                              k, largest, values, indices)
-            bins = [b for b in bins if b not in by_sort]
     d_begin, d_len, d_ids = _host_arrays_to_device([begin, length, ids], device)
     for block, start, count in bins:
+        # (64-bit keys: the bins the block radix sort takes are sorted there, their first k written)
+        if (_WIDE_SEGMENTS_BY_SORT and meta["KEY_BITS"] > 32
+                and block_radix_sorts_rows(block, meta["KEY_BITS"], device)
+                and block_radix_first_k(kb, ovb, indices, k, block=block, num_segs=count, seg_begin=d_begin,
+                                        seg_len=d_len, seg_list=d_ids[start:start + count], descending=largest,
+                                        meta=meta, device=device)):
+            continue
         _tile_topk(kb, ovb, indices, k, block=block, num_rows=count, meta=meta, ascending=asc, device=device,
                    seg_begin=d_begin, seg_len=d_len, seg_list=d_ids[start:start + count], idx_abs=True, pol=pol)
     long_ = length > pol["ROW_MAX_BLOCK"]
