@@ -6,7 +6,9 @@
 * ``poisoned(shape, dtype)``: an output buffer full of a value no correct kernel writes there,
   so an unwritten slot fails the comparison.
 * ``assert_equal(out, ref)``: exact comparison (NaN == NaN, -0.0 vs +0.0 distinguished when
-  ``signed_zero=True``); ``assert_close(out, ref, rtol, atol)`` for float accumulations.
+  ``signed_zero=True``); ``assert_close(out, ref, rtol, atol)`` for float accumulations;
+  ``assert_sum_close(out, x, ...)`` for float sums, within their rounding bound (a fixed atol fails
+  on items that cancel).
 * ``SIZES_SMALL``: the edge sizes for a tile of ``tile`` items: 0, 1, tile-1, tile, tile+1, a few
   tiles with a ragged tail.
 """
@@ -199,6 +201,62 @@ def assert_close(out: torch.Tensor, ref: torch.Tensor, rtol: float = 1e-5, atol:
         return
     torch.testing.assert_close(out.detach().cpu().to(torch.float64), ref.detach().cpu().to(torch.float64),
                                rtol=rtol, atol=atol, equal_nan=True, msg=msg or None)
+
+
+def unit_roundoff(dtype: torch.dtype) -> float:
+    """The unit roundoff ``u`` of a float dtype (half its eps): one rounding errs by at most ``u`` relative."""
+    return torch.finfo(dtype).eps / 2
+
+
+def assert_sum_close(out: torch.Tensor, x: torch.Tensor, op: str = "sum", offsets=None, dim=-1,
+                     keepdim: bool = False) -> None:
+    """A floating sum (or mean) of ``x`` over ``dim`` (an int, a list of them, or None: every dim;
+    ``keepdim`` as torch.sum's; the default: each row of a 2-D ``x``), or with ``offsets`` of each segment
+    ``x[offsets[i]:offsets[i + 1]]`` of a 1-D ``x``, against the exact float64 result, within the a
+    priori rounding error bound; ``out`` has x's dtype.
+
+    Any summation order (sequential lanes, a tree over lanes, split partials) of ``n`` items with
+    every partial rounded to the accumulator (unit roundoff ``u``: fp32 for fp16/bf16/fp32 items)
+    errs by at most ``gamma_(n-1) * sum|x_i|``, ``gamma_k = k*u / (1 - k*u)`` (Higham, Accuracy and
+    Stability of Numerical Algorithms, 4.2); the result's rounding to a narrower output dtype adds
+    ``u_out`` times its magnitude, the division of a mean one more rounding; the float64 reference itself errs
+    by at most ``gamma_(n-1)`` in float64. The error scales with ``sum|x_i|``,
+    not with ``|sum|``: a relative tolerance fails on a sum that cancels (e.g. -11.47 out of ~140
+    items of magnitude ~100), and so does a fixed atol (a CI failure: -0.37665 against -0.37677).
+    Non-finite results must match exactly (NaN matches NaN)."""
+    dtype = x.dtype
+    assert out.dtype == dtype, f"sum of {dtype} items gave {out.dtype}"
+    xd = x.detach().double()
+    if offsets is None:
+        dims = tuple(range(x.dim())) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+        ref, abs_sum = xd.sum(dims, keepdim=keepdim), xd.abs().sum(dims, keepdim=keepdim)
+        n = torch.full_like(ref, x.numel() // ref.numel() if ref.numel() else 0)
+    else:
+        offs = offsets.to(device=x.device, dtype=torch.int64)
+        ref = torch.segment_reduce(xd, "sum", offsets=offs)
+        abs_sum = torch.segment_reduce(xd.abs(), "sum", offsets=offs)
+        n = (offs[1:] - offs[:-1]).double()
+    u = unit_roundoff(torch.float64 if dtype == torch.float64 else torch.float32)
+    u64 = unit_roundoff(torch.float64)
+    k = (n - 1).clamp_min(0)
+    # the result's error, plus the float64 reference's own (negligible unless x is float64)
+    bound = (k * u / (1 - k * u) + k * u64 / (1 - k * u64)) * abs_sum
+    if op == "mean":
+        ref, bound = ref / n, bound / n.clamp_min(1)
+        bound = bound + u * ref.abs()
+    u_out = unit_roundoff(out.dtype)
+    if u_out > u:   # (one more rounding, of the accumulated sum, to the narrower result)
+        bound = bound + u_out * (ref.abs() + bound)
+    got = out.detach().double().to(ref.device)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    fin = torch.isfinite(ref)
+    same = (got == ref) | (torch.isnan(got) & torch.isnan(ref))
+    bad = torch.where(fin, (got - ref).abs() > bound, ~same)
+    if bool(bad.any()):
+        i = int(bad.reshape(-1).nonzero()[0, 0])
+        raise AssertionError(f"{op} of row/segment {i} ({int(n.reshape(-1)[i])} items): got "
+                             f"{float(got.reshape(-1)[i])!r}, exact {float(ref.reshape(-1)[i])!r}, error bound "
+                             f"{float(bound.reshape(-1)[i])!r}")
 
 
 def limit_grid_y(monkeypatch, module, limit: int) -> list:
