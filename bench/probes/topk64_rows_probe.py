@@ -3,7 +3,7 @@ against the block radix sort of the rows and the first k (``topk._WIDE_ROWS_BY_S
 every result checked against torch first (a mismatch stops the probe); GPU time per call (profiler),
 torch's alongside.
 
-    PYTHONPATH=. python bench/probes/topk64_rows_probe.py [segments]
+    PYTHONPATH=. python bench/probes/topk64_rows_probe.py [segments | segments-host]
 
 ``segments``: segmented_topk of ragged segments of 64-bit keys (129-4096 keys each), the tile path against
 the block radix sort's first k (``topk._WIDE_SEGMENTS_BY_SORT``; its log of 2026-12-02 timed an earlier form,

@@ -759,6 +759,43 @@ def test_block_radix_sort_falls_back_when_it_does_not_compile(dtype, monkeypatch
         assert ss._BLOCK_RADIX_UNAVAILABLE and not ss._BLOCK_RADIX_FAILED
 
 
+def test_block_radix_first_k_failure_leaves_the_sorts_on(monkeypatch):
+    """The first-k variant of the block radix sort (segmented top-k's, ``block_radix_first_k``) failing to
+    build: a warning and False (the caller's tile path), its own key taken out and not tried again, and
+    the same config's sorts still sent to the block radix sort (the launches are recorded, not run: the
+    kernel runs on compiled NVIDIA kernels only)."""
+    monkeypatch.setattr(ss, "WIDE_KEYS_BLOCK_RADIX", True)
+    monkeypatch.setattr(ss, "_BLOCK_RADIX_UNAVAILABLE", [])
+    monkeypatch.setattr(ss, "_BLOCK_RADIX_FAILED", set())
+    monkeypatch.setattr(ss, "block_radix_available", lambda device: True)
+    launched = []
+
+    def fake_launch(kernel, *args, **kwargs):
+        if kernel is ss._segment_block_radix_sort_kernel:
+            launched.append(bool(kwargs.get("TOP_K")))
+            if kwargs.get("TOP_K"):
+                _fail_to_build()
+            return None
+        return ss_launch(kernel, *args, **kwargs)
+    monkeypatch.setattr(ss, "launch", fake_launch)
+    x = make_data("random", 60, torch.int64, seed=3)
+    meta = ss.key_meta(x.dtype)
+    vals, idx = torch.zeros((2, 4), dtype=torch.int64, device=DEVICE), torch.full((2, 4), -1, device=DEVICE)
+    seg = dict(block=32, num_segs=2, seg_begin=torch.tensor([0, 30], device=DEVICE),
+               seg_len=torch.tensor([30, 30], device=DEVICE), seg_list=torch.tensor([0, 1], device=DEVICE),
+               descending=True, meta=meta, device=x.device)
+    with policy.override("segmented_sort", RADIX_CFGS[0]):
+        pol = policy.select("segmented_sort", x.device, ss._bucket(32))
+        with pytest.warns(UserWarning, match="block radix sort unavailable"):
+            assert not ss.block_radix_first_k(ss.bits_view(x), ss.bits_view(vals), idx, 4, **seg)
+        assert ss._BLOCK_RADIX_FAILED == {ss._block_radix_config(32, pol, 64, False) + ("first_k",)}
+        assert not ss.block_radix_first_k(ss.bits_view(x), ss.bits_view(vals), idx, 4, **seg)
+        assert launched == [True]                                   # (not tried again)
+        assert ss._block_radix_runs(32, pol, 64, x.device, False)   # (the config's sorts still run)
+        ss.segmented_sort(x, torch.tensor([0, 30, 60], device=DEVICE))
+        assert launched == [True, False] and not ss._BLOCK_RADIX_UNAVAILABLE
+
+
 @pytest.mark.parametrize("grid_y", [None, 1])
 @pytest.mark.parametrize("descending,path", [(False, "merge"), (True, "radix"), (False, "radix")])
 def test_segmented_sort_pairs_ragged(descending, path, grid_y, monkeypatch):

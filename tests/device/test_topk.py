@@ -562,9 +562,9 @@ def _recorded_first_k(monkeypatch, x):
                 device):
         if interpreter_active():
             segs = seg_list.cpu().numpy()
-            assert (seg_len.cpu().numpy()[segs] <= block).all()
-            tk._all_of_segments(x, seg_begin.cpu().numpy()[segs], seg_len.cpu().numpy()[segs], segs, k, descending,
-                                out_kb.view(x.dtype), out_idx)
+            assert len(segs) == num_segs and (seg_len.cpu().numpy()[segs] <= block).all()
+            tk._all_of_segments(kb.view(x.dtype), seg_begin.cpu().numpy()[segs], seg_len.cpu().numpy()[segs], segs,
+                                k, descending, out_kb.view(x.dtype), out_idx)
             taken = True
         else:
             taken = real(kb, out_kb, out_idx, k, block=block, num_segs=num_segs, seg_begin=seg_begin,
@@ -639,22 +639,28 @@ def test_segmented_topk_wide_segments_by_sort_random_layouts(seed, monkeypatch):
 @pytest.mark.skipif(interpreter_active(), reason="the block radix sort runs on compiled NVIDIA kernels only")
 @pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
 @pytest.mark.parametrize("kind", ["special", "few_unique", "random"])
-def test_segmented_topk_wide_segments_first_k_kernel(dtype, kind, monkeypatch):
+@pytest.mark.parametrize("warp_rows", [False, True])
+def test_segmented_topk_wide_segments_first_k_kernel(dtype, kind, warp_rows, monkeypatch):
     """The real kernel (``block_radix_first_k``, the block radix sort writing each segment's first k) on
     segments of 129 to 4096 64-bit keys (every bin's edges, with short and empty segments between): k of 1,
     a bin's middle, and more than the longest segment, both orders; every bin the block radix sort takes
-    here went there."""
+    here went there; ``warp_rows``: the bins up to 512 keys one segment per warp (four a program: dead warps
+    in the last), as a policy may choose."""
     lengths = [129, 0, 200, 256, 3, 257, 511, 512, 513, 1000, 1024, 1, 1025, 2048, 2049, 4095, 4096, 700]
     offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
     x = make_data(kind, sum(lengths), dtype, seed=len(kind))
     monkeypatch.setattr(tk, "_WIDE_SEGMENTS_BY_SORT", True)
     calls = _recorded_first_k(monkeypatch, x)
-    sorted_here = {b for b in (256, 512, 1024, 2048, 4096) if tk.block_radix_sorts_rows(b, 64, x.device)}
-    for k, largest in ((1, True), (300, False), (5000, True)):
-        del calls[:]
-        v, i = tk.segmented_topk(x, offs, k, largest=largest)
-        check_segments(x, offs, k, largest, v, i)
-        assert {block for block, _, taken in calls if taken} == sorted_here
+    warp_cfg = dict(TILE_SORT="radix", RADIX_BITS=8, RADIX_MIN_BLOCK=1024, RADIX_WARP_MIN_BLOCK=256, RADIX_WARP_ROWS=4)
+    with policy.override("segmented_sort", warp_cfg) if warp_rows else contextlib.nullcontext():
+        sorted_here = {b for b in (256, 512, 1024, 2048, 4096) if tk.block_radix_sorts_rows(b, 64, x.device)}
+        assert sorted_here
+        for k in (1, 300, 5000):
+            for largest in (True, False):
+                del calls[:]
+                v, i = tk.segmented_topk(x, offs, k, largest=largest)
+                check_segments(x, offs, k, largest, v, i)
+                assert {block for block, _, taken in calls if taken} == sorted_here
 
 
 @pytest.mark.parametrize("dtype", [d for d in (getattr(torch, f"uint{w}", None) for w in (16, 32, 64)) if d],

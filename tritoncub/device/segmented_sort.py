@@ -758,7 +758,8 @@ def block_radix_sorts_rows(length: int, key_bits: int, device: torch.device) -> 
     """Whether :func:`sort_rows` gives rows of ``length`` (at most the one-program limit) keys of
     ``key_bits`` bits to the shared-memory block radix sort on ``device``: the policy of the rows' size
     bucket sends them there, and its kernel fits the device's shared memory and has not failed to run
-    here. Top-k sorts 64-bit rows this way rather than in its register tile."""
+    here. Top-k sorts 64-bit rows (and, with ``topk._WIDE_SEGMENTS_BY_SORT``, segments) this way rather than
+    in its register tile."""
     block = max(MIN_BLOCK, next_power_of_2(length))
     pol = policy.select("segmented_sort", device, _bucket(block))
     return (_block_radix_applies(block, key_bits, pol, device)
@@ -871,7 +872,8 @@ def block_radix_available(device: torch.device) -> bool:
 
 def _block_radix_config(block: int, pol, key_bits: int, warp_rows: bool) -> tuple:
     """What a block radix sort kernel of segments of ``block`` keys is built for (the key of
-    ``_BLOCK_RADIX_FAILED``); its last entry the kernel's ``SMEM_GATHER``."""
+    ``_BLOCK_RADIX_FAILED``; its first-k variant's key has ``"first_k"`` appended); its last entry the
+    kernel's ``SMEM_GATHER``."""
     warps, items, _ = _block_radix_shape(block, pol, key_bits, warp_rows)
     # (keys wider than 32 bits are gathered back from the input by their source columns)
     smem_gather = pol["RADIX_SMEM_GATHER"] if key_bits <= 32 else 0
@@ -895,7 +897,9 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
     radix_bits = pol["RADIX_BITS"]
     config = _block_radix_config(block, pol, meta["KEY_BITS"], warp_rows)
     smem_gather = config[-1]
-    if not _block_radix_runs(block, pol, meta["KEY_BITS"], device, warp_rows):
+    # (the first-k variant fails on its own key: its failure leaves the config's sorts on)
+    failed_key = config + ("first_k",) if flags.get("TOP_K") else config
+    if not _block_radix_runs(block, pol, meta["KEY_BITS"], device, warp_rows) or failed_key in _BLOCK_RADIX_FAILED:
         return False
     try:
         launch(_segment_block_radix_sort_kernel, (cdiv(num_segs, warps) if warp_rows else num_segs,), *args,
@@ -910,9 +914,10 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
         if isinstance(e, triton.CompilationError) and meta["KEY_BITS"] <= 32:
             _BLOCK_RADIX_UNAVAILABLE.append(repr(e))
         else:
-            _BLOCK_RADIX_FAILED.add(config)
+            _BLOCK_RADIX_FAILED.add(failed_key)
         warnings.warn(f"tritoncub.segmented_sort: block radix sort unavailable ({e!r}); segments use the "
-                      f"in-register tile sort (those longer than its MAX_BLOCK a long-segment path)", stacklevel=4)
+                      f"in-register tile sort (those longer than its MAX_BLOCK a long-segment path; segmented "
+                      f"top-k its tile path)", stacklevel=4)
         return False
     return True
 
@@ -920,7 +925,7 @@ def _launch_block_radix_sort(args, *, block, num_segs, descending, meta, pol, de
 def block_radix_first_k(kb, out_kb, out_idx, k: int, *, block, num_segs, seg_begin, seg_len, seg_list, descending,
                         meta, device) -> bool:
     """The first ``k`` items of each segment ``seg_list[i]`` (ids into ``seg_begin``/``seg_len``, at most
-    ``block`` keys each) in the stable sorted order (``descending``: largest first, NaN first), by the
+    ``block`` keys each) in the stable sorted order (``descending``: largest first; NaN the largest), by the
     block radix sort in one launch and no scratch: the keys to ``out_kb[seg, :k]`` and their positions
     in ``kb`` to ``out_idx[seg, :k]`` (``[segments, k]`` tensors; the slots past a shorter segment's
     length are not written). Keys wider than 32 bits only (those of 32 bits take top-k's packed tile
