@@ -68,12 +68,13 @@ def check_exact(x, k, largest=True):
 
 def check_segments(x, offs, k, largest, v, i):
     """segmented_topk's result (v, i) for segments ``offs`` of ``x``: each segment's first min(k, length)
-    slots its stable top items (the tile path's tie rule), the rest value 0 and index -1."""
+    slots its stable top items (the tile path's tie rule; the items' own bits: -0.0 stays -0.0), the rest value
+    0 and index -1."""
     o = offs.tolist()
     for s_, (a, b) in enumerate(zip(o[:-1], o[1:])):
         m = min(k, b - a)
         rv, ri = stable_ref(x[a:b], m, largest)
-        assert_equal(v[s_, :m].cpu(), rv, msg=f"segment {s_}")
+        assert_equal(v[s_, :m].cpu(), rv, signed_zero=True, msg=f"segment {s_}")
         assert_equal(i[s_, :m].cpu(), ri + a, msg=f"segment {s_}")
         assert (i[s_, m:] == -1).all() and (v[s_, m:] == 0).all()
 
