@@ -5,7 +5,8 @@
   kernels whose name contains it);
 * :func:`kernel_breakdown` — ``(name, us per call, launches per call)`` of every kernel of a call;
 * :func:`host_ms` — host time per call in ms, calls queued back to back;
-* :func:`host_idle_us` — host time of one call in us with the GPU idle before it (median).
+* :func:`host_idle_us` — host time of one call in us with the GPU idle before it (median);
+* :func:`host_profile_lines` — cProfile of a few calls: the functions with the most host time per call.
 """
 import torch
 import triton.testing
@@ -58,6 +59,24 @@ def host_idle_us(fn, reps: int = 100) -> float:
     torch.cuda.synchronize()
     ts.sort()
     return ts[reps // 2] / 1e3
+
+
+def host_profile_lines(fn, calls: int = 5, top: int = 25, column: int = 3) -> list:
+    """cProfile of ``calls`` calls (after one, and a sync): the ``top`` functions by host time per call in us
+    (``column`` 3: cumulative, 2: own), one line each: time, calls per call, ``file:line(function)``."""
+    import cProfile
+    import pstats
+    fn()
+    torch.cuda.synchronize()
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    pr.disable()
+    st = pstats.Stats(pr).stats   # {func: (cc, nc, tottime, cumtime, callers)}
+    return [f"{v[column] / calls * 1e6:9.1f}  {v[1] / calls:7.1f}x  {file.split('/')[-1]}:{line}({name})"
+            for (file, line, name), v in sorted(st.items(), key=lambda e: -e[1][column])[:top]]
 
 
 def timing_line(fn, repeats: int = 3, reps: int = 5) -> str:

@@ -108,19 +108,10 @@ def main(names, flags=()):
             print(f"=== {label} (5 calls)")
             print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=12, max_name_column_width=60))
             if "--cprofile" in flags:
-                import cProfile
-                import pstats
-                pr = cProfile.Profile()
-                pr.enable()
-                for _ in range(5):
-                    fn()
-                torch.cuda.synchronize()
-                pr.disable()
-                st = pstats.Stats(pr).stats   # {func: (cc, nc, tottime, cumtime, callers)}
+                from _timing import host_profile_lines
                 for title, col in (("cumulative", 3), ("own", 2)):
                     print(f"--- host time per call, {title} (us; 5 calls profiled)")
-                    for (file, line, name), v in sorted(st.items(), key=lambda e: -e[1][col])[:30]:
-                        print(f"{v[col] / 5 * 1e6:9.1f}  {v[1] / 5:7.1f}x  {file.split('/')[-1]}:{line}({name})")
+                    print("\n".join(host_profile_lines(fn, top=30, column=col)))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import sys
 import torch
 
 sys.path.insert(0, "bench/probes")
-from _timing import bench_ms, gpu_us, host_idle_us  # noqa: E402
+from _timing import bench_ms, gpu_us, host_idle_us, host_profile_lines  # noqa: E402
 from _switches import with_topk_value  # noqa: E402
 
 ops = torch.ops.tritoncub
@@ -59,8 +59,6 @@ def segments():
 
 
 def segments_host():
-    import cProfile
-    import pstats
     for nseg, lo, hi in ((4096, 129, 1024), (1024, 1000, 4096)):
         lengths = torch.randint(lo, hi + 1, (nseg,), generator=torch.Generator().manual_seed(nseg))
         offs = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)]).to(d)
@@ -71,21 +69,9 @@ def segments_host():
             t = with_segments_route(on, lambda: (bench_ms(fn), host_idle_us(fn, 30), gpu_us(fn)))
             line += f" | {label} do_bench {t[0] * 1e3:7.1f} host {t[1]:7.1f} gpu {t[2]:7.1f}"
         print(line + " us", flush=True)
-        def profiled():
-            fn = lambda: ops.segmented_topk(x, offs, 16)  # noqa: E731
-            fn()
-            torch.cuda.synchronize()
-            pr = cProfile.Profile()
-            pr.enable()
-            for _ in range(5):
-                fn()
-            torch.cuda.synchronize()
-            pr.disable()
-            return pstats.Stats(pr).stats
-        st = with_segments_route(True, profiled)
+        lines = with_segments_route(True, lambda: host_profile_lines(lambda: ops.segmented_topk(x, offs, 16)))
         print("--- sort route, host time per call, cumulative (us)")
-        for (file, ln, name), v in sorted(st.items(), key=lambda e: -e[1][3])[:25]:
-            print(f"{v[3] / 5 * 1e6:9.1f}  {v[1] / 5:6.1f}x  {file.split('/')[-1]}:{ln}({name})", flush=True)
+        print("\n".join(lines), flush=True)
 
 
 def main():
