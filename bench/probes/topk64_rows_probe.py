@@ -3,7 +3,7 @@ against the block radix sort of the rows and the first k (``topk._WIDE_ROWS_BY_S
 every result checked against torch first (a mismatch stops the probe); GPU time per call (profiler),
 torch's alongside.
 
-    PYTHONPATH=. python bench/probes/topk64_rows_probe.py [segments | segments-host]
+    PYTHONPATH=. python bench/probes/topk64_rows_probe.py [segments | segments-host | segments-bins | segments-ab]
 
 ``segments``: segmented_topk of ragged segments of 64-bit keys (129-4096 keys each), the tile path against
 the block radix sort's first k (``topk._WIDE_SEGMENTS_BY_SORT``; its log of 2026-12-02 timed an earlier form,
@@ -11,6 +11,12 @@ the whole segmented sort and a gather); torch's top-k of the same segments padde
 alongside (torch has no segmented top-k).
 ``segments-host``: the same segments' do_bench and host time per idle call of both routes, and a cProfile of the
 sort route's host work.
+``segments-bins``: int64 segments confined to one bin each (and two mixed layouts), both routes: do_bench
+(L2 flushed), the wall time of one call after a sync (CUDA events), host time per idle call, GPU time;
+then, for the mixed 129-1024 layout, each route's timeline of kernels (idle gaps show) and its host
+functions by own time.
+``segments-ab``: the same layouts, the two routes interleaved (five rounds of each, medians): do_bench and the
+wall time of one call after a sync (the host's time varies by 2x from one run to the next).
 """
 import sys
 
@@ -74,12 +80,82 @@ def segments_host():
         print("\n".join(lines), flush=True)
 
 
+def event_us(fn, reps=50):
+    """Median wall time in us of one call after a sync (CUDA events around it)."""
+    times = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        times.append((a, b))
+    torch.cuda.synchronize()
+    return sorted(a.elapsed_time(b) for a, b in times)[reps // 2] * 1e3
+
+
+BIN_LAYOUTS = ((4096, 129, 256), (4096, 257, 512), (2048, 513, 1024), (1024, 1025, 2048), (512, 2049, 4096),
+               (4096, 129, 1024), (1024, 1000, 4096))
+
+
+def int64_segments(nseg, lo, hi):
+    """(keys, offsets) of ``nseg`` segments of ``lo`` to ``hi`` random int64 keys each."""
+    lengths = torch.randint(lo, hi + 1, (nseg,), generator=torch.Generator().manual_seed(nseg + lo))
+    offs = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)]).to(d)
+    return torch.randint(-(1 << 62), 1 << 62, (int(lengths.sum()),), device=d, generator=g), offs
+
+
+def segments_ab(rounds=5):
+    import statistics
+    for nseg, lo, hi in BIN_LAYOUTS:
+        x, offs = int64_segments(nseg, lo, hi)
+        fn = lambda: ops.segmented_topk(x, offs, 16)  # noqa: E731
+        routes = {label: (lambda on=on: with_segments_route(on, fn)) for label, on in (("tile", False), ("sort", True))}
+        ref = routes["tile"]()
+        v, i = routes["sort"]()
+        assert torch.equal(v, ref[0]) and torch.equal(x[i], v), (nseg, lo, hi)
+        times = {(label, how): [] for label in routes for how in ("do_bench", "after-sync")}
+        for _ in range(rounds):
+            for label, route in routes.items():
+                times[label, "do_bench"].append(bench_ms(route) * 1e3)
+                times[label, "after-sync"].append(event_us(route, 20))
+        line = f"int64 segments {nseg:5d} x {lo:4d}-{hi:4d} k=16"
+        for (label, how), ts in times.items():
+            line += f" | {label} {how} {statistics.median(ts):7.1f}"
+        print(line + " us (medians of 5, interleaved)", flush=True)
+
+
+def segments_bins():
+    from topk_timeline import timeline
+    for nseg, lo, hi in BIN_LAYOUTS:
+        x, offs = int64_segments(nseg, lo, hi)
+        fn = lambda: ops.segmented_topk(x, offs, 16)  # noqa: E731
+        ref = with_segments_route(False, fn)
+        line = f"int64 segments {nseg:5d} x {lo:4d}-{hi:4d} k=16"
+        for label, on in (("tile", False), ("sort", True)):
+            v, i = with_segments_route(on, fn)
+            assert torch.equal(v, ref[0]) and torch.equal(x[i], v), (nseg, lo, hi, label)
+            t = with_segments_route(on, lambda: (bench_ms(fn), event_us(fn), host_idle_us(fn, 30), gpu_us(fn)))
+            line += f" | {label} do_bench {t[0] * 1e3:7.1f} after-sync {t[1]:7.1f} host {t[2]:7.1f} gpu {t[3]:7.1f}"
+        print(line + " us", flush=True)
+        if (lo, hi) == (129, 1024):
+            for label, on in (("tile", False), ("sort", True)):
+                print(f"--- {label} route: timeline of 3 calls, each after an L2 flush")
+                print("\n".join(with_segments_route(on, lambda: timeline(fn))), flush=True)
+                print(f"--- {label} route: host time per call by own time (us)")
+                print("\n".join(with_segments_route(on, lambda: host_profile_lines(fn, column=2))), flush=True)
+
+
 def main():
     print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
     if sys.argv[1:] == ["segments"]:
         return segments()
     if sys.argv[1:] == ["segments-host"]:
         return segments_host()
+    if sys.argv[1:] == ["segments-bins"]:
+        return segments_bins()
+    if sys.argv[1:] == ["segments-ab"]:
+        return segments_ab()
     for dtype in (torch.int64, torch.float64):
         for shape, k in CASES:
             x = (torch.randn(shape, device=d, generator=g, dtype=dtype) if dtype.is_floating_point else

@@ -11,8 +11,7 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   pairs instead, or, where the shared-memory block radix sort takes their rows (compiled NVIDIA
   kernels, rows of 129 keys and more under the shipped policies; :data:`_WIDE_ROWS_BY_SORT`), are
   sorted by ``sort_rows`` (stable) and the first k kept: the same results (segments of
-  ``segmented_topk``: only with :data:`_WIDE_SEGMENTS_BY_SORT`, off: the same sort writing each
-  segment's first k).
+  ``segmented_topk``, :data:`_WIDE_SEGMENTS_BY_SORT`: the same sort writing each segment's first k).
   Never a full sort of anything but the tile (or such a row or segment).
 * **candidates** (long rows of at most ``CAND_MAX_LEN`` keys of at most 32 bits,
   ``next_pow2(k) <= CAND_K_MAX``): each program
@@ -1257,13 +1256,13 @@ def _all_of_segments(x, begin, length, ids, k, largest, values, indices):
 #: :data:`_WIDE_ROWS_BY_SORT` for rows: ``segmented_sort.block_radix_sorts_rows`` of their ``BLOCK``): one
 #: launch per bin sorts each segment in shared memory and writes its first k
 #: (``segmented_sort.block_radix_first_k``) instead of the tile path, which sorts such segments in registers
-#: as (key, index) pairs and spills. Off: built, compiled for sm_90 and tested on the CPU through a stand-in,
-#: not yet run on a GPU. Its first form (the whole segmented sort with positions, then a gather of the first
-#: k) halved the GPU time on an H200 (int64, 4096 segments of 129-1024 keys k=16: 468 -> 230 us) but tripled
-#: the host's (625 -> 1899 us a call; do_bench 891 -> 1896), and a call cannot run ahead of the GPU (it reads
-#: the offsets back first); this form has one launch per bin and no scratch
-#: (``bench/probes/topk64_rows_probe.py segments-host`` times both routes)
-_WIDE_SEGMENTS_BY_SORT = False
+#: as (key, index) pairs and spills. On an H200, int64 k=16, the two routes interleaved (do_bench, us): one bin
+#: of 4096 segments of 129-256 keys 378 -> 357, 257-512 534 -> 381, 2048 x 513-1024 566 -> 327, 1024 x
+#: 1025-2048 658 -> 315, 512 x 2049-4096 1142 -> 473; 4096 x 129-1024 822 -> 505, 1024 x 1000-4096 1519 -> 482
+#: (GPU time 4-8x lower; a call is host-bound: it reads the offsets back first). Its first form (the whole
+#: segmented sort, then a gather) halved the GPU time but tripled the host's (``topk64_rows_probe.py
+#: segments-ab`` and ``segments-host``; bench/probes/RADIX_RANK_NOTES.md)
+_WIDE_SEGMENTS_BY_SORT = True
 
 #: long segments of segmented_topk grouped by length: lengths within a factor 2 ** LONG_CLASS_BITS
 #: share launches (0: every long segment in one group). 100k power-law segments over 2^26 fp32 keys
