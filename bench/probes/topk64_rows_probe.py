@@ -3,8 +3,14 @@ against the block radix sort of the rows and the first k (``topk._WIDE_ROWS_BY_S
 every result checked against torch first (a mismatch stops the probe); GPU time per call (profiler),
 torch's alongside.
 
-    PYTHONPATH=. python bench/probes/topk64_rows_probe.py [segments | segments-host | segments-bins | segments-ab]
+    PYTHONPATH=. python bench/probes/topk64_rows_probe.py [rows-ab | rows-host | segments | segments-host | segments-bins | segments-ab]
 
+``rows-ab``: int64 rows through the block radix sort, its first-k variant (``topk._WIDE_ROWS_FIRST_K``: one
+launch writing each row's first k) against the sort of the whole rows and a copy of the first k, interleaved
+(five rounds of do_bench each, medians), with GPU times and torch's.
+``rows-host``: one row of 1000 int64 keys, k=1 (a host-bound call): do_bench and host time per idle call of
+the tile path, the sort of the rows and the first-k kernel, torch's alongside, and a cProfile of the first-k
+route's host work (cumulative and own time).
 ``segments``: segmented_topk of ragged segments of 64-bit keys (129-4096 keys each), the tile path against
 the block radix sort's first k (``topk._WIDE_SEGMENTS_BY_SORT``; its log of 2026-12-02 timed an earlier form,
 the whole segmented sort and a gather); torch's top-k of the same segments padded into rows
@@ -39,6 +45,47 @@ def with_route(on, fn):
 
 def with_segments_route(on, fn):
     return with_topk_value("_WIDE_SEGMENTS_BY_SORT", on, fn)
+
+
+def rows_ab(rounds=5):
+    import statistics
+    for shape, k in (((4096, 1000), 16), ((1024, 4096), 512), ((1024, 4096), 8), ((16384, 300), 8),
+                     ((65536, 200), 50), ((1, 1000), 1)):
+        x = torch.randint(-(1 << 62), 1 << 62, shape, device=d, generator=g)
+        fn = lambda: ops.topk(x, k)  # noqa: E731
+        routes = {label: (lambda on=on: with_topk_value("_WIDE_ROWS_FIRST_K", on, fn))
+                  for label, on in (("sort+copy", False), ("first-k", True))}
+        ref = torch.topk(x, k)[0]
+        for route in routes.values():
+            v, i = route()
+            assert torch.equal(v, ref) and torch.equal(x.gather(-1, i), v), (shape, k)
+        times = {label: [] for label in routes}
+        for _ in range(rounds):
+            for label, route in routes.items():
+                times[label].append(bench_ms(route) * 1e3)
+        line = f"int64 {str(shape):13s} k={k:<4d}"
+        for label, route in routes.items():
+            line += f" | {label} do_bench {statistics.median(times[label]):7.1f} gpu {gpu_us(route):7.1f}"
+        print(f"{line} | torch do_bench {bench_ms(lambda: torch.topk(x, k)) * 1e3:7.1f} "
+              f"gpu {gpu_us(lambda: torch.topk(x, k)):7.1f} us", flush=True)
+
+
+def rows_host():
+    x = torch.randint(-(1 << 62), 1 << 62, (1, 1000), device=d, generator=g)
+    fn = lambda: ops.topk(x, 1)  # noqa: E731
+    routes = {"tile": lambda: with_route(False, fn),
+              "sort+copy": lambda: with_topk_value("_WIDE_ROWS_FIRST_K", False, fn),
+              "first-k": lambda: with_topk_value("_WIDE_ROWS_FIRST_K", True, fn),
+              "torch": lambda: torch.topk(x, 1)}
+    ref = torch.topk(x, 1)[0]
+    for label, route in routes.items():
+        v, i = route()
+        assert torch.equal(v, ref) and torch.equal(x.gather(-1, i), v), label
+        print(f"int64 (1, 1000) k=1 {label:10s} do_bench {bench_ms(route) * 1e3:7.1f} "
+              f"host {host_idle_us(route, 50):7.1f} us", flush=True)
+    for column, what in ((3, "cumulative"), (2, "own")):
+        print(f"--- first-k route, host time per call by {what} time (us)")
+        print("\n".join(host_profile_lines(routes["first-k"], calls=20, top=30, column=column)), flush=True)
 
 
 def segments():
@@ -148,6 +195,10 @@ def segments_bins():
 
 def main():
     print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
+    if sys.argv[1:] == ["rows-ab"]:
+        return rows_ab()
+    if sys.argv[1:] == ["rows-host"]:
+        return rows_host()
     if sys.argv[1:] == ["segments"]:
         return segments()
     if sys.argv[1:] == ["segments-host"]:

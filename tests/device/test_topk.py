@@ -115,33 +115,49 @@ WIDE_DTYPES = [d for d in ALL_DTYPES if d.itemsize == 8]
 @pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
 @pytest.mark.parametrize("L,k,max_keys", [(40, 5, 1 << 24), (33, 33, 1 << 24), (40, 7, 100), (300, 17, 1 << 24)]
                          + ([] if interpreter_active() else [(129, 1, 1 << 24), (4096, 100, 1 << 24), (1000, 9, 2500)]))
-def test_topk_wide_rows_by_sort(dtype, L, k, max_keys, monkeypatch):
-    """Rows of 64-bit keys that the block radix sort takes are sorted (stable) and the first k kept, at most
-    max_keys keys a sort (whole rows; 100: two rows of 40 at once): the tile path's tie rule, both orders,
-    sorted or not. (The block radix sort faked as taking rows of 33 keys and more: sort_rows then takes its
-    CPU path; on a GPU rows of 129 keys and more go to the real block radix sort, which the GPU-only sizes
-    exercise: its smallest and largest rows, and two rows a sort.)"""
+@pytest.mark.parametrize("first_k", [False, True], ids=["sort_rows", "first_k"])
+def test_topk_wide_rows_by_sort(dtype, L, k, max_keys, first_k, monkeypatch):
+    """Rows of 64-bit keys that the block radix sort takes are sorted (stable) and the first k kept: by its
+    first-k variant (``first_k``: one launch, the rows listed as segments; where it refuses, as below), or
+    sorted whole at most max_keys keys a sort (whole rows; 100: two rows of 40 at once): the tile path's tie
+    rule, both orders, sorted or not. (The block radix sort faked as taking rows of 33 keys and more: sort_rows
+    then takes its CPU path, and a stand-in the first-k kernel's place; on a GPU rows of 129 keys and more go to
+    the real kernels, which the GPU-only sizes exercise: their smallest and largest rows, and two rows a sort.)"""
     monkeypatch.setattr(tk, "_WIDE_ROWS_BY_SORT", True)
+    monkeypatch.setattr(tk, "_WIDE_ROWS_FIRST_K", first_k)
     monkeypatch.setattr(tk, "_BY_SORT_MAX_KEYS", max_keys)
     monkeypatch.setattr(tk, "block_radix_sorts_rows", lambda length, key_bits, device: length >= 33)
     by_sort = count_calls(monkeypatch, tk, "_stable_topk_rows")
     sorts = count_calls(monkeypatch, tk, "radix_sort_rows")
     x = adversarial_rows(7, L, dtype, seed=L)
+    first_k_calls = _recorded_first_k(monkeypatch, x)
     for largest in (True, False):
         check_exact(x, k, largest=largest)
         v, i = tk.topk(x, k, largest=largest, sorted=False)
         rv, ri = stable_ref(x, k, largest)
         assert_equal(v.cpu(), rv, signed_zero=False, msg="values, sorted=False")
         assert_equal(i.cpu(), ri, msg="indices, sorted=False")
-    assert len(by_sort) == 4
-    assert len(sorts) == 4 * -(-7 // max(1, max_keys // L))   # (e.g. 7 rows two at a time: 4 sorts a call)
+    # (a refusal of the first-k kernel, e.g. a block that the policy gives to the tile sort: the whole sort)
+    refused = sum(not taken for _, _, taken in first_k_calls)
+    assert ([c[:2] for c in first_k_calls] == 4 * [(max(8, 1 << (L - 1).bit_length()), 7)]) if first_k else \
+        first_k_calls == []
+    assert refused == 0 or not interpreter_active()
+    whole = refused if first_k else 4
+    assert len(by_sort) == whole
+    assert len(sorts) == whole * -(-7 // max(1, max_keys // L))   # (e.g. 7 rows two at a time: 4 sorts a call)
+    if first_k:   # a refusal, launching nothing: the rows are sorted whole
+        monkeypatch.setattr(tk, "block_radix_first_k", lambda *args, **kwargs: False)
+        del by_sort[:]
+        check_exact(x, k)
+        assert len(by_sort) == 1
     # shorter rows, and 32-bit keys, keep the tile path; so does the constant off
+    first_k_calls = _recorded_first_k(monkeypatch, x)
     del by_sort[:]
     check_exact(adversarial_rows(3, 32, dtype, seed=1), 4)
     check_exact(adversarial_rows(3, 40, torch.float32, seed=1), 4)
     monkeypatch.setattr(tk, "_WIDE_ROWS_BY_SORT", False)
     check_exact(x, k)
-    assert by_sort == []
+    assert by_sort == [] and first_k_calls == []
 
 
 def test_topk_float_specials():

@@ -10,8 +10,9 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   ``NETWORK="tl"``) keeps the best ``next_pow2(k)``; 64-bit keys sort the row tile as (key, index)
   pairs instead, or, where the shared-memory block radix sort takes their rows (compiled NVIDIA
   kernels, rows of 129 keys and more under the shipped policies; :data:`_WIDE_ROWS_BY_SORT`), are
-  sorted by ``sort_rows`` (stable) and the first k kept: the same results (segments of
-  ``segmented_topk``, :data:`_WIDE_SEGMENTS_BY_SORT`: the same sort writing each segment's first k).
+  sorted by it (stable) and the first k kept, in one launch that writes only those
+  (:data:`_WIDE_ROWS_FIRST_K`; else ``sort_rows`` and a copy): the same results (segments of
+  ``segmented_topk``, :data:`_WIDE_SEGMENTS_BY_SORT`: the same kernel).
   Never a full sort of anything but the tile (or such a row or segment).
 * **candidates** (long rows of at most ``CAND_MAX_LEN`` keys of at most 32 bits,
   ``next_pow2(k) <= CAND_K_MAX``): each program
@@ -980,6 +981,8 @@ def _topk_rows(xc: torch.Tensor, k: int, largest: bool, sorted: bool):
             and block_radix_sorts_rows(L, 64, device)):
         # (the tile path sorts 64-bit rows whole in registers, as (key, index) pairs: the block radix sort
         # of the rows, then the first k, is faster)
+        if _WIDE_ROWS_FIRST_K and _first_k_rows(xc, k, largest, values, indices):
+            return values, indices
         return _stable_topk_rows(xc, k, largest, max_keys=_BY_SORT_MAX_KEYS)
     if (L > pol["ROW_MAX_BLOCK"] and torch.are_deterministic_algorithms_enabled()
             and not _candidates_ok(key_meta(xc.dtype), k, L, policy.select("topk", device, "long"))):
@@ -1114,6 +1117,25 @@ def _stable_topk_rows(xc: torch.Tensor, k: int, largest: bool, max_keys: int | N
     return values, indices
 
 
+def _first_k_rows(xc: torch.Tensor, k: int, largest: bool, values: torch.Tensor, indices: torch.Tensor) -> bool:
+    """:func:`_stable_topk_rows`' results, into ``values`` and ``indices`` (``[rows, k]``), for rows that the
+    block radix sort takes, from its first-k variant (``segmented_sort.block_radix_first_k``, the rows listed
+    as segments): one launch that writes only the first k of each sorted row, no scratch. False, having
+    launched nothing, where that kernel does not take the rows (the caller sorts them whole)."""
+    check_device(xc, "x")
+    rows, L = xc.shape
+    device = xc.device
+    begin = torch.arange(0, rows * L, L, dtype=torch.int64, device=device)
+    if not block_radix_first_k(bits_view(xc).view(-1), bits_view(values), indices, k,
+                               block=max(MIN_BLOCK, next_power_of_2(L)), num_segs=rows, seg_begin=begin,
+                               seg_len=torch.full((rows,), L, dtype=torch.int64, device=device),
+                               seg_list=torch.arange(rows, dtype=torch.int64, device=device), descending=largest,
+                               meta=key_meta(xc.dtype), device=device):
+        return False
+    indices -= begin[:, None]   # (positions in the flat input: columns)
+    return True
+
+
 #: sort one long row of selected items by the device radix sort (False: the merge path; a module
 #: constant so tests and probes can compare the two)
 _RADIX_SORT_SELECTED = True
@@ -1131,6 +1153,13 @@ _WIDE_ROWS_BY_SORT = True
 #: keys that one sort of :data:`_WIDE_ROWS_BY_SORT` takes: its sorted copy of the rows and their int64
 #: positions, 16 bytes a key, stay a scratch of at most 256 MB however large the input
 _BY_SORT_MAX_KEYS = 1 << 24
+#: those rows through the block radix sort's first-k variant (:func:`_first_k_rows`: one launch, only the
+#: first k of each row written, no scratch) rather than a sort of the whole rows and a copy of their first k.
+#: On an H200, int64, do_bench interleaved (us): (4096, 1000) k=16 325 -> 197, (1024, 4096) k=512 380 -> 337,
+#: k=8 225 -> 165, (16384, 300) k=8 216 -> 196, (65536, 200) k=50 494 -> 466, (1, 1000) k=1 165 -> 121; GPU time
+#: within -6..+8% (bench/results/logs/topk64_rows_probe-rows-ab-h200-20261202g.log). A module constant so probes
+#: can compare the two
+_WIDE_ROWS_FIRST_K = True
 
 
 def _sort_selected(values: torch.Tensor, indices: torch.Tensor, largest: bool, path: list | None = None,
