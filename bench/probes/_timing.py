@@ -6,6 +6,7 @@
 * :func:`kernel_breakdown` — ``(name, us per call, launches per call)`` of every kernel of a call;
 * :func:`host_ms` — host time per call in ms, calls queued back to back;
 * :func:`host_idle_us` — host time of one call in us with the GPU idle before it (median);
+* :func:`event_ms` — wall time per call in ms by CUDA events, back to back or each after a sync;
 * :func:`host_profile_lines` — cProfile of a few calls: the functions with the most host time per call.
 """
 import torch
@@ -59,6 +60,23 @@ def host_idle_us(fn, reps: int = 100) -> float:
     torch.cuda.synchronize()
     ts.sort()
     return ts[reps // 2] / 1e3
+
+
+def event_ms(fn, reps: int = 50, sync_each: bool = False) -> float:
+    """Median per-call wall time in ms of ``reps`` calls by CUDA events around each: back to back, or each
+    after a sync (``sync_each``: the GPU idle before it, so a host-bound call's host time counts)."""
+    import statistics
+    times = []
+    for _ in range(reps):
+        if sync_each:
+            torch.cuda.synchronize()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        times.append((a, b))
+    torch.cuda.synchronize()
+    return statistics.median(a.elapsed_time(b) for a, b in times)
 
 
 def host_profile_lines(fn, calls: int = 5, top: int = 25, column: int = 3) -> list:

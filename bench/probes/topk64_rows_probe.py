@@ -3,7 +3,8 @@ against the block radix sort of the rows and the first k (``topk._WIDE_ROWS_BY_S
 every result checked against torch first (a mismatch stops the probe); GPU time per call (profiler),
 torch's alongside.
 
-    PYTHONPATH=. python bench/probes/topk64_rows_probe.py [rows-ab | rows-host | segments | segments-host | segments-bins | segments-ab]
+    PYTHONPATH=. python bench/probes/topk64_rows_probe.py \
+        [rows-ab | rows-host | segments | segments-host | segments-bins | segments-ab]
 
 ``rows-ab``: int64 rows through the block radix sort, its first-k variant (``topk._WIDE_ROWS_FIRST_K``: one
 launch writing each row's first k) against the sort of the whole rows and a copy of the first k, interleaved
@@ -29,7 +30,7 @@ import sys
 import torch
 
 sys.path.insert(0, "bench/probes")
-from _timing import bench_ms, gpu_us, host_idle_us, host_profile_lines  # noqa: E402
+from _timing import bench_ms, event_ms, gpu_us, host_idle_us, host_profile_lines  # noqa: E402
 from _switches import with_topk_value  # noqa: E402
 
 ops = torch.ops.tritoncub
@@ -107,7 +108,8 @@ def segments():
                 for label, on in (("tile", False), ("sort", True)):
                     v, i = with_segments_route(on, lambda: ops.segmented_topk(x, offs, k))
                     assert torch.equal(v, ref) and torch.equal(x[i], v), (dtype, nseg, k, label)
-                    line += f" | {label} {with_segments_route(on, lambda: gpu_us(lambda: ops.segmented_topk(x, offs, k))):8.1f}"
+                    us = with_segments_route(on, lambda: gpu_us(lambda: ops.segmented_topk(x, offs, k)))
+                    line += f" | {label} {us:8.1f}"
                 print(f"{line} | torch (padded rows) {gpu_us(lambda: torch.topk(padded, k)):8.1f} us", flush=True)
 
 
@@ -125,20 +127,6 @@ def segments_host():
         lines = with_segments_route(True, lambda: host_profile_lines(lambda: ops.segmented_topk(x, offs, 16)))
         print("--- sort route, host time per call, cumulative (us)")
         print("\n".join(lines), flush=True)
-
-
-def event_us(fn, reps=50):
-    """Median wall time in us of one call after a sync (CUDA events around it)."""
-    times = []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        times.append((a, b))
-    torch.cuda.synchronize()
-    return sorted(a.elapsed_time(b) for a, b in times)[reps // 2] * 1e3
 
 
 BIN_LAYOUTS = ((4096, 129, 256), (4096, 257, 512), (2048, 513, 1024), (1024, 1025, 2048), (512, 2049, 4096),
@@ -165,7 +153,7 @@ def segments_ab(rounds=5):
         for _ in range(rounds):
             for label, route in routes.items():
                 times[label, "do_bench"].append(bench_ms(route) * 1e3)
-                times[label, "after-sync"].append(event_us(route, 20))
+                times[label, "after-sync"].append(event_ms(route, 20, sync_each=True) * 1e3)
         line = f"int64 segments {nseg:5d} x {lo:4d}-{hi:4d} k=16"
         for (label, how), ts in times.items():
             line += f" | {label} {how} {statistics.median(ts):7.1f}"
@@ -182,7 +170,8 @@ def segments_bins():
         for label, on in (("tile", False), ("sort", True)):
             v, i = with_segments_route(on, fn)
             assert torch.equal(v, ref[0]) and torch.equal(x[i], v), (nseg, lo, hi, label)
-            t = with_segments_route(on, lambda: (bench_ms(fn), event_us(fn), host_idle_us(fn, 30), gpu_us(fn)))
+            t = with_segments_route(on, lambda: (bench_ms(fn), event_ms(fn, sync_each=True) * 1e3,
+                                                 host_idle_us(fn, 30), gpu_us(fn)))
             line += f" | {label} do_bench {t[0] * 1e3:7.1f} after-sync {t[1]:7.1f} host {t[2]:7.1f} gpu {t[3]:7.1f}"
         print(line + " us", flush=True)
         if (lo, hi) == (129, 1024):

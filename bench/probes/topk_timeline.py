@@ -9,30 +9,14 @@ differed by ~90 us where the kernels' sum differed by ~26 us). For each case:
 
     PYTHONPATH=.:bench/probes python bench/probes/topk_timeline.py
 """
-import statistics
 
 import torch
 
-from _timing import bench_ms, gpu_us, host_ms
+from _timing import bench_ms, event_ms, gpu_us, host_ms
 import tritoncub  # noqa: F401  (registers torch.ops.tritoncub)
 
 ops = torch.ops.tritoncub
 flush_buf = torch.empty(256 << 20, dtype=torch.int8, device="cuda")   # as triton.testing.do_bench
-
-
-def event_ms(fn, reps=50, sync_each=False):
-    """Median per-call event time in ms of ``reps`` calls (back to back, or each after a sync)."""
-    times = []
-    for _ in range(reps):
-        if sync_each:
-            torch.cuda.synchronize()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        times.append((a, b))
-    torch.cuda.synchronize()
-    return statistics.median(a.elapsed_time(b) for a, b in times)
 
 
 def timeline(fn, calls=3):
