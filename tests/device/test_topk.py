@@ -126,6 +126,7 @@ def test_topk_wide_rows_by_sort(dtype, L, k, max_keys, first_k, monkeypatch):
     monkeypatch.setattr(tk, "_WIDE_ROWS_BY_SORT", True)
     monkeypatch.setattr(tk, "_WIDE_ROWS_FIRST_K", first_k)
     monkeypatch.setattr(tk, "_BY_SORT_MAX_KEYS", max_keys)
+    really_sorted = tk.block_radix_sorts_rows(L, 64, torch.device(DEVICE))   # (on a GPU: the real kernel's rows)
     monkeypatch.setattr(tk, "block_radix_sorts_rows", lambda length, key_bits, device: length >= 33)
     by_sort = count_calls(monkeypatch, tk, "_stable_topk_rows")
     sorts = count_calls(monkeypatch, tk, "radix_sort_rows")
@@ -139,9 +140,10 @@ def test_topk_wide_rows_by_sort(dtype, L, k, max_keys, first_k, monkeypatch):
         assert_equal(i.cpu(), ri, msg="indices, sorted=False")
     # (a refusal of the first-k kernel, e.g. a block that the policy gives to the tile sort: the whole sort)
     refused = sum(not taken for _, _, taken in first_k_calls)
-    assert ([c[:2] for c in first_k_calls] == 4 * [(max(8, 1 << (L - 1).bit_length()), 7)]) if first_k else \
-        first_k_calls == []
-    assert refused == 0 or not interpreter_active()
+    assert ([c[:2] for c in first_k_calls] == 4 * [(max(tk.MIN_BLOCK, 1 << (L - 1).bit_length()), 7)]) if first_k \
+        else first_k_calls == []
+    if interpreter_active() or really_sorted:   # (the stand-in, or rows the real kernel takes: never refused)
+        assert refused == 0
     whole = refused if first_k else 4
     assert len(by_sort) == whole
     assert len(sorts) == whole * -(-7 // max(1, max_keys // L))   # (e.g. 7 rows two at a time: 4 sorts a call)
@@ -569,9 +571,10 @@ def test_segmented_topk_lengths_around_k(dtype, largest, k, class_bits, monkeypa
 
 
 def _recorded_first_k(monkeypatch, x):
-    """Wraps ``block_radix_first_k`` as segmented_topk calls it, recording ``(block, num_segs, taken)``. Under
-    the interpreter (no block radix sort there) a stand-in keeps its contract: the listed segments' first k
-    items by a stable segmented sort with positions (``_all_of_segments``); on a GPU the real kernel runs."""
+    """Wraps ``block_radix_first_k`` as segmented_topk (and topk's rows) call it, recording ``(block, num_segs,
+    taken)``. Under the interpreter (no block radix sort there) a stand-in keeps its contract: the listed
+    segments' first k items by a stable segmented sort with positions (``_all_of_segments``); on a GPU the
+    real kernel runs."""
     calls = []
     real = tk.block_radix_first_k
 
@@ -678,6 +681,25 @@ def test_segmented_topk_wide_segments_first_k_kernel(dtype, kind, warp_rows, mon
                 v, i = tk.segmented_topk(x, offs, k, largest=largest)
                 check_segments(x, offs, k, largest, v, i)
                 assert {block for block, _, taken in calls if taken} == sorted_here
+
+
+@pytest.mark.skipif(interpreter_active(), reason="segments of up to 4096 64-bit keys: too slow for the interpreter")
+@pytest.mark.parametrize("dtype", WIDE_DTYPES, ids=str)
+@pytest.mark.parametrize("kind", ["special", "random"])
+def test_segmented_topk_wide_segments_tile_path(dtype, kind, monkeypatch):
+    """The register tile path for 64-bit segments of 129 to 4096 keys (the route when the first-k kernel
+    refuses a bin, fails to build, or :data:`_WIDE_SEGMENTS_BY_SORT` is off): the layout of
+    ``test_segmented_topk_wide_segments_first_k_kernel``, both orders, no first-k launch."""
+    lengths = [129, 0, 200, 256, 3, 257, 511, 512, 513, 1000, 1024, 1, 1025, 2048, 2049, 4095, 4096, 700]
+    offs = torch.tensor(np.concatenate([[0], np.cumsum(lengths)]), device=DEVICE)
+    x = make_data(kind, sum(lengths), dtype, seed=len(kind) + 1)
+    monkeypatch.setattr(tk, "_WIDE_SEGMENTS_BY_SORT", False)
+    calls = _recorded_first_k(monkeypatch, x)
+    for k in (1, 300):
+        for largest in (True, False):
+            v, i = tk.segmented_topk(x, offs, k, largest=largest)
+            check_segments(x, offs, k, largest, v, i)
+    assert calls == []
 
 
 @pytest.mark.parametrize("dtype", [d for d in (getattr(torch, f"uint{w}", None) for w in (16, 32, 64)) if d],

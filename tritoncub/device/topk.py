@@ -10,7 +10,7 @@ row length, the key width and k (thresholds in the ``topk`` policy):
   ``NETWORK="tl"``) keeps the best ``next_pow2(k)``; 64-bit keys sort the row tile as (key, index)
   pairs instead, or, where the shared-memory block radix sort takes their rows (compiled NVIDIA
   kernels, rows of 129 keys and more under the shipped policies; :data:`_WIDE_ROWS_BY_SORT`), are
-  sorted by it (stable) and the first k kept, in one launch that writes only those
+  sorted by it (stable) and the first k kept, by a sort launch that writes only those
   (:data:`_WIDE_ROWS_FIRST_K`; else ``sort_rows`` and a copy): the same results (segments of
   ``segmented_topk``, :data:`_WIDE_SEGMENTS_BY_SORT`: the same kernel).
   Never a full sort of anything but the tile (or such a row or segment).
@@ -1100,8 +1100,9 @@ def _stable_topk_rows(xc: torch.Tensor, k: int, largest: bool, max_keys: int | N
     """A stable sort of the rows (NaN first when largest, last when smallest, as topk counts it), the
     first ``k`` kept — the same values, and among equal values the lowest indices, every call: the radix
     select's rows under ``torch.use_deterministic_algorithms(True)``, and the 64-bit rows of
-    :data:`_WIDE_ROWS_BY_SORT`. ``max_keys``: sort at most that many keys at once (whole rows, at least
-    one), so the sorted copy and its int64 positions stay a bounded scratch."""
+    :data:`_WIDE_ROWS_BY_SORT` where :func:`_first_k_rows` does not take them. ``max_keys``: sort at most
+    that many keys at once (whole rows, at least one), so the sorted copy and its int64 positions stay a
+    bounded scratch."""
     check_device(xc, "x")
     rows, L = xc.shape
     step = rows if max_keys is None else max(1, max_keys // max(L, 1))
@@ -1120,16 +1121,17 @@ def _stable_topk_rows(xc: torch.Tensor, k: int, largest: bool, max_keys: int | N
 def _first_k_rows(xc: torch.Tensor, k: int, largest: bool, values: torch.Tensor, indices: torch.Tensor) -> bool:
     """:func:`_stable_topk_rows`' results, into ``values`` and ``indices`` (``[rows, k]``), for rows that the
     block radix sort takes, from its first-k variant (``segmented_sort.block_radix_first_k``, the rows listed
-    as segments): one launch that writes only the first k of each sorted row, no scratch. False, having
-    launched nothing, where that kernel does not take the rows (the caller sorts them whole)."""
+    as segments: begin offsets, lengths and the identity list from the cached tables of :func:`_uniform_rows`):
+    one sort launch that writes only the first k of each row, no scratch, then a subtraction that turns its
+    positions into columns. False, having launched nothing, where that kernel does not take the rows (the
+    caller sorts them whole)."""
     check_device(xc, "x")
     rows, L = xc.shape
     device = xc.device
-    begin = torch.arange(0, rows * L, L, dtype=torch.int64, device=device)
+    begin, length = _uniform_rows(rows, L, device)
     if not block_radix_first_k(bits_view(xc).view(-1), bits_view(values), indices, k,
                                block=max(MIN_BLOCK, next_power_of_2(L)), num_segs=rows, seg_begin=begin,
-                               seg_len=torch.full((rows,), L, dtype=torch.int64, device=device),
-                               seg_list=torch.arange(rows, dtype=torch.int64, device=device), descending=largest,
+                               seg_len=length, seg_list=_uniform_rows(rows, 1, device)[0], descending=largest,
                                meta=key_meta(xc.dtype), device=device):
         return False
     indices -= begin[:, None]   # (positions in the flat input: columns)
@@ -1142,23 +1144,25 @@ _RADIX_SORT_SELECTED = True
 
 #: rows of 64-bit keys of at most the "rows" policy's ``ROW_MAX_BLOCK`` that the shared-memory block radix
 #: sort takes (``segmented_sort.block_radix_sorts_rows``: compiled NVIDIA kernels, rows of 129 keys and more
-#: under the shipped policies, whose ``RADIX_MIN_BLOCK`` is 256) are sorted whole by it, at most
-#: :data:`_BY_SORT_MAX_KEYS` keys at once, and the first k kept, instead of the tile path, whose register
-#: sort of (key, index) pairs spills in its 4 warps. On an H200, int64, GPU time: (4096, 1000) k=16 126 us
+#: under the shipped policies, whose ``RADIX_MIN_BLOCK`` is 256) are sorted by it and the first k kept
+#: (:data:`_WIDE_ROWS_FIRST_K`; else, or where that kernel refuses, sorted whole at most :data:`_BY_SORT_MAX_KEYS`
+#: keys at once), instead of the tile path, whose register sort of (key, index) pairs spills in its 4 warps.
+#: On an H200, int64, GPU time of the whole-row sort: (4096, 1000) k=16 126 us
 #: against the tile path's 622 (torch 239), (1024, 4096) k=512 145 against 1158 (torch 194), k=8 141 against
 #: 1167 (torch 134), (16384, 300) k=8 194 against 1207 (torch 206), (65536, 200) k=50 489 against 1774 (torch
 #: 1345) (bench/results/logs/topk64_rows_probe-cut-h200-20261202e.log). A module constant so probes can
 #: compare the two
 _WIDE_ROWS_BY_SORT = True
-#: keys that one sort of :data:`_WIDE_ROWS_BY_SORT` takes: its sorted copy of the rows and their int64
+#: keys that one whole-row sort of :data:`_WIDE_ROWS_BY_SORT` takes: its sorted copy of the rows and their int64
 #: positions, 16 bytes a key, stay a scratch of at most 256 MB however large the input
 _BY_SORT_MAX_KEYS = 1 << 24
-#: those rows through the block radix sort's first-k variant (:func:`_first_k_rows`: one launch, only the
-#: first k of each row written, no scratch) rather than a sort of the whole rows and a copy of their first k.
-#: On an H200, int64, do_bench interleaved (us): (4096, 1000) k=16 325 -> 197, (1024, 4096) k=512 380 -> 337,
-#: k=8 225 -> 165, (16384, 300) k=8 216 -> 196, (65536, 200) k=50 494 -> 466, (1, 1000) k=1 165 -> 121; GPU time
-#: within -6..+8% (bench/results/logs/topk64_rows_probe-rows-ab-h200-20261202g.log). A module constant so probes
-#: can compare the two
+#: those rows through the block radix sort's first-k variant (:func:`_first_k_rows`: one sort launch writing
+#: only the first k of each row, no scratch, then a subtraction) rather than a sort of the whole rows and a copy
+#: of their first k. On an H200, int64, do_bench interleaved (us): (4096, 1000) k=16 325 -> 197, (1024, 4096)
+#: k=512 380 -> 337, k=8 225 -> 165, (16384, 300) k=8 216 -> 196, (65536, 200) k=50 494 -> 466, (1, 1000) k=1
+#: 165 -> 121; GPU time -6..+5% (+39% on (1, 1000), 8.0 -> 11.1 us: that form made its three index tables on
+#: every call, now cached) (bench/results/logs/topk64_rows_probe-rows-ab-h200-20261202g.log). A module
+#: constant so probes can compare the two
 _WIDE_ROWS_FIRST_K = True
 
 
@@ -1288,9 +1292,9 @@ def _all_of_segments(x, begin, length, ids, k, largest, values, indices):
 #: as (key, index) pairs and spills. On an H200, int64 k=16, the two routes interleaved (do_bench, us): one bin
 #: of 4096 segments of 129-256 keys 378 -> 357, 257-512 534 -> 381, 2048 x 513-1024 566 -> 327, 1024 x
 #: 1025-2048 658 -> 315, 512 x 2049-4096 1142 -> 473; 4096 x 129-1024 822 -> 505, 1024 x 1000-4096 1519 -> 482
-#: (GPU time 4-8x lower; a call is host-bound: it reads the offsets back first). Its first form (the whole
-#: segmented sort, then a gather) halved the GPU time but tripled the host's (``topk64_rows_probe.py
-#: segments-ab`` and ``segments-host``; bench/probes/RADIX_RANK_NOTES.md)
+#: (GPU time 2-8x lower, least on the shortest bins; a call is host-bound: it reads the offsets back first).
+#: Its first form (the whole segmented sort, then a gather) halved the GPU time but tripled the host's
+#: (``topk64_rows_probe.py segments-ab`` and ``segments-host``; bench/probes/RADIX_RANK_NOTES.md)
 _WIDE_SEGMENTS_BY_SORT = True
 
 #: long segments of segmented_topk grouped by length: lengths within a factor 2 ** LONG_CLASS_BITS
