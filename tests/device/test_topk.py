@@ -118,7 +118,7 @@ WIDE_DTYPES = [d for d in ALL_DTYPES if d.itemsize == 8]
 @pytest.mark.parametrize("first_k", [False, True], ids=["sort_rows", "first_k"])
 def test_topk_wide_rows_by_sort(dtype, L, k, max_keys, first_k, monkeypatch):
     """Rows of 64-bit keys that the block radix sort takes are sorted (stable) and the first k kept: by its
-    first-k variant (``first_k``: one launch, the rows listed as segments; where it refuses, as below), or
+    first-k variant (``first_k``: one sort launch, the rows listed as segments; where it refuses, as below), or
     sorted whole at most max_keys keys a sort (whole rows; 100: two rows of 40 at once): the tile path's tie
     rule, both orders, sorted or not. (The block radix sort faked as taking rows of 33 keys and more: sort_rows
     then takes its CPU path, and a stand-in the first-k kernel's place; on a GPU rows of 129 keys and more go to
